@@ -1,0 +1,139 @@
+// Command vidscreen audits video question-answering benchmarks for shortcuts.
+//
+// Each subcommand lives in its own file and documents itself: run
+// "vidscreen help COMMAND" or "vidscreen COMMAND --help".
+//
+// Exit codes: 0 success, 1 the run failed, 2 bad usage or bad input.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// A command is one subcommand of vidscreen.
+type command struct {
+	name  string // as typed on the command line
+	short string // one line for the command list
+	usage string // argument synopsis, after "vidscreen NAME "
+	long  string // paragraph(s) printed by --help above the flags
+	// flags declares the command's flags on fs and returns the function that runs
+	// it once fs has parsed the arguments. Returning a usageError (or wrapping
+	// errBadInput) makes vidscreen exit with status 2.
+	flags func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error
+}
+
+// environment is what a command may touch besides its flags: it keeps main free
+// of global state, so tests can run commands in-process.
+type environment struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// usageError reports a bad command line; it exits with status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// errBadInput marks errors caused by the user's input files (exit status 2).
+// Wrap it: fmt.Errorf("%w: items.jsonl:3: field answer: out of range", errBadInput).
+var errBadInput = errors.New("bad input")
+
+// commands lists every subcommand. Each file that defines a command adds its
+// constructor here, one line, in alphabetical order.
+func commands() []*command {
+	cmds := []*command{}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	return cmds
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	env := &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	code := run(ctx, os.Args[1:], env)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, env *environment) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		printTopUsage(env.stdout, cmds)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name := args[0]
+	if name == "help" {
+		if len(args) == 1 {
+			printTopUsage(env.stdout, cmds)
+			return 0
+		}
+		name, args = args[1], []string{args[1], "--help"}
+	}
+	var cmd *command
+	for _, c := range cmds {
+		if c.name == name {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(env.stderr, "vidscreen: unknown command %q\nRun 'vidscreen help' for the list.\n", name)
+		return 2
+	}
+	fs := flag.NewFlagSet("vidscreen "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	runFn := cmd.flags(fs, env)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: vidscreen %s %s\n\n", cmd.name, cmd.usage)
+		if cmd.long != "" {
+			fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(cmd.long))
+		}
+		fmt.Fprintf(w, "Flags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(env.stdout)
+			fs.Usage()
+			return 0
+		}
+		return 2
+	}
+	err := runFn(ctx, fs.Args())
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
+	var ue *usageError
+	if errors.As(err, &ue) || errors.Is(err, errBadInput) {
+		if ue != nil {
+			fmt.Fprintf(env.stderr, "Run 'vidscreen %s --help' for usage.\n", cmd.name)
+		}
+		return 2
+	}
+	return 1
+}
+
+func printTopUsage(w io.Writer, cmds []*command) {
+	fmt.Fprintf(w, "vidscreen audits video question-answering benchmarks for shortcuts.\n\n")
+	fmt.Fprintf(w, "Usage:\n\n\tvidscreen <command> [flags] [arguments]\n\nThe commands are:\n\n")
+	for _, c := range cmds {
+		fmt.Fprintf(w, "\t%-10s %s\n", c.name, c.short)
+	}
+	fmt.Fprintf(w, "\nUse \"vidscreen help <command>\" for more information about a command.\n")
+	fmt.Fprintf(w, "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input.\n")
+}

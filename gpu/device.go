@@ -1,0 +1,66 @@
+package gpu
+
+import "fmt"
+
+// Kind says what sort of device a Device is.
+type Kind int
+
+const (
+	CPU Kind = iota
+	CUDA
+)
+
+func (k Kind) String() string {
+	switch k {
+	case CPU:
+		return "cpu"
+	case CUDA:
+		return "cuda"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// A Device is one place work can run. A CUDA device's Index is its CUDA
+// ordinal, the number ONNX Runtime's device_id and FFmpeg's hardware device
+// take, after CUDA_VISIBLE_DEVICES has been applied.
+type Device struct {
+	Kind        Kind
+	Index       int
+	Name        string // product name, "NVIDIA H200"; "cpu" for the CPU
+	UUID        string // "GPU-..." when the driver reports one
+	TotalMemory uint64 // bytes; 0 for the CPU
+	FreeMemory  uint64 // bytes free when discovered; valid when FreeKnown
+	FreeKnown   bool   // the CUDA driver API alone cannot tell free memory without a context
+}
+
+// CPUDevice is the device used when no GPU is asked for or none is there.
+func CPUDevice() Device { return Device{Kind: CPU, Name: "cpu"} }
+
+// ID is the device as the --device flag names it: "cpu" or "cuda:N".
+func (d Device) ID() string {
+	if d.Kind == CPU {
+		return "cpu"
+	}
+	return fmt.Sprintf("%s:%d", d.Kind, d.Index)
+}
+
+// String describes the device for people: "cuda:0 NVIDIA H200, 139.8 GiB, 139.1 GiB free".
+func (d Device) String() string {
+	if d.Kind == CPU {
+		return "cpu"
+	}
+	s := fmt.Sprintf("%s %s, %s", d.ID(), d.Name, formatBytes(d.TotalMemory))
+	if d.FreeKnown {
+		s += fmt.Sprintf(", %s free", formatBytes(d.FreeMemory))
+	}
+	return s
+}
+
+func formatBytes(n uint64) string {
+	const gib = 1 << 30
+	const mib = 1 << 20
+	if n >= gib {
+		return fmt.Sprintf("%.1f GiB", float64(n)/gib)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/mib)
+}

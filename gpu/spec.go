@@ -1,0 +1,90 @@
+package gpu
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// A Spec is a parsed --device value: the CPU, every visible GPU, or the GPUs
+// with the listed CUDA ordinals.
+type Spec struct {
+	CUDA    bool  // false: the CPU
+	Indices []int // the ordinals asked for, in order; empty with CUDA means every GPU found
+}
+
+// ParseSpec reads "cpu", "cuda" or "cuda:N[,M...]". Ordinals are
+// non-negative and may not repeat; spaces around them are ignored.
+func ParseSpec(s string) (Spec, error) {
+	v := strings.TrimSpace(s)
+	switch {
+	case v == "cpu":
+		return Spec{}, nil
+	case v == "cuda":
+		return Spec{CUDA: true}, nil
+	case strings.HasPrefix(v, "cuda:"):
+		list := v[len("cuda:"):]
+		if strings.TrimSpace(list) == "" {
+			return Spec{}, fmt.Errorf("device %q: no GPU number after \"cuda:\" (want cuda:0 or cuda:0,1)", s)
+		}
+		seen := map[int]bool{}
+		var idx []int
+		for _, f := range strings.Split(list, ",") {
+			f = strings.TrimSpace(f)
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 0 {
+				return Spec{}, fmt.Errorf("device %q: %q is not a GPU number (want a non-negative integer)", s, f)
+			}
+			if seen[n] {
+				return Spec{}, fmt.Errorf("device %q: GPU %d listed twice", s, n)
+			}
+			seen[n] = true
+			idx = append(idx, n)
+		}
+		return Spec{CUDA: true, Indices: idx}, nil
+	}
+	return Spec{}, fmt.Errorf("device %q: unknown device (want cpu, cuda or cuda:N[,M...])", s)
+}
+
+// String gives the spec back in the form ParseSpec reads.
+func (s Spec) String() string {
+	if !s.CUDA {
+		return "cpu"
+	}
+	if len(s.Indices) == 0 {
+		return "cuda"
+	}
+	parts := make([]string, len(s.Indices))
+	for i, n := range s.Indices {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "cuda:" + strings.Join(parts, ",")
+}
+
+// Select returns the devices a run with spec uses on a machine with inv.
+// A CUDA spec on a machine with no GPU falls back to the CPU; note then says
+// why, naming what was missing, for the caller to print once. Asking for an
+// ordinal the machine does not have is an error listing what it has.
+func Select(spec Spec, inv Inventory) (devs []Device, note string, err error) {
+	if !spec.CUDA {
+		return []Device{CPUDevice()}, "", nil
+	}
+	if len(inv.Devices) == 0 {
+		return []Device{CPUDevice()}, fmt.Sprintf("device %s: no GPU found (%s); running on the CPU", spec, inv.Missing), nil
+	}
+	if len(spec.Indices) == 0 {
+		return append([]Device(nil), inv.Devices...), "", nil
+	}
+	for _, n := range spec.Indices {
+		if n >= len(inv.Devices) {
+			have := make([]string, len(inv.Devices))
+			for i, d := range inv.Devices {
+				have[i] = d.ID()
+			}
+			return nil, "", fmt.Errorf("device %s: cuda:%d does not exist; this machine has %d GPU(s): %s",
+				spec, n, len(inv.Devices), strings.Join(have, ", "))
+		}
+		devs = append(devs, inv.Devices[n])
+	}
+	return devs, "", nil
+}

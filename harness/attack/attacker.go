@@ -1,0 +1,44 @@
+// Package attack holds the attackers of the audit: each answers benchmark items
+// with less access than the benchmark claims to need (DESIGN.md, the attack
+// pyramid). Each attacker is one small file behind the Attacker interface.
+package attack
+
+import (
+	"context"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// A Stream is one prequential pass over the pool: the items in the order in
+// which they are answered. The answer for Items[i] may depend on the gold
+// answers of Items[:i] only, never on its own or on later ones.
+type Stream struct {
+	Variant int             // which seeded order this is (0, 1, ...)
+	Seed    uint64          // seed of this order, for attackers that draw
+	Items   []*harness.Item // in answering order
+	// Text holds unit embeddings of question+options, one row per item in
+	// Items; Question holds unit embeddings of the question alone. Either may
+	// be nil when no attacker of the run needs it.
+	Text     *kernels.Matrix
+	Question *kernels.Matrix
+}
+
+// A Prediction is an attacker's answer to one item.
+type Prediction struct {
+	// Choice is the chosen option index.
+	Choice int
+	// Scores holds one log-probability (or log-score) per option; the margin
+	// log p(choice) - mean log p(others) is read from it.
+	Scores []float64
+	// Abstain is true when the attacker had nothing to go on and Choice is a
+	// seeded guess.
+	Abstain bool
+}
+
+// An Attacker answers every item of a stream.
+type Attacker interface {
+	Name() string
+	Level() harness.Level
+	Attack(ctx context.Context, s *Stream) ([]Prediction, error)
+}

@@ -1,0 +1,34 @@
+package harness
+
+import "encoding/json"
+
+// An Item is one multiple-choice question about a video, as read from the
+// benchmark's annotation files (fields of ../shared/data/README.md plus the
+// optional fields of DESIGN.md).
+type Item struct {
+	ID        string   `json:"id"`
+	Benchmark string   `json:"benchmark"`
+	Video     string   `json:"video"`
+	Question  string   `json:"question"`
+	Options   []string `json:"options"`
+	Answer    int      `json:"answer"` // 0-based index into Options
+	Task      string   `json:"task"`
+	// Duration is the clip length in seconds; nil when the source does not say.
+	Duration *float64 `json:"duration"`
+
+	Group     string          `json:"group,omitempty"`      // capability group
+	VideoPath string          `json:"video_path,omitempty"` // relative to the video root
+	Start     *float64        `json:"start,omitempty"`      // clip bounds in seconds
+	End       *float64        `json:"end,omitempty"`
+	Meta      json.RawMessage `json:"meta,omitempty"`
+
+	// Source names where the item was read, as "file:line" (or "file:row N"),
+	// for error messages and provenance.
+	Source string `json:"-"`
+}
+
+// Chance is the accuracy of a uniform guess: 1/len(options) (0.5 for yes/no).
+func (it *Item) Chance() float64 { return 1 / float64(len(it.Options)) }
+
+// Key identifies an item across benchmarks: ids are unique only within one.
+func (it *Item) Key() string { return it.Benchmark + "\x00" + it.ID }
