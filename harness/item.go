@@ -25,6 +25,9 @@ type Item struct {
 	// Source names where the item was read, as "file:line" (or "file:row N"),
 	// for error messages and provenance.
 	Source string `json:"-"`
+
+	// line and row are the 1-based position Source names (one of them 0).
+	line, row int
 }
 
 // Chance is the accuracy of a uniform guess: 1/len(options) (0.5 for yes/no).

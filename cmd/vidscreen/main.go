@@ -53,6 +53,9 @@ var errBadInput = errors.New("bad input")
 // constructor here, one line, in alphabetical order.
 func commands() []*command {
 	cmds := []*command{}
+	cmds = append(cmds, newAuditCommand())
+	cmds = append(cmds, newFramesCommand())
+	cmds = append(cmds, newProbeCommand())
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
 }

@@ -86,3 +86,5 @@ func (g *Graph) WriteFile(path string) error {
 	}
 	return nil
 }
+
+func itoa(i int) string { return fmt.Sprint(i) }

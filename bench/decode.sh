@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# bench/decode.sh: samples the same 32 uniform frames (short side 224, RGB)
+# from the same files with vidscreen, with PyAV the way lmms-eval's pyav
+# backend does (decode from the start, keep the wanted frames), with PyAV
+# using frame threads, and with OpenCV seeking to each frame; times
+# `ffmpeg -threads 2 -i F -f null -` as this machine's full-decode rate;
+# and times a pool of 1 and 2 decoders. Prints one table.
+#
+#   bench/decode.sh [FILE...]     default: the files scripts/make-test-videos.sh
+#                                 makes in .cache/testvideos (made if missing)
+#
+# Environment: REPEAT (runs per measurement, median reported; default 3),
+# FRAMES (default 32), SIZE (short side, default 224), HWACCEL (none|cuda).
+# Every measurement holds /tmp/vidscreen-bench.lock so that benchmarks
+# sharing this machine do not overlap.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/usr/local/go/bin:$PATH
+PY=/usr/bin/python3 # Debian's, which has python3-av and python3-opencv
+REPEAT=${REPEAT:-3}
+FRAMES=${FRAMES:-32}
+SIZE=${SIZE:-224}
+HWACCEL=${HWACCEL:-none}
+LOCK=/tmp/vidscreen-bench.lock
+
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+  bash scripts/make-test-videos.sh .cache/testvideos
+  files=(.cache/testvideos/1080p_gop600.mp4 .cache/testvideos/720p_gop250.mp4
+    .cache/testvideos/480p_10min_gop60.mp4 .cache/testvideos/hevc_gop10.mp4 .cache/testvideos/vp9.webm)
+fi
+mkdir -p .cache/bin
+go build -o .cache/bin/decodebench ./bench/decodebench
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+locked() { flock "$LOCK" "$@"; }
+
+for f in "${files[@]}"; do
+  echo "decode.sh: $f" >&2
+  locked .cache/bin/decodebench -repeat "$REPEAT" -sampler "uniform:$FRAMES" -size "$SIZE" -threads 2 -hwaccel "$HWACCEL" "$f" >>"$out"
+  locked $PY bench/decode_pyav.py --repeat "$REPEAT" --frames "$FRAMES" --size "$SIZE" "$f" >>"$out"
+  locked $PY bench/decode_pyav.py --repeat "$REPEAT" --frames "$FRAMES" --size "$SIZE" --threads auto "$f" >>"$out"
+  locked $PY bench/decode_opencv.py --repeat "$REPEAT" --frames "$FRAMES" --size "$SIZE" "$f" >>"$out"
+  # The full-decode rate: ffmpeg decoding every frame with 2 threads.
+  locked $PY - "$f" "$REPEAT" >>"$out" <<'PY'
+import statistics, subprocess, sys, time
+f, n = sys.argv[1], int(sys.argv[2])
+secs = []
+for _ in range(n):
+    t = time.perf_counter()
+    subprocess.run(["ffmpeg", "-v", "error", "-threads", "2", "-i", f, "-an", "-f", "null", "-"], check=True)
+    secs.append(time.perf_counter() - t)
+print(f"ffmpeg\t{f}\t{statistics.median(secs):.4f}\t0\t0\t0")
+PY
+done
+# Pool scaling: every file, 2 copies each, on 1 decoder of 2 threads, and
+# on 2 decoders of 1 thread each, and 2 of 2.
+for wt in "1 2" "2 1" "2 2"; do
+  set -- $wt
+  echo "decode.sh: pool of $1 decoders x $2 threads" >&2
+  locked .cache/bin/decodebench -pool -workers "$1" -threads "$2" -copies 2 -sampler "uniform:$FRAMES" -size "$SIZE" -hwaccel "$HWACCEL" "${files[@]}" >>"$out"
+done
+
+$PY - "$out" <<'PY'
+import collections, os, sys
+rows = collections.defaultdict(dict)
+pool = []
+for line in open(sys.argv[1]):
+    p = line.rstrip("\n").split("\t")
+    if p[0] == "pool":
+        pool.append((p[1], float(p[2]), int(p[3]), int(p[4])))
+        continue
+    tool, f, secs, ret, dec, total = p[0], p[1], float(p[2]), int(p[3]), int(p[4]), int(p[5])
+    rows[f][tool] = (secs, ret, dec, total)
+
+print("Sampling 32 uniform frames at short side 224 (RGB); seconds per video, median of runs;")
+print("frames/s = frames returned per second. ffmpeg = `ffmpeg -threads 2 -i F -f null -`, all frames.")
+print()
+hdr = ["file", "frames", "vidscreen s", "dec/ret", "pyav s", "pyav-auto s", "opencv s", "ffmpeg s",
+       "x pyav", "x pyav-auto", "x opencv", "dec fps/ffmpeg fps"]
+print("| " + " | ".join(hdr) + " |")
+print("|" + "|".join("---" for _ in hdr) + "|")
+for f, t in rows.items():
+    vs = t["vidscreen"]
+    total = vs[3]
+    ff = t.get("ffmpeg", (float("nan"),))[0]
+    ffps = total / ff
+    vdec_fps = vs[2] / vs[0]
+    def sec(k):
+        return f"{t[k][0]:.3f}" if k in t else "-"
+    def ratio(k):
+        return f"{t[k][0] / vs[0]:.2f}" if k in t else "-"
+    print("| " + " | ".join([
+        os.path.basename(f), str(total), f"{vs[0]:.3f} ({vs[1] / vs[0]:.0f} fps)", f"{vs[2] / max(vs[1], 1):.1f}",
+        sec("pyav"), sec("pyav-auto"), sec("opencv"), f"{ff:.3f} ({ffps:.0f} fps)",
+        ratio("pyav"), ratio("pyav-auto"), ratio("opencv"), f"{vdec_fps:.0f}/{ffps:.0f} = {vdec_fps / ffps:.2f}",
+    ]) + " |")
+print()
+print("x TOOL = TOOL's time / vidscreen's time (above 1: vidscreen is faster).")
+print("dec/ret = frames vidscreen decoded per frame returned. dec fps/ffmpeg fps = vidscreen's decoded")
+print("frames per second against ffmpeg's full-decode rate (the decoder's own limit).")
+print()
+print("| pool (decoders x threads) | videos | seconds | videos/s | frames/s |")
+print("|---|---|---|---|---|")
+for wt, secs, videos, frames in pool:
+    print(f"| {wt} | {videos} | {secs:.2f} | {videos / secs:.2f} | {frames / secs:.0f} |")
+PY

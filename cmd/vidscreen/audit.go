@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/harness/report"
+	runs "github.com/vidscreen/vidscreen/harness/run"
+)
+
+func newAuditCommand() *command {
+	return &command{
+		name:  "audit",
+		short: "run the attackers on benchmark items and write report cards",
+		usage: "[--items FILE ...] --out DIR [flags]",
+		long: `Audit answers every item of the given benchmarks with attackers that never see the
+video (option, text and pool levels of the attack pyramid), finds near-duplicate items
+within and across benchmarks, and writes per benchmark a report card: chance, each
+attacker's accuracy and margin with a bootstrap interval, the exploitability per level and,
+with --reference, s*, the breaking level, video dependence and residual.
+
+Without --items it audits the embedded default: about a thousand real items from each of
+NExT-QA, Social-IQ 2.0, STAR and VideoHallucer (licence notices in the source tree,
+harness/demo/data/README.md).
+
+DIR receives config.json, records.log (every prediction, appended as produced), cache/
+(embeddings as .npy), cards.json, cards.md, index.html, items.parquet and
+duplicates.parquet. Run the same command again after an interruption: it resumes from
+what DIR holds and writes the same bytes an uninterrupted run would. A DIR holding a run
+with other flags or inputs is refused.
+
+Progress bars go to stderr when it is a terminal. At the end a summary table of the cards
+is printed on stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad
+usage or bad input (the error names the file, line and field).`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			var items stringList
+			fs.Var(&items, "items", "read benchmark items from `FILE` (JSONL, or Parquet when it ends in .parquet); repeat for several files, read in the order given; without it, audit the embedded default")
+			out := fs.String("out", "", "write the run to directory `DIR` (created if missing; required)")
+			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool)")
+			ref := fs.String("reference", "", "read a reference model's answers from JSONL `FILE` ({\"id\", \"benchmark\", \"pred\"}, pred the 0-based option index) to report s*, the breaking level, video dependence and residual")
+			seed := fs.Uint64("seed", 1, "seed the prequential item orders, the attackers' guesses and the bootstrap with `N`")
+			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
+			videoRoot := fs.String("video-root", "", "resolve the items' video_path fields under `DIR`; a video_path that leaves it is bad input")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
+				}
+				if *out == "" {
+					return &usageError{"--out DIR is required"}
+				}
+				if *workers < 0 {
+					return &usageError{"--workers must be 0 or more"}
+				}
+				lv, err := parseLevels(*levels)
+				if err != nil {
+					return &usageError{err.Error()}
+				}
+				opt := runs.Options{Items: items, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: *videoRoot}
+				if len(items) == 0 {
+					opt.FS, opt.Items = demo.FS(), demo.Items()
+				}
+				if f, ok := env.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+					opt.Progress = env.stderr
+				}
+				res, err := runs.Audit(ctx, opt)
+				if err != nil {
+					return auditError(err)
+				}
+				return printAuditSummary(env.stdout, res)
+			}
+		},
+	}
+}
+
+// stringList is a flag that may be repeated.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+func parseLevels(s string) ([]harness.Level, error) {
+	var out []harness.Level
+	seen := map[harness.Level]bool{}
+	for _, f := range strings.Split(s, ",") {
+		l, err := harness.ParseLevel(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("--levels: %v", err)
+		}
+		if l > harness.LevelPool {
+			return nil, fmt.Errorf("--levels: level %s needs video models, which audit does not run yet (use option, text, pool)", l)
+		}
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// auditError sorts a failed audit into bad input (status 2) and the rest.
+func auditError(err error) error {
+	var pe *harness.ParseError
+	var cm *runs.ConfigMismatchError
+	switch {
+	case errors.As(err, &pe), errors.As(err, &cm), errors.Is(err, runs.ErrNotRunDir):
+		return fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	return err
+}
+
+func printAuditSummary(w io.Writer, res *runs.Result) error {
+	if err := report.WriteSummary(w, res.Cards); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d items; outputs in %s: %s, %s, %s, %s, %s\n", res.Items, res.Dir,
+		runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile)
+	return err
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/vidscreen/vidscreen/decode"
+)
+
+func newProbeCommand() *command {
+	return &command{
+		name:  "probe",
+		short: "print what FFmpeg finds in videos, decoding nothing",
+		usage: "[--json] VIDEO...",
+		long: `Probe opens each video and prints its container, codec, coded and display size,
+rotation, frame rate, frame count, start and duration (with where the duration came
+from), and its keyframes (from the container's index for MP4, else from a scan of the
+packets). Nothing is decoded.
+
+A video that cannot be read is reported on stderr with the reason (missing, empty,
+truncated, corrupt, no-video-stream, unsupported-codec, timeout) and the others are
+still probed; the exit status is then 2.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			asJSON := fs.Bool("json", false, "print one JSON object per video instead of text")
+			timeout := fs.Duration("timeout", time.Minute, "give up on a video after `D`")
+			ffLog := fs.String("ffmpeg-log", "fatal", "let FFmpeg print its own messages at `LEVEL` (quiet, error, warning, info)")
+			return func(ctx context.Context, args []string) error {
+				args, err := parseInterspersed(fs, args)
+				if err != nil {
+					return err
+				}
+				if len(args) == 0 {
+					return &usageError{"name at least one VIDEO"}
+				}
+				if err := decode.SetLogLevel(*ffLog); err != nil {
+					return &usageError{err.Error()}
+				}
+				failed := 0
+				for _, path := range args {
+					pctx, cancel := context.WithTimeout(ctx, *timeout)
+					in, err := decode.Probe(pctx, path)
+					cancel()
+					if err != nil {
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						failed++
+						fmt.Fprintf(env.stderr, "vidscreen probe: %v\n", err)
+						continue
+					}
+					if *asJSON {
+						err = printProbeJSON(env.stdout, in)
+					} else {
+						err = printProbeText(env.stdout, in)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				if failed > 0 {
+					return fmt.Errorf("%w: %d of %d videos could not be probed", errBadInput, failed, len(args))
+				}
+				return nil
+			}
+		},
+	}
+}
+
+func printProbeText(w io.Writer, in decode.Info) error {
+	dw, dh := in.DisplaySize()
+	gop := ""
+	if n := len(in.Keyframes); n > 1 {
+		gop = fmt.Sprintf(", one every %.2fs on average", (in.Keyframes[n-1] - in.Keyframes[0]).Seconds()/float64(n-1))
+	}
+	frames := "unknown"
+	if in.Frames > 0 {
+		frames = fmt.Sprint(in.Frames)
+	}
+	_, err := fmt.Fprintf(w, `%s
+  container  %s
+  codec      %s %s, %dx%d coded, %dx%d displayed (rotation %d, pixel aspect %d:%d)
+  frames     %s at %.3f fps
+  time       starts at %.3fs, lasts %.3fs (from the %s)
+  keyframes  %d from the %s%s
+`, in.Path, in.Container, in.Codec, in.PixelFormat, in.Width, in.Height, dw, dh, in.Rotation,
+		in.AspectNum, in.AspectDen, frames, in.FrameRate, in.Start.Seconds(), in.Duration.Seconds(),
+		in.DurationSource, len(in.Keyframes), in.KeyframeSource, gop)
+	return err
+}
+
+// probeJSON is the --json form of decode.Info, with times in seconds.
+type probeJSON struct {
+	Path           string    `json:"path"`
+	Container      string    `json:"container"`
+	Codec          string    `json:"codec"`
+	PixelFormat    string    `json:"pixel_format"`
+	Width          int       `json:"width"`
+	Height         int       `json:"height"`
+	DisplayWidth   int       `json:"display_width"`
+	DisplayHeight  int       `json:"display_height"`
+	Rotation       int       `json:"rotation"`
+	FrameRate      float64   `json:"frame_rate"`
+	Frames         int       `json:"frames,omitempty"`
+	Start          float64   `json:"start"`
+	Duration       float64   `json:"duration"`
+	DurationSource string    `json:"duration_source"`
+	Keyframes      []float64 `json:"keyframes"`
+	KeyframeSource string    `json:"keyframe_source"`
+	BitRate        int64     `json:"bit_rate,omitempty"`
+}
+
+func printProbeJSON(w io.Writer, in decode.Info) error {
+	dw, dh := in.DisplaySize()
+	j := probeJSON{Path: in.Path, Container: in.Container, Codec: in.Codec, PixelFormat: in.PixelFormat,
+		Width: in.Width, Height: in.Height, DisplayWidth: dw, DisplayHeight: dh, Rotation: in.Rotation,
+		FrameRate: in.FrameRate, Frames: in.Frames, Start: in.Start.Seconds(), Duration: in.Duration.Seconds(),
+		DurationSource: in.DurationSource, KeyframeSource: in.KeyframeSource, BitRate: in.BitRate,
+		Keyframes: make([]float64, len(in.Keyframes))}
+	for i, k := range in.Keyframes {
+		j.Keyframes[i] = k.Seconds()
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// parseInterspersed lets flags follow positional arguments, as in
+// "vidscreen frames VIDEO --sampler uniform:8": the flag package stops at
+// the first argument that is not a flag, so parsing resumes after each.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		if err := fs.Parse(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, &usageError{"--help goes before the arguments"}
+			}
+			return nil, &usageError{err.Error()}
+		}
+		args = fs.Args()
+	}
+	return pos, nil
+}

@@ -1,0 +1,164 @@
+package decode
+
+// This file is the only place in the package that reaches below go-astiav's
+// API, for the few FFmpeg 5.1 calls that go-astiav v0.16.0 does not wrap:
+// flushing a decoder after a seek, reading a stream's seek index, discarding
+// streams at the demuxer, and scaling straight into a Go-owned buffer.
+
+//#cgo pkg-config: libavcodec libavformat libavutil libswscale
+//#include <libavcodec/avcodec.h>
+//#include <libavformat/avformat.h>
+//#include <libavutil/frame.h>
+//#include <libswscale/swscale.h>
+//
+//static int vs_index_count(AVStream *st) { return avformat_index_get_entries_count(st); }
+//static int vs_index_entry(AVStream *st, int i, int64_t *ts, int *key) {
+//	const AVIndexEntry *e = avformat_index_get_entry(st, i);
+//	if (!e) return -1;
+//	*ts = e->timestamp;
+//	*key = (e->flags & AVINDEX_KEYFRAME) != 0;
+//	return 0;
+//}
+//static void vs_discard_all(AVStream *st) { st->discard = AVDISCARD_ALL; }
+//static void vs_set_pkt_timebase(AVCodecContext *cc, AVStream *st) { cc->pkt_timebase = st->time_base; }
+//static int64_t vs_frame_duration(AVFrame *f) { return f->pkt_duration; }
+//static int64_t vs_frame_best_pts(AVFrame *f) { return f->best_effort_timestamp; }
+//
+// // vs_scale converts src into a packed RGB24 image of dw x dh at dst (stride
+// // dstride), reusing *ctx while its parameters still match; *cs_key records
+// // the colour space and range the context was set up for, since
+// // sws_setColorspaceDetails rebuilds swscale's tables and is costly per frame.
+//static int vs_scale(struct SwsContext **ctx, int *cs_key, AVFrame *src, uint8_t *dst, int dw, int dh, int dstride, int flags) {
+//	struct SwsContext *c = sws_getCachedContext(*ctx, src->width, src->height, src->format,
+//		dw, dh, AV_PIX_FMT_RGB24, flags, NULL, NULL, NULL);
+//	if (!c) return AVERROR(EINVAL);
+//	int cs = src->colorspace;
+//	if (cs == AVCOL_SPC_UNSPECIFIED || cs == AVCOL_SPC_RGB || cs == AVCOL_SPC_RESERVED) cs = SWS_CS_DEFAULT;
+//	int full = src->color_range == AVCOL_RANGE_JPEG;
+//	if (src->format == AV_PIX_FMT_YUVJ420P || src->format == AV_PIX_FMT_YUVJ422P || src->format == AV_PIX_FMT_YUVJ444P) full = 1;
+//	int key = cs * 2 + full;
+//	if (c != *ctx || *cs_key != key) {
+//		sws_setColorspaceDetails(c, sws_getCoefficients(cs), full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+//		*cs_key = key;
+//	}
+//	*ctx = c;
+//	uint8_t *d[4] = {dst, NULL, NULL, NULL};
+//	int ds[4] = {dstride, 0, 0, 0};
+//	int h = sws_scale(c, (const uint8_t *const *)src->data, src->linesize, 0, src->height, d, ds);
+//	return h == dh ? 0 : AVERROR(EINVAL);
+//}
+//static void vs_free_scale(struct SwsContext *ctx) { sws_freeContext(ctx); }
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/asticode/go-astiav"
+)
+
+// go-astiav v0.16.0 keeps each FFmpeg object as the first (and for these
+// types only) pointer field of its wrapper struct, unexported. The helpers
+// below read that field; checkCodecContextLayout guards the assumption at
+// run time so that a different go-astiav version fails loudly, not silently.
+
+func cCodecContext(cc *astiav.CodecContext) *C.AVCodecContext {
+	return *(**C.AVCodecContext)(unsafe.Pointer(cc))
+}
+
+func cStream(s *astiav.Stream) *C.AVStream {
+	return *(**C.AVStream)(unsafe.Pointer(s))
+}
+
+func cFrame(f *astiav.Frame) *C.AVFrame {
+	return (*C.AVFrame)(f.UnsafePointer())
+}
+
+// checkCodecContextLayout reports an error if the pointer read from cc does
+// not point at the AVCodecContext that go-astiav's own getters read.
+func checkCodecContextLayout(cc *astiav.CodecContext) error {
+	c := cCodecContext(cc)
+	if c == nil || int(c.width) != cc.Width() || int(c.height) != cc.Height() || astiav.CodecID(c.codec_id) != cc.CodecID() {
+		return fmt.Errorf("go-astiav CodecContext layout is not the one this package was written for (v0.16.0)")
+	}
+	return nil
+}
+
+// flushDecoder drops every frame and reference the decoder holds, as needed
+// after a seek (avcodec_flush_buffers; go-astiav v0.16.0 does not wrap it).
+func flushDecoder(cc *astiav.CodecContext) {
+	C.avcodec_flush_buffers(cCodecContext(cc))
+}
+
+// setPacketTimeBase tells the decoder the time base of the packets it gets,
+// as the ffmpeg command does, so best_effort_timestamp is computed right.
+func setPacketTimeBase(cc *astiav.CodecContext, s *astiav.Stream) {
+	C.vs_set_pkt_timebase(cCodecContext(cc), cStream(s))
+}
+
+// indexEntry is one entry of the demuxer's seek index for a stream.
+type indexEntry struct {
+	ts  int64 // in the stream's time base; decode order timestamps for MP4
+	key bool
+}
+
+// streamIndex returns the seek index the demuxer holds for s (for MP4 every
+// sample, for Matroska the cue points), or nil when it has none.
+func streamIndex(s *astiav.Stream) []indexEntry {
+	st := cStream(s)
+	n := int(C.vs_index_count(st))
+	if n <= 0 {
+		return nil
+	}
+	out := make([]indexEntry, 0, n)
+	for i := 0; i < n; i++ {
+		var ts C.int64_t
+		var key C.int
+		if C.vs_index_entry(st, C.int(i), &ts, &key) != 0 {
+			break
+		}
+		out = append(out, indexEntry{ts: int64(ts), key: key != 0})
+	}
+	return out
+}
+
+// discardStream tells the demuxer to drop the packets of s without reading
+// them into packets (audio and data streams we never decode).
+func discardStream(s *astiav.Stream) { C.vs_discard_all(cStream(s)) }
+
+// frameDuration is the duration of f in its stream's time base as the
+// demuxer reported it (0 when unknown).
+func frameDuration(f *astiav.Frame) int64 { return int64(C.vs_frame_duration(cFrame(f))) }
+
+// frameTimestamp is the decoder's best estimate of f's presentation time
+// (best_effort_timestamp: the pts, or a guess from the dts when pts is missing).
+func frameTimestamp(f *astiav.Frame) int64 { return int64(C.vs_frame_best_pts(cFrame(f))) }
+
+// rgbScaler converts decoded frames to packed RGB24 through swscale.
+type rgbScaler struct {
+	ctx   *C.struct_SwsContext
+	csKey C.int
+}
+
+// swsBicubic is FFmpeg's SWS_BICUBIC, the ffmpeg command's default scaler:
+// its filter widens when shrinking, so downscaled frames are anti-aliased.
+const swsBicubic = C.SWS_BICUBIC
+
+// scale writes f, resized to w x h, into dst (len >= 3*w*h).
+func (s *rgbScaler) scale(f *astiav.Frame, dst []byte, w, h int) error {
+	if len(dst) < 3*w*h {
+		return fmt.Errorf("scale: buffer holds %d bytes, need %d", len(dst), 3*w*h)
+	}
+	ret := C.vs_scale(&s.ctx, &s.csKey, cFrame(f), (*C.uint8_t)(unsafe.Pointer(&dst[0])), C.int(w), C.int(h), C.int(3*w), swsBicubic)
+	if ret < 0 {
+		return fmt.Errorf("scale %dx%d %s to %dx%d rgb24: %w", f.Width(), f.Height(), f.PixelFormat(), w, h, astiav.Error(ret))
+	}
+	return nil
+}
+
+func (s *rgbScaler) free() {
+	if s.ctx != nil {
+		C.vs_free_scale(s.ctx)
+		s.ctx = nil
+	}
+}

@@ -1,0 +1,86 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxOptions is the largest number of options an item may have: option
+// letters run from A to P (DESIGN.md, answer parsing).
+const MaxOptions = 16
+
+// check validates the decoded item it against the rules every reader applies
+// (DESIGN.md, Items), returning the offending field and the reason. Duplicate
+// ids are checked across files by ReadFiles, not here.
+func (it *Item) check(videoRoot string) (field string, err error) {
+	for _, f := range []struct {
+		name, v string
+	}{{"id", it.ID}, {"benchmark", it.Benchmark}, {"video", it.Video}, {"question", it.Question}} {
+		if strings.TrimSpace(f.v) == "" {
+			return f.name, fieldError(ErrEmptyField, "%s must not be empty", f.name)
+		}
+	}
+	switch n := len(it.Options); {
+	case n < 2:
+		return "options", fieldError(ErrTooFewOptions, "got %d", n)
+	case n > MaxOptions:
+		return "options", fieldError(ErrTooManyOptions, "got %d", n)
+	}
+	for i, o := range it.Options {
+		if strings.TrimSpace(o) == "" {
+			return fmt.Sprintf("options[%d]", i), ErrEmptyOption
+		}
+	}
+	if it.Answer < 0 || it.Answer >= len(it.Options) {
+		return "answer", fieldError(ErrAnswerRange, "%d is not an index into %d options (answers are 0-based)", it.Answer, len(it.Options))
+	}
+	if it.Duration != nil && *it.Duration < 0 {
+		return "duration", fieldError(ErrBadValue, "negative duration %g", *it.Duration)
+	}
+	if it.Start != nil && *it.Start < 0 {
+		return "start", fieldError(ErrBadValue, "negative start %g", *it.Start)
+	}
+	if it.End != nil && it.Start != nil && *it.End < *it.Start {
+		return "end", fieldError(ErrBadValue, "end %g before start %g", *it.End, *it.Start)
+	}
+	if it.VideoPath != "" {
+		if err := checkVideoPath(it.VideoPath, videoRoot); err != nil {
+			return "video_path", err
+		}
+	}
+	return "", nil
+}
+
+// checkVideoPath refuses a video_path that would resolve outside the video
+// root: absolute paths, "..", and (when the root is known and the file
+// exists) symbolic links that leave it. Paths use forward slashes, as in the
+// annotation files, whatever the operating system.
+func checkVideoPath(p, root string) error {
+	local := filepath.FromSlash(p)
+	if !filepath.IsLocal(local) {
+		return fieldError(ErrVideoPathEscape, "%q must be a relative path inside --video-root", p)
+	}
+	if root == "" {
+		return nil
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		// A missing root is reported by whoever opens the videos; the
+		// lexical check above already holds.
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, local))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return fieldError(ErrBadValue, "%q: %v", p, err)
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || !filepath.IsLocal(rel) {
+		return fieldError(ErrVideoPathEscape, "%q resolves to %s, outside --video-root %s", p, real, root)
+	}
+	return nil
+}

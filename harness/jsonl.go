@@ -1,0 +1,271 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// A JSONLReader reads items from a JSON Lines file: one JSON object per line
+// with the fields of ../shared/data/README.md (id, benchmark, video,
+// question, options, answer, and optionally task and duration) and the
+// optional fields of DESIGN.md (group, video_path, start, end, meta). Blank
+// lines are skipped; unknown fields are ignored.
+//
+// Every item is validated as it is read; the first bad one stops the reader
+// with a *ParseError naming the file, line and field.
+type JSONLReader struct {
+	// VideoRoot is the directory video_path fields are relative to; a
+	// video_path that would leave it is refused. Set before the first Read.
+	VideoRoot string
+
+	name string
+	br   *bufio.Reader
+	line int
+	err  error // sticky: once a read fails, every later one does
+}
+
+// NewJSONLReader returns a reader of r; name is the file name used in errors
+// and in each item's Source.
+func NewJSONLReader(r io.Reader, name string) *JSONLReader {
+	return &JSONLReader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Read returns the next item, or io.EOF after the last one.
+func (r *JSONLReader) Read() (*Item, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		line, err := r.br.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if err != io.EOF {
+				err = fmt.Errorf("read %s: %w", r.name, err)
+			}
+			r.err = err
+			return nil, err
+		}
+		r.line++
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		it, perr := r.parse(line)
+		if perr != nil {
+			r.err = perr
+			return nil, perr
+		}
+		return it, nil
+	}
+}
+
+// ReadAll reads every remaining item.
+func (r *JSONLReader) ReadAll() ([]*Item, error) {
+	var items []*Item
+	for {
+		it, err := r.Read()
+		if err == io.EOF {
+			return items, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+}
+
+func (r *JSONLReader) fail(field string, err error) *ParseError {
+	return &ParseError{File: r.name, Line: r.line, Field: field, Err: err}
+}
+
+// parse decodes one line. Fields are decoded one by one rather than into the
+// Item struct at once so that an error names the field and says what was
+// wrong with it (encoding/json reports only the first mismatch, and quietly
+// replaces invalid UTF-8 with U+FFFD).
+func (r *JSONLReader) parse(line []byte) (*Item, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		if !utf8.Valid(line) {
+			return nil, r.fail("", ErrInvalidUTF8)
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, r.fail("", fieldError(ErrSyntax, "%v (at byte %d)", se, se.Offset))
+		}
+		return nil, r.fail("", fieldError(ErrSyntax, "%v", err))
+	}
+	if obj == nil {
+		return nil, r.fail("", fieldError(ErrSyntax, "got null"))
+	}
+	if !utf8.Valid(line) {
+		for _, k := range fieldOrder {
+			if v, ok := obj[k]; ok && !utf8.Valid(v) {
+				return nil, r.fail(k, ErrInvalidUTF8)
+			}
+		}
+		return nil, r.fail("", ErrInvalidUTF8)
+	}
+	d := jsonFields{obj: obj}
+	it := &Item{Source: fmt.Sprintf("%s:%d", r.name, r.line), line: r.line}
+	it.ID = d.str("id", true)
+	it.Benchmark = d.str("benchmark", true)
+	it.Video = d.str("video", true)
+	it.Question = d.str("question", true)
+	it.Options = d.strs("options")
+	it.Answer = d.integer("answer")
+	it.Task = d.str("task", false)
+	it.Duration = d.number("duration")
+	it.Group = d.str("group", false)
+	it.VideoPath = d.str("video_path", false)
+	it.Start = d.number("start")
+	it.End = d.number("end")
+	it.Meta = d.raw("meta")
+	if d.err != nil {
+		return nil, r.fail(d.field, d.err)
+	}
+	if field, err := it.check(r.VideoRoot); err != nil {
+		return nil, r.fail(field, err)
+	}
+	return it, nil
+}
+
+// fieldOrder lists the fields in the order they are checked, so that a line
+// with several problems always reports the same one.
+var fieldOrder = []string{"id", "benchmark", "video", "question", "options", "answer", "task", "duration", "group", "video_path", "start", "end", "meta"}
+
+// jsonFields decodes fields of one JSON object, keeping the first error.
+type jsonFields struct {
+	obj   map[string]json.RawMessage
+	field string
+	err   error
+}
+
+func (d *jsonFields) setErr(field string, err error) {
+	if d.err == nil {
+		d.field, d.err = field, err
+	}
+}
+
+// get returns the raw value of a field; ok is false when it is absent or
+// null, or when an earlier field failed.
+func (d *jsonFields) get(field string, required bool) (json.RawMessage, bool) {
+	if d.err != nil {
+		return nil, false
+	}
+	v, ok := d.obj[field]
+	if !ok {
+		if required {
+			d.setErr(field, ErrMissingField)
+		}
+		return nil, false
+	}
+	if kindOf(v) == "null" {
+		if required {
+			d.setErr(field, fieldError(ErrFieldType, "got null"))
+		}
+		return nil, false
+	}
+	return v, true
+}
+
+func (d *jsonFields) str(field string, required bool) string {
+	v, ok := d.get(field, required)
+	if !ok {
+		return ""
+	}
+	var s string
+	if kindOf(v) != "string" || json.Unmarshal(v, &s) != nil {
+		d.setErr(field, fieldError(ErrFieldType, "got %s, want a string", kindOf(v)))
+	}
+	return s
+}
+
+func (d *jsonFields) strs(field string) []string {
+	v, ok := d.get(field, true)
+	if !ok {
+		return nil
+	}
+	var elems []json.RawMessage
+	if kindOf(v) != "array" || json.Unmarshal(v, &elems) != nil {
+		d.setErr(field, fieldError(ErrFieldType, "got %s, want a list of strings", kindOf(v)))
+		return nil
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		if kindOf(e) != "string" || json.Unmarshal(e, &out[i]) != nil {
+			d.setErr(fmt.Sprintf("%s[%d]", field, i), fieldError(ErrFieldType, "got %s, want a string", kindOf(e)))
+			return nil
+		}
+	}
+	return out
+}
+
+func (d *jsonFields) integer(field string) int {
+	v, ok := d.get(field, true)
+	if !ok {
+		return 0
+	}
+	if kindOf(v) != "number" {
+		d.setErr(field, fieldError(ErrFieldType, "got %s, want an integer", kindOf(v)))
+		return 0
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+	if err != nil {
+		d.setErr(field, fieldError(ErrFieldType, "%s is not an integer", bytes.TrimSpace(v)))
+		return 0
+	}
+	return n
+}
+
+func (d *jsonFields) number(field string) *float64 {
+	v, ok := d.get(field, false)
+	if !ok {
+		return nil
+	}
+	var f float64
+	if kindOf(v) != "number" || json.Unmarshal(v, &f) != nil {
+		d.setErr(field, fieldError(ErrFieldType, "got %s, want a number or null", kindOf(v)))
+		return nil
+	}
+	return &f
+}
+
+// raw returns any JSON value, compacted so that equal values have equal bytes.
+func (d *jsonFields) raw(field string) json.RawMessage {
+	v, ok := d.get(field, false)
+	if !ok {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		d.setErr(field, fieldError(ErrSyntax, "%v", err))
+		return nil
+	}
+	return json.RawMessage(b.Bytes())
+}
+
+// kindOf names the JSON type of a raw value from its first byte.
+func kindOf(v json.RawMessage) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}

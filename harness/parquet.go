@@ -1,0 +1,232 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// A ParquetReader reads items from a Parquet file whose columns are the item
+// fields (the same names as in JSONL): id, benchmark, video, question, task,
+// group, video_path as strings; options as a list of strings (plain repeated
+// or the LIST logical type); answer as an integer; duration, start and end as
+// numbers (null allowed); meta as a string holding JSON. The file is read a
+// batch of rows at a time; every item is validated as it is read, and the
+// first bad one stops the reader with a *ParseError naming the row and field.
+type ParquetReader struct {
+	// VideoRoot is the directory video_path fields are relative to.
+	VideoRoot string
+
+	name   string
+	r      *parquet.Reader
+	field  []string // top-level field of each leaf column
+	rows   []parquet.Row
+	n, i   int // rows buffered, next buffered row
+	row    int // rows returned so far
+	err    error
+}
+
+// parquetKinds says which physical types each known field accepts.
+var parquetKinds = map[string][]parquet.Kind{
+	"id": {parquet.ByteArray}, "benchmark": {parquet.ByteArray}, "video": {parquet.ByteArray},
+	"question": {parquet.ByteArray}, "task": {parquet.ByteArray}, "group": {parquet.ByteArray},
+	"video_path": {parquet.ByteArray}, "meta": {parquet.ByteArray}, "options": {parquet.ByteArray},
+	"answer":   {parquet.Int32, parquet.Int64},
+	"duration": {parquet.Int32, parquet.Int64, parquet.Float, parquet.Double},
+	"start":    {parquet.Int32, parquet.Int64, parquet.Float, parquet.Double},
+	"end":      {parquet.Int32, parquet.Int64, parquet.Float, parquet.Double},
+}
+
+var parquetRequired = []string{"id", "benchmark", "video", "question", "options", "answer"}
+
+// NewParquetReader opens the Parquet file held by r (size bytes); name is the
+// file name used in errors. It checks the columns at once: a missing
+// required column or a column of the wrong type is a *ParseError with Row 0.
+func NewParquetReader(r io.ReaderAt, size int64, name string) (*ParquetReader, error) {
+	f, err := parquet.OpenFile(r, size)
+	if err != nil {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: not a Parquet file: %v", ErrSyntax, err)}
+	}
+	pr := &ParquetReader{name: name}
+	schema := f.Schema()
+	present := map[string]bool{}
+	for i, path := range schema.Columns() {
+		top := path[0]
+		pr.field = append(pr.field, top)
+		present[top] = true
+		kinds, known := parquetKinds[top]
+		if !known {
+			continue
+		}
+		leaf, _ := schema.Lookup(path...)
+		if i != leaf.ColumnIndex {
+			return nil, &ParseError{File: name, Field: top, Err: fmt.Errorf("%w: unexpected column layout", ErrFieldType)}
+		}
+		k := leaf.Node.Type().Kind()
+		ok := false
+		for _, want := range kinds {
+			ok = ok || k == want
+		}
+		repeated := leaf.MaxRepetitionLevel > 0
+		if !ok || repeated != (top == "options") {
+			return nil, &ParseError{File: name, Field: top, Err: fieldError(ErrFieldType, "column is %s%s, want %s", map[bool]string{true: "repeated ", false: ""}[repeated], k, parquetWant(top))}
+		}
+	}
+	for _, req := range parquetRequired {
+		if !present[req] {
+			return nil, &ParseError{File: name, Field: req, Err: fieldError(ErrMissingField, "no such column")}
+		}
+	}
+	pr.r = parquet.NewReader(f)
+	pr.rows = make([]parquet.Row, 256)
+	return pr, nil
+}
+
+func parquetWant(field string) string {
+	switch field {
+	case "options":
+		return "a list of strings"
+	case "answer":
+		return "an integer"
+	case "duration", "start", "end":
+		return "a number"
+	}
+	return "a string"
+}
+
+// Read returns the next item, or io.EOF after the last one.
+func (r *ParquetReader) Read() (*Item, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.i == r.n {
+		n, err := r.r.ReadRows(r.rows)
+		if n == 0 {
+			if err == nil || err == io.EOF {
+				r.err = io.EOF
+			} else {
+				r.err = fmt.Errorf("read %s: %w", r.name, err)
+			}
+			return nil, r.err
+		}
+		r.n, r.i = n, 0
+	}
+	row := r.rows[r.i]
+	r.i++
+	r.row++
+	it, err := r.decode(row)
+	if err != nil {
+		r.err = err
+		return nil, err
+	}
+	return it, nil
+}
+
+// ReadAll reads every remaining item.
+func (r *ParquetReader) ReadAll() ([]*Item, error) {
+	var items []*Item
+	for {
+		it, err := r.Read()
+		if err == io.EOF {
+			return items, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+}
+
+func (r *ParquetReader) fail(field string, err error) *ParseError {
+	return &ParseError{File: r.name, Row: r.row, Field: field, Err: err}
+}
+
+func (r *ParquetReader) decode(row parquet.Row) (*Item, error) {
+	it := &Item{Source: fmt.Sprintf("%s: row %d", r.name, r.row), row: r.row}
+	seen := map[string]bool{}
+	for _, v := range row {
+		field := r.field[v.Column()]
+		if _, known := parquetKinds[field]; !known {
+			continue
+		}
+		if v.IsNull() {
+			continue
+		}
+		seen[field] = true
+		var s string
+		if v.Kind() == parquet.ByteArray {
+			b := v.ByteArray()
+			if !utf8.Valid(b) {
+				f := field
+				if field == "options" {
+					f = fmt.Sprintf("options[%d]", len(it.Options))
+				}
+				return nil, r.fail(f, ErrInvalidUTF8)
+			}
+			s = string(b)
+		}
+		switch field {
+		case "id":
+			it.ID = s
+		case "benchmark":
+			it.Benchmark = s
+		case "video":
+			it.Video = s
+		case "question":
+			it.Question = s
+		case "task":
+			it.Task = s
+		case "group":
+			it.Group = s
+		case "video_path":
+			it.VideoPath = s
+		case "options":
+			it.Options = append(it.Options, s)
+		case "meta":
+			var b bytes.Buffer
+			if err := json.Compact(&b, []byte(s)); err != nil {
+				return nil, r.fail(field, fieldError(ErrSyntax, "meta must hold JSON: %v", err))
+			}
+			it.Meta = b.Bytes()
+		case "answer":
+			it.Answer = int(v.Int64())
+			if v.Kind() == parquet.Int32 {
+				it.Answer = int(v.Int32())
+			}
+		case "duration":
+			it.Duration = parquetNumber(v)
+		case "start":
+			it.Start = parquetNumber(v)
+		case "end":
+			it.End = parquetNumber(v)
+		}
+	}
+	for _, req := range parquetRequired {
+		if !seen[req] && req != "options" {
+			return nil, r.fail(req, fieldError(ErrFieldType, "got null"))
+		}
+	}
+	if field, err := it.check(r.VideoRoot); err != nil {
+		return nil, r.fail(field, err)
+	}
+	return it, nil
+}
+
+func parquetNumber(v parquet.Value) *float64 {
+	var f float64
+	switch v.Kind() {
+	case parquet.Int32:
+		f = float64(v.Int32())
+	case parquet.Int64:
+		f = float64(v.Int64())
+	case parquet.Float:
+		f = float64(v.Float())
+	default:
+		f = v.Double()
+	}
+	return &f
+}

@@ -1,0 +1,77 @@
+package report
+
+import (
+	"html/template"
+	"io"
+
+	"github.com/vidscreen/vidscreen/harness/metrics"
+)
+
+// WriteHTML writes index.html: one self-contained page (inline CSS and SVG,
+// no script, no external asset) with, per benchmark, its figures, the level
+// profile and the learning curves of the prequential attackers.
+func (r *Report) WriteHTML(w io.Writer) error {
+	type section struct {
+		Card    metrics.Card
+		Profile template.HTML
+		Curves  template.HTML
+	}
+	var data struct {
+		Cards    []metrics.Card
+		Sections []section
+	}
+	data.Cards = r.Cards
+	for _, c := range r.Cards {
+		s := section{Card: c, Profile: template.HTML(levelProfileSVG(c))}
+		if svg, ok := learningCurvesSVG(c); ok {
+			s.Curves = template.HTML(svg)
+		}
+		data.Sections = append(data.Sections, s)
+	}
+	return page.Execute(w, data)
+}
+
+var page = template.Must(template.New("index").Funcs(template.FuncMap{
+	"pct": pct, "signed": signedPct, "optPct": optPct, "optInt": optInt, "level": levelCell,
+	"breaking": breaking, "yesNo": yesNo, "deref": func(x *float64) float64 { return *x },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>vidscreen audit</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1040px;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1em}th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
+.charts{display:flex;flex-wrap:wrap;gap:1em}.charts figure{margin:0}figcaption{font-size:.85em;color:#555;max-width:480px}
+.ns{color:#888}section{border-top:2px solid #333;margin-top:2em}
+</style>
+</head>
+<body>
+<h1>vidscreen audit</h1>
+<p>How far attackers that never see the video get on each benchmark. <b>eps</b> is the exploitability of a level: the
+largest margin over chance of any attacker at or below it (Video-Index, section 2); margins under
+2.326&#8239;&radic;(c(1&minus;c)/n) are not significant (<span class="ns">ns</span>). With reference answers, a
+benchmark breaks at the first level whose eps reaches s*&nbsp;&minus;&nbsp;c&nbsp;&minus;&nbsp;&delta;.</p>
+<table>
+<tr><th>benchmark</th><th>n</th><th>chance</th><th>eps option</th><th>eps text</th><th>eps pool</th><th>s*</th><th>breaks at (&delta; 0.05)</th><th>near-dup share</th><th>cross-benchmark dups</th></tr>
+{{range .Cards}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td><td>{{level .Levels.Option}}</td><td>{{level .Levels.Text}}</td><td>{{level .Levels.Pool}}</td><td>{{optPct .ReferenceAccuracy}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td></tr>
+{{end}}</table>
+{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
+<h2>{{$c.Benchmark}}</h2>
+<p>{{$c.N}} items, chance {{pct $c.Chance}}, significance threshold {{pct $c.Significance}}.
+{{if $c.ReferenceAccuracy}}Reference accuracy s* {{optPct $c.ReferenceAccuracy}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
+{{else}}No reference answers (run with --reference for s*, the breaking level, video dependence and residual).{{end}}
+{{if $c.NearDuplicateShare}}Near-duplicates: {{optPct $c.NearDuplicateShare}} of items within the benchmark, {{optInt $c.CrossBenchmarkDuplicates}} items with one in another benchmark{{if $c.SharedVideos}}, {{optInt $c.SharedVideos}} shared videos{{end}}.{{end}}</p>
+<div class="charts">
+<figure>{{.Profile}}<figcaption>Level profile: eps per level (red: significant). The dashed lines mark the significance threshold{{if $c.ReferenceAccuracy}} and s*&nbsp;&minus;&nbsp;c: a bar reaching it breaks the benchmark{{end}}.</figcaption></figure>
+{{if .Curves}}<figure>{{.Curves}}<figcaption>Learning curves: accuracy per tenth of each seeded order, averaged over orders{{if $c.ALC}}; pool regression ALC {{printf "%.3f" (deref $c.ALC)}}{{end}}.</figcaption></figure>{{end}}
+</div>
+<table>
+<tr><th>attacker</th><th>level</th><th>accuracy</th><th>95% interval</th><th>margin</th><th>significant</th><th>n</th><th>orders</th><th>abstained</th><th>solved</th></tr>
+{{range $c.Attackers}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{pct .Accuracy}}</td><td>{{pct .CILow}} &ndash; {{pct .CIHigh}}</td><td>{{signed .Margin}}</td><td>{{yesNo .Significant}}</td><td>{{.N}}</td><td>{{.Orders}}</td><td>{{pct .AbstainShare}}</td><td>{{pct .SolvedShare}}</td></tr>
+{{end}}</table>
+</section>
+{{end}}</body>
+</html>
+`))

@@ -1,0 +1,118 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// WriteItemsParquet writes items.parquet: one row per item, in the run's
+// item order, with the columns id, benchmark, video, task, n_options, answer,
+// then for each attacker (in column order) <name>_pred (the option chosen on
+// the first order), <name>_margin (log p(gold) - mean log p(others), averaged
+// over orders) and <name>_solved (margin > log 2), the attacker's name in
+// lower case with other characters turned to underscores.
+//
+// The attacker columns are only known at run time, so the row type is built
+// with reflect.StructOf: parquet-go derives the schema, in field order, from
+// it.
+func (r *Report) WriteItemsParquet(w io.Writer) error {
+	fields := []reflect.StructField{
+		{Name: "ID", Type: reflect.TypeFor[string](), Tag: `parquet:"id"`},
+		{Name: "Benchmark", Type: reflect.TypeFor[string](), Tag: `parquet:"benchmark"`},
+		{Name: "Video", Type: reflect.TypeFor[string](), Tag: `parquet:"video"`},
+		{Name: "Task", Type: reflect.TypeFor[string](), Tag: `parquet:"task"`},
+		{Name: "NOptions", Type: reflect.TypeFor[int32](), Tag: `parquet:"n_options"`},
+		{Name: "Answer", Type: reflect.TypeFor[int32](), Tag: `parquet:"answer"`},
+	}
+	const fixed = 6
+	col := map[string]int{}
+	for k, a := range r.Attackers {
+		name := columnName(a.Name)
+		if _, dup := col[a.Name]; dup {
+			return fmt.Errorf("items table: attacker %q listed twice", a.Name)
+		}
+		col[a.Name] = k
+		fields = append(fields,
+			reflect.StructField{Name: fmt.Sprintf("Pred%d", k), Type: reflect.TypeFor[int32](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_pred"`, name))},
+			reflect.StructField{Name: fmt.Sprintf("Margin%d", k), Type: reflect.TypeFor[float64](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_margin"`, name))},
+			reflect.StructField{Name: fmt.Sprintf("Solved%d", k), Type: reflect.TypeFor[bool](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_solved"`, name))},
+		)
+	}
+	typ := reflect.StructOf(fields)
+	rows := reflect.MakeSlice(reflect.SliceOf(typ), len(r.Items), len(r.Items))
+	for i, it := range r.Items {
+		row := rows.Index(i)
+		row.Field(0).SetString(it.ID)
+		row.Field(1).SetString(it.Benchmark)
+		row.Field(2).SetString(it.Video)
+		row.Field(3).SetString(it.Task)
+		row.Field(4).SetInt(int64(len(it.Options)))
+		row.Field(5).SetInt(int64(it.Answer))
+		for k := range r.Attackers {
+			row.Field(fixed + 3*k).SetInt(-1) // no prediction stored
+		}
+	}
+	for _, s := range r.Scores {
+		k, ok := col[s.Attacker]
+		if !ok || s.Item < 0 || s.Item >= len(r.Items) {
+			return fmt.Errorf("items table: score of attacker %q for item %d matches no column or row", s.Attacker, s.Item)
+		}
+		row := rows.Index(s.Item)
+		row.Field(fixed + 3*k).SetInt(int64(s.Choice))
+		row.Field(fixed + 3*k + 1).SetFloat(s.Margin)
+		row.Field(fixed + 3*k + 2).SetBool(s.Solved)
+	}
+	schema := parquet.SchemaOf(reflect.New(typ).Interface())
+	pw := parquet.NewWriter(w, schema, parquet.Compression(&parquet.Zstd))
+	for i := 0; i < rows.Len(); i++ {
+		if err := pw.Write(rows.Index(i).Addr().Interface()); err != nil {
+			return fmt.Errorf("items table: %w", err)
+		}
+	}
+	return pw.Close()
+}
+
+// A duplicateRow is one row of duplicates.parquet.
+type duplicateRow struct {
+	AID         string  `parquet:"a_id"`
+	ABenchmark  string  `parquet:"a_benchmark"`
+	AVideo      string  `parquet:"a_video"`
+	BID         string  `parquet:"b_id"`
+	BBenchmark  string  `parquet:"b_benchmark"`
+	BVideo      string  `parquet:"b_video"`
+	Similarity  float32 `parquet:"similarity"`
+	Cross       bool    `parquet:"cross_benchmark"`
+	ClusterSize int32   `parquet:"cluster_size"`
+}
+
+// WriteDuplicatesParquet writes duplicates.parquet: one row per
+// near-duplicate pair (a before b in the run's item order), with both items'
+// ids, benchmarks and videos, the cosine of their question+options
+// embeddings, whether they come from different benchmarks, and the size of
+// the cluster the pair belongs to.
+func (r *Report) WriteDuplicatesParquet(w io.Writer) error {
+	var rows []duplicateRow
+	if d := r.Duplicates; d != nil {
+		rows = make([]duplicateRow, 0, len(d.Pairs))
+		for _, p := range d.Pairs {
+			if p.A < 0 || p.B >= len(r.Items) || p.A >= p.B {
+				return fmt.Errorf("duplicates table: bad pair (%d, %d)", p.A, p.B)
+			}
+			a, b := r.Items[p.A], r.Items[p.B]
+			row := duplicateRow{AID: a.ID, ABenchmark: a.Benchmark, AVideo: a.Video, BID: b.ID, BBenchmark: b.Benchmark, BVideo: b.Video,
+				Similarity: p.Sim, Cross: a.Benchmark != b.Benchmark}
+			if p.A < len(d.ClusterSize) {
+				row.ClusterSize = d.ClusterSize[p.A]
+			}
+			rows = append(rows, row)
+		}
+	}
+	pw := parquet.NewGenericWriter[duplicateRow](w, parquet.Compression(&parquet.Zstd))
+	if _, err := pw.Write(rows); err != nil {
+		return fmt.Errorf("duplicates table: %w", err)
+	}
+	return pw.Close()
+}

@@ -1,0 +1,70 @@
+// Package report renders a finished audit for people and for tools: the
+// report cards as JSON (cards.json) and Markdown (cards.md), a self-contained
+// HTML page with the level profiles and learning curves as inline SVG
+// (index.html), and two Parquet tables, one row per item with every
+// attacker's prediction and margin (items.parquet) and one row per
+// near-duplicate pair (duplicates.parquet).
+//
+// The package only renders: it reads a Report and writes to an io.Writer.
+// Where the bytes go, and that they arrive whole, is the run's business
+// (harness/run writes each file atomically). Every writer is a pure function
+// of the Report, so the same audit renders to the same bytes.
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/metrics"
+)
+
+// An Attacker names one column group of the item table, in the order of
+// attack.Attackers.
+type Attacker struct {
+	Name  string
+	Level harness.Level
+}
+
+// A Report is everything an audit renders.
+type Report struct {
+	Items     []*harness.Item
+	Attackers []Attacker
+	// Cards holds one card per benchmark, sorted by benchmark.
+	Cards []metrics.Card
+	// Scores holds one cell per (item, attacker), as metrics.ItemScores
+	// returns them.
+	Scores     []metrics.ItemScore
+	Duplicates *dups.Result
+}
+
+// WriteCardsJSON writes the cards as an indented JSON list.
+func (r *Report) WriteCardsJSON(w io.Writer) error {
+	cards := r.Cards
+	if cards == nil {
+		cards = []metrics.Card{}
+	}
+	b, err := json.MarshalIndent(cards, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// columnName turns an attacker name into a column prefix that every
+// dataframe library takes as is: lower case letters, digits and underscores.
+func columnName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,209 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/metrics"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func ptr[T any](v T) *T { return &v }
+
+// fixture is a small report over real items (testdata/items.jsonl: three
+// Social-IQ 2.0 items and one VideoHallucer pair) with hand-set figures, so
+// that the golden files test the rendering alone.
+func fixture(t *testing.T) *Report {
+	t.Helper()
+	f, err := os.Open("testdata/items.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	items, err := harness.NewJSONLReader(f, "items.jsonl").ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	atts := []Attacker{{"option-artifact", harness.LevelOption}, {"siblings", harness.LevelPool}}
+	pool := &metrics.LevelResult{Eps: 0.435, Attacker: "siblings", Significant: true}
+	cards := []metrics.Card{
+		{
+			Benchmark: "Social-IQ-2.0", N: 3, Chance: 0.25, Significance: 0.5815,
+			ReferenceAccuracy: ptr(0.6667), ReferenceN: 3,
+			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact"}, Pool: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact"}},
+			Attackers: []metrics.AttackerResult{
+				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.3873, Margin: 0.1373, N: 3, CILow: 0.3, CIHigh: 0.47, Chance: 0.25, Orders: 5, LearningCurve: []float64{0.25, 0.3, 0.35, 0.38, 0.39}, ALC: ptr(0.12)},
+				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.25, Margin: 0, N: 3, CILow: 0.2, CIHigh: 0.3, Chance: 0.25, Orders: 5, AbstainShare: 1},
+			},
+			BreakingLevel:      map[string]*string{"0.03": nil, "0.05": nil, "0.08": ptr("option")},
+			VideoDependence:    ptr(0.28), Residual: ptr(0.2794),
+			NearDuplicateShare: ptr(0.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(3), SharedVideos: ptr(0),
+			WeightedReferenceAccuracy: ptr(0.6667),
+		},
+		{
+			Benchmark: "VideoHallucer", N: 2, Chance: 0.5, Significance: 0.8224,
+			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: -0.028, Attacker: "option-artifact"}, Pool: pool},
+			Attackers: []metrics.AttackerResult{
+				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.472, Margin: -0.028, N: 2, CILow: 0.4, CIHigh: 0.55, Chance: 0.5, Orders: 5},
+				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.935, Margin: 0.435, N: 2, CILow: 0.9, CIHigh: 0.97, Chance: 0.5, Significant: true, Orders: 5, SolvedShare: 0.5, LearningCurve: []float64{0.5, 0.8, 0.93}},
+			},
+			LearningCurve: []float64{0.5, 0.8, 0.93}, ALC: ptr(0.5),
+			NearDuplicateShare: ptr(1.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(1), SharedVideos: ptr(0),
+		},
+	}
+	var scores []metrics.ItemScore
+	for i, it := range items {
+		for _, a := range atts {
+			scores = append(scores, metrics.ItemScore{Item: i, Attacker: a.Name, Level: a.Level, Choice: i % len(it.Options), Margin: float64(i) - 1.5, Solved: float64(i)-1.5 > 0.6931, Variants: 5})
+		}
+	}
+	dup := &dups.Result{Threshold: 0.9, Pairs: []dups.Pair{{A: 3, B: 4, Sim: 0.9375}}, ClusterSize: []int32{1, 1, 1, 2, 2}}
+	return &Report{Items: items, Attackers: atts, Cards: cards, Scores: scores, Duplicates: dup}
+}
+
+func TestGoldenFiles(t *testing.T) {
+	r := fixture(t)
+	for _, tt := range []struct {
+		golden string
+		write  func(*bytes.Buffer) error
+	}{
+		{"cards.json", func(b *bytes.Buffer) error { return r.WriteCardsJSON(b) }},
+		{"cards.md", func(b *bytes.Buffer) error { return r.WriteMarkdown(b) }},
+		{"index.html", func(b *bytes.Buffer) error { return r.WriteHTML(b) }},
+		{"summary.txt", func(b *bytes.Buffer) error { return WriteSummary(b, r.Cards) }},
+	} {
+		t.Run(tt.golden, func(t *testing.T) {
+			var got bytes.Buffer
+			if err := tt.write(&got); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "golden", tt.golden)
+			if *update {
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("%s differs from the golden file; if the change is intended, run go test ./harness/report -update and review the diff", tt.golden)
+			}
+		})
+	}
+}
+
+func TestCardsJSONHasTheFieldsOfTheIssue(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixture(t).WriteCardsJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var cards []map[string]any
+	if err := json.Unmarshal(b.Bytes(), &cards); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"benchmark", "n", "chance", "reference_accuracy", "levels", "attackers", "breaking_level", "near_duplicate_share", "cross_benchmark_duplicates"} {
+		if _, ok := cards[1][k]; !ok {
+			t.Errorf("card lacks %q", k)
+		}
+	}
+	if cards[1]["reference_accuracy"] != nil || cards[1]["breaking_level"] != nil {
+		t.Errorf("without a reference, reference_accuracy and breaking_level must be null: %v %v", cards[1]["reference_accuracy"], cards[1]["breaking_level"])
+	}
+	lv := cards[1]["levels"].(map[string]any)
+	for _, k := range []string{"option", "text", "pool"} {
+		if _, ok := lv[k]; !ok {
+			t.Errorf("levels lacks %q", k)
+		}
+	}
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixture(t).WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"<script", "src=", "<link", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: it must need no external asset", bad)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 4 {
+		t.Errorf("page has %d charts, want 4 (a level profile per benchmark, learning curves for both)", n)
+	}
+	if !strings.Contains(page, "s* − c") {
+		t.Error("the level profile of the benchmark with a reference lacks its s* - c line")
+	}
+}
+
+func TestItemsParquetReadsBack(t *testing.T) {
+	r := fixture(t)
+	var b bytes.Buffer
+	if err := r.WriteItemsParquet(&b); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, c := range f.Schema().Columns() {
+		cols = append(cols, strings.Join(c, "."))
+	}
+	want := "id,benchmark,video,task,n_options,answer,option_artifact_pred,option_artifact_margin,option_artifact_solved,siblings_pred,siblings_margin,siblings_solved"
+	if strings.Join(cols, ",") != want {
+		t.Errorf("columns\n %s\nwant\n %s", strings.Join(cols, ","), want)
+	}
+	type row struct {
+		ID       string  `parquet:"id"`
+		Bench    string  `parquet:"benchmark"`
+		NOptions int32   `parquet:"n_options"`
+		Answer   int32   `parquet:"answer"`
+		Pred     int32   `parquet:"siblings_pred"`
+		Margin   float64 `parquet:"siblings_margin"`
+		Solved   bool    `parquet:"siblings_solved"`
+	}
+	rows, err := parquet.Read[row](bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(r.Items) {
+		t.Fatalf("%d rows for %d items", len(rows), len(r.Items))
+	}
+	for i, it := range r.Items {
+		got := rows[i]
+		if got.ID != it.ID || got.Bench != it.Benchmark || int(got.NOptions) != len(it.Options) || int(got.Answer) != it.Answer ||
+			int(got.Pred) != i%len(it.Options) || got.Margin != float64(i)-1.5 || got.Solved != (i == 3 || i == 4) {
+			t.Errorf("row %d = %+v", i, got)
+		}
+	}
+}
+
+func TestDuplicatesParquetReadsBack(t *testing.T) {
+	r := fixture(t)
+	var b bytes.Buffer
+	if err := r.WriteDuplicatesParquet(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.Read[duplicateRow](bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := duplicateRow{AID: r.Items[3].ID, ABenchmark: "VideoHallucer", AVideo: r.Items[3].Video, BID: r.Items[4].ID, BBenchmark: "VideoHallucer", BVideo: r.Items[4].Video, Similarity: 0.9375, ClusterSize: 2}
+	if len(rows) != 1 || rows[0] != want {
+		t.Errorf("rows = %+v, want [%+v]", rows, want)
+	}
+}

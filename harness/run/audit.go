@@ -1,0 +1,538 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/report"
+	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// Options configures an audit.
+type Options struct {
+	// Items names the item files (JSONL or Parquet), read in this order.
+	Items []string
+	// FS, when set, is where Items are opened (the embedded default);
+	// otherwise they are paths on disk.
+	FS fs.FS
+	// Out is the run directory.
+	Out string
+	// Levels selects the attackers (option, text and pool by default).
+	Levels []harness.Level
+	// Reference is an optional JSONL file of a reference model's answers.
+	Reference string
+	// Seed seeds the prequential orders, the attackers' guesses and the
+	// bootstrap.
+	Seed uint64
+	// Workers is the number of units of work run at once (GOMAXPROCS when
+	// 0); outputs do not depend on it.
+	Workers int
+	// VideoRoot is the directory video_path fields are relative to.
+	VideoRoot string
+	// Progress receives progress bars; nil keeps the run quiet.
+	Progress io.Writer
+	// Embedder embeds item texts; nil means a textembed.Lexical of the
+	// default width, fitted on the run's question+options texts.
+	Embedder textembed.TextEmbedder
+}
+
+// A Result summarises a finished audit.
+type Result struct {
+	Dir   string
+	Items int
+	Cards []metrics.Card
+	// Resumed is true when Dir held an earlier run of the same
+	// configuration; UnitsStored of Units were then already complete, and
+	// DroppedBytes of torn records were cut from the record file.
+	Resumed      bool
+	Units        int
+	UnitsStored  int
+	DroppedBytes int64
+	// Attackers holds, per attacker, the time this process spent answering
+	// (zero when every variant was stored).
+	Attackers []AttackerTime
+	// Embed is the time spent embedding (zero on a cache hit).
+	Embed time.Duration
+}
+
+// AttackerTime is what one attacker cost in this process.
+type AttackerTime struct {
+	Name     string
+	Level    harness.Level
+	Variants int // variants computed here
+	Items    int // items answered here (items x variants)
+	Time     time.Duration
+}
+
+// File names in a run directory.
+const (
+	ConfigFile     = "config.json"
+	RecordsFile    = "records.log"
+	CacheDir       = "cache"
+	CardsJSON      = "cards.json"
+	CardsMarkdown  = "cards.md"
+	IndexHTML      = "index.html"
+	ItemsParquet   = "items.parquet"
+	DuplicatesFile = "duplicates.parquet"
+)
+
+// Audit runs the attackers of opt.Levels over the items, storing every
+// prediction in opt.Out as it is produced, then computes the near-duplicates
+// and the cards and writes the reports. Started again on the same directory
+// with the same configuration, it reads what is stored, computes only the
+// rest, and writes outputs byte-identical to those of an uninterrupted run.
+//
+// Items and the reference are read and checked before anything is written: a
+// bad input returns its *harness.ParseError and leaves opt.Out untouched. A
+// directory holding another configuration's run is refused with a
+// *ConfigMismatchError. When ctx is cancelled, units in flight stop, what is
+// stored stays stored, and Audit returns the context's error.
+func Audit(ctx context.Context, opt Options) (*Result, error) {
+	if opt.Out == "" {
+		return nil, errors.New("no run directory given")
+	}
+	if len(opt.Items) == 0 {
+		return nil, errors.New("no item files given")
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	acfg := attack.DefaultConfig()
+	if len(opt.Levels) > 0 {
+		acfg.Levels = opt.Levels
+	}
+	// The kernels of each unit share the machine with the other workers.
+	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
+
+	fsys := opt.FS
+	if fsys == nil {
+		fsys = osFS{}
+	}
+	items, err := harness.ReadFS(ctx, fsys, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot})
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("no items in %s", strings.Join(opt.Items, ", "))
+	}
+	var ref map[string]int
+	if opt.Reference != "" {
+		if ref, err = harness.ReadReference(opt.Reference, items); err != nil {
+			return nil, err
+		}
+	}
+
+	emb := opt.Embedder
+	lexical := emb == nil
+	if lexical {
+		emb = textembed.NewLexical(0)
+	}
+	cfg := Config{
+		Format: formatVersion, VideoRoot: opt.VideoRoot, Seed: opt.Seed, Embedder: emb.Name(),
+		Attack: acfg, Duplicates: dups.DefaultThreshold, Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
+	}
+	if lexical {
+		cfg.Embedder = "fit-on-run-texts:" + cfg.Embedder
+	}
+	cfg.Attack.Threads = 0 // not part of the result
+	for _, name := range opt.Items {
+		in, err := hashInput(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("hash items: %w", err)
+		}
+		cfg.Items = append(cfg.Items, in)
+	}
+	if opt.Reference != "" {
+		in, err := hashInput(osFS{}, opt.Reference)
+		if err != nil {
+			return nil, fmt.Errorf("hash reference: %w", err)
+		}
+		cfg.Reference = &in
+	}
+
+	unlock, err := lockDir(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	resumed, err := claimDir(opt.Out, &cfg)
+	if err != nil {
+		if errors.Is(err, ErrNotRunDir) {
+			os.Remove(filepath.Join(opt.Out, lockName))
+		}
+		return nil, err
+	}
+	removeTemps(opt.Out)
+	removeTemps(filepath.Join(opt.Out, CacheDir))
+
+	a := &audit{opt: opt, items: items, acfg: acfg, workers: workers, res: &Result{Dir: opt.Out, Items: len(items), Resumed: resumed}}
+	a.attackers = attack.Attackers(acfg)
+	if err := a.loadRecords(); err != nil {
+		return nil, err
+	}
+	defer a.store.Close()
+	if err := a.embed(ctx, emb, lexical); err != nil {
+		return nil, err
+	}
+	a.orders = attack.Orders(items, opt.Seed, max(acfg.Orders, 1))
+	if err := a.attack(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.finish(ctx, ref); err != nil {
+		return nil, err
+	}
+	return a.res, nil
+}
+
+// audit is the state of one Audit call.
+type audit struct {
+	opt       Options
+	items     []*harness.Item
+	acfg      attack.Config
+	workers   int
+	attackers []attack.Attacker
+	orders    [][]int32
+	text      *kernels.Matrix // question+options, one row per item
+	question  *kernels.Matrix // question alone; nil when no attacker reads it
+	store     *store
+	units     []*unit
+	res       *Result
+}
+
+// A unit is one attacker on one variant: the work of one Attack call, whose
+// predictions (one per item) are stored as they are produced.
+type unit struct {
+	attacker int // index into audit.attackers
+	variant  int
+	preds    []attack.Prediction // by item index
+	have     []bool
+	stored   int
+}
+
+func (a *audit) unitOf(name string, variant int) (*unit, bool) {
+	for _, u := range a.units {
+		if a.attackers[u.attacker].Name() == name && u.variant == variant {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
+// loadRecords opens the record file and files every stored prediction under
+// its unit.
+func (a *audit) loadRecords() error {
+	for i, at := range a.attackers {
+		for v := 0; v < attack.Variants(at, a.acfg); v++ {
+			a.units = append(a.units, &unit{attacker: i, variant: v,
+				preds: make([]attack.Prediction, len(a.items)), have: make([]bool, len(a.items))})
+		}
+	}
+	index := make(map[string]int, len(a.items))
+	for i, it := range a.items {
+		index[it.Key()] = i
+	}
+	type uk struct {
+		name    string
+		variant int
+	}
+	byKey := map[uk]*unit{}
+	for _, u := range a.units {
+		byKey[uk{a.attackers[u.attacker].Name(), u.variant}] = u
+	}
+	s, dropped, err := openStore(filepath.Join(a.opt.Out, RecordsFile), func(r Record) error {
+		u, ok := byKey[uk{r.Attacker, r.Variant}]
+		i, ok2 := index[r.Key]
+		if !ok || !ok2 {
+			return fmt.Errorf("record of %s variant %d for item %q matches nothing in this run's configuration", r.Attacker, r.Variant, r.Key)
+		}
+		if !u.have[i] {
+			u.have[i] = true
+			u.stored++
+		}
+		u.preds[i] = r.Pred
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	a.store = s
+	a.res.DroppedBytes = dropped
+	return nil
+}
+
+// embed computes (or reads from the cache) the embeddings the attackers and
+// the near-duplicate search need.
+func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool) error {
+	needQ := false
+	for _, at := range a.attackers {
+		needQ = needQ || attack.NeedsQuestion(at)
+	}
+	texts := make([]string, len(a.items))
+	for i, it := range a.items {
+		texts[i] = textembed.ItemText(it)
+	}
+	var questions []string
+	if needQ {
+		questions = make([]string, len(a.items))
+		for i, it := range a.items {
+			questions[i] = textembed.QuestionText(it)
+		}
+	}
+	var fitTexts []string
+	if fit {
+		fitTexts = texts
+	}
+	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	name := emb.Name()
+	tKey, qKey := textKey(name, fitTexts, texts), textKey(name, fitTexts, questions)
+	var err error
+	if a.text, err = cache.load("text", tKey, len(texts), emb.Dim()); err != nil {
+		return err
+	}
+	if needQ {
+		if a.question, err = cache.load("question", qKey, len(questions), emb.Dim()); err != nil {
+			return err
+		}
+	}
+	if a.text != nil && (!needQ || a.question != nil) {
+		return nil
+	}
+	start := time.Now()
+	total := len(texts) + len(questions)
+	if fit {
+		total += len(texts)
+	}
+	m := newMeter(a.opt.Progress, int64(total), "embed ", "texts")
+	if fit {
+		emb.(*textembed.Lexical).Fit(texts)
+		m.add(len(texts))
+	}
+	if a.text == nil {
+		if a.text, err = embedAll(ctx, emb, texts, m.add); err != nil {
+			m.exit()
+			return fmt.Errorf("embed item texts: %w", err)
+		}
+		if err := cache.store("text", tKey, a.text); err != nil {
+			return err
+		}
+	} else {
+		m.add(len(texts))
+	}
+	if needQ && a.question == nil {
+		if a.question, err = embedAll(ctx, emb, questions, m.add); err != nil {
+			m.exit()
+			return fmt.Errorf("embed questions: %w", err)
+		}
+		if err := cache.store("question", qKey, a.question); err != nil {
+			return err
+		}
+	}
+	m.finish()
+	a.res.Embed = time.Since(start)
+	return nil
+}
+
+// attack runs every unit not yet complete on a.workers goroutines.
+func (a *audit) attack(ctx context.Context) error {
+	n := len(a.items)
+	var todo []*unit
+	done := 0
+	for _, u := range a.units {
+		done += u.stored
+		if u.stored < n {
+			todo = append(todo, u)
+		}
+	}
+	a.res.Units = len(a.units)
+	a.res.UnitsStored = len(a.units) - len(todo)
+	times := make([]AttackerTime, len(a.attackers))
+	for i, at := range a.attackers {
+		times[i] = AttackerTime{Name: at.Name(), Level: at.Level()}
+	}
+	defer func() { a.res.Attackers = times }()
+	if len(todo) == 0 {
+		return nil
+	}
+	m := newMeter(a.opt.Progress, int64(n*len(a.units)), "attack", "items")
+	m.add(done)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(a.workers)
+	for _, u := range todo {
+		g.Go(func() error {
+			start := time.Now()
+			added, err := a.runUnit(gctx, u)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			t := &times[u.attacker]
+			t.Variants++
+			t.Items += n
+			t.Time += time.Since(start)
+			mu.Unlock()
+			m.add(added)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		m.exit()
+		if ctx.Err() != nil {
+			return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+		}
+		return err
+	}
+	m.finish()
+	return nil
+}
+
+// runUnit answers every item of one unit and appends the predictions not yet
+// stored. It returns how many it added.
+func (a *audit) runUnit(ctx context.Context, u *unit) (int, error) {
+	at := attack.Attackers(a.acfg)[u.attacker] // a fresh attacker per unit: no state shared across goroutines
+	order := a.orders[u.variant%len(a.orders)]
+	s := &attack.Stream{Variant: u.variant, Seed: attack.OrderSeed(a.opt.Seed, u.variant), Items: make([]*harness.Item, len(order))}
+	for p, i := range order {
+		s.Items[p] = a.items[i]
+	}
+	if attack.NeedsText(at) {
+		s.Text = permuteRows(a.text, order)
+	}
+	if attack.NeedsQuestion(at) {
+		s.Question = permuteRows(a.question, order)
+	}
+	preds, err := at.Attack(ctx, s)
+	if err != nil {
+		return 0, fmt.Errorf("attacker %s, variant %d: %w", at.Name(), u.variant, err)
+	}
+	if len(preds) != len(order) {
+		return 0, fmt.Errorf("attacker %s, variant %d: %d predictions for %d items", at.Name(), u.variant, len(preds), len(order))
+	}
+	var recs []Record
+	for p, i := range order {
+		it, pr := a.items[i], preds[p]
+		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
+			return 0, fmt.Errorf("attacker %s, variant %d: item %s: choice %d out of range", at.Name(), u.variant, it.Source, pr.Choice)
+		}
+		if u.have[i] {
+			if !samePrediction(u.preds[i], pr) {
+				return 0, fmt.Errorf("attacker %s, variant %d: item %s: stored prediction %+v differs from the recomputed %+v: the attacker is not deterministic", at.Name(), u.variant, it.Source, u.preds[i], pr)
+			}
+			continue
+		}
+		recs = append(recs, Record{Key: it.Key(), Attacker: at.Name(), Variant: u.variant, Position: p, Pred: pr})
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := a.store.Append(recs); err != nil {
+		return 0, err
+	}
+	for p, i := range order {
+		u.preds[i], u.have[i] = preds[p], true
+	}
+	u.stored = len(order)
+	return len(recs), nil
+}
+
+func samePrediction(x, y attack.Prediction) bool {
+	if x.Choice != y.Choice || x.Abstain != y.Abstain || len(x.Scores) != len(y.Scores) {
+		return false
+	}
+	for i := range x.Scores {
+		if math.Float64bits(x.Scores[i]) != math.Float64bits(y.Scores[i]) && !(math.IsNaN(x.Scores[i]) && math.IsNaN(y.Scores[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func permuteRows(m *kernels.Matrix, order []int32) *kernels.Matrix {
+	out := kernels.NewMatrix(len(order), m.Cols)
+	for p, i := range order {
+		copy(out.Row(p), m.Row(int(i)))
+	}
+	return out
+}
+
+// finish turns the stored predictions into outcomes, finds the
+// near-duplicates, computes the cards and writes the reports.
+func (a *audit) finish(ctx context.Context, ref map[string]int) error {
+	var outcomes []metrics.Outcome
+	for _, u := range a.units {
+		at := a.attackers[u.attacker]
+		order := a.orders[u.variant%len(a.orders)]
+		for p, i := range order {
+			outcomes = append(outcomes, metrics.Outcome{Item: int(i), Attacker: at.Name(), Level: at.Level(), Variant: u.variant, Position: p, Pred: u.preds[i]})
+		}
+	}
+	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
+	dup, err := dups.FindOpt(ctx, a.items, a.text, dups.DefaultThreshold, threads)
+	if err != nil {
+		return err
+	}
+	mcfg := metrics.DefaultConfig(a.acfg)
+	mcfg.Seed = a.opt.Seed
+	mcfg.Threads = threads.Threads
+	cards, err := metrics.Cards(ctx, a.items, outcomes, metrics.Reference(ref), dup, mcfg)
+	if err != nil {
+		return fmt.Errorf("cards: %w", err)
+	}
+	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
+	if err != nil {
+		return err
+	}
+	cols := make([]report.Attacker, len(a.attackers))
+	for i, at := range a.attackers {
+		cols[i] = report.Attacker{Name: at.Name(), Level: at.Level()}
+	}
+	rep := &report.Report{Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup}
+	for _, out := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{CardsJSON, rep.WriteCardsJSON},
+		{CardsMarkdown, rep.WriteMarkdown},
+		{IndexHTML, rep.WriteHTML},
+		{ItemsParquet, rep.WriteItemsParquet},
+		{DuplicatesFile, rep.WriteDuplicatesParquet},
+	} {
+		if err := writeFileAtomic(filepath.Join(a.opt.Out, out.name), out.write); err != nil {
+			return err
+		}
+	}
+	a.res.Cards = cards
+	return nil
+}
+
+// removeTemps deletes the temporary files an interrupted atomic write left.
+func removeTemps(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	for _, m := range matches {
+		os.Remove(m)
+	}
+}
+
+// osFS opens paths as given (absolute or relative to the working
+// directory), unlike os.DirFS.
+type osFS struct{}
+
+func (osFS) Open(name string) (fs.File, error) { return os.Open(name) }

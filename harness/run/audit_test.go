@@ -1,0 +1,232 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// outputs are the files whose bytes must not depend on workers or
+// interruptions (records.log may hold the same records in another order).
+var outputs = []string{ConfigFile, CardsJSON, CardsMarkdown, IndexHTML, ItemsParquet, DuplicatesFile}
+
+// realItems writes the first n lines of each embedded default file (real
+// annotations of four benchmarks) to one JSONL file and returns its path.
+func realItems(t testing.TB, n int) string {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, name := range demo.Items() {
+		f, err := demo.FS().Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for i := 0; i < n && sc.Scan(); i++ {
+			buf.Write(sc.Bytes())
+			buf.WriteByte('\n')
+		}
+		f.Close()
+	}
+	p := filepath.Join(t.TempDir(), "items.jsonl")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustAudit(t *testing.T, opt Options) *Result {
+	t.Helper()
+	res, err := Audit(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func sameOutputs(t *testing.T, a, b string) {
+	t.Helper()
+	for _, name := range outputs {
+		x, err := os.ReadFile(filepath.Join(a, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(b, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between %s and %s", name, a, b)
+		}
+	}
+}
+
+func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
+	items := realItems(t, 150)
+	dir := t.TempDir()
+	one := mustAudit(t, Options{Items: []string{items}, Out: filepath.Join(dir, "w1"), Seed: 7, Workers: 1})
+	mustAudit(t, Options{Items: []string{items}, Out: filepath.Join(dir, "w2"), Seed: 7, Workers: 2})
+	sameOutputs(t, filepath.Join(dir, "w1"), filepath.Join(dir, "w2"))
+	if one.Items != 600 || len(one.Cards) != 4 {
+		t.Errorf("audited %d items into %d cards, want 600 into 4", one.Items, len(one.Cards))
+	}
+	if one.Resumed || one.UnitsStored != 0 || one.Units == 0 {
+		t.Errorf("fresh run reports resumed=%v, %d of %d units stored", one.Resumed, one.UnitsStored, one.Units)
+	}
+	// Run again: everything is stored, nothing is computed, same bytes.
+	again := mustAudit(t, Options{Items: []string{items}, Out: filepath.Join(dir, "w1"), Seed: 7, Workers: 2})
+	if !again.Resumed || again.UnitsStored != again.Units {
+		t.Errorf("second run: resumed=%v, %d of %d units stored", again.Resumed, again.UnitsStored, again.Units)
+	}
+	for _, a := range again.Attackers {
+		if a.Variants != 0 {
+			t.Errorf("second run recomputed %d variants of %s", a.Variants, a.Name)
+		}
+	}
+	sameOutputs(t, filepath.Join(dir, "w1"), filepath.Join(dir, "w2"))
+}
+
+// TestAuditResumesFromAnyCut cuts the record file of a finished run at
+// several points, some inside a line (a write torn by a crash), removes the
+// outputs, and checks that a resumed run writes the same bytes.
+func TestAuditResumesFromAnyCut(t *testing.T) {
+	items := realItems(t, 100)
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	mustAudit(t, Options{Items: []string{items}, Out: full, Seed: 3, Workers: 2})
+	records, err := os.ReadFile(filepath.Join(full, RecordsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, _ := os.ReadFile(filepath.Join(full, ConfigFile))
+	for _, frac := range []float64{0, 0.13, 0.5, 0.77, 0.999} {
+		cut := int(frac * float64(len(records)))
+		out := filepath.Join(dir, strings.ReplaceAll(filepath.Base(t.Name())+"-"+string(rune('a'+int(frac*10))), "/", "_"))
+		os.MkdirAll(out, 0o755)
+		os.WriteFile(filepath.Join(out, ConfigFile), config, 0o644)
+		os.WriteFile(filepath.Join(out, RecordsFile), records[:cut], 0o644)
+		// A temporary file left by an atomic write that was cut short.
+		os.WriteFile(filepath.Join(out, ".cards.json.tmp-123"), []byte("{"), 0o644)
+		res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Workers: 2})
+		sameOutputs(t, full, out)
+		if !res.Resumed {
+			t.Errorf("cut at %d: not reported as resumed", cut)
+		}
+		if cut > 0 && records[cut-1] != '\n' && res.DroppedBytes == 0 {
+			t.Errorf("cut at %d inside a line: no torn bytes dropped", cut)
+		}
+		if _, err := os.Stat(filepath.Join(out, ".cards.json.tmp-123")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("cut at %d: stale temporary file kept", cut)
+		}
+	}
+}
+
+func TestAuditRefusesAnotherConfiguration(t *testing.T) {
+	items := realItems(t, 40)
+	out := filepath.Join(t.TempDir(), "run")
+	mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 1, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
+	before, _ := os.ReadFile(filepath.Join(out, CardsJSON))
+	_, err := Audit(context.Background(), Options{Items: []string{items}, Out: out, Seed: 2, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
+	var cm *ConfigMismatchError
+	if !errors.As(err, &cm) || strings.Join(cm.Fields, ",") != "seed" {
+		t.Fatalf("got %v, want a mismatch in seed", err)
+	}
+	_, err = Audit(context.Background(), Options{Items: []string{items}, Out: out, Seed: 1, Workers: 2})
+	if !errors.As(err, &cm) || strings.Join(cm.Fields, ",") != "attack" {
+		t.Fatalf("got %v, want a mismatch in attack (levels)", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(out, CardsJSON))
+	if !bytes.Equal(before, after) {
+		t.Error("a refused run changed the outputs")
+	}
+	other := filepath.Join(t.TempDir(), "user-files")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := Audit(context.Background(), Options{Items: []string{items}, Out: other}); !errors.Is(err, ErrNotRunDir) {
+		t.Fatalf("got %v, want ErrNotRunDir for a directory with other files", err)
+	}
+	if entries, _ := os.ReadDir(other); len(entries) != 1 {
+		t.Errorf("refused directory now holds %d entries", len(entries))
+	}
+}
+
+func TestAuditWritesNothingForBadInput(t *testing.T) {
+	good := realItems(t, 5)
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"id": "x", "benchmark": "B", "video": "v", "question": "q", "options": ["a", "b"], "answer": 2}`+"\n"), 0o644)
+	badRef := filepath.Join(t.TempDir(), "ref.jsonl")
+	os.WriteFile(badRef, []byte(`{"id": "nope", "benchmark": "NExT-QA", "pred": 0}`+"\n"), 0o644)
+	for _, tt := range []struct {
+		name string
+		opt  Options
+		want error
+	}{
+		{"an answer out of range", Options{Items: []string{good, bad}}, harness.ErrAnswerRange},
+		{"a reference to an unknown item", Options{Items: []string{good}, Reference: badRef}, harness.ErrUnknownItem},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opt.Out = filepath.Join(t.TempDir(), "run")
+			_, err := Audit(context.Background(), tt.opt)
+			var pe *harness.ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want a ParseError for %v", err, tt.want)
+			}
+			if _, err := os.Stat(tt.opt.Out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("bad input created %s", tt.opt.Out)
+			}
+		})
+	}
+}
+
+// cancellingEmbedder is a fitted Lexical that cancels the run once the
+// texts are embedded, so that the attack stage starts cancelled.
+type cancellingEmbedder struct {
+	*textembed.Lexical
+	cancel context.CancelFunc
+}
+
+func (e cancellingEmbedder) Embed(ctx context.Context, texts []string) (*kernels.Matrix, error) {
+	m, err := e.Lexical.Embed(ctx, texts)
+	if e.cancel != nil {
+		e.cancel()
+	}
+	return m, err
+}
+
+func TestAuditStopsOnCancellationAndResumes(t *testing.T) {
+	path := realItems(t, 60)
+	items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := textembed.NewLexical(256)
+	var texts []string
+	for _, it := range items {
+		texts = append(texts, textembed.ItemText(it))
+	}
+	lex.Fit(texts)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Audit(ctx, Options{Items: []string{path}, Out: filepath.Join(dir, "cut"), Workers: 2, Embedder: cancellingEmbedder{lex, cancel}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cut", CardsJSON)); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a cancelled run wrote cards")
+	}
+	mustAudit(t, Options{Items: []string{path}, Out: filepath.Join(dir, "cut"), Workers: 2, Embedder: cancellingEmbedder{lex, nil}})
+	mustAudit(t, Options{Items: []string{path}, Out: filepath.Join(dir, "whole"), Workers: 1, Embedder: cancellingEmbedder{lex, nil}})
+	sameOutputs(t, filepath.Join(dir, "cut"), filepath.Join(dir, "whole"))
+}

@@ -1,0 +1,95 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/npy"
+)
+
+// textKey is the content key of an embedding matrix: a hash of the
+// embedder's name (its model and parameters), of the texts its fit read, and
+// of the texts embedded, each text length-prefixed so that no two lists
+// collide by concatenation.
+func textKey(embedder string, fit, texts []string) string {
+	h := sha256.New()
+	var n [8]byte
+	write := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	write(embedder)
+	for _, list := range [][]string{fit, texts} {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(list)))
+		h.Write(n[:])
+		for _, s := range list {
+			write(s)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// An embedCache keeps embedding matrices as .npy files (float32, so numpy
+// reads them directly) under the run directory, named by content key: a
+// resumed run, or one over the same texts, reads them instead of embedding
+// again.
+type embedCache struct{ dir string }
+
+func (c embedCache) path(kind, key string) string {
+	return filepath.Join(c.dir, fmt.Sprintf("%s-%s.npy", kind, key))
+}
+
+// load returns the cached matrix, or nil when there is none (or a damaged
+// one, which is then computed again). rows and cols are the expected shape.
+func (c embedCache) load(kind, key string, rows, cols int) (*kernels.Matrix, error) {
+	m, err := npy.ReadFile(c.path(kind, key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil || m.Rows != rows || m.Cols != cols {
+		return nil, nil
+	}
+	return m, nil
+}
+
+func (c embedCache) store(kind, key string, m *kernels.Matrix) error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	return writeFileAtomic(c.path(kind, key), func(w io.Writer) error { return npy.Write(w, m, "<f4") })
+}
+
+// embedChunk is how many texts are embedded per call, so that progress can
+// be shown; rows are computed independently, so chunking changes no byte.
+const embedChunk = 2048
+
+// embedAll embeds texts in chunks, calling progress after each.
+func embedAll(ctx context.Context, e interface {
+	Dim() int
+	Embed(context.Context, []string) (*kernels.Matrix, error)
+}, texts []string, progress func(int)) (*kernels.Matrix, error) {
+	out := kernels.NewMatrix(len(texts), e.Dim())
+	for lo := 0; lo < len(texts); lo += embedChunk {
+		hi := min(lo+embedChunk, len(texts))
+		m, err := e.Embed(ctx, texts[lo:hi])
+		if err != nil {
+			return nil, err
+		}
+		if m.Rows != hi-lo || m.Cols != e.Dim() {
+			return nil, fmt.Errorf("embedder returned %dx%d for %d texts of width %d", m.Rows, m.Cols, hi-lo, e.Dim())
+		}
+		copy(out.Data[lo*out.Cols:], m.Data)
+		progress(hi - lo)
+	}
+	return out, nil
+}

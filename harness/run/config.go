@@ -1,0 +1,149 @@
+package run
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/vidscreen/vidscreen/harness/attack"
+)
+
+// formatVersion names the layout of a run directory (records, caches,
+// outputs). A run directory written by another layout is refused.
+const formatVersion = "vidscreen-run/1"
+
+// An Input is one file the run read, identified by its content so that a run
+// directory refuses to resume over changed inputs (and accepts moved ones).
+type Input struct {
+	Name   string `json:"name"` // base name, for the reader
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// A Config is the resolved configuration of a run, written to config.json.
+// Everything that can change an output is in it; nothing else is (the
+// worker count is not: outputs do not depend on it).
+type Config struct {
+	Format     string        `json:"format"`
+	Items      []Input       `json:"items"`
+	Reference  *Input        `json:"reference"`
+	VideoRoot  string        `json:"video_root"`
+	Seed       uint64        `json:"seed"`
+	Embedder   string        `json:"embedder"`
+	Attack     attack.Config `json:"attack"`
+	Duplicates float32       `json:"duplicate_threshold"`
+	Bootstrap  int           `json:"bootstrap_reps"`
+}
+
+// hashInput fingerprints the file name in fsys.
+func hashInput(fsys fs.FS, name string) (Input, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return Input{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return Input{}, fmt.Errorf("hash %s: %w", name, err)
+	}
+	return Input{Name: filepath.Base(name), SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+}
+
+// ConfigMismatchError refuses to resume a run directory that was started
+// with another configuration or other inputs.
+type ConfigMismatchError struct {
+	Dir    string
+	Fields []string // top-level keys of config.json that differ
+}
+
+func (e *ConfigMismatchError) Error() string {
+	return fmt.Sprintf("%s holds a run with a different configuration (%v differ); resume it with the same flags and inputs, or choose another --out", e.Dir, e.Fields)
+}
+
+// ErrNotRunDir refuses to write into a directory that has files but no run.
+var ErrNotRunDir = errors.New("not a vidscreen run directory")
+
+// encodeConfig gives the bytes of config.json.
+func encodeConfig(c *Config) ([]byte, error) {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// claimDir makes dir the run directory of cfg: a new or empty directory gets
+// config.json; one that already holds a run must hold this configuration.
+// It reports whether the run is being resumed.
+func claimDir(dir string, cfg *Config) (resumed bool, err error) {
+	want, err := encodeConfig(cfg)
+	if err != nil {
+		return false, err
+	}
+	path := filepath.Join(dir, "config.json")
+	have, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if bytes.Equal(have, want) {
+			return true, nil
+		}
+		return false, &ConfigMismatchError{Dir: dir, Fields: diffKeys(have, want)}
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("read run config: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("create run directory: %w", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, fmt.Errorf("read run directory: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name() != lockName {
+			return false, fmt.Errorf("%s: %w (it has files but no config.json); choose an empty or new --out", dir, ErrNotRunDir)
+		}
+	}
+	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := w.Write(want); return err }); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+// diffKeys lists the top-level keys whose values differ between two JSON
+// objects (all keys when either does not parse).
+func diffKeys(a, b []byte) []string {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return []string{"config.json"}
+	}
+	var out []string
+	for k, v := range mb {
+		if !bytes.Equal(compact(ma[k]), compact(v)) {
+			out = append(out, k)
+		}
+	}
+	for k := range ma {
+		if _, ok := mb[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func compact(b []byte) []byte {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,32 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+const lockName = ".lock"
+
+// lockDir takes an exclusive advisory lock on dir, so that two audits never
+// append to the same records at once. The lock dies with the process, so a
+// killed run leaves nothing to clean up.
+func lockDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock run directory: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s is in use by another vidscreen audit", dir)
+		}
+		return nil, fmt.Errorf("lock run directory: %w", err)
+	}
+	return func() { f.Close() }, nil
+}

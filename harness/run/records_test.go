@@ -1,0 +1,91 @@
+package run
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/attack"
+)
+
+var sampleRecords = []Record{
+	{Key: "NExT-QA\x00val/4010069381_6", Attacker: "fixed-position", Variant: 0, Position: 17, Pred: attack.Prediction{Choice: 2, Scores: []float64{-1.6094379124341003, -1.2, 0.1 + 0.2}}},
+	{Key: "B\x00id with spaces \"and quotes\"", Attacker: "copy", Variant: 4, Position: 0, Pred: attack.Prediction{Choice: 1, Scores: []float64{math.Inf(-1), 0}, Abstain: true}},
+	{Key: "B\x00ünïcode", Attacker: "k-NN vote", Variant: 1, Position: 3, Pred: attack.Prediction{Choice: 0}},
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	var scratch []byte
+	for _, r := range sampleRecords {
+		line := appendRecord(nil, &scratch, &r)
+		got, err := parseRecord(line[:len(line)-1])
+		if err != nil {
+			t.Fatalf("parse %q: %v", line, err)
+		}
+		if !reflect.DeepEqual(got, r) {
+			t.Errorf("round trip of %q:\n got %#v\nwant %#v", line, got, r)
+		}
+	}
+}
+
+func TestRecordsRefuseDamagedLines(t *testing.T) {
+	var scratch []byte
+	line := appendRecord(nil, &scratch, &sampleRecords[0])
+	line = line[:len(line)-1]
+	flip := append([]byte(nil), line...)
+	flip[len(flip)-3] ^= 1
+	tests := []struct {
+		name string
+		line []byte
+	}{
+		{"a line cut short", line[:len(line)-4]},
+		{"a flipped bit", flip},
+		{"an empty line", nil},
+		{"garbage", []byte("12 zzzzzzzz hello world!")},
+		{"two records glued", append(append([]byte(nil), line...), line...)},
+	}
+	for _, tt := range tests {
+		if r, err := parseRecord(tt.line); err == nil {
+			t.Errorf("%s: read back as %+v", tt.name, r)
+		}
+	}
+}
+
+func TestStoreDropsTornTailAndAppendsAfterIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "records.log")
+	s, dropped, err := openStore(path, func(Record) error { t.Fatal("new store has records"); return nil })
+	if err != nil || dropped != 0 {
+		t.Fatal(err, dropped)
+	}
+	if err := s.Append(sampleRecords[:2]); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	full, _ := os.ReadFile(path)
+	var scratch []byte
+	third := appendRecord(nil, &scratch, &sampleRecords[2])
+	for cut := 0; cut < len(third); cut++ {
+		// Simulate a kill while the third record was being written.
+		if err := os.WriteFile(path, append(append([]byte(nil), full...), third[:cut]...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var got []Record
+		s, dropped, err := openStore(path, func(r Record) error { got = append(got, r); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dropped != int64(cut) || !reflect.DeepEqual(got, sampleRecords[:2]) {
+			t.Fatalf("cut at %d: dropped %d, read %d records", cut, dropped, len(got))
+		}
+		if err := s.Append(sampleRecords[2:]); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		after, _ := os.ReadFile(path)
+		if string(after) != string(full)+string(third) {
+			t.Fatalf("cut at %d: file after resume differs", cut)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package models
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func openCaptioner(t *testing.T) *Captioner {
+	rt, dir := tinyModels(t)
+	enc, err := rt.NewSession(filepath.Join(dir, "captioner", "encoder_model.onnx"), CPU, fixedShapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := rt.NewSession(filepath.Join(dir, "captioner", "decoder_with_past_model.onnx"), CPU, dynamicShapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { enc.Close(); dec.Close() })
+	c, err := NewCaptioner(enc, dec, nil, wordTokenizer{}, 101, 102)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCaptionerMatchesGreedyReference(t *testing.T) {
+	c := openCaptioner(t)
+	ctx := context.Background()
+	imgs := randomImages(7, 5, 3, 32)
+	c.MaxNewTokens, c.MaxBatch = 8, 3
+	got, err := c.Caption(ctx, imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := *fixtures.capt
+	for i := range imgs.N {
+		want := ref.Generate(imgs.image(i), 8)
+		if !slices.Equal(got[i].IDs, want) {
+			t.Fatalf("image %d: ids %v, want %v (greedy without a cache)", i, got[i].IDs, want)
+		}
+		if got[i].Text != (wordTokenizer{}).Decode(want) {
+			t.Fatalf("image %d: text %q", i, got[i].Text)
+		}
+	}
+
+	// Make the fourth token of image 0 the end token: that caption must stop
+	// there while the others run on.
+	stop := got[0].IDs[3]
+	c.eos, ref.EOS = stop, stop
+	got, err = c.Caption(ctx, imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got[0].IDs) > 4 || got[0].IDs[len(got[0].IDs)-1] != stop {
+		t.Fatalf("image 0: %v does not stop at end token %d", got[0].IDs, stop)
+	}
+	for i := range imgs.N {
+		if want := ref.Generate(imgs.image(i), 8); !slices.Equal(got[i].IDs, want) {
+			t.Fatalf("with end token %d, image %d: ids %v, want %v", stop, i, got[i].IDs, want)
+		}
+	}
+	if slices.IndexFunc(got, func(c Caption) bool { return len(c.IDs) == 8 }) < 0 {
+		t.Fatalf("every caption stopped early: %v", got)
+	}
+}

@@ -1,0 +1,252 @@
+package models
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ManifestFile is the manifest's name inside a models directory.
+const ManifestFile = "models.json"
+
+// Role names what a model is used for.
+type Role string
+
+// The model roles of DESIGN.md ("Models").
+const (
+	RoleImageText  Role = "image_text"  // CLIP/SigLIP: image and text embeddings, logit scale
+	RoleTextEmbed  Role = "text_embed"  // BGE: question embeddings, near-duplicate search
+	RoleDupConfirm Role = "dup_confirm" // MPNet: second opinion on near-duplicates
+	RoleCaptioner  Role = "captioner"   // image to text, greedy with a cache
+	RoleLMReader   Role = "lm_reader"   // causal LM: prompt to option-letter log-probabilities
+	RoleVLMReader  Role = "vlm_reader"  // vision encoder + decoder: frames and prompt to letters
+)
+
+// Roles lists every role in the order reports print them.
+var Roles = []Role{RoleImageText, RoleTextEmbed, RoleDupConfirm, RoleCaptioner, RoleLMReader, RoleVLMReader}
+
+// Pooling turns token rows into one sentence vector.
+type Pooling string
+
+// Poolings: CLS takes the first row (BGE, per its model card); mean averages
+// the rows the attention mask keeps (sentence-transformers' MiniLM, MPNet).
+const (
+	PoolCLS  Pooling = "cls"
+	PoolMean Pooling = "mean"
+)
+
+// RoleSpec is one role's entry in models.json.
+type RoleSpec struct {
+	// Dir is the role's folder, relative to the models directory.
+	Dir string `json:"dir"`
+	// Tokenizer is the tokenizer file inside Dir (default tokenizer.json).
+	Tokenizer string `json:"tokenizer,omitempty"`
+	// Pooling is cls or mean (text_embed, dup_confirm).
+	Pooling Pooling `json:"pooling,omitempty"`
+	// MaxLength caps tokens per text, special tokens included (0: the role's
+	// default: 512 for encoders, 77 for CLIP, 2048 for readers).
+	MaxLength int `json:"max_length,omitempty"`
+	// LetterVariants are templates of the strings an option letter may be
+	// generated as, with {L} for the letter; each that is a single token
+	// counts, merged by log-sum-exp (default "{L}" and " {L}").
+	LetterVariants []string `json:"letter_variants,omitempty"`
+	// LogitScale multiplies cosines into logits (image_text; default 100,
+	// CLIP's trained value); LogitBias is added after (SigLIP).
+	LogitScale float64 `json:"logit_scale,omitempty"`
+	LogitBias  float64 `json:"logit_bias,omitempty"`
+	// MaxNewTokens bounds a caption (default 32).
+	MaxNewTokens int `json:"max_new_tokens,omitempty"`
+	// Server, for lm_reader and vlm_reader, is the base URL of a local
+	// OpenAI-compatible server that serves the role instead of ONNX files;
+	// ServerModel is the model name to ask it for.
+	Server      string `json:"server,omitempty"`
+	ServerModel string `json:"server_model,omitempty"`
+}
+
+// Manifest maps roles to folders.
+type Manifest struct {
+	// Dir is the models directory the manifest was read from.
+	Dir   string            `json:"-"`
+	Roles map[Role]RoleSpec `json:"roles"`
+}
+
+// layout lists, per role, the files a folder holds. Each entry is a list of
+// alternatives: the first that exists is used.
+var layout = map[Role][][]string{
+	RoleImageText:  {{"text_model.onnx"}, {"vision_model.onnx"}, {"tokenizer.json"}, {"preprocessor_config.json"}},
+	RoleTextEmbed:  {{"model.onnx"}, {"tokenizer.json"}},
+	RoleDupConfirm: {{"model.onnx"}, {"tokenizer.json"}},
+	RoleCaptioner: {{"encoder_model.onnx"}, {"decoder_model_merged.onnx", "decoder_with_past_model.onnx"},
+		{"tokenizer.json"}, {"preprocessor_config.json"}, {"config.json"}},
+	RoleLMReader: {{"model.onnx", "decoder_model_merged.onnx"}, {"tokenizer.json"}},
+	RoleVLMReader: {{"vision_encoder.onnx"}, {"embed_tokens.onnx"}, {"decoder_model_merged.onnx", "decoder_model.onnx"},
+		{"tokenizer.json"}, {"preprocessor_config.json"}},
+}
+
+// ExpectedFiles describes the files a role's folder must hold, for error
+// messages: "text_model.onnx, vision_model.onnx, ...", alternatives joined
+// by " or ".
+func ExpectedFiles(role Role) string {
+	var parts []string
+	for _, alts := range layout[role] {
+		parts = append(parts, strings.Join(alts, " or "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LoadManifest reads DIR/models.json. Unknown roles and fields are errors,
+// so a typo does not silently leave a role out.
+func LoadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s not found: a models directory holds %s mapping roles (%s) to folders; see docs/models.md", path, ManifestFile, roleList())
+		}
+		return nil, err
+	}
+	return ParseManifest(path, data)
+}
+
+// ParseManifest parses a manifest's bytes; path names it in errors and its
+// directory resolves the role folders.
+func ParseManifest(path string, data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var raw struct {
+		Roles map[string]json.RawMessage `json:"roles"`
+	}
+	if err := dec.Decode(&raw); err != nil {
+		return nil, jsonError(path, data, err, "")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: text after the manifest object", path)
+	}
+	m := &Manifest{Dir: filepath.Dir(path), Roles: map[Role]RoleSpec{}}
+	for name, msg := range raw.Roles {
+		role := Role(name)
+		if _, ok := layout[role]; !ok {
+			return nil, fmt.Errorf("%s: roles.%s: unknown role; roles are %s", path, name, roleList())
+		}
+		var spec RoleSpec
+		d := json.NewDecoder(bytes.NewReader(msg))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&spec); err != nil {
+			return nil, jsonError(path, data, err, "roles."+name)
+		}
+		if err := spec.validate(role); err != nil {
+			return nil, fmt.Errorf("%s: line %d: roles.%s.%w", path, lineOf(data, `"`+name+`"`), name, err)
+		}
+		m.Roles[role] = spec
+	}
+	return m, nil
+}
+
+func (s RoleSpec) validate(role Role) error {
+	if s.Dir == "" && s.Server == "" {
+		return fmt.Errorf("dir: missing (the folder holding %s)", ExpectedFiles(role))
+	}
+	if s.Server != "" && role != RoleLMReader && role != RoleVLMReader {
+		return fmt.Errorf("server: only lm_reader and vlm_reader can be served by an OpenAI-compatible server")
+	}
+	switch s.Pooling {
+	case "", PoolCLS, PoolMean:
+	default:
+		return fmt.Errorf("pooling: %q is not cls or mean", s.Pooling)
+	}
+	if s.Pooling != "" && role != RoleTextEmbed && role != RoleDupConfirm {
+		return fmt.Errorf("pooling: only text_embed and dup_confirm pool")
+	}
+	if s.MaxLength < 0 || s.MaxNewTokens < 0 {
+		return fmt.Errorf("max_length/max_new_tokens: negative")
+	}
+	for _, v := range s.LetterVariants {
+		if !strings.Contains(v, "{L}") {
+			return fmt.Errorf("letter_variants: %q has no {L}", v)
+		}
+	}
+	return nil
+}
+
+// jsonError names the line of a JSON syntax or type error.
+func jsonError(path string, data []byte, err error, field string) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("%s: line %d: %w", path, 1+bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n")), err)
+	case errors.As(err, &typ):
+		f := typ.Field
+		if field != "" {
+			f = field + "." + f
+		}
+		return fmt.Errorf("%s: field %s: want %s, got JSON %s", path, f, typ.Type, typ.Value)
+	}
+	if field != "" {
+		return fmt.Errorf("%s: %s: %w", path, field, err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+func lineOf(data []byte, needle string) int {
+	i := bytes.Index(data, []byte(needle))
+	if i < 0 {
+		return 1
+	}
+	return 1 + bytes.Count(data[:i], []byte("\n"))
+}
+
+func roleList() string {
+	s := make([]string, len(Roles))
+	for i, r := range Roles {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Folder returns the absolute folder of role, or an error naming the files
+// expected when the manifest has no such role.
+func (m *Manifest) Folder(role Role) (string, RoleSpec, error) {
+	spec, ok := m.Roles[role]
+	if !ok {
+		return "", spec, fmt.Errorf("%s: no %s role; add \"%s\": {\"dir\": FOLDER} with a folder holding %s",
+			filepath.Join(m.Dir, ManifestFile), role, role, ExpectedFiles(role))
+	}
+	dir := spec.Dir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(m.Dir, dir)
+	}
+	return dir, spec, nil
+}
+
+// resolveFiles finds the files of role in dir: for each slot of the layout,
+// the first alternative present. Missing slots are reported by name.
+func resolveFiles(role Role, spec RoleSpec, dir string) (found map[string]string, missing []string) {
+	found = map[string]string{}
+	for _, alts := range layout[role] {
+		if alts[0] == "tokenizer.json" && spec.Tokenizer != "" {
+			alts = []string{spec.Tokenizer}
+		}
+		ok := false
+		for _, name := range alts {
+			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() {
+				slot := alts[0]
+				if name == spec.Tokenizer {
+					slot = "tokenizer.json"
+				}
+				found[slot] = filepath.Join(dir, name)
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			missing = append(missing, strings.Join(alts, " or "))
+		}
+	}
+	return found, missing
+}

@@ -1,0 +1,78 @@
+package models
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseManifest(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		wantErr    string // "" for success
+	}{
+		{name: "a valid manifest", json: tinyManifest},
+		{name: "a served reader needs no folder", json: `{"roles": {"lm_reader": {"server": "http://localhost:8000/v1", "server_model": "qwen"}}}`},
+		{name: "an unknown role", json: `{"roles": {"image_txt": {"dir": "clip"}}}`, wantErr: "roles.image_txt: unknown role"},
+		{name: "a misspelt field", json: `{"roles": {"text_embed": {"dir": "bge", "poling": "cls"}}}`, wantErr: `unknown field "poling"`},
+		{name: "a bad pooling", json: "{\"roles\": {\n\"text_embed\": {\"dir\": \"bge\", \"pooling\": \"max\"}}}", wantErr: `line 2: roles.text_embed.pooling: "max" is not cls or mean`},
+		{name: "pooling on a role that does not pool", json: `{"roles": {"captioner": {"dir": "c", "pooling": "mean"}}}`, wantErr: "only text_embed and dup_confirm pool"},
+		{name: "no folder", json: `{"roles": {"text_embed": {"pooling": "cls"}}}`, wantErr: "dir: missing (the folder holding model.onnx, tokenizer.json)"},
+		{name: "a server for an encoder", json: `{"roles": {"text_embed": {"server": "http://localhost:1"}}}`, wantErr: "only lm_reader and vlm_reader"},
+		{name: "a letter variant without {L}", json: `{"roles": {"lm_reader": {"dir": "lm", "letter_variants": ["A"]}}}`, wantErr: `"A" has no {L}`},
+		{name: "a syntax error names its line", json: "{\"roles\": {\n\"lm_reader\": {\"dir\": \"lm\",}}}", wantErr: "models.json: line 2"},
+		{name: "a wrong type names the field", json: `{"roles": {"lm_reader": {"dir": "lm", "max_length": "long"}}}`, wantErr: "field roles.lm_reader.max_length: want int, got JSON string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ParseManifest("/models/models.json", []byte(tc.json))
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(m.Roles) == 0 {
+					t.Fatal("no roles")
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseDevices(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+		bad  bool
+	}{
+		{in: "", want: "[cpu]"},
+		{in: "cpu", want: "[cpu]"},
+		{in: "cuda", want: "[cuda:0]"},
+		{in: "cuda:1", want: "[cuda:1]"},
+		{in: "cuda:0,2,3", want: "[cuda:0 cuda:2 cuda:3]"},
+		{in: "cuda:0,0", bad: true},
+		{in: "cuda:x", bad: true},
+		{in: "cuda:-1", bad: true},
+		{in: "gpu", bad: true},
+	} {
+		got, err := ParseDevices(tc.in)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("ParseDevices(%q) = %v, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || fmtDevices(got) != tc.want {
+			t.Errorf("ParseDevices(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func fmtDevices(d []Device) string {
+	s := make([]string, len(d))
+	for i, x := range d {
+		s[i] = x.String()
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}

@@ -1,0 +1,31 @@
+// Package tokenizer reads HF tokenizer.json files and encodes text exactly
+// as the reference implementation (huggingface/tokenizers) does, in pure Go.
+//
+// Text moves through the same stages as in the reference:
+//
+//  1. added tokens ([CLS], <|endoftext|>, ...) are cut out of the raw input;
+//  2. each remaining part is normalized (BertNormalizer, NFC/NFKC, Replace,
+//     Lowercase, Strip, Precompiled, ...), every normalized byte remembering
+//     the input range it came from, and added tokens marked "normalized" are
+//     cut out of the result;
+//  3. a pre-tokenizer splits the text into words (BertPreTokenizer, the
+//     CLIP/GPT-2/Qwen2 regexes as hand-written scanners, ByteLevel,
+//     Metaspace, ...);
+//  4. the model turns each word into tokens: WordPiece (BERT, BGE, MiniLM,
+//     MPNet), BPE (CLIP with "</w>" word ends, byte-level GPT-2, RoBERTa,
+//     Qwen; with a per-word cache) or Unigram (SentencePiece files of T5 and
+//     SigLIP; Viterbi over piece scores);
+//  5. truncation, then the post-processor's special tokens and type ids,
+//     then padding.
+//
+// Decode runs the file's decoder chain in reverse direction (WordPiece "##"
+// joining, ByteLevel bytes, Metaspace spaces, byte fallback).
+//
+// Offsets in an Encoding are byte offsets into the text that was encoded
+// (the reference's Python API reports character offsets instead).
+//
+// Components a file may name but this package does not implement (for
+// example the CTC decoder or the UnicodeScripts pre-tokenizer) make Load
+// fail with an error naming the component and the file, rather than
+// encode differently from the reference.
+package tokenizer
