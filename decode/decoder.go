@@ -175,6 +175,9 @@ func (d *Decoder) Close() error {
 		d.pkt = nil
 	}
 	if d.cc != nil {
+		if d.hw != nil {
+			d.cc.SetPixelFormatCallback(nil) // drop go-astiav's global entry for it
+		}
 		d.cc.Free()
 		d.cc = nil
 	}
@@ -398,10 +401,10 @@ func (d *Decoder) receive(ctx context.Context) error {
 		err := d.cc.ReceiveFrame(d.recv)
 		if err == nil {
 			d.stats.FramesDecoded++
-			if d.hw != nil {
-				if err := d.hw.hold(d.recv); err != nil {
-					return &VideoError{Path: d.src.path, Kind: KindCorrupt, Err: err}
-				}
+			if d.hw != nil && d.fallback == "" && d.recv.PixelFormat() != astiav.PixelFormatCuda {
+				// get_format was not offered CUDA: the GPU cannot decode this
+				// stream (a codec or profile NVDEC lacks, e.g. AV1 on Hopper).
+				d.fallback = fmt.Sprintf("NVDEC cannot decode this %s %s stream; FFmpeg decoded it on the CPU", d.src.info.Codec, d.src.info.PixelFormat)
 			}
 			pts := frameTimestamp(d.recv)
 			if pts == math.MinInt64 {

@@ -176,10 +176,6 @@ func openNVDEC(g *GPU, st *astiav.Stream) (*hwDecoder, *astiav.CodecContext, str
 	return &hwDecoder{sw: astiav.AllocFrame()}, cc, ""
 }
 
-// hold is called for every decoded frame; software frames (NVDEC refused
-// the stream after all) pass through untouched.
-func (h *hwDecoder) hold(f *astiav.Frame) error { return nil }
-
 // scale resizes f to w x h on the GPU, downloads it and converts it to RGB
 // into dst. A software frame is converted by scaler directly.
 func (h *hwDecoder) scale(f *astiav.Frame, scaler *rgbScaler, dst []byte, w, hh int) error {

@@ -188,15 +188,14 @@ func (p *Pool) decodeJob(ctx context.Context, job Job, index int, opt Options, t
 	}
 	defer d.Close()
 	r.Info = d.Info()
-	r.Stats.fallback = d.Fallback()
 	if r.Times, err = job.Sampler.Times(r.Info, job.Clip, job.Seed); err != nil {
 		r.Err = err
+		r.Stats.fallback = d.Fallback()
 		return
 	}
 	r.Frames, err = d.Frames(ctx, r.Times, job.Size, frames)
-	fallback := r.Stats.fallback
 	r.Stats = d.Stats()
-	r.Stats.fallback = fallback
+	r.Stats.fallback = d.Fallback()
 	if err != nil {
 		r.Err = err
 		if errors.Is(err, context.Canceled) {

@@ -3,8 +3,6 @@ package gpu
 import (
 	"fmt"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // CUDADriver returns a Backend that asks the CUDA driver API at path
@@ -33,7 +31,7 @@ type cudaFuncs struct {
 }
 
 func (b cudaBackend) Probe() (driver string, devs []Device, visible bool, err error) {
-	lib, err := purego.Dlopen(b.path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	lib, err := dlopen(b.path)
 	if err != nil {
 		return "", nil, true, fmt.Errorf("cannot load: %w", err)
 	}

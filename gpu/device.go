@@ -10,6 +10,9 @@ const (
 	CUDA
 )
 
+// MarshalText writes the kind as --device spells it.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
 func (k Kind) String() string {
 	switch k {
 	case CPU:
@@ -24,13 +27,13 @@ func (k Kind) String() string {
 // ordinal, the number ONNX Runtime's device_id and FFmpeg's hardware device
 // take, after CUDA_VISIBLE_DEVICES has been applied.
 type Device struct {
-	Kind        Kind
-	Index       int
-	Name        string // product name, "NVIDIA H200"; "cpu" for the CPU
-	UUID        string // "GPU-..." when the driver reports one
-	TotalMemory uint64 // bytes; 0 for the CPU
-	FreeMemory  uint64 // bytes free when discovered; valid when FreeKnown
-	FreeKnown   bool   // the CUDA driver API alone cannot tell free memory without a context
+	Kind        Kind   `json:"kind"`
+	Index       int    `json:"index"`
+	Name        string `json:"name"`                   // product name, "NVIDIA H200"; "cpu" for the CPU
+	UUID        string `json:"uuid,omitempty"`         // "GPU-..." when the driver reports one
+	TotalMemory uint64 `json:"total_memory,omitempty"` // bytes; 0 for the CPU
+	FreeMemory  uint64 `json:"free_memory,omitempty"`  // bytes free when discovered; valid when FreeKnown
+	FreeKnown   bool   `json:"free_known"`             // the CUDA driver API alone cannot tell free memory without a context
 }
 
 // CPUDevice is the device used when no GPU is asked for or none is there.

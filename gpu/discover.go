@@ -8,12 +8,12 @@ import (
 
 // An Inventory is what Discover found.
 type Inventory struct {
-	Devices []Device // GPUs in CUDA ordinal order; empty means run on the CPU
-	Driver  string   // driver version as the backend reports it, "570.124.06" or "CUDA 13.0"
-	Source  string   // the backend that answered, with its library, "NVML (libnvidia-ml.so.1)"
+	Devices []Device `json:"devices"`          // GPUs in CUDA ordinal order; empty means run on the CPU
+	Driver  string   `json:"driver,omitempty"` // driver version as the backend reports it, "570.124.06" or "CUDA 13.0"
+	Source  string   `json:"source,omitempty"` // the backend that answered, with its library, "NVML (libnvidia-ml.so.1)"
 	// Missing says why no GPU was found, naming each library tried and its error;
 	// empty when Devices is not.
-	Missing string
+	Missing string `json:"missing,omitempty"`
 }
 
 // String lists the devices, one a line, or the reason there are none.

@@ -39,7 +39,10 @@ func TestDiscoverNoDriver(t *testing.T) {
 	if len(inv.Devices) != 0 {
 		t.Fatalf("found %v on missing libraries", inv.Devices)
 	}
-	for _, want := range []string{"NVML (libvidscreen-no-such-nvml.so.1): cannot load", "CUDA driver (libvidscreen-no-such-cuda.so.1): cannot load"} {
+	for _, want := range []string{
+		"NVML (libvidscreen-no-such-nvml.so.1): cannot load: libvidscreen-no-such-nvml.so.1: cannot open shared object file",
+		"CUDA driver (libvidscreen-no-such-cuda.so.1): cannot load: libvidscreen-no-such-cuda.so.1: cannot open shared object file",
+	} {
 		if !strings.Contains(inv.Missing, want) {
 			t.Errorf("Missing = %q, want it to contain %q", inv.Missing, want)
 		}

@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 
 	"github.com/ebitengine/purego"
 )
@@ -42,7 +44,7 @@ type nvmlFuncs struct {
 }
 
 func (b nvmlBackend) Probe() (driver string, devs []Device, visible bool, err error) {
-	lib, err := purego.Dlopen(b.path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	lib, err := dlopen(b.path)
 	if err != nil {
 		return "", nil, false, fmt.Errorf("cannot load: %w", err)
 	}
@@ -122,6 +124,19 @@ func bindAll(lib uintptr, bs []binding) error {
 		purego.RegisterFunc(b.fptr, sym)
 	}
 	return nil
+}
+
+// dlopen opens a library, keeping the goroutine on one OS thread so that
+// the loader's message (dlerror, which is per thread) is read on the thread
+// that failed.
+func dlopen(path string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil && strings.TrimSpace(err.Error()) == "" {
+		err = fmt.Errorf("%s: not found by the dynamic loader", path)
+	}
+	return lib, err
 }
 
 // cString returns the NUL-terminated string at the start of buf.

@@ -87,6 +87,9 @@ func (r *JSONLReader) fail(field string, err error) *ParseError {
 // wrong with it (encoding/json reports only the first mismatch, and quietly
 // replaces invalid UTF-8 with U+FFFD).
 func (r *JSONLReader) parse(line []byte) (*Item, error) {
+	if it, ok := r.parseFast(line); ok {
+		return it, nil
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		if !utf8.Valid(line) {
@@ -131,6 +134,97 @@ func (r *JSONLReader) parse(line []byte) (*Item, error) {
 		return nil, r.fail(field, err)
 	}
 	return it, nil
+}
+
+// fastItem is the shape of a well-formed line. Decoding straight into it is
+// several times faster than field by field; any line it does not fit exactly
+// goes through the field-by-field path, which finds and names the problem.
+type fastItem struct {
+	ID        *string         `json:"id"`
+	Benchmark *string         `json:"benchmark"`
+	Video     *string         `json:"video"`
+	Question  *string         `json:"question"`
+	Options   []*string       `json:"options"`
+	Answer    json.RawMessage `json:"answer"`
+	Task      *string         `json:"task"`
+	Duration  json.RawMessage `json:"duration"`
+	Group     *string         `json:"group"`
+	VideoPath *string         `json:"video_path"`
+	Start     json.RawMessage `json:"start"`
+	End       json.RawMessage `json:"end"`
+	Meta      json.RawMessage `json:"meta"`
+}
+
+// requiredKeys are looked for verbatim before the fast path is trusted:
+// encoding/json matches struct fields without regard to case, the
+// field-by-field path does not.
+var requiredKeys = [][]byte{[]byte(`"id"`), []byte(`"benchmark"`), []byte(`"video"`), []byte(`"question"`), []byte(`"options"`), []byte(`"answer"`)}
+
+// parseFast decodes a well-formed line; ok is false when the line needs the
+// careful path (which then reports the error, if any).
+func (r *JSONLReader) parseFast(line []byte) (*Item, bool) {
+	if !utf8.Valid(line) {
+		return nil, false
+	}
+	for _, k := range requiredKeys {
+		if !bytes.Contains(line, k) {
+			return nil, false
+		}
+	}
+	var f fastItem
+	if json.Unmarshal(line, &f) != nil || f.ID == nil || f.Benchmark == nil || f.Video == nil || f.Question == nil || f.Options == nil {
+		return nil, false
+	}
+	it := &Item{ID: *f.ID, Benchmark: *f.Benchmark, Video: *f.Video, Question: *f.Question, Options: make([]string, len(f.Options)),
+		Source: fmt.Sprintf("%s:%d", r.name, r.line), line: r.line}
+	for i, o := range f.Options {
+		if o == nil {
+			return nil, false
+		}
+		it.Options[i] = *o
+	}
+	var err error
+	if kindOf(f.Answer) != "number" {
+		return nil, false
+	}
+	if it.Answer, err = strconv.Atoi(string(bytes.TrimSpace(f.Answer))); err != nil {
+		return nil, false
+	}
+	for _, n := range []struct {
+		raw json.RawMessage
+		dst **float64
+	}{{f.Duration, &it.Duration}, {f.Start, &it.Start}, {f.End, &it.End}} {
+		switch kindOf(n.raw) {
+		case "nothing", "null":
+		case "number":
+			v, err := strconv.ParseFloat(string(bytes.TrimSpace(n.raw)), 64)
+			if err != nil {
+				return nil, false
+			}
+			*n.dst = &v
+		default:
+			return nil, false
+		}
+	}
+	for _, s := range []struct {
+		src *string
+		dst *string
+	}{{f.Task, &it.Task}, {f.Group, &it.Group}, {f.VideoPath, &it.VideoPath}} {
+		if s.src != nil {
+			*s.dst = *s.src
+		}
+	}
+	if k := kindOf(f.Meta); k != "nothing" && k != "null" {
+		var b bytes.Buffer
+		if json.Compact(&b, f.Meta) != nil {
+			return nil, false
+		}
+		it.Meta = b.Bytes()
+	}
+	if _, err := it.check(r.VideoRoot); err != nil {
+		return nil, false
+	}
+	return it, true
 }
 
 // fieldOrder lists the fields in the order they are checked, so that a line

@@ -21,13 +21,13 @@ type ParquetReader struct {
 	// VideoRoot is the directory video_path fields are relative to.
 	VideoRoot string
 
-	name   string
-	r      *parquet.Reader
-	field  []string // top-level field of each leaf column
-	rows   []parquet.Row
-	n, i   int // rows buffered, next buffered row
-	row    int // rows returned so far
-	err    error
+	name  string
+	r     *parquet.Reader
+	field []string // top-level field of each leaf column
+	rows  []parquet.Row
+	n, i  int // rows buffered, next buffered row
+	row   int // rows returned so far
+	err   error
 }
 
 // parquetKinds says which physical types each known field accepts.

@@ -50,7 +50,7 @@ func BenchmarkSgemm(b *testing.B) {
 func BenchmarkThresholdJoin(b *testing.B) {
 	for _, n := range []int{4096, 16384} {
 		b.Run(fmt.Sprintf("self/n=%d/d=1024", n), func(b *testing.B) {
-			a := clustered(1, n, 1024, n/8, 0.6)
+			a := clustered(1, n, 1024, n/8, 0.35)
 			var pairs int
 			for b.Loop() {
 				pairs = 0
@@ -84,4 +84,151 @@ func BenchmarkVendi(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
 		})
 	}
+}
+
+func BenchmarkTopK(b *testing.B) {
+	const n, d, k = 8192, 1024, 8
+	x := clustered(2, n, d, n/8, 0.35)
+	for _, earlier := range []bool{false, true} {
+		b.Run(fmt.Sprintf("earlier=%v/n=%d/d=%d/k=%d", earlier, n, d, k), func(b *testing.B) {
+			for b.Loop() {
+				var err error
+				if earlier {
+					_, err = TopKEarlier(context.Background(), x, k, Options{})
+				} else {
+					_, err = TopK(context.Background(), x, x, k, Options{})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			products := float64(n) * float64(n)
+			if earlier {
+				products /= 2
+			}
+			sec := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(float64(n)/sec, "items/s")
+			b.ReportMetric(2*products*d/sec/1e9, "GFLOP/s")
+		})
+	}
+}
+
+func BenchmarkLeaderClusters(b *testing.B) {
+	const n, d = 8192, 1024
+	x := clustered(3, n, d, 512, 0.35)
+	for b.Loop() {
+		if _, err := LeaderClusters(context.Background(), x, 0.9, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+func BenchmarkUnionFind(b *testing.B) {
+	const n = 1 << 20
+	rng := rand.New(rand.NewPCG(4, 4))
+	pairs := make([][2]int, n)
+	for i := range pairs {
+		pairs[i] = [2]int{rng.IntN(n), rng.IntN(n)}
+	}
+	for b.Loop() {
+		u := NewUnionFind(n)
+		for _, p := range pairs {
+			u.Union(p[0], p[1])
+		}
+		_ = u.Labels()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "unions/s")
+}
+
+func BenchmarkPrequentialLogistic(b *testing.B) {
+	const n, d, maxC, orders = 4000, 1024, 5, 4
+	x, y, nc := optionData(5, n, d, maxC)
+	ords := make([][]int32, orders)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for o := range ords {
+		for _, p := range rng.Perm(n) {
+			ords[o] = append(ords[o], int32(p))
+		}
+	}
+	b.Run(fmt.Sprintf("orders=%d/n=%d/d=%d", orders, n, d), func(b *testing.B) {
+		for b.Loop() {
+			if _, err := PrequentialLogisticOrders(context.Background(), x, y, nc, maxC, ords, DefaultSGDConfig(), Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n*orders)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	})
+}
+
+func BenchmarkPrequentialChoice(b *testing.B) {
+	const n, d, c = 4000, 256, 4
+	feats := clustered(6, n*c, d, 64, 1)
+	off := make([]int32, n+1)
+	y := make([]int32, n)
+	for i := range y {
+		off[i+1] = int32((i + 1) * c)
+		y[i] = int32(i % c)
+	}
+	cfg := DefaultSGDConfig()
+	cfg.OneHotClasses = false
+	for b.Loop() {
+		if _, err := PrequentialChoice(context.Background(), feats, off, y, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+func BenchmarkBootstrapMean(b *testing.B) {
+	x := make([]float64, 10000)
+	for i := range x {
+		x[i] = float64(i % 7)
+	}
+	const reps = 1000
+	for b.Loop() {
+		if _, _, err := BootstrapMean(context.Background(), x, reps, 1, 0.95); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(reps*len(x))*float64(b.N)/b.Elapsed().Seconds(), "draws/s")
+}
+
+func BenchmarkPercentileRanks(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	x := make([]float64, 500000)
+	for i := range x {
+		x[i] = float64(rng.IntN(1000))
+	}
+	for b.Loop() {
+		PercentileRanks(x)
+	}
+	b.ReportMetric(float64(len(x))*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+func BenchmarkVendiDual(b *testing.B) {
+	const n, d = 60000, 1024
+	x := clustered(8, n, d, 1000, 1)
+	for b.Loop() {
+		if _, err := VendiFeatures(context.Background(), x, 1, nil, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+func BenchmarkVendiEstimate(b *testing.B) {
+	const n, d = 4096, 1024
+	v := embeddingLike(9, n, d, 50)
+	t := embeddingLike(10, n, d, 80)
+	op, err := NewJointKernel(v, t, nil, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := VendiEstimate(context.Background(), op, 1, SLQConfig{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
 }

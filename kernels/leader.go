@@ -8,6 +8,11 @@ import (
 	gblas "gonum.org/v1/gonum/blas"
 )
 
+// leaderChunk is the number of leaders per product: small enough that
+// a block of rows spreads over all threads once a few thousand leaders
+// exist.
+const leaderChunk = 512
+
 // LeaderClusters clusters rows in one pass (leader clustering, Hartigan
 // 1975): row i joins the most similar leader among earlier rows when their
 // dot product is >= tau (ties to the earlier leader), and otherwise becomes
@@ -34,10 +39,10 @@ func LeaderClusters(ctx context.Context, x *Matrix, tau float32, opt Options) ([
 		r1 := min(r0+joinRowBlock, n)
 		rows := r1 - r0
 		nl := len(leaders)
-		chunks := (nl + joinColBlock - 1) / joinColBlock
+		chunks := (nl + leaderChunk - 1) / leaderChunk
 		found := make([][]cand, chunks)
 		err := parallelFor(ctx, chunks, threads, func(c int) error {
-			c0, c1 := c*joinColBlock, min((c+1)*joinColBlock, nl)
+			c0, c1 := c*leaderChunk, min((c+1)*leaderChunk, nl)
 			tile := make([]float32, rows*(c1-c0))
 			if d > 0 {
 				gemm.Sgemm(gblas.NoTrans, gblas.Trans, rows, c1-c0, d, 1, x.Data[r0*d:r1*d], d, lead.Data[c0*d:c1*d], d, 0, tile, c1-c0)

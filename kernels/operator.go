@@ -112,3 +112,17 @@ func (k *jointKernel) Apply(ctx context.Context, x []float64, cols int, y []floa
 		return nil
 	})
 }
+
+// Trace returns tr(A) = sum_i s_i^2 |v_i|^2 |t_i|^2 exactly, which the
+// estimator uses as a control variate.
+func (k *jointKernel) Trace() float64 {
+	var tr float64
+	for i := 0; i < k.v.Rows; i++ {
+		d := dot64(k.v.Row(i), k.v.Row(i))
+		if k.t != nil {
+			d *= dot64(k.t.Row(i), k.t.Row(i))
+		}
+		tr += k.s[i] * k.s[i] * d
+	}
+	return tr
+}

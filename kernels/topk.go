@@ -146,11 +146,13 @@ func (c CPU) topK(ctx context.Context, q, x *Matrix, k int, earlier bool, opt Op
 				}
 				l := &lists[i]
 				row := tile[i*cols : i*cols+jEnd]
+				admit := l.admit
 				for j, s := range row {
-					if s >= l.admit && !math.IsNaN(float64(s)) {
+					if s >= admit && !math.IsNaN(float64(s)) {
 						l.c = append(l.c, candidate{j: int32(cs + j), s: s})
 						if len(l.c) >= limit {
 							l.prune(k, g*nq[r0+i]*maxX)
+							admit = l.admit
 						}
 					}
 				}
@@ -158,6 +160,9 @@ func (c CPU) topK(ctx context.Context, q, x *Matrix, k int, earlier bool, opt Op
 		}
 		for i := range lists {
 			l := &lists[i]
+			if len(l.c) > k {
+				l.prune(k, g*nq[r0+i]*maxX) // fewer float64 products below
+			}
 			qi := q.Row(r0 + i)
 			for ci := range l.c {
 				l.c[ci].e = dot64(qi, x.Row(int(l.c[ci].j)))

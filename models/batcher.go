@@ -25,8 +25,9 @@ var ErrBatcherClosed = errors.New("models: batcher closed")
 
 // A Batcher gathers requests from many goroutines into batches for one
 // model: requests with the same key (a length bucket) go together, a batch
-// runs when it holds MaxBatch requests or its oldest request has waited
-// MaxWait, and each caller gets its own result. Results must not depend on
+// runs when it holds MaxBatch requests, when its oldest request has waited
+// MaxWait, or at once when a worker is free and no request is arriving; each
+// caller gets its own result. Results must not depend on
 // batch composition; the runners here guarantee that by padding every
 // sequence to its own length bucket.
 //
@@ -38,7 +39,7 @@ type Batcher[Req, Res any] struct {
 	key  func(Req) int
 	run  func(context.Context, []Req) ([]Res, error)
 
-	in     chan *pending[Req, Res]
+	in     chan []*pending[Req, Res] // one DoAll call's requests
 	work   chan []*pending[Req, Res]
 	wg     sync.WaitGroup
 	mu     sync.RWMutex // guards closed against sends on in
@@ -66,7 +67,7 @@ func NewBatcher[Req, Res any](opts BatchOptions, key func(Req) int, run func(con
 		opts.Workers = 1
 	}
 	b := &Batcher[Req, Res]{opts: opts, key: key, run: run,
-		in: make(chan *pending[Req, Res], 4*opts.MaxBatch), work: make(chan []*pending[Req, Res])}
+		in: make(chan []*pending[Req, Res], 64), work: make(chan []*pending[Req, Res])}
 	b.wg.Add(1 + opts.Workers)
 	go b.collect()
 	for range opts.Workers {
@@ -95,21 +96,20 @@ func (b *Batcher[Req, Res]) DoAll(ctx context.Context, reqs []Req) ([]Res, []err
 		}
 		return res, errs
 	}
-	sent := 0
 	for i, r := range reqs {
 		ps[i] = &pending[Req, Res]{ctx: ctx, req: r, done: make(chan struct{})}
-		select {
-		case b.in <- ps[i]:
-			sent++
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
+	}
+	// The requests travel together, so the collector sees a caller's whole
+	// list at once and can batch it without waiting.
+	sent := false
+	select {
+	case b.in <- ps:
+		sent = true
+	case <-ctx.Done():
 	}
 	b.mu.RUnlock()
 	for i, p := range ps {
-		if i >= sent {
+		if !sent {
 			errs[i] = ctx.Err()
 			continue
 		}
@@ -145,40 +145,75 @@ func (b *Batcher[Req, Res]) collect() {
 	oldest := map[int]time.Time{}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	dispatch := func(k int) {
-		q := queues[k]
-		delete(queues, k)
-		delete(oldest, k)
-		live := q[:0]
-		for _, p := range q {
+	// live drops the requests of cancelled callers from queue k.
+	live := func(k int) []*pending[Req, Res] {
+		q := queues[k][:0]
+		for _, p := range queues[k] {
 			if p.ctx.Err() != nil {
 				p.err = p.ctx.Err()
 				close(p.done)
 				continue
 			}
-			live = append(live, p)
+			q = append(q, p)
 		}
-		if len(live) > 0 {
-			b.work <- live
+		queues[k] = q
+		return q
+	}
+	dispatch := func(k int) {
+		q := live(k)
+		delete(queues, k)
+		delete(oldest, k)
+		if len(q) > 0 {
+			b.work <- q
+		}
+	}
+	// idle hands the fullest queue to a worker at once when one is free and
+	// nothing else is arriving: waiting for company only pays while the
+	// workers are busy.
+	idle := func() {
+		if len(b.in) > 0 || len(queues) == 0 {
+			return
+		}
+		best := 0
+		first := true
+		for k, q := range queues {
+			if first || len(q) > len(queues[best]) || (len(q) == len(queues[best]) && k < best) {
+				best, first = k, false
+			}
+		}
+		q := live(best)
+		if len(q) == 0 {
+			delete(queues, best)
+			delete(oldest, best)
+			return
+		}
+		select {
+		case b.work <- q:
+			delete(queues, best)
+			delete(oldest, best)
+		default:
 		}
 	}
 	for {
 		select {
-		case p, ok := <-b.in:
+		case ps, ok := <-b.in:
 			if !ok {
 				for k := range queues {
 					dispatch(k)
 				}
 				return
 			}
-			k := b.key(p.req)
-			if len(queues[k]) == 0 {
-				oldest[k] = time.Now()
+			for _, p := range ps {
+				k := b.key(p.req)
+				if len(queues[k]) == 0 {
+					oldest[k] = time.Now()
+				}
+				queues[k] = append(queues[k], p)
+				if len(queues[k]) >= b.opts.MaxBatch {
+					dispatch(k)
+				}
 			}
-			queues[k] = append(queues[k], p)
-			if len(queues[k]) >= b.opts.MaxBatch {
-				dispatch(k)
-			}
+			idle()
 		case <-timer.C:
 			now := time.Now()
 			for k, t := range oldest {
@@ -236,6 +271,9 @@ func NewBatchedEmbedder(enc *TextEncoder, opts BatchOptions) *BatchedEmbedder {
 
 // Dim is the length of each embedding.
 func (e *BatchedEmbedder) Dim() int { return e.enc.Dim() }
+
+// Name is the encoder's Name.
+func (e *BatchedEmbedder) Name() string { return e.enc.Name() }
 
 // Embed embeds texts; row i belongs to texts[i]. A text that cannot be
 // tokenized fails the call before anything is queued.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
 // signature lists the names a model file must have: each inner list is a
@@ -209,6 +211,12 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev Device) RoleReport {
 				rr.Problems = append(rr.Problems, sig.check(s)...)
 			}
 			s.Close()
+		case slot == "preprocessor_config.json":
+			if cfg, err := imageprep.ReadConfig(p); err != nil {
+				rr.Problems = append(rr.Problems, err.Error())
+			} else if _, err := imageprep.New(*cfg, imageprep.Options{}); err != nil {
+				rr.Problems = append(rr.Problems, fmt.Sprintf("%s: %v", p, err))
+			}
 		case slot == "tokenizer.json":
 			rr.Tokenizer = p
 			tok, err := LoadTokenizer(p)

@@ -111,6 +111,13 @@ func TestCheckDirNamesWhatIsWrong(t *testing.T) {
 			want: []string{"model.onnx: no output named last_hidden_state or token_embeddings"},
 		},
 		{
+			name: "a preprocessor config without its processor type",
+			break_: func(dir string) error {
+				return os.WriteFile(filepath.Join(dir, "clip", "preprocessor_config.json"), []byte(`{"do_resize": true}`), 0o644)
+			},
+			want: []string{"image_text: 1 problem(s)", "image_processor_type"},
+		},
+		{
 			name: "a corrupt tokenizer",
 			break_: func(dir string) error {
 				return os.WriteFile(filepath.Join(dir, "mpnet", "tokenizer.json"), []byte("{"), 0o644)

@@ -117,6 +117,7 @@ type LetterScorer struct {
 	// long prompts over a 150k vocabulary run in smaller batches. Default
 	// 1 GiB.
 	LogitsBudget int64
+	bufs         logitsPool
 }
 
 // defaultReaderMaxLen bounds reader prompts (tokens) when the manifest does
@@ -205,7 +206,7 @@ func (s *LetterScorer) ScoreIDs(ctx context.Context, seqs [][]int, options []int
 			for j, i := range rows {
 				batch[j] = seqs[i]
 			}
-			last, err := lastLogits(ctx, s.sess, batch, p.length, s.vocab, func(in inputSet) error {
+			last, err := lastLogits(ctx, s.sess, &s.bufs, batch, p.length, s.vocab, func(in inputSet) error {
 				t := padTexts(batch, p.length, 0)
 				if err := t.feed(s.sess, in); err != nil {
 					return err
@@ -233,26 +234,35 @@ func maxRowsFor(budget int64, length, vocab int) int {
 	return max(1, int(budget/(int64(length)*int64(vocab)*4)))
 }
 
-// logitsBuffers recycles the float32 buffers that large logits outputs are
-// written into, across runs and goroutines.
-var logitsBuffers = sync.Pool{New: func() any { return new([]float32) }}
+// logitsPool recycles the float32 buffers that large logits outputs are
+// written into, across runs and goroutines of one runner.
+type logitsPool struct{ p sync.Pool }
+
+func (lp *logitsPool) get(n int) *[]float32 {
+	b, _ := lp.p.Get().(*[]float32)
+	if b == nil || cap(*b) < n {
+		s := make([]float32, n)
+		b = &s
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+func (lp *logitsPool) put(b *[]float32) { lp.p.Put(b) }
 
 // lastLogits runs a decoder on a right-padded batch and returns, per row,
 // the logits at the row's last real token. The full (rows, length, vocab)
 // logits go into a recycled buffer rather than a fresh allocation.
-func lastLogits(ctx context.Context, sess *Session, batch [][]int, length, vocab int, feed func(inputSet) error) ([][]float32, error) {
+func lastLogits(ctx context.Context, sess *Session, pool *logitsPool, batch [][]int, length, vocab int, feed func(inputSet) error) ([][]float32, error) {
 	in := inputSet{}
 	defer in.destroy()
 	if err := feed(in); err != nil {
 		return nil, err
 	}
 	n := len(batch) * length * vocab
-	bufp := logitsBuffers.Get().(*[]float32)
-	defer logitsBuffers.Put(bufp)
-	if cap(*bufp) < n {
-		*bufp = make([]float32, n)
-	}
-	buf := (*bufp)[:n]
+	bufp := pool.get(n)
+	defer pool.put(bufp)
+	buf := *bufp
 	lt, err := floatTensor(buf, int64(len(batch)), int64(length), int64(vocab))
 	if err != nil {
 		return nil, err

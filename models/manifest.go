@@ -209,8 +209,9 @@ func roleList() string {
 	return strings.Join(s, ", ")
 }
 
-// Folder returns the absolute folder of role, or an error naming the files
-// expected when the manifest has no such role.
+// Folder returns the folder of role (joined to the manifest's directory;
+// "" for a role served by a server), or an error naming the files expected
+// when the manifest has no such role.
 func (m *Manifest) Folder(role Role) (string, RoleSpec, error) {
 	spec, ok := m.Roles[role]
 	if !ok {
@@ -218,7 +219,7 @@ func (m *Manifest) Folder(role Role) (string, RoleSpec, error) {
 			filepath.Join(m.Dir, ManifestFile), role, role, ExpectedFiles(role))
 	}
 	dir := spec.Dir
-	if !filepath.IsAbs(dir) {
+	if dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(m.Dir, dir)
 	}
 	return dir, spec, nil

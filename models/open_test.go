@@ -44,7 +44,11 @@ func TestOpenRolesFromManifest(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := e.Embed(ctx, questions)
+			name := e.Name()
 			e.Close()
+			if want := map[Role]string{RoleTextEmbed: "bge:cls:max512", RoleDupConfirm: "mpnet:mean:max128"}[tc.role]; name != want {
+				t.Errorf("Name() = %q, want %q", name, want)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -117,7 +118,7 @@ func emptyPast(s *Session, rows int, in inputSet) error {
 				return err
 			}
 			in[x.Name] = v
-		case len(x.Name) > len("past_key_values.") && x.Name[:len("past_key_values.")] == "past_key_values.":
+		case strings.HasPrefix(x.Name, "past_key_values."):
 			if len(x.Shape) != 4 || x.Shape[1] < 0 || x.Shape[3] < 0 {
 				return fmt.Errorf("%s: input %s has shape %v; want (batch, heads, past, head_size) with fixed heads and head size", s.Path(), x.Name, x.Shape)
 			}

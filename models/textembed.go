@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 )
 
 // TextEmbedder maps texts to unit vectors of Dim values: BGE for questions,
@@ -64,6 +65,12 @@ func (sig signature) err(s *Session) error {
 
 // Dim is the length of each embedding.
 func (e *TextEncoder) Dim() int { return e.dim }
+
+// Name identifies the encoder and the parameters that change its vectors
+// (model folder, pooling, maximum length), for cache keys and provenance.
+func (e *TextEncoder) Name() string {
+	return fmt.Sprintf("%s:%s:max%d", filepath.Base(filepath.Dir(e.sess.Path())), e.pooling, e.maxLen)
+}
 
 // Session returns the encoder's session.
 func (e *TextEncoder) Session() *Session { return e.sess }

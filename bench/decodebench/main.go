@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"sort"
 	"time"
@@ -34,6 +35,7 @@ func main() {
 	workers := flag.Int("workers", 1, "decoders in the pool")
 	copies := flag.Int("copies", 4, "copies of each file in the pool's job list")
 	hwaccel := flag.String("hwaccel", "none", "none or cuda")
+	compare := flag.Bool("compare", false, "compare CPU and NVDEC frames instead")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("decodebench: ")
@@ -50,6 +52,14 @@ func main() {
 	}
 	ctx := context.Background()
 	opt := decode.Options{Threads: *threads, HWAccel: *hwaccel}
+	if *compare {
+		for _, f := range flag.Args() {
+			if err := compareCPUGPU(ctx, f, sampler, size, *threads, *repeat); err != nil {
+				log.Fatal(err)
+			}
+		}
+		return
+	}
 	if *pool {
 		var jobs []decode.Job
 		for c := 0; c < *copies; c++ {
@@ -105,4 +115,70 @@ func main() {
 		fmt.Printf("vidscreen\t%s\t%.4f\t%d\t%d\t%d\n", f, secs[len(secs)/2], stats.FramesOut, stats.FramesDecoded, total)
 	}
 	os.Stdout.Sync()
+}
+
+// sampleOnce opens f, samples and decodes it, and returns the frames, the
+// median time over repeat runs, and why NVDEC was not used ("" if it was).
+func sampleOnce(ctx context.Context, f string, sampler decode.Sampler, size decode.Size, opt decode.Options, repeat int) ([]decode.Frame, float64, string, error) {
+	var frames []decode.Frame
+	var secs []float64
+	fallback := ""
+	for r := 0; r < max(repeat, 1); r++ {
+		start := time.Now()
+		d, err := decode.Open(ctx, f, opt)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		fallback = d.Fallback()
+		times, err := sampler.Times(d.Info(), decode.Clip{}, 0)
+		if err == nil {
+			frames, err = d.Frames(ctx, times, size, nil)
+		}
+		d.Close()
+		if err != nil {
+			return nil, 0, "", err
+		}
+		secs = append(secs, time.Since(start).Seconds())
+	}
+	sort.Float64s(secs)
+	return frames, secs[len(secs)/2], fallback, nil
+}
+
+func compareCPUGPU(ctx context.Context, f string, sampler decode.Sampler, size decode.Size, threads, repeat int) error {
+	cpu, cpuSecs, _, err := sampleOnce(ctx, f, sampler, size, decode.Options{Threads: threads}, repeat)
+	if err != nil {
+		return err
+	}
+	gpu := decode.NewGPU(0)
+	defer gpu.Close()
+	gpuFrames, gpuSecs, fallback, err := sampleOnce(ctx, f, sampler, size, decode.Options{HWAccel: "cuda", GPU: gpu}, repeat)
+	if err != nil {
+		return err
+	}
+	samePTS := len(cpu) == len(gpuFrames)
+	var sq float64
+	var n, maxDiff int
+	for i := 0; i < len(cpu) && i < len(gpuFrames); i++ {
+		a, b := cpu[i], gpuFrames[i]
+		if a.PTS != b.PTS || len(a.RGB) != len(b.RGB) {
+			samePTS = false
+			continue
+		}
+		for j := range a.RGB {
+			d := int(a.RGB[j]) - int(b.RGB[j])
+			sq += float64(d * d)
+			maxDiff = max(maxDiff, d, -d)
+		}
+		n += len(a.RGB)
+	}
+	psnr := math.Inf(1)
+	if sq > 0 {
+		psnr = 10 * math.Log10(255*255/(sq/float64(max(n, 1))))
+	}
+	used := "yes"
+	if fallback != "" {
+		used = "no: " + fallback
+	}
+	fmt.Printf("compare\t%s\t%.4f\t%.4f\t%v\t%.2f\t%d\t%s\n", f, cpuSecs, gpuSecs, samePTS, psnr, maxDiff, used)
+	return nil
 }

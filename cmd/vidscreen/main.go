@@ -55,7 +55,10 @@ func commands() []*command {
 	cmds := []*command{}
 	cmds = append(cmds, newAuditCommand())
 	cmds = append(cmds, newFramesCommand())
+	cmds = append(cmds, newModelsCommand())
+	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())
+	cmds = append(cmds, newVendiCommand())
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
 }

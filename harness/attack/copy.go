@@ -37,6 +37,7 @@ func (a *copyAttacker) Attack(ctx context.Context, s *Stream) ([]Prediction, err
 		return nil, fmt.Errorf("copy: %w", err)
 	}
 	pos := positions(s)
+	norm := normOptions(s)
 	out := make([]Prediction, len(s.Items))
 	for p, it := range s.Items {
 		best := -1
@@ -54,7 +55,7 @@ func (a *copyAttacker) Attack(ctx context.Context, s *Stream) ([]Prediction, err
 			out[p] = abstain(s.Seed, a.Name(), it)
 			continue
 		}
-		j, _ := mapAnswer(s.Items[best], it)
+		j, _ := mapAnswer(norm[best], s.Items[best].Answer, norm[p])
 		if j < 0 {
 			out[p] = abstain(s.Seed, a.Name(), it)
 			continue

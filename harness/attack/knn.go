@@ -33,6 +33,7 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 	if k < 1 {
 		k = 8
 	}
+	norm := normOptions(s)
 	out := make([]Prediction, len(s.Items))
 	for _, store := range benchmarkStores(s) {
 		nb, err := kernels.TopKEarlier(ctx, subRows(s.Text, store), k, a.cfg.kernelOptions())
@@ -48,7 +49,8 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 				if j < 0 || sim[r] <= 0 {
 					continue
 				}
-				c, _ := mapAnswer(s.Items[store[j]], it)
+				src := store[j]
+				c, _ := mapAnswer(norm[src], s.Items[src].Answer, norm[p])
 				if c < 0 {
 					continue
 				}

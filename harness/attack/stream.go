@@ -140,18 +140,32 @@ func normText(s string) string {
 	return b.String()
 }
 
-// mapAnswer maps the gold answer of an earlier item src onto the options of
-// dst: to the option with the same text when there is one, else to the same
-// letter when dst has that many options. It returns -1 when neither works.
-func mapAnswer(src *harness.Item, dst *harness.Item) (choice int, byText bool) {
-	want := normText(src.Options[src.Answer])
-	for j, o := range dst.Options {
-		if normText(o) == want {
+// normOptions returns the normalised option texts of every item of s, by
+// stream position.
+func normOptions(s *Stream) [][]string {
+	out := make([][]string, len(s.Items))
+	for i, it := range s.Items {
+		out[i] = make([]string, len(it.Options))
+		for j, o := range it.Options {
+			out[i][j] = normText(o)
+		}
+	}
+	return out
+}
+
+// mapAnswer maps the gold answer of an earlier item (its normalised options
+// src and gold index answer) onto the normalised options dst of another: to
+// the option with the same text when there is one, else to the same letter
+// when dst has that many options. It returns -1 when neither works.
+func mapAnswer(src []string, answer int, dst []string) (choice int, byText bool) {
+	want := src[answer]
+	for j, o := range dst {
+		if o == want {
 			return j, true
 		}
 	}
-	if src.Answer < len(dst.Options) {
-		return src.Answer, false
+	if answer < len(dst) {
+		return answer, false
 	}
 	return -1, false
 }

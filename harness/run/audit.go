@@ -68,8 +68,16 @@ type Result struct {
 	// Attackers holds, per attacker, the time this process spent answering
 	// (zero when every variant was stored).
 	Attackers []AttackerTime
-	// Embed is the time spent embedding (zero on a cache hit).
-	Embed time.Duration
+	// Stages holds the wall time of each stage of this process, in order:
+	// read, records (reading what is stored), embed (reading the cache on a
+	// hit), attack, duplicates, cards, write.
+	Stages []Stage
+}
+
+// A Stage is the wall time of one stage of an audit.
+type Stage struct {
+	Name string
+	Time time.Duration
 }
 
 // AttackerTime is what one attacker cost in this process.
@@ -126,6 +134,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if fsys == nil {
 		fsys = osFS{}
 	}
+	t0 := time.Now()
 	items, err := harness.ReadFS(ctx, fsys, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot})
 	if err != nil {
 		return nil, err
@@ -185,21 +194,32 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 
 	a := &audit{opt: opt, items: items, acfg: acfg, workers: workers, res: &Result{Dir: opt.Out, Items: len(items), Resumed: resumed}}
 	a.attackers = attack.Attackers(acfg)
+	a.stage("read", t0)
+	t0 = time.Now()
 	if err := a.loadRecords(); err != nil {
 		return nil, err
 	}
+	a.stage("records", t0)
 	defer a.store.Close()
+	t0 = time.Now()
 	if err := a.embed(ctx, emb, lexical); err != nil {
 		return nil, err
 	}
+	a.stage("embed", t0)
+	t0 = time.Now()
 	a.orders = attack.Orders(items, opt.Seed, max(acfg.Orders, 1))
 	if err := a.attack(ctx); err != nil {
 		return nil, err
 	}
+	a.stage("attack", t0)
 	if err := a.finish(ctx, ref); err != nil {
 		return nil, err
 	}
 	return a.res, nil
+}
+
+func (a *audit) stage(name string, since time.Time) {
+	a.res.Stages = append(a.res.Stages, Stage{name, time.Since(since)})
 }
 
 // audit is the state of one Audit call.
@@ -315,7 +335,6 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool)
 	if a.text != nil && (!needQ || a.question != nil) {
 		return nil
 	}
-	start := time.Now()
 	total := len(texts) + len(questions)
 	if fit {
 		total += len(texts)
@@ -346,7 +365,6 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool)
 		}
 	}
 	m.finish()
-	a.res.Embed = time.Since(start)
 	return nil
 }
 
@@ -485,10 +503,13 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		}
 	}
 	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
+	t0 := time.Now()
 	dup, err := dups.FindOpt(ctx, a.items, a.text, dups.DefaultThreshold, threads)
 	if err != nil {
 		return err
 	}
+	a.stage("duplicates", t0)
+	t0 = time.Now()
 	mcfg := metrics.DefaultConfig(a.acfg)
 	mcfg.Seed = a.opt.Seed
 	mcfg.Threads = threads.Threads
@@ -500,6 +521,8 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	if err != nil {
 		return err
 	}
+	a.stage("cards", t0)
+	t0 = time.Now()
 	cols := make([]report.Attacker, len(a.attackers))
 	for i, at := range a.attackers {
 		cols[i] = report.Attacker{Name: at.Name(), Level: at.Level()}
@@ -519,6 +542,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 			return err
 		}
 	}
+	a.stage("write", t0)
 	a.res.Cards = cards
 	return nil
 }

@@ -168,8 +168,8 @@ func indexByte(s string, c byte) int {
 // goroutines are serialised; each Append is one write followed by an fsync,
 // so that a batch is either on disk in full or cut inside its last line.
 type store struct {
-	mu   sync.Mutex
-	f    *os.File
+	mu      sync.Mutex
+	f       *os.File
 	path    string
 	buf     []byte
 	scratch []byte

@@ -157,3 +157,30 @@ print(a.dtype.str, a.shape, ' '.join(repr(float(v)) for v in a.astype('f8').rave
 		}
 	}
 }
+
+func BenchmarkReadWrite(b *testing.B) {
+	m := kernels.NewMatrix(20000, 1024)
+	for i := range m.Data {
+		m.Data[i] = float32(i%1000) / 1000
+	}
+	dir := b.TempDir()
+	for _, descr := range []string{Float32, Float16} {
+		path := filepath.Join(dir, "m.npy")
+		b.Run("write"+descr, func(b *testing.B) {
+			for b.Loop() {
+				if err := WriteFile(path, m, descr); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(m.Rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+		b.Run("read"+descr, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ReadFile(path); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(m.Rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Resample is PIL's resampling filter number, as preprocessor_config.json
@@ -75,9 +76,11 @@ var (
 	defaultRescale  = 1.0 / 255
 )
 
-// defaults returns the processor's constructor defaults.
+// defaults returns the processor's constructor defaults. The "Fast"
+// (torchvision) variants of a processor read the same fields and get the
+// same defaults; they are applied here the slow way, through PIL's filters.
 func defaults(typ string) (Config, bool) {
-	switch typ {
+	switch strings.TrimSuffix(typ, "Fast") {
 	case "CLIPImageProcessor", "CLIPFeatureExtractor":
 		return Config{Type: typ, DoResize: true, ShortestEdge: 224, Resample: Bicubic,
 			DoCenterCrop: true, CropHeight: 224, CropWidth: 224, DoRescale: true, RescaleFactor: defaultRescale,
@@ -156,14 +159,15 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 	setBool(&c.DoRescale, raw.DoRescale)
 	setBool(&c.DoNormalize, raw.DoNormalize)
 	setBool(&c.DoConvertRGB, raw.DoConvertRGB)
-	if typ == "SiglipImageProcessor" || typ == "BlipImageProcessor" {
+	base := strings.TrimSuffix(typ, "Fast")
+	if base == "SiglipImageProcessor" || base == "BlipImageProcessor" {
 		// These processors have no centre crop; transformers ignores the key.
 		c.DoCenterCrop = false
 	}
 	if raw.Size != nil {
 		// An integer size means the shortest edge for CLIP (get_size_dict with
 		// default_to_square=False) and a square for the others.
-		short, h, w, err := parseSize(raw.Size, typ == "CLIPImageProcessor" || typ == "CLIPFeatureExtractor")
+		short, h, w, err := parseSize(raw.Size, base == "CLIPImageProcessor" || base == "CLIPFeatureExtractor")
 		if err != nil {
 			return nil, fieldErr("size", "%v", err)
 		}

@@ -92,6 +92,9 @@ func TestParseConfigDefaults(t *testing.T) {
 		{`{"image_processor_type": "SiglipImageProcessor", "do_center_crop": true}`, func(c *Config) bool { return !c.DoCenterCrop }},
 		{`{"image_processor_type": "BlipImageProcessor"}`, func(c *Config) bool { return c.Height == 384 && c.Mean == openAICLIPMean }},
 		{`{"image_processor_type": "CLIPImageProcessor", "image_mean": 0.5}`, func(c *Config) bool { return c.Mean == [3]float64{0.5, 0.5, 0.5} }},
+		// A "Fast" processor reads the same fields and defaults.
+		{`{"image_processor_type": "CLIPImageProcessorFast", "size": 256}`, func(c *Config) bool { return c.ShortestEdge == 256 && c.DoCenterCrop && c.Resample == Bicubic }},
+		{`{"image_processor_type": "SiglipImageProcessorFast", "do_center_crop": true}`, func(c *Config) bool { return !c.DoCenterCrop && c.Height == 224 }},
 	}
 	for _, tt := range tests {
 		c, err := ParseConfig([]byte(tt.json), "cfg.json")

@@ -21,8 +21,9 @@
 // testdata/make_reference.py), within one level of 255 against a float64 Go
 // computation of the same filter, and within one level against OpenCV's
 // INTER_AREA and INTER_LINEAR where those are the same filter. The "fast"
-// transformers processors (torchvision, bicubic a = -0.75) differ from this
-// by a few levels; exports meant for them are not matched exactly.
+// transformers processors (torchvision) resize in floating point without the
+// 8-bit rounding between passes, so their pixels can differ from these by a
+// level or so; their configuration files are read all the same.
 //
 // Rescale and normalise are done as transformers does in float32
 // (float32(p*scale) - mean) / std, precomputed for all 256 levels per channel,

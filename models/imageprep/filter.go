@@ -54,7 +54,8 @@ func filterFor(r Resample) filter {
 }
 
 // bicubicA is the free parameter of Keys' cubic convolution kernel. PIL
-// uses -0.5 (Catmull-Rom); OpenCV and PyTorch use -0.75.
+// uses -0.5 (Catmull-Rom); OpenCV's INTER_CUBIC and PyTorch's bicubic
+// without antialiasing use -0.75.
 const bicubicA = -0.5
 
 func bicubic(x float64) float64 {

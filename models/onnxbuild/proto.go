@@ -40,13 +40,12 @@ const (
 
 // Attr is one node attribute.
 type Attr struct {
-	name  string
-	kind  int
-	f     float32
-	i     int64
-	s     string
-	ints  []int64
-	isSet bool
+	name string
+	kind int
+	f    float32
+	i    int64
+	s    string
+	ints []int64
 }
 
 // AttrInt is an INT attribute.

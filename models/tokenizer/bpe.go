@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"container/heap"
 	"fmt"
 	"hash/maphash"
 	"sync"
@@ -38,7 +39,7 @@ type symbol struct {
 	start, end int32
 }
 
-func (m *bpe) tokenize(s []byte, out []token, buf *[]byte) []token {
+func (m *bpe) tokenize(s []byte, out []token, sc *scratch) []token {
 	if len(s) == 0 {
 		return out
 	}
@@ -51,18 +52,18 @@ func (m *bpe) tokenize(s []byte, out []token, buf *[]byte) []token {
 		return append(out, toks...)
 	}
 	mark := len(out)
-	out = m.initial(s, out, buf)
+	out = m.initial(s, out, sc)
 	out = out[:mark+m.mergeAll(out[mark:])]
 	m.cache.put(s, out[mark:])
 	return out
 }
 
 // initial appends the word's starting symbols.
-func (m *bpe) initial(s []byte, out []token, buf *[]byte) []token {
+func (m *bpe) initial(s []byte, out []token, sc *scratch) []token {
 	unkOpen := false
 	for i := 0; i < len(s); {
 		_, size := utf8.DecodeRune(s[i:])
-		b := (*buf)[:0]
+		b := sc.buf[:0]
 		if i > 0 {
 			b = append(b, m.prefix...)
 		}
@@ -70,7 +71,7 @@ func (m *bpe) initial(s []byte, out []token, buf *[]byte) []token {
 		if i+size == len(s) {
 			b = append(b, m.suffix...)
 		}
-		*buf = b
+		sc.buf = b
 		id, ok := m.v.ids[string(b)]
 		switch {
 		case ok:
@@ -105,10 +106,18 @@ func (m *bpe) hasBytes(b []byte) bool {
 	return true
 }
 
+// heapMergeMin is the word length (in symbols) from which mergeAll uses a
+// priority queue: the plain scan is faster on real words but quadratic on
+// a long run of letters.
+const heapMergeMin = 48
+
 // mergeAll merges syms in place and returns how many remain. Each step
 // merges the pair of lowest rank, the leftmost among equals, as the
 // reference's priority queue does.
 func (m *bpe) mergeAll(syms []token) int {
+	if len(syms) >= heapMergeMin {
+		return m.mergeHeap(syms)
+	}
 	n := len(syms)
 	for n > 1 {
 		best := -1
@@ -127,6 +136,77 @@ func (m *bpe) mergeAll(syms []token) int {
 		n--
 	}
 	return n
+}
+
+// mergeHeap is mergeAll in O(n log n): symbols in a linked list, candidate
+// pairs in a heap ordered by (rank, position); a popped pair whose symbols
+// have changed since it was pushed is skipped.
+func (m *bpe) mergeHeap(syms []token) int {
+	n := len(syms)
+	next := make([]int32, n)
+	prev := make([]int32, n)
+	alive := make([]bool, n)
+	for i := range syms {
+		next[i], prev[i], alive[i] = int32(i+1), int32(i-1), true
+	}
+	next[n-1] = -1
+	h := &pairHeap{}
+	push := func(i int32) {
+		j := next[i]
+		if j < 0 {
+			return
+		}
+		if mg, ok := m.merges[[2]int32{syms[i].id, syms[j].id}]; ok {
+			heap.Push(h, pairItem{mg.rank, i, mg.id})
+		}
+	}
+	for i := range n - 1 {
+		push(int32(i))
+	}
+	for h.Len() > 0 {
+		top := heap.Pop(h).(pairItem)
+		i := top.pos
+		j := next[i]
+		if !alive[i] || j < 0 {
+			continue
+		}
+		if mg, ok := m.merges[[2]int32{syms[i].id, syms[j].id}]; !ok || mg.id != top.id || mg.rank != top.rank {
+			continue
+		}
+		syms[i] = token{top.id, syms[i].start, syms[j].end}
+		alive[j] = false
+		next[i] = next[j]
+		if next[j] >= 0 {
+			prev[next[j]] = i
+		}
+		if p := prev[i]; p >= 0 {
+			push(p)
+		}
+		push(i)
+	}
+	w := 0
+	for i := 0; i >= 0 && i < n; i = int(next[i]) {
+		syms[w] = syms[i]
+		w++
+	}
+	return w
+}
+
+type pairItem struct{ rank, pos, id int32 }
+
+type pairHeap []pairItem
+
+func (h pairHeap) Len() int { return len(h) }
+func (h pairHeap) Less(a, b int) bool {
+	return h[a].rank < h[b].rank || (h[a].rank == h[b].rank && h[a].pos < h[b].pos)
+}
+func (h pairHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pairItem)) }
+func (h *pairHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // wordCache remembers the tokens of words. Each shard stops growing at its

@@ -124,6 +124,7 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 		t.addedByText[at.content] = at
 		t.addedByID[at.id] = at
 	}
+	t.indexTokens()
 	var raw, normalized []*addedToken
 	for _, a := range t.added {
 		if a.normalized {

@@ -235,3 +235,85 @@ func TestDecodeFixtures(t *testing.T) {
 		}
 	}
 }
+
+func TestMetaspacePrependScheme(t *testing.T) {
+	// "always" prepends ▁ to every piece between added tokens, "first"
+	// only to the piece at the start of the input (Llama 2 with
+	// legacy=false), "never" to none.
+	cases := []struct {
+		scheme prependScheme
+		want   []int
+	}{
+		// <extra_id_0> (25), then ▁cats (9).
+		{prependAlways, []int{25, 9, 1}},
+		// "cats" has no ▁: c a t s = 13 14 15 8 (-24 beats nothing else).
+		{prependFirst, []int{25, 13, 14, 15, 8, 1}},
+		{prependNever, []int{25, 13, 14, 15, 8, 1}},
+	}
+	for _, c := range cases {
+		tok := loadFixture(t, "t5_tiny.json")
+		m := tok.pre.(metaspacePreTokenizer)
+		m.prepend = c.scheme
+		tok.pre = m
+		enc, err := tok.Encode("<extra_id_0>cats", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(enc.IDs, c.want) {
+			t.Errorf("scheme %d: %v %q, want %v", c.scheme, enc.IDs, enc.Tokens, c.want)
+		}
+	}
+	// With "first", the start of the input still gets its ▁.
+	tok := loadFixture(t, "t5_tiny.json")
+	m := tok.pre.(metaspacePreTokenizer)
+	m.prepend = prependFirst
+	tok.pre = m
+	enc, err := tok.Encode("cats", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{9}; !slices.Equal(enc.IDs, want) {
+		t.Errorf("first at the start: %v, want %v", enc.IDs, want)
+	}
+}
+
+// TestBPEHeapMergeMatchesScan checks that the priority-queue merge of long
+// words gives what the plain scan gives, on the real CLIP merges.
+func TestBPEHeapMergeMatchesScan(t *testing.T) {
+	tok := loadShared(t, "clip_bpe_tokenizer.json")
+	m := tok.model.(*bpe)
+	words := []string{
+		"supercalifragilisticexpialidocious",
+		"pneumonoultramicroscopicsilicovolcanoconiosis",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		"thethethethethethethethethethethethethethethethethethethethethethethethe",
+		"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+	}
+	for _, w := range words {
+		var sc scratch
+		syms := m.initial([]byte(w), nil, &sc)
+		scan := slices.Clone(syms)
+		// The plain scan, forced.
+		n := len(scan)
+		for n > 1 {
+			best := -1
+			var bm merge
+			for i := 0; i+1 < n; i++ {
+				if mg, ok := m.merges[[2]int32{scan[i].id, scan[i+1].id}]; ok && (best < 0 || mg.rank < bm.rank) {
+					best, bm = i, mg
+				}
+			}
+			if best < 0 {
+				break
+			}
+			scan[best] = token{bm.id, scan[best].start, scan[best+1].end}
+			copy(scan[best+1:n], scan[best+2:n])
+			n--
+		}
+		scan = scan[:n]
+		heaped := syms[:m.mergeHeap(syms)]
+		if !slices.Equal(heaped, scan) {
+			t.Errorf("%s: heap merge %v, scan %v", w, heaped, scan)
+		}
+	}
+}

@@ -216,6 +216,9 @@ func (n replaceNormalizer) normalize(t, tmp *normText) {
 	last := 0
 	found := false
 	n.find.each(t.s, func(i, j int) {
+		if j-i == 1 && len(n.content) == 1 && t.s[i] == n.content[0] {
+			return // replacing a byte by itself changes nothing (`\s+` on " ")
+		}
 		found = true
 		tmp.appendFrom(t, last, i)
 		tmp.appendString(n.content, t.spanOf(i, j))

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"slices"
 	"unicode/utf8"
 )
 
@@ -302,8 +303,20 @@ func (p byteLevelPreTokenizer) preTokenize(in, out []piece, ar *arena) []piece {
 // one original character all keep that character's range.
 func byteLevelPiece(pc piece, ar *arena) piece {
 	from := len(ar.s)
+	ar.s = slices.Grow(ar.s, 2*len(pc.s))
+	ar.align = slices.Grow(ar.align, 2*len(pc.s))
 	for i, c := range pc.s {
-		ar.appendString(byteLevel.enc[c], pc.align[i])
+		sp := pc.align[i]
+		if c >= '!' && c <= '~' { // maps to itself
+			ar.s = append(ar.s, c)
+			ar.align = append(ar.align, sp)
+			continue
+		}
+		enc := byteLevel.enc[c]
+		ar.s = append(ar.s, enc...)
+		for range len(enc) {
+			ar.align = append(ar.align, sp)
+		}
 	}
 	return ar.piece(from)
 }

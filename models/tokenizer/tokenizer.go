@@ -36,6 +36,11 @@ type Tokenizer struct {
 	// into spaces when the file's decoder does not (CLIP files).
 	eowSuffix string
 
+	// idTokens is every id's token, added tokens over the model's;
+	// idKnown says which ids have one.
+	idTokens []string
+	idKnown  []bool
+
 	truncation *Truncation
 	padding    *Padding
 
@@ -51,7 +56,7 @@ type encodeState struct {
 	normSplits      []addedSplit
 	pieces, pieces2 []piece
 	toks            []token
-	buf             []byte
+	sc              scratch
 	a, b            Encoding // the texts before post-processing
 }
 
@@ -63,14 +68,28 @@ func (t *Tokenizer) state() *encodeState {
 }
 
 // VocabSize is the number of ids, added tokens included.
-func (t *Tokenizer) VocabSize() int {
-	n := len(t.model.vocab().tokens)
+func (t *Tokenizer) VocabSize() int { return len(t.idTokens) }
+
+// indexTokens fills idTokens and idKnown once the model and the added
+// tokens are read.
+func (t *Tokenizer) indexTokens() {
+	v := t.model.vocab()
+	n := len(v.tokens)
 	for id := range t.addedByID {
-		if id+1 > n {
-			n = id + 1
+		n = max(n, id+1)
+	}
+	t.idTokens = make([]string, n)
+	t.idKnown = make([]bool, n)
+	for tok, id := range v.ids {
+		if id >= 0 {
+			t.idTokens[id], t.idKnown[id] = tok, true
 		}
 	}
-	return n
+	for id, a := range t.addedByID {
+		if id >= 0 {
+			t.idTokens[id], t.idKnown[id] = a.content, true
+		}
+	}
 }
 
 // TokenToID returns the id of a token (an added token or a vocabulary
@@ -85,14 +104,10 @@ func (t *Tokenizer) TokenToID(tok string) (int, bool) {
 
 // IDToToken returns the token of an id.
 func (t *Tokenizer) IDToToken(id int) (string, bool) {
-	if a, ok := t.addedByID[id]; ok {
-		return a.content, true
-	}
-	v := t.model.vocab()
-	if id < 0 || id >= len(v.tokens) || (v.tokens[id] == "" && v.ids[""] != id) {
+	if id < 0 || id >= len(t.idTokens) || !t.idKnown[id] {
 		return "", false
 	}
-	return v.tokens[id], true
+	return t.idTokens[id], true
 }
 
 // SetTruncation sets (nil: removes) truncation, replacing the file's.
@@ -290,16 +305,10 @@ func (t *Tokenizer) tokenizeText(st *encodeState, e *Encoding, i, j, typeID int)
 		st.pieces2 = t.pre.preTokenize(st.pieces, st.pieces2[:0], &st.ar)
 		st.pieces, st.pieces2 = st.pieces2, st.pieces
 	}
-	v := t.model.vocab()
 	for _, pc := range st.pieces {
-		st.toks = t.model.tokenize(pc.s, st.toks[:0], &st.buf)
+		st.toks = t.model.tokenize(pc.s, st.toks[:0], &st.sc)
 		for _, tk := range st.toks {
-			tok := ""
-			if a, ok := t.addedByID[int(tk.id)]; ok {
-				tok = a.content
-			} else if int(tk.id) < len(v.tokens) {
-				tok = v.tokens[tk.id]
-			}
+			tok := t.idTokens[tk.id]
 			off := [2]int{int(pc.align[tk.start].start), int(pc.align[tk.end-1].end)}
 			e.push(int(tk.id), typeID, tok, off, false)
 		}

@@ -361,3 +361,49 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("Load of a missing file: %v", err)
 	}
 }
+
+func TestAddedTokenOptions(t *testing.T) {
+	tok, err := FromJSON([]byte(`{
+	 "added_tokens": [
+	  {"id": 10, "content": "<x>", "single_word": false, "lstrip": false, "rstrip": true, "normalized": false, "special": true},
+	  {"id": 11, "content": "hi", "single_word": true, "lstrip": false, "rstrip": false, "normalized": false, "special": false},
+	  {"id": 12, "content": "BIG", "single_word": false, "lstrip": false, "rstrip": false, "normalized": true, "special": false}],
+	 "normalizer": {"type": "Lowercase"},
+	 "pre_tokenizer": {"type": "WhitespaceSplit"},
+	 "model": {"type": "WordLevel", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1, "this": 2, "big": 3}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		text string
+		ids  []int
+		offs [][2]int
+	}{
+		{"rstrip swallows the spaces after", "a<x>   a", []int{1, 10, 1}, [][2]int{{0, 1}, {1, 7}, {7, 8}}},
+		{"single word alone matches", "hi a", []int{11, 1}, nil},
+		{"single word inside a word does not", "this", []int{2}, nil},
+		// "BIG" is normalized (lowercased) to "big" and matched after
+		// normalization, so it wins over the model's "big" (3).
+		{"normalized token matches normalized text", "a BIG big", []int{1, 12, 12}, [][2]int{{0, 1}, {2, 5}, {6, 9}}},
+	}
+	for _, c := range cases {
+		enc, err := tok.Encode(c.text, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(enc.IDs, c.ids) {
+			t.Errorf("%s: Encode(%q) = %v, want %v", c.name, c.text, enc.IDs, c.ids)
+		}
+		if c.offs != nil && !slices.Equal(enc.Offsets, c.offs) {
+			t.Errorf("%s: offsets %v, want %v", c.name, enc.Offsets, c.offs)
+		}
+	}
+	// No decoder: tokens joined by spaces; the special <x> skipped.
+	if got := tok.Decode([]int{1, 10, 11, 99}, true); got != "a hi" {
+		t.Errorf("Decode = %q, want %q", got, "a hi")
+	}
+	if n := tok.VocabSize(); n != 13 {
+		t.Errorf("VocabSize = %d, want 13", n)
+	}
+}

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"math"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -34,13 +35,13 @@ type unigramNode struct {
 	id    int32
 }
 
-func (m *unigram) tokenize(s []byte, out []token, buf *[]byte) []token {
+func (m *unigram) tokenize(s []byte, out []token, sc *scratch) []token {
 	if len(s) == 0 {
 		return out
 	}
-	// The lattice lives in a scratch buffer of float64-sized nodes; it is
-	// small (one node per byte), so allocate it per call only when large.
-	nodes := make([]unigramNode, len(s)+1)
+	// The best path ending at each byte position.
+	nodes := slices.Grow(sc.nodes[:0], len(s)+1)[:len(s)+1]
+	sc.nodes = nodes
 	for i := range nodes {
 		nodes[i] = unigramNode{score: math.Inf(-1), start: -1}
 	}

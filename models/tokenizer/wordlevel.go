@@ -9,7 +9,7 @@ type wordLevel struct {
 
 func (m *wordLevel) vocab() *vocabulary { return m.v }
 
-func (m *wordLevel) tokenize(s []byte, out []token, _ *[]byte) []token {
+func (m *wordLevel) tokenize(s []byte, out []token, _ *scratch) []token {
 	if len(s) == 0 {
 		return out
 	}

@@ -9,9 +9,15 @@ type token struct {
 	start, end int32
 }
 
+// scratch is memory a model may reuse from one piece to the next.
+type scratch struct {
+	buf   []byte
+	nodes []unigramNode
+}
+
 // A model turns one piece into tokens.
 type model interface {
-	tokenize(s []byte, out []token, buf *[]byte) []token
+	tokenize(s []byte, out []token, sc *scratch) []token
 	vocab() *vocabulary
 }
 
@@ -50,7 +56,7 @@ type wordPiece struct {
 
 func (m *wordPiece) vocab() *vocabulary { return m.v }
 
-func (m *wordPiece) tokenize(s []byte, out []token, buf *[]byte) []token {
+func (m *wordPiece) tokenize(s []byte, out []token, sc *scratch) []token {
 	if utf8.RuneCount(s) > m.maxChars {
 		return append(out, token{m.unk, 0, int32(len(s))})
 	}
@@ -68,9 +74,9 @@ func (m *wordPiece) tokenize(s []byte, out []token, buf *[]byte) []token {
 			var id int
 			var ok bool
 			if start > 0 {
-				b := append((*buf)[:0], m.prefix...)
+				b := append(sc.buf[:0], m.prefix...)
 				b = append(b, s[start:end]...)
-				*buf = b
+				sc.buf = b
 				id, ok = m.v.ids[string(b)]
 			} else {
 				id, ok = m.v.ids[string(s[start:end])]

@@ -75,7 +75,7 @@ func Embed(ctx context.Context, items []*harness.Item) (text, question *kernels.
 		texts[i] = textembed.ItemText(it)
 		questions[i] = textembed.QuestionText(it)
 	}
-	lex := textembed.NewLexical(dimForTest())
+	lex := textembed.NewLexical(textembed.DefaultDim)
 	lex.Fit(append(append([]string(nil), texts...), questions...))
 	if text, err = lex.Embed(ctx, texts); err != nil {
 		return nil, nil, err
@@ -149,13 +149,4 @@ func RunAll(ctx context.Context, cfg attack.Config, items []*harness.Item, seed 
 		out = append(out, o...)
 	}
 	return out, nil
-}
-
-func dimForTest() int {
-	if v := os.Getenv("XDIM"); v != "" {
-		var d int
-		fmt.Sscan(v, &d)
-		return d
-	}
-	return textembed.DefaultDim
 }

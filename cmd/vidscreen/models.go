@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/tokenizer"
+)
+
+// A modelsSubcommand is one of "vidscreen models tokenize|check|devices".
+type modelsSubcommand struct {
+	name, usage, short, long string
+	flags                    func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error
+}
+
+func modelsSubcommands() []*modelsSubcommand {
+	return []*modelsSubcommand{modelsCheck(), modelsDevices(), modelsTokenize()}
+}
+
+func newModelsCommand() *command {
+	var list strings.Builder
+	for _, s := range modelsSubcommands() {
+		fmt.Fprintf(&list, "\n\tvidscreen models %s %s\n\t\t%s", s.name, s.usage, s.short)
+	}
+	return &command{
+		name:  "models",
+		short: "check a models directory, the GPUs, or a tokenizer file",
+		usage: "check|devices|tokenize [flags] [arguments]",
+		long: `Models looks at the local models vidscreen runs, without running an audit:
+` + list.String() + `
+
+Run "vidscreen models SUBCOMMAND --help" for each one's flags. docs/models.md
+says how to export the real models to ONNX and lay out a models directory.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return &usageError{"name a subcommand: check, devices or tokenize"}
+				}
+				for _, s := range modelsSubcommands() {
+					if s.name == args[0] {
+						return s.run(ctx, args[1:], env)
+					}
+				}
+				return &usageError{fmt.Sprintf("unknown subcommand %q: want check, devices or tokenize", args[0])}
+			}
+		},
+	}
+}
+
+// run parses the subcommand's flags, which may come before or after its
+// arguments, and runs it. --help prints its usage on stdout.
+func (s *modelsSubcommand) run(ctx context.Context, args []string, env *environment) error {
+	fs := flag.NewFlagSet("vidscreen models "+s.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runFn := s.flags(fs, env)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(env.stdout, "usage: vidscreen models %s %s\n\n%s\n\nFlags:\n", s.name, s.usage, strings.TrimSpace(s.long))
+				fs.SetOutput(env.stdout)
+				fs.PrintDefaults()
+				return nil
+			}
+			return &usageError{fmt.Sprintf("models %s: %v", s.name, err)}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+	return runFn(ctx, pos)
+}
+
+func modelsTokenize() *modelsSubcommand {
+	return &modelsSubcommand{
+		name:  "tokenize",
+		usage: "--tokenizer FILE [--special=false] [--padding] < LINES",
+		short: "encode lines of standard input, one JSON array of token ids per line",
+		long: `Tokenize reads a Hugging Face tokenizer.json and encodes each line of standard
+input (without its line ending) as the file says: normalizer, pre-tokenizer, model,
+post-processor (special tokens, unless --special=false) and truncation; the padding
+the file configures (all-MiniLM's pads every text to 128) only with --padding. It
+writes one JSON array of ids per input line, for comparing with
+tokenizer.encode(line).ids of the Python tokenizers library (after
+tokenizer.no_padding(), unless --padding).`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			path := fs.String("tokenizer", "", "the tokenizer.json `FILE` to use")
+			special := fs.Bool("special", true, "add the special tokens the post-processor adds ([CLS], <|startoftext|>, ...)")
+			pad := fs.Bool("padding", false, "pad as the file configures, as a batch would be")
+			return func(ctx context.Context, args []string) error {
+				if *path == "" {
+					return &usageError{"models tokenize: --tokenizer FILE is required"}
+				}
+				if len(args) > 0 {
+					return &usageError{fmt.Sprintf("models tokenize: unexpected argument %q; text comes on standard input", args[0])}
+				}
+				tok, err := tokenizer.Load(*path)
+				if err != nil {
+					return fmt.Errorf("%w: %v", errBadInput, err)
+				}
+				if !*pad {
+					tok.SetPadding(nil)
+				}
+				return tokenizeLines(ctx, tok, *special, env.stdin, env.stdout)
+			}
+		},
+	}
+}
+
+// tokenizeLines encodes each line of in and writes its ids to out.
+func tokenizeLines(ctx context.Context, tok *tokenizer.Tokenizer, special bool, in io.Reader, out io.Writer) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	w := bufio.NewWriter(out)
+	var buf []byte
+	for line := 1; sc.Scan(); line++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		enc, err := tok.Encode(text, special)
+		if err != nil {
+			return fmt.Errorf("%w: standard input line %d: %v", errBadInput, line, err)
+		}
+		buf = append(buf[:0], '[')
+		for i, id := range enc.IDs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, int64(id), 10)
+		}
+		buf = append(buf, ']', '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read standard input: %w", err)
+	}
+	return w.Flush()
+}
+
+func modelsCheck() *modelsSubcommand {
+	return &modelsSubcommand{
+		name:  "check",
+		usage: "[--device cpu|cuda:N] [--json] DIR",
+		short: "validate a models directory and print what each role gets",
+		long: `Check reads DIR/models.json and, for every role (image_text, text_embed,
+dup_confirm, captioner, lm_reader, vlm_reader), checks that its folder holds the
+files the role needs, loads each ONNX file on the device and lists its inputs and
+outputs, checks the names the role reads, loads the tokenizer and encodes a probe
+sentence, and reads preprocessor_config.json. The exit status is 2 when a role is
+missing or has a problem; the report says which files were expected.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			device := fs.String("device", "cpu", "load the models on `DEVICE`: cpu, cuda or cuda:N")
+			asJSON := fs.Bool("json", false, "print the report as JSON")
+			threads := fs.Int("threads", 0, "intra-op threads per CPU session (0: one per core)")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return &usageError{"models check: name one models directory"}
+				}
+				dir := args[0]
+				spec, err := gpu.ParseSpec(*device)
+				if err != nil {
+					return &usageError{err.Error()}
+				}
+				if spec.CUDA {
+					if _, note, err := gpu.Select(spec, gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})); err != nil {
+						return &usageError{err.Error()}
+					} else if note != "" {
+						fmt.Fprintf(env.stderr, "vidscreen models check: %s\n", note)
+					}
+				}
+				if _, err := models.LoadManifest(dir); err != nil {
+					return fmt.Errorf("%w: %v", errBadInput, err)
+				}
+				rep, err := models.CheckDir(ctx, dir, models.RuntimeOptions{Device: *device, Threads: *threads, Log: env.stderr, Getenv: env.getenv})
+				if rep == nil {
+					return err
+				}
+				if *asJSON {
+					enc := json.NewEncoder(env.stdout)
+					enc.SetIndent("", "  ")
+					if werr := enc.Encode(rep); werr != nil {
+						return werr
+					}
+				} else if werr := rep.WriteText(env.stdout); werr != nil {
+					return werr
+				}
+				if err != nil {
+					if ctx.Err() != nil {
+						return err
+					}
+					return fmt.Errorf("%w: %s", errBadInput, checkSummary(rep, err))
+				}
+				return nil
+			}
+		},
+	}
+}
+
+// checkSummary names each role with a problem and its first problem, for
+// stderr; the full list is in the report.
+func checkSummary(rep *models.CheckReport, err error) string {
+	var b strings.Builder
+	b.WriteString(err.Error())
+	for _, r := range rep.Roles {
+		if len(r.Problems) > 0 {
+			fmt.Fprintf(&b, "\n  %s: %s", r.Role, r.Problems[0])
+			if n := len(r.Problems) - 1; n > 0 {
+				fmt.Fprintf(&b, " (and %d more)", n)
+			}
+		}
+	}
+	return b.String()
+}
+
+func modelsDevices() *modelsSubcommand {
+	return &modelsSubcommand{
+		name:  "devices",
+		usage: "[--json]",
+		short: "list the GPUs found (count, names, memory, driver), or why none",
+		long: `Devices asks the NVIDIA driver (NVML, else the CUDA driver API), loaded at run
+time, for the GPUs this process may use (CUDA_VISIBLE_DEVICES applies) and prints
+each one's ordinal as --device names it, its name, total and free memory, and the
+driver version. Without a driver it says what was missing; vidscreen then runs on
+the CPU.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			asJSON := fs.Bool("json", false, "print the inventory as JSON")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return &usageError{fmt.Sprintf("models devices: unexpected argument %q", args[0])}
+				}
+				inv := gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})
+				if *asJSON {
+					enc := json.NewEncoder(env.stdout)
+					enc.SetIndent("", "  ")
+					return enc.Encode(inv)
+				}
+				_, err := io.WriteString(env.stdout, inv.String())
+				return err
+			}
+		},
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/npy"
+)
+
+// A neardupRow is one row of the pairs file.
+type neardupRow struct {
+	I   int32   `parquet:"i"`
+	J   int32   `parquet:"j"`
+	Sim float32 `parquet:"sim"`
+}
+
+// neardupSummary is what neardup prints.
+type neardupSummary struct {
+	A       string  `json:"a"`
+	B       string  `json:"b,omitempty"`
+	RowsA   int     `json:"rows_a"`
+	RowsB   int     `json:"rows_b,omitempty"`
+	Dim     int     `json:"dim"`
+	Tau     float32 `json:"tau"`
+	Pairs   int64   `json:"pairs"`
+	Out     string  `json:"out"`
+	Seconds float64 `json:"seconds"`
+	// Pairs scored per second: the all-pairs work, rows_a*(rows_a-1)/2 or
+	// rows_a*rows_b, over the join's wall time.
+	ScoredPerSecond float64 `json:"pairs_scored_per_second"`
+	// Self-joins only: union-find clusters of near-duplicates.
+	Clusters        int `json:"clusters,omitempty"`
+	ItemsInClusters int `json:"items_in_clusters,omitempty"`
+	LargestCluster  int `json:"largest_cluster,omitempty"`
+}
+
+func newNeardupCommand() *command {
+	return &command{
+		name:  "neardup",
+		short: "find all pairs of embeddings at or above a cosine threshold",
+		usage: "--a A.npy [--b B.npy] [--tau 0.9] --out pairs.parquet",
+		long: `Neardup joins the rows of A.npy (n x d, float32 or float16) with each other, or
+with the rows of B.npy, and writes every pair whose cosine similarity is at least tau
+to a Parquet file with columns i, j and sim (i < j for a self-join; i indexes A and j
+indexes B otherwise), sorted by (i, j). The join is exact (decided in float64) and
+tiled, so memory stays bounded whatever the number of rows.
+
+It prints a JSON summary: the number of pairs, the time taken and, for a self-join,
+the near-duplicate clusters that the pairs form (Video-Index 4.5: BGE question
+embeddings, tau 0.90).`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			aPath := fs.String("a", "", "embeddings `A.npy`, one item per row")
+			bPath := fs.String("b", "", "optional second set `B.npy` to join A with")
+			tau := fs.Float64("tau", 0.9, "keep pairs with cosine >= `TAU`")
+			out := fs.String("out", "", "write the pairs to `FILE` (Parquet)")
+			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so dot products are cosines")
+			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
+				}
+				if *aPath == "" || *out == "" {
+					return &usageError{"--a and --out are required"}
+				}
+				a, err := loadEmbeddings(*aPath, *normalize)
+				if err != nil {
+					return err
+				}
+				var b *kernels.Matrix
+				if *bPath != "" {
+					if b, err = loadEmbeddings(*bPath, *normalize); err != nil {
+						return err
+					}
+					if b.Cols != a.Cols {
+						return fmt.Errorf("%w: %s has %d columns but %s has %d", errBadInput, *aPath, a.Cols, *bPath, b.Cols)
+					}
+				}
+				sum := neardupSummary{A: *aPath, B: *bPath, RowsA: a.Rows, Dim: a.Cols, Tau: float32(*tau), Out: *out}
+				if b != nil {
+					sum.RowsB = b.Rows
+				}
+				start := time.Now()
+				var uf *kernels.UnionFind
+				if b == nil {
+					uf = kernels.NewUnionFind(a.Rows)
+				}
+				err = writeParquetAtomically(*out, func(f *os.File) error {
+					pw := parquet.NewGenericWriter[neardupRow](f, parquet.Compression(&parquet.Zstd))
+					rows := make([]neardupRow, 0, 1<<16)
+					err := kernels.ThresholdJoin(ctx, a, b, float32(*tau), kernels.Options{Threads: *threads}, func(ps []kernels.Pair) error {
+						rows = rows[:0]
+						for _, p := range ps {
+							rows = append(rows, neardupRow{p.I, p.J, p.Sim})
+							if uf != nil {
+								uf.Union(int(p.I), int(p.J))
+							}
+						}
+						sum.Pairs += int64(len(ps))
+						_, err := pw.Write(rows)
+						return err
+					})
+					if err != nil {
+						return err
+					}
+					return pw.Close()
+				})
+				if err != nil {
+					return err
+				}
+				sum.Seconds = time.Since(start).Seconds()
+				scored := float64(a.Rows) * float64(a.Rows-1) / 2
+				if b != nil {
+					scored = float64(a.Rows) * float64(b.Rows)
+				}
+				if sum.Seconds > 0 {
+					sum.ScoredPerSecond = scored / sum.Seconds
+				}
+				if uf != nil {
+					labels, sizes := uf.Labels(), uf.Sizes()
+					for i, l := range labels {
+						if sizes[i] > 1 {
+							sum.ItemsInClusters++
+							if int(l) == i {
+								sum.Clusters++
+							}
+							sum.LargestCluster = max(sum.LargestCluster, int(sizes[i]))
+						}
+					}
+				}
+				enc := json.NewEncoder(env.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(sum)
+			}
+		},
+	}
+}
+
+// loadEmbeddings reads a .npy matrix, optionally scaling rows to unit
+// length; a file that cannot be read is bad input.
+func loadEmbeddings(path string, normalize bool) (*kernels.Matrix, error) {
+	m, err := npy.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %v", errBadInput, err)
+		}
+		var fe *npy.FormatError
+		if errors.As(err, &fe) {
+			return nil, fmt.Errorf("%w: %v", errBadInput, err)
+		}
+		return nil, err
+	}
+	if normalize {
+		kernels.NormalizeRows(m)
+	}
+	return m, nil
+}
+
+// writeParquetAtomically writes path through a temporary file and a
+// rename, so a failed or interrupted join leaves no partial file.
+func writeParquetAtomically(path string, write func(*os.File) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

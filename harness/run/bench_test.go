@@ -1,0 +1,119 @@
+package run
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/demo"
+)
+
+// sharedData finds the full development data (../shared/data beside the
+// repository, or $VIDSCREEN_DATA): the four files of issue 2, 29,712 items.
+func sharedData() []string {
+	dir := os.Getenv("VIDSCREEN_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "data")
+	}
+	var out []string
+	for _, f := range []string{"nextqa.jsonl", "socialiq2.jsonl", "star.jsonl", "videohallucer.jsonl"} {
+		p := filepath.Join(dir, f)
+		if _, err := os.Stat(p); err != nil {
+			return nil
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// BenchmarkAudit runs the whole audit (read, embed, every attacker of the
+// option, text and pool levels, duplicates, cards, reports) on the full
+// development data when present, else on the embedded default, and reports
+// items/s overall and per attacker (items x orders answered per second of
+// that attacker's own time).
+func BenchmarkAudit(b *testing.B) {
+	opt := Options{Items: sharedData(), Seed: 1, Workers: 2}
+	if opt.Items == nil {
+		opt.FS, opt.Items = demo.FS(), demo.Items()
+		b.Log("full data not found (set VIDSCREEN_DATA); using the embedded default")
+	}
+	var items int
+	per := map[string][2]float64{} // items, seconds
+	stages := map[string]float64{}
+	for i := 0; b.Loop(); i++ {
+		opt.Out = filepath.Join(b.TempDir(), "run")
+		res, err := Audit(context.Background(), opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		items += res.Items
+		for _, st := range res.Stages {
+			stages[st.Name] += st.Time.Seconds()
+		}
+		for _, a := range res.Attackers {
+			p := per[a.Name]
+			per[a.Name] = [2]float64{p[0] + float64(a.Items), p[1] + a.Time.Seconds()}
+		}
+	}
+	b.ReportMetric(float64(items)/b.Elapsed().Seconds(), "items/s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/audit")
+	for name, sec := range stages {
+		b.ReportMetric(sec/float64(b.N), "s-"+name)
+	}
+	for name, p := range per {
+		if p[1] > 0 {
+			b.ReportMetric(math.Round(p[0]/p[1]), name+"-items/s")
+		}
+	}
+}
+
+func benchRecords(n int) []Record {
+	recs := make([]Record, n)
+	for i := range recs {
+		recs[i] = Record{Key: "NExT-QA\x00val/4010069381_" + string(rune('a'+i%26)), Attacker: "regression", Variant: i % 5, Position: i,
+			Pred: attack.Prediction{Choice: i % 5, Scores: []float64{-1.6094379124341003, -1.2039728043259361, -2.3025850929940455, -1.8971199848858813, -0.916290731874155}}}
+	}
+	return recs
+}
+
+// BenchmarkRecordsAppend measures storing predictions: one batch of 30,000
+// records (one unit on the full data) per Append, with its fsync.
+func BenchmarkRecordsAppend(b *testing.B) {
+	recs := benchRecords(30000)
+	s, _, err := openStore(filepath.Join(b.TempDir(), RecordsFile), func(Record) error { return nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for b.Loop() {
+		if err := s.Append(recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(recs)*b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkRecordsOpen measures reading stored predictions back on resume.
+func BenchmarkRecordsOpen(b *testing.B) {
+	path := filepath.Join(b.TempDir(), RecordsFile)
+	s, _, err := openStore(path, func(Record) error { return nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 200000
+	if err := s.Append(benchRecords(n)); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	for b.Loop() {
+		s, _, err := openStore(path, func(Record) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "records/s")
+}

@@ -1,0 +1,13 @@
+// Package run carries out an audit in a run directory: it reads and checks
+// the items, embeds their texts (cached by content), runs every attacker on
+// every seeded order as a unit of work on a bounded pool of goroutines,
+// appends each unit's predictions to a self-checking record file as they are
+// produced, and finally computes the near-duplicates and the report cards and
+// writes the reports, each file atomically.
+//
+// A run can be killed at any instant. Started again on the same directory
+// with the same configuration (config.json), it drops the torn tail of the
+// records, skips every stored unit and writes outputs byte-identical to
+// those of an uninterrupted run; with another configuration it is refused.
+// Outputs never depend on the number of workers.
+package run

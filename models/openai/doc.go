@@ -1,0 +1,17 @@
+// Package openai asks a local OpenAI-compatible server (vLLM, SGLang, the
+// llama.cpp server) for the log-probabilities of option letters, so that the
+// lm_reader and vlm_reader roles can be served by a model too large or too
+// new for ONNX Runtime.
+//
+// One request per prompt asks for one token (max_tokens 1, temperature 0)
+// with the top log-probabilities of that first position, on /completions
+// (logprobs N) or /chat/completions (logprobs true, top_logprobs N). The
+// candidates whose text is a letter once surrounding white space is removed
+// (" A", "A", "\nA") are merged per letter by log-sum-exp.
+//
+// Nothing leaves the machine by default: New refuses a base URL whose host is
+// not a loopback address (localhost, 127.0.0.0/8, ::1), the dialer refuses to
+// connect to any other address whatever a name resolves to, proxies from the
+// environment are ignored, and redirects are not followed. Config.AllowRemote
+// lifts this for a server the user names explicitly.
+package openai

@@ -1,0 +1,269 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A Message is one turn of a chat prompt.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// A Request is one prompt to score: Prompt for plain completions, Messages
+// for chat, and the option letters whose log-probabilities are wanted.
+type Request struct {
+	Prompt   string
+	Messages []Message
+	Letters  []string
+}
+
+// Scores are the merged log-probabilities of the letters at the first
+// generated position.
+type Scores struct {
+	Letters  []string
+	LogProbs []float64 // natural log; for a letter not Found, Floor
+	Found    []bool    // whether any variant of the letter was among the candidates
+	// Floor is the lowest candidate log-probability returned: every token
+	// outside the candidates is at most this likely, so it bounds from above
+	// the log-probability of a letter not found.
+	Floor float64
+}
+
+// Best returns the index of the most likely letter (the first on ties).
+func (s Scores) Best() int {
+	best := 0
+	for i, v := range s.LogProbs {
+		if v > s.LogProbs[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// A Result is the outcome of one Request in a batch.
+type Result struct {
+	Scores Scores
+	Err    error
+}
+
+// LetterLogProbs sends one request and merges the candidates into per-letter
+// log-probabilities.
+func (c *Client) LetterLogProbs(ctx context.Context, r Request) (Scores, error) {
+	if err := checkLetters(r.Letters); err != nil {
+		return Scores{}, err
+	}
+	body, err := c.requestBody(r)
+	if err != nil {
+		return Scores{}, err
+	}
+	var resp completionResponse
+	if err := c.post(ctx, body, &resp); err != nil {
+		return Scores{}, fmt.Errorf("score letters at %s: %w", c.endpoint, err)
+	}
+	cands, err := resp.candidates()
+	if err != nil {
+		return Scores{}, fmt.Errorf("score letters at %s: %w", c.endpoint, err)
+	}
+	return mergeLetters(cands, r.Letters), nil
+}
+
+// ScoreAll scores every request, at most MaxConcurrent at a time, and
+// returns the results in the order of reqs. A request that fails has its
+// error in its Result; the others go on. When ctx ends, the requests not yet
+// sent fail with ctx.Err().
+func (c *Client) ScoreAll(ctx context.Context, reqs []Request) []Result {
+	res := make([]Result, len(reqs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(c.cfg.MaxConcurrent, len(reqs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(reqs) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					res[i].Err = err
+					continue
+				}
+				res[i].Scores, res[i].Err = c.LetterLogProbs(ctx, reqs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return res
+}
+
+func checkLetters(letters []string) error {
+	if len(letters) == 0 {
+		return errors.New("score letters: no letters")
+	}
+	seen := map[string]bool{}
+	for _, l := range letters {
+		if l == "" || strings.TrimSpace(l) != l {
+			return fmt.Errorf("score letters: letter %q is empty or has white space", l)
+		}
+		if seen[l] {
+			return fmt.Errorf("score letters: letter %q listed twice", l)
+		}
+		seen[l] = true
+	}
+	return nil
+}
+
+func (c *Client) requestBody(r Request) ([]byte, error) {
+	// temperature 0 and max_tokens 1: the reply is only there to carry the
+	// log-probabilities of the first position, which sampling does not change.
+	req := map[string]any{"model": c.cfg.Model, "max_tokens": 1, "temperature": 0}
+	if c.cfg.Chat {
+		if len(r.Messages) == 0 {
+			return nil, errors.New("score letters: chat client given a request with no messages")
+		}
+		req["messages"] = r.Messages
+		req["logprobs"] = true
+		req["top_logprobs"] = c.cfg.TopLogprobs
+	} else {
+		if r.Prompt == "" {
+			return nil, errors.New("score letters: completions client given a request with no prompt")
+		}
+		req["prompt"] = r.Prompt
+		req["logprobs"] = c.cfg.TopLogprobs
+	}
+	return json.Marshal(req)
+}
+
+// completionResponse holds both reply shapes: the legacy completions one
+// (vLLM, SGLang: logprobs.tokens, .token_logprobs and .top_logprobs as a list
+// of token-to-logprob objects) and the chat one (OpenAI chat, vLLM chat, the
+// llama.cpp server on both endpoints: logprobs.content[].top_logprobs[]).
+type completionResponse struct {
+	Choices []struct {
+		Logprobs *struct {
+			Tokens        []string             `json:"tokens"`
+			TokenLogprobs []*float64           `json:"token_logprobs"`
+			TopLogprobs   []map[string]float64 `json:"top_logprobs"`
+			Content       []struct {
+				candidate
+				TopLogprobs []candidate `json:"top_logprobs"`
+			} `json:"content"`
+		} `json:"logprobs"`
+	} `json:"choices"`
+}
+
+// A candidate is one token the server reported for the first position.
+type candidate struct {
+	ID      *int    `json:"id"` // llama.cpp reports token ids; others do not
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+}
+
+// candidates lists the first position's tokens, the sampled one included,
+// each once.
+func (r *completionResponse) candidates() ([]candidate, error) {
+	if len(r.Choices) == 0 {
+		return nil, errors.New("reply has no choices")
+	}
+	lp := r.Choices[0].Logprobs
+	if lp == nil {
+		return nil, errors.New("reply has no logprobs (old llama.cpp servers ignore logprobs on /v1/completions; use chat completions)")
+	}
+	var cands []candidate
+	switch {
+	case len(lp.Content) > 0:
+		first := lp.Content[0]
+		cands = append(cands, first.TopLogprobs...)
+		cands = append(cands, first.candidate)
+	case len(lp.TopLogprobs) > 0 || len(lp.Tokens) > 0:
+		if len(lp.TopLogprobs) > 0 {
+			for tok, v := range lp.TopLogprobs[0] {
+				cands = append(cands, candidate{Token: tok, Logprob: v})
+			}
+		}
+		if len(lp.Tokens) > 0 && len(lp.TokenLogprobs) > 0 && lp.TokenLogprobs[0] != nil {
+			cands = append(cands, candidate{Token: lp.Tokens[0], Logprob: *lp.TokenLogprobs[0]})
+		}
+	default:
+		return nil, errors.New("reply's logprobs list no tokens")
+	}
+	// One entry per token: by id where the server gives ids, else by text.
+	// Sorting first makes the merge below independent of map order.
+	sort.Slice(cands, func(i, j int) bool { return key(cands[i]) < key(cands[j]) })
+	out := cands[:0]
+	for i, c := range cands {
+		if i > 0 && key(c) == key(cands[i-1]) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func key(c candidate) string {
+	if c.ID != nil {
+		return "#" + strconv.Itoa(*c.ID)
+	}
+	return c.Token
+}
+
+// letterOf returns the letter a token spells once white space (and the
+// SentencePiece and GPT-2 space markers, for servers that return raw pieces)
+// is removed.
+func letterOf(tok string) string {
+	tok = strings.NewReplacer("\u2581", " ", "\u0120", " ", "\u010a", "\n").Replace(tok)
+	return strings.TrimSpace(tok)
+}
+
+// mergeLetters sums, in log space, the probabilities of every candidate
+// spelling each letter: p(A) = p(" A") + p("A") + ... (log-sum-exp).
+func mergeLetters(cands []candidate, letters []string) Scores {
+	s := Scores{Letters: letters, LogProbs: make([]float64, len(letters)), Found: make([]bool, len(letters)), Floor: math.Inf(1)}
+	variants := make([][]float64, len(letters))
+	index := map[string]int{}
+	for i, l := range letters {
+		index[l] = i
+	}
+	for _, c := range cands {
+		s.Floor = math.Min(s.Floor, c.Logprob)
+		if i, ok := index[letterOf(c.Token)]; ok {
+			variants[i] = append(variants[i], c.Logprob)
+		}
+	}
+	for i, v := range variants {
+		if len(v) == 0 {
+			s.LogProbs[i] = s.Floor
+			continue
+		}
+		s.Found[i] = true
+		s.LogProbs[i] = logSumExp(v)
+	}
+	return s
+}
+
+// logSumExp is log(sum(exp(v))), computed from the largest term so that
+// nothing overflows or vanishes.
+func logSumExp(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	sum := 0.0
+	for _, x := range v {
+		sum += math.Exp(x - m)
+	}
+	return m + math.Log(sum)
+}
