@@ -52,6 +52,9 @@ type Stats struct {
 	Seeks         int // av_seek_frame calls
 	Backoffs      int // seeks that had to step back one more keyframe
 	DecodeErrors  int // packets the decoder rejected (concealed, as ffmpeg does)
+	// PacketsSkippable counts packets sent while the decoder was told to
+	// skip them if no other frame refers to them (no target lies in them).
+	PacketsSkippable int
 
 	fallback string // why NVDEC was not used, for Pool's notice
 }
@@ -75,6 +78,10 @@ type Decoder struct {
 	drained          bool // the decoder has returned every frame
 	seekKey          int  // keyframe the decoder last started from (-1: the file start)
 	lastErr          error
+	// targets are this Frames call's timestamps, ascending, for deciding
+	// which packets may skip decoding; skipping is the decoder's state.
+	targets  []int64
+	skipping bool
 
 	scaler  rgbScaler
 	scratch []byte
@@ -215,12 +222,7 @@ func (d *Decoder) Frames(ctx context.Context, times []time.Duration, size Size, 
 		ctx, cancel = context.WithTimeout(ctx, d.opt.Timeout)
 		defer cancel()
 	}
-	stop := context.AfterFunc(ctx, d.src.interrupt.Interrupt)
-	defer func() {
-		if !stop() {
-			d.src.interrupt.Resume()
-		}
-	}()
+	defer d.src.watch(ctx)()
 
 	if cap(dst) < len(times) {
 		dst = append(dst[:cap(dst)], make([]Frame, len(times)-cap(dst))...)
@@ -232,6 +234,10 @@ func (d *Decoder) Frames(ctx context.Context, times []time.Duration, size Size, 
 	}
 	sort.SliceStable(order, func(a, b int) bool { return times[order[a]] < times[order[b]] })
 
+	d.targets = d.targets[:0]
+	for _, i := range order {
+		d.targets = append(d.targets, d.src.toTimestamp(times[i]))
+	}
 	ow, oh := size.Of(d.src.info.DisplaySize())
 	prev := -1
 	var prevPTS int64
@@ -452,6 +458,13 @@ func (d *Decoder) receive(ctx context.Context) error {
 			d.pkt.Unref()
 			continue
 		}
+		if skip := d.skippable(d.pkt.Pts(), d.pkt.Duration()); skip != d.skipping {
+			skipNonReference(d.cc, skip)
+			d.skipping = skip
+		}
+		if d.skipping {
+			d.stats.PacketsSkippable++
+		}
 		err = d.cc.SendPacket(d.pkt)
 		d.pkt.Unref()
 		d.stats.PacketsSent++
@@ -465,6 +478,22 @@ func (d *Decoder) receive(ctx context.Context) error {
 			consecutive = 0
 		}
 	}
+}
+
+// skippable reports whether the frame in a packet shown at pts for dur
+// can be left undecoded when nothing refers to it: no target falls within
+// its display time. Only for constant frame rates, where the display time
+// of every frame is known from its packet, and never near the end, whose
+// last frame answers every later time.
+func (d *Decoder) skippable(pts, dur int64) bool {
+	if !d.src.cfr || d.hw != nil || pts == math.MinInt64 || dur <= 0 {
+		return false
+	}
+	if d.src.toDuration(pts+2*dur) >= d.src.info.End() {
+		return false
+	}
+	i := sort.Search(len(d.targets), func(i int) bool { return d.targets[i] >= pts })
+	return i == len(d.targets) || d.targets[i] >= pts+dur
 }
 
 // convert writes frame f (shown at pts) into out as ow x oh RGB.

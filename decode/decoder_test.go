@@ -201,6 +201,9 @@ func TestFramesDecodeEachGOPOnce(t *testing.T) {
 		{"one frame early in each GOP", []time.Duration{50 * time.Millisecond, 1050 * time.Millisecond, 2050 * time.Millisecond, 3050 * time.Millisecond}, 4 * 5, 4},
 		{"uniform:32 over 4 GOPs decodes at most every frame once", nil, 120, 4},
 		{"targets out of order are visited in order", []time.Duration{3050 * time.Millisecond, 50 * time.Millisecond}, 2 * 5, 2},
+		// x264 with 2 B-frames: one frame in three is unreferenced, and
+		// those that no target falls in are skipped.
+		{"the last frame of each GOP needs the GOP but not its unreferenced frames", []time.Duration{990 * time.Millisecond, 1990 * time.Millisecond, 2990 * time.Millisecond, 3990 * time.Millisecond}, 4 * 24, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,6 +224,9 @@ func TestFramesDecodeEachGOPOnce(t *testing.T) {
 			s := d.Stats()
 			if s.FramesDecoded > tt.maxFrames || s.Seeks > tt.maxSeeks || s.Backoffs != 0 {
 				t.Errorf("decoded %d frames with %d seeks (%d back-offs), want at most %d frames and %d seeks, none", s.FramesDecoded, s.Seeks, s.Backoffs, tt.maxFrames, tt.maxSeeks)
+			}
+			if s.PacketsSkippable == 0 {
+				t.Error("no packet was marked skippable on a constant-rate file with B-frames")
 			}
 			if s.FramesOut != len(times) {
 				t.Errorf("returned %d frames, want %d", s.FramesOut, len(times))
@@ -259,5 +265,24 @@ func TestResizedFramesMatchFFmpeg(t *testing.T) {
 				t.Errorf("%s at %v: mean abs difference %.2f from ffmpeg's resized frame", name, f.PTS, diff)
 			}
 		}
+	}
+}
+
+// TestNoSkippingOnVariableFrameRate checks that frames are never skipped
+// where a packet's duration does not say when the next frame starts.
+func TestNoSkippingOnVariableFrameRate(t *testing.T) {
+	d, err := Open(context.Background(), testVideoPath(t, "vfr.mkv"), Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.src.cfr {
+		t.Fatal("vfr.mkv measured as constant frame rate")
+	}
+	if _, err := d.Frames(context.Background(), []time.Duration{time.Second, 2 * time.Second}, Size{Short: 32}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats(); s.PacketsSkippable != 0 {
+		t.Errorf("%d packets marked skippable", s.PacketsSkippable)
 	}
 }

@@ -15,7 +15,7 @@ type Kind string
 
 // The kinds of per-video failure.
 const (
-	KindMissing          Kind = "missing"           // no such file, or not readable
+	KindMissing          Kind = "missing"           // no such file, not readable, or not a regular file
 	KindEmpty            Kind = "empty"             // zero bytes
 	KindTruncated        Kind = "truncated"         // ends before what its container declares
 	KindCorrupt          Kind = "corrupt"           // FFmpeg cannot parse or decode it
@@ -61,6 +61,11 @@ func statVideo(path string) error {
 	}
 	if fi.IsDir() {
 		return videoErr(path, KindMissing, "is a directory")
+	}
+	if !fi.Mode().IsRegular() {
+		// A pipe or device could block FFmpeg's reads forever, beyond the
+		// reach of any deadline (the interrupt is polled between reads).
+		return videoErr(path, KindMissing, "not a regular file (%v)", fi.Mode().Type())
 	}
 	if fi.Size() == 0 {
 		return videoErr(path, KindEmpty, "file has zero bytes")

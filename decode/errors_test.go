@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -35,12 +36,17 @@ func TestBadVideosFailWithTheirKind(t *testing.T) {
 	if err := os.WriteFile(garbage, []byte(strings.Repeat("not a video at all ", 500)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	fifo := filepath.Join(dir, "fifo.mp4")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		path string
 		kind Kind
 		msg  string // in the error text
 	}{
+		{"a named pipe, whose reads could block forever", fifo, KindMissing, "not a regular file"},
 		{"a missing file", filepath.Join(dir, "nope.mp4"), KindMissing, "no such file"},
 		{"a directory", dir, KindMissing, "directory"},
 		{"a file of zero bytes", empty, KindEmpty, "zero bytes"},

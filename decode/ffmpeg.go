@@ -21,6 +21,17 @@ package decode
 //}
 //static void vs_discard_all(AVStream *st) { st->discard = AVDISCARD_ALL; }
 //static void vs_set_pkt_timebase(AVCodecContext *cc, AVStream *st) { cc->pkt_timebase = st->time_base; }
+//static int vs_interrupt_cb(void *p) { return __atomic_load_n((int *)p, __ATOMIC_RELAXED); }
+//static int *vs_interrupt_new(AVFormatContext *fc) {
+//	int *p = av_mallocz(sizeof(int));
+//	if (!p) return NULL;
+//	fc->interrupt_callback.callback = vs_interrupt_cb;
+//	fc->interrupt_callback.opaque = p;
+//	return p;
+//}
+//static void vs_interrupt_set(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+//static void vs_interrupt_free(int *p) { av_free(p); }
+//static void vs_skip_nonref(AVCodecContext *cc, int on) { cc->skip_frame = on ? AVDISCARD_NONREF : AVDISCARD_DEFAULT; }
 //static int64_t vs_frame_duration(AVFrame *f) { return f->pkt_duration; }
 //static int64_t vs_frame_best_pts(AVFrame *f) { return f->best_effort_timestamp; }
 //
@@ -66,6 +77,10 @@ func cCodecContext(cc *astiav.CodecContext) *C.AVCodecContext {
 	return *(**C.AVCodecContext)(unsafe.Pointer(cc))
 }
 
+func cFormatContext(fc *astiav.FormatContext) *C.AVFormatContext {
+	return *(**C.AVFormatContext)(unsafe.Pointer(fc))
+}
+
 func cStream(s *astiav.Stream) *C.AVStream {
 	return *(**C.AVStream)(unsafe.Pointer(s))
 }
@@ -95,6 +110,44 @@ func flushDecoder(cc *astiav.CodecContext) {
 func setPacketTimeBase(cc *astiav.CodecContext, s *astiav.Stream) {
 	C.vs_set_pkt_timebase(cCodecContext(cc), cStream(s))
 }
+
+// skipNonReference tells the decoder whether to skip the frames it is
+// about to get that no other frame refers to (AVCodecContext.skip_frame =
+// AVDISCARD_NONREF). Decoders read the setting per packet, frame threads
+// included, so it can change between packets.
+func skipNonReference(cc *astiav.CodecContext, on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.vs_skip_nonref(cCodecContext(cc), v)
+}
+
+// ioInterrupt is the flag FFmpeg's blocking I/O on one format context
+// polls (AVIOInterruptCB); set from any goroutine, it makes reads fail with
+// AVERROR_EXIT. go-astiav's own interrupter writes a plain int, which is a
+// data race when a context's cancellation sets it; this one is atomic.
+type ioInterrupt struct{ p *C.int }
+
+// newIOInterrupt installs a flag on fc, which must not be opened yet.
+func newIOInterrupt(fc *astiav.FormatContext) (ioInterrupt, error) {
+	p := C.vs_interrupt_new(cFormatContext(fc))
+	if p == nil {
+		return ioInterrupt{}, fmt.Errorf("cannot allocate an interrupt flag")
+	}
+	return ioInterrupt{p}, nil
+}
+
+func (i ioInterrupt) set(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.vs_interrupt_set(i.p, v)
+}
+
+// free releases the flag; call it only after the format context is closed.
+func (i ioInterrupt) free() { C.vs_interrupt_free(i.p) }
 
 // indexEntry is one entry of the demuxer's seek index for a stream.
 type indexEntry struct {

@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asticode/go-astiav"
@@ -92,7 +93,7 @@ type source struct {
 	cfr bool
 	// atStart is true while nothing has been read since opening.
 	atStart   bool
-	interrupt astiav.IOInterrupter
+	interrupt ioInterrupt
 	info      Info
 }
 
@@ -116,9 +117,13 @@ func (s *source) open(ctx context.Context) error {
 	if s.fc == nil {
 		return fmt.Errorf("decode %s: cannot allocate a format context", s.path)
 	}
-	s.interrupt = s.fc.SetInterruptCallback()
-	stop := context.AfterFunc(ctx, s.interrupt.Interrupt)
-	defer stop()
+	var err error
+	if s.interrupt, err = newIOInterrupt(s.fc); err != nil {
+		s.fc.Free()
+		s.fc = nil
+		return fmt.Errorf("decode %s: %w", s.path, err)
+	}
+	defer s.watch(ctx)()
 	if err := s.fc.OpenInput(s.path, nil, nil); err != nil {
 		s.fc.Free()
 		s.fc = nil
@@ -150,6 +155,29 @@ func isAttachedPicture(st *astiav.Stream) bool {
 	return st.CodecParameters().CodecID() == astiav.CodecIDMjpeg && st.NbFrames() <= 1 && st.AvgFrameRate().Num() == 0
 }
 
+// watch makes FFmpeg's blocking I/O on s fail when ctx ends, until the
+// returned function is called, which also clears the flag so that later
+// calls with a live context work. The mutex orders a cancellation that
+// fires late after the clearing, so it cannot set the flag again.
+func (s *source) watch(ctx context.Context) func() {
+	var mu sync.Mutex
+	active := true
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		if active {
+			s.interrupt.set(true)
+		}
+		mu.Unlock()
+	})
+	return func() {
+		stop()
+		mu.Lock()
+		active = false
+		s.interrupt.set(false)
+		mu.Unlock()
+	}
+}
+
 // ctxOr returns the context's error in place of err when ctx ended, since
 // an interrupted FFmpeg call reports the interruption as an I/O error.
 func (s *source) ctxOr(ctx context.Context, err error) error {
@@ -167,6 +195,10 @@ func (s *source) close() {
 		s.fc.CloseInput()
 		s.fc.Free()
 		s.fc = nil
+	}
+	if s.interrupt.p != nil {
+		s.interrupt.free()
+		s.interrupt.p = nil
 	}
 }
 
@@ -351,8 +383,7 @@ func (s *source) keysFromIndex() bool {
 func (s *source) scan(ctx context.Context, wantKeys bool) error {
 	pkt := astiav.AllocPacket()
 	defer pkt.Free()
-	stop := context.AfterFunc(ctx, s.interrupt.Interrupt)
-	defer stop()
+	defer s.watch(ctx)()
 	var keys, all []int64
 	n := 0
 	lastEnd := int64(math.MinInt64)

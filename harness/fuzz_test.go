@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 )
@@ -21,7 +22,21 @@ func FuzzJSONLReader(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte(`{"id":"q","benchmark":"B","video":"v","question":"q","options":["a","b"],"answer":1e400}`))
 	f.Add([]byte("{\"id\":\"\xff\"}\n\n{}"))
+	f.Add([]byte(`{"id":"a","ID":"b","benchmark":"B","video":"v","question":"q","options":["a","b"],"answer":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast path must agree with the field-by-field one wherever it
+		// accepts a line.
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			r := NewJSONLReader(nil, "fuzz.jsonl")
+			fast, ok := r.parseFast(line)
+			if !ok {
+				continue
+			}
+			slow, err := r.parseFields(line)
+			if err != nil || !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("fast path accepted %q as %+v; field by field: %+v, %v", line, fast, slow, err)
+			}
+		}
 		r := NewJSONLReader(bytes.NewReader(data), "fuzz.jsonl")
 		for {
 			it, err := r.Read()

@@ -90,6 +90,11 @@ func (r *JSONLReader) parse(line []byte) (*Item, error) {
 	if it, ok := r.parseFast(line); ok {
 		return it, nil
 	}
+	return r.parseFields(line)
+}
+
+// parseFields decodes a line field by field.
+func (r *JSONLReader) parseFields(line []byte) (*Item, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		if !utf8.Valid(line) {
@@ -155,10 +160,21 @@ type fastItem struct {
 	Meta      json.RawMessage `json:"meta"`
 }
 
-// requiredKeys are looked for verbatim before the fast path is trusted:
-// encoding/json matches struct fields without regard to case, the
-// field-by-field path does not.
-var requiredKeys = [][]byte{[]byte(`"id"`), []byte(`"benchmark"`), []byte(`"video"`), []byte(`"question"`), []byte(`"options"`), []byte(`"answer"`)}
+// requiredKeys must appear verbatim for the fast path to be tried, and
+// every known key must appear the same number of times in the line and in its
+// lower-case form: encoding/json matches struct fields without regard to
+// case, the field-by-field path does not, so a line with "ID" or "Answer"
+// keys goes the careful way.
+var (
+	requiredKeys = [][]byte{[]byte(`"id"`), []byte(`"benchmark"`), []byte(`"video"`), []byte(`"question"`), []byte(`"options"`), []byte(`"answer"`)}
+	knownKeys    = func() [][]byte {
+		var ks [][]byte
+		for _, k := range fieldOrder {
+			ks = append(ks, []byte(`"`+k+`"`))
+		}
+		return ks
+	}()
+)
 
 // parseFast decodes a well-formed line; ok is false when the line needs the
 // careful path (which then reports the error, if any).
@@ -168,6 +184,12 @@ func (r *JSONLReader) parseFast(line []byte) (*Item, bool) {
 	}
 	for _, k := range requiredKeys {
 		if !bytes.Contains(line, k) {
+			return nil, false
+		}
+	}
+	lower := bytes.ToLower(line)
+	for _, k := range knownKeys {
+		if bytes.Count(lower, k) != bytes.Count(line, k) {
 			return nil, false
 		}
 	}

@@ -21,6 +21,18 @@ type NeighbourSearcher interface {
 	TopKEarlier(ctx context.Context, x *Matrix, k int, opt Options) (*Neighbours, error)
 }
 
+// A VendiScorer computes exact Vendi scores of joint kernels (the GPU
+// version would build the tiles and solve the eigenproblem on the device).
+type VendiScorer interface {
+	VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt Options) (Vendi, error)
+}
+
+// An OrderLearner runs the prequential logistic learner over many item
+// orders at once (on a GPU, one order per stream).
+type OrderLearner interface {
+	PrequentialLogisticOrders(ctx context.Context, x *Matrix, y, nClasses []int32, maxClasses int, orders [][]int32, cfg SGDConfig, opt Options) ([]*Matrix, error)
+}
+
 // CPU is the host backend: BLAS products over tiles, one tile per
 // goroutine. The zero value uses kernels/blas (OpenBLAS when built with
 // cgo).
@@ -33,7 +45,20 @@ type CPU struct {
 var (
 	_ Joiner            = CPU{}
 	_ NeighbourSearcher = CPU{}
+	_ VendiScorer       = CPU{}
+	_ OrderLearner      = CPU{}
 )
+
+// VendiJoint implements VendiScorer; see the package-level VendiJoint.
+func (CPU) VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt Options) (Vendi, error) {
+	return VendiJoint(ctx, v, t, q, w, opt)
+}
+
+// PrequentialLogisticOrders implements OrderLearner; see the package-level
+// PrequentialLogisticOrders.
+func (CPU) PrequentialLogisticOrders(ctx context.Context, x *Matrix, y, nClasses []int32, maxClasses int, orders [][]int32, cfg SGDConfig, opt Options) ([]*Matrix, error) {
+	return PrequentialLogisticOrders(ctx, x, y, nClasses, maxClasses, orders, cfg, opt)
+}
 
 func (c CPU) gemm32() blas.Gemm32 {
 	if c.Gemm != nil {

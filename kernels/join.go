@@ -60,16 +60,10 @@ func (c CPU) ThresholdJoin(ctx context.Context, a, b *Matrix, tau float32, opt O
 		return fmt.Errorf("threshold join: tau is NaN")
 	}
 	gemm := c.gemm32()
-	na, _ := rowNorms(a)
-	nb, maxB := na, 0.0
-	if self {
-		for _, v := range na {
-			maxB = max(maxB, v)
-		}
-	} else {
-		nb, maxB = rowNorms(b)
+	na, maxB := rowNorms(a)
+	if !self {
+		_, maxB = rowNorms(b)
 	}
-	_ = nb
 	g := gamma(a.Cols)
 	d := a.Cols
 	threads := opt.threads()

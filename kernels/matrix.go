@@ -1,6 +1,3 @@
-// Package kernels holds the vectorised maths of the audit: similarity joins,
-// k-nearest neighbours, clustering, Vendi scores and online logistic
-// regression over float32 embedding matrices.
 package kernels
 
 import (

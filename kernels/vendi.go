@@ -207,6 +207,26 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 		ts = scaledRows(t, nil)
 	}
 	k := make([]float64, n*n)
+	if n <= vendiTile {
+		// One tile: the two Gram matrices in parallel, upper halves only.
+		var tk []float64
+		jobs := []func(){func() { g.Dsyrk(n, v.Cols, 1, vs, max(v.Cols, 1), 0, k, n) }}
+		if t != nil {
+			tk = make([]float64, n*n)
+			jobs = append(jobs, func() { g.Dsyrk(n, t.Cols, 1, ts, max(t.Cols, 1), 0, tk, n) })
+		}
+		if err := parallelFor(ctx, len(jobs), opt.threads(), func(j int) error { jobs[j](); return nil }); err != nil {
+			return Vendi{}, err
+		}
+		if tk != nil {
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					k[i*n+j] *= tk[i*n+j]
+				}
+			}
+		}
+		return eigenVendi(k, n, q)
+	}
 	nb := (n + vendiTile - 1) / vendiTile
 	type tile struct{ i, j int }
 	var tiles []tile
@@ -238,6 +258,10 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 	if err != nil {
 		return Vendi{}, err
 	}
+	return eigenVendi(k, n, q)
+}
+
+func eigenVendi(k []float64, n int, q float64) (Vendi, error) {
 	lambda, err := blas.SymEigenvalues(k, n)
 	if err != nil {
 		return Vendi{}, fmt.Errorf("vendi: %w", err)

@@ -51,9 +51,15 @@ func TestVendiKnownValues(t *testing.T) {
 }
 
 func TestVendiFormsAgree(t *testing.T) {
+	for _, n := range []int{300, 700} { // one tile, then several
+		vendiFormsAgree(t, n)
+	}
+}
+
+func vendiFormsAgree(t *testing.T, n int) {
 	ctx := context.Background()
-	v := clustered(7, 300, 20, 15, 0.8)
-	tx := clustered(8, 300, 12, 6, 0.9)
+	v := clustered(7, n, 20, 15, 0.8)
+	tx := clustered(8, n, 12, 6, 0.9)
 	w := make([]float64, v.Rows)
 	for i := range w {
 		w[i] = float64(1 + i%3)

@@ -97,7 +97,7 @@ func TestBatcherErrorsAndCancellation(t *testing.T) {
 // once and checks every vector is bit-identical to embedding it alone.
 func TestBatchedEmbedderIsDeterministic(t *testing.T) {
 	rt, dir := tinyModels(t)
-	s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), CPU, dynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), CPU, DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}

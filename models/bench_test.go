@@ -78,7 +78,7 @@ func BenchmarkTextEncoder(b *testing.B) {
 		{fmt.Sprintf("bert-base-L%d", benchLayers()), func() string { return bertBaseModel(b) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			s, err := rt.NewSession(tc.path(), benchDevice(b, rt), dynamicShapes)
+			s, err := rt.NewSession(tc.path(), benchDevice(b, rt), DynamicShapes)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func BenchmarkHarnessVsRaw(b *testing.B) {
 		{fmt.Sprintf("bert-base-L%d", benchLayers()), func() string { return bertBaseModel(b) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			s, err := rt.NewSession(tc.path(), benchDevice(b, rt), dynamicShapes)
+			s, err := rt.NewSession(tc.path(), benchDevice(b, rt), DynamicShapes)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -232,29 +232,45 @@ func BenchmarkImageText(b *testing.B) {
 	})
 }
 
+// BenchmarkLetterScorer scores prompts with the tiny LM exported two ways:
+// logits for every position (older exports) and for the last position only
+// (exports with num_logits_to_keep), which the scorer then left-pads for.
 func BenchmarkLetterScorer(b *testing.B) {
 	rt, dir := tinyModels(b)
-	m, err := LoadManifest(dir)
-	if err != nil {
+	keepDir := filepath.Join(fixtures.tmpRoot, "lm-keep")
+	cfg := onnxbuild.TinyLM
+	cfg.LogitsToKeep = true
+	if err := onnxbuild.NewLM(cfg, 3).WriteLMDir(keepDir, true); err != nil {
 		b.Fatal(err)
 	}
-	ls, err := rt.OpenLetterScorer(m, benchDevice(b, rt))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ls.Close()
 	// Prompts of 40 to 100 tokens: a question with four or five options.
 	seqs := randomIDs(3, 64, 40, 100, 1000, 30522, 101, 102)
 	opts := make([]int, len(seqs))
 	for i := range opts {
 		opts[i] = 4
 	}
-	for b.Loop() {
-		if _, err := ls.ScoreIDs(context.Background(), seqs, opts); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range []struct{ name, path string }{
+		{"all-positions", filepath.Join(dir, "lm", "model.onnx")},
+		{"last-position", filepath.Join(keepDir, "model.onnx")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s, err := rt.NewSession(tc.path, benchDevice(b, rt), DynamicShapes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ls, err := NewLetterScorer(s, wordTokenizer{}, RoleSpec{MaxLength: 120})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := ls.ScoreIDs(context.Background(), seqs, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(seqs)*b.N)/b.Elapsed().Seconds(), "prompts/s")
+		})
 	}
-	b.ReportMetric(float64(len(seqs)*b.N)/b.Elapsed().Seconds(), "prompts/s")
 }
 
 func BenchmarkCaptioner(b *testing.B) {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -9,11 +10,11 @@ import (
 
 func openCaptioner(t *testing.T) *Captioner {
 	rt, dir := tinyModels(t)
-	enc, err := rt.NewSession(filepath.Join(dir, "captioner", "encoder_model.onnx"), CPU, fixedShapes)
+	enc, err := rt.NewSession(filepath.Join(dir, "captioner", "encoder_model.onnx"), CPU, FixedShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := rt.NewSession(filepath.Join(dir, "captioner", "decoder_with_past_model.onnx"), CPU, dynamicShapes)
+	dec, err := rt.NewSession(filepath.Join(dir, "captioner", "decoder_with_past_model.onnx"), CPU, DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,5 +64,49 @@ func TestCaptionerMatchesGreedyReference(t *testing.T) {
 	}
 	if slices.IndexFunc(got, func(c Caption) bool { return len(c.IDs) == 8 }) < 0 {
 		t.Fatalf("every caption stopped early: %v", got)
+	}
+}
+
+// TestCaptionerWithFirstStepDecoder opens a folder holding Optimum's pair,
+// decoder_model.onnx (first step, no past inputs) and
+// decoder_with_past_model.onnx, and checks the pair decodes as the
+// reference does.
+func TestCaptionerWithFirstStepDecoder(t *testing.T) {
+	rt, src := tinyModels(t)
+	dir := t.TempDir()
+	if err := fixtures.capt.WriteDirWithFirst(filepath.Join(dir, "captioner")); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := os.ReadFile(filepath.Join(src, "captioner", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "captioner", "tokenizer.json"), tok, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseManifest(filepath.Join(dir, ManifestFile), []byte(`{"roles": {"captioner": {"dir": "captioner", "max_new_tokens": 6}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rt.OpenCaptioner(m, CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.first == nil {
+		t.Fatal("decoder_model.onnx was not used for the first step")
+	}
+	if _, ok := c.first.Input("past_key_values.0.key"); ok {
+		t.Fatal("the first-step decoder has past inputs")
+	}
+	imgs := randomImages(12, 3, 3, 32)
+	got, err := c.Caption(context.Background(), imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range imgs.N {
+		if want := fixtures.capt.Generate(imgs.image(i), 6); !slices.Equal(got[i].IDs, want) {
+			t.Fatalf("image %d: %v, want %v", i, got[i].IDs, want)
+		}
 	}
 }

@@ -201,7 +201,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev Device) RoleReport {
 		rr.Files = append(rr.Files, fr)
 		switch {
 		case strings.HasSuffix(p, ".onnx"):
-			s, err := rt.NewSession(p, dev, dynamicShapes)
+			s, err := rt.NewSession(p, dev, DynamicShapes)
 			if err != nil {
 				rr.Problems = append(rr.Problems, err.Error())
 				continue

@@ -43,6 +43,8 @@ type ImageText struct {
 	text, vision *Session
 	tok          Tokenizer
 	maxLen       int
+	padToMax     bool
+	pad          int
 	scale, bias  float64
 	dim          int
 	c, h, w      int
@@ -67,7 +69,8 @@ func NewImageText(text, vision *Session, tok Tokenizer, spec RoleSpec) (*ImageTe
 	if err := sigs["vision_model.onnx"].err(vision); err != nil {
 		return nil, err
 	}
-	m := &ImageText{text: text, vision: vision, tok: tok, maxLen: spec.MaxLength, scale: spec.LogitScale, bias: spec.LogitBias, MaxBatch: 32}
+	m := &ImageText{text: text, vision: vision, tok: tok, maxLen: spec.MaxLength, padToMax: spec.PadToMaxLength, pad: spec.PadID,
+		scale: spec.LogitScale, bias: spec.LogitBias, MaxBatch: 32}
 	if m.maxLen <= 0 {
 		m.maxLen = defaultCLIPMaxLen
 	}
@@ -123,6 +126,9 @@ func (m *ImageText) EmbedTextIDs(ctx context.Context, ids [][]int) ([][]float32,
 			return nil, fmt.Errorf("text %d: %d tokens; want 1 to %d", i, len(s), m.maxLen)
 		}
 		lengths[i] = len(s)
+		if m.padToMax {
+			lengths[i] = m.maxLen
+		}
 	}
 	out := make([][]float32, len(ids))
 	for _, p := range planBatches(lengths, m.maxLen, m.MaxBatch) {
@@ -130,7 +136,11 @@ func (m *ImageText) EmbedTextIDs(ctx context.Context, ids [][]int) ([][]float32,
 		for j, i := range p.rows {
 			seqs[j] = ids[i]
 		}
-		t := padTexts(seqs, p.length, 0)
+		length := p.length
+		if m.padToMax {
+			length = m.maxLen
+		}
+		t := padTexts(seqs, length, m.pad)
 		vecs, err := m.runTower(ctx, m.text, "text_embeds", len(seqs), t.feed)
 		if err != nil {
 			return nil, err

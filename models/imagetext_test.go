@@ -21,11 +21,11 @@ func randomImages(seed uint64, n, c, size int) ImageBatch {
 
 func openImageText(t *testing.T) *ImageText {
 	rt, dir := tinyModels(t)
-	text, err := rt.NewSession(filepath.Join(dir, "clip", "text_model.onnx"), CPU, dynamicShapes)
+	text, err := rt.NewSession(filepath.Join(dir, "clip", "text_model.onnx"), CPU, DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vision, err := rt.NewSession(filepath.Join(dir, "clip", "vision_model.onnx"), CPU, fixedShapes)
+	vision, err := rt.NewSession(filepath.Join(dir, "clip", "vision_model.onnx"), CPU, FixedShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,22 @@ func TestImageTextMatchesReference(t *testing.T) {
 		if math.Abs(total-1) > 1e-9 {
 			t.Fatalf("image %d: zero-shot probabilities sum to %g", i, total)
 		}
+	}
+}
+
+// TestImageTextPadsToMaxLength runs the text tower SigLIP's way, every text
+// padded to max_length: the causal tower pools at the end token, so the
+// vectors match the reference computed without padding.
+func TestImageTextPadsToMaxLength(t *testing.T) {
+	m := openImageText(t)
+	m.padToMax, m.maxLen, m.pad = true, 77, 1
+	seqs := randomIDs(6, 9, 2, 77, 256, 49000, 49406, 49407)
+	got, err := m.EmbedTextIDs(context.Background(), seqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range seqs {
+		closeTo(t, "text "+itoa(i), got[i], unit32(fixtures.clip.TextEmbed(s)), 2e-5)
 	}
 }
 

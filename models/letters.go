@@ -118,6 +118,10 @@ type LetterScorer struct {
 	// 1 GiB.
 	LogitsBudget int64
 	bufs         logitsPool
+	// keep names the model's num_logits_to_keep (or logits_to_keep)
+	// input, when it has one: then only the last position's logits are
+	// computed.
+	keep string
 }
 
 // defaultReaderMaxLen bounds reader prompts (tokens) when the manifest does
@@ -138,6 +142,14 @@ func NewLetterScorer(sess *Session, tok Tokenizer, spec RoleSpec) (*LetterScorer
 		return nil, fmt.Errorf("%s: logits has shape %v; want (batch, sequence, vocab) with a fixed vocab", sess.Path(), logits.Shape)
 	}
 	s := &LetterScorer{sess: sess, tok: tok, letters: letters, maxLen: spec.MaxLength, vocab: int(logits.Shape[2]), MaxBatch: 16, LogitsBudget: 1 << 30}
+	for _, name := range []string{"num_logits_to_keep", "logits_to_keep"} {
+		if x, ok := sess.Input(name); ok {
+			if len(x.Shape) > 1 || (len(x.Shape) == 1 && x.Shape[0] != 1) {
+				return nil, fmt.Errorf("%s: input %s has shape %v; want a scalar", sess.Path(), name, x.Shape)
+			}
+			s.keep = name
+		}
+	}
 	if s.maxLen <= 0 {
 		s.maxLen = defaultReaderMaxLen
 	}
@@ -200,17 +212,35 @@ func (s *LetterScorer) ScoreIDs(ctx context.Context, seqs [][]int, options []int
 	out := make([][]float64, len(seqs))
 	for _, p := range planBatches(lengths, s.maxLen, s.MaxBatch) {
 		for lo := 0; lo < len(p.rows); {
-			hi := min(len(p.rows), lo+maxRowsFor(s.LogitsBudget, p.length, s.vocab))
+			outLen := p.length
+			if s.keep != "" {
+				outLen = 1
+			}
+			hi := min(len(p.rows), lo+maxRowsFor(s.LogitsBudget, outLen, s.vocab))
 			rows := p.rows[lo:hi]
 			batch := make([][]int, len(rows))
 			for j, i := range rows {
 				batch[j] = seqs[i]
 			}
-			last, err := lastLogits(ctx, s.sess, &s.bufs, batch, p.length, s.vocab, func(in inputSet) error {
-				t := padTexts(batch, p.length, 0)
+			last, err := lastLogits(ctx, s.sess, &s.bufs, batch, p.length, outLen, s.vocab, func(in inputSet) error {
+				if s.keep == "" {
+					t := padTexts(batch, p.length, 0)
+					if err := t.feed(s.sess, in); err != nil {
+						return err
+					}
+					return emptyPast(s.sess, len(batch), in)
+				}
+				// Logits for the last position only: pad on the left so
+				// that position is every row's last token.
+				t := padTextsLeft(batch, p.length, 0)
 				if err := t.feed(s.sess, in); err != nil {
 					return err
 				}
+				k, err := ort.NewScalar(int64(1))
+				if err != nil {
+					return err
+				}
+				in[s.keep] = k
 				return emptyPast(s.sess, len(batch), in)
 			})
 			if err != nil {
@@ -250,20 +280,22 @@ func (lp *logitsPool) get(n int) *[]float32 {
 
 func (lp *logitsPool) put(b *[]float32) { lp.p.Put(b) }
 
-// lastLogits runs a decoder on a right-padded batch and returns, per row,
-// the logits at the row's last real token. The full (rows, length, vocab)
-// logits go into a recycled buffer rather than a fresh allocation.
-func lastLogits(ctx context.Context, sess *Session, pool *logitsPool, batch [][]int, length, vocab int, feed func(inputSet) error) ([][]float32, error) {
+// lastLogits runs a decoder and returns, per row, the logits at the row's
+// last real token. With outLen == length the batch is right-padded and the
+// model returns logits for every position; with outLen == 1 (a model
+// asked for its last position only) the batch is left-padded. The logits go
+// into a recycled buffer rather than a fresh allocation.
+func lastLogits(ctx context.Context, sess *Session, pool *logitsPool, batch [][]int, length, outLen, vocab int, feed func(inputSet) error) ([][]float32, error) {
 	in := inputSet{}
 	defer in.destroy()
 	if err := feed(in); err != nil {
 		return nil, err
 	}
-	n := len(batch) * length * vocab
+	n := len(batch) * outLen * vocab
 	bufp := pool.get(n)
 	defer pool.put(bufp)
 	buf := *bufp
-	lt, err := floatTensor(buf, int64(len(batch)), int64(length), int64(vocab))
+	lt, err := floatTensor(buf, int64(len(batch)), int64(outLen), int64(vocab))
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +307,10 @@ func lastLogits(ctx context.Context, sess *Session, pool *logitsPool, batch [][]
 	destroyMap(outs)
 	last := make([][]float32, len(batch))
 	for r, q := range batch {
-		off := (r*length + len(q) - 1) * vocab
+		off := r * vocab
+		if outLen != 1 {
+			off = (r*length + len(q) - 1) * vocab
+		}
 		last[r] = slices.Clone(buf[off : off+vocab])
 	}
 	return last, nil

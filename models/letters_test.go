@@ -62,7 +62,7 @@ func (wordTokenizer) Decode(ids []int) string {
 
 func openLetterScorer(t *testing.T) *LetterScorer {
 	rt, dir := tinyModels(t)
-	s, err := rt.NewSession(filepath.Join(dir, "lm", "model.onnx"), CPU, dynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "lm", "model.onnx"), CPU, DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,5 +167,91 @@ func TestLetterSetNeedsASingleTokenVariant(t *testing.T) {
 	}
 	if len(set[0]) != 1 || set[0][0] != 1037 {
 		t.Fatalf("letter A: ids %v, want [1037] (\"A\" and \" A\" merge)", set[0])
+	}
+}
+
+// TestLetterScorerWithoutCacheInputs runs the same LM exported without
+// past_key_values inputs: the scores must not change.
+func TestLetterScorerWithoutCacheInputs(t *testing.T) {
+	rt, _ := tinyModels(t)
+	dir := t.TempDir()
+	if err := fixtures.lm.WriteLMDir(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rt.NewSession(filepath.Join(dir, "model.onnx"), CPU, DynamicShapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.Input("past_key_values.0.key"); ok {
+		t.Fatal("model has cache inputs")
+	}
+	plain, err := NewLetterScorer(s, wordTokenizer{}, RoleSpec{MaxLength: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := openLetterScorer(t)
+	prompts := []LetterPrompt{{"why did the boy run", 4}, {"what is the man doing answer", 3}}
+	a, err := plain.Score(context.Background(), prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cached.Score(context.Background(), prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		for k := range a[i] {
+			if math.Abs(a[i][k]-b[i][k]) > 1e-5 {
+				t.Fatalf("prompt %d letter %c: %g without cache inputs, %g with", i, 'A'+k, a[i][k], b[i][k])
+			}
+		}
+	}
+}
+
+// TestLetterScorerWithLogitsToKeep runs the LM exported with a
+// num_logits_to_keep input: the scorer pads on the left and asks for the
+// last position only, and must give the reference's letter scores.
+func TestLetterScorerWithLogitsToKeep(t *testing.T) {
+	rt, _ := tinyModels(t)
+	cfg := onnxbuild.TinyLM
+	cfg.LogitsToKeep = true
+	lm := onnxbuild.NewLM(cfg, 3) // the fixture LM's weights
+	dir := t.TempDir()
+	if err := lm.WriteLMDir(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rt.NewSession(filepath.Join(dir, "model.onnx"), CPU, DynamicShapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ls, err := NewLetterScorer(s, wordTokenizer{}, RoleSpec{MaxLength: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls.keep != "num_logits_to_keep" {
+		t.Fatalf("keep input %q", ls.keep)
+	}
+	ls.MaxBatch = 4
+	prompts := []LetterPrompt{
+		{"why did the boy run", 4},
+		{"a", 2},
+		{strings.Repeat("long prompt words ", 20) + "answer:", 5},
+		{"what is the man doing answer", 3},
+		{"which one", 2},
+	}
+	got, err := ls.Score(context.Background(), prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range prompts {
+		ids, _ := wordTokenizer{}.Encode(p.Text, true)
+		want := refLetters(ids, ls.letters, p.Options)
+		for k := range want {
+			if math.Abs(got[i][k]-want[k]) > 1e-4 {
+				t.Fatalf("prompt %d letter %c: %g, want %g", i, 'A'+k, got[i][k], want[k])
+			}
+		}
 	}
 }

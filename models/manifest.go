@@ -59,6 +59,12 @@ type RoleSpec struct {
 	// CLIP's trained value); LogitBias is added after (SigLIP).
 	LogitScale float64 `json:"logit_scale,omitempty"`
 	LogitBias  float64 `json:"logit_bias,omitempty"`
+	// PadToMaxLength pads every text to MaxLength with PadID (image_text):
+	// SigLIP's text tower was trained on texts padded to 64 tokens and takes
+	// no attention mask, so its embeddings are only right that way
+	// (transformers' SigLIP model card: padding="max_length").
+	PadToMaxLength bool `json:"pad_to_max_length,omitempty"`
+	PadID          int  `json:"pad_id,omitempty"`
 	// MaxNewTokens bounds a caption (default 32).
 	MaxNewTokens int `json:"max_new_tokens,omitempty"`
 	// Server, for lm_reader and vlm_reader, is the base URL of a local
@@ -162,7 +168,10 @@ func (s RoleSpec) validate(role Role) error {
 	if s.Pooling != "" && role != RoleTextEmbed && role != RoleDupConfirm {
 		return fmt.Errorf("pooling: only text_embed and dup_confirm pool")
 	}
-	if s.MaxLength < 0 || s.MaxNewTokens < 0 {
+	if s.PadToMaxLength && (role != RoleImageText || s.MaxLength == 0) {
+		return fmt.Errorf("pad_to_max_length: only for image_text, with max_length set")
+	}
+	if s.MaxLength < 0 || s.MaxNewTokens < 0 || s.PadID < 0 {
 		return fmt.Errorf("max_length/max_new_tokens: negative")
 	}
 	for _, v := range s.LetterVariants {

@@ -18,6 +18,8 @@ func TestParseManifest(t *testing.T) {
 		{name: "pooling on a role that does not pool", json: `{"roles": {"captioner": {"dir": "c", "pooling": "mean"}}}`, wantErr: "only text_embed and dup_confirm pool"},
 		{name: "no folder", json: `{"roles": {"text_embed": {"pooling": "cls"}}}`, wantErr: "dir: missing (the folder holding model.onnx, tokenizer.json)"},
 		{name: "a server for an encoder", json: `{"roles": {"text_embed": {"server": "http://localhost:1"}}}`, wantErr: "only lm_reader and vlm_reader"},
+		{name: "SigLIP-style fixed padding", json: `{"roles": {"image_text": {"dir": "siglip", "max_length": 64, "pad_to_max_length": true, "pad_id": 1}}}`},
+		{name: "fixed padding without a length", json: `{"roles": {"image_text": {"dir": "siglip", "pad_to_max_length": true}}}`, wantErr: "pad_to_max_length: only for image_text, with max_length set"},
 		{name: "a letter variant without {L}", json: `{"roles": {"lm_reader": {"dir": "lm", "letter_variants": ["A"]}}}`, wantErr: `"A" has no {L}`},
 		{name: "a syntax error names its line", json: "{\"roles\": {\n\"lm_reader\": {\"dir\": \"lm\",}}}", wantErr: "models.json: line 2"},
 		{name: "a wrong type names the field", json: `{"roles": {"lm_reader": {"dir": "lm", "max_length": "long"}}}`, wantErr: "field roles.lm_reader.max_length: want int, got JSON string"},

@@ -26,7 +26,7 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 }
 
 // openSessions opens the named slots on dev, closing them all on error.
-func (r *Runtime) openSessions(files map[string]string, dev Device, slots map[string]shapeProfile) (map[string]*Session, error) {
+func (r *Runtime) openSessions(files map[string]string, dev Device, slots map[string]ShapeProfile) (map[string]*Session, error) {
 	out := map[string]*Session{}
 	for slot, profile := range slots {
 		s, err := r.NewSession(files[slot], dev, profile)
@@ -62,7 +62,7 @@ func (r *Runtime) OpenTextEncoder(m *Manifest, role Role, dev Device) (*TextEnco
 			pooling = PoolMean
 		}
 	}
-	ss, err := r.openSessions(files, dev, map[string]shapeProfile{"model.onnx": dynamicShapes})
+	ss, err := r.openSessions(files, dev, map[string]ShapeProfile{"model.onnx": DynamicShapes})
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (r *Runtime) OpenImageText(m *Manifest, dev Device) (*ImageText, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, err := r.openSessions(files, dev, map[string]shapeProfile{"text_model.onnx": dynamicShapes, "vision_model.onnx": fixedShapes})
+	ss, err := r.openSessions(files, dev, map[string]ShapeProfile{"text_model.onnx": DynamicShapes, "vision_model.onnx": FixedShapes})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (r *Runtime) OpenLetterScorer(m *Manifest, dev Device) (*LetterScorer, erro
 	if err != nil {
 		return nil, err
 	}
-	ss, err := r.openSessions(files, dev, map[string]shapeProfile{"model.onnx": dynamicShapes})
+	ss, err := r.openSessions(files, dev, map[string]ShapeProfile{"model.onnx": DynamicShapes})
 	if err != nil {
 		return nil, err
 	}
@@ -144,14 +144,14 @@ func (r *Runtime) OpenCaptioner(m *Manifest, dev Device) (*Captioner, error) {
 	if err != nil {
 		return nil, err
 	}
-	slots := map[string]shapeProfile{"encoder_model.onnx": fixedShapes, "decoder_model_merged.onnx": dynamicShapes}
+	slots := map[string]ShapeProfile{"encoder_model.onnx": FixedShapes, "decoder_model_merged.onnx": DynamicShapes}
 	// A decoder_with_past_model.onnx beside a decoder_model.onnx: the
 	// latter runs the first step, as Optimum's pair is meant to be used.
 	first := filepath.Join(filepath.Dir(files["encoder_model.onnx"]), "decoder_model.onnx")
 	if filepath.Base(files["decoder_model_merged.onnx"]) == "decoder_with_past_model.onnx" {
 		if _, err := os.Stat(first); err == nil {
 			files["first"] = first
-			slots["first"] = dynamicShapes
+			slots["first"] = DynamicShapes
 		}
 	}
 	ss, err := r.openSessions(files, dev, slots)
@@ -199,7 +199,7 @@ func (r *Runtime) OpenVLMReader(m *Manifest, dev Device) (*VLMReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss, err := r.openSessions(files, dev, map[string]shapeProfile{"vision_encoder.onnx": fixedShapes, "embed_tokens.onnx": dynamicShapes, "decoder_model_merged.onnx": dynamicShapes})
+	ss, err := r.openSessions(files, dev, map[string]ShapeProfile{"vision_encoder.onnx": FixedShapes, "embed_tokens.onnx": DynamicShapes, "decoder_model_merged.onnx": DynamicShapes})
 	if err != nil {
 		return nil, err
 	}

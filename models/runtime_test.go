@@ -51,7 +51,7 @@ func TestCUDAFallbackIsSaidOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), rt.Devices()[0], dynamicShapes)
+		s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), rt.Devices()[0], DynamicShapes)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,21 +39,23 @@ type Session struct {
 	s       *ort.DynamicAdvancedSession
 }
 
-// shapeProfile says whether a model's inputs keep one shape from run to run
+// ShapeProfile says whether a model's inputs keep one shape from run to run
 // (an image tower at a fixed resolution) or change (text of varying
 // length): ONNX Runtime's memory pattern planning only pays off for the
-// former, and costs memory for the latter.
-type shapeProfile int
+// former, and costs memory for the latter; on CUDA the arena grows by what
+// variable shapes ask for.
+type ShapeProfile int
 
+// The shape profiles.
 const (
-	dynamicShapes shapeProfile = iota
-	fixedShapes
+	DynamicShapes ShapeProfile = iota
+	FixedShapes
 )
 
 // NewSession loads the model at path on dev. When dev is a CUDA device whose
 // provider does not load, the session runs on the CPU and the runtime says
 // why, once.
-func (r *Runtime) NewSession(path string, dev Device, profile shapeProfile) (*Session, error) {
+func (r *Runtime) NewSession(path string, dev Device, profile ShapeProfile) (*Session, error) {
 	in, out, err := sessionInfo(path)
 	if err != nil {
 		return nil, err
@@ -78,7 +80,7 @@ func (r *Runtime) NewSession(path string, dev Device, profile shapeProfile) (*Se
 
 // sessionOptions sets threads, graph optimisation and memory arena for a
 // device and shape profile.
-func (r *Runtime) sessionOptions(dev Device, profile shapeProfile) (*ort.SessionOptions, error) {
+func (r *Runtime) sessionOptions(dev Device, profile ShapeProfile) (*ort.SessionOptions, error) {
 	o, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
@@ -94,7 +96,7 @@ func (r *Runtime) sessionOptions(dev Device, profile shapeProfile) (*ort.Session
 		o.SetInterOpNumThreads(1),
 		o.SetGraphOptimizationLevel(ort.GraphOptimizationLevelEnableAll),
 		o.SetCpuMemArena(true),
-		o.SetMemPattern(profile == fixedShapes),
+		o.SetMemPattern(profile == FixedShapes),
 	}
 	if err := firstError(steps); err != nil {
 		o.Destroy()
@@ -108,7 +110,7 @@ func (r *Runtime) sessionOptions(dev Device, profile shapeProfile) (*ort.Session
 		}
 		defer cuda.Destroy()
 		opts := map[string]string{"device_id": fmt.Sprint(dev.ID)}
-		if profile == dynamicShapes {
+		if profile == DynamicShapes {
 			// Text batches change shape every run; growing the CUDA arena
 			// by what is asked rather than by powers of two keeps GPU
 			// memory near the largest batch (ONNX Runtime's CUDA
@@ -127,7 +129,7 @@ func (r *Runtime) sessionOptions(dev Device, profile shapeProfile) (*ort.Session
 	return o, nil
 }
 
-func (r *Runtime) newORTSession(path string, dev Device, profile shapeProfile, in, out []TensorInfo) (*ort.DynamicAdvancedSession, error) {
+func (r *Runtime) newORTSession(path string, dev Device, profile ShapeProfile, in, out []TensorInfo) (*ort.DynamicAdvancedSession, error) {
 	o, err := r.sessionOptions(dev, profile)
 	if err != nil {
 		return nil, err

@@ -86,6 +86,27 @@ func padTexts(seqs [][]int, length int, pad int) textTensors {
 	return t
 }
 
+// padTextsLeft is padTexts with the padding on the left, so every row's
+// last token is at the last position; positions count real tokens from 0,
+// and padding gets 1, as HF's generate does for left-padded batches.
+func padTextsLeft(seqs [][]int, length int, pad int) textTensors {
+	t := textTensors{rows: len(seqs), length: length}
+	n := len(seqs) * length
+	t.ids, t.mask, t.types, t.pos = make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for r, s := range seqs {
+		off := length - len(s)
+		for j := 0; j < length; j++ {
+			k := r*length + j
+			if j >= off {
+				t.ids[k], t.mask[k], t.pos[k] = int64(s[j-off]), 1, int64(j-off)
+			} else {
+				t.ids[k], t.pos[k] = int64(pad), 1
+			}
+		}
+	}
+	return t
+}
+
 // feed creates the tensors the session asks for among input_ids,
 // attention_mask, token_type_ids and position_ids.
 func (t textTensors) feed(s *Session, in inputSet) error {

@@ -160,7 +160,7 @@ func (v *VLMReader) Score(ctx context.Context, prompts []VLMPrompt) ([][]float64
 			for j, i := range rows {
 				fake[j] = make([]int, lengths[i])
 			}
-			last, err := lastLogits(ctx, v.dec, &v.bufs, fake, plan.length, v.vocab, func(in inputSet) error {
+			last, err := lastLogits(ctx, v.dec, &v.bufs, fake, plan.length, plan.length, v.vocab, func(in inputSet) error {
 				t := padTexts(fake, plan.length, 0)
 				e, err := floatTensor(embeds, int64(len(rows)), int64(plan.length), int64(v.hidden))
 				if err != nil {

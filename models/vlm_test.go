@@ -12,7 +12,7 @@ func openVLM(t *testing.T) *VLMReader {
 	rt, dir := tinyModels(t)
 	var ss []*Session
 	for _, f := range []string{"vision_encoder.onnx", "embed_tokens.onnx", "decoder_model.onnx"} {
-		s, err := rt.NewSession(filepath.Join(dir, "vlm", f), CPU, dynamicShapes)
+		s, err := rt.NewSession(filepath.Join(dir, "vlm", f), CPU, DynamicShapes)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,7 +75,7 @@ func printProbeText(w io.Writer, in decode.Info) error {
 	dw, dh := in.DisplaySize()
 	gop := ""
 	if n := len(in.Keyframes); n > 1 {
-		gop = fmt.Sprintf(", one every %.2fs on average", (in.Keyframes[n-1] - in.Keyframes[0]).Seconds()/float64(n-1))
+		gop = fmt.Sprintf(", one every %.2fs on average", (in.Keyframes[n-1]-in.Keyframes[0]).Seconds()/float64(n-1))
 	}
 	frames := "unknown"
 	if in.Frames > 0 {

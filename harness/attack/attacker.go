@@ -1,6 +1,3 @@
-// Package attack holds the attackers of the audit: each answers benchmark items
-// with less access than the benchmark claims to need (DESIGN.md, the attack
-// pyramid). Each attacker is one small file behind the Attacker interface.
 package attack
 
 import (

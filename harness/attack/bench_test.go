@@ -45,6 +45,7 @@ func BenchmarkAttackers(b *testing.B) {
 		b.Run(proto.Name(), func(b *testing.B) {
 			ctx := context.Background()
 			var answered int
+			cpu0 := attacktest.CPUTime()
 			for b.Loop() {
 				a := attack.Attackers(cfg)
 				var fresh attack.Attacker
@@ -60,6 +61,7 @@ func BenchmarkAttackers(b *testing.B) {
 				answered += len(out)
 			}
 			b.ReportMetric(float64(answered)/b.Elapsed().Seconds(), "items/s")
+			b.ReportMetric((attacktest.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -28,7 +28,7 @@ type Config struct {
 	// step and penalty as the regression.
 	ChoiceSGD SGDParams
 	// Threads bounds the kernels' parallelism; results do not depend on it.
-	Threads int
+	Threads int `json:"-"`
 }
 
 // DefaultConfig returns the parameters of DESIGN.md and Video-Index 3.4 for

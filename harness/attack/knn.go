@@ -1,8 +1,11 @@
 package attack
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/kernels"
@@ -12,8 +15,12 @@ import (
 // benchmark by question+options embedding vote for their gold answers,
 // mapped onto this item's options by text, else by letter, each vote weighted
 // by its cosine (Video-Index 3.4 gives the eight nearest question-answer
-// pairs to a reader; the vote is the model-free counterpart).
-type knnVote struct{ cfg Config }
+// pairs to a reader; the vote is the model-free counterpart). Ties in cosine
+// go to the earlier item.
+type knnVote struct {
+	cfg   Config
+	cache indexCache
+}
 
 func (*knnVote) Name() string         { return "knn-vote" }
 func (*knnVote) Level() harness.Level { return harness.LevelPool }
@@ -25,6 +32,19 @@ func (*knnVote) usesText()            {}
 // log-probability finite.
 const knnPrior = 0.05
 
+// candidateDepth is the length of the order-free candidate lists in
+// multiples of K, and prefixShare the share of each order answered by an
+// exact search over the earlier rows instead: an item at a fraction f of an
+// order finds on average candidateDepth*K*f earlier items in its list, 2K at
+// the end of the prefix, so the lists rarely fall short after it (and where
+// one does, the item is searched exactly). One list search and a prefix
+// search per order cost about 2 + Orders/16 times an order's exact search,
+// against Orders times without lists.
+const (
+	candidateDepth = 8
+	prefixShare    = 0.25
+)
+
 func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 	if err := checkRows(a.Name(), s.Text, s); err != nil {
 		return nil, err
@@ -33,39 +53,117 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 	if k < 1 {
 		k = 8
 	}
+	opt := a.cfg.kernelOptions()
+	idx, err := a.cache.get(ctx, s, s.Text, topSearch{candidateDepth * k, opt})
+	if err != nil {
+		return nil, fmt.Errorf("knn vote: %w", err)
+	}
+	pos := positions(s)
 	norm := normOptions(s)
 	out := make([]Prediction, len(s.Items))
+	var buf []earlier
 	for _, store := range benchmarkStores(s) {
-		nb, err := kernels.TopKEarlier(ctx, subRows(s.Text, store), k, a.cfg.kernelOptions())
+		prefix := int(math.Ceil(prefixShare * float64(len(store))))
+		nb, err := kernels.TopKEarlier(ctx, subRows(s.Text, store[:prefix]), k, opt)
 		if err != nil {
 			return nil, fmt.Errorf("knn vote: %w", err)
 		}
 		for q, p := range store {
-			it := s.Items[p]
-			idx, sim := nb.Row(q)
-			w := make([]float64, len(it.Options))
-			voted := false
-			for r, j := range idx {
-				if j < 0 || sim[r] <= 0 {
-					continue
+			if q%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
 				}
-				src := store[j]
-				c, _ := mapAnswer(norm[src], s.Items[src].Answer, norm[p])
-				if c < 0 {
-					continue
+			}
+			if q < prefix {
+				ids, sims := nb.Row(q)
+				buf = buf[:0]
+				for r, j := range ids {
+					if j >= 0 {
+						buf = append(buf, earlier{store[j], sims[r]})
+					}
 				}
-				w[c] += float64(sim[r])
-				voted = true
+			} else {
+				buf = fromList(idx, s, pos, store, q, k, buf)
 			}
-			if !voted {
-				out[p] = abstain(s.Seed, a.Name(), it)
-				continue
-			}
-			for o := range w {
-				w[o] += knnPrior
-			}
-			out[p] = decide(logNormalize(w), s.Seed, a.Name(), it)
+			out[p] = a.vote(s, norm, p, buf)
 		}
 	}
 	return out, nil
+}
+
+// vote turns the nearest earlier items into a prediction for item p.
+func (a *knnVote) vote(s *Stream, norm [][]string, p int, near []earlier) Prediction {
+	it := s.Items[p]
+	w := make([]float64, len(it.Options))
+	voted := false
+	for _, n := range near {
+		if n.sim <= 0 {
+			continue
+		}
+		c, _ := mapAnswer(norm[n.pos], s.Items[n.pos].Answer, norm[p])
+		if c < 0 {
+			continue
+		}
+		w[c] += float64(n.sim)
+		voted = true
+	}
+	if !voted {
+		return abstain(s.Seed, a.Name(), it)
+	}
+	for o := range w {
+		w[o] += knnPrior
+	}
+	return decide(logNormalize(w), s.Seed, a.Name(), it)
+}
+
+// earlier is a neighbour answered before the item: its stream position and
+// cosine.
+type earlier struct {
+	pos int
+	sim float32
+}
+
+func byEarlierSim(x, y earlier) int {
+	if c := cmp.Compare(y.sim, x.sim); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.pos, y.pos)
+}
+
+// fromList returns the k nearest items answered before store[q] from its
+// candidate list, or by comparing it with every earlier item of the store
+// when the list could have left one out: when it is truncated and does not
+// hold k earlier items strictly nearer than its last entry.
+func fromList(idx *poolIndex, s *Stream, pos map[string]int, store []int, q, k int, buf []earlier) []earlier {
+	p := store[q]
+	key := s.Items[p].Key()
+	list := idx.lists[key]
+	buf = buf[:0]
+	for _, n := range list {
+		if r := pos[n.key]; r < p {
+			buf = append(buf, earlier{r, n.sim})
+		}
+	}
+	slices.SortFunc(buf, byEarlierSim)
+	if idx.truncated[key] && (len(buf) < k || buf[k-1].sim <= list[len(list)-1].sim) {
+		buf = buf[:0]
+		x := s.Text.Row(p)
+		for _, r := range store[:q] {
+			buf = append(buf, earlier{r, float32(dot64(x, s.Text.Row(r)))})
+		}
+		slices.SortFunc(buf, byEarlierSim)
+	}
+	if len(buf) > k {
+		buf = buf[:k]
+	}
+	return buf
+}
+
+// dot64 is the float64 dot product the kernels decide by.
+func dot64(x, y []float32) float64 {
+	var s float64
+	for i := range x {
+		s += float64(x[i]) * float64(y[i])
+	}
+	return s
 }

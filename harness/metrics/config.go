@@ -24,7 +24,7 @@ type Config struct {
 	// asks for 0.03 and 0.08 too).
 	Deltas []float64
 	// Threads bounds the bootstrap's goroutines; results do not depend on it.
-	Threads int
+	Threads int `json:"-"`
 }
 
 // DefaultConfig returns the parameters of DESIGN.md for cfg's attackers.

@@ -40,10 +40,10 @@ var page = template.Must(template.New("index").Funcs(template.FuncMap{
 <meta charset="utf-8">
 <title>vidscreen audit</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1040px;padding:0 1em;color:#222}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1180px;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1em}th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
-.charts{display:flex;flex-wrap:wrap;gap:1em}.charts figure{margin:0}figcaption{font-size:.85em;color:#555;max-width:480px}
+.charts{display:flex;flex-wrap:wrap;gap:1em}.charts figure{margin:0}figcaption{font-size:.85em;color:#555;max-width:600px}
 .ns{color:#888}section{border-top:2px solid #333;margin-top:2em}
 </style>
 </head>

@@ -53,8 +53,11 @@ func niceAxis(lo, hi float64) (axis, []float64) {
 	return a, ticks
 }
 
-func svgOpen(b *strings.Builder, title string) {
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`, chartW, chartH, chartW, chartH, html.EscapeString(title))
+// legendW is the extra width on the right of a chart with a legend.
+const legendW = 130
+
+func svgOpen(b *strings.Builder, width int, title string) {
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`, width, chartH, width, chartH, html.EscapeString(title))
 	fmt.Fprintf(b, `<title>%s</title>`, html.EscapeString(title))
 }
 
@@ -99,7 +102,7 @@ func levelProfileSVG(c metrics.Card) string {
 	}
 	a, ticks := niceAxis(lo, hi*1.05)
 	var b strings.Builder
-	svgOpen(&b, "Level profile of "+c.Benchmark+": exploitability per level")
+	svgOpen(&b, chartW, "Level profile of "+c.Benchmark+": exploitability per level")
 	yAxis(&b, a, ticks, "eps (margin over chance)")
 	slot := float64(plotW) / float64(max(len(bars), 1))
 	zero := a.y(0)
@@ -113,7 +116,11 @@ func levelProfileSVG(c metrics.Card) string {
 		}
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: eps %+.1f%% by %s</title></rect>`,
 			x0, top, slot*0.6, h, colour, x.name, 100*x.l.Eps, html.EscapeString(x.l.Attacker))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%+.1f%%</text>`, x0+slot*0.3, top-4, 100*x.l.Eps)
+		labelY := top - 4
+		if x.l.Eps < 0 {
+			labelY = top + h + 12
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%+.1f%%</text>`, x0+slot*0.3, labelY, 100*x.l.Eps)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12" text-anchor="middle">%s</text>`, x0+slot*0.3, padT+plotH+16, x.name)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#555">%s</text>`, x0+slot*0.3, padT+plotH+30, html.EscapeString(x.l.Attacker))
 	}
@@ -153,7 +160,7 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 	}
 	a, ticks := niceAxis(math.Max(0, lo-0.02), math.Min(1, hi+0.02))
 	var b strings.Builder
-	svgOpen(&b, "Learning curves of "+c.Benchmark)
+	svgOpen(&b, chartW+legendW, "Learning curves of "+c.Benchmark)
 	yAxis(&b, a, ticks, "accuracy")
 	n := len(ss[0].curve)
 	x := func(i, n int) float64 { return float64(padL) + float64(plotW)*(float64(i)+0.5)/float64(n) }
@@ -170,7 +177,7 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"><title>%s</title></polyline>`, strings.Join(pts, " "), colour, html.EscapeString(s.name))
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>`,
-			padL+8, padT+4+k*14, colour, padL+22, padT+13+k*14, html.EscapeString(s.name))
+			chartW, padT+4+k*14, colour, chartW+14, padT+13+k*14, html.EscapeString(s.name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String(), true

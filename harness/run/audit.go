@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -389,6 +390,22 @@ func (a *audit) attack(ctx context.Context) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	// Units that search embeddings (copy, k-NN, regression) take far longer
+	// than the rest: start them first, so that no worker is left with a long
+	// unit at the end while the other idles. Outputs do not depend on it.
+	heavy := func(u *unit) bool {
+		at := a.attackers[u.attacker]
+		return attack.NeedsText(at) || attack.NeedsQuestion(at)
+	}
+	slices.SortStableFunc(todo, func(x, y *unit) int {
+		switch hx, hy := heavy(x), heavy(y); {
+		case hx && !hy:
+			return -1
+		case hy && !hx:
+			return 1
+		}
+		return 0
+	})
 	m := newMeter(a.opt.Progress, int64(n*len(a.units)), "attack", "items")
 	m.add(done)
 	var mu sync.Mutex
@@ -549,10 +566,17 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 
 // removeTemps deletes the temporary files an interrupted atomic write left.
 func removeTemps(dir string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
-	for _, m := range matches {
-		os.Remove(m)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if isTemp(e.Name()) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
+}
+
+// isTemp reports whether name is a temporary file of writeFileAtomic.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
 // osFS opens paths as given (absolute or relative to the working

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,4 +232,63 @@ func TestAuditStopsOnCancellationAndResumes(t *testing.T) {
 	mustAudit(t, Options{Items: []string{path}, Out: filepath.Join(dir, "cut"), Workers: 2, Embedder: cancellingEmbedder{lex, nil}})
 	mustAudit(t, Options{Items: []string{path}, Out: filepath.Join(dir, "whole"), Workers: 1, Embedder: cancellingEmbedder{lex, nil}})
 	sameOutputs(t, filepath.Join(dir, "cut"), filepath.Join(dir, "whole"))
+}
+
+func TestAuditWithReferenceFillsTheReferenceFigures(t *testing.T) {
+	path := realItems(t, 80)
+	items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A made-up reference model: right on three items of four, else the
+	// next option.
+	var ref bytes.Buffer
+	right := map[string]int{}
+	for i, it := range items {
+		pred := it.Answer
+		if i%4 == 3 {
+			pred = (it.Answer + 1) % len(it.Options)
+		} else {
+			right[it.Benchmark]++
+		}
+		fmt.Fprintf(&ref, `{"id": %q, "benchmark": %q, "pred": %d}`+"\n", it.ID, it.Benchmark, pred)
+	}
+	refPath := filepath.Join(t.TempDir(), "ref.jsonl")
+	os.WriteFile(refPath, ref.Bytes(), 0o644)
+	out := filepath.Join(t.TempDir(), "run")
+	res := mustAudit(t, Options{Items: []string{path}, Out: out, Reference: refPath, Workers: 2})
+	for _, c := range res.Cards {
+		if c.ReferenceAccuracy == nil || math.Abs(*c.ReferenceAccuracy-float64(right[c.Benchmark])/float64(c.N)) > 1e-6 {
+			t.Errorf("%s: s* = %v, want %d/%d", c.Benchmark, c.ReferenceAccuracy, right[c.Benchmark], c.N)
+		}
+		for _, d := range []string{"0.03", "0.05", "0.08"} {
+			if _, ok := c.BreakingLevel[d]; !ok {
+				t.Errorf("%s: no breaking level at delta %s", c.Benchmark, d)
+			}
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, IndexHTML))
+	if !bytes.Contains(page, []byte("s* − c")) {
+		t.Error("index.html has no s* - c line")
+	}
+	var cfg Config
+	b, _ := os.ReadFile(filepath.Join(out, ConfigFile))
+	if err := json.Unmarshal(b, &cfg); err != nil || cfg.Reference == nil || cfg.Reference.Name != "ref.jsonl" {
+		t.Errorf("config.json does not record the reference: %s", b)
+	}
+}
+
+func TestAuditStartsOverADirectoryKilledWhileWritingItsConfig(t *testing.T) {
+	items := realItems(t, 20)
+	out := filepath.Join(t.TempDir(), "run")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, lockName), nil, 0o644)
+	os.WriteFile(filepath.Join(out, ".config.json.tmp-42"), []byte(`{"format": "vid`), 0o644)
+	res := mustAudit(t, Options{Items: []string{items}, Out: out, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
+	if res.Resumed {
+		t.Error("a directory without config.json was taken for a resumed run")
+	}
+	if _, err := os.Stat(filepath.Join(out, ".config.json.tmp-42")); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("the torn config was kept")
+	}
 }

@@ -108,6 +108,11 @@ func claimDir(dir string, cfg *Config) (resumed bool, err error) {
 		return false, fmt.Errorf("read run directory: %w", err)
 	}
 	for _, e := range entries {
+		if isTemp(e.Name()) {
+			// config.json itself was being written when a run was killed.
+			os.Remove(filepath.Join(dir, e.Name()))
+			continue
+		}
 		if e.Name() != lockName {
 			return false, fmt.Errorf("%s: %w (it has files but no config.json); choose an empty or new --out", dir, ErrNotRunDir)
 		}

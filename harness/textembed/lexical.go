@@ -47,9 +47,10 @@ const charWeight = 0.5
 // The zero value is not usable; call NewLexical. A Lexical is safe for
 // concurrent Embed calls once Fit has returned.
 type Lexical struct {
-	dim  int
-	docs int
-	df   []uint32 // len 1<<dfBits, nil before Fit
+	dim   int
+	docs  int
+	df    []uint32 // len 1<<dfBits, nil before Fit
+	dfSum uint64   // a hash of df, naming the fit
 }
 
 // NewLexical returns an unfitted embedder of the given width (DefaultDim when
@@ -61,10 +62,13 @@ func NewLexical(dim int) *Lexical {
 	return &Lexical{dim: dim}
 }
 
-// Name says what the embedder is, with its parameters and whether it was
-// fitted, so that caches keyed by it never mix two configurations.
+// Name says what the embedder is, with its parameters and a hash of its fit,
+// so that caches keyed by it never mix two configurations or two corpora.
 func (l *Lexical) Name() string {
-	return fmt.Sprintf("lexical-w12-c34-d%d-idf%d", l.dim, l.docs)
+	if l.df == nil {
+		return fmt.Sprintf("lexical-w12-c34-d%d", l.dim)
+	}
+	return fmt.Sprintf("lexical-w12-c34-d%d-idf%d-%016x", l.dim, l.docs, l.dfSum)
 }
 
 // Dim returns the width of the rows.
@@ -108,6 +112,11 @@ func (l *Lexical) Fit(texts []string) {
 	}
 	l.df = df
 	l.docs = len(texts)
+	h := uint64(len(texts))
+	for _, c := range df {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	l.dfSum = h
 }
 
 // Embed returns one unit row per text (a zero row for a text without letters

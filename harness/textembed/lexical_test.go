@@ -134,3 +134,19 @@ func TestItemTexts(t *testing.T) {
 		t.Errorf("ItemText = %q", got)
 	}
 }
+
+func TestNameTellsFitsApart(t *testing.T) {
+	a, b, c := textembed.NewLexical(0), textembed.NewLexical(0), textembed.NewLexical(0)
+	a.Fit([]string{"a cat", "a dog"})
+	b.Fit([]string{"a cow", "a pig"})
+	c.Fit([]string{"a cat", "a dog"})
+	if a.Name() == b.Name() {
+		t.Errorf("two corpora of the same size share the name %q", a.Name())
+	}
+	if a.Name() != c.Name() {
+		t.Errorf("the same corpus gives names %q and %q", a.Name(), c.Name())
+	}
+	if textembed.NewLexical(256).Name() == textembed.NewLexical(512).Name() {
+		t.Error("widths share a name")
+	}
+}

@@ -78,6 +78,27 @@ func (Implementation) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, 
 		C.double(beta), (*C.double)(unsafe.Pointer(&c[0])), C.blasint(ldc))
 }
 
+// Dsyrk computes the upper triangle of C = alpha * A * A^T + beta * C for
+// A n x k, row major (gonum's blas.Float64Level3 signature, upper and
+// no-transpose only): half the work of Dgemm for a Gram matrix.
+func (Implementation) Dsyrk(n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	if n == 0 {
+		return
+	}
+	checkGemm(gblas.NoTrans, gblas.Trans, n, n, k, len(a), lda, len(a), lda, len(c), ldc)
+	init1()
+	var pa *float64
+	if k > 0 {
+		pa = &a[0]
+	} else {
+		var z float64
+		pa = &z
+	}
+	C.cblas_dsyrk(C.CblasRowMajor, C.CblasUpper, C.CblasNoTrans, C.blasint(n), C.blasint(k),
+		C.double(alpha), (*C.double)(unsafe.Pointer(pa)), C.blasint(lda),
+		C.double(beta), (*C.double)(unsafe.Pointer(&c[0])), C.blasint(ldc))
+}
+
 // SymEigenvalues returns the eigenvalues, ascending, of the symmetric n x n
 // row-major matrix a (only its upper triangle is read), using LAPACKE's
 // dsyevd. a is overwritten.

@@ -33,6 +33,15 @@ func (Implementation) Dgemm(tA, tB gblas.Transpose, m, n, k int, alpha float64, 
 	pure.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// Dsyrk computes the upper triangle of C = alpha * A * A^T + beta * C.
+func (Implementation) Dsyrk(n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	if n == 0 {
+		return
+	}
+	checkGemm(gblas.NoTrans, gblas.Trans, n, n, k, len(a), lda, len(a), lda, len(c), ldc)
+	pure.Dsyrk(gblas.Upper, gblas.NoTrans, n, k, alpha, a, lda, beta, c, ldc)
+}
+
 // SymEigenvalues returns the eigenvalues, ascending, of the symmetric n x n
 // row-major matrix a (upper triangle read). a is overwritten.
 func SymEigenvalues(a []float64, n int) ([]float64, error) {

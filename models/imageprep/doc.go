@@ -19,7 +19,9 @@
 //
 // The tests check it byte for byte against Pillow's output (fixtures made by
 // testdata/make_reference.py), within one level of 255 against a float64 Go
-// computation of the same filter, and within one level against OpenCV's
+// computation of the same filter for one pass (two when both passes run,
+// since a rounding tie in the first pass is carried into the second), and
+// within one level against OpenCV's
 // INTER_AREA and INTER_LINEAR where those are the same filter. The "fast"
 // transformers processors (torchvision) resize in floating point without the
 // 8-bit rounding between passes, so their pixels can differ from these by a

@@ -86,6 +86,7 @@ const precisionBits = 32 - 8 - 2
 // weights holds, for a range of output positions along one axis, the first
 // source position each reads, how many it reads, and the weights.
 type weights struct {
+	key   [4]int  // in, out, first, count of the last computeWeights; frames of one video share it
 	taps  int     // stride of w: the most source positions any output reads
 	start []int   // first source index per output
 	n     []int   // number of source positions per output
@@ -98,7 +99,14 @@ type weights struct {
 // (i+0.5)*in/out; when shrinking, the kernel is stretched by in/out so that
 // every source sample contributes (antialiasing); the weights of each
 // output are normalised to sum to one, then rounded to precisionBits.
+// A filter is fixed per Processor, so ws is reused as is when the sizes are
+// those of its last call.
 func computeWeights(ws *weights, in, out, first, count int, f filter) {
+	key := [4]int{in, out, first, count}
+	if ws.key == key && ws.start != nil {
+		return
+	}
+	ws.key = key
 	scale := float64(in) / float64(out)
 	fscale := math.Max(scale, 1)
 	support := f.support * fscale

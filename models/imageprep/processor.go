@@ -9,6 +9,10 @@ import (
 	"sync/atomic"
 )
 
+// Version names the preprocessing this package does, for the content keys of
+// feature caches: it changes whenever any output value would.
+const Version = "imageprep/1 (PIL 8-bit resample, transformers float32 rescale and normalize)"
+
 // A Frame is one RGB image: 3 bytes a pixel, rows top to bottom, as decode/
 // produces. Stride is the bytes from one row to the next; 0 means 3*Width.
 type Frame struct {

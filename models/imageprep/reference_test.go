@@ -234,8 +234,23 @@ func refResize(src []byte, w, h, ow, oh int, r Resample) []byte {
 	return out
 }
 
-// TestFloat64Reference: the fixed-point resize is within one level of the
-// float64 filter for every filter and many shapes, shrinking and enlarging.
+// floatTolerance bounds, in levels, how far the 8-bit resize may be from the
+// float64 one. The float64 weights are not exact either (1-|x| divided by
+// their sum lands a hair off a tie that the 22-bit weights hit exactly), so
+// one pass may round a pixel the other way: one level. With both passes, an
+// intermediate pixel one level off moves the second pass's sum by up to one
+// level (more where negative lobes add up), and that sum can itself fall on
+// a tie: two levels. The exact check is the Pillow one above.
+func floatTolerance(r Resample, twoPasses bool) int {
+	if twoPasses {
+		return 2
+	}
+	return 1
+}
+
+// TestFloat64Reference: the fixed-point resize is within floatTolerance of
+// the float64 filter for every filter and many shapes, shrinking and
+// enlarging.
 func TestFloat64Reference(t *testing.T) {
 	ref := loadReference(t)
 	src := ref.frames["a"]
@@ -245,8 +260,9 @@ func TestFloat64Reference(t *testing.T) {
 			name := fmt.Sprintf("%v %dx%d", r, s[0], s[1])
 			got := levels(t, resizeOnly(t, s[0], s[1], r), src)
 			want := refResize(src.Pix, src.Width, src.Height, s[0], s[1], r)
-			if d, at := maxDiff(got, want); d > 1 {
-				t.Errorf("%s: differs from the float64 filter by %d levels at pixel %d", name, d, at/3)
+			tol := floatTolerance(r, s[0] != src.Width && s[1] != src.Height)
+			if d, at := maxDiff(got, want); d > tol {
+				t.Errorf("%s: differs from the float64 filter by %d levels at pixel %d (tolerance %d)", name, d, at/3, tol)
 			}
 		}
 	}

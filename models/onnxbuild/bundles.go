@@ -186,12 +186,22 @@ func (d *Decoder) WriteLMDir(dir string, withPast bool) error {
 // WriteDir writes encoder_model.onnx, decoder_with_past_model.onnx (which
 // also takes an empty past on the first step), config.json and
 // preprocessor_config.json.
-func (c *Captioner) WriteDir(dir string) error {
+func (c *Captioner) WriteDir(dir string) error { return c.writeDir(dir, false) }
+
+// WriteDirWithFirst is WriteDir plus decoder_model.onnx, a first-step
+// decoder without past inputs, the pair HF Optimum exports.
+func (c *Captioner) WriteDirWithFirst(dir string) error { return c.writeDir(dir, true) }
+
+func (c *Captioner) writeDir(dir string, first bool) error {
 	enc := NewGraph("encoder")
 	x := c.Encoder.emit(enc, c.Encoder.pixelInput(enc))
 	vc := c.Encoder.Config
 	enc.Output(x, "last_hidden_state", Float, "batch_size", c.Encoder.Patch.Patches(), vc.Hidden)
-	return writeAll(dir, map[string]*Graph{"encoder_model.onnx": enc, "decoder_with_past_model.onnx": c.Decoder.CrossGraph(vc.Hidden)}, map[string]any{
+	graphs := map[string]*Graph{"encoder_model.onnx": enc, "decoder_with_past_model.onnx": c.Decoder.CrossGraph(vc.Hidden)}
+	if first {
+		graphs["decoder_model.onnx"] = c.Decoder.FirstCrossGraph(vc.Hidden)
+	}
+	return writeAll(dir, graphs, map[string]any{
 		"config.json": map[string]any{"model_type": "vision-encoder-decoder", "decoder_start_token_id": c.BOS,
 			"eos_token_id": c.EOS, "pad_token_id": 0, "decoder": map[string]any{"vocab_size": c.Decoder.Config.Vocab}},
 		"preprocessor_config.json": clipPreprocessor(vc.Image),

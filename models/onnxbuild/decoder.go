@@ -1,10 +1,15 @@
 package onnxbuild
 
+import "math"
+
 // DecoderConfig sizes a GPT-like causal decoder.
 type DecoderConfig struct {
 	Vocab, Hidden, Heads, Layers, FFN, MaxPos int
 	// Cross adds cross-attention over encoder_hidden_states (a captioner).
 	Cross bool
+	// LogitsToKeep adds the scalar input num_logits_to_keep of newer
+	// exports: logits only for that many last positions (LMGraph).
+	LogitsToKeep bool
 }
 
 // Decoder is a pre-LN causal transformer with learned positions and a
@@ -58,8 +63,9 @@ func (d *Decoder) presentOutputs(g *Graph, caches []pastKV) {
 	}
 }
 
-// body runs the blocks, final norm and head over x (B, T, D).
-func (d *Decoder) body(g *Graph, x, bias string, caches []pastKV, enc string) string {
+// body runs the blocks, final norm and head over x (B, T, D). keep, when
+// not "", names a scalar: only that many last rows reach the head.
+func (d *Decoder) body(g *Graph, x, bias string, caches []pastKV, enc, keep string) string {
 	for i, b := range d.Blocks {
 		var kv *pastKV
 		if caches != nil {
@@ -68,6 +74,10 @@ func (d *Decoder) body(g *Graph, x, bias string, caches []pastKV, enc string) st
 		x = g.block(x, bias, b, "decoder.layer"+itoa(i), kv, enc)
 	}
 	x = g.layerNorm(x, d.LNF, "decoder.ln_f")
+	if keep != "" {
+		start := g.Op("Unsqueeze", nil, g.Op("Neg", nil, keep), g.Ints("axes", []int64{0}, 1))
+		x = g.Op("Slice", nil, x, start, g.Ints("end", []int64{math.MaxInt64}, 1), g.Ints("axes", []int64{1}, 1))
+	}
 	return g.linear(x, d.Head, "lm_head")
 }
 
@@ -89,7 +99,11 @@ func (d *Decoder) LMGraph(withPast bool) *Graph {
 	x := g.gather(d.Tok, c.Vocab, c.Hidden, ids, "embed_tokens")
 	x = g.Op("Add", nil, x, g.gather(d.Pos, c.MaxPos, c.Hidden, pos, "embed_positions"))
 	bias := g.Op("Add", nil, g.causalBias(ids, past, c.MaxPos), g.paddingBias(mask))
-	g.Output(d.body(g, x, bias, caches, ""), "logits", Float, "batch_size", "sequence_length", c.Vocab)
+	keep, rows := "", Dim("sequence_length")
+	if c.LogitsToKeep {
+		keep, rows = g.Input("num_logits_to_keep", Int64), "num_logits"
+	}
+	g.Output(d.body(g, x, bias, caches, "", keep), "logits", Float, "batch_size", rows, c.Vocab)
 	d.presentOutputs(g, caches)
 	return g
 }
@@ -113,26 +127,44 @@ func (d *Decoder) EmbedsGraph() *Graph {
 	pos := g.Input("position_ids", Int64, "batch_size", "sequence_length")
 	x = g.Op("Add", nil, x, g.gather(d.Pos, c.MaxPos, c.Hidden, pos, "embed_positions"))
 	bias := g.Op("Add", nil, g.causalBias(x, "", c.MaxPos), g.paddingBias(mask))
-	g.Output(d.body(g, x, bias, nil, ""), "logits", Float, "batch_size", "sequence_length", c.Vocab)
+	g.Output(d.body(g, x, bias, nil, "", ""), "logits", Float, "batch_size", "sequence_length", c.Vocab)
 	return g
 }
 
 // CrossGraph is an image-to-text decoder with a cache, as in a
-// VisionEncoderDecoder export's decoder_with_past: input_ids,
+// VisionEncoderDecoder export's decoder_with_past_model.onnx: input_ids,
 // encoder_hidden_states, past_key_values.N.key/value -> logits,
 // present.N.key/value. Positions continue from the past length, and the past
 // may be empty on the first step.
-func (d *Decoder) CrossGraph(encHidden int) *Graph {
+func (d *Decoder) CrossGraph(encHidden int) *Graph { return d.crossGraph(encHidden, true) }
+
+// FirstCrossGraph is the same decoder without past inputs, as in
+// decoder_model.onnx: it runs the first step and returns the cache the with-
+// past model continues from.
+func (d *Decoder) FirstCrossGraph(encHidden int) *Graph { return d.crossGraph(encHidden, false) }
+
+func (d *Decoder) crossGraph(encHidden int, withPast bool) *Graph {
 	c := d.Config
-	g := NewGraph("decoder_with_past")
+	g := NewGraph("decoder")
 	ids := g.Input("input_ids", Int64, "batch_size", "sequence_length")
 	enc := g.Input("encoder_hidden_states", Float, "batch_size", "encoder_sequence_length", encHidden)
-	caches := d.pastInputs(g)
+	var caches []pastKV
+	past := ""
+	if withPast {
+		caches = d.pastInputs(g)
+		past = caches[0].pastK
+	} else {
+		for i := range c.Layers {
+			kv := cacheNames(i)
+			kv.pastK, kv.pastV = "", ""
+			caches = append(caches, kv)
+		}
+	}
 	x := g.gather(d.Tok, c.Vocab, c.Hidden, ids, "embed_tokens")
 	pos := g.Floats("embed_positions", d.Pos, int64(c.MaxPos), int64(c.Hidden))
-	x = g.Op("Add", nil, x, g.positionRows(pos, ids, caches[0].pastK))
-	bias := g.causalBias(ids, caches[0].pastK, c.MaxPos)
-	g.Output(d.body(g, x, bias, caches, enc), "logits", Float, "batch_size", "sequence_length", c.Vocab)
+	x = g.Op("Add", nil, x, g.positionRows(pos, ids, past))
+	bias := g.causalBias(ids, past, c.MaxPos)
+	g.Output(d.body(g, x, bias, caches, enc, ""), "logits", Float, "batch_size", "sequence_length", c.Vocab)
 	d.presentOutputs(g, caches)
 	return g
 }

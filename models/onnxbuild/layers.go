@@ -52,13 +52,21 @@ type pastKV struct {
 // attention emits multi-head attention of query rows xq over key/value rows
 // xkv. bias, when not "", is added to the scores and must broadcast to
 // (B, H, Tq, Tk). With cache set, new keys and values are appended to the
-// past ones and the results are exposed under the present names.
+// past ones (or start the cache, when cache.pastK is "") and the results are
+// exposed under the present names.
 func (g *Graph) attention(xq, xkv, bias string, a Attention, name string, cache *pastKV) string {
 	d := a.Q.In
 	q := g.splitHeads(g.linear(xq, a.Q, name+".q"), a.Heads, d)
 	k := g.splitHeads(g.linear(xkv, a.K, name+".k"), a.Heads, d)
 	v := g.splitHeads(g.linear(xkv, a.V, name+".v"), a.Heads, d)
-	if cache != nil {
+	switch {
+	case cache != nil && cache.pastK == "":
+		// First step of a decoder without past inputs: the cache starts
+		// with this step's keys and values.
+		g.Node("Identity", []string{k}, []string{cache.presentK})
+		g.Node("Identity", []string{v}, []string{cache.presentV})
+		k, v = cache.presentK, cache.presentV
+	case cache != nil:
 		g.Node("Concat", []string{cache.pastK, k}, []string{cache.presentK}, AttrInt("axis", 2))
 		g.Node("Concat", []string{cache.pastV, v}, []string{cache.presentV}, AttrInt("axis", 2))
 		k, v = cache.presentK, cache.presentV

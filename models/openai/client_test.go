@@ -101,7 +101,7 @@ func TestLetterLogProbsRecordedReplies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := Request{Letters: abcd, Prompt: "Q? A. x B. y\nAnswer:", Messages: []Message{{"user", "Q?"}}}
+			r := Request{Letters: abcd, Prompt: "Q? A. x B. y\nAnswer:", Messages: []Message{{Role: "user", Content: "Q?"}}}
 			s, err := c.LetterLogProbs(context.Background(), r)
 			if err != nil {
 				t.Fatal(err)

@@ -7,7 +7,9 @@
 // with the top log-probabilities of that first position, on /completions
 // (logprobs N) or /chat/completions (logprobs true, top_logprobs N). The
 // candidates whose text is a letter once surrounding white space is removed
-// (" A", "A", "\nA") are merged per letter by log-sum-exp.
+// (" A", "A", "\nA") are merged per letter by log-sum-exp. For a
+// vision-language model, chat messages carry frames as PNG data URLs
+// (RGBImage), between text parts.
 //
 // Nothing leaves the machine by default: New refuses a base URL whose host is
 // not a loopback address (localhost, 127.0.0.0/8, ::1), the dialer refuses to

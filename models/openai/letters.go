@@ -13,10 +13,50 @@ import (
 	"sync/atomic"
 )
 
-// A Message is one turn of a chat prompt.
+// A Message is one turn of a chat prompt: text, or for a vision-language
+// model, Parts interleaving text and images (sent as OpenAI content parts,
+// images as data URLs, which vLLM, SGLang and the llama.cpp server read).
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string
+	Content string // used when Parts is empty
+	Parts   []Part
+}
+
+// A Part is one piece of a message: Text, or Image when Image is set.
+type Part struct {
+	Text  string
+	Image *Image
+}
+
+// MarshalJSON writes the message as the chat API expects: content is a
+// string, or a list of {"type": "text"} and {"type": "image_url"} parts.
+func (m Message) MarshalJSON() ([]byte, error) {
+	if len(m.Parts) == 0 {
+		return json.Marshal(struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}{m.Role, m.Content})
+	}
+	type imageURL struct {
+		URL string `json:"url"`
+	}
+	type part struct {
+		Type     string    `json:"type"`
+		Text     string    `json:"text,omitempty"`
+		ImageURL *imageURL `json:"image_url,omitempty"`
+	}
+	parts := make([]part, len(m.Parts))
+	for i, p := range m.Parts {
+		if p.Image != nil {
+			parts[i] = part{Type: "image_url", ImageURL: &imageURL{URL: p.Image.DataURL()}}
+		} else {
+			parts[i] = part{Type: "text", Text: p.Text}
+		}
+	}
+	return json.Marshal(struct {
+		Role    string `json:"role"`
+		Content []part `json:"content"`
+	}{m.Role, parts})
 }
 
 // A Request is one prompt to score: Prompt for plain completions, Messages

@@ -21,7 +21,7 @@ func newEncoding(n int) *Encoding {
 	ints := make([]int, 4*n)
 	return &Encoding{
 		IDs:               ints[0:0:n],
-		TypeIDs:           ints[n:n : 2*n],
+		TypeIDs:           ints[n : n : 2*n],
 		AttentionMask:     ints[2*n : 2*n : 3*n],
 		SpecialTokensMask: ints[3*n : 3*n : 4*n],
 		Tokens:            make([]string, 0, n),

@@ -24,6 +24,10 @@ func (s span) union(o span) span {
 type normText struct {
 	s     []byte
 	align []span
+	// scratch and ranges are working space for normalizers, reused
+	// between calls.
+	scratch []byte
+	ranges  [][2]int
 }
 
 // reset empties t, keeping its buffers.

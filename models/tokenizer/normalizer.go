@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,8 +38,6 @@ type bertNormalizer struct {
 
 func (n *bertNormalizer) normalize(t, tmp *normText) {
 	tmp.reset()
-	var one [utf8.UTFMax]byte
-	var decomposed [32]byte
 	for i := 0; i < len(t.s); {
 		c := t.s[i]
 		sp := t.align[i]
@@ -73,8 +72,8 @@ func (n *bertNormalizer) normalize(t, tmp *normText) {
 			tmp.appendRune(' ', sp)
 		}
 		if n.stripAccents {
-			k := utf8.EncodeRune(one[:], r)
-			d := norm.NFD.Append(decomposed[:0], one[:k]...)
+			d := norm.NFD.AppendString(t.scratch[:0], string(r))
+			t.scratch = d
 			for j := 0; j < len(d); {
 				dr, ds := utf8.DecodeRune(d[j:])
 				j += ds
@@ -213,17 +212,19 @@ type replaceNormalizer struct {
 
 func (n replaceNormalizer) normalize(t, tmp *normText) {
 	tmp.reset()
+	tmp.ranges = n.find.find(t.s, tmp.ranges[:0])
 	last := 0
 	found := false
-	n.find.each(t.s, func(i, j int) {
+	for _, m := range tmp.ranges {
+		i, j := m[0], m[1]
 		if j-i == 1 && len(n.content) == 1 && t.s[i] == n.content[0] {
-			return // replacing a byte by itself changes nothing (`\s+` on " ")
+			continue // replacing a byte by itself changes nothing (`\s+` on " ")
 		}
 		found = true
 		tmp.appendFrom(t, last, i)
 		tmp.appendString(n.content, t.spanOf(i, j))
 		last = j
-	})
+	}
 	if !found {
 		return
 	}
@@ -232,24 +233,24 @@ func (n replaceNormalizer) normalize(t, tmp *normText) {
 }
 
 // A matcher finds the non-overlapping, non-empty matches of a pattern,
-// left to right.
+// left to right, and appends their byte ranges to dst.
 type matcher interface {
-	each(s []byte, f func(i, j int))
+	find(s []byte, dst [][2]int) [][2]int
 }
 
 // literalMatcher matches a fixed string.
-type literalMatcher string
+type literalMatcher []byte
 
-func (m literalMatcher) each(s []byte, f func(i, j int)) {
-	if m == "" {
-		return
+func (m literalMatcher) find(s []byte, dst [][2]int) [][2]int {
+	if len(m) == 0 {
+		return dst
 	}
 	for off := 0; ; {
-		k := bytes.Index(s[off:], []byte(m))
+		k := bytes.Index(s[off:], m)
 		if k < 0 {
-			return
+			return dst
 		}
-		f(off+k, off+k+len(m))
+		dst = append(dst, [2]int{off + k, off + k + len(m)})
 		off += k + len(m)
 	}
 }
@@ -261,16 +262,16 @@ type runMatcher struct {
 	min int
 }
 
-func (m runMatcher) each(s []byte, f func(i, j int)) {
+func (m runMatcher) find(s []byte, dst [][2]int) [][2]int {
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRune(s[i:])
+		r, size := runeAt(s, i)
 		if !m.in(r) {
 			i += size
 			continue
 		}
 		j, n := i, 0
 		for j < len(s) {
-			r, size := utf8.DecodeRune(s[j:])
+			r, size := runeAt(s, j)
 			if !m.in(r) {
 				break
 			}
@@ -278,22 +279,24 @@ func (m runMatcher) each(s []byte, f func(i, j int)) {
 			n++
 		}
 		if n >= m.min {
-			f(i, j)
+			dst = append(dst, [2]int{i, j})
 		}
 		i = j
 	}
+	return dst
 }
 
 // regexpMatcher is the fallback for patterns without a hand-written
 // matcher; Go's RE2 syntax covers those without lookaround.
 type regexpMatcher struct{ re *regexp.Regexp }
 
-func (m regexpMatcher) each(s []byte, f func(i, j int)) {
+func (m regexpMatcher) find(s []byte, dst [][2]int) [][2]int {
 	for _, loc := range m.re.FindAllIndex(s, -1) {
 		if loc[1] > loc[0] {
-			f(loc[0], loc[1])
+			dst = append(dst, [2]int{loc[0], loc[1]})
 		}
 	}
+	return dst
 }
 
 // newMatcher returns a matcher for a literal string or a regex, choosing a
@@ -310,9 +313,97 @@ func newMatcher(literal string, regex string, isRegex bool) (matcher, error) {
 	case ` +`:
 		return runMatcher{in: func(r rune) bool { return r == ' ' }, min: 1}, nil
 	}
-	re, err := regexp.Compile(regex)
+	re, err := regexp.Compile(unicodeClasses(regex))
 	if err != nil {
 		return nil, err
 	}
 	return regexpMatcher{re}, nil
+}
+
+// Unicode meanings of the Perl classes, as Oniguruma (the reference's
+// engine) reads them; RE2 reads \s, \d and \w as ASCII only.
+var perlClasses = map[byte]string{
+	's': `\s\v\x{85}\p{Z}`,
+	'd': `\p{Nd}`,
+	'w': `\p{L}\p{M}\p{N}\p{Pc}`,
+}
+
+// unicodeClasses rewrites \s \d \w (and, outside brackets, \S \D \W) of a
+// regex into their Unicode classes, so that RE2 matches what the
+// reference matches.
+func unicodeClasses(re string) string {
+	var sb strings.Builder
+	inClass := false
+	for i := 0; i < len(re); i++ {
+		c := re[i]
+		switch {
+		case c == '\\' && i+1 < len(re):
+			n := re[i+1]
+			i++
+			if cls, ok := perlClasses[n]; ok {
+				if inClass {
+					sb.WriteString(cls)
+				} else {
+					sb.WriteString("[" + cls + "]")
+				}
+				continue
+			}
+			if cls, ok := perlClasses[n+'a'-'A']; ok && n >= 'A' && n <= 'Z' && !inClass {
+				sb.WriteString("[^" + cls + "]")
+				continue
+			}
+			sb.WriteByte(c)
+			sb.WriteByte(n)
+			continue
+		case c == '[' && !inClass:
+			inClass = true
+			sb.WriteByte(c)
+			// A ']' first in a class (after an optional '^') is literal.
+			if i+1 < len(re) && re[i+1] == '^' {
+				sb.WriteByte('^')
+				i++
+			}
+			if i+1 < len(re) && re[i+1] == ']' {
+				sb.WriteByte(']')
+				i++
+			}
+			continue
+		case c == ']' && inClass:
+			inClass = false
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// nmtNormalizer is Nmt, SentencePiece's nmt_nfkc control-character rules
+// without the NFKC part (sentencepiece/src/normalizer.cc): some control
+// characters removed, others and some spaces mapped to ' '.
+type nmtNormalizer struct{}
+
+func nmtMap(r rune) (rune, bool) {
+	switch {
+	case r >= 0x1 && r <= 0x8, r == 0xB, r >= 0xE && r <= 0x1F, r == 0x7F, r == 0x8F, r == 0x9F:
+		return 0, false
+	case r == 0x9, r == 0xA, r == 0xC, r == 0xD, r == 0x1680, r >= 0x200B && r <= 0x200F,
+		r == 0x2028, r == 0x2029, r == 0x2581, r == 0xFEFF, r == 0xFFFD:
+		return ' ', true
+	}
+	return r, true
+}
+
+func (nmtNormalizer) normalize(t, tmp *normText) {
+	tmp.reset()
+	for i := 0; i < len(t.s); {
+		r, size := runeAt(t.s, i)
+		switch m, keep := nmtMap(r); {
+		case !keep:
+		case m == r:
+			tmp.appendFrom(t, i, i+size)
+		default:
+			tmp.appendRune(m, t.align[i])
+		}
+		i += size
+	}
+	swap(t, tmp)
 }

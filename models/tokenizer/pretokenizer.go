@@ -223,14 +223,6 @@ func scanRuns(f func(rune) bool) scanner {
 	}
 }
 
-// scanMatcher adapts a normalizer matcher (literal or regexp) to a scanner.
-func scanMatcher(m matcher) scanner {
-	return func(s []byte, dst [][2]int) [][2]int {
-		m.each(s, func(i, j int) { dst = append(dst, [2]int{i, j}) })
-		return dst
-	}
-}
-
 // bertPreTokenizer is BertPreTokenizer: split on whitespace (dropped) and
 // on each punctuation character (kept as its own piece), in one pass.
 type bertPreTokenizer struct{}

@@ -407,3 +407,19 @@ func TestAddedTokenOptions(t *testing.T) {
 		t.Errorf("VocabSize = %d, want 13", n)
 	}
 }
+
+func TestLowercaseIsPerCharacter(t *testing.T) {
+	// As the reference's Rust char::to_lowercase: İ becomes i + U+0307,
+	// and a final capital sigma becomes σ, not ς (Python's str.lower,
+	// which openai/CLIP's tokenizer uses, gives ς there).
+	var text, tmp normText
+	text.setOriginal("İSTANBUL ΣΑΣ", 0)
+	lowercaseNormalizer{}.normalize(&text, &tmp)
+	if got, want := string(text.s), "i\u0307stanbul σασ"; got != want {
+		t.Errorf("lowercase = %q, want %q", got, want)
+	}
+	// Both runes of İ's lowercase map back to İ's two bytes.
+	if sp := text.spanOf(0, 3); sp != (span{0, 2}) {
+		t.Errorf("span of i + U+0307 = %v, want {0 2}", sp)
+	}
+}

@@ -1,238 +1,12 @@
 package tokenizer
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
-
-// Load reads a HF tokenizer.json file.
-func Load(path string) (*Tokenizer, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load tokenizer: %w", err)
-	}
-	return fromJSON(data, path)
-}
-
-// FromJSON reads the contents of a tokenizer.json file.
-func FromJSON(data []byte) (*Tokenizer, error) {
-	return fromJSON(data, "tokenizer.json")
-}
-
-// component is any tagged part of the file: {"type": "...", ...}.
-type component struct {
-	Type string `json:"type"`
-	raw  json.RawMessage
-}
-
-func (c *component) UnmarshalJSON(b []byte) error {
-	c.raw = append(c.raw[:0], b...)
-	var t struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(b, &t); err != nil {
-		return err
-	}
-	c.Type = t.Type
-	return nil
-}
-
-type fileJSON struct {
-	AddedTokens []struct {
-		ID         int    `json:"id"`
-		Content    string `json:"content"`
-		SingleWord bool   `json:"single_word"`
-		LStrip     bool   `json:"lstrip"`
-		RStrip     bool   `json:"rstrip"`
-		Normalized bool   `json:"normalized"`
-		Special    bool   `json:"special"`
-	} `json:"added_tokens"`
-	Normalizer    *component      `json:"normalizer"`
-	PreTokenizer  *component      `json:"pre_tokenizer"`
-	Model         json.RawMessage `json:"model"`
-	PostProcessor *component      `json:"post_processor"`
-	Decoder       *component      `json:"decoder"`
-	Truncation    *struct {
-		Direction string `json:"direction"`
-		MaxLength int    `json:"max_length"`
-		Strategy  string `json:"strategy"`
-		Stride    int    `json:"stride"`
-	} `json:"truncation"`
-	Padding *struct {
-		Strategy        json.RawMessage `json:"strategy"`
-		Direction       string          `json:"direction"`
-		PadToMultipleOf *int            `json:"pad_to_multiple_of"`
-		PadID           int             `json:"pad_id"`
-		PadTypeID       int             `json:"pad_type_id"`
-		PadToken        string          `json:"pad_token"`
-	} `json:"padding"`
-}
-
-// loader carries the file name into the component builders, for errors.
-type loader struct{ name string }
-
-func (l loader) unsupported(kind, typ string) error {
-	return fmt.Errorf("%s: %s type %q not supported", l.name, kind, typ)
-}
-
-func (l loader) bad(kind, typ string, err error) error {
-	return fmt.Errorf("%s: %s %q: %w", l.name, kind, typ, err)
-}
-
-func fromJSON(data []byte, path string) (*Tokenizer, error) {
-	l := loader{name: filepath.Base(path)}
-	var f fileJSON
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", l.name, err)
-	}
-	t := &Tokenizer{
-		name:        l.name,
-		addedByText: map[string]*addedToken{},
-		addedByID:   map[int]*addedToken{},
-		normKey:     map[*addedToken]string{},
-	}
-	var err error
-	if f.Normalizer != nil {
-		if t.normalizer, err = l.normalizer(f.Normalizer); err != nil {
-			return nil, err
-		}
-	}
-	if f.PreTokenizer != nil {
-		if t.pre, err = l.preTokenizer(f.PreTokenizer); err != nil {
-			return nil, err
-		}
-	}
-	if len(f.Model) == 0 || string(f.Model) == "null" {
-		return nil, fmt.Errorf("%s: no model", l.name)
-	}
-	if t.model, err = l.model(f.Model, t); err != nil {
-		return nil, err
-	}
-	for _, a := range f.AddedTokens {
-		at := &addedToken{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip,
-			rstrip: a.RStrip, normalized: a.Normalized, special: a.Special}
-		t.added = append(t.added, at)
-		t.addedByText[at.content] = at
-		t.addedByID[at.id] = at
-	}
-	t.indexTokens()
-	var raw, normalized []*addedToken
-	for _, a := range t.added {
-		if a.normalized {
-			key := a.content
-			if t.normalizer != nil {
-				var nt, tmp normText
-				nt.setOriginal(a.content, 0)
-				t.normalizer.normalize(&nt, &tmp)
-				key = string(nt.s)
-			}
-			t.normKey[a] = key
-			normalized = append(normalized, a)
-		} else {
-			raw = append(raw, a)
-		}
-	}
-	t.rawAdded = newAddedMatcher(raw, contentOf)
-	t.normAdded = newAddedMatcher(normalized, t.normKeyOf)
-	if f.PostProcessor != nil {
-		if t.post, err = l.postProcessor(f.PostProcessor, t); err != nil {
-			return nil, err
-		}
-	}
-	if f.Decoder != nil {
-		if t.decoder, err = l.decoder(f.Decoder); err != nil {
-			return nil, err
-		}
-	}
-	if b, ok := t.model.(*bpe); ok && b.suffix != "" && !hasBPEDecoder(t.decoder) {
-		t.eowSuffix = b.suffix
-	}
-	if tr := f.Truncation; tr != nil {
-		t.truncation = &Truncation{MaxLength: tr.MaxLength, Stride: tr.Stride}
-		switch tr.Strategy {
-		case "", "LongestFirst":
-		case "OnlyFirst":
-			t.truncation.Strategy = OnlyFirst
-		case "OnlySecond":
-			t.truncation.Strategy = OnlySecond
-		default:
-			return nil, l.unsupported("truncation strategy", tr.Strategy)
-		}
-		if t.truncation.Direction, err = l.direction(tr.Direction); err != nil {
-			return nil, err
-		}
-	}
-	if p := f.Padding; p != nil {
-		t.padding = &Padding{PadID: p.PadID, PadTypeID: p.PadTypeID, PadToken: p.PadToken}
-		if p.PadToMultipleOf != nil {
-			t.padding.PadToMultipleOf = *p.PadToMultipleOf
-		}
-		if t.padding.Direction, err = l.direction(p.Direction); err != nil {
-			return nil, err
-		}
-		var fixed struct {
-			Fixed *int `json:"Fixed"`
-		}
-		var name string
-		switch {
-		case json.Unmarshal(p.Strategy, &name) == nil && name == "BatchLongest":
-		case json.Unmarshal(p.Strategy, &fixed) == nil && fixed.Fixed != nil:
-			t.padding.Length = *fixed.Fixed
-		default:
-			return nil, l.unsupported("padding strategy", string(p.Strategy))
-		}
-	}
-	return t, nil
-}
-
-func hasBPEDecoder(d decoder) bool {
-	switch d := d.(type) {
-	case bpeDecoder:
-		return true
-	case sequenceDecoder:
-		for _, x := range d {
-			if hasBPEDecoder(x) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (l loader) direction(s string) (Direction, error) {
-	switch s {
-	case "", "Right":
-		return Right, nil
-	case "Left":
-		return Left, nil
-	}
-	return Right, l.unsupported("direction", s)
-}
-
-// pattern is Split's and Replace's {"String": s} or {"Regex": r}.
-type pattern struct {
-	String *string `json:"String"`
-	Regex  *string `json:"Regex"`
-}
-
-func (p pattern) matcher() (matcher, error) {
-	switch {
-	case p.String != nil:
-		return newMatcher(*p.String, "", false)
-	case p.Regex != nil:
-		return newMatcher("", *p.Regex, true)
-	}
-	return nil, errors.New("pattern has neither String nor Regex")
-}
 
 func (l loader) normalizer(c *component) (normalizer, error) {
 	switch c.Type {
@@ -264,6 +38,8 @@ func (l loader) normalizer(c *component) (normalizer, error) {
 		return unicodeForm{norm.NFKD}, nil
 	case "Lowercase":
 		return lowercaseNormalizer{}, nil
+	case "Nmt":
+		return nmtNormalizer{}, nil
 	case "StripAccents":
 		return stripAccentsNormalizer{}, nil
 	case "Strip":
@@ -351,9 +127,22 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 	case "BertPreTokenizer":
 		return bertPreTokenizer{}, nil
 	case "Whitespace":
-		return splitPreTokenizer{scan: scanWhitespaceWords, behavior: isolated}, nil
+		// `\w+|[^\w\s]+`, keeping the matches (Invert, Removed).
+		return splitPreTokenizer{scan: scanWhitespaceWords, behavior: removed, invert: true}, nil
 	case "WhitespaceSplit":
 		return splitPreTokenizer{scan: scanRuns(isWhitespace), behavior: removed}, nil
+	case "CharDelimiterSplit":
+		var v struct {
+			Delimiter string `json:"delimiter"`
+		}
+		if err := json.Unmarshal(c.raw, &v); err != nil {
+			return nil, l.bad("pre_tokenizer", c.Type, err)
+		}
+		d, size := utf8.DecodeRuneInString(v.Delimiter)
+		if size == 0 || size != len(v.Delimiter) {
+			return nil, fmt.Errorf("%s: pre_tokenizer CharDelimiterSplit delimiter %q is not one character", l.name, v.Delimiter)
+		}
+		return splitPreTokenizer{scan: scanRunes(func(r rune) bool { return r == d }), behavior: removed}, nil
 	case "Punctuation":
 		var v struct {
 			Behavior string `json:"behavior"`
@@ -402,7 +191,7 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: pre_tokenizer Split pattern not supported (no hand-written scanner, and Go's regexp rejects it): %w", l.name, err)
 		}
-		p.scan = scanMatcher(m)
+		p.scan = m.find
 		return p, nil
 	case "ByteLevel":
 		var v struct {
@@ -474,187 +263,6 @@ func (l loader) metaspace(c *component) (metaspacePreTokenizer, error) {
 		m.prepend = prependNever
 	}
 	return m, nil
-}
-
-func (l loader) model(raw json.RawMessage, t *Tokenizer) (model, error) {
-	var head struct {
-		Type                    string          `json:"type"`
-		Vocab                   json.RawMessage `json:"vocab"`
-		Merges                  json.RawMessage `json:"merges"`
-		UnkToken                *string         `json:"unk_token"`
-		UnkID                   *int            `json:"unk_id"`
-		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
-		EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
-		MaxInputCharsPerWord    *int            `json:"max_input_chars_per_word"`
-		FuseUnk                 *bool           `json:"fuse_unk"`
-		ByteFallback            bool            `json:"byte_fallback"`
-		IgnoreMerges            bool            `json:"ignore_merges"`
-		Dropout                 *float64        `json:"dropout"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("%s: model: %w", l.name, err)
-	}
-	typ := head.Type
-	if typ == "" { // files from before the tag existed
-		switch {
-		case len(head.Merges) > 0:
-			typ = "BPE"
-		case bytes.HasPrefix(bytes.TrimSpace(head.Vocab), []byte("[")):
-			typ = "Unigram"
-		case head.ContinuingSubwordPrefix != nil:
-			typ = "WordPiece"
-		default:
-			typ = "WordLevel"
-		}
-	}
-	switch typ {
-	case "WordPiece", "WordLevel", "BPE":
-		var vocab map[string]int
-		if err := json.Unmarshal(head.Vocab, &vocab); err != nil {
-			return nil, l.bad("model", typ, fmt.Errorf("vocab: %w", err))
-		}
-		v := newVocabulary(vocab)
-		unk := int32(-1)
-		if head.UnkToken != nil {
-			id, ok := vocab[*head.UnkToken]
-			if ok {
-				unk = int32(id)
-			} else if typ != "BPE" {
-				return nil, l.bad("model", typ, fmt.Errorf("unk_token %q is not in the vocabulary", *head.UnkToken))
-			}
-		}
-		switch typ {
-		case "WordPiece":
-			if unk < 0 {
-				return nil, l.bad("model", typ, errors.New("no unk_token"))
-			}
-			m := &wordPiece{v: v, unk: unk, prefix: "##", maxChars: 100}
-			if head.ContinuingSubwordPrefix != nil {
-				m.prefix = *head.ContinuingSubwordPrefix
-			}
-			if head.MaxInputCharsPerWord != nil {
-				m.maxChars = *head.MaxInputCharsPerWord
-			}
-			for tok := range vocab {
-				m.maxLen = max(m.maxLen, len(tok))
-			}
-			return m, nil
-		case "WordLevel":
-			if unk < 0 {
-				return nil, l.bad("model", typ, errors.New("no unk_token"))
-			}
-			return &wordLevel{v: v, unk: unk}, nil
-		}
-		if head.Dropout != nil && *head.Dropout > 0 {
-			return nil, l.bad("model", typ, fmt.Errorf("dropout %v is for training; encoding with it is not supported", *head.Dropout))
-		}
-		m := &bpe{v: v, unk: unk, fuseUnk: head.FuseUnk != nil && *head.FuseUnk, byteFallback: head.ByteFallback,
-			ignoreMerges: head.IgnoreMerges, cache: newWordCache(bpeCacheCapacity)}
-		if head.ContinuingSubwordPrefix != nil {
-			m.prefix = *head.ContinuingSubwordPrefix
-		}
-		if head.EndOfWordSuffix != nil {
-			m.suffix = *head.EndOfWordSuffix
-		}
-		for b := range 256 {
-			m.byteIDs[b] = -1
-			if id, ok := vocab[byteTokenName(byte(b))]; ok {
-				m.byteIDs[b] = int32(id)
-			}
-		}
-		merges, err := l.merges(head.Merges, vocab, m.prefix)
-		if err != nil {
-			return nil, err
-		}
-		m.merges = merges
-		return m, nil
-	case "Unigram":
-		var pieces [][2]json.RawMessage
-		if err := json.Unmarshal(head.Vocab, &pieces); err != nil {
-			return nil, l.bad("model", typ, fmt.Errorf("vocab: %w", err))
-		}
-		ids := make(map[string]int, len(pieces))
-		m := &unigram{scores: make([]float64, len(pieces)), byteFallback: head.ByteFallback, fuseUnk: true, unk: -1}
-		minScore := math.Inf(1)
-		for i, p := range pieces {
-			var s string
-			if err := json.Unmarshal(p[0], &s); err != nil {
-				return nil, l.bad("model", typ, fmt.Errorf("vocab entry %d: %w", i, err))
-			}
-			if err := json.Unmarshal(p[1], &m.scores[i]); err != nil {
-				return nil, l.bad("model", typ, fmt.Errorf("vocab entry %d score: %w", i, err))
-			}
-			if _, dup := ids[s]; !dup {
-				ids[s] = i
-			}
-			m.maxLen = max(m.maxLen, len(s))
-			minScore = min(minScore, m.scores[i])
-		}
-		m.v = &vocabulary{ids: ids, tokens: make([]string, len(pieces))}
-		for s, id := range ids {
-			m.v.tokens[id] = s
-		}
-		if head.UnkID == nil {
-			return nil, l.bad("model", typ, errors.New("no unk_id; encoding text outside the vocabulary would fail"))
-		}
-		if *head.UnkID < 0 || *head.UnkID >= len(pieces) {
-			return nil, l.bad("model", typ, fmt.Errorf("unk_id %d out of range", *head.UnkID))
-		}
-		m.unk = int32(*head.UnkID)
-		m.unkScore = minScore - unkPenalty
-		for b := range 256 {
-			m.byteIDs[b] = -1
-			if id, ok := ids[byteTokenName(byte(b))]; ok {
-				m.byteIDs[b] = int32(id)
-			}
-		}
-		return m, nil
-	}
-	return nil, l.unsupported("model", typ)
-}
-
-// bpeCacheCapacity is the reference's default BPE cache size (10,000
-// words) raised tenfold: a screening run sees far more distinct words, and
-// an entry costs well under 200 bytes.
-const bpeCacheCapacity = 100_000
-
-// merges reads the merge list, as "a b" strings or ["a", "b"] pairs.
-func (l loader) merges(raw json.RawMessage, vocab map[string]int, prefix string) (map[[2]int32]merge, error) {
-	var list []json.RawMessage
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, l.bad("model", "BPE", fmt.Errorf("merges: %w", err))
-		}
-	}
-	out := make(map[[2]int32]merge, len(list))
-	for rank, item := range list {
-		var a, b string
-		var s string
-		var pair []string
-		if err := json.Unmarshal(item, &s); err == nil {
-			var ok bool
-			a, b, ok = strings.Cut(s, " ")
-			if !ok {
-				return nil, l.bad("model", "BPE", fmt.Errorf("merge %d %q is not two tokens", rank, s))
-			}
-		} else if err := json.Unmarshal(item, &pair); err == nil && len(pair) == 2 {
-			a, b = pair[0], pair[1]
-		} else {
-			return nil, l.bad("model", "BPE", fmt.Errorf("merge %d: %s", rank, item))
-		}
-		ia, okA := vocab[a]
-		ib, okB := vocab[b]
-		merged := a + strings.TrimPrefix(b, prefix)
-		im, okM := vocab[merged]
-		if !okA || !okB || !okM {
-			return nil, l.bad("model", "BPE", fmt.Errorf("merge %d (%q, %q): token not in the vocabulary", rank, a, b))
-		}
-		key := [2]int32{int32(ia), int32(ib)}
-		if _, dup := out[key]; !dup {
-			out[key] = merge{rank: int32(rank), id: int32(im)}
-		}
-	}
-	return out, nil
 }
 
 func (l loader) postProcessor(c *component, t *Tokenizer) (postProcessor, error) {

@@ -1,0 +1,228 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Load reads a HF tokenizer.json file.
+func Load(path string) (*Tokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load tokenizer: %w", err)
+	}
+	return fromJSON(data, path)
+}
+
+// FromJSON reads the contents of a tokenizer.json file.
+func FromJSON(data []byte) (*Tokenizer, error) {
+	return fromJSON(data, "tokenizer.json")
+}
+
+// component is any tagged part of the file: {"type": "...", ...}.
+type component struct {
+	Type string `json:"type"`
+	raw  json.RawMessage
+}
+
+func (c *component) UnmarshalJSON(b []byte) error {
+	c.raw = append(c.raw[:0], b...)
+	var t struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return err
+	}
+	c.Type = t.Type
+	return nil
+}
+
+type fileJSON struct {
+	AddedTokens []struct {
+		ID         int    `json:"id"`
+		Content    string `json:"content"`
+		SingleWord bool   `json:"single_word"`
+		LStrip     bool   `json:"lstrip"`
+		RStrip     bool   `json:"rstrip"`
+		Normalized bool   `json:"normalized"`
+		Special    bool   `json:"special"`
+	} `json:"added_tokens"`
+	Normalizer    *component      `json:"normalizer"`
+	PreTokenizer  *component      `json:"pre_tokenizer"`
+	Model         json.RawMessage `json:"model"`
+	PostProcessor *component      `json:"post_processor"`
+	Decoder       *component      `json:"decoder"`
+	Truncation    *struct {
+		Direction string `json:"direction"`
+		MaxLength int    `json:"max_length"`
+		Strategy  string `json:"strategy"`
+		Stride    int    `json:"stride"`
+	} `json:"truncation"`
+	Padding *struct {
+		Strategy        json.RawMessage `json:"strategy"`
+		Direction       string          `json:"direction"`
+		PadToMultipleOf *int            `json:"pad_to_multiple_of"`
+		PadID           int             `json:"pad_id"`
+		PadTypeID       int             `json:"pad_type_id"`
+		PadToken        string          `json:"pad_token"`
+	} `json:"padding"`
+}
+
+// loader carries the file name into the component builders, for errors.
+type loader struct{ name string }
+
+func (l loader) unsupported(kind, typ string) error {
+	return fmt.Errorf("%s: %s type %q not supported", l.name, kind, typ)
+}
+
+func (l loader) bad(kind, typ string, err error) error {
+	return fmt.Errorf("%s: %s %q: %w", l.name, kind, typ, err)
+}
+
+func fromJSON(data []byte, path string) (*Tokenizer, error) {
+	l := loader{name: path}
+	var f fileJSON
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", l.name, err)
+	}
+	t := &Tokenizer{
+		name:        l.name,
+		addedByText: map[string]*addedToken{},
+		addedByID:   map[int]*addedToken{},
+		normKey:     map[*addedToken]string{},
+	}
+	var err error
+	if f.Normalizer != nil {
+		if t.normalizer, err = l.normalizer(f.Normalizer); err != nil {
+			return nil, err
+		}
+	}
+	if f.PreTokenizer != nil {
+		if t.pre, err = l.preTokenizer(f.PreTokenizer); err != nil {
+			return nil, err
+		}
+	}
+	if len(f.Model) == 0 || string(f.Model) == "null" {
+		return nil, fmt.Errorf("%s: no model", l.name)
+	}
+	if t.model, err = l.model(f.Model, t); err != nil {
+		return nil, err
+	}
+	for _, a := range f.AddedTokens {
+		at := &addedToken{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip,
+			rstrip: a.RStrip, normalized: a.Normalized, special: a.Special}
+		t.added = append(t.added, at)
+		t.addedByText[at.content] = at
+		t.addedByID[at.id] = at
+	}
+	t.indexTokens()
+	var raw, normalized []*addedToken
+	for _, a := range t.added {
+		if a.normalized {
+			key := a.content
+			if t.normalizer != nil {
+				var nt, tmp normText
+				nt.setOriginal(a.content, 0)
+				t.normalizer.normalize(&nt, &tmp)
+				key = string(nt.s)
+			}
+			t.normKey[a] = key
+			normalized = append(normalized, a)
+		} else {
+			raw = append(raw, a)
+		}
+	}
+	t.rawAdded = newAddedMatcher(raw, contentOf)
+	t.normAdded = newAddedMatcher(normalized, t.normKeyOf)
+	if f.PostProcessor != nil {
+		if t.post, err = l.postProcessor(f.PostProcessor, t); err != nil {
+			return nil, err
+		}
+	}
+	if f.Decoder != nil {
+		if t.decoder, err = l.decoder(f.Decoder); err != nil {
+			return nil, err
+		}
+	}
+	if b, ok := t.model.(*bpe); ok && b.suffix != "" && !hasBPEDecoder(t.decoder) {
+		t.eowSuffix = b.suffix
+	}
+	if tr := f.Truncation; tr != nil {
+		t.truncation = &Truncation{MaxLength: tr.MaxLength, Stride: tr.Stride}
+		switch tr.Strategy {
+		case "", "LongestFirst":
+		case "OnlyFirst":
+			t.truncation.Strategy = OnlyFirst
+		case "OnlySecond":
+			t.truncation.Strategy = OnlySecond
+		default:
+			return nil, l.unsupported("truncation strategy", tr.Strategy)
+		}
+		if t.truncation.Direction, err = l.direction(tr.Direction); err != nil {
+			return nil, err
+		}
+	}
+	if p := f.Padding; p != nil {
+		t.padding = &Padding{PadID: p.PadID, PadTypeID: p.PadTypeID, PadToken: p.PadToken}
+		if p.PadToMultipleOf != nil {
+			t.padding.PadToMultipleOf = *p.PadToMultipleOf
+		}
+		if t.padding.Direction, err = l.direction(p.Direction); err != nil {
+			return nil, err
+		}
+		var fixed struct {
+			Fixed *int `json:"Fixed"`
+		}
+		var name string
+		switch {
+		case json.Unmarshal(p.Strategy, &name) == nil && name == "BatchLongest":
+		case json.Unmarshal(p.Strategy, &fixed) == nil && fixed.Fixed != nil:
+			t.padding.Length = *fixed.Fixed
+		default:
+			return nil, l.unsupported("padding strategy", string(p.Strategy))
+		}
+	}
+	return t, nil
+}
+
+func hasBPEDecoder(d decoder) bool {
+	switch d := d.(type) {
+	case bpeDecoder:
+		return true
+	case sequenceDecoder:
+		for _, x := range d {
+			if hasBPEDecoder(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (l loader) direction(s string) (Direction, error) {
+	switch s {
+	case "", "Right":
+		return Right, nil
+	case "Left":
+		return Left, nil
+	}
+	return Right, l.unsupported("direction", s)
+}
+
+// pattern is Split's and Replace's {"String": s} or {"Regex": r}.
+type pattern struct {
+	String *string `json:"String"`
+	Regex  *string `json:"Regex"`
+}
+
+func (p pattern) matcher() (matcher, error) {
+	switch {
+	case p.String != nil:
+		return newMatcher(*p.String, "", false)
+	case p.Regex != nil:
+		return newMatcher("", *p.Regex, true)
+	}
+	return nil, errors.New("pattern has neither String nor Regex")
+}
