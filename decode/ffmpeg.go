@@ -20,6 +20,7 @@ package decode
 //	return 0;
 //}
 //static void vs_discard_all(AVStream *st) { st->discard = AVDISCARD_ALL; }
+//static int vs_attached_pic(AVStream *st) { return (st->disposition & AV_DISPOSITION_ATTACHED_PIC) != 0; }
 //static void vs_set_pkt_timebase(AVCodecContext *cc, AVStream *st) { cc->pkt_timebase = st->time_base; }
 //static int vs_interrupt_cb(void *p) { return __atomic_load_n((int *)p, __ATOMIC_RELAXED); }
 //static int *vs_interrupt_new(AVFormatContext *fc) {
@@ -178,6 +179,10 @@ func streamIndex(s *astiav.Stream) []indexEntry {
 // discardStream tells the demuxer to drop the packets of s without reading
 // them into packets (audio and data streams we never decode).
 func discardStream(s *astiav.Stream) { C.vs_discard_all(cStream(s)) }
+
+// isAttachedPicture reports cover art: a picture stored as a one-frame
+// video stream (AV_DISPOSITION_ATTACHED_PIC), which is not the video.
+func isAttachedPicture(s *astiav.Stream) bool { return C.vs_attached_pic(cStream(s)) != 0 }
 
 // frameDuration is the duration of f in its stream's time base as the
 // demuxer reported it (0 when unknown).

@@ -150,11 +150,6 @@ func (s *source) open(ctx context.Context) error {
 	return s.describe(ctx)
 }
 
-// isAttachedPicture reports cover art stored as a one-frame "video" stream.
-func isAttachedPicture(st *astiav.Stream) bool {
-	return st.CodecParameters().CodecID() == astiav.CodecIDMjpeg && st.NbFrames() <= 1 && st.AvgFrameRate().Num() == 0
-}
-
 // watch makes FFmpeg's blocking I/O on s fail when ctx ends, until the
 // returned function is called, which also clears the flag so that later
 // calls with a live context work. The mutex orders a cancellation that

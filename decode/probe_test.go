@@ -16,12 +16,14 @@ func TestProbeGeneratedVideos(t *testing.T) {
 		duration       time.Duration
 		keyframes      int // 0: do not check
 		keySource      string
+		durSource      string // "" = do not check
 	}{
 		{name: "h264_gop30.mp4", codec: "h264", w: 320, h: 240, fps: 30, frames: 120, duration: 4 * time.Second, keyframes: 4, keySource: "index"},
 		{name: "hevc_gop10.mp4", codec: "hevc", w: 320, h: 240, fps: 25, frames: 75, duration: 3 * time.Second, keyframes: 8, keySource: "index"},
 		{name: "vp9.webm", codec: "vp9", w: 320, h: 240, fps: 24, duration: 3 * time.Second, keyframes: 3, keySource: "scan"},
 		{name: "odd_size.mp4", codec: "h264", w: 321, h: 241, fps: 30, frames: 60, duration: 2 * time.Second, keyframes: 4, keySource: "index"},
-		{name: "no_index.mkv", codec: "h264", w: 320, h: 240, fps: 30, frames: 90, duration: 3 * time.Second, keyframes: 3, keySource: "scan"},
+		// Written to a pipe: no duration, no cues; the scan finds both.
+		{name: "no_index.mkv", codec: "h264", w: 320, h: 240, fps: 30, frames: 90, duration: 3 * time.Second, keyframes: 3, keySource: "scan", durSource: "scan"},
 		// ffmpeg 5.1's rotate=90 tag stores a matrix that ffmpeg itself shows
 		// turned 270 degrees clockwise (TestFramesMatchFFmpeg checks the pixels).
 		{name: "rotated90.mp4", codec: "h264", w: 320, h: 240, rotation: 270, fps: 30, frames: 120, duration: 4 * time.Second, keyframes: 4, keySource: "index"},
@@ -46,6 +48,9 @@ func TestProbeGeneratedVideos(t *testing.T) {
 			}
 			if tt.keyframes > 0 && len(in.Keyframes) != tt.keyframes {
 				t.Errorf("%d keyframes %v, want %d", len(in.Keyframes), in.Keyframes, tt.keyframes)
+			}
+			if tt.durSource != "" && in.DurationSource != tt.durSource {
+				t.Errorf("duration from %q, want %q", in.DurationSource, tt.durSource)
 			}
 			if in.KeyframeSource != tt.keySource {
 				t.Errorf("keyframes from %q, want %q", in.KeyframeSource, tt.keySource)

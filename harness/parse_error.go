@@ -21,6 +21,7 @@ var (
 	ErrBadValue        = errors.New("invalid value")
 	ErrSyntax          = errors.New("not a JSON object")
 	ErrUnknownItem     = errors.New("no such item")
+	ErrNoItems         = errors.New("no items")
 )
 
 // A ParseError is returned for an item (or reference answer) that cannot be

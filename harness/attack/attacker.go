@@ -35,12 +35,10 @@ type Prediction struct {
 
 // An Attacker answers every item of a stream.
 //
-// Attackers are safe for concurrent use by several goroutines, and a run
-// should call Attackers once and give each attacker all its variants: the
-// copy attacker joins the questions once for all orders and the
-// option-artifact learner computes each item's option features once, so a
-// fresh attacker per order repeats that work (for copy on the development
-// data, one similarity join per order instead of one in all).
+// Attackers are safe for concurrent use by several goroutines. Work that
+// does not depend on the order (similarity searches, option features) is
+// kept in the configuration's Cache, so the orders of a run share it whether
+// they use one attacker or a fresh one each.
 type Attacker interface {
 	Name() string
 	Level() harness.Level

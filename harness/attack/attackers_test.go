@@ -280,3 +280,38 @@ func TestEveryPredictionIsAProperDistributionChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedCacheNeverMixesRuns: a configuration's cache is keyed by the
+// items and their embeddings, so a second run with the same item keys but
+// other texts gets its own similarity search, exactly as with a fresh cache.
+func TestSharedCacheNeverMixesRuns(t *testing.T) {
+	ctx := context.Background()
+	first := syntheticItems(120, 6)
+	second := make([]*harness.Item, len(first))
+	for i, it := range first {
+		c := *it
+		c.Question = fmt.Sprintf("Entirely different question number %d?", i%7)
+		second[i] = &c
+	}
+	shared := attack.DefaultConfig()
+	if _, err := attacktest.RunAll(ctx, shared, first, 1, nil, nil); err == nil {
+		// Without embeddings the pool attackers must refuse, not guess.
+		t.Fatal("no error from attackers that need embeddings but got none")
+	}
+	for _, run := range [][]*harness.Item{first, second} {
+		text, question := embedOrFail(t, run)
+		got, err := attacktest.RunAll(ctx, shared, run, 1, text, question)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := attacktest.RunAll(ctx, attack.DefaultConfig(), run, 1, text, question)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if !samePrediction(got[k].Pred, want[k].Pred) {
+				t.Fatalf("%s on %s: shared cache gives %+v, a fresh one %+v", got[k].Attacker, run[got[k].Item].ID, got[k].Pred, want[k].Pred)
+			}
+		}
+	}
+}

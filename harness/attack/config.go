@@ -29,6 +29,10 @@ type Config struct {
 	ChoiceSGD SGDParams
 	// Threads bounds the kernels' parallelism; results do not depend on it.
 	Threads int `json:"-"`
+	// Cache, shared by every copy of the configuration, lets the attackers
+	// of separate Attackers calls share work that does not depend on the
+	// order (see Cache). Nil gives each Attackers call its own.
+	Cache *Cache `json:"-"`
 }
 
 // DefaultConfig returns the parameters of DESIGN.md and Video-Index 3.4 for
@@ -43,6 +47,7 @@ func DefaultConfig() Config {
 		K:             8,
 		SGD:           sgd,
 		ChoiceSGD:     choice,
+		Cache:         NewCache(),
 	}
 }
 
@@ -70,9 +75,13 @@ func (c Config) kernelOptions() kernels.Options { return kernels.Options{Threads
 // Attackers returns the attackers of cfg's levels in a fixed order: by level,
 // then as listed here. Reports use this order for their columns.
 func Attackers(cfg Config) []Attacker {
+	cache := cfg.Cache
+	if cache == nil {
+		cache = NewCache()
+	}
 	var out []Attacker
 	if cfg.has(harness.LevelOption) {
-		out = append(out, &fixedPosition{}, &optionArtifact{cfg: cfg})
+		out = append(out, &fixedPosition{}, &optionArtifact{cfg: cfg, cache: cache})
 	}
 	if cfg.has(harness.LevelText) {
 		out = append(out, &lexicalMatch{})
@@ -80,9 +89,9 @@ func Attackers(cfg Config) []Attacker {
 	if cfg.has(harness.LevelPool) {
 		out = append(out,
 			&positionPrior{},
-			&copyAttacker{cfg: cfg},
+			&copyAttacker{cfg: cfg, cache: cache},
 			&siblings{cfg: cfg},
-			&knnVote{cfg: cfg},
+			&knnVote{cfg: cfg, cache: cache},
 			&regression{cfg: cfg},
 		)
 	}

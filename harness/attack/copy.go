@@ -14,7 +14,7 @@ import (
 // item.
 type copyAttacker struct {
 	cfg   Config
-	cache indexCache
+	cache *Cache
 }
 
 func (*copyAttacker) Name() string         { return "copy" }
@@ -32,7 +32,7 @@ func (a *copyAttacker) Attack(ctx context.Context, s *Stream) ([]Prediction, err
 	if err := checkRows(a.Name(), s.Question, s); err != nil {
 		return nil, err
 	}
-	idx, err := a.cache.get(ctx, s, s.Question, thresholdSearch{float32(a.cfg.CopyThreshold), a.cfg.kernelOptions()})
+	idx, err := a.cache.copyIndex.get(ctx, s, s.Question, thresholdSearch{float32(a.cfg.CopyThreshold), a.cfg.kernelOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("copy: %w", err)
 	}

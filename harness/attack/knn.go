@@ -19,7 +19,7 @@ import (
 // go to the earlier item.
 type knnVote struct {
 	cfg   Config
-	cache indexCache
+	cache *Cache
 }
 
 func (*knnVote) Name() string         { return "knn-vote" }
@@ -54,7 +54,7 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 		k = 8
 	}
 	opt := a.cfg.kernelOptions()
-	idx, err := a.cache.get(ctx, s, s.Text, topSearch{candidateDepth * k, opt})
+	idx, err := a.cache.knnIndex.get(ctx, s, s.Text, topSearch{candidateDepth * k, opt})
 	if err != nil {
 		return nil, fmt.Errorf("knn vote: %w", err)
 	}

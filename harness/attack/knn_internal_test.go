@@ -42,7 +42,7 @@ func TestCandidateListsGiveTheExactNearestEarlierItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &knnVote{cfg: DefaultConfig()}
+	a := &knnVote{cfg: DefaultConfig(), cache: NewCache()}
 	const k = 8
 	fallbacks := 0
 	for o, order := range Orders(items, 5, 3) {
@@ -51,7 +51,7 @@ func TestCandidateListsGiveTheExactNearestEarlierItems(t *testing.T) {
 			s.Items[p] = items[i]
 			copy(s.Text.Row(p), m.Row(int(i)))
 		}
-		idx, err := a.cache.get(context.Background(), s, s.Text, topSearch{candidateDepth * k, kernels.Options{}})
+		idx, err := a.cache.knnIndex.get(context.Background(), s, s.Text, topSearch{candidateDepth * k, kernels.Options{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -19,12 +18,8 @@ import (
 // Video-Index 3.2). It finds, for example, that Social-IQ 2.0's correct option
 // is often the uniquely longest one.
 type optionArtifact struct {
-	cfg Config
-	// The features of an item depend on its options only, so the orders of
-	// a run share them: cache maps the options (joined by NUL) to their
-	// feature rows.
-	mu    sync.Mutex
-	cache map[string][]float32
+	cfg   Config
+	cache *Cache
 }
 
 func (*optionArtifact) Name() string         { return "option-artifact" }
@@ -77,7 +72,7 @@ func (a *optionArtifact) Attack(ctx context.Context, s *Stream) ([]Prediction, e
 			it := s.Items[i]
 			off[k] = int32(r)
 			y[k] = int32(it.Answer)
-			copy(feats.Data[r*numOptionFeatures:], a.features(it.Options))
+			copy(feats.Data[r*numOptionFeatures:], a.cache.optionFeatures(it.Options))
 			r += len(it.Options)
 		}
 		off[len(store)] = int32(r)
@@ -96,23 +91,6 @@ func (a *optionArtifact) Attack(ctx context.Context, s *Stream) ([]Prediction, e
 		}
 	}
 	return out, nil
-}
-
-// features returns the feature rows of options, flattened.
-func (a *optionArtifact) features(options []string) []float32 {
-	key := strings.Join(options, "\x00")
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if f, ok := a.cache[key]; ok {
-		return f
-	}
-	m := kernels.NewMatrix(len(options), numOptionFeatures)
-	optionFeatures(m, 0, options)
-	if a.cache == nil {
-		a.cache = map[string][]float32{}
-	}
-	a.cache[key] = m.Data
-	return m.Data
 }
 
 // optionFeatures writes the features of options into rows r.. of m.

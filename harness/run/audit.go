@@ -141,7 +141,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("no items in %s", strings.Join(opt.Items, ", "))
+		return nil, &harness.ParseError{File: strings.Join(opt.Items, ", "), Err: harness.ErrNoItems}
 	}
 	var ref map[string]int
 	if opt.Reference != "" {

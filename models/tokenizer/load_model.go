@@ -120,7 +120,6 @@ func (l loader) model(raw json.RawMessage, t *Tokenizer) (model, error) {
 			if _, dup := ids[s]; !dup {
 				ids[s] = i
 			}
-			m.maxLen = max(m.maxLen, len(s))
 			minScore = min(minScore, m.scores[i])
 		}
 		m.v = &vocabulary{ids: ids, tokens: make([]string, len(pieces))}
@@ -134,6 +133,7 @@ func (l loader) model(raw json.RawMessage, t *Tokenizer) (model, error) {
 			return nil, l.bad("model", typ, fmt.Errorf("unk_id %d out of range", *head.UnkID))
 		}
 		m.unk = int32(*head.UnkID)
+		m.trie = newByteTrie(ids)
 		m.unkScore = minScore - unkPenalty
 		for b := range 256 {
 			m.byteIDs[b] = -1

@@ -28,7 +28,8 @@ type arena struct {
 	free    [][]piece // piece buffers for the steps of a sequence
 }
 
-// add copies t's bytes [from:] as a new piece.
+// piece returns the arena's bytes [from:] as a piece, capped so that
+// appending to it cannot overwrite later text.
 func (a *arena) piece(from int) piece {
 	return piece{s: a.s[from:len(a.s):len(a.s)], align: a.align[from:len(a.align):len(a.align)]}
 }

@@ -18,7 +18,7 @@ type unigram struct {
 	unk          int32
 	byteFallback bool
 	fuseUnk      bool
-	maxLen       int // longest piece in bytes
+	trie         *byteTrie
 	unkScore     float64
 	byteIDs      [256]int32
 }
@@ -51,23 +51,16 @@ func (m *unigram) tokenize(s []byte, out []token, sc *scratch) []token {
 		_, runeLen := utf8.DecodeRune(s[start:])
 		base := nodes[start].score
 		single := false
-		lim := min(len(s), start+m.maxLen)
-		for end := start + 1; end <= lim; end++ {
-			if end < len(s) && !utf8.RuneStart(s[end]) {
-				continue
-			}
-			id, ok := m.v.ids[string(s[start:end])]
-			if !ok {
-				continue
-			}
+		m.trie.prefixes(s[start:], func(n int, id int32) {
+			end := start + n
 			cand := base + m.scores[id]
 			if nd := &nodes[end]; nd.start < 0 || cand > nd.score {
-				*nd = unigramNode{score: cand, start: int32(start), id: int32(id)}
+				*nd = unigramNode{score: cand, start: int32(start), id: id}
 			}
-			if end-start == runeLen {
+			if n == runeLen {
 				single = true
 			}
-		}
+		})
 		if !single {
 			cand := base + m.unkScore
 			if nd := &nodes[start+runeLen]; nd.start < 0 || cand > nd.score {
