@@ -102,21 +102,15 @@ func run(ctx context.Context, args []string, env *environment) int {
 	fs := flag.NewFlagSet("vidscreen "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	runFn := cmd.flags(fs, env)
+	// A bad flag prints the synopsis only; --help prints the whole page on stdout.
 	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: vidscreen %s %s\n\n", cmd.name, cmd.usage)
-		if cmd.long != "" {
-			fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(cmd.long))
-		}
-		fmt.Fprintf(w, "Flags:\n")
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "usage: vidscreen %s %s\nRun 'vidscreen %s --help' for details.\n", cmd.name, cmd.usage, cmd.name)
+	}
+	if wantsHelp(args[1:]) {
+		printCommandHelp(env.stdout, cmd, fs)
+		return 0
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(env.stdout)
-			fs.Usage()
-			return 0
-		}
 		return 2
 	}
 	err := runFn(ctx, fs.Args())
@@ -132,6 +126,31 @@ func run(ctx context.Context, args []string, env *environment) int {
 		return 2
 	}
 	return 1
+}
+
+// printCommandHelp writes a command's whole help page: synopsis, text, flags.
+func printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: vidscreen %s %s\n\n", cmd.name, cmd.usage)
+	if cmd.long != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(cmd.long))
+	}
+	fmt.Fprintf(w, "Flags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// wantsHelp reports whether the flags ask for help (before any "--"), so that
+// help goes to standard output once, not through the flag package's error path.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
 }
 
 func printTopUsage(w io.Writer, cmds []*command) {

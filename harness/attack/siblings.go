@@ -79,8 +79,8 @@ func (a *siblings) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 			for _, o := range it.Options {
 				cur.options = append(cur.options, normText(o))
 			}
-			f, any := siblingFeatures(cur, byVideo[it.Video], byQuestion[cur.question])
-			if any {
+			f, ok := siblingFeatures(cur, byVideo[it.Video], byQuestion[cur.question])
+			if ok {
 				rows = append(rows, f...)
 				off = append(off, off[len(off)-1]+int32(len(f)))
 				y = append(y, int32(it.Answer))
