@@ -41,8 +41,9 @@ if [ -z "${VIDSCREEN_BENCH_LOCKED:-}" ]; then
   exec env VIDSCREEN_BENCH_LOCKED=1 flock "$LOCK" "$(pwd)/bench/decode.sh" "${files[@]}"
 fi
 
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+# Raw timings, one line per run, kept for a second look.
+out=.cache/bench-decode.tsv
+: >"$out"
 
 # Rounds interleave the tools, so that load from others sharing the machine
 # falls on all of them alike; the table keeps each tool's best round.

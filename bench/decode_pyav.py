@@ -29,8 +29,12 @@ def sample(path, n, short, threads):
         if threads == "auto":
             stream.thread_type = "AUTO"
         total = stream.frames
-        if total <= 0:  # no count in the container: estimate from the duration
-            total = int(round(float(stream.duration * stream.time_base) * float(stream.average_rate)))
+        if total <= 0:  # no count in the container (WebM): estimate from the duration
+            if stream.duration is not None:
+                secs = float(stream.duration * stream.time_base)
+            else:
+                secs = container.duration / av.time_base
+            total = int(round(secs * float(stream.average_rate)))
         wanted = sorted({round(i * (total - 1) / (n - 1)) for i in range(n)}) if n > 1 else [(total - 1) // 2]
         want = set(wanted)
         last = wanted[-1]

@@ -6,8 +6,9 @@
 #
 # usage: bench/kernels.sh            (from the repository root)
 # env:   THREADS (default: nproc)   N_JOIN (default 20000)
-#        MEM=0 skips the 200,000 x 1024 memory run; LONG=0 skips the SLQ
-#        accuracy run at n = 5,000 and 10,000; WORK (default a temp dir)
+#        JOIN=0, VENDI=0, MEM=0 (the 200,000 x 1024 memory run), LONG=0
+#        (SLQ against exact Vendi at n = 5,000 and 10,000) skip parts;
+#        WORK (default a temp dir)
 #
 # Every timing runs under flock /tmp/vidscreen-bench.lock so measurements
 # by several people on one machine do not overlap.
@@ -59,6 +60,7 @@ for n in 200 5000; do
 done
 echo "join: $N_JOIN x $D; vendi: 200 and 5000 items, SigLIP-sized 1152 x BGE-sized $D"
 
+if [[ "${JOIN:-1}" != 0 ]]; then
 echo "== threshold join, self, cosine >= 0.9, $THREADS threads"
 "$PY" bench/kernels_ref.py join "$WORK/join.npy" 0.9 "$THREADS" > "$WORK/faiss.json"
 VIDSCREEN_BENCH_JOIN="$WORK/join.npy" gobench BenchmarkJoinFile -test.benchtime 3x > "$WORK/ours.txt"
@@ -78,19 +80,24 @@ echo "projection, 505,518 x 1024 self-join ($(calc "round($N*($N-1)*$D/1e12)") T
 echo "  this machine ($THREADS threads): $(calc "round($PROJ / 60, 1)") min"
 echo "  64-core host, same per-core rate (row blocks are independent, each tile stays in cache): $(calc "round($PROJ * $THREADS / 64 / 60, 1)") min"
 
+fi
+
+if [[ "${VENDI:-1}" != 0 ]]; then
 echo "== Vendi, joint kernel (V V^T) o (T T^T), q = 1"
-printf "%-6s %14s %16s %14s %12s %12s\n" n "vidscreen s" "numpy total s" "numpy eig s" "vidscreen VS" "rel. diff"
+printf "%-6s %14s %16s %14s %14s %12s\n" n "vidscreen s" "numpy total s" "numpy eig s" "vidscreen VS" "rel. diff"
 for n in 200 5000; do
-	reps=$([[ $n == 200 ]] && echo 20 || echo 1)
+	reps=$([[ $n == 200 ]] && echo 200 || echo 1)
 	OPENBLAS_NUM_THREADS=$THREADS env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" bench/kernels_ref.py vendi "$WORK/v$n.npy" "$WORK/t$n.npy" $reps > "$WORK/np$n.json"
-	bt=$([[ $n == 200 ]] && echo 20x || echo 1x)
-	line=$(VIDSCREEN_BENCH_V="$WORK/v$n.npy" VIDSCREEN_BENCH_T="$WORK/t$n.npy" gobench BenchmarkVendiFile -test.benchtime $bt | grep '^BenchmarkVendiFile')
-	ns=$(echo "$line" | awk '{print $3}'); vs=$(echo "$line" | metric vendi)
+	bt=$([[ $n == 200 ]] && echo 200x || echo 1x)
+	VIDSCREEN_BENCH_V="$WORK/v$n.npy" VIDSCREEN_BENCH_T="$WORK/t$n.npy" gobench BenchmarkVendiFile -test.benchtime $bt -test.v > "$WORK/vendi$n.txt"
+	ns=$(awk '/^BenchmarkVendiFile/ {print $3}' "$WORK/vendi$n.txt"); vs=$(awk '$2 == "vendi" {print $3; exit}' "$WORK/vendi$n.txt")
 	gs=$(calc "$ns / 1e9")
-	printf "%-6s %14.4f %16.4f %14.4f %12.6f %12.2e\n" $n "$gs" "$(json "$WORK/np$n.json" seconds_total)" "$(json "$WORK/np$n.json" seconds_eigvalsh)" "$vs" "$(calc "abs($vs / $(json "$WORK/np$n.json" score) - 1)")"
+	printf "%-6s %14.4f %16.4f %14.4f %14.8f %12.2e\n" $n "$gs" "$(json "$WORK/np$n.json" seconds_total)" "$(json "$WORK/np$n.json" seconds_eigvalsh)" "$vs" "$(calc "abs($vs / $(json "$WORK/np$n.json" score) - 1)")"
 done
 echo "numpy BLAS: $(json "$WORK/np200.json" blas)"
-echo "(vidscreen: mean of Go benchmark runs (20 at n = 200), K in float64 tiles + LAPACKE dsyevd on one thread; numpy: best of 20 (n = 200) or 1 run, K in float64 + eigvalsh on $THREADS threads)"
+echo "(vidscreen: mean of Go benchmark runs (200 at n = 200), K in float64 tiles + LAPACKE dsyevd on one thread; numpy: best of 200 (n = 200) or 1 run, K in float64 + eigvalsh on $THREADS threads)"
+
+fi
 
 if [[ "${MEM:-1}" != 0 ]]; then
 	echo "== memory: self-join of 200,000 x 1024 at 0.9 ($THREADS threads)"

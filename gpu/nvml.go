@@ -116,6 +116,8 @@ type binding struct {
 // bindAll looks up every symbol first, so that a library that is not the one
 // expected gives an error naming the missing symbol instead of a panic.
 func bindAll(lib uintptr, bs []binding) error {
+	runtime.LockOSThread() // dlerror is per thread, as in dlopen below
+	defer runtime.UnlockOSThread()
 	for _, b := range bs {
 		sym, err := purego.Dlsym(lib, b.name)
 		if err != nil {

@@ -16,7 +16,6 @@ type ReferenceAnswer struct {
 	ID        string
 	Benchmark string
 	Pred      int // 0-based option index
-	Source    string
 }
 
 // Key matches Item.Key.

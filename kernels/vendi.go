@@ -201,19 +201,14 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 	if n > 46340 {
 		return Vendi{}, fmt.Errorf("vendi: %d items is too many for an exact kernel; use VendiEstimate", n)
 	}
-	vs := scaledRows(v, sw)
-	var ts []float64
-	if t != nil {
-		ts = scaledRows(t, nil)
-	}
 	k := make([]float64, n*n)
 	if n <= vendiTile {
 		// One tile: the two Gram matrices in parallel, upper halves only.
 		var tk []float64
-		jobs := []func(){func() { g.Dsyrk(n, v.Cols, 1, vs, max(v.Cols, 1), 0, k, n) }}
+		jobs := []func(){func() { g.Dsyrk(n, v.Cols, 1, scaledRows(v, sw), max(v.Cols, 1), 0, k, n) }}
 		if t != nil {
 			tk = make([]float64, n*n)
-			jobs = append(jobs, func() { g.Dsyrk(n, t.Cols, 1, ts, max(t.Cols, 1), 0, tk, n) })
+			jobs = append(jobs, func() { g.Dsyrk(n, t.Cols, 1, scaledRows(t, nil), max(t.Cols, 1), 0, tk, n) })
 		}
 		if err := parallelFor(ctx, len(jobs), opt.threads(), func(j int) error { jobs[j](); return nil }); err != nil {
 			return Vendi{}, err
@@ -226,6 +221,11 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 			}
 		}
 		return eigenVendi(k, n, q)
+	}
+	vs := scaledRows(v, sw)
+	var ts []float64
+	if t != nil {
+		ts = scaledRows(t, nil)
 	}
 	nb := (n + vendiTile - 1) / vendiTile
 	type tile struct{ i, j int }

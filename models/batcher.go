@@ -26,8 +26,9 @@ var ErrBatcherClosed = errors.New("models: batcher closed")
 // A Batcher gathers requests from many goroutines into batches for one
 // model: requests with the same key (a length bucket) go together, a batch
 // runs when it holds MaxBatch requests, when its oldest request has waited
-// MaxWait, or at once when a worker is free and no request is arriving; each
-// caller gets its own result. Results must not depend on
+// MaxWait, or at once when a worker is free and no request is arriving (so
+// MaxWait only delays requests while every worker is busy); each caller gets
+// its own result. Results must not depend on
 // batch composition; the runners here guarantee that by padding every
 // sequence to its own length bucket.
 //
@@ -41,6 +42,7 @@ type Batcher[Req, Res any] struct {
 
 	in     chan []*pending[Req, Res] // one DoAll call's requests
 	work   chan []*pending[Req, Res]
+	free   chan struct{} // one per finished batch
 	wg     sync.WaitGroup
 	mu     sync.RWMutex // guards closed against sends on in
 	closed bool
@@ -67,7 +69,8 @@ func NewBatcher[Req, Res any](opts BatchOptions, key func(Req) int, run func(con
 		opts.Workers = 1
 	}
 	b := &Batcher[Req, Res]{opts: opts, key: key, run: run,
-		in: make(chan []*pending[Req, Res], 64), work: make(chan []*pending[Req, Res])}
+		in: make(chan []*pending[Req, Res], 64), work: make(chan []*pending[Req, Res]),
+		free: make(chan struct{}, opts.Workers)}
 	b.wg.Add(1 + opts.Workers)
 	go b.collect()
 	for range opts.Workers {
@@ -143,6 +146,7 @@ func (b *Batcher[Req, Res]) collect() {
 	defer close(b.work)
 	queues := map[int][]*pending[Req, Res]{}
 	oldest := map[int]time.Time{}
+	busy := 0 // batches handed out whose completion has not been read
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	// live drops the requests of cancelled callers from queue k.
@@ -156,7 +160,6 @@ func (b *Batcher[Req, Res]) collect() {
 			}
 			q = append(q, p)
 		}
-		queues[k] = q
 		return q
 	}
 	dispatch := func(k int) {
@@ -165,33 +168,20 @@ func (b *Batcher[Req, Res]) collect() {
 		delete(oldest, k)
 		if len(q) > 0 {
 			b.work <- q
+			busy++
 		}
 	}
-	// idle hands the fullest queue to a worker at once when one is free and
-	// nothing else is arriving: waiting for company only pays while the
-	// workers are busy.
+	// idle hands the fullest queue to a free worker when nothing else is
+	// arriving: waiting for company only pays while the workers are busy.
 	idle := func() {
-		if len(b.in) > 0 || len(queues) == 0 {
-			return
-		}
-		best := 0
-		first := true
-		for k, q := range queues {
-			if first || len(q) > len(queues[best]) || (len(q) == len(queues[best]) && k < best) {
-				best, first = k, false
+		for busy < b.opts.Workers && len(b.in) == 0 && len(queues) > 0 {
+			best, first := 0, true
+			for k, q := range queues {
+				if first || len(q) > len(queues[best]) || (len(q) == len(queues[best]) && k < best) {
+					best, first = k, false
+				}
 			}
-		}
-		q := live(best)
-		if len(q) == 0 {
-			delete(queues, best)
-			delete(oldest, best)
-			return
-		}
-		select {
-		case b.work <- q:
-			delete(queues, best)
-			delete(oldest, best)
-		default:
+			dispatch(best)
 		}
 	}
 	for {
@@ -213,7 +203,8 @@ func (b *Batcher[Req, Res]) collect() {
 					dispatch(k)
 				}
 			}
-			idle()
+		case <-b.free:
+			busy--
 		case <-timer.C:
 			now := time.Now()
 			for k, t := range oldest {
@@ -222,6 +213,7 @@ func (b *Batcher[Req, Res]) collect() {
 				}
 			}
 		}
+		idle()
 		next := time.Hour
 		for _, t := range oldest {
 			next = min(next, time.Until(t.Add(b.opts.MaxWait)))
@@ -251,6 +243,8 @@ func (b *Batcher[Req, Res]) worker() {
 			}
 			close(p.done)
 		}
+		// Never blocks: at most Workers completions are unread at once.
+		b.free <- struct{}{}
 	}
 }
 

@@ -10,7 +10,7 @@ pkgs=(
   # BLAS and LAPACK for kernels/.
   libopenblas-dev liblapacke-dev
   # Side-by-side comparisons under bench/ and reference computations in tests.
-  python3 python3-numpy python3-av python3-opencv python3-faiss
+  python3 python3-numpy python3-av python3-opencv python3-faiss python3-pil
   # npm fetches ONNX Runtime from the npm registry.
   npm
 )

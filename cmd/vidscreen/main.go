@@ -102,15 +102,16 @@ func run(ctx context.Context, args []string, env *environment) int {
 	fs := flag.NewFlagSet("vidscreen "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
 	runFn := cmd.flags(fs, env)
-	// A bad flag prints the synopsis only; --help prints the whole page on stdout.
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: vidscreen %s %s\nRun 'vidscreen %s --help' for details.\n", cmd.name, cmd.usage, cmd.name)
-	}
-	if wantsHelp(args[1:]) {
-		printCommandHelp(env.stdout, cmd, fs)
-		return 0
-	}
+	// The flag package reports a bad flag on fs's output (stderr) and calls
+	// Usage; there the synopsis is enough. --help prints the whole page on
+	// stdout, once.
+	fs.Usage = func() {}
 	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(env.stdout, cmd, fs)
+			return 0
+		}
+		fmt.Fprintf(env.stderr, "usage: vidscreen %s %s\nRun 'vidscreen %s --help' for details.\n", cmd.name, cmd.usage, cmd.name)
 		return 2
 	}
 	err := runFn(ctx, fs.Args())
@@ -137,20 +138,6 @@ func printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "Flags:\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-}
-
-// wantsHelp reports whether the flags ask for help (before any "--"), so that
-// help goes to standard output once, not through the flag package's error path.
-func wantsHelp(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-h", "-help", "--help", "--h":
-			return true
-		}
-	}
-	return false
 }
 
 func printTopUsage(w io.Writer, cmds []*command) {

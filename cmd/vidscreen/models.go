@@ -27,19 +27,11 @@ func modelsSubcommands() []*modelsSubcommand {
 }
 
 func newModelsCommand() *command {
-	var list strings.Builder
-	for _, s := range modelsSubcommands() {
-		fmt.Fprintf(&list, "\n\tvidscreen models %s %s\n\t\t%s", s.name, s.usage, s.short)
-	}
 	return &command{
 		name:  "models",
 		short: "check a models directory, the GPUs, or a tokenizer file",
 		usage: "check|devices|tokenize [flags] [arguments]",
-		long: `Models looks at the local models vidscreen runs, without running an audit:
-` + list.String() + `
-
-Run "vidscreen models SUBCOMMAND --help" for each one's flags. docs/models.md
-says how to export the real models to ONNX and lay out a models directory.`,
+		long:  modelsHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
@@ -54,6 +46,31 @@ says how to export the real models to ONNX and lay out a models directory.`,
 			}
 		},
 	}
+}
+
+// modelsHelp is the help page of "vidscreen models": every subcommand with
+// its description and flags, since --help anywhere on the line shows it.
+func modelsHelp() string {
+	var b strings.Builder
+	b.WriteString(`Models looks at the local models vidscreen runs, without running an audit.
+docs/models.md says how to export the real models to ONNX and lay out a models
+directory.`)
+	for _, s := range modelsSubcommands() {
+		sep := "\n\n"
+		if strings.HasSuffix(b.String(), "\n") {
+			sep = "\n"
+		}
+		fmt.Fprintf(&b, "%svidscreen models %s %s\n\n", sep, s.name, s.usage)
+		for _, line := range strings.Split(strings.TrimSpace(s.long), "\n") {
+			fmt.Fprintf(&b, "\t%s\n", line)
+		}
+		fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
+		s.flags(fs, &environment{})
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+	}
+	b.WriteString("\nThe flags above belong to their subcommand; \"vidscreen models\" has none of its own.")
+	return b.String()
 }
 
 // run parses the subcommand's flags, which may come before or after its

@@ -137,13 +137,14 @@ func TestModelsUsage(t *testing.T) {
 			t.Errorf("models %v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.wantCode, tt.want)
 		}
 	}
-	code, out, _ := runModels("", "check", "--help")
-	if code != 0 || !strings.Contains(out, "usage: vidscreen models check") || !strings.Contains(out, "-device DEVICE") {
-		t.Errorf("check --help: exit %d, %q", code, out)
-	}
-	code, out, _ = runModels("", "--help")
-	if code != 0 || !strings.Contains(out, "vidscreen models tokenize") {
-		t.Errorf("models --help: exit %d, %q", code, out)
+	// --help anywhere shows every subcommand with its flags.
+	for _, args := range [][]string{{"--help"}, {"check", "--help"}, {"tokenize", "-h"}} {
+		code, out, _ := runModels("", args...)
+		for _, want := range []string{"vidscreen models check [--device", "-device DEVICE", "vidscreen models tokenize --tokenizer FILE", "-tokenizer FILE", "vidscreen models devices [--json]"} {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("models %v: exit %d, output lacks %q:\n%s", args, code, want, out)
+			}
+		}
 	}
 }
 

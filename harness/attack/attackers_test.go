@@ -315,3 +315,37 @@ func TestSharedCacheNeverMixesRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestAttackersHandleEmptyAndSingleItemStreams(t *testing.T) {
+	one := []*harness.Item{mc("only", "What happens?", 1, "nothing", "something")}
+	for _, items := range [][]*harness.Item{nil, one} {
+		s := &attack.Stream{Seed: 1, Items: items, Text: kernels.NewMatrix(len(items), 8), Question: kernels.NewMatrix(len(items), 8)}
+		if len(items) > 0 {
+			s = inOrder(t, items)
+		}
+		for _, a := range attack.Attackers(attack.DefaultConfig()) {
+			got, err := a.Attack(context.Background(), s)
+			if err != nil {
+				t.Fatalf("%s on %d items: %v", a.Name(), len(items), err)
+			}
+			if len(got) != len(items) {
+				t.Fatalf("%s: %d predictions for %d items", a.Name(), len(got), len(items))
+			}
+			if len(items) == 1 && attack.Prequential(a) && !got[0].Abstain {
+				t.Errorf("%s answered the first item of a stream without abstaining", a.Name())
+			}
+		}
+	}
+}
+
+func TestAttackersStopWhenCancelled(t *testing.T) {
+	items := syntheticItems(50, 8)
+	s := inOrder(t, items)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, a := range attack.Attackers(attack.DefaultConfig()) {
+		if _, err := a.Attack(ctx, s); err == nil {
+			t.Errorf("%s: no error from a cancelled context", a.Name())
+		}
+	}
+}

@@ -9,24 +9,24 @@ import (
 // from DefaultConfig.
 type Config struct {
 	// Levels selects the attackers: those of every listed level run.
-	Levels []harness.Level
+	Levels []harness.Level `json:"levels"`
 	// Orders is the number of seeded random orders each prequential attacker
 	// runs on (Video-Index 3.4: five rotating splits).
-	Orders int
+	Orders int `json:"orders"`
 	// CopyThreshold is the question cosine at or above which the copy
 	// attacker lends the nearest earlier answer (Video-Index 3.4: 0.9).
-	CopyThreshold float64
+	CopyThreshold float64 `json:"copy_threshold"`
 	// K is the number of nearest earlier question-answer pairs the k-NN vote
 	// reads (Video-Index 3.4: eight).
-	K int
+	K int `json:"k"`
 	// SGD configures the pool regression (DESIGN.md, pool level: alpha 1e-4,
 	// eta 0.03, averaged weights, standardised features divided by
 	// sqrt(dim), one-hot of the option count).
-	SGD SGDParams
+	SGD SGDParams `json:"sgd"`
 	// ChoiceSGD configures the conditional-logit learners (option artifacts,
 	// siblings). Their features are few and hand-made, so they use the same
 	// step and penalty as the regression.
-	ChoiceSGD SGDParams
+	ChoiceSGD SGDParams `json:"choice_sgd"`
 	// Threads bounds the kernels' parallelism; results do not depend on it.
 	Threads int `json:"-"`
 	// Cache, shared by every copy of the configuration, lets the attackers
@@ -57,8 +57,11 @@ func DefaultConfig() Config {
 // one-hot of the option count joins the features. They mirror
 // kernels.SGDConfig so that a run's configuration is plain data.
 type SGDParams struct {
-	Alpha, Eta                          float64
-	Average, Standardize, OneHotClasses bool
+	Alpha         float64 `json:"alpha"`
+	Eta           float64 `json:"eta"`
+	Average       bool    `json:"average"`
+	Standardize   bool    `json:"standardize"`
+	OneHotClasses bool    `json:"one_hot_classes"`
 }
 
 func (c Config) has(l harness.Level) bool {

@@ -113,7 +113,7 @@ func optionFeatures(m *kernels.Matrix, r int, options []string) {
 	shared := make([]float64, n)
 	for j, o := range options {
 		f := m.Row(r + j)
-		f[featLogChars] = float32(logf(1 + chars[j]))
+		f[featLogChars] = float32(math.Log1p(chars[j]))
 		if meanChars > 0 {
 			f[featCharRatio] = float32(chars[j]/meanChars - 1)
 		}
@@ -255,5 +255,3 @@ var (
 	hedgeWords    = wordSet("may might maybe perhaps possibly probably likely seems seem appears appear could somewhat suggests")
 	absoluteWords = wordSet("always never all every everyone everything only completely totally entirely must definitely certainly absolutely")
 )
-
-func logf(x float64) float64 { return math.Log(x) }

@@ -154,3 +154,52 @@ func TestPredictionsAreTheSameAtAnyThreadCount(t *testing.T) {
 		}
 	}
 }
+
+// TestOrdersRunConcurrentlyOnSharedAttackers runs every variant of every
+// attacker at once on one set of attackers (as a run with several workers
+// may) and compares with running them one by one. Run it with -race.
+func TestOrdersRunConcurrentlyOnSharedAttackers(t *testing.T) {
+	ctx := context.Background()
+	items := syntheticItems(200, 12)
+	text, question := embedOrFail(t, items)
+	cfg := attack.DefaultConfig()
+	want, err := attacktest.RunAll(ctx, attack.DefaultConfig(), items, 4, text, question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orders := attack.Orders(items, 4, cfg.Orders)
+	attackers := attack.Attackers(cfg)
+	type job struct{ a, v int }
+	var jobs []job
+	for a, at := range attackers {
+		for v := 0; v < attack.Variants(at, cfg); v++ {
+			jobs = append(jobs, job{a, v})
+		}
+	}
+	got := make([][]attack.Prediction, len(jobs))
+	errs := make([]error, len(jobs))
+	done := make(chan int)
+	for k, j := range jobs {
+		go func() {
+			s := attacktest.Stream(items, orders[j.v], j.v, 4, text, question)
+			got[k], errs[k] = attackers[j.a].Attack(ctx, s)
+			done <- k
+		}()
+	}
+	for range jobs {
+		<-done
+	}
+	n := 0
+	for k, j := range jobs {
+		if errs[k] != nil {
+			t.Fatal(errs[k])
+		}
+		for p, pr := range got[k] {
+			w := want[n]
+			if w.Attacker != attackers[j.a].Name() || w.Variant != j.v || w.Position != p || !samePrediction(w.Pred, pr) {
+				t.Fatalf("%s, order %d, position %d: concurrent %+v, sequential %+v", attackers[j.a].Name(), j.v, p, pr, w)
+			}
+			n++
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -205,5 +206,32 @@ func TestDuplicatesParquetReadsBack(t *testing.T) {
 	want := duplicateRow{AID: r.Items[3].ID, ABenchmark: "VideoHallucer", AVideo: r.Items[3].Video, BID: r.Items[4].ID, BBenchmark: "VideoHallucer", BVideo: r.Items[4].Video, Similarity: 0.9375, ClusterSize: 2}
 	if len(rows) != 1 || rows[0] != want {
 		t.Errorf("rows = %+v, want [%+v]", rows, want)
+	}
+}
+
+// TestParquetReadsBackWithPyArrow opens both tables with pyarrow when
+// /usr/bin/python3 has it (Debian 12 does not package it); parquet-go's own
+// reading is checked above either way.
+func TestParquetReadsBackWithPyArrow(t *testing.T) {
+	if exec.Command("/usr/bin/python3", "-c", "import pyarrow").Run() != nil {
+		t.Skip("pyarrow is not installed for /usr/bin/python3")
+	}
+	r := fixture(t)
+	dir := t.TempDir()
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"items.parquet":      func(b *bytes.Buffer) error { return r.WriteItemsParquet(b) },
+		"duplicates.parquet": func(b *bytes.Buffer) error { return r.WriteDuplicatesParquet(b) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b.Bytes(), 0o644)
+		out, err := exec.Command("/usr/bin/python3", "-c", "import sys, pyarrow.parquet as pq; print(pq.read_table(sys.argv[1]).num_rows)", p).CombinedOutput()
+		want := map[string]string{"items.parquet": "5", "duplicates.parquet": "1"}[name]
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("pyarrow on %s: %v, %s (want %s rows)", name, err, out, want)
+		}
 	}
 }

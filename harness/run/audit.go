@@ -336,15 +336,10 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool)
 	if a.text != nil && (!needQ || a.question != nil) {
 		return nil
 	}
-	total := len(texts) + len(questions)
-	if fit {
-		total += len(texts)
-	}
-	m := newMeter(a.opt.Progress, int64(total), "embed ", "texts")
 	if fit {
 		emb.(*textembed.Lexical).Fit(texts)
-		m.add(len(texts))
 	}
+	m := newMeter(a.opt.Progress, int64(len(texts)+len(questions)), "embed ", "texts")
 	if a.text == nil {
 		if a.text, err = embedAll(ctx, emb, texts, m.add); err != nil {
 			m.exit()

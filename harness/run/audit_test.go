@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/textembed"
@@ -84,6 +86,19 @@ func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
 	if one.Items != 600 || len(one.Cards) != 4 {
 		t.Errorf("audited %d items into %d cards, want 600 into 4", one.Items, len(one.Cards))
 	}
+	f, err := os.Open(filepath.Join(dir, "w1", ItemsParquet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf.NumRows() != 600 || len(pf.Schema().Columns()) != 6+3*len(one.Attackers) {
+		t.Errorf("items.parquet has %d rows and %d columns, want 600 and %d", pf.NumRows(), len(pf.Schema().Columns()), 6+3*len(one.Attackers))
+	}
+	f.Close()
 	if one.Resumed || one.UnitsStored != 0 || one.Units == 0 {
 		t.Errorf("fresh run reports resumed=%v, %d of %d units stored", one.Resumed, one.UnitsStored, one.Units)
 	}

@@ -265,12 +265,18 @@ func horizontal(dst, src []byte, ws *weights) {
 		w := ws.w[k*ws.taps : k*ws.taps+ws.n[k]]
 		p := src[3*ws.start[k] : 3*(ws.start[k]+len(w))]
 		s0, s1, s2 := int32(half), int32(half), int32(half)
-		for len(p) >= 3 && len(w) > 0 {
+		for len(p) >= 6 && len(w) >= 2 {
+			w0, w1 := w[0], w[1]
+			s0 += int32(p[0])*w0 + int32(p[3])*w1
+			s1 += int32(p[1])*w0 + int32(p[4])*w1
+			s2 += int32(p[2])*w0 + int32(p[5])*w1
+			p, w = p[6:], w[2:]
+		}
+		if len(p) >= 3 && len(w) > 0 {
 			wt := w[0]
 			s0 += int32(p[0]) * wt
 			s1 += int32(p[1]) * wt
 			s2 += int32(p[2]) * wt
-			p, w = p[3:], w[1:]
 		}
 		dst[3*k], dst[3*k+1], dst[3*k+2] = clip8(s0), clip8(s1), clip8(s2)
 	}
@@ -282,7 +288,18 @@ func vertical(dst []byte, acc []int32, tmp []byte, rowBytes, first, n int, w []i
 	for x := range acc {
 		acc[x] = half
 	}
-	for t := 0; t < n; t++ {
+	t := 0
+	for ; t+1 < n; t += 2 { // two rows a sweep: half the loads and stores of acc
+		w0, w1 := w[t], w[t+1]
+		r0 := tmp[(first+t)*rowBytes : (first+t+1)*rowBytes]
+		r1 := tmp[(first+t+1)*rowBytes : (first+t+2)*rowBytes]
+		r1 = r1[:len(r0)]
+		a := acc[:len(r0)]
+		for x, v := range r0 {
+			a[x] += int32(v)*w0 + int32(r1[x])*w1
+		}
+	}
+	if t < n {
 		wt := w[t]
 		src := tmp[(first+t)*rowBytes : (first+t+1)*rowBytes]
 		for x, v := range src {
