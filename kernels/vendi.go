@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	gblas "gonum.org/v1/gonum/blas"
 
@@ -201,14 +202,25 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 	if n > 46340 {
 		return Vendi{}, fmt.Errorf("vendi: %d items is too many for an exact kernel; use VendiEstimate", n)
 	}
-	k := make([]float64, n*n)
 	if n <= vendiTile {
 		// One tile: the two Gram matrices in parallel, upper halves only.
+		// Small draws (the 200-item n_eff) are called in loops, so the
+		// float64 buffers are recycled: fresh ones cost as much as the
+		// products (page faults and zeroing).
+		k := getScratch(n * n)
+		defer putScratch(k)
 		var tk []float64
-		jobs := []func(){func() { g.Dsyrk(n, v.Cols, 1, scaledRows(v, sw), max(v.Cols, 1), 0, k, n) }}
+		gram := func(x *Matrix, s []float64, out []float64) {
+			xs := getScratch(len(x.Data))
+			defer putScratch(xs)
+			scaledRowsInto(xs, x, s)
+			g.Dsyrk(n, x.Cols, 1, xs, max(x.Cols, 1), 0, out, n)
+		}
+		jobs := []func(){func() { gram(v, sw, k) }}
 		if t != nil {
-			tk = make([]float64, n*n)
-			jobs = append(jobs, func() { g.Dsyrk(n, t.Cols, 1, scaledRows(t, nil), max(t.Cols, 1), 0, tk, n) })
+			tk = getScratch(n * n)
+			defer putScratch(tk)
+			jobs = append(jobs, func() { gram(t, nil, tk) })
 		}
 		if err := parallelFor(ctx, len(jobs), opt.threads(), func(j int) error { jobs[j](); return nil }); err != nil {
 			return Vendi{}, err
@@ -222,6 +234,7 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 		}
 		return eigenVendi(k, n, q)
 	}
+	k := make([]float64, n*n)
 	vs := scaledRows(v, sw)
 	var ts []float64
 	if t != nil {
@@ -269,9 +282,27 @@ func eigenVendi(k []float64, n int, q float64) (Vendi, error) {
 	return vendiOf(lambda, q, "kernel"), nil
 }
 
+// scratch recycles the float64 buffers of small Vendi scores. It holds no
+// results: a buffer is fully overwritten before use.
+var scratch sync.Pool
+
+func getScratch(n int) []float64 {
+	if p, ok := scratch.Get().(*[]float64); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]float64, n)
+}
+
+func putScratch(b []float64) { scratch.Put(&b) }
+
 // scaledRows returns x in float64 with row i multiplied by s[i] (s nil: 1).
 func scaledRows(x *Matrix, s []float64) []float64 {
 	out := make([]float64, len(x.Data))
+	scaledRowsInto(out, x, s)
+	return out
+}
+
+func scaledRowsInto(out []float64, x *Matrix, s []float64) {
 	for i := 0; i < x.Rows; i++ {
 		f := 1.0
 		if s != nil {
@@ -283,5 +314,4 @@ func scaledRows(x *Matrix, s []float64) []float64 {
 			o[j] = float64(val) * f
 		}
 	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,12 +41,15 @@ type Batcher[Req, Res any] struct {
 	key  func(Req) int
 	run  func(context.Context, []Req) ([]Res, error)
 
-	in     chan []*pending[Req, Res] // one DoAll call's requests
-	work   chan []*pending[Req, Res]
-	free   chan struct{} // one per finished batch
-	wg     sync.WaitGroup
-	mu     sync.RWMutex // guards closed against sends on in
-	closed bool
+	in   chan []*pending[Req, Res] // one DoAll call's requests
+	work chan []*pending[Req, Res]
+	// finished counts batches done since the collector last looked; free
+	// wakes it.
+	finished atomic.Int64
+	free     chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.RWMutex // guards closed against sends on in
+	closed   bool
 }
 
 type pending[Req, Res any] struct {
@@ -70,7 +74,7 @@ func NewBatcher[Req, Res any](opts BatchOptions, key func(Req) int, run func(con
 	}
 	b := &Batcher[Req, Res]{opts: opts, key: key, run: run,
 		in: make(chan []*pending[Req, Res], 64), work: make(chan []*pending[Req, Res]),
-		free: make(chan struct{}, opts.Workers)}
+		free: make(chan struct{}, 1)}
 	b.wg.Add(1 + opts.Workers)
 	go b.collect()
 	for range opts.Workers {
@@ -204,7 +208,6 @@ func (b *Batcher[Req, Res]) collect() {
 				}
 			}
 		case <-b.free:
-			busy--
 		case <-timer.C:
 			now := time.Now()
 			for k, t := range oldest {
@@ -213,6 +216,7 @@ func (b *Batcher[Req, Res]) collect() {
 				}
 			}
 		}
+		busy -= int(b.finished.Swap(0))
 		idle()
 		next := time.Hour
 		for _, t := range oldest {
@@ -243,8 +247,11 @@ func (b *Batcher[Req, Res]) worker() {
 			}
 			close(p.done)
 		}
-		// Never blocks: at most Workers completions are unread at once.
-		b.free <- struct{}{}
+		b.finished.Add(1)
+		select { // wake the collector; one pending wake-up is enough
+		case b.free <- struct{}{}:
+		default:
+		}
 	}
 }
 

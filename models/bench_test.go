@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,7 +162,16 @@ func BenchmarkHarnessVsRaw(b *testing.B) {
 					destroyValues(outs)
 				}
 			}
-			be := NewBatchedEmbedder(enc, BatchOptions{MaxBatch: batch, MaxWait: time.Millisecond})
+			// BatchedEmbedder as NewBatchedEmbedder makes it, counting the
+			// batches it forms.
+			var runs, rows atomic.Int64
+			key := func(ids []int) int { return bucketLen(len(ids), enc.maxLen) }
+			be := &BatchedEmbedder{enc: enc, b: NewBatcher(BatchOptions{MaxBatch: batch, MaxWait: time.Millisecond}, key,
+				func(ctx context.Context, reqs [][]int) ([][]float32, error) {
+					runs.Add(1)
+					rows.Add(int64(len(reqs)))
+					return enc.EmbedIDs(ctx, reqs)
+				})}
 			defer be.Close()
 			const callers = 8
 			harnessRun := func() {
@@ -197,6 +207,8 @@ func BenchmarkHarnessVsRaw(b *testing.B) {
 			b.ReportMetric(n/tRaw.Seconds(), "raw-texts/s")
 			b.ReportMetric(n/tHarness.Seconds(), "harness-texts/s")
 			b.ReportMetric(100*tRaw.Seconds()/tHarness.Seconds(), "harness/raw-%")
+			b.ReportMetric(float64(len(seqs))/float64(len(raw)), "raw-rows/batch")
+			b.ReportMetric(float64(rows.Load())/float64(runs.Load()), "harness-rows/batch")
 		})
 	}
 }

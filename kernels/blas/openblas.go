@@ -125,13 +125,15 @@ func symEigenvalues(a []float64, n int, twoStage bool) ([]float64, error) {
 	}
 	init1()
 	pa, pw := (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&w[0]))
+	// The upper triangle in row major is the lower one in column major:
+	// asking for that spares LAPACKE a transposed copy of the matrix.
 	var info C.lapack_int
 	name := "LAPACKE_dsyevd"
 	if twoStage {
 		name += "_2stage"
-		info = C.LAPACKE_dsyevd_2stage(C.LAPACK_ROW_MAJOR, 'N', 'U', C.lapack_int(n), pa, C.lapack_int(n), pw)
+		info = C.LAPACKE_dsyevd_2stage(C.LAPACK_COL_MAJOR, 'N', 'L', C.lapack_int(n), pa, C.lapack_int(n), pw)
 	} else {
-		info = C.LAPACKE_dsyevd(C.LAPACK_ROW_MAJOR, 'N', 'U', C.lapack_int(n), pa, C.lapack_int(n), pw)
+		info = C.LAPACKE_dsyevd(C.LAPACK_COL_MAJOR, 'N', 'L', C.lapack_int(n), pa, C.lapack_int(n), pw)
 	}
 	if info != 0 {
 		return nil, fmt.Errorf("%s: info %d", name, int(info))
