@@ -175,8 +175,13 @@ func (b *Batcher[Req, Res]) collect() {
 			busy++
 		}
 	}
+	// linger is how long a partial batch waits for company while a worker
+	// is free: long enough for a burst of callers to land in one batch,
+	// short against MaxWait.
+	linger := b.opts.MaxWait / 4
 	// idle hands the fullest queue to a free worker when nothing else is
-	// arriving: waiting for company only pays while the workers are busy.
+	// arriving and it is half full or has lingered: waiting longer for
+	// company only pays while the workers are busy.
 	idle := func() {
 		for busy < b.opts.Workers && len(b.in) == 0 && len(queues) > 0 {
 			best, first := 0, true
@@ -184,6 +189,9 @@ func (b *Batcher[Req, Res]) collect() {
 				if first || len(q) > len(queues[best]) || (len(q) == len(queues[best]) && k < best) {
 					best, first = k, false
 				}
+			}
+			if 2*len(queues[best]) < b.opts.MaxBatch && time.Since(oldest[best]) < linger {
+				return
 			}
 			dispatch(best)
 		}
@@ -218,9 +226,13 @@ func (b *Batcher[Req, Res]) collect() {
 		}
 		busy -= int(b.finished.Swap(0))
 		idle()
+		wait := b.opts.MaxWait
+		if busy < b.opts.Workers {
+			wait = linger
+		}
 		next := time.Hour
 		for _, t := range oldest {
-			next = min(next, time.Until(t.Add(b.opts.MaxWait)))
+			next = min(next, time.Until(t.Add(wait)))
 		}
 		timer.Reset(max(next, 0))
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -45,10 +44,7 @@ func demoSubset(t *testing.T, n int) string {
 }
 
 func runAudit(args ...string) (code int, stdout, stderr string) {
-	var o, e bytes.Buffer
-	env := &environment{stdin: strings.NewReader(""), stdout: &o, stderr: &e, getenv: func(string) string { return "" }}
-	code = run(context.Background(), append([]string{"audit"}, args...), env)
-	return code, o.String(), e.String()
+	return runCmd(append([]string{"audit"}, args...)...)
 }
 
 func TestAuditExitCodes(t *testing.T) {
