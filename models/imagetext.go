@@ -27,6 +27,9 @@ func (b ImageBatch) slice(lo, hi int) ImageBatch {
 }
 
 func (b ImageBatch) check() error {
+	if b.N == 0 && len(b.Data) == 0 {
+		return nil // no images (a text-only VLM prompt)
+	}
 	if b.N < 0 || b.C <= 0 || b.H <= 0 || b.W <= 0 || len(b.Data) != b.N*b.C*b.H*b.W {
 		return fmt.Errorf("image batch %dx%dx%dx%d holds %d values", b.N, b.C, b.H, b.W, len(b.Data))
 	}

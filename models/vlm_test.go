@@ -37,7 +37,7 @@ func TestVLMReaderMatchesReference(t *testing.T) {
 	prompts := []VLMPrompt{
 		{Text: "frame <image> what happens? a. x b. y answer", Images: frames.slice(0, 1), Options: 2},
 		{Text: "<image> <image> <image> which is it a b c d", Images: frames.slice(1, 4), Options: 4},
-		{Text: "no frames here, blind answer:", Images: ImageBatch{C: 3, H: 32, W: 32}, Options: 3},
+		{Text: "no frames here, blind answer:", Options: 3},
 		{Text: "<image><image>", Images: frames.slice(4, 6), Options: 5},
 	}
 	got, err := v.Score(context.Background(), prompts)

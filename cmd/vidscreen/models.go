@@ -49,7 +49,7 @@ func newModelsCommand() *command {
 }
 
 // modelsHelp is the help page of "vidscreen models": every subcommand with
-// its description and flags, since --help anywhere on the line shows it.
+// its description and flags. "vidscreen models SUB --help" shows SUB alone.
 func modelsHelp() string {
 	var b strings.Builder
 	b.WriteString(`Models looks at the local models vidscreen runs, without running an audit.

@@ -137,12 +137,20 @@ func TestModelsUsage(t *testing.T) {
 			t.Errorf("models %v: exit %d, stderr %q; want %d and %q", tt.args, code, errOut, tt.wantCode, tt.want)
 		}
 	}
-	// --help anywhere shows every subcommand with its flags.
-	for _, args := range [][]string{{"--help"}, {"check", "--help"}, {"tokenize", "-h"}} {
-		code, out, _ := runModels("", args...)
-		for _, want := range []string{"vidscreen models check [--device", "-device DEVICE", "vidscreen models tokenize --tokenizer FILE", "-tokenizer FILE", "vidscreen models devices [--json]"} {
+	// models --help shows every subcommand with its flags; a subcommand's
+	// --help shows its own page.
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, []string{"vidscreen models check [--device", "-device DEVICE", "vidscreen models tokenize --tokenizer FILE", "-tokenizer FILE", "vidscreen models devices [--json]"}},
+		{[]string{"check", "--help"}, []string{"vidscreen models check [--device", "-device DEVICE"}},
+		{[]string{"tokenize", "-h"}, []string{"vidscreen models tokenize --tokenizer FILE", "-tokenizer FILE"}},
+	} {
+		code, out, _ := runModels("", tt.args...)
+		for _, want := range tt.want {
 			if code != 0 || !strings.Contains(out, want) {
-				t.Errorf("models %v: exit %d, output lacks %q:\n%s", args, code, want, out)
+				t.Errorf("models %v: exit %d, output lacks %q:\n%s", tt.args, code, want, out)
 			}
 		}
 	}
