@@ -30,6 +30,7 @@ type jointKernel struct {
 	s    []float64 // sqrt of the normalised item weights
 	opt  Options
 	gemm blas.Gemm32
+	path applyPath // pathAuto outside tests
 }
 
 // NewJointKernel returns the weighted joint kernel of VendiJoint as an
@@ -51,11 +52,23 @@ func NewJointKernel(v, t *Matrix, w []float64, opt Options) (SymOperator, error)
 
 func (k *jointKernel) Size() int { return k.v.Rows }
 
+// Apply sets y = A x by whichever of the two forms costs less for cols
+// columns (see usesFeatures): products with the features, or kernel tiles.
 func (k *jointKernel) Apply(ctx context.Context, x []float64, cols int, y []float64) error {
 	n := k.v.Rows
 	if len(x) != n*cols || len(y) != n*cols {
 		return fmt.Errorf("joint kernel: apply to %d and %d values, want %d", len(x), len(y), n*cols)
 	}
+	if k.usesFeatures(cols) {
+		return k.applyFeatures(ctx, x, cols, y)
+	}
+	return k.applyTiles(ctx, x, cols, y)
+}
+
+// applyTiles forms K one operatorTile x operatorTile tile at a time (two
+// float32 GEMMs) and multiplies each tile into y in float64.
+func (k *jointKernel) applyTiles(ctx context.Context, x []float64, cols int, y []float64) error {
+	n := k.v.Rows
 	xs := make([]float64, len(x))
 	for i := 0; i < n; i++ {
 		for c := 0; c < cols; c++ {
