@@ -64,19 +64,7 @@ func (r *JSONLReader) Read() (*Item, error) {
 }
 
 // ReadAll reads every remaining item.
-func (r *JSONLReader) ReadAll() ([]*Item, error) {
-	var items []*Item
-	for {
-		it, err := r.Read()
-		if err == io.EOF {
-			return items, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, it)
-	}
-}
+func (r *JSONLReader) ReadAll() ([]*Item, error) { return readRemaining(r) }
 
 func (r *JSONLReader) fail(field string, err error) *ParseError {
 	return &ParseError{File: r.name, Line: r.line, Field: field, Err: err}

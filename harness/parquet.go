@@ -127,19 +127,7 @@ func (r *ParquetReader) Read() (*Item, error) {
 }
 
 // ReadAll reads every remaining item.
-func (r *ParquetReader) ReadAll() ([]*Item, error) {
-	var items []*Item
-	for {
-		it, err := r.Read()
-		if err == io.EOF {
-			return items, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, it)
-	}
-}
+func (r *ParquetReader) ReadAll() ([]*Item, error) { return readRemaining(r) }
 
 func (r *ParquetReader) fail(field string, err error) *ParseError {
 	return &ParseError{File: r.name, Row: r.row, Field: field, Err: err}

@@ -121,3 +121,18 @@ func openError(name string, err error) error {
 	}
 	return &ParseError{File: name, Err: err}
 }
+
+// readRemaining reads items from r until io.EOF; the first error stops it.
+func readRemaining(r ItemReader) ([]*Item, error) {
+	var items []*Item
+	for {
+		it, err := r.Read()
+		if err == io.EOF {
+			return items, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+}
