@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	gblas "gonum.org/v1/gonum/blas"
@@ -231,4 +234,92 @@ func BenchmarkVendiEstimate(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkJointKernelApply times one product of the joint kernel with a
+// block of 192 vectors (VendiEstimate's default Deflate + Probes) in each
+// form; usesFeatures' cost model should pick the faster one.
+func BenchmarkJointKernelApply(b *testing.B) {
+	const n, cols = 8192, 192
+	for _, d := range []int{64, 256} {
+		v := embeddingLike(11, n, d, 50)
+		t := embeddingLike(12, n, d, 80)
+		x := make([]float64, n*cols)
+		for i := range x {
+			x[i] = float64(i%7) - 3
+		}
+		y := make([]float64, n*cols)
+		for _, path := range []applyPath{pathTiles, pathFeatures} {
+			b.Run(fmt.Sprintf("n=%d/d=%d/%s", n, d, path), func(b *testing.B) {
+				op, err := NewJointKernel(v, t, nil, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				op.(*jointKernel).path = path
+				for b.Loop() {
+					if err := op.Apply(context.Background(), x, cols, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "products/s")
+			})
+		}
+	}
+}
+
+// BenchmarkVendiEstimatePool estimates the Vendi score of a 60,000-item
+// pool's joint kernel (Video-Index's pool size; dv = dt = 256 and 1024).
+// It takes minutes (half an hour for the estimate on 2 cores), so it runs
+// only with VIDSCREEN_BENCH_POOL set to the dimensions wanted (e.g. "256"
+// or "256,1024"); the apply sub-benchmarks time one product with the
+// estimator's block of 192 vectors in each form.
+func BenchmarkVendiEstimatePool(b *testing.B) {
+	dims := os.Getenv("VIDSCREEN_BENCH_POOL")
+	if dims == "" {
+		b.Skip("set VIDSCREEN_BENCH_POOL=256 (or 256,1024) to estimate a 60,000-item pool")
+	}
+	const n = 60000
+	for _, ds := range strings.Split(dims, ",") {
+		d, err := strconv.Atoi(ds)
+		if err != nil {
+			b.Fatalf("VIDSCREEN_BENCH_POOL: %v", err)
+		}
+		v := embeddingLike(13, n, d, 1000)
+		t := embeddingLike(14, n, d, 3000)
+		x := make([]float64, n*192)
+		for i := range x {
+			x[i] = float64(i%7) - 3
+		}
+		y := make([]float64, n*192)
+		for _, path := range []applyPath{pathTiles, pathFeatures} {
+			b.Run(fmt.Sprintf("n=%d/d=%d/apply/%s", n, d, path), func(b *testing.B) {
+				op, err := NewJointKernel(v, t, nil, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				op.(*jointKernel).path = path
+				for b.Loop() {
+					if err := op.Apply(context.Background(), x, 192, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/product")
+			})
+		}
+		b.Run(fmt.Sprintf("n=%d/d=%d/estimate", n, d), func(b *testing.B) {
+			op, err := NewJointKernel(v, t, nil, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res Vendi
+			for b.Loop() {
+				if res, err = VendiEstimate(context.Background(), op, 1, SLQConfig{Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/estimate")
+			b.ReportMetric(res.Score, "vendi")
+			b.Logf("features form: %v (192 columns)", op.(*jointKernel).usesFeatures(192))
+		})
+	}
 }

@@ -42,8 +42,8 @@ const tileSpeedup = 2
 //	tiles:    2 n^2 (dv + dt) / tileSpeedup  (forming K in float32)
 //	        + 2 n^2 cols                      (K times the block, float64)
 //
-// so the features win for the single kernel almost always, and for the
-// joint kernel once n > 2 dv dt cols / ((dv + dt)/tileSpeedup + cols):
+// so the features win for the single kernel once n > 4 d cols / (d /
+// tileSpeedup + 2 cols) (a few hundred items), and for the joint kernel once n > 2 dv dt cols / ((dv + dt)/tileSpeedup + cols):
 // about 56,000 items at dv = dt = 256 with the estimator's 192 columns,
 // 900,000 at dv = dt = 1024.
 func (k *jointKernel) usesFeatures(cols int) bool {

@@ -106,7 +106,8 @@ func TestJointKernelChoosesCheaperForm(t *testing.T) {
 		{60000, 1024, 1024, 192, true, false},
 		{2000, 48, 32, 192, true, false},
 		{60000, 1024, 0, 192, false, true},
-		{500, 1024, 0, 192, false, true},
+		{5000, 1024, 0, 192, false, true},
+		{300, 1024, 0, 192, false, false},
 	} {
 		k := &jointKernel{v: &Matrix{Rows: tc.n, Cols: tc.dv}}
 		if tc.joint {
