@@ -22,9 +22,11 @@ type SymOperator interface {
 // float32 tiles of 4 MiB per worker.
 const operatorTile = 1024
 
-// jointKernel is diag(s) ((V V^T) o (T T^T)) diag(s), formed one tile at
-// a time in float32 (entries good to about 1e-6, far below what an
-// estimate resolves) and applied in float64.
+// jointKernel is diag(s) ((V V^T) o (T T^T)) diag(s). A product goes
+// either through the features (operator_features.go: two float64 GEMMs of
+// n x dv x dt per column, exact to rounding) or through tiles of K formed
+// one at a time in float32 (entries good to about 1e-6, far below what an
+// estimate resolves) and applied in float64, whichever costs less.
 type jointKernel struct {
 	v, t *Matrix
 	s    []float64 // sqrt of the normalised item weights
@@ -34,7 +36,8 @@ type jointKernel struct {
 }
 
 // NewJointKernel returns the weighted joint kernel of VendiJoint as an
-// operator that never holds more than one tile per worker. t == nil means
+// operator that never holds K: a worker holds one kernel tile or one
+// dv x dt matrix and a panel of rows. t == nil means
 // K = V V^T; w == nil means uniform weights (the matrix is then K/n).
 func NewJointKernel(v, t *Matrix, w []float64, opt Options) (SymOperator, error) {
 	if t != nil && t.Rows != v.Rows {

@@ -15,6 +15,8 @@ import (
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/report"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 func newAuditCommand() *command {
@@ -38,6 +40,13 @@ duplicates.parquet. Run the same command again after an interruption: it resumes
 what DIR holds and writes the same bytes an uninterrupted run would. A DIR holding a run
 with other flags or inputs is refused.
 
+With --models DIR, the text_embed role of DIR/models.json (BGE) embeds the items for the
+pool attackers and the near-duplicate search instead of the lexical embedder, on --device;
+when the manifest also has dup_confirm (MPNet), a near-duplicate pair is kept only if the
+second model's cosine is at or above the threshold too. duplicates.parquet then carries
+both similarities, and each card counts the pairs confirmation removed. config.json names
+the models with a hash of their files, so resuming with other models is refused.
+
 Progress bars go to stderr when it is a terminal. At the end a summary table of the cards
 is printed on stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad
 usage or bad input (the error names the file, line and field).`,
@@ -50,6 +59,8 @@ usage or bad input (the error names the file, line and field).`,
 			seed := fs.Uint64("seed", 1, "seed the prequential item orders, the attackers' guesses and the bootstrap with `N`")
 			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
 			videoRoot := fs.String("video-root", "", "resolve the items' video_path fields under `DIR`; a video_path that leaves it is bad input")
+			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder")
+			device := fs.String("device", "cpu", "run the --models encoders on `DEVICE`: cpu, cuda or cuda:N")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
@@ -71,6 +82,19 @@ usage or bad input (the error names the file, line and field).`,
 				if f, ok := env.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					opt.Progress = env.stderr
 				}
+				if *modelsDir != "" {
+					ms, err := openAuditModels(*modelsDir, *device, env)
+					if err != nil {
+						return err
+					}
+					defer ms.Close()
+					opt.Embedder = ms.Embed
+					if ms.Confirm != nil {
+						opt.Confirm = ms.Confirm
+					}
+				} else if *device != "cpu" {
+					return &usageError{"--device needs --models: without models the audit runs no neural network"}
+				}
 				res, err := runs.Audit(ctx, opt)
 				if err != nil {
 					return auditError(err)
@@ -79,6 +103,32 @@ usage or bad input (the error names the file, line and field).`,
 			}
 		},
 	}
+}
+
+// openAuditModels opens the text encoders of a models directory on one
+// device. A missing or malformed manifest, role or file is bad input; a
+// missing ONNX Runtime is a failure of the run.
+func openAuditModels(dir, device string, env *environment) (*textembed.Models, error) {
+	devs, err := models.ParseDevices(device)
+	if err != nil {
+		return nil, &usageError{"--device: " + err.Error()}
+	}
+	if len(devs) != 1 {
+		return nil, &usageError{fmt.Sprintf("--device %s: audit embeds on one device; name one (cpu, cuda or cuda:N)", device)}
+	}
+	m, err := models.LoadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: device, Log: env.stderr, Getenv: env.getenv})
+	if err != nil {
+		return nil, fmt.Errorf("--models: %w", err)
+	}
+	ms, err := textembed.OpenModels(rt, m, devs[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	return ms, nil
 }
 
 // stringList is a flag that may be repeated.

@@ -3,8 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +17,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
 // demoSubset writes the first n lines of each embedded default file (real
@@ -197,5 +207,309 @@ func TestAuditSurvivesSIGKILL(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s after %d kills differs from the uninterrupted run's", name, kills)
 		}
+	}
+}
+
+// bertTokenizerFile is the real BERT uncased WordPiece file beside the
+// repository (../shared/data/tokenizers), else the repository's cut-down copy
+// of it (models/testdata/README.md) on a machine without the shared data.
+func bertTokenizerFile() string {
+	full := filepath.Join("..", "..", "..", "shared", "data", "tokenizers", "bert_wordpiece_tokenizer.json")
+	if _, err := os.Stat(full); err == nil {
+		return full
+	}
+	return smallBERT
+}
+
+// encoderRole is one text encoder of a test models directory.
+type encoderRole struct {
+	seed    uint64
+	pooling string
+	maxLen  int
+}
+
+// writeEncoderModels writes a models directory with a TinyBERT text_embed
+// role (real export names, random weights of the given seed) and, when
+// confirm is not nil, a dup_confirm role, both with the BERT tokenizer.
+func writeEncoderModels(t *testing.T, embed encoderRole, confirm *encoderRole) string {
+	t.Helper()
+	dir := t.TempDir()
+	tok, err := os.ReadFile(bertTokenizerFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]any{}
+	add := func(role models.Role, r encoderRole) {
+		cfg := onnxbuild.TinyBERT
+		cfg.Seed = r.seed
+		sub := filepath.Join(dir, string(role))
+		if err := onnxbuild.NewEncoder(cfg).WriteDir(sub); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "tokenizer.json"), tok, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		roles[string(role)] = map[string]any{"dir": string(role), "pooling": r.pooling, "max_length": r.maxLen}
+	}
+	add(models.RoleTextEmbed, embed)
+	if confirm != nil {
+		add(models.RoleDupConfirm, *confirm)
+	}
+	m, _ := json.Marshal(map[string]any{"roles": roles})
+	if err := os.WriteFile(filepath.Join(dir, models.ManifestFile), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// dupRow is a row of duplicates.parquet when a second model confirmed the
+// pairs.
+type dupRow struct {
+	AID        string  `parquet:"a_id"`
+	ABenchmark string  `parquet:"a_benchmark"`
+	BID        string  `parquet:"b_id"`
+	BBenchmark string  `parquet:"b_benchmark"`
+	Sim        float32 `parquet:"similarity"`
+	ConfirmSim float32 `parquet:"confirm_similarity"`
+}
+
+func readDupRows(t *testing.T, path string) []dupRow {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.Read[dupRow](bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}
+
+// expectedPairs recomputes, outside the run, the near-duplicate pairs of an
+// items file with the models of dir: those both encoders put at cosine >=
+// 0.90, and per benchmark the pairs the second rejected.
+func expectedPairs(t *testing.T, itemsFile, dir string) (kept map[[2]string][2]float32, removed map[string]int) {
+	t.Helper()
+	rt, err := models.NewRuntime(models.RuntimeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := models.LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := textembed.OpenModels(rt, m, models.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.Close()
+	items, err := harness.ReadFiles(context.Background(), []string{itemsFile}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = textembed.ItemText(it)
+	}
+	e1, err := ms.Embed.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := ms.Confirm.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cos := func(m *kernels.Matrix, i, j int) float64 {
+		var s float64
+		for k := range m.Cols {
+			s += float64(m.Row(i)[k]) * float64(m.Row(j)[k])
+		}
+		return s
+	}
+	kept, removed = map[[2]string][2]float32{}, map[string]int{}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			c1 := cos(e1, i, j)
+			if c1 < 0.90-1e-4 {
+				continue
+			}
+			if math.Abs(c1-0.90) < 1e-4 {
+				t.Fatalf("items %d and %d sit at the threshold (%v): the comparison would depend on rounding", i, j, c1)
+			}
+			c2 := cos(e2, i, j)
+			key := [2]string{items[i].Benchmark + "/" + items[i].ID, items[j].Benchmark + "/" + items[j].ID}
+			if c2 >= 0.90 {
+				kept[key] = [2]float32{float32(c1), float32(c2)}
+				continue
+			}
+			removed[items[i].Benchmark]++
+			if items[j].Benchmark != items[i].Benchmark {
+				removed[items[j].Benchmark]++
+			}
+		}
+	}
+	return kept, removed
+}
+
+// checkConfirmedDuplicates checks a run's duplicates.parquet and cards.json
+// against the pairs recomputed outside the run.
+func checkConfirmedDuplicates(t *testing.T, out string, kept map[[2]string][2]float32, removed map[string]int) {
+	t.Helper()
+	rows := readDupRows(t, filepath.Join(out, runs.DuplicatesFile))
+	if len(rows) != len(kept) {
+		t.Errorf("%d pairs in duplicates.parquet, %d confirmed by both models", len(rows), len(kept))
+	}
+	for _, r := range rows {
+		want, ok := kept[[2]string{r.ABenchmark + "/" + r.AID, r.BBenchmark + "/" + r.BID}]
+		if !ok {
+			t.Errorf("pair %s/%s - %s/%s is not confirmed by both models", r.ABenchmark, r.AID, r.BBenchmark, r.BID)
+			continue
+		}
+		if math.Abs(float64(r.Sim-want[0])) > 1e-5 || math.Abs(float64(r.ConfirmSim-want[1])) > 1e-5 || r.Sim < 0.9 || r.ConfirmSim < 0.9 {
+			t.Errorf("pair %s - %s: similarities %v, %v; recomputed %v", r.AID, r.BID, r.Sim, r.ConfirmSim, want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cards []struct {
+		Benchmark   string `json:"benchmark"`
+		Unconfirmed *int   `json:"unconfirmed_duplicate_pairs"`
+	}
+	if err := json.Unmarshal(b, &cards); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cards {
+		if c.Unconfirmed == nil || *c.Unconfirmed != removed[c.Benchmark] {
+			t.Errorf("%s: card says confirmation removed %v pairs, recomputed %d", c.Benchmark, c.Unconfirmed, removed[c.Benchmark])
+		}
+	}
+}
+
+func TestAuditWithModels(t *testing.T) {
+	needORT(t)
+	items := demoSubset(t, 8)
+	dir := writeEncoderModels(t, encoderRole{1, "cls", 512}, &encoderRole{2, "mean", 512})
+	tmp := t.TempDir()
+	var outs []string
+	for _, w := range []string{"1", "2"} {
+		out := filepath.Join(tmp, "w"+w)
+		code, stdout, stderr := runAudit("--items", items, "--out", out, "--models", dir, "--device", "cpu", "--workers", w)
+		if code != 0 {
+			t.Fatalf("--workers %s: exit %d: %s", w, code, stderr)
+		}
+		if !strings.Contains(stdout, "VideoHallucer") {
+			t.Errorf("summary lacks the benchmarks:\n%s", stdout)
+		}
+		outs = append(outs, out)
+	}
+	for _, name := range []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile} {
+		a, err1 := os.ReadFile(filepath.Join(outs[0], name))
+		b, err2 := os.ReadFile(filepath.Join(outs[1], name))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between --workers 1 and 2 (%v, %v)", name, err1, err2)
+		}
+	}
+	var cfg runs.Config
+	b, _ := os.ReadFile(filepath.Join(outs[0], runs.ConfigFile))
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{cfg.Embedder, cfg.Confirm} {
+		if !strings.HasPrefix(name, "onnx:") || !strings.Contains(name, "model.onnx=sha256:") || !strings.Contains(name, "tokenizer.json=sha256:") {
+			t.Errorf("config.json names an embedder %q without the hashes of its files", name)
+		}
+	}
+	kept, removed := expectedPairs(t, items, dir)
+	checkConfirmedDuplicates(t, outs[0], kept, removed)
+
+	code, _, stderr := runAudit("--items", items, "--out", outs[0], "--models", dir)
+	if code != 0 {
+		t.Errorf("resuming with the same models: exit %d, %s", code, stderr)
+	}
+	other := writeEncoderModels(t, encoderRole{3, "cls", 512}, &encoderRole{2, "mean", 512})
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"other models", []string{"--models", other}, "([embedder] differ)"},
+		{"no models", nil, "([confirm_embedder embedder] differ)"},
+		{"no dup_confirm", []string{"--models", writeEncoderModels(t, encoderRole{1, "cls", 512}, nil)}, "([confirm_embedder] differ)"},
+	} {
+		t.Run("resume with "+tt.name+" is refused", func(t *testing.T) {
+			code, _, stderr := runAudit(append([]string{"--items", items, "--out", outs[0]}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestAuditConfirmationRemovesPairs builds a case where the two models
+// disagree: the first reads only [CLS], the first word and [SEP]
+// (max_length 3), so every item starting with the same word has the same
+// row; the second reads the whole text. An exact copy stays a pair under
+// both; items that merely share a first word are found by the first model
+// and rejected by the second.
+func TestAuditConfirmationRemovesPairs(t *testing.T) {
+	needORT(t)
+	item := func(id, bench, q string, opts ...string) string {
+		b, _ := json.Marshal(map[string]any{"id": id, "benchmark": bench, "video": "v" + id, "question": q, "options": opts, "answer": 0})
+		return string(b) + "\n"
+	}
+	lines := item("a1", "A", "why did the boy in red run towards the door at the end?", "he heard a knock", "to catch the cat", "the bell rang") +
+		item("a2", "A", "why did the boy in red run towards the door at the end?", "he heard a knock", "to catch the cat", "the bell rang") +
+		item("a3", "A", "why 17 42 99 ?", "0", "1") +
+		item("b1", "B", "how many people are sitting at the table in the kitchen?", "three", "four", "five") +
+		item("b2", "B", "what colour is the car parked outside the house?", "red", "blue", "green", "white")
+	items := filepath.Join(t.TempDir(), "items.jsonl")
+	if err := os.WriteFile(items, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeEncoderModels(t, encoderRole{1, "cls", 3}, &encoderRole{2, "mean", 512})
+	out := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := runAudit("--items", items, "--out", out, "--models", dir, "--levels", "option"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	kept, removed := expectedPairs(t, items, dir)
+	if _, ok := kept[[2]string{"A/a1", "A/a2"}]; !ok {
+		t.Errorf("the exact copy a1-a2 is not a confirmed pair: %v", kept)
+	}
+	if removed["A"] == 0 {
+		t.Fatalf("the second model rejected no pair (kept %v): the case no longer tests confirmation", kept)
+	}
+	checkConfirmedDuplicates(t, out, kept, removed)
+	md, _ := os.ReadFile(filepath.Join(out, runs.CardsMarkdown))
+	if !strings.Contains(string(md), "confirmation by a second model removed") {
+		t.Errorf("cards.md does not say what confirmation removed:\n%s", md)
+	}
+}
+
+func TestAuditModelsFlags(t *testing.T) {
+	items := demoSubset(t, 5)
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--device without --models", []string{"--device", "cuda"}, "--device needs --models"},
+		{"two devices", []string{"--models", dir, "--device", "cuda:0,1"}, "audit embeds on one device"},
+		{"a bad device", []string{"--models", dir, "--device", "tpu"}, "want cpu, cuda"},
+		{"no manifest", []string{"--models", dir}, "models.json not found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runAudit(append([]string{"--items", items, "--out", filepath.Join(dir, "out")}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+	code, stdout, _ := runAudit("--help")
+	if code != 0 || !strings.Contains(stdout, "-models") || !strings.Contains(stdout, "-device") || !strings.Contains(stdout, "dup_confirm") {
+		t.Errorf("help does not document --models and --device:\n%s", stdout)
 	}
 }

@@ -24,10 +24,12 @@ import (
 const DefaultThreshold = 0.90
 
 // A Pair is two near-duplicate items (indices into the run's items, A < B)
-// and the cosine of their question+options embeddings.
+// and the cosine of their question+options embeddings. ConfirmSim is their
+// cosine under the confirming model (see Confirm), zero when none ran.
 type Pair struct {
-	A, B int
-	Sim  float32
+	A, B       int
+	Sim        float32
+	ConfirmSim float32
 }
 
 // A Flow counts what two benchmarks share: near-duplicate pairs, or videos.
@@ -56,6 +58,9 @@ type Benchmark struct {
 	// SharedVideos counts its distinct videos that appear in another
 	// benchmark too (same video id).
 	SharedVideos int
+	// Unconfirmed counts the pairs touching the benchmark (within it or
+	// across) that the confirming model rejected; zero when none ran.
+	Unconfirmed int
 }
 
 // A Result is the near-duplicate analysis of a run.
@@ -78,6 +83,11 @@ type Result struct {
 	// sorted by (From, To) and hold only nonzero counts.
 	Flows  []Flow
 	Videos []Flow
+	// Confirmed is true when a second model confirmed the pairs (Confirm):
+	// Pairs then holds only those it confirmed, and Unconfirmed the pairs
+	// the first model found and the second rejected, sorted by (A, B).
+	Confirmed   bool
+	Unconfirmed []Pair
 }
 
 // Find joins the rows of text (unit question+options embeddings, one per

@@ -75,6 +75,10 @@ type Card struct {
 	// WeightedReferenceAccuracy is s* with each item weighted by the inverse
 	// size of its near-duplicate cluster within the benchmark.
 	WeightedReferenceAccuracy *float64 `json:"weighted_reference_accuracy"`
+	// UnconfirmedDuplicates counts the near-duplicate pairs touching the
+	// benchmark that the first embedder found and the confirming one
+	// rejected (dups.Confirm); absent when no second model confirmed them.
+	UnconfirmedDuplicates *int `json:"unconfirmed_duplicate_pairs,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

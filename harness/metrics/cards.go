@@ -449,6 +449,9 @@ func withDuplicates(c *Card, dup *dups.Result) {
 	c.CrossBenchmarkDuplicates = &d.CrossItems
 	c.DistinctClusters = &d.Clusters
 	c.SharedVideos = &d.SharedVideos
+	if dup.Confirmed {
+		c.UnconfirmedDuplicates = &d.Unconfirmed
+	}
 	for _, f := range dup.Flows {
 		if f.From == f.To {
 			continue

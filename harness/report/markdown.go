@@ -68,6 +68,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 					fmt.Fprintf(bw, " (%s)", flows(c.SharedVideoFlows, "videos"))
 				}
 			}
+			if c.UnconfirmedDuplicates != nil {
+				fmt.Fprintf(bw, "; confirmation by a second model removed %d pairs", *c.UnconfirmedDuplicates)
+			}
 			fmt.Fprintf(bw, ".\n")
 		}
 	}

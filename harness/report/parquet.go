@@ -88,14 +88,32 @@ type duplicateRow struct {
 	ClusterSize int32   `parquet:"cluster_size"`
 }
 
+// A confirmedDuplicateRow is a row of duplicates.parquet when a second model
+// confirmed the pairs: the first model's similarity and the second's.
+type confirmedDuplicateRow struct {
+	AID               string  `parquet:"a_id"`
+	ABenchmark        string  `parquet:"a_benchmark"`
+	AVideo            string  `parquet:"a_video"`
+	BID               string  `parquet:"b_id"`
+	BBenchmark        string  `parquet:"b_benchmark"`
+	BVideo            string  `parquet:"b_video"`
+	Similarity        float32 `parquet:"similarity"`
+	ConfirmSimilarity float32 `parquet:"confirm_similarity"`
+	Cross             bool    `parquet:"cross_benchmark"`
+	ClusterSize       int32   `parquet:"cluster_size"`
+}
+
 // WriteDuplicatesParquet writes duplicates.parquet: one row per
 // near-duplicate pair (a before b in the run's item order), with both items'
 // ids, benchmarks and videos, the cosine of their question+options
 // embeddings, whether they come from different benchmarks, and the size of
-// the cluster the pair belongs to.
+// the cluster the pair belongs to. When a second model confirmed the pairs
+// (dups.Confirm), only the confirmed pairs are written, with the second
+// model's cosine in a confirm_similarity column after similarity.
 func (r *Report) WriteDuplicatesParquet(w io.Writer) error {
 	var rows []duplicateRow
-	if d := r.Duplicates; d != nil {
+	d := r.Duplicates
+	if d != nil {
 		rows = make([]duplicateRow, 0, len(d.Pairs))
 		for _, p := range d.Pairs {
 			if p.A < 0 || p.B >= len(r.Items) || p.A >= p.B {
@@ -110,7 +128,20 @@ func (r *Report) WriteDuplicatesParquet(w io.Writer) error {
 			rows = append(rows, row)
 		}
 	}
-	pw := parquet.NewGenericWriter[duplicateRow](w, parquet.Compression(&parquet.Zstd))
+	if d == nil || !d.Confirmed {
+		return writeRows(w, rows)
+	}
+	confirmed := make([]confirmedDuplicateRow, len(rows))
+	for k, x := range rows {
+		confirmed[k] = confirmedDuplicateRow{AID: x.AID, ABenchmark: x.ABenchmark, AVideo: x.AVideo, BID: x.BID, BBenchmark: x.BBenchmark, BVideo: x.BVideo,
+			Similarity: x.Similarity, ConfirmSimilarity: d.Pairs[k].ConfirmSim, Cross: x.Cross, ClusterSize: x.ClusterSize}
+	}
+	return writeRows(w, confirmed)
+}
+
+// writeRows writes one zstd-compressed parquet table of rows.
+func writeRows[T any](w io.Writer, rows []T) error {
+	pw := parquet.NewGenericWriter[T](w, parquet.Compression(&parquet.Zstd))
 	if _, err := pw.Write(rows); err != nil {
 		return fmt.Errorf("duplicates table: %w", err)
 	}

@@ -52,6 +52,11 @@ type Options struct {
 	// Embedder embeds item texts; nil means a textembed.Lexical of the
 	// default width, fitted on the run's question+options texts.
 	Embedder textembed.TextEmbedder
+	// Confirm, when set, is a second embedder that confirms the
+	// near-duplicate pairs Embedder finds (DESIGN.md: BGE pairs confirmed by
+	// MPNet): a pair is kept only when its cosine under Confirm, over the
+	// same question+options texts, is also at or above the threshold.
+	Confirm textembed.TextEmbedder
 }
 
 // A Result summarises a finished audit.
@@ -161,6 +166,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	if lexical {
 		cfg.Embedder = "fit-on-run-texts:" + cfg.Embedder
+	}
+	if opt.Confirm != nil {
+		cfg.Confirm = opt.Confirm.Name()
 	}
 	cfg.Attack.Threads = 0 // not part of the result
 	for _, name := range opt.Items {
@@ -520,6 +528,11 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	if err != nil {
 		return err
 	}
+	if a.opt.Confirm != nil {
+		if dup, err = a.confirm(ctx, dup); err != nil {
+			return err
+		}
+	}
 	a.stage("duplicates", t0)
 	t0 = time.Now()
 	mcfg := metrics.DefaultConfig(a.acfg)
@@ -557,6 +570,40 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	a.stage("write", t0)
 	a.res.Cards = cards
 	return nil
+}
+
+// confirm embeds the items of dup's pairs with the confirming embedder
+// (through the cache, so a resumed run reads them) and keeps the pairs it
+// confirms.
+func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, error) {
+	emb := a.opt.Confirm
+	idx := dups.PairItems(dup, len(a.items))
+	texts := make([]string, len(idx))
+	for j, i := range idx {
+		texts[j] = textembed.ItemText(a.items[i])
+	}
+	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	key := textKey(emb.Name(), nil, texts)
+	m, err := cache.load("confirm", key, len(texts), emb.Dim())
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		meter := newMeter(a.opt.Progress, int64(len(texts)), "confirm", "texts")
+		if m, err = embedAll(ctx, emb, texts, meter.add); err != nil {
+			meter.exit()
+			return nil, fmt.Errorf("embed near-duplicate candidates with %s: %w", emb.Name(), err)
+		}
+		meter.finish()
+		if err := cache.store("confirm", key, m); err != nil {
+			return nil, err
+		}
+	}
+	full := kernels.NewMatrix(len(a.items), emb.Dim())
+	for j, i := range idx {
+		copy(full.Row(i), m.Row(j))
+	}
+	return dups.Confirm(a.items, dup, full)
 }
 
 // removeTemps deletes the temporary files an interrupted atomic write left.

@@ -32,12 +32,15 @@ type Input struct {
 // Everything that can change an output is in it; nothing else is (the
 // worker count is not: outputs do not depend on it).
 type Config struct {
-	Format     string        `json:"format"`
-	Items      []Input       `json:"items"`
-	Reference  *Input        `json:"reference"`
-	VideoRoot  string        `json:"video_root"`
-	Seed       uint64        `json:"seed"`
-	Embedder   string        `json:"embedder"`
+	Format    string  `json:"format"`
+	Items     []Input `json:"items"`
+	Reference *Input  `json:"reference"`
+	VideoRoot string  `json:"video_root"`
+	Seed      uint64  `json:"seed"`
+	Embedder  string  `json:"embedder"`
+	// Confirm names the embedder that confirms near-duplicate pairs; empty
+	// (and absent from config.json) when none does.
+	Confirm    string        `json:"confirm_embedder,omitempty"`
 	Attack     attack.Config `json:"attack"`
 	Duplicates float32       `json:"duplicate_threshold"`
 	Bootstrap  int           `json:"bootstrap_reps"`

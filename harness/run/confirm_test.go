@@ -1,0 +1,84 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// countingEmbedder counts the texts it embeds.
+type countingEmbedder struct {
+	textembed.TextEmbedder
+	texts *atomic.Int64
+}
+
+func (e countingEmbedder) Embed(ctx context.Context, texts []string) (*kernels.Matrix, error) {
+	e.texts.Add(int64(len(texts)))
+	return e.TextEmbedder.Embed(ctx, texts)
+}
+
+// TestAuditConfirmsPairsWithASecondEmbedder confirms the lexical pairs with
+// a narrower, unfitted lexical embedder (collisions in 32 columns move
+// cosines enough to reject some pairs), then resumes and checks that the
+// confirming embeddings come from the cache.
+func TestAuditConfirmsPairsWithASecondEmbedder(t *testing.T) {
+	items := realItems(t, 60)
+	out := filepath.Join(t.TempDir(), "run")
+	var n atomic.Int64
+	confirm := countingEmbedder{textembed.NewLexical(32), &n}
+	res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Workers: 2, Confirm: confirm})
+
+	b, err := os.ReadFile(filepath.Join(out, DuplicatesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Sim        float32 `parquet:"similarity"`
+		ConfirmSim float32 `parquet:"confirm_similarity"`
+	}
+	rows, err := parquet.Read[row](bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Sim < dups.DefaultThreshold || r.ConfirmSim < dups.DefaultThreshold {
+			t.Errorf("a kept pair has similarities %v and %v", r.Sim, r.ConfirmSim)
+		}
+	}
+	removed := 0
+	for _, c := range res.Cards {
+		if c.UnconfirmedDuplicates == nil {
+			t.Fatalf("%s: no count of unconfirmed pairs", c.Benchmark)
+		}
+		removed += *c.UnconfirmedDuplicates
+	}
+	t.Logf("%d pairs kept, %d removed by confirmation; %d texts embedded a second time", len(rows), removed, n.Load())
+	if removed == 0 {
+		t.Errorf("the 32-column embedder confirmed all %d pairs: the test no longer tests rejection", len(rows))
+	}
+	if n.Load() == 0 || n.Load() >= int64(res.Items) {
+		t.Errorf("the confirming embedder embedded %d texts of %d items; want only the items of candidate pairs", n.Load(), res.Items)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(out, ConfigFile))
+	if !bytes.Contains(cfg, []byte(`"confirm_embedder": "lexical-w12-c34-d32"`)) {
+		t.Errorf("config.json does not name the confirming embedder:\n%s", cfg)
+	}
+
+	n.Store(0)
+	again := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Workers: 1, Confirm: confirm})
+	if !again.Resumed || n.Load() != 0 {
+		t.Errorf("resumed %v, %d texts embedded again; want the cache", again.Resumed, n.Load())
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	mustAudit(t, Options{Items: []string{items}, Out: fresh, Seed: 3, Workers: 1, Confirm: confirm})
+	sameOutputs(t, out, fresh)
+}
