@@ -3,26 +3,28 @@ module github.com/vidscreen/vidscreen
 go 1.26.8
 
 require (
+	github.com/asticode/go-astiav v0.16.0
+	github.com/ebitengine/purego v0.11.3
+	github.com/parquet-go/parquet-go v0.32.0
+	github.com/rivo/uniseg v0.4.7
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/yalue/onnxruntime_go v1.27.0
+	golang.org/x/sync v0.25.0
+	golang.org/x/term v0.44.0
+	golang.org/x/text v0.44.0
+	gonum.org/v1/gonum v0.17.0
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
 	github.com/andybalholm/brotli v1.1.1 // indirect
-	github.com/asticode/go-astiav v0.16.0 // indirect
 	github.com/asticode/go-astikit v0.42.0 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
-	github.com/parquet-go/parquet-go v0.32.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
-	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
-	github.com/yalue/onnxruntime_go v1.27.0 // indirect
-	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
-	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
-	gonum.org/v1/netlib v0.0.0-20190313105609-8cb42192e0e0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )
