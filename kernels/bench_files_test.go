@@ -2,8 +2,10 @@ package kernels_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -53,13 +55,18 @@ func BenchmarkVendiFile(b *testing.B) {
 	v := loadBenchFile(b, "VIDSCREEN_BENCH_V")
 	t := loadBenchFile(b, "VIDSCREEN_BENCH_T")
 	var res kernels.Vendi
+	best := math.Inf(1)
 	for b.Loop() {
 		var err error
+		start := time.Now()
 		if res, err = kernels.VendiJoint(context.Background(), v, t, 1, nil, kernels.Options{}); err != nil {
 			b.Fatal(err)
 		}
+		best = min(best, time.Since(start).Seconds())
 	}
 	b.ReportMetric(float64(v.Rows)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	// The fastest call, to set beside numpy's best of as many runs.
+	b.ReportMetric(best, "best-s")
 	b.ReportMetric(res.Score, "vendi")
 	b.Logf("vendi %.15g", res.Score) // full precision for the numpy cross-check
 }

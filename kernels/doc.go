@@ -15,7 +15,9 @@
 //     copy and retrieval attackers), LeaderClusters and UnionFind group
 //     items.
 //   - VendiJoint, VendiFeatures and VendiKernel compute exact Vendi scores;
-//     NewJointKernel and VendiEstimate estimate them past what fits in memory.
+//     NewJointKernel and VendiEstimate estimate them past what fits in memory,
+//     multiplying by the kernel through the features or through tiles of
+//     it, whichever costs fewer flops.
 //   - PrequentialLogistic, PrequentialLogisticOrders and PrequentialChoice
 //     are the online learners of the pool level; BootstrapMean and
 //     PercentileRanks serve the metrics.

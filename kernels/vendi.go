@@ -206,21 +206,27 @@ func VendiJoint(ctx context.Context, v, t *Matrix, q float64, w []float64, opt O
 		// One tile: the two Gram matrices in parallel, upper halves only.
 		// Small draws (the 200-item n_eff) are called in loops, so the
 		// float64 buffers are recycled: fresh ones cost as much as the
-		// products (page faults and zeroing).
-		k := getScratch(n * n)
-		defer putScratch(k)
-		var tk []float64
-		gram := func(x *Matrix, s []float64, out []float64) {
-			xs := getScratch(len(x.Data))
-			defer putScratch(xs)
+		// products (page faults and zeroing). One buffer holds them all,
+		// so that repeated draws of one shape always find it in the pool.
+		size := n*n + len(v.Data)
+		if t != nil {
+			size += n*n + len(t.Data)
+		}
+		buf := getScratch(size)
+		defer putScratch(buf)
+		take := func(m int) []float64 { b := buf[:m:m]; buf = buf[m:]; return b }
+		k, vs := take(n*n), take(len(v.Data))
+		var tk, ts []float64
+		if t != nil {
+			tk, ts = take(n*n), take(len(t.Data))
+		}
+		gram := func(x *Matrix, s, xs, out []float64) {
 			scaledRowsInto(xs, x, s)
 			g.Dsyrk(n, x.Cols, 1, xs, max(x.Cols, 1), 0, out, n)
 		}
-		jobs := []func(){func() { gram(v, sw, k) }}
+		jobs := []func(){func() { gram(v, sw, vs, k) }}
 		if t != nil {
-			tk = getScratch(n * n)
-			defer putScratch(tk)
-			jobs = append(jobs, func() { gram(t, nil, tk) })
+			jobs = append(jobs, func() { gram(t, nil, ts, tk) })
 		}
 		if err := parallelFor(ctx, len(jobs), opt.threads(), func(j int) error { jobs[j](); return nil }); err != nil {
 			return Vendi{}, err
