@@ -69,25 +69,42 @@ func bertBaseModel(b *testing.B) string {
 // WordPiece tokens (nextqa and star questions are mostly 10 to 25).
 func benchSeqs(n int) [][]int { return randomIDs(77, n, 10, 40, 1000, 30522, 101, 102) }
 
-func BenchmarkTextEncoder(b *testing.B) {
-	rt, dir := tinyModels(b)
-	for _, tc := range []struct {
+// encoderBenchCases are the encoders the text benchmarks run: the tiny
+// test model and a BERT-base-shaped one built at run time.
+func encoderBenchCases(b *testing.B, dir string) []struct {
+	name string
+	path func() string
+} {
+	return []struct {
 		name string
 		path func() string
 	}{
 		{"tiny", func() string { return filepath.Join(dir, "bge", "model.onnx") }},
 		{fmt.Sprintf("bert-base-L%d", benchLayers()), func() string { return bertBaseModel(b) }},
-	} {
+	}
+}
+
+// openBenchEncoder opens path as a CLS-pooled text encoder on the bench device.
+func openBenchEncoder(b *testing.B, rt *Runtime, path string) (*Session, *TextEncoder) {
+	b.Helper()
+	s, err := rt.NewSession(path, benchDevice(b, rt), DynamicShapes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc, err := NewTextEncoder(s, nil, PoolCLS, 512)
+	if err != nil {
+		s.Close()
+		b.Fatal(err)
+	}
+	return s, enc
+}
+
+func BenchmarkTextEncoder(b *testing.B) {
+	rt, dir := tinyModels(b)
+	for _, tc := range encoderBenchCases(b, dir) {
 		b.Run(tc.name, func(b *testing.B) {
-			s, err := rt.NewSession(tc.path(), benchDevice(b, rt), DynamicShapes)
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, enc := openBenchEncoder(b, rt, tc.path())
 			defer s.Close()
-			enc, err := NewTextEncoder(s, nil, PoolCLS, 512)
-			if err != nil {
-				b.Fatal(err)
-			}
 			seqs := benchSeqs(256)
 			b.ResetTimer()
 			for b.Loop() {
@@ -107,23 +124,10 @@ func BenchmarkTextEncoder(b *testing.B) {
 // shared machine slows both alike; "harness/raw" is the throughput ratio.
 func BenchmarkHarnessVsRaw(b *testing.B) {
 	rt, dir := tinyModels(b)
-	for _, tc := range []struct {
-		name string
-		path func() string
-	}{
-		{"tiny", func() string { return filepath.Join(dir, "bge", "model.onnx") }},
-		{fmt.Sprintf("bert-base-L%d", benchLayers()), func() string { return bertBaseModel(b) }},
-	} {
+	for _, tc := range encoderBenchCases(b, dir) {
 		b.Run(tc.name, func(b *testing.B) {
-			s, err := rt.NewSession(tc.path(), benchDevice(b, rt), DynamicShapes)
-			if err != nil {
-				b.Fatal(err)
-			}
+			s, enc := openBenchEncoder(b, rt, tc.path())
 			defer s.Close()
-			enc, err := NewTextEncoder(s, nil, PoolCLS, 512)
-			if err != nil {
-				b.Fatal(err)
-			}
 			const batch = 32
 			enc.MaxBatch = batch
 			seqs := benchSeqs(256)
