@@ -52,9 +52,12 @@ type Stats struct {
 	Seeks         int // av_seek_frame calls
 	Backoffs      int // seeks that had to step back one more keyframe
 	DecodeErrors  int // packets the decoder rejected (concealed, as ffmpeg does)
-	// PacketsSkippable counts packets sent while the decoder was told to
+	// PacketsSkippable counts packets read while the decoder was told to
 	// skip them if no other frame refers to them (no target lies in them).
 	PacketsSkippable int
+	// PacketsDropped counts the skippable packets whose NAL headers showed
+	// an unreferenced H.264 picture, so they never reached the decoder.
+	PacketsDropped int
 
 	fallback string // why NVDEC was not used, for Pool's notice
 }
@@ -464,6 +467,15 @@ func (d *Decoder) receive(ctx context.Context) error {
 		}
 		if d.skipping {
 			d.stats.PacketsSkippable++
+			if isH264NonReference(d.cc, d.pkt) {
+				// Dropped here rather than skipped inside the decoder: a
+				// packet skipped there still takes a frame thread's turn,
+				// so the reference frames around it decode one at a time
+				// (1080p GOP 600, 2 threads: about 4.0 s -> 2.7-3.0 s for 32 frames).
+				d.stats.PacketsDropped++
+				d.pkt.Unref()
+				continue
+			}
 		}
 		err = d.cc.SendPacket(d.pkt)
 		d.pkt.Unref()

@@ -228,6 +228,9 @@ func TestFramesDecodeEachGOPOnce(t *testing.T) {
 			if s.PacketsSkippable == 0 {
 				t.Error("no packet was marked skippable on a constant-rate file with B-frames")
 			}
+			if s.PacketsDropped == 0 || s.PacketsDropped > s.PacketsSkippable {
+				t.Errorf("%d of %d skippable packets dropped before the decoder, want some and no more", s.PacketsDropped, s.PacketsSkippable)
+			}
 			if s.FramesOut != len(times) {
 				t.Errorf("returned %d frames, want %d", s.FramesOut, len(times))
 			}

@@ -33,6 +33,31 @@ package decode
 //static void vs_interrupt_set(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 //static void vs_interrupt_free(int *p) { av_free(p); }
 //static void vs_skip_nonref(AVCodecContext *cc, int on) { cc->skip_frame = on ? AVDISCARD_NONREF : AVDISCARD_DEFAULT; }
+// // vs_h264_nonref reports whether pkt holds one H.264 picture that no other
+// // picture refers to: every VCL NAL unit (types 1-5) has nal_ref_idc 0
+// // (ITU-T H.264 7.4.1), and no parameter set rides along. Only for avcC
+// // packets (extradata[0] == 1, ISO/IEC 14496-15 5.2.4.1: NAL units behind
+// // big-endian lengths of (extradata[4] & 3) + 1 bytes); anything else says 0.
+//static int vs_h264_nonref(AVCodecContext *cc, AVPacket *pkt) {
+//	if (cc->codec_id != AV_CODEC_ID_H264 || cc->extradata_size < 7 || cc->extradata[0] != 1 || !pkt->data) return 0;
+//	int n = (cc->extradata[4] & 3) + 1, vcl = 0;
+//	const uint8_t *p = pkt->data, *end = pkt->data + pkt->size;
+//	while (end - p > n) {
+//		uint32_t len = 0;
+//		for (int i = 0; i < n; i++) len = len << 8 | p[i];
+//		p += n;
+//		if (len == 0 || len > (uint32_t)(end - p)) return 0;
+//		int type = p[0] & 0x1f, ref = (p[0] >> 5) & 3;
+//		if (type >= 1 && type <= 5) {
+//			if (ref != 0 || type == 5) return 0;
+//			vcl++;
+//		} else if (type == 7 || type == 8 || type == 13 || type == 15) {
+//			return 0;
+//		}
+//		p += len;
+//	}
+//	return p == end && vcl > 0;
+//}
 //static int64_t vs_frame_duration(AVFrame *f) { return f->pkt_duration; }
 //static int64_t vs_frame_best_pts(AVFrame *f) { return f->best_effort_timestamp; }
 //
@@ -86,6 +111,10 @@ func cStream(s *astiav.Stream) *C.AVStream {
 	return *(**C.AVStream)(unsafe.Pointer(s))
 }
 
+func cPacket(p *astiav.Packet) *C.AVPacket {
+	return *(**C.AVPacket)(unsafe.Pointer(p))
+}
+
 func cFrame(f *astiav.Frame) *C.AVFrame {
 	return (*C.AVFrame)(f.UnsafePointer())
 }
@@ -122,6 +151,15 @@ func skipNonReference(cc *astiav.CodecContext, on bool) {
 		v = 1
 	}
 	C.vs_skip_nonref(cCodecContext(cc), v)
+}
+
+// isH264NonReference reports whether pkt holds one H.264 picture that no
+// other picture refers to, read from its NAL headers. Such packets can be
+// dropped before the decoder instead of being skipped inside it: with frame
+// threads a skipped packet still takes its turn on a thread, which would
+// serialise the reference frames around it.
+func isH264NonReference(cc *astiav.CodecContext, pkt *astiav.Packet) bool {
+	return C.vs_h264_nonref(cCodecContext(cc), cPacket(pkt)) != 0
 }
 
 // ioInterrupt is the flag FFmpeg's blocking I/O on one format context

@@ -153,7 +153,10 @@ func (p *Pool) Run(ctx context.Context, jobs []Job, yield func(r *Result) error)
 		case <-ctx.Done():
 			return stop(ctx.Err())
 		}
-		if r.Err != nil && ctx.Err() != nil && KindOf(r.Err) == "" {
+		// select picks at random among ready cases, so a result finished
+		// before the cancellation can win over ctx.Done: check again, so
+		// that nothing is yielded once ctx is done.
+		if ctx.Err() != nil {
 			return stop(ctx.Err())
 		}
 		if err := yield(r); err != nil {
