@@ -98,6 +98,17 @@ func VendiEstimate(ctx context.Context, a SymOperator, q float64, cfg SLQConfig)
 	if err != nil {
 		return Vendi{}, err
 	}
+	var lmax float64
+	for _, qd := range quad {
+		for _, t := range qd.theta {
+			lmax = max(lmax, t)
+		}
+	}
+	if !(lmax > 0) {
+		return Vendi{}, fmt.Errorf("vendi: the kernel has no positive eigenvalue")
+	}
+	// For q != 1, f is (l/lmax)^q: scaled so that large orders neither
+	// underflow nor overflow (see renyi).
 	f := func(l float64) float64 {
 		switch {
 		case l <= 0:
@@ -105,13 +116,7 @@ func VendiEstimate(ctx context.Context, a SymOperator, q float64, cfg SLQConfig)
 		case q == 1:
 			return -l * math.Log(l)
 		}
-		return math.Pow(l, q)
-	}
-	var lmax float64
-	for _, qd := range quad {
-		for _, t := range qd.theta {
-			lmax = max(lmax, t)
-		}
+		return math.Pow(l/lmax, q)
 	}
 	if math.IsInf(q, 1) {
 		h := -math.Log(lmax)
@@ -156,7 +161,13 @@ func VendiEstimate(ctx context.Context, a SymOperator, q float64, cfg SLQConfig)
 	if q == 1 {
 		h = tr
 	} else {
-		h = math.Log(tr) / (1 - q)
+		// The largest eigenvalue alone adds (lmax/lmax)^q = 1 to the scaled
+		// trace; a smaller estimate is quadrature noise (at large q, f is
+		// negligible at every Ritz value but the top one).
+		h = renyi(max(tr, 1), lmax, q)
+	}
+	if math.IsNaN(h) || math.IsInf(h, 0) {
+		return Vendi{}, fmt.Errorf("vendi: the order-%v estimate is %v (the trace estimate %v is not positive)", q, h, tr)
 	}
 	return Vendi{Score: math.Exp(h), Entropy: h, Method: "slq"}, nil
 }

@@ -67,13 +67,27 @@ func VendiEntropy(lambda []float64, q float64) float64 {
 		}
 		return -math.Log(mx)
 	}
+	// sum l^q = mx^q sum (l/mx)^q: scaled by the largest eigenvalue the sum
+	// lies in [1, n] for every q, where l^q alone underflows to 0 (or
+	// overflows) for large orders such as 1e308.
+	mx = 0
+	for _, l := range lambda {
+		mx = max(mx, l)
+	}
+	if mx == 0 {
+		return math.Log(0) / (1 - q)
+	}
 	var s float64
 	for _, l := range lambda {
-		if l > 0 {
-			s += math.Pow(l, q)
-		}
+		s += math.Pow(l/mx, q)
 	}
-	return math.Log(s) / (1 - q)
+	return renyi(s, mx, q)
+}
+
+// renyi returns log(mx^q s)/(1-q) without forming mx^q: the order-q entropy
+// of eigenvalues whose q-th powers, scaled by the largest mx, sum to s.
+func renyi(s, mx, q float64) float64 {
+	return q/(1-q)*math.Log(mx) + math.Log(s)/(1-q)
 }
 
 func vendiOf(lambda []float64, q float64, method string) Vendi {

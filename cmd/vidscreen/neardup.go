@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -70,6 +71,14 @@ embeddings, tau 0.90).`,
 				}
 				if *aPath == "" || *out == "" {
 					return &usageError{"--a and --out are required"}
+				}
+				if math.IsNaN(*tau) || math.IsInf(*tau, 0) {
+					return &usageError{fmt.Sprintf("--tau %v: want a finite cosine (pairs at or above it are kept)", *tau)}
+				}
+				for _, in := range []string{*aPath, *bPath} {
+					if in != "" && sameFile(in, *out) {
+						return &usageError{fmt.Sprintf("--out %s names the input %s: writing it would overwrite the input", *out, in)}
+					}
 				}
 				a, err := loadEmbeddings(*aPath, *normalize)
 				if err != nil {
@@ -144,8 +153,22 @@ embeddings, tau 0.90).`,
 	}
 }
 
+// sameFile reports whether a and b name the same file: the same path once
+// cleaned, or (when both exist) the same inode through links.
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
 // loadEmbeddings reads a .npy matrix, optionally scaling rows to unit
-// length; a file that cannot be read is bad input.
+// length; a file that cannot be read, or that holds a NaN or an infinity
+// (which would silently remove every pair of its row), is bad input.
 func loadEmbeddings(path string, normalize bool) (*kernels.Matrix, error) {
 	m, err := npy.ReadFile(path)
 	if err != nil {
@@ -157,6 +180,9 @@ func loadEmbeddings(path string, normalize bool) (*kernels.Matrix, error) {
 			return nil, fmt.Errorf("%w: %v", errBadInput, err)
 		}
 		return nil, err
+	}
+	if err := kernels.CheckFinite(m); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errBadInput, path, err)
 	}
 	if normalize {
 		kernels.NormalizeRows(m)
@@ -178,6 +204,10 @@ func writeParquetAtomically(path string, write func(*os.File) error) (err error)
 		}
 	}()
 	if err = write(f); err != nil {
+		return err
+	}
+	// CreateTemp makes the file 0600; outputs are 0644 in every command.
+	if err = f.Chmod(0o644); err != nil {
 		return err
 	}
 	if err = f.Close(); err != nil {

@@ -121,6 +121,9 @@ the exact entropy where both were run).`,
 				} else if res, err = kernels.VendiJoint(ctx, v, t, q, nil, opt); err != nil {
 					return err
 				}
+				if math.IsNaN(res.Entropy) || math.IsInf(res.Entropy, 0) || math.IsInf(res.Score, 0) {
+					return fmt.Errorf("the order-%s Vendi score of %s is %v (entropy %v): no finite answer", *qFlag, *aPath, res.Score, res.Entropy)
+				}
 				sum.Seconds = time.Since(start).Seconds()
 				sum.Score, sum.Entropy, sum.Method = res.Score, res.Entropy, res.Method
 				enc := json.NewEncoder(env.stdout)

@@ -8,7 +8,9 @@ import (
 )
 
 // FuzzRead checks that no input makes Read panic or return a matrix whose
-// size disagrees with its shape.
+// size disagrees with its shape, and that a header promising more data than
+// the input holds costs no more than the input (no shape is skipped: the
+// reader itself must not trust it).
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.npy"))
 	for _, p := range files {
@@ -20,16 +22,6 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 1<<16 {
 			return
-		}
-		// Skip headers that ask for more memory than the fuzzer should spend.
-		if h, err := ReadHeader(bytes.NewReader(b)); err == nil {
-			n := 1
-			for _, d := range h.Shape {
-				if d > 1<<20 || n > 1<<20 {
-					return
-				}
-				n *= d
-			}
 		}
 		m, err := Read(bytes.NewReader(b))
 		if err == nil && len(m.Data) != m.Rows*m.Cols {

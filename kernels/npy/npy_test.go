@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,5 +183,47 @@ func BenchmarkReadWrite(b *testing.B) {
 			}
 			b.ReportMetric(float64(m.Rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// TestHeaderPromisingTooMuch: a 6 KB file whose header promises 1e8 x 1024
+// float32 values (400 GB) is refused, by ReadFile from the file's size before
+// anything is allocated, and by Read (a stream of unknown length) having
+// allocated no more than the stream held. It used to crash the Go runtime.
+func TestHeaderPromisingTooMuch(t *testing.T) {
+	hdr := formatHeader(Header{Descr: "<f4", Shape: []int{100000000, 1024}})
+	b := append(hdr, make([]byte, 6000)...)
+	path := filepath.Join(t.TempDir(), "liar.npy")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fe *FormatError
+	_, err := ReadFile(path)
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "liar.npy") || !strings.Contains(err.Error(), "file ends before") {
+		t.Fatalf("ReadFile: %v, want a FormatError naming the file and the shortfall", err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Read(bytes.NewReader(b))
+	runtime.ReadMemStats(&after)
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "file ends before") {
+		t.Fatalf("Read: %v, want a FormatError", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
+		t.Errorf("Read allocated %d MB for a %d-byte stream", got>>20, len(b))
+	}
+	// A stream that does hold its promise is read whole across several
+	// growth steps.
+	m := kernels.NewMatrix(3, growChunk/2+7)
+	for i := range m.Data {
+		m.Data[i] = float32(i % 1000)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, m, "<f4"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(&buf)
+	if err != nil || got.Rows != 3 || !slices.Equal(got.Data, m.Data) {
+		t.Fatalf("Read of a %dx%d stream: %v", m.Rows, m.Cols, err)
 	}
 }

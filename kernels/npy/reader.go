@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"unsafe"
 
 	"github.com/vidscreen/vidscreen/kernels"
@@ -20,38 +21,56 @@ const maxHeader = 1 << 16
 // ReadHeader reads the magic, version and header of a .npy stream, leaving
 // r at the first data byte.
 func ReadHeader(r io.Reader) (Header, error) {
+	h, _, err := readHeader(r)
+	return h, err
+}
+
+// readHeader is ReadHeader that also returns the bytes it consumed.
+func readHeader(r io.Reader) (Header, int64, error) {
+	h, n, err := readHeaderBytes(r)
+	if err != nil {
+		return Header{}, 0, err
+	}
+	hd, err := parseHeader(string(h))
+	return hd, n, err
+}
+
+func readHeaderBytes(r io.Reader) ([]byte, int64, error) {
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return Header{}, &FormatError{"magic", fmt.Sprintf("short file: %v", err)}
+		return nil, 0, &FormatError{"magic", fmt.Sprintf("short file: %v", err)}
 	}
 	if string(pre[:6]) != magic {
-		return Header{}, &FormatError{"magic", "not a .npy file"}
+		return nil, 0, &FormatError{"magic", "not a .npy file"}
 	}
 	var hl int
+	var consumed int64
 	switch pre[6] {
 	case 1:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return Header{}, &FormatError{"header length", err.Error()}
+			return nil, 0, &FormatError{"header length", err.Error()}
 		}
 		hl = int(binary.LittleEndian.Uint16(b[:]))
+		consumed = 10
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return Header{}, &FormatError{"header length", err.Error()}
+			return nil, 0, &FormatError{"header length", err.Error()}
 		}
 		hl = int(binary.LittleEndian.Uint32(b[:]))
+		consumed = 12
 	default:
-		return Header{}, &FormatError{"version", fmt.Sprintf("unsupported format version %d.%d", pre[6], pre[7])}
+		return nil, 0, &FormatError{"version", fmt.Sprintf("unsupported format version %d.%d", pre[6], pre[7])}
 	}
 	if hl > maxHeader {
-		return Header{}, &FormatError{"header length", fmt.Sprintf("%d bytes is too long", hl)}
+		return nil, 0, &FormatError{"header length", fmt.Sprintf("%d bytes is too long", hl)}
 	}
 	buf := make([]byte, hl)
 	if _, err := io.ReadFull(r, buf); err != nil {
-		return Header{}, &FormatError{"header", fmt.Sprintf("short header: %v", err)}
+		return nil, 0, &FormatError{"header", fmt.Sprintf("short header: %v", err)}
 	}
-	return parseHeader(string(buf))
+	return buf, consumed + int64(hl), nil
 }
 
 // elemSize returns the bytes per element of a supported dtype.
@@ -69,8 +88,19 @@ func elemSize(descr string) (int, error) {
 
 // Read reads a one- or two-dimensional float array from r. A vector of n
 // values becomes an n x 1 matrix.
+//
+// The header's shape is not trusted: the matrix grows as the data arrives, so
+// a header that promises more than the stream holds costs no more memory than
+// the data present (ReadFile checks the promise against the file's size
+// before reading any data).
 func Read(r io.Reader) (*kernels.Matrix, error) {
-	h, err := ReadHeader(r)
+	return readData(r, -1)
+}
+
+// readData reads a matrix from r; avail is the number of bytes r holds from
+// its start, or -1 when unknown.
+func readData(r io.Reader, avail int64) (*kernels.Matrix, error) {
+	h, consumed, err := readHeader(r)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +120,19 @@ func Read(r io.Reader) (*kernels.Matrix, error) {
 	if cols != 0 && rows > math.MaxInt/8/cols {
 		return nil, &FormatError{"shape", fmt.Sprintf("%v is too large", h.Shape)}
 	}
-	m := kernels.NewMatrix(rows, cols)
-	if err := readData(r, m.Data, size); err != nil {
+	want := int64(rows) * int64(cols) * int64(size)
+	if avail >= 0 && avail-consumed < want {
+		return nil, &FormatError{"shape", fmt.Sprintf("file ends before the data its shape promises: %v of %s needs %d bytes after the header, the file holds %d (truncated, or a wrong header)",
+			h.Shape, h.Descr, want, max(avail-consumed, 0))}
+	}
+	m := &kernels.Matrix{Rows: rows, Cols: cols}
+	if avail >= 0 {
+		m.Data = make([]float32, rows*cols)
+		err = readValues(r, m.Data, size)
+	} else {
+		m.Data, err = readGrowing(r, rows*cols, size)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if h.FortranOrder && rows > 1 && cols > 1 {
@@ -108,7 +149,32 @@ func Read(r io.Reader) (*kernels.Matrix, error) {
 
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-func readData(r io.Reader, dst []float32, size int) error {
+// growChunk is how many values readGrowing adds at a time (64 MiB of
+// float32): a stream whose header lies about its shape fails at its end
+// having allocated about what it held.
+const growChunk = 1 << 24
+
+// readGrowing reads n values of size bytes from a stream of unknown length,
+// growing the slice as the data arrives.
+func readGrowing(r io.Reader, n, size int) ([]float32, error) {
+	data := make([]float32, 0, min(n, growChunk))
+	for len(data) < n {
+		k := min(growChunk, n-len(data))
+		data = slices.Grow(data, k)
+		chunk := data[len(data) : len(data)+k]
+		if err := readValues(r, chunk, size); err != nil {
+			var fe *FormatError
+			if errors.As(err, &fe) {
+				return nil, &FormatError{"data", fmt.Sprintf("file ends before the %d values its shape promises", n)}
+			}
+			return nil, err
+		}
+		data = data[:len(data)+k]
+	}
+	return data, nil
+}
+
+func readValues(r io.Reader, dst []float32, size int) error {
 	short := func(err error) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return &FormatError{"data", fmt.Sprintf("file ends before the %d values its shape promises", len(dst))}
@@ -157,7 +223,11 @@ func ReadFile(path string) (*kernels.Matrix, error) {
 		return nil, err
 	}
 	defer f.Close()
-	m, err := Read(bufio.NewReaderSize(f, 1<<20))
+	avail := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		avail = st.Size()
+	}
+	m, err := readData(bufio.NewReaderSize(f, 1<<20), avail)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -78,6 +78,10 @@ func WriteFile(path string, m *kernels.Matrix, descr string) (err error) {
 	if err = bw.Flush(); err != nil {
 		return err
 	}
+	// CreateTemp makes the file 0600; vidscreen's outputs are 0644.
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = f.Close(); err != nil {
 		return err
 	}
