@@ -21,6 +21,11 @@ type SGDConfig struct {
 	Standardize bool
 	// OneHotClasses appends a one-hot of the row's number of valid slots.
 	OneHotClasses bool
+	// Progress, when set, is called with the number of rows answered since
+	// its last call, every few hundred rows, so that a caller's progress
+	// bar moves during a long pass (from several goroutines at once under
+	// PrequentialLogisticOrders). It does not change the result.
+	Progress func(rows int) `json:"-"`
 }
 
 // DefaultSGDConfig is the pool-level learner of DESIGN.md.
@@ -251,6 +256,9 @@ func prequentialLogistic(ctx context.Context, x *Matrix, y, nClasses []int32, ma
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			if p > 0 && cfg.Progress != nil {
+				cfg.Progress(256)
+			}
 		}
 		xi := x.Row(int(item))
 		c := int(nClasses[item])
@@ -298,6 +306,9 @@ func prequentialLogistic(ctx context.Context, x *Matrix, y, nClasses []int32, ma
 		}
 		w.finishStep()
 		st.add(xi)
+	}
+	if n := len(order); n > 0 && cfg.Progress != nil {
+		cfg.Progress(n - (n-1)/256*256)
 	}
 	return out, nil
 }

@@ -243,3 +243,26 @@ func TestPrequentialChoiceEqualsMulticlassOnBlockFeatures(t *testing.T) {
 		t.Error("OneHotClasses accepted")
 	}
 }
+
+func TestPrequentialLogisticProgressCountsEveryRowOnce(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 257, 1000} {
+		x, y, nc := optionData(4, n, 4, 3)
+		calls, rows := 0, 0
+		cfg := DefaultSGDConfig()
+		cfg.Progress = func(k int) { calls++; rows += k }
+		want, err := PrequentialLogistic(context.Background(), x, y, nc, 3, DefaultSGDConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := PrequentialLogistic(context.Background(), x, y, nc, 3, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows != n || calls != (n+255)/256 {
+			t.Errorf("%d rows: progress counted %d rows in %d calls, want %d in %d", n, rows, calls, n, (n+255)/256)
+		}
+		if !slices.Equal(got.Data, want.Data) {
+			t.Errorf("%d rows: a progress callback changed the result", n)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/textembed"
@@ -47,8 +48,12 @@ second model's cosine is at or above the threshold too. duplicates.parquet then 
 both similarities, and each card counts the pairs confirmation removed. config.json names
 the models with a hash of their files, so resuming with other models is refused.
 
-Progress bars go to stderr when it is a terminal. At the end a summary table of the cards
-is printed on stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad
+Progress goes to stderr: on a terminal a bar per stage (read, embed, attack, duplicates,
+cards, write) with count, rate and ETA; anywhere else (a pipe, tee, nohup, a batch
+scheduler's log) log lines in the --log-format, one when each stage starts and ends and one
+every few seconds while it runs (stage, done, total, rate, eta_s). A resumed run first says
+what it found stored and what is left. --quiet silences both. At the end a summary table of
+the cards is printed on stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad
 usage or bad input (the error names the file, line and field).`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			var items stringList
@@ -61,6 +66,8 @@ usage or bad input (the error names the file, line and field).`,
 			videoRoot := fs.String("video-root", "", "resolve the items' video_path fields under `DIR`; a video_path that leaves it is bad input")
 			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder")
 			device := fs.String("device", "cpu", "run the --models encoders on `DEVICE`: cpu, cuda or cuda:N")
+			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
+			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
@@ -79,9 +86,12 @@ usage or bad input (the error names the file, line and field).`,
 				if len(items) == 0 {
 					opt.FS, opt.Items = demo.FS(), demo.Items()
 				}
-				if f, ok := env.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-					opt.Progress = env.stderr
+				rep, err := newReporter(env.stderr, *logFormat, *quiet)
+				if err != nil {
+					return err
 				}
+				defer rep.Close()
+				opt.Progress = rep
 				if *modelsDir != "" {
 					ms, err := openAuditModels(*modelsDir, *device, env)
 					if err != nil {
@@ -103,6 +113,19 @@ usage or bad input (the error names the file, line and field).`,
 			}
 		},
 	}
+}
+
+// newReporter reports progress on w: bars when w is a terminal, log lines
+// in format otherwise; nil when quiet.
+func newReporter(w io.Writer, format string, quiet bool) (*progress.Reporter, error) {
+	if _, err := progress.ParseFormat(format); err != nil {
+		return nil, &usageError{"--log-format: " + err.Error()}
+	}
+	if quiet {
+		return nil, nil
+	}
+	f, ok := w.(*os.File)
+	return progress.New(w, progress.Options{Terminal: ok && term.IsTerminal(int(f.Fd())), Format: format})
 }
 
 // openAuditModels opens the text encoders of a models directory on one

@@ -87,12 +87,50 @@ func TestAuditExitCodes(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", b, stdout)
 		}
 	}
-	if stderr != "" {
-		t.Errorf("stderr is not a terminal, yet the run wrote %q", stderr)
+	for _, stage := range []string{"read", "embed", "attack", "duplicates", "cards", "write"} {
+		if !strings.Contains(stderr, `msg="stage start" stage=`+stage+" ") || !strings.Contains(stderr, `msg="stage done" stage=`+stage+" ") {
+			t.Errorf("stderr (not a terminal) lacks the start and end lines of stage %s:\n%s", stage, stderr)
+		}
 	}
 	code, _, stderr = runAudit("--items", items, "--out", out, "--seed", "6")
 	if code != 2 || !strings.Contains(stderr, "different configuration ([seed] differ)") {
 		t.Errorf("resuming with another seed: exit %d, %q", code, stderr)
+	}
+}
+
+func TestAuditProgressLogs(t *testing.T) {
+	items := demoSubset(t, 10)
+	dir := t.TempDir()
+	code, _, stderr := runAudit("--items", items, "--out", filepath.Join(dir, "q"), "--quiet")
+	if code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+	out := filepath.Join(dir, "j")
+	code, _, stderr = runAudit("--items", items, "--out", out, "--log-format", "json", "--levels", "option")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var attackDone map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("--log-format json wrote a line that is not JSON: %q", line)
+		}
+		if rec["msg"] == "stage done" && rec["stage"] == "attack" {
+			attackDone = rec
+		}
+	}
+	// The attack counts items, not item x attacker x order.
+	if attackDone == nil || attackDone["done"] != 40.0 || attackDone["total"] != 40.0 || attackDone["unit"] != "items" {
+		t.Errorf("attack's end record %v, want 40/40 items", attackDone)
+	}
+	code, _, stderr = runAudit("--items", items, "--out", out, "--levels", "option")
+	if code != 0 || !strings.Contains(stderr, `msg="resuming: found stored predictions"`) || !strings.Contains(stderr, "units_left=0") {
+		t.Errorf("a resumed run: exit %d, stderr %s; want it to say what it found stored", code, stderr)
+	}
+	code, _, stderr = runAudit("--items", items, "--out", filepath.Join(dir, "x"), "--log-format", "yaml")
+	if code != 2 || !strings.Contains(stderr, "--log-format") {
+		t.Errorf("--log-format yaml: exit %d, %q; want 2", code, stderr)
 	}
 }
 

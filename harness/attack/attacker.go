@@ -19,6 +19,18 @@ type Stream struct {
 	// be nil when no attacker of the run needs it.
 	Text     *kernels.Matrix
 	Question *kernels.Matrix
+	// Progress, when set, is told how many more items have been answered.
+	// Attackers whose pass is long call it as they go, so that the run's
+	// progress moves during a long unit; the others need not (the run
+	// counts what a unit did not report when it ends). It may be nil.
+	Progress func(items int)
+}
+
+// answered reports n more items answered to s.Progress, if any.
+func (s *Stream) answered(n int) {
+	if s.Progress != nil && n > 0 {
+		s.Progress(n)
+	}
 }
 
 // A Prediction is an attacker's answer to one item.

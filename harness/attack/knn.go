@@ -73,6 +73,9 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				if q > 0 {
+					s.answered(1024)
+				}
 			}
 			if q < prefix {
 				ids, sims := nb.Row(q)
@@ -87,6 +90,7 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 			}
 			out[p] = a.vote(s, norm, p, buf)
 		}
+		s.answered(len(store) - (len(store)-1)/1024*1024)
 	}
 	return out, nil
 }

@@ -41,7 +41,9 @@ func (a *regression) Attack(ctx context.Context, s *Stream) ([]Prediction, error
 			y[k], nc[k] = int32(it.Answer), int32(len(it.Options))
 			maxC = max(maxC, len(it.Options))
 		}
-		lp, err := kernels.PrequentialLogistic(ctx, subRows(s.Text, store), y, nc, maxC, a.cfg.SGD.kernel())
+		sgd := a.cfg.SGD.kernel()
+		sgd.Progress = s.Progress
+		lp, err := kernels.PrequentialLogistic(ctx, subRows(s.Text, store), y, nc, maxC, sgd)
 		if err != nil {
 			return nil, fmt.Errorf("regression: %w", err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
@@ -47,8 +48,9 @@ type Options struct {
 	Workers int
 	// VideoRoot is the directory video_path fields are relative to.
 	VideoRoot string
-	// Progress receives progress bars; nil keeps the run quiet.
-	Progress io.Writer
+	// Progress reports each stage (bars on a terminal, log lines
+	// elsewhere); nil keeps the run quiet.
+	Progress *progress.Reporter
 	// Embedder embeds item texts; nil means a textembed.Lexical of the
 	// default width, fitted on the run's question+options texts.
 	Embedder textembed.TextEmbedder
@@ -141,10 +143,14 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		fsys = osFS{}
 	}
 	t0 := time.Now()
+	rm := newMeter(opt.Progress, int64(len(opt.Items)), "read", "files")
 	items, err := harness.ReadFS(ctx, fsys, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot})
 	if err != nil {
+		rm.exit()
 		return nil, err
 	}
+	rm.add(len(opt.Items))
+	rm.finish()
 	if len(items) == 0 {
 		return nil, &harness.ParseError{File: strings.Join(opt.Items, ", "), Err: harness.ErrNoItems}
 	}
@@ -342,6 +348,7 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool)
 		}
 	}
 	if a.text != nil && (!needQ || a.question != nil) {
+		a.opt.Progress.Note("embeddings read from the cache", "dir", cache.dir, "texts", len(texts)+len(questions))
 		return nil
 	}
 	if fit {
@@ -390,6 +397,11 @@ func (a *audit) attack(ctx context.Context) error {
 		times[i] = AttackerTime{Name: at.Name(), Level: at.Level()}
 	}
 	defer func() { a.res.Attackers = times }()
+	if done > 0 || a.res.Resumed {
+		a.opt.Progress.Note("resuming: found stored predictions", "dir", a.opt.Out,
+			"units_stored", a.res.UnitsStored, "units_left", len(todo), "units", len(a.units),
+			"predictions_stored", done, "predictions_left", n*len(a.units)-done, "torn_bytes_dropped", a.res.DroppedBytes)
+	}
 	if len(todo) == 0 {
 		return nil
 	}
@@ -409,25 +421,28 @@ func (a *audit) attack(ctx context.Context) error {
 		}
 		return 0
 	})
-	m := newMeter(a.opt.Progress, int64(n*len(a.units)), "attack", "items")
-	m.add(done)
+	// The bar counts items: each attacker answers every item on each order,
+	// so len(a.units) answers make one item.
+	m := newItemMeter(a.opt.Progress, n, len(a.units), "attack")
+	m.addWork(done)
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(a.workers)
 	for _, u := range todo {
 		g.Go(func() error {
 			start := time.Now()
-			added, err := a.runUnit(gctx, u)
+			up := &unitProgress{m: m, stored: u.stored, items: n}
+			_, err := a.runUnit(gctx, u, up.add)
 			if err != nil {
 				return err
 			}
+			up.end()
 			mu.Lock()
 			t := &times[u.attacker]
 			t.Variants++
 			t.Items += n
 			t.Time += time.Since(start)
 			mu.Unlock()
-			m.add(added)
 			return nil
 		})
 	}
@@ -444,10 +459,10 @@ func (a *audit) attack(ctx context.Context) error {
 
 // runUnit answers every item of one unit and appends the predictions not yet
 // stored. It returns how many it added.
-func (a *audit) runUnit(ctx context.Context, u *unit) (int, error) {
+func (a *audit) runUnit(ctx context.Context, u *unit, answered func(items int)) (int, error) {
 	at := attack.Attackers(a.acfg)[u.attacker] // a fresh attacker per unit: no state shared across goroutines
 	order := a.orders[u.variant%len(a.orders)]
-	s := &attack.Stream{Variant: u.variant, Seed: attack.OrderSeed(a.opt.Seed, u.variant), Items: make([]*harness.Item, len(order))}
+	s := &attack.Stream{Variant: u.variant, Seed: attack.OrderSeed(a.opt.Seed, u.variant), Items: make([]*harness.Item, len(order)), Progress: answered}
 	for p, i := range order {
 		s.Items[p] = a.items[i]
 	}
@@ -524,10 +539,14 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	}
 	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
 	t0 := time.Now()
+	dm := newMeter(a.opt.Progress, int64(len(a.items)), "duplicates", "items")
 	dup, err := dups.FindOpt(ctx, a.items, a.text, dups.DefaultThreshold, threads)
 	if err != nil {
+		dm.exit()
 		return err
 	}
+	dm.add(len(a.items))
+	dm.finish()
 	if a.opt.Confirm != nil {
 		if dup, err = a.confirm(ctx, dup); err != nil {
 			return err
@@ -538,14 +557,19 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	mcfg := metrics.DefaultConfig(a.acfg)
 	mcfg.Seed = a.opt.Seed
 	mcfg.Threads = threads.Threads
+	cm := newMeter(a.opt.Progress, int64(len(a.items)), "cards", "items")
 	cards, err := metrics.Cards(ctx, a.items, outcomes, metrics.Reference(ref), dup, mcfg)
 	if err != nil {
+		cm.exit()
 		return fmt.Errorf("cards: %w", err)
 	}
 	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
 	if err != nil {
+		cm.exit()
 		return err
 	}
+	cm.add(len(a.items))
+	cm.finish()
 	a.stage("cards", t0)
 	t0 = time.Now()
 	cols := make([]report.Attacker, len(a.attackers))
@@ -553,7 +577,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		cols[i] = report.Attacker{Name: at.Name(), Level: at.Level()}
 	}
 	rep := &report.Report{Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup}
-	for _, out := range []struct {
+	outs := []struct {
 		name  string
 		write func(io.Writer) error
 	}{
@@ -562,11 +586,16 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		{IndexHTML, rep.WriteHTML},
 		{ItemsParquet, rep.WriteItemsParquet},
 		{DuplicatesFile, rep.WriteDuplicatesParquet},
-	} {
+	}
+	wm := newMeter(a.opt.Progress, int64(len(outs)), "write", "files")
+	for _, out := range outs {
 		if err := writeFileAtomic(filepath.Join(a.opt.Out, out.name), out.write); err != nil {
+			wm.exit()
 			return err
 		}
+		wm.add(1)
 	}
+	wm.finish()
 	a.stage("write", t0)
 	a.res.Cards = cards
 	return nil

@@ -1,50 +1,75 @@
 package run
 
 import (
-	"io"
-	"time"
+	"sync"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/vidscreen/vidscreen/harness/progress"
 )
 
-// A meter shows the progress of one stage. With no writer (output is not a
-// terminal) every method does nothing, so stages call it unconditionally.
-type meter struct{ bar *progressbar.ProgressBar }
+// A meter shows the progress of one stage: a bar on a terminal, log lines
+// elsewhere (see package progress). With no reporter (--quiet) every method
+// does nothing, so stages call it unconditionally.
+type meter struct{ m *progress.Meter }
 
-// newMeter starts a bar of total units on w, with count, rate and ETA.
-func newMeter(w io.Writer, total int64, desc, unit string) meter {
-	if w == nil || total <= 0 {
-		return meter{}
-	}
-	return meter{progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString(unit),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionOnCompletion(func() { io.WriteString(w, "\n") }),
-	)}
+// newMeter starts a stage of total units (unknown when total <= 0) on r.
+func newMeter(r *progress.Reporter, total int64, desc, unit string) meter {
+	return meter{r.Stage(desc, total, unit)}
 }
 
-func (m meter) add(n int) {
-	if m.bar != nil {
-		m.bar.Add(n)
+func (m meter) add(n int) { m.m.Add(int64(n)) }
+
+func (m meter) finish() { m.m.Finish() }
+
+// exit stops the stage where it is (on error or cancellation).
+func (m meter) exit() { m.m.Exit() }
+
+// An itemMeter counts work done as item x unit (each attacker on each order
+// answers every item) but shows items: per units of work make one item.
+// A user reads "1200/4000 items", not a count of attacker passes.
+type itemMeter struct {
+	meter
+	per int64
+
+	mu          sync.Mutex
+	work, shown int64
+}
+
+func newItemMeter(r *progress.Reporter, items, per int, desc string) *itemMeter {
+	return &itemMeter{meter: newMeter(r, int64(items), desc, "items"), per: int64(max(per, 1))}
+}
+
+// addWork counts n more (item, unit) answers.
+func (m *itemMeter) addWork(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.work += int64(n)
+	if v := m.work / m.per; v > m.shown {
+		m.meter.add(int(v - m.shown))
+		m.shown = v
 	}
 }
 
-func (m meter) finish() {
-	if m.bar != nil {
-		m.bar.Finish()
+// unitProgress credits one unit's answers to an itemMeter: items already
+// stored from an earlier run were counted at the start, so only answers
+// past them move the meter, and a unit never counts more than its items.
+type unitProgress struct {
+	mu       sync.Mutex
+	m        *itemMeter
+	stored   int
+	items    int
+	answered int
+}
+
+// add counts n more items answered by the unit.
+func (u *unitProgress) add(n int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	before := max(u.answered, u.stored)
+	u.answered = min(u.answered+n, u.items)
+	if after := max(u.answered, u.stored); after > before {
+		u.m.addWork(after - before)
 	}
 }
 
-// exit stops the bar where it is (on error or cancellation).
-func (m meter) exit() {
-	if m.bar != nil {
-		m.bar.Exit()
-	}
-}
+// end counts whatever the unit did not report while it ran.
+func (u *unitProgress) end() { u.add(u.items) }
