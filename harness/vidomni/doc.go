@@ -1,0 +1,27 @@
+// Package vidomni scores, runs and feeds the sentence-wise event verification
+// of VidOmni-Bench (seed 000 in ../shared/seeds): a dense caption of a video
+// is split into sentences, people label each one Correct, Incorrect (a
+// hallucination) or Unknown, and a verifier must find the Incorrect ones.
+//
+// Data moves through it in this order:
+//
+//  1. ReadLabels reads the labelled pairs (labels JSONL: one video-caption
+//     pair a line) and ReadVerdicts the verifiers' answers (verdicts JSONL:
+//     per pair and verifier, labels or the raw reply). Bad input stops the
+//     reader with a *harness.ParseError naming the file, line and field.
+//  2. ParseReply reads a raw reply in the format the paper's prompt asks for
+//     (Figure 14: the first line a JSON dictionary sentence_1..sentence_N ->
+//     0 or 1); a reply it cannot read is counted, never guessed.
+//  3. Score computes precision, recall and F1 with Incorrect as the positive
+//     class, per pair and averaged over pairs (equation 2), overall and by
+//     complexity type, duration bracket and error category, the verifier x
+//     caption-source matrix (its diagonal is self-verification, figure 12)
+//     and the cross-model ensembles (table 11).
+//  4. Scores writes scores.json, a Markdown summary, a self-contained HTML
+//     page with the type x duration heat map, and sentences.parquet.
+//
+// Split cuts a dense caption into sentences. The local verifier
+// (Verifier, over decode and the image_text role) and the caption writer
+// (CaptionWriter, over the captioner role) produce verdicts and captions
+// offline, so the whole pipeline runs without a hosted model.
+package vidomni

@@ -1,0 +1,257 @@
+package vidomni
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// WriteJSON writes scores.json: {"verifiers", "by_type", "by_duration",
+// "by_category", "matrix", "ensembles"}, values as fractions in [0, 1],
+// keys sorted, so the same inputs give the same bytes.
+func (s *Scores) WriteJSON(w io.Writer) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// WriteDir writes scores.json, scores.md, index.html and sentences.parquet
+// to dir (created if missing). Each file is written under a temporary name
+// and renamed, so a file present is a whole one.
+func (s *Scores) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{{"scores.json", s.WriteJSON}, {"scores.md", s.WriteMarkdown}, {"index.html", s.WriteHTML}, {"sentences.parquet", s.WriteParquet}} {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// VerifierNames returns the verifiers' names in the order the reports use.
+func (s *Scores) VerifierNames() []string { return append([]string(nil), s.names...) }
+
+// Unparsed is the number of replies ParseReply could not read, over all
+// verifiers.
+func (s *Scores) Unparsed() int { return len(s.unparsed) }
+
+// policyText says in words how pairs without an Incorrect sentence count.
+func (s *Scores) policyText() string {
+	switch s.policy {
+	case NoIncorrectOne:
+		return "kept, 0/0 read as 1 (a verifier that flags nothing there scores 1)"
+	case NoIncorrectSkip:
+		return "left out of precision, recall and F1"
+	}
+	return "kept, 0/0 read as 0 (they count 0 whatever the verifier says; equation 2 over all N pairs)"
+}
+
+func (s *Scores) bracketText() string {
+	parts := make([]string, len(s.brackets))
+	lo := 0.0
+	for i, b := range s.brackets {
+		switch {
+		case math.IsInf(b.Max, 1):
+			parts[i] = fmt.Sprintf("%s > %s", b.Name, secs(lo))
+		case i == 0:
+			parts[i] = fmt.Sprintf("%s <= %s", b.Name, secs(b.Max))
+		default:
+			parts[i] = fmt.Sprintf("%s %s-%s", b.Name, secs(lo), secs(b.Max))
+		}
+		lo = b.Max
+	}
+	return strings.Join(parts, ", ")
+}
+
+func secs(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) + " s" }
+
+func pct(v float64) string { return fmt.Sprintf("%.1f", 100*v) }
+
+// WriteMarkdown writes scores.md: the labelled set, then one table per
+// view, values in percent.
+func (s *Scores) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	c := s.counts
+	fmt.Fprintf(&b, "# VidOmni-Bench sentence-wise verification\n\n")
+	fmt.Fprintf(&b, "Labelled set: %d pairs, %d sentences (%d Incorrect, %d Unknown left out). ", c.pairs, c.sentences, c.incorrect, c.unknown)
+	fmt.Fprintf(&b, "Incorrect is the positive class; precision, recall and F1 are computed per pair and averaged over pairs (values in %%). ")
+	fmt.Fprintf(&b, "%d pairs have no Incorrect sentence: %s. %d pairs have only Unknown sentences and are left out. ", c.noIncorrect, s.policyText(), c.onlyUnknown)
+	fmt.Fprintf(&b, "Duration brackets: %s.\n\n", s.bracketText())
+
+	fmt.Fprintf(&b, "## Verifiers\n\n| verifier | pairs judged | pairs scored | precision | recall | F1 | unparsed replies |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, n := range s.names {
+		v := s.Verifiers[n]
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %d |\n", mdCell(n), s.pairsSeen[n], v.Pairs, pct(v.Precision), pct(v.Recall), pct(v.F1), v.Unparsed)
+	}
+
+	fmt.Fprintf(&b, "\n## F1 by complexity type\n\n| verifier |")
+	for t := 1; t <= 5; t++ {
+		fmt.Fprintf(&b, " %d %s |", t, Types[t-1])
+	}
+	b.WriteString("\n|---|---:|---:|---:|---:|---:|\n")
+	for _, n := range s.names {
+		fmt.Fprintf(&b, "| %s |", mdCell(n))
+		for t := 1; t <= 5; t++ {
+			b.WriteString(" " + cellText(s.ByType[n][strconv.Itoa(t)]) + " |")
+		}
+		b.WriteString("\n")
+	}
+
+	fmt.Fprintf(&b, "\n## F1 by duration\n\n| verifier |")
+	for _, br := range s.brackets {
+		fmt.Fprintf(&b, " %s |", mdCell(br.Name))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(s.brackets)) + "\n")
+	for _, n := range s.names {
+		fmt.Fprintf(&b, "| %s |", mdCell(n))
+		for _, br := range s.brackets {
+			b.WriteString(" " + cellText(s.ByDuration[n][br.Name]) + " |")
+		}
+		b.WriteString("\n")
+	}
+
+	for _, n := range s.names {
+		fmt.Fprintf(&b, "\n### %s: F1 by type x duration\n\n| type |", mdCell(n))
+		for _, br := range s.brackets {
+			fmt.Fprintf(&b, " %s |", mdCell(br.Name))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(s.brackets)) + "\n")
+		for t := 1; t <= 5; t++ {
+			fmt.Fprintf(&b, "| %d %s |", t, Types[t-1])
+			for _, br := range s.brackets {
+				m, ok := s.grid[n][gridKey{t, br.Name}]
+				if !ok {
+					b.WriteString(" - |")
+					continue
+				}
+				b.WriteString(" " + cellText(m) + " |")
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## Recall by error category\n\n| verifier |")
+	for _, c := range Categories {
+		fmt.Fprintf(&b, " %s |", c)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(Categories)) + "\n")
+	for _, n := range s.names {
+		fmt.Fprintf(&b, "| %s |", mdCell(n))
+		for _, c := range Categories {
+			r, ok := s.ByCategory[n][c]
+			if !ok {
+				b.WriteString(" - |")
+				continue
+			}
+			fmt.Fprintf(&b, " %s (%d) |", pct(r.Recall), r.Sentences)
+		}
+		b.WriteString("\n")
+	}
+
+	fmt.Fprintf(&b, "\n## F1, verifier x caption source\n\nRows verify, columns wrote the captions; **bold** is self-verification.\n\n| verifier |")
+	for _, src := range s.sources {
+		fmt.Fprintf(&b, " %s |", mdCell(src))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(s.sources)) + "\n")
+	for _, n := range s.names {
+		fmt.Fprintf(&b, "| %s |", mdCell(n))
+		for _, src := range s.sources {
+			cell, ok := s.Matrix[n][src]
+			switch {
+			case !ok:
+				b.WriteString(" - |")
+			case cell.Self:
+				fmt.Fprintf(&b, " **%s** |", cellText(cell.Metrics))
+			default:
+				b.WriteString(" " + cellText(cell.Metrics) + " |")
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	if len(s.Ensembles) > 0 {
+		fmt.Fprintf(&b, "\n## Cross-model ensembles\n\nA sentence is Incorrect if either verifier says so, on the pairs both judged.\n\n| ensemble | pairs | precision | recall | F1 | self-verification F1 -> ensemble F1 on own captions |\n|---|---:|---:|---:|---:|---|\n")
+		for _, key := range sortedKeys(s.Ensembles) {
+			e := s.Ensembles[key]
+			var gains []string
+			for _, m := range sortedKeys(e.Self) {
+				g := e.Self[m]
+				gains = append(gains, fmt.Sprintf("%s: %s -> %s (%+.1f p.p., %d pairs)", mdCell(m), pct(g.SelfF1), pct(g.EnsembleF1), 100*(g.EnsembleF1-g.SelfF1), g.Pairs))
+			}
+			if len(gains) == 0 {
+				gains = []string{"-"}
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", mdCell(key), e.Pairs, pct(e.Precision), pct(e.Recall), pct(e.F1), strings.Join(gains, "; "))
+		}
+	}
+
+	if len(s.unparsed) > 0 {
+		const show = 20
+		fmt.Fprintf(&b, "\n## Unparsed replies\n\n%d replies could not be read; each scores 0 for its pair. ", len(s.unparsed))
+		if len(s.unparsed) > show {
+			fmt.Fprintf(&b, "The first %d:", show)
+		}
+		b.WriteString("\n\n| where | verifier | pair | why |\n|---|---|---|---|\n")
+		for i, u := range s.unparsed {
+			if i == show {
+				break
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(u.where), mdCell(u.verifier), mdCell(u.pair), mdCell(u.reason))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cellText is "F1 (pairs)" in percent.
+func cellText(m Metrics) string {
+	if m.Pairs == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%d)", pct(m.F1), m.Pairs)
+}
+
+// mdCell escapes text for a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.Join(strings.Fields(s), " ")
+}
