@@ -59,6 +59,7 @@ func commands() []*command {
 	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())
 	cmds = append(cmds, newVendiCommand())
+	cmds = append(cmds, newVidomniCommand())
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
 }

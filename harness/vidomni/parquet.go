@@ -29,19 +29,20 @@ type sentenceRow struct {
 	Scored bool `parquet:"scored"`
 }
 
-func (s *Scores) addRows(verifier string, j judgement) {
+func appendRows(rows []sentenceRow, verifier string, j judgement) []sentenceRow {
 	for i, st := range j.pair.Sentences {
 		pred := int32(-1)
 		if j.labels != nil {
 			pred = int32(j.labels[i])
 		}
-		s.rows = append(s.rows, sentenceRow{
+		rows = append(rows, sentenceRow{
 			Pair: j.pair.ID, Video: j.pair.Video, Source: j.pair.Source, Type: int32(j.pair.Type),
 			Duration: j.pair.Duration, Bracket: j.pair.Bracket, Sentence: int32(i + 1), Text: st.Text,
 			Label: st.Label, Categories: strings.Join(st.Categories, ","), Verifier: verifier,
 			Predicted: pred, Scored: st.Label != Unknown,
 		})
 	}
+	return rows
 }
 
 // WriteParquet writes sentences.parquet: one row per sentence and
@@ -49,8 +50,14 @@ func (s *Scores) addRows(verifier string, j judgement) {
 // pandas, polars or DuckDB can slice the results any other way.
 func (s *Scores) WriteParquet(w io.Writer) error {
 	pw := parquet.NewGenericWriter[sentenceRow](w, parquet.Compression(&parquet.Zstd))
-	if _, err := pw.Write(s.rows); err != nil {
-		return fmt.Errorf("sentences table: %w", err)
+	var rows []sentenceRow
+	for _, name := range s.names {
+		for _, j := range s.judged[name] {
+			rows = appendRows(rows[:0], name, j)
+			if _, err := pw.Write(rows); err != nil {
+				return fmt.Errorf("sentences table: %w", err)
+			}
+		}
 	}
 	return pw.Close()
 }

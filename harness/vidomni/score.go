@@ -109,7 +109,7 @@ type Scores struct {
 	grid      map[string]map[gridKey]Metrics // verifier -> (type, bracket)
 	counts    labelCounts
 	unparsed  []unparsedReply
-	rows      []sentenceRow
+	judged    map[string][]judgement // verifier -> in pair order, for the table
 	pairsSeen map[string]int // verifier -> pairs with a verdict
 }
 
@@ -289,6 +289,7 @@ func Score(pairs []*Pair, verdicts []*Verdict, opt Options) (*Scores, error) {
 		s.pairsSeen[name] = len(js)
 	}
 	sort.Strings(s.names)
+	s.judged = judged
 	if len(s.names) == 0 {
 		return nil, errors.New("no verdicts to score")
 	}
@@ -321,7 +322,6 @@ func Score(pairs []*Pair, verdicts []*Verdict, opt Options) (*Scores, error) {
 					}
 				}
 			}
-			s.addRows(name, j)
 		}
 		s.Verifiers[name] = VerifierScore{Metrics: all.metrics(), Unparsed: unparsed[name]}
 		s.ByType[name] = metricsOf(byType, func(t int) string { return strconv.Itoa(t) })

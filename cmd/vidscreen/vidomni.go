@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/vidomni"
+)
+
+// A vidomniSubcommand is one of "vidscreen vidomni score|split|verify|caption".
+type vidomniSubcommand struct {
+	name, usage, long string
+	flags             func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error
+}
+
+func vidomniSubcommands() []*vidomniSubcommand {
+	return []*vidomniSubcommand{vidomniScore(), vidomniSplit()}
+}
+
+func vidomniNames() string {
+	var names []string
+	for _, s := range vidomniSubcommands() {
+		names = append(names, s.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func newVidomniCommand() *command {
+	return &command{
+		name:  "vidomni",
+		short: "VidOmni-Bench sentence-wise verification: score verdicts, split captions",
+		usage: "score|split [flags] [arguments]",
+		long:  vidomniHelp(),
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return &usageError{"name a subcommand: " + vidomniNames()}
+				}
+				for _, s := range vidomniSubcommands() {
+					if s.name == args[0] {
+						return s.run(ctx, args[1:], env)
+					}
+				}
+				return &usageError{fmt.Sprintf("unknown subcommand %q: want %s", args[0], vidomniNames())}
+			}
+		},
+	}
+}
+
+// vidomniHelp is the help page of "vidscreen vidomni": every subcommand
+// with its text and flags.
+func vidomniHelp() string {
+	var b strings.Builder
+	b.WriteString(`Vidomni runs the sentence-wise event verification of VidOmni-Bench (seed 000):
+dense captions split into sentences, each labelled Correct, Incorrect (a hallucination)
+or Unknown, and verifiers that must find the Incorrect ones. docs/vidomni.md gives the
+file layouts and how each number is computed.`)
+	for _, s := range vidomniSubcommands() {
+		fmt.Fprintf(&b, "\n\nvidscreen vidomni %s %s\n\n", s.name, s.usage)
+		for _, line := range strings.Split(strings.TrimSpace(s.long), "\n") {
+			fmt.Fprintf(&b, "\t%s\n", line)
+		}
+		fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
+		s.flags(fs, &environment{})
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+	}
+	b.WriteString("\nThe flags above belong to their subcommand; \"vidscreen vidomni\" has none of its own.")
+	return b.String()
+}
+
+// run parses the subcommand's flags, which may come before or after its
+// arguments, and runs it. --help prints its page on stdout.
+func (s *vidomniSubcommand) run(ctx context.Context, args []string, env *environment) error {
+	fs := flag.NewFlagSet("vidscreen vidomni "+s.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runFn := s.flags(fs, env)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(env.stdout, "usage: vidscreen vidomni %s %s\n\n%s\n\nFlags:\n", s.name, s.usage, strings.TrimSpace(s.long))
+				fs.SetOutput(env.stdout)
+				fs.PrintDefaults()
+				return nil
+			}
+			return &usageError{fmt.Sprintf("vidomni %s: %v", s.name, err)}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+	return runFn(ctx, pos)
+}
+
+func vidomniScore() *vidomniSubcommand {
+	return &vidomniSubcommand{
+		name:  "score",
+		usage: "--labels FILE --verdicts FILE [--verdicts FILE ...] --out DIR [flags]",
+		long: `Score reads the labelled video-caption pairs and the verifiers' verdicts and
+writes DIR/scores.json, scores.md, index.html (with the complexity type x duration
+heat map) and sentences.parquet (one row per sentence and verifier). Incorrect
+sentences are the positive class and Unknown ones are left out; precision, recall
+and F1 are computed per pair and averaged over pairs (the paper's equation 2),
+overall, by complexity type, by duration bracket, by error category (recall) and
+per verifier x caption source (the diagonal is self-verification), and for the
+cross-model ensembles (a sentence is Incorrect if either verifier says so).
+A verdict gives labels (one 0|1 per sentence) or the verifier's raw reply, parsed
+as the paper's prompt asks (first line a JSON dictionary sentence_1..sentence_N);
+replies that cannot be parsed are counted and score 0 for their pair.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			labels := fs.String("labels", "", "the labels JSONL `FILE`: one video-caption pair a line (required)")
+			var verdicts, self, ensembles stringList
+			fs.Var(&verdicts, "verdicts", "a verdicts JSONL `FILE` (repeat for several files; at least one)")
+			out := fs.String("out", "", "write the reports to directory `DIR` (created if missing; required)")
+			brackets := fs.String("brackets", vidomni.DefaultBrackets, "duration brackets `SPEC`: NAME:MAX_SECONDS,...,NAME (the last unbounded)")
+			noIncorrect := fs.String("no-incorrect", vidomni.NoIncorrectZero, "score pairs without an Incorrect sentence by `POLICY`: zero (0/0 is 0, as the paper's mean over all pairs), one (0/0 is 1) or skip (leave them out)")
+			fs.Var(&self, "self", "`VERIFIER=SOURCE`: the verifier is that caption source, for the self-verification diagonal when the names differ (repeatable)")
+			fs.Var(&ensembles, "ensemble", "score the ensemble `A+B` of two verifiers (repeatable; default every pair)")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return &usageError{fmt.Sprintf("unexpected arguments %q", args)}
+				}
+				if *labels == "" || len(verdicts) == 0 || *out == "" {
+					return &usageError{"--labels, --verdicts and --out are required"}
+				}
+				opt := vidomni.Options{NoIncorrect: *noIncorrect, Self: map[string]string{}}
+				var err error
+				if opt.Brackets, err = vidomni.ParseBrackets(*brackets); err != nil {
+					return &usageError{"--brackets: " + err.Error()}
+				}
+				switch *noIncorrect {
+				case vidomni.NoIncorrectZero, vidomni.NoIncorrectOne, vidomni.NoIncorrectSkip:
+				default:
+					return &usageError{fmt.Sprintf("--no-incorrect %q: want zero, one or skip", *noIncorrect)}
+				}
+				for _, s := range self {
+					v, src, ok := strings.Cut(s, "=")
+					if !ok || v == "" || src == "" {
+						return &usageError{fmt.Sprintf("--self %q: want VERIFIER=SOURCE", s)}
+					}
+					opt.Self[v] = src
+				}
+				for _, e := range ensembles {
+					a, b, ok := strings.Cut(e, "+")
+					if !ok || a == "" || b == "" {
+						return &usageError{fmt.Sprintf("--ensemble %q: want A+B", e)}
+					}
+					opt.Ensembles = append(opt.Ensembles, [2]string{a, b})
+				}
+				pairs, err := readVidomniFile(*labels, vidomni.ReadLabels)
+				if err != nil {
+					return err
+				}
+				var vs []*vidomni.Verdict
+				for _, f := range verdicts {
+					v, err := readVidomniFile(f, vidomni.ReadVerdicts)
+					if err != nil {
+						return err
+					}
+					vs = append(vs, v...)
+				}
+				s, err := vidomni.Score(pairs, vs, opt)
+				if err != nil {
+					var pe *harness.ParseError
+					if errors.As(err, &pe) || len(ensembles) > 0 {
+						return fmt.Errorf("%w: %v", errBadInput, err)
+					}
+					return err
+				}
+				if err := s.WriteDir(*out); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.stdout, "%-24s %6s %9s %7s %6s %9s\n", "verifier", "pairs", "precision", "recall", "F1", "unparsed")
+				for _, n := range s.VerifierNames() {
+					v := s.Verifiers[n]
+					fmt.Fprintf(env.stdout, "%-24s %6d %8.1f%% %6.1f%% %5.1f%% %9d\n", n, v.Pairs, 100*v.Precision, 100*v.Recall, 100*v.F1, v.Unparsed)
+				}
+				if n := s.Unparsed(); n > 0 {
+					fmt.Fprintf(env.stdout, "%d replies could not be parsed; each scores 0 for its pair (scores.md lists them)\n", n)
+				}
+				fmt.Fprintf(env.stdout, "outputs in %s: scores.json, scores.md, index.html, sentences.parquet\n", *out)
+				return nil
+			}
+		},
+	}
+}
+
+// readVidomniFile opens path and reads it with read; a bad line is bad
+// input (status 2).
+func readVidomniFile[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	defer f.Close()
+	out, err := read(f, path)
+	if err != nil {
+		var pe *harness.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%w: %v", errBadInput, err)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func vidomniSplit() *vidomniSubcommand {
+	return &vidomniSubcommand{
+		name:  "split",
+		usage: "[--format lines|json|numbered] [FILE]",
+		long: `Split cuts a dense caption (FILE, or standard input) into sentences as the
+verifier prompt numbers them: at '.', '!', '?' and ellipses followed by a capital,
+keeping abbreviations (Mr., e.g., etc. before lower case), initials (J. R. R.),
+dotted acronyms (U.S.), decimals (3.5), quotes ("Exit." and ...) and ellipses
+followed by lower case whole; list items and blank lines end sentences.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			format := fs.String("format", "lines", "print the sentences as `FORMAT`: lines (one a line), json (an array) or numbered (sentence_K: text)")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 1 {
+					return &usageError{fmt.Sprintf("want at most one FILE, got %d arguments", len(args))}
+				}
+				switch *format {
+				case "lines", "json", "numbered":
+				default:
+					return &usageError{fmt.Sprintf("--format %q: want lines, json or numbered", *format)}
+				}
+				in := env.stdin
+				if len(args) == 1 {
+					f, err := os.Open(args[0])
+					if err != nil {
+						return fmt.Errorf("%w: %v", errBadInput, err)
+					}
+					defer f.Close()
+					in = f
+				}
+				data, err := io.ReadAll(in)
+				if err != nil {
+					return err
+				}
+				sentences := vidomni.Split(string(data))
+				switch *format {
+				case "json":
+					if sentences == nil {
+						sentences = []string{}
+					}
+					enc := json.NewEncoder(env.stdout)
+					enc.SetEscapeHTML(false)
+					return enc.Encode(sentences)
+				case "numbered":
+					for i, s := range sentences {
+						fmt.Fprintf(env.stdout, "sentence_%d: %s\n", i+1, s)
+					}
+				default:
+					for _, s := range sentences {
+						fmt.Fprintln(env.stdout, s)
+					}
+				}
+				return nil
+			}
+		},
+	}
+}
