@@ -105,6 +105,9 @@ func (r *JSONLReader) parseFields(line []byte) (*Item, error) {
 		}
 		return nil, r.fail("", ErrInvalidUTF8)
 	}
+	if field, err := normalizeLayout(obj); err != nil {
+		return nil, r.fail(field, err)
+	}
 	d := jsonFields{obj: obj}
 	it := &Item{Source: fmt.Sprintf("%s:%d", r.name, r.line), line: r.line}
 	it.ID = d.str("id", true)

@@ -22,6 +22,12 @@ type ItemReader interface {
 type ReadOptions struct {
 	// VideoRoot is the directory video_path fields are relative to.
 	VideoRoot string
+	// Benchmarks, when set, keeps only the items of these benchmarks; a
+	// name no item has is an error (a typo would otherwise audit nothing).
+	Benchmarks []string
+	// Limit, when above 0, keeps the first Limit items of each benchmark,
+	// in reading order.
+	Limit int
 }
 
 // ReadFiles reads and validates the items of every file, in command-line
@@ -42,6 +48,7 @@ func ReadFS(ctx context.Context, fsys fs.FS, names []string, opt ReadOptions) ([
 func readAll(ctx context.Context, open func(string) (fs.File, error), paths []string, opt ReadOptions) ([]*Item, error) {
 	var items []*Item
 	first := map[string]string{} // item key -> Source of its first occurrence
+	pick := newPicker(opt)
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -51,6 +58,9 @@ func readAll(ctx context.Context, open func(string) (fs.File, error), paths []st
 			return nil, openError(p, err)
 		}
 		err = readFile(ctx, f, p, opt, func(it *Item) error {
+			if !pick.keep(it) {
+				return nil
+			}
 			if src, dup := first[it.Key()]; dup {
 				return &ParseError{File: p, Line: it.line, Row: it.row, Field: "id",
 					Err: fieldError(ErrDuplicateID, "%q of benchmark %q was already read at %s", it.ID, it.Benchmark, src)}
@@ -63,6 +73,9 @@ func readAll(ctx context.Context, open func(string) (fs.File, error), paths []st
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := pick.check(paths); err != nil {
+		return nil, err
 	}
 	return items, nil
 }

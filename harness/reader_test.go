@@ -59,7 +59,7 @@ func TestJSONLReaderRefusesBadItems(t *testing.T) {
 		{"a missing id", `{"benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0}`, "id", ErrMissingField},
 		{"a missing answer", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"]}`, "answer", ErrMissingField},
 		{"a null question", `{"id": "q", "benchmark": "B", "video": "v", "question": null, "options": ["a","b"], "answer": 0}`, "question", ErrFieldType},
-		{"a numeric id", `{"id": 7, "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0}`, "id", ErrFieldType},
+		{"a fractional id (integer ids are read as strings)", `{"id": 7.5, "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0}`, "id", ErrFieldType},
 		{"an answer given as a string", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": "0"}`, "answer", ErrFieldType},
 		{"a fractional answer", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 1.5}`, "answer", ErrFieldType},
 		{"an answer past the options", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 2}`, "answer", ErrAnswerRange},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -57,7 +58,9 @@ the cards is printed on stdout. Exit status: 0 success, 1 the run failed or was 
 usage or bad input (the error names the file, line and field).`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			var items stringList
-			fs.Var(&items, "items", "read benchmark items from `FILE` (JSONL, or Parquet when it ends in .parquet); repeat for several files, read in the order given; without it, audit the embedded default")
+			fs.Var(&items, "items", "read benchmark items from `FILE` (JSONL, or Parquet when it ends in .parquet), or from every file a glob such as 'data/*.jsonl' matches, in name order; repeat for several, read in the order given; without it, audit the embedded default")
+			limit := fs.Int("limit", 0, "audit only the first `N` items of each benchmark, in reading order (0: all)")
+			benchmarks := fs.String("benchmarks", "", "audit only the items of these comma-separated benchmark `NAMES` (as in the items' benchmark field)")
 			out := fs.String("out", "", "write the run to directory `DIR` (created if missing; required)")
 			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool)")
 			ref := fs.String("reference", "", "read a reference model's answers from JSONL `FILE` ({\"id\", \"benchmark\", \"pred\"}, pred the 0-based option index) to report s*, the breaking level, video dependence and residual")
@@ -82,7 +85,15 @@ usage or bad input (the error names the file, line and field).`,
 				if err != nil {
 					return &usageError{err.Error()}
 				}
-				opt := runs.Options{Items: items, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: *videoRoot}
+				if *limit < 0 {
+					return &usageError{"--limit must be 0 or more"}
+				}
+				paths, err := expandGlobs(items)
+				if err != nil {
+					return err
+				}
+				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: *videoRoot,
+					Limit: *limit, Benchmarks: splitList(*benchmarks)}
 				if len(items) == 0 {
 					opt.FS, opt.Items = demo.FS(), demo.Items()
 				}
@@ -152,6 +163,39 @@ func openAuditModels(dir, device string, env *environment) (*textembed.Models, e
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	return ms, nil
+}
+
+// expandGlobs replaces each --items value holding a glob metacharacter by
+// the files it matches, in name order; a pattern matching nothing is bad
+// usage (the shell would have passed it through unexpanded too).
+func expandGlobs(items []string) ([]string, error) {
+	var out []string
+	for _, p := range items {
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return nil, &usageError{fmt.Sprintf("--items %s: %v", p, err)}
+		}
+		if len(m) == 0 {
+			return nil, &usageError{fmt.Sprintf("--items %s: no file matches", p)}
+		}
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty names.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // stringList is a flag that may be repeated.

@@ -134,6 +134,36 @@ func TestAuditProgressLogs(t *testing.T) {
 	}
 }
 
+func TestAuditPicksFilesBenchmarksAndLimits(t *testing.T) {
+	items := demoSubset(t, 8)
+	glob := filepath.Join(filepath.Dir(items), "*.jsonl")
+	out := filepath.Join(t.TempDir(), "o")
+	code, stdout, stderr := runAudit("--items", glob, "--out", out, "--benchmarks", "STAR,NExT-QA", "--limit", "3", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "STAR") || !strings.Contains(stdout, "NExT-QA") || strings.Contains(stdout, "VideoHallucer") || !strings.Contains(stdout, "\n6 items;") {
+		t.Errorf("want 3 items of STAR and NExT-QA only:\n%s", stdout)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a glob matching nothing", []string{"--items", filepath.Join(filepath.Dir(items), "*.parquet")}, "no file matches"},
+		{"an unknown benchmark", []string{"--items", items, "--benchmarks", "STAR,Nope"}, `no items of benchmark ["Nope"]`},
+		{"a negative limit", []string{"--items", items, "--limit", "-1"}, "--limit must be 0 or more"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runAudit(append(tt.args, "--out", filepath.Join(t.TempDir(), "o"))...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
 func TestAuditHelpDocumentsEveryFlag(t *testing.T) {
 	code, stdout, _ := runAudit("--help")
 	if code != 0 {

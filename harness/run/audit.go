@@ -48,6 +48,10 @@ type Options struct {
 	Workers int
 	// VideoRoot is the directory video_path fields are relative to.
 	VideoRoot string
+	// Benchmarks, when set, audits only the items of these benchmarks;
+	// Limit, when above 0, only the first Limit items of each.
+	Benchmarks []string
+	Limit      int
 	// Progress reports each stage (bars on a terminal, log lines
 	// elsewhere); nil keeps the run quiet.
 	Progress *progress.Reporter
@@ -144,7 +148,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	rm := newMeter(opt.Progress, int64(len(opt.Items)), "read", "files")
-	items, err := harness.ReadFS(ctx, fsys, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot})
+	items, err := harness.ReadFS(ctx, fsys, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot, Benchmarks: opt.Benchmarks, Limit: opt.Limit})
 	if err != nil {
 		rm.exit()
 		return nil, err
@@ -169,6 +173,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	cfg := Config{
 		Format: formatVersion, VideoRoot: opt.VideoRoot, Seed: opt.Seed, Embedder: emb.Name(),
 		Attack: acfg, Duplicates: dups.DefaultThreshold, Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
+		Benchmarks: opt.Benchmarks, Limit: opt.Limit,
 	}
 	if lexical {
 		cfg.Embedder = "fit-on-run-texts:" + cfg.Embedder

@@ -44,6 +44,10 @@ type Config struct {
 	Attack     attack.Config `json:"attack"`
 	Duplicates float32       `json:"duplicate_threshold"`
 	Bootstrap  int           `json:"bootstrap_reps"`
+	// Benchmarks and Limit pick items from the files (absent from
+	// config.json when every item is audited).
+	Benchmarks []string `json:"benchmarks,omitempty"`
+	Limit      int      `json:"limit,omitempty"`
 }
 
 // hashInput fingerprints the file name in fsys.
