@@ -21,7 +21,7 @@ type vidomniSubcommand struct {
 }
 
 func vidomniSubcommands() []*vidomniSubcommand {
-	return []*vidomniSubcommand{vidomniScore(), vidomniSplit()}
+	return []*vidomniSubcommand{vidomniScore(), vidomniSplit(), vidomniVerify(), vidomniCaption()}
 }
 
 func vidomniNames() string {
@@ -35,8 +35,8 @@ func vidomniNames() string {
 func newVidomniCommand() *command {
 	return &command{
 		name:  "vidomni",
-		short: "VidOmni-Bench sentence-wise verification: score verdicts, split captions",
-		usage: "score|split [flags] [arguments]",
+		short: "VidOmni-Bench sentence-wise verification: score, split, verify, caption",
+		usage: "score|split|verify|caption [flags] [arguments]",
 		long:  vidomniHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/onnxbuild"
+)
+
+// writeVidomniModels writes a models directory with the roles the local
+// verifier and caption writer use: image_text (tiny CLIP), captioner and
+// vlm_reader (its decoder takes 512 positions: the paper's prompt alone is
+// about 200 tokens), random weights, real export names.
+func writeVidomniModels(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	bert, err := os.ReadFile(bertTokenizerFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clipTok := bert
+	if b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "tokenizers", "clip_bpe_tokenizer.json")); err == nil {
+		clipTok = b
+	}
+	vlmText := onnxbuild.TinyVLMText
+	vlmText.MaxPos = 512
+	for _, m := range []struct {
+		sub   string
+		write func(string) error
+		tok   []byte
+	}{
+		{"clip", onnxbuild.NewCLIP(onnxbuild.TinyCLIP).WriteDir, clipTok},
+		{"captioner", onnxbuild.NewCaptioner(onnxbuild.TinyCaptionerVision, onnxbuild.TinyCaptionerText, 4).WriteDir, bert},
+		{"vlm", onnxbuild.NewVLM(onnxbuild.TinyVLMVision, vlmText, 5).WriteDir, bert},
+	} {
+		sub := filepath.Join(dir, m.sub)
+		if err := m.write(sub); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sub, "tokenizer.json"), m.tok, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := `{"roles": {
+  "image_text": {"dir": "clip", "max_length": 77},
+  "captioner": {"dir": "captioner", "max_new_tokens": 8},
+  "vlm_reader": {"dir": "vlm", "max_length": 512}
+}}`
+	if err := os.WriteFile(filepath.Join(dir, models.ManifestFile), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// vidomniLabels writes labels for pairs on the shared videos (the
+// sentences describe Big Buck Bunny and the SMPTE bars, with invented
+// hallucinations), plus one pair whose video does not exist.
+func vidomniLabels(t *testing.T, videos string) string {
+	t.Helper()
+	type s = map[string]any
+	pairs := []s{
+		{"pair": "bbb-a", "video": "big_buck_bunny_0_30_h264_640.mp4", "source": "captioner", "type": 2, "duration": 30, "sentences": []s{
+			{"text": "A large grey rabbit steps out of a burrow in a green meadow.", "label": "Correct"},
+			{"text": "A red sports car drives across the grass.", "label": "Incorrect", "categories": []string{"Illusion"}},
+			{"text": "The rabbit stretches and yawns.", "label": "Correct"},
+			{"text": "Birds sing in the trees.", "label": "Unknown"}}},
+		{"pair": "bbb-b", "video": "big_buck_bunny_0_30.webm", "source": "vlm_reader", "type": 2, "duration": 30, "sentences": []s{
+			{"text": "The sun rises over a hill.", "label": "Correct"},
+			{"text": "The rabbit jumps three times.", "label": "Incorrect", "categories": []string{"Frequency"}},
+			{"text": "Snow covers the meadow.", "label": "Incorrect", "categories": []string{"Object", "State Change"}}}},
+		{"pair": "bars", "video": "smpte-2997.mp4", "source": "captioner", "type": 1, "duration": 10, "sentences": []s{
+			{"text": "Colour bars fill the screen.", "label": "Correct"},
+			{"text": "A man reads the news.", "label": "Incorrect", "categories": []string{"Illusion"}}}},
+		{"pair": "gone", "video": "no_such_video.mp4", "source": "captioner", "type": 1, "duration": 10, "sentences": []s{
+			{"text": "Nothing.", "label": "Correct"}}},
+	}
+	var b bytes.Buffer
+	for _, p := range pairs {
+		line, _ := json.Marshal(p)
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "labels.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type verdictOut struct {
+	Pair, Verifier string
+	Labels         []int8
+	Similarity     []float64
+}
+
+func readVerdictLines(t *testing.T, path string) []verdictOut {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []verdictOut
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var v verdictOut
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// The whole loop on the shared videos with the project's tiny models:
+// captions written, sentences verified by similarity (threshold fitted)
+// and by the VLM with the paper's prompt, and the verdicts scored.
+func TestVidomniEndToEnd(t *testing.T) {
+	needORT(t)
+	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
+	videos := filepath.Dir(video)
+	modelDir := writeVidomniModels(t)
+	labels := vidomniLabels(t, videos)
+	dir := t.TempDir()
+	common := []string{"--labels", labels, "--models", modelDir, "--videos", videos, "--frames", "4"}
+
+	sim := filepath.Join(dir, "similarity.jsonl")
+	code, stdout, stderr := runCmd(append([]string{"vidomni", "verify", "--out", sim}, common...)...)
+	if code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "threshold ") || !strings.Contains(stdout, "fitted on") || !strings.Contains(stdout, "3 verdicts") {
+		t.Errorf("verify stdout: %s", stdout)
+	}
+	if !strings.Contains(stderr, "skipped no_such_video.mp4") {
+		t.Errorf("the missing video is not reported: %q", stderr)
+	}
+	got := readVerdictLines(t, sim)
+	want := map[string]int{"bbb-a": 4, "bbb-b": 3, "bars": 2}
+	if len(got) != len(want) {
+		t.Fatalf("%d verdicts, want %d", len(got), len(want))
+	}
+	for _, v := range got {
+		if len(v.Labels) != want[v.Pair] || len(v.Similarity) != want[v.Pair] || v.Verifier != "image_text-similarity" {
+			t.Errorf("verdict %+v", v)
+		}
+		for _, s := range v.Similarity {
+			if !(s >= -1.0001 && s <= 1.0001) {
+				t.Errorf("pair %s: cosine %v out of [-1, 1]", v.Pair, s)
+			}
+		}
+	}
+
+	// The same run with one decoder gives the same bytes.
+	again := filepath.Join(dir, "again.jsonl")
+	if code, _, stderr := runCmd(append([]string{"vidomni", "verify", "--out", again, "--workers", "1"}, common...)...); code != 0 {
+		t.Fatalf("verify --workers 1: exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(sim)
+	b, _ := os.ReadFile(again)
+	if !bytes.Equal(a, b) {
+		t.Error("verdicts differ between worker counts")
+	}
+
+	// A threshold above every cosine flags every sentence.
+	all := filepath.Join(dir, "all.jsonl")
+	if code, _, stderr := runCmd(append([]string{"vidomni", "verify", "--out", all, "--threshold", "1.5", "--verifier", "flag-all"}, common...)...); code != 0 {
+		t.Fatalf("verify --threshold: exit %d: %s", code, stderr)
+	}
+	for _, v := range readVerdictLines(t, all) {
+		for _, l := range v.Labels {
+			if l != 1 {
+				t.Fatalf("threshold 1.5 left a sentence unflagged: %+v", v)
+			}
+		}
+	}
+
+	vlm := filepath.Join(dir, "vlm.jsonl")
+	code, stdout, stderr = runCmd(append([]string{"vidomni", "verify", "--out", vlm, "--method", "vlm"}, common...)...)
+	if code != 0 {
+		t.Fatalf("verify --method vlm: exit %d: %s", code, stderr)
+	}
+	for _, v := range readVerdictLines(t, vlm) {
+		if len(v.Labels) != want[v.Pair] || v.Verifier != "vlm_reader" || v.Similarity != nil {
+			t.Errorf("vlm verdict %+v", v)
+		}
+	}
+
+	out := filepath.Join(dir, "scores")
+	code, stdout, stderr = runCmd("vidomni", "score", "--labels", labels, "--verdicts", sim, "--verdicts", vlm, "--verdicts", all, "--out", out)
+	if code != 0 {
+		t.Fatalf("score: exit %d: %s", code, stderr)
+	}
+	var scores struct {
+		Verifiers map[string]struct{ Pairs int }
+		Ensembles map[string]json.RawMessage
+		Matrix    map[string]map[string]struct{ Self bool }
+	}
+	data, err := os.ReadFile(filepath.Join(out, "scores.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &scores); err != nil {
+		t.Fatal(err)
+	}
+	if len(scores.Verifiers) != 3 || scores.Verifiers["vlm_reader"].Pairs != 3 || len(scores.Ensembles) != 3 {
+		t.Errorf("scores.json: %s", data)
+	}
+	if !scores.Matrix["vlm_reader"]["vlm_reader"].Self {
+		t.Error("vlm_reader on its own captions is not marked self-verification")
+	}
+
+	caps := filepath.Join(dir, "captions.jsonl")
+	code, stdout, stderr = runCmd("vidomni", "caption", "--models", modelDir, "--frames", "3", "--out", caps, video, filepath.Join(videos, "smpte-2997.mp4"))
+	if code != 0 {
+		t.Fatalf("caption: exit %d: %s", code, stderr)
+	}
+	data, _ = os.ReadFile(caps)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("captions:\n%s", data)
+	}
+	for _, l := range lines {
+		var c struct {
+			Video, Source, Caption string
+			Sentences              []string
+			Frames                 int
+		}
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Source != "captioner" || c.Frames != 3 || c.Caption == "" || len(c.Sentences) == 0 || len(c.Sentences) > 3 {
+			t.Errorf("caption %+v", c)
+		}
+	}
+	if code, _, _ := runCmd("vidomni", "caption", "--models", modelDir, "--out", caps, filepath.Join(dir, "nope.mp4")); code != 2 {
+		t.Errorf("caption of a missing video: exit %d, want 2", code)
+	}
+}

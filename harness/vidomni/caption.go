@@ -1,0 +1,102 @@
+package vidomni
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+)
+
+// CaptioningInstructions are the paper's five dense-captioning prompts
+// (appendix B.2, figure 13), word for word; the paper gives each model one
+// of them at random per video.
+var CaptioningInstructions = []string{
+	"Describe this video in detail, focusing on the spatio-temporal dynamics. Describe exactly how objects and agents move, change, and occupy space over time within the scene.",
+	"Give a detailed account of everything shown in the video, capturing all visible specifics. Describe events in the exact order they appear over time. Ensure that you describe the sequence of events exactly as they occur, without skipping any steps.",
+	"Describe the video in detail, paying special attention to how objects and people interact with each other. Capture the precise timing and nature of every contact, movement, and reaction shown in the footage.",
+	"Thoroughly describe the video's visual narrative, capturing every visible detail from start to end. Emphasize how actions unfold and how the scene transitions logically over time.",
+	"Provide a thorough description of every detail, explicitly prioritizing spatio-temporal dynamics. Capture all visual elements, and focus on their spatial positions, movement trajectories, and how the scene evolves over time.",
+}
+
+// FrameCaptioner is what the caption writer needs of the captioner role
+// (*models.Captioner): one caption per frame.
+type FrameCaptioner interface {
+	CaptionFrames(ctx context.Context, frames []imageprep.Frame) ([]models.Caption, error)
+}
+
+// A DenseCaption is a video's caption written from its sampled frames.
+type DenseCaption struct {
+	Video     string   `json:"video"`
+	Source    string   `json:"source"`
+	Caption   string   `json:"caption"`
+	Sentences []string `json:"sentences"` // Split(Caption)
+	Frames    int      `json:"frames"`
+}
+
+// WriteCaptions captions every sampled frame of each video with an image
+// captioner, in time order, and joins the captions into one dense caption:
+// each frame's caption becomes a sentence (first letter capitalised, a
+// period added), a caption equal to the one before it is dropped (a still
+// shot would otherwise repeat itself, the repetition the paper's
+// annotators label Frequency errors). An image captioner takes no
+// instruction; CaptioningInstructions are for generating VLMs. Failed
+// videos are returned with the reason and get no caption.
+func WriteCaptions(ctx context.Context, m FrameCaptioner, source string, fs *FrameSampler, videos []string) ([]DenseCaption, []FailedVideo, error) {
+	out := make([]DenseCaption, len(videos))
+	ok := make([]bool, len(videos))
+	var failed []FailedVideo
+	err := fs.Each(ctx, videos, func(i int, frames []imageprep.Frame) error {
+		caps, err := m.CaptionFrames(ctx, frames)
+		if err != nil {
+			return fmt.Errorf("caption the frames of %s: %w", videos[i], err)
+		}
+		texts := make([]string, len(caps))
+		for k, c := range caps {
+			texts[k] = c.Text
+		}
+		caption := JoinFrameCaptions(texts)
+		out[i] = DenseCaption{Video: videos[i], Source: source, Caption: caption, Sentences: Split(caption), Frames: len(frames)}
+		ok[i] = true
+		return nil
+	}, func(i int, err error) error {
+		failed = append(failed, FailedVideo{videos[i], err})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var done []DenseCaption
+	for i, c := range out {
+		if ok[i] {
+			done = append(done, c)
+		}
+	}
+	return done, failed, nil
+}
+
+// JoinFrameCaptions makes one caption of per-frame captions: white space
+// made single, empty ones and repeats of the previous one dropped, each
+// capitalised and ended with a period unless it already ends a sentence.
+func JoinFrameCaptions(texts []string) string {
+	var parts []string
+	prev := ""
+	for _, t := range texts {
+		t = strings.Join(strings.Fields(t), " ")
+		t = strings.TrimRight(t, ",;: ")
+		if t == "" || strings.EqualFold(t, prev) {
+			continue
+		}
+		prev = t
+		r, n := utf8.DecodeRuneInString(t)
+		t = string(unicode.ToUpper(r)) + t[n:]
+		if last, _ := utf8.DecodeLastRuneInString(t); !isTerminal(last) {
+			t += "."
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, " ")
+}
