@@ -14,6 +14,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/vidomni"
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/openai"
 )
 
 // vidomniFrameFlags are the frame-sampling flags verify and caption share.
@@ -31,41 +32,24 @@ func addFrameFlags(fs *flag.FlagSet) *vidomniFrameFlags {
 		size:     fs.String("size", "224", "decode frames at `SIZE` before the model's own preprocessing: S (short side), max:L, short:S,max:L or native"),
 		hwaccel:  fs.String("hwaccel", "none", "decode with `ACCEL`: none (CPU) or cuda (NVDEC, falling back to the CPU with a message)"),
 		videos:   fs.String("videos", "", "`DIR` that relative video paths are under (default: the directory of the input file, or the working directory)"),
-		modelDir: fs.String("models", "", "the models `DIR` holding models.json (required)"),
+		modelDir: fs.String("models", "", "the models `DIR` holding models.json (required for the roles it runs)"),
 		device:   fs.String("device", "cpu", "run the models on `DEVICE`: cpu, cuda or cuda:N"),
 		workers:  fs.Int("workers", 0, "decode `N` videos at once (0: one per core)"),
 	}
 }
 
-// open checks the flags and returns the frame sampler, the manifest, the
-// runtime and the device.
-func (f *vidomniFrameFlags) open(env *environment, defaultRoot string) (*vidomni.FrameSampler, *models.Manifest, *models.Runtime, models.Device, error) {
-	var dev models.Device
-	if *f.modelDir == "" {
-		return nil, nil, nil, dev, &usageError{"--models DIR is required"}
-	}
+// sampler checks the frame flags and returns the frame sampler.
+func (f *vidomniFrameFlags) sampler(env *environment, defaultRoot string) (*vidomni.FrameSampler, error) {
 	if *f.frames < 1 || *f.frames > 1024 {
-		return nil, nil, nil, dev, &usageError{fmt.Sprintf("--frames %d: want 1 to 1024", *f.frames)}
+		return nil, &usageError{fmt.Sprintf("--frames %d: want 1 to 1024", *f.frames)}
 	}
 	sampler, err := decode.ParseSampler("uniform:" + strconv.Itoa(*f.frames))
 	if err != nil {
-		return nil, nil, nil, dev, &usageError{err.Error()}
+		return nil, &usageError{err.Error()}
 	}
 	size, err := decode.ParseSize(*f.size)
 	if err != nil {
-		return nil, nil, nil, dev, &usageError{"--size: " + err.Error()}
-	}
-	devs, err := models.ParseDevices(*f.device)
-	if err != nil || len(devs) != 1 {
-		return nil, nil, nil, dev, &usageError{fmt.Sprintf("--device %q: name one device (cpu, cuda or cuda:N)", *f.device)}
-	}
-	m, err := models.LoadManifest(*f.modelDir)
-	if err != nil {
-		return nil, nil, nil, dev, fmt.Errorf("%w: --models: %v", errBadInput, err)
-	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: *f.device, Log: env.stderr, Getenv: env.getenv})
-	if err != nil {
-		return nil, nil, nil, dev, fmt.Errorf("--models: %w", err)
+		return nil, &usageError{"--size: " + err.Error()}
 	}
 	root := *f.videos
 	if root == "" {
@@ -73,7 +57,54 @@ func (f *vidomniFrameFlags) open(env *environment, defaultRoot string) (*vidomni
 	}
 	pool := &decode.Pool{Workers: *f.workers, Options: decode.Options{HWAccel: *f.hwaccel},
 		Notify: func(msg string) { fmt.Fprintln(env.stderr, msg) }}
-	return &vidomni.FrameSampler{Pool: pool, Sampler: sampler, Size: size, Root: root}, m, rt, devs[0], nil
+	return &vidomni.FrameSampler{Pool: pool, Sampler: sampler, Size: size, Root: root}, nil
+}
+
+// models loads the manifest of --models and ONNX Runtime for --device.
+func (f *vidomniFrameFlags) models(env *environment) (*models.Manifest, *models.Runtime, models.Device, error) {
+	var dev models.Device
+	if *f.modelDir == "" {
+		return nil, nil, dev, &usageError{"--models DIR is required"}
+	}
+	devs, err := models.ParseDevices(*f.device)
+	if err != nil || len(devs) != 1 {
+		return nil, nil, dev, &usageError{fmt.Sprintf("--device %q: name one device (cpu, cuda or cuda:N)", *f.device)}
+	}
+	m, err := models.LoadManifest(*f.modelDir)
+	if err != nil {
+		return nil, nil, dev, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: *f.device, Log: env.stderr, Getenv: env.getenv})
+	if err != nil {
+		return nil, nil, dev, fmt.Errorf("--models: %w", err)
+	}
+	return m, rt, devs[0], nil
+}
+
+// serverFlags name a generating model behind a local OpenAI-compatible
+// server.
+type serverFlags struct {
+	url, model *string
+	seed       *int64
+}
+
+func addServerFlags(fs *flag.FlagSet) *serverFlags {
+	return &serverFlags{
+		url:   fs.String("server", "", "the `URL` of a local OpenAI-compatible server (vLLM, SGLang, llama.cpp: http://127.0.0.1:8000/v1) whose model generates the replies; loopback addresses only"),
+		model: fs.String("server-model", "", "the served model's `NAME` sent with each --server request"),
+		seed:  fs.Int64("seed", 0, "the generation seed `N` sent to --server (and, for caption, the choice of the paper's instruction)"),
+	}
+}
+
+func (f *serverFlags) client() (*openai.Client, error) {
+	if *f.url == "" || *f.model == "" {
+		return nil, &usageError{"--server and --server-model go together"}
+	}
+	c, err := openai.New(openai.Config{BaseURL: *f.url, Model: *f.model, Chat: true})
+	if err != nil {
+		return nil, &usageError{"--server: " + err.Error()}
+	}
+	return c, nil
 }
 
 func reportFailed(env *environment, failed []vidomni.FailedVideo) {
@@ -85,27 +116,33 @@ func reportFailed(env *environment, failed []vidomni.FailedVideo) {
 func vidomniVerify() *vidomniSubcommand {
 	return &vidomniSubcommand{
 		name:  "verify",
-		usage: "--labels FILE --models DIR --out FILE [--method similarity|vlm] [flags]",
+		usage: "--labels FILE --out FILE [--method similarity|vlm|server] [flags]",
 		long: `Verify judges every sentence of the pairs in FILE (the labels layout) against its
 video and writes a verdicts JSONL file that "vidomni score" reads.
---method similarity (the default) needs no VLM: the image_text role embeds the
-sampled frames and each sentence, a sentence's score is its best frame's cosine,
-and sentences under a threshold are flagged Incorrect. The threshold maximises mean
-per-pair F1 on labelled pairs (--fit, default the --labels pairs themselves, which
-is optimistic) and is printed with the precision, recall and F1 it gives there;
---threshold fixes it instead. Each verdict line also holds the similarities.
---method vlm asks the vlm_reader role, with the frames and the paper's verification
-prompt, for each sentence's label (log p of B "hallucination" against A "faithful").
+--method similarity (the default) needs no VLM: the image_text role of --models
+embeds the sampled frames and each sentence, a sentence's score is its best frame's
+cosine, and sentences under a threshold are flagged Incorrect. The threshold
+maximises mean per-pair F1 on labelled pairs (--fit, default the --labels pairs
+themselves, which is optimistic) and is printed with the precision, recall and F1 it
+gives there; --threshold fixes it instead. Each verdict line also holds the
+similarities.
+--method vlm asks the vlm_reader role of --models, with the frames and the paper's
+verification prompt, for each sentence's label (log p of B "hallucination" against A
+"faithful"): that role scores letters and does not write replies.
+--method server sends the frames and the paper's prompt (figure 14) to the model of
+--server, which writes its reply; the replies are stored raw and parsed when scored,
+and verify prints how many parse.
 Videos that cannot be decoded are named on stderr and their pairs get no verdict.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			labels := fs.String("labels", "", "the pairs to verify, a labels JSONL `FILE` (required)")
 			out := fs.String("out", "", "write the verdicts JSONL to `FILE` (required)")
-			method := fs.String("method", "similarity", "verify by `METHOD`: similarity (image_text role, no VLM) or vlm (vlm_reader role)")
-			name := fs.String("verifier", "", "the verifier's `NAME` in the verdicts (default: image_text-similarity or vlm_reader)")
+			method := fs.String("method", "similarity", "verify by `METHOD`: similarity (image_text role, no VLM), vlm (vlm_reader role) or server (a generating model behind --server)")
+			name := fs.String("verifier", "", "the verifier's `NAME` in the verdicts (default: image_text-similarity, vlm_reader or the --server-model name)")
 			fit := fs.String("fit", "", "fit the similarity threshold on the labelled pairs of `FILE` (default: --labels)")
 			threshold := fs.Float64("threshold", math.NaN(), "flag sentences whose best-frame cosine is below `T` instead of fitting a threshold")
 			policy := fs.String("no-incorrect", vidomni.NoIncorrectZero, "when fitting, score pairs without an Incorrect sentence by `POLICY`: zero, one or skip (as score does)")
 			ff := addFrameFlags(fs)
+			sf := addServerFlags(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q", args)}
@@ -113,11 +150,16 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				if *labels == "" || *out == "" {
 					return &usageError{"--labels and --out are required"}
 				}
-				if *method != "similarity" && *method != "vlm" {
-					return &usageError{fmt.Sprintf("--method %q: want similarity or vlm", *method)}
+				switch *method {
+				case "similarity", "vlm", "server":
+				default:
+					return &usageError{fmt.Sprintf("--method %q: want similarity, vlm or server", *method)}
 				}
-				if *method == "vlm" && (*fit != "" || !math.IsNaN(*threshold)) {
+				if *method != "similarity" && (*fit != "" || !math.IsNaN(*threshold)) {
 					return &usageError{"--fit and --threshold belong to --method similarity"}
+				}
+				if (*method == "server") != (*sf.url != "") {
+					return &usageError{"--server goes with --method server, and --method server needs --server"}
 				}
 				switch *policy {
 				case vidomni.NoIncorrectZero, vidomni.NoIncorrectOne, vidomni.NoIncorrectSkip:
@@ -128,115 +170,159 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				if err != nil {
 					return err
 				}
-				frames, m, rt, dev, err := ff.open(env, filepath.Dir(*labels))
+				frames, err := ff.sampler(env, filepath.Dir(*labels))
 				if err != nil {
 					return err
 				}
-				var judged []vidomni.Judged
-				if *method == "vlm" {
-					if *name == "" {
-						*name = string(models.RoleVLMReader)
-					}
-					vlm, err := rt.OpenVLMReader(m, dev)
-					if err != nil {
-						return fmt.Errorf("%w: --models: %v", errBadInput, err)
-					}
-					defer vlm.Close()
-					var failed []vidomni.FailedVideo
-					judged, failed, err = vidomni.VerifyVLM(ctx, vlm, frames, pairs)
-					if err != nil {
-						return err
-					}
-					reportFailed(env, failed)
-				} else {
-					if *name == "" {
-						*name = string(models.RoleImageText) + "-similarity"
-					}
-					it, err := rt.OpenImageText(m, dev)
-					if err != nil {
-						return fmt.Errorf("%w: --models: %v", errBadInput, err)
-					}
-					defer it.Close()
-					sims, failed, err := vidomni.Similarities(ctx, it, frames, pairs)
-					if err != nil {
-						return err
-					}
-					reportFailed(env, failed)
-					t := *threshold
-					if math.IsNaN(t) {
-						fitPairs, fitSims := pairs, sims
-						if *fit != "" {
-							if fitPairs, err = readVidomniFile(*fit, vidomni.ReadLabels); err != nil {
-								return err
-							}
-							fitFrames := *frames
-							if *ff.videos == "" {
-								fitFrames.Root = filepath.Dir(*fit)
-							}
-							var ffailed []vidomni.FailedVideo
-							if fitSims, ffailed, err = vidomni.Similarities(ctx, it, &fitFrames, fitPairs); err != nil {
-								return err
-							}
-							reportFailed(env, ffailed)
-						}
-						f, err := vidomni.FitThreshold(fitPairs, fitSims, vidomni.Options{NoIncorrect: *policy})
-						if err != nil {
-							return fmt.Errorf("%w: fit the threshold: %v", errBadInput, err)
-						}
-						on := *labels + " (the pairs verified: in-sample, optimistic)"
-						if *fit != "" {
-							on = *fit
-						}
-						fmt.Fprintf(env.stdout, "threshold %.6f fitted on %s: precision %.1f%%, recall %.1f%%, F1 %.1f%% over %d pairs\n",
-							f.Threshold, on, 100*f.Precision, 100*f.Recall, 100*f.F1, f.Pairs)
-						t = f.Threshold
-					} else {
-						fmt.Fprintf(env.stdout, "threshold %.6f (given)\n", t)
-					}
-					for i, p := range pairs {
-						if sims[i] != nil {
-							judged = append(judged, vidomni.Judged{Pair: p, Labels: vidomni.Flag(sims[i], t), Similarity: sims[i]})
-						}
-					}
+				var lines []verdictLine
+				switch *method {
+				case "server":
+					lines, err = verifyServer(ctx, env, sf, frames, pairs, name)
+				case "vlm":
+					lines, err = verifyVLM(ctx, env, ff, frames, pairs, name)
+				default:
+					lines, err = verifySimilarity(ctx, env, ff, frames, pairs, name, *labels, *fit, *threshold, *policy)
 				}
-				if len(judged) == 0 {
+				if err != nil {
+					return err
+				}
+				if len(lines) == 0 {
 					return fmt.Errorf("%w: no pair's video could be decoded", errBadInput)
 				}
-				n, err := writeVerdicts(*out, *name, judged)
+				err = writeAtomic(*out, func(w *bufio.Writer) error {
+					enc := json.NewEncoder(w)
+					enc.SetEscapeHTML(false)
+					for _, l := range lines {
+						if err := enc.Encode(l); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(env.stdout, "%d verdicts of %s on %d pairs written to %s\n", n, *name, len(pairs), *out)
+				fmt.Fprintf(env.stdout, "%d verdicts of %s on %d pairs written to %s\n", len(lines), *name, len(pairs), *out)
 				return nil
 			}
 		},
 	}
 }
 
-// writeVerdicts writes one verdicts line per judged pair (in the labels'
-// order), under a temporary name renamed at the end.
-func writeVerdicts(path, verifier string, judged []vidomni.Judged) (int, error) {
-	type line struct {
-		Pair       string    `json:"pair"`
-		Verifier   string    `json:"verifier"`
-		Labels     []int8    `json:"labels"`
-		Similarity []float64 `json:"similarity,omitempty"`
+// verdictLine is one line of the verdicts file verify writes.
+type verdictLine struct {
+	Pair       string    `json:"pair"`
+	Verifier   string    `json:"verifier"`
+	Labels     []int8    `json:"labels,omitempty"`
+	Reply      *string   `json:"reply,omitempty"`
+	Similarity []float64 `json:"similarity,omitempty"`
+}
+
+func verifyServer(ctx context.Context, env *environment, sf *serverFlags, frames *vidomni.FrameSampler, pairs []*vidomni.Pair, name *string) ([]verdictLine, error) {
+	c, err := sf.client()
+	if err != nil {
+		return nil, err
 	}
-	n := 0
-	err := writeAtomic(path, func(w *bufio.Writer) error {
-		enc := json.NewEncoder(w)
-		for _, j := range judged {
-			if j.Pair == nil {
-				continue // its video failed
-			}
-			if err := enc.Encode(line{j.Pair.ID, verifier, j.Labels, j.Similarity}); err != nil {
-				return err
-			}
-			n++
+	if *name == "" {
+		*name = *sf.model
+	}
+	replies, failed, err := vidomni.VerifyChat(ctx, c, frames, pairs, *sf.seed)
+	if err != nil {
+		return nil, err
+	}
+	reportFailed(env, failed)
+	lines := make([]verdictLine, len(replies))
+	parsed := 0
+	for i, r := range replies {
+		if _, err := vidomni.ParseReply(r.Reply, len(r.Pair.Sentences)); err == nil {
+			parsed++
 		}
-		return nil
-	})
-	return n, err
+		lines[i] = verdictLine{Pair: r.Pair.ID, Verifier: *name, Reply: &replies[i].Reply}
+	}
+	fmt.Fprintf(env.stdout, "%d of %d replies parse as the prompt asks (the others score 0 for their pair)\n", parsed, len(replies))
+	return lines, nil
+}
+
+func verifyVLM(ctx context.Context, env *environment, ff *vidomniFrameFlags, frames *vidomni.FrameSampler, pairs []*vidomni.Pair, name *string) ([]verdictLine, error) {
+	m, rt, dev, err := ff.models(env)
+	if err != nil {
+		return nil, err
+	}
+	if *name == "" {
+		*name = string(models.RoleVLMReader)
+	}
+	vlm, err := rt.OpenVLMReader(m, dev)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	defer vlm.Close()
+	judged, failed, err := vidomni.VerifyVLM(ctx, vlm, frames, pairs)
+	if err != nil {
+		return nil, err
+	}
+	reportFailed(env, failed)
+	lines := make([]verdictLine, len(judged))
+	for i, j := range judged {
+		lines[i] = verdictLine{Pair: j.Pair.ID, Verifier: *name, Labels: j.Labels}
+	}
+	return lines, nil
+}
+
+func verifySimilarity(ctx context.Context, env *environment, ff *vidomniFrameFlags, frames *vidomni.FrameSampler, pairs []*vidomni.Pair, name *string,
+	labels, fit string, threshold float64, policy string) ([]verdictLine, error) {
+	m, rt, dev, err := ff.models(env)
+	if err != nil {
+		return nil, err
+	}
+	if *name == "" {
+		*name = string(models.RoleImageText) + "-similarity"
+	}
+	it, err := rt.OpenImageText(m, dev)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	defer it.Close()
+	sims, failed, err := vidomni.Similarities(ctx, it, frames, pairs)
+	if err != nil {
+		return nil, err
+	}
+	reportFailed(env, failed)
+	t := threshold
+	if math.IsNaN(t) {
+		fitPairs, fitSims := pairs, sims
+		on := labels + " (the pairs verified: in-sample, optimistic)"
+		if fit != "" {
+			on = fit
+			if fitPairs, err = readVidomniFile(fit, vidomni.ReadLabels); err != nil {
+				return nil, err
+			}
+			fitFrames := *frames
+			if *ff.videos == "" {
+				fitFrames.Root = filepath.Dir(fit)
+			}
+			var ffailed []vidomni.FailedVideo
+			if fitSims, ffailed, err = vidomni.Similarities(ctx, it, &fitFrames, fitPairs); err != nil {
+				return nil, err
+			}
+			reportFailed(env, ffailed)
+		}
+		f, err := vidomni.FitThreshold(fitPairs, fitSims, vidomni.Options{NoIncorrect: policy})
+		if err != nil {
+			return nil, fmt.Errorf("%w: fit the threshold: %v", errBadInput, err)
+		}
+		fmt.Fprintf(env.stdout, "threshold %.6f fitted on %s: precision %.1f%%, recall %.1f%%, F1 %.1f%% over %d pairs\n",
+			f.Threshold, on, 100*f.Precision, 100*f.Recall, 100*f.F1, f.Pairs)
+		t = f.Threshold
+	} else {
+		fmt.Fprintf(env.stdout, "threshold %.6f (given)\n", t)
+	}
+	var lines []verdictLine
+	for i, p := range pairs {
+		if sims[i] != nil {
+			lines = append(lines, verdictLine{Pair: p.ID, Verifier: *name, Labels: vidomni.Flag(sims[i], t), Similarity: sims[i]})
+		}
+	}
+	return lines, nil
 }
 
 func writeAtomic(path string, write func(*bufio.Writer) error) error {
@@ -268,18 +354,21 @@ func writeAtomic(path string, write func(*bufio.Writer) error) error {
 func vidomniCaption() *vidomniSubcommand {
 	return &vidomniSubcommand{
 		name:  "caption",
-		usage: "--models DIR --out FILE [flags] VIDEO...",
-		long: `Caption writes a dense caption of each VIDEO with the captioner role: every sampled
-frame is captioned in time order and the captions are joined into one caption, one
-sentence a frame (a caption repeating the previous one is dropped). It writes one JSON
-line per video to FILE: {"video", "source", "caption", "sentences", "frames"}, the
-sentences as "vidomni split" cuts them, ready to be labelled. An image captioner takes
-no instruction; the paper's five captioning instructions (figure 13) are
-vidomni.CaptioningInstructions, for generating VLMs.`,
+		usage: "--models DIR | --server URL --server-model NAME, --out FILE [flags] VIDEO...",
+		long: `Caption writes a dense caption of each VIDEO and one JSON line per video to FILE:
+{"video", "source", "caption", "sentences", "frames", "instruction"}, the sentences as
+"vidomni split" cuts them, ready to be labelled.
+With --models, the captioner role captions every sampled frame in time order and the
+captions are joined into one caption, one sentence a frame (a caption repeating the
+previous one is dropped); an image captioner takes no instruction.
+With --server, the model behind it gets the sampled frames and one of the paper's five
+captioning instructions (figure 13), chosen per video from --seed and the video's
+name (the paper draws one at random); "instruction" says which (1-5).`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the captions JSONL to `FILE` (required)")
-			source := fs.String("source", string(models.RoleCaptioner), "the caption source's `NAME` in the output")
+			source := fs.String("source", "", "the caption source's `NAME` in the output (default: captioner, or the --server-model name)")
 			ff := addFrameFlags(fs)
+			sf := addServerFlags(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
 					return &usageError{"name at least one VIDEO"}
@@ -287,18 +376,42 @@ vidomni.CaptioningInstructions, for generating VLMs.`,
 				if *out == "" {
 					return &usageError{"--out FILE is required"}
 				}
-				frames, m, rt, dev, err := ff.open(env, "")
+				if (*sf.url == "") == (*ff.modelDir == "") {
+					return &usageError{"give --models (the captioner role) or --server (a generating model), one of them"}
+				}
+				frames, err := ff.sampler(env, "")
 				if err != nil {
 					return err
 				}
-				capt, err := rt.OpenCaptioner(m, dev)
-				if err != nil {
-					return fmt.Errorf("%w: --models: %v", errBadInput, err)
-				}
-				defer capt.Close()
-				caps, failed, err := vidomni.WriteCaptions(ctx, capt, *source, frames, args)
-				if err != nil {
-					return err
+				var caps []vidomni.DenseCaption
+				var failed []vidomni.FailedVideo
+				if *sf.url != "" {
+					c, err := sf.client()
+					if err != nil {
+						return err
+					}
+					if *source == "" {
+						*source = *sf.model
+					}
+					if caps, failed, err = vidomni.CaptionChat(ctx, c, *source, frames, args, *sf.seed); err != nil {
+						return err
+					}
+				} else {
+					m, rt, dev, err := ff.models(env)
+					if err != nil {
+						return err
+					}
+					capt, err := rt.OpenCaptioner(m, dev)
+					if err != nil {
+						return fmt.Errorf("%w: --models: %v", errBadInput, err)
+					}
+					defer capt.Close()
+					if *source == "" {
+						*source = string(models.RoleCaptioner)
+					}
+					if caps, failed, err = vidomni.WriteCaptions(ctx, capt, *source, frames, args); err != nil {
+						return err
+					}
 				}
 				reportFailed(env, failed)
 				if len(caps) == 0 {

@@ -4,11 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness/vidomni"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -240,5 +246,129 @@ func TestVidomniEndToEnd(t *testing.T) {
 	}
 	if code, _, _ := runCmd("vidomni", "caption", "--models", modelDir, "--out", caps, filepath.Join(dir, "nope.mp4")); code != 2 {
 		t.Errorf("caption of a missing video: exit %d, want 2", code)
+	}
+}
+
+// fakeVLMServer answers chat completions as a generating VLM would: the
+// verification prompt gets the paper's reply format (flagging sentences
+// that mention a car, snow or a man), except for the colour bars, which
+// get prose that cannot be parsed; a captioning instruction gets a dense
+// caption. It checks that every request carries the frames.
+func fakeVLMServer(t *testing.T, frames int) *httptest.Server {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct {
+				Content []struct {
+					Type string
+					Text string
+				}
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 1 {
+			t.Errorf("request: %v", err)
+			http.Error(w, "bad request", 400)
+			return
+		}
+		images, text := 0, ""
+		for _, p := range req.Messages[0].Content {
+			if p.Type == "image_url" {
+				images++
+			} else {
+				text += p.Text
+			}
+		}
+		if images != frames {
+			t.Errorf("%d images in the request, want %d", images, frames)
+		}
+		var reply string
+		switch {
+		case strings.HasPrefix(text, vidomni.VerificationInstruction):
+			if strings.Contains(text, "Colour bars") {
+				reply = "All of the sentences look right to me."
+				break
+			}
+			var labels []string
+			for _, line := range strings.Split(text, "\n") {
+				if !strings.HasPrefix(line, "Sentence ") {
+					continue
+				}
+				v := "0"
+				if strings.Contains(line, " car ") || strings.Contains(line, "Snow") || strings.Contains(line, "man reads") {
+					v = "1"
+				}
+				labels = append(labels, fmt.Sprintf(`"sentence_%d": %s`, len(labels)+1, v))
+			}
+			reply = "```json\n{" + strings.Join(labels, ", ") + "}\n```\nReasons follow."
+		case slices.Contains(vidomni.CaptioningInstructions, text):
+			reply = "The video opens with Mr. Lee in a 3.5 m wide meadow. A rabbit yawns... then stretches.\n\nIt leaves."
+		default:
+			t.Errorf("unexpected prompt %q", text)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": reply}}}})
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// A generating model behind a local server gets the paper's prompts; its
+// replies are stored raw, parsed when scored, and the one in prose is
+// counted as unparsed.
+func TestVidomniServer(t *testing.T) {
+	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
+	videos := filepath.Dir(video)
+	labels := vidomniLabels(t, videos)
+	ts := fakeVLMServer(t, 2)
+	dir := t.TempDir()
+	verdicts := filepath.Join(dir, "server.jsonl")
+	code, stdout, stderr := runCmd("vidomni", "verify", "--method", "server", "--server", ts.URL+"/v1", "--server-model", "fake-vlm",
+		"--labels", labels, "--videos", videos, "--frames", "2", "--out", verdicts)
+	if code != 0 {
+		t.Fatalf("verify: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "2 of 3 replies parse") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	out := filepath.Join(dir, "scores")
+	if code, _, stderr := runCmd("vidomni", "score", "--labels", labels, "--verdicts", verdicts, "--out", out); code != 0 {
+		t.Fatalf("score: exit %d: %s", code, stderr)
+	}
+	var scores struct {
+		Verifiers map[string]struct {
+			Precision, Recall, F1 float64
+			Pairs, Unparsed       int
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "scores.json"))
+	if err := json.Unmarshal(data, &scores); err != nil {
+		t.Fatal(err)
+	}
+	// bbb-a: the car flagged, nothing else: P 1, R 1. bbb-b: snow
+	// flagged, the three jumps missed: P 1, R 1/2, F1 2/3. bars: unparsed,
+	// 0. Means over 3 pairs: P 2/3, R 1/2, F1 5/9.
+	v := scores.Verifiers["fake-vlm"]
+	if v.Pairs != 3 || v.Unparsed != 1 || math.Abs(v.Precision-2.0/3) > 1e-9 || math.Abs(v.Recall-0.5) > 1e-9 || math.Abs(v.F1-5.0/9) > 1e-9 {
+		t.Errorf("fake-vlm scores %+v", v)
+	}
+
+	caps := filepath.Join(dir, "captions.jsonl")
+	code, _, stderr = runCmd("vidomni", "caption", "--server", ts.URL+"/v1", "--server-model", "fake-vlm", "--frames", "2", "--seed", "3", "--out", caps, video)
+	if code != 0 {
+		t.Fatalf("caption: exit %d: %s", code, stderr)
+	}
+	var c struct {
+		Video, Source string
+		Sentences     []string
+		Instruction   int
+	}
+	data, _ = os.ReadFile(caps)
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"The video opens with Mr. Lee in a 3.5 m wide meadow.", "A rabbit yawns... then stretches.", "It leaves."}
+	if c.Source != "fake-vlm" || !slices.Equal(c.Sentences, want) || c.Instruction != vidomni.InstructionFor(video, 3)+1 {
+		t.Errorf("caption %+v", c)
+	}
+	if code, _, _ := runCmd("vidomni", "caption", "--server", "http://192.0.2.1/v1", "--server-model", "m", "--out", caps, video); code != 2 {
+		t.Errorf("a remote server: exit %d, want 2", code)
 	}
 }

@@ -76,3 +76,26 @@ func BenchmarkSplit(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "sentences/s")
 }
+
+// BenchmarkFitThreshold fits the similarity threshold on 3,200 pairs of 20
+// sentences (64,000, the paper's count); reports sentences per second.
+func BenchmarkFitThreshold(b *testing.B) {
+	pairs, _ := synthetic(3200, 5)
+	r := rand.New(rand.NewPCG(3, 4))
+	sims := make([][]float64, len(pairs))
+	n := 0
+	for i, p := range pairs {
+		sims[i] = make([]float64, len(p.Sentences))
+		for k := range sims[i] {
+			sims[i][k] = r.Float64()*0.4 - 0.1
+		}
+		n += len(p.Sentences)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := FitThreshold(pairs, sims, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "sentences/s")
+}

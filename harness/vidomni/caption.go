@@ -35,6 +35,10 @@ type DenseCaption struct {
 	Caption   string   `json:"caption"`
 	Sentences []string `json:"sentences"` // Split(Caption)
 	Frames    int      `json:"frames"`
+	// Instruction is the paper's captioning instruction used (1-5, figure
+	// 13) when a generating model wrote the caption; 0 for an image
+	// captioner, which takes none.
+	Instruction int `json:"instruction,omitempty"`
 }
 
 // WriteCaptions captions every sampled frame of each video with an image

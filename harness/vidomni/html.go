@@ -17,10 +17,10 @@ import (
 // heat map (figure 12) and the category recalls.
 func (s *Scores) WriteHTML(w io.Writer) error {
 	type verifierRow struct {
-		Name                                   string
-		Judged, Pairs, Unparsed                int
-		Precision, Recall, F1                  string
-		Heat                                   template.HTML
+		Name                    string
+		Judged, Pairs, Unparsed int
+		Precision, Recall, F1   string
+		Heat                    template.HTML
 	}
 	type catRow struct {
 		Name  string

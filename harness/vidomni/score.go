@@ -110,7 +110,7 @@ type Scores struct {
 	counts    labelCounts
 	unparsed  []unparsedReply
 	judged    map[string][]judgement // verifier -> in pair order, for the table
-	pairsSeen map[string]int // verifier -> pairs with a verdict
+	pairsSeen map[string]int         // verifier -> pairs with a verdict
 }
 
 type gridKey struct {
@@ -146,15 +146,11 @@ type pairScore struct {
 // sentences are left out, an unparsed reply (labels nil) scores 0.
 func (o *Options) score(p *Pair, labels []int8) pairScore {
 	var tp, fp, fn int
-	positives := 0
 	for i, s := range p.Sentences {
 		if s.Label == Unknown {
 			continue
 		}
 		pos := s.Label == Incorrect
-		if pos {
-			positives++
-		}
 		flagged := labels != nil && labels[i] == 1
 		switch {
 		case pos && flagged:
@@ -165,13 +161,20 @@ func (o *Options) score(p *Pair, labels []int8) pairScore {
 			fn++
 		}
 	}
-	if tp+fp+fn == 0 && !p.anyKnown() {
+	return o.fromCounts(tp, fp, fn, p.anyKnown(), labels != nil)
+}
+
+// fromCounts is a pair's score from its counts: known says whether the
+// pair has a Correct or Incorrect sentence, parsed whether the verifier's
+// labels were read.
+func (o *Options) fromCounts(tp, fp, fn int, known, parsed bool) pairScore {
+	if !known {
 		return pairScore{} // only Unknown sentences: nothing to score
 	}
-	if positives == 0 && o.NoIncorrect == NoIncorrectSkip {
+	if tp+fn == 0 && o.NoIncorrect == NoIncorrectSkip {
 		return pairScore{}
 	}
-	if labels == nil {
+	if !parsed {
 		return pairScore{counted: true}
 	}
 	zd := 0.0

@@ -159,13 +159,38 @@ func FitThreshold(pairs []*Pair, sims [][]float64, opt Options) (Fit, error) {
 		}
 	}
 	cands = append(cands, distinct[len(distinct)-1]+1e-6)
+	// Per pair, the sorted scores of its Incorrect and Correct sentences:
+	// a threshold t flags those below it, counted by binary search.
+	type split struct {
+		pos, neg []float64
+		known    bool
+	}
+	groups := make([]split, 0, len(pairs))
+	for i, p := range pairs {
+		if sims[i] == nil {
+			continue
+		}
+		var g split
+		for k, s := range p.Sentences {
+			switch s.Label {
+			case Incorrect:
+				g.pos = append(g.pos, sims[i][k])
+			case Correct:
+				g.neg = append(g.neg, sims[i][k])
+			}
+		}
+		sort.Float64s(g.pos)
+		sort.Float64s(g.neg)
+		g.known = len(g.pos)+len(g.neg) > 0
+		groups = append(groups, g)
+	}
 	best := Fit{Threshold: math.NaN()}
 	for _, t := range cands {
 		var m mean
-		for i, p := range pairs {
-			if sims[i] != nil {
-				m.add(opt.score(p, Flag(sims[i], t)))
-			}
+		for _, g := range groups {
+			tp := sort.SearchFloat64s(g.pos, t) // scores < t
+			fp := sort.SearchFloat64s(g.neg, t)
+			m.add(opt.fromCounts(tp, fp, len(g.pos)-tp, g.known, true))
 		}
 		if got := m.metrics(); math.IsNaN(best.Threshold) || got.F1 > best.F1 {
 			best = Fit{Threshold: t, Metrics: got}
