@@ -16,6 +16,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
 // Options size a world. The zero value of each field takes its default.
@@ -72,9 +73,10 @@ func (o *Options) defaults() error {
 
 // File names in a world directory.
 const (
-	ItemsFile  = "items.jsonl"
-	TruthFile  = "truth.json"
-	VideosDir  = "videos"
+	ItemsFile       = "items.jsonl"
+	TruthFile       = "truth.json"
+	VideosDir       = "videos"
+	ModelsDir       = "models"
 	BenchmarkPrefix = "world-"
 )
 
@@ -217,7 +219,8 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *Truth) 
 }
 
 // Generate plans the world of opt and writes it to dir: videos/*.mp4,
-// items.jsonl and truth.json. Files are written under temporary names and
+// items.jsonl, truth.json and models/ (the colour-and-shape image_text model
+// and captioner of onnxbuild, with models.json). Files are written under temporary names and
 // renamed into place, so an interrupted run leaves no half-written file
 // under a final name.
 func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
@@ -237,6 +240,9 @@ func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	if err := onnxbuild.WriteColourModels(filepath.Join(dir, ModelsDir)); err != nil {
+		return nil, fmt.Errorf("world: %w", err)
 	}
 	var items bytes.Buffer
 	for _, it := range w.Items {

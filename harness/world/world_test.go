@@ -140,8 +140,8 @@ func TestGenerateWritesTheSameBytesForTheSameSeed(t *testing.T) {
 		files++
 		return nil
 	})
-	if files != 9+2 {
-		t.Fatalf("%d files, want 9 videos, items.jsonl and truth.json", files)
+	if files != 9+2+11 {
+		t.Fatalf("%d files, want 9 videos, items.jsonl, truth.json and the 11 files of models/", files)
 	}
 	items, err := harness.ReadFiles(context.Background(), []string{filepath.Join(dirs[0], ItemsFile)}, harness.ReadOptions{VideoRoot: dirs[0]})
 	if err != nil {
