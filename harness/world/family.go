@@ -74,8 +74,8 @@ type draft struct {
 
 // planner draws scenes and items from one seeded generator.
 type planner struct {
-	rng        *rand.Rand
-	copy       copyScene
+	rng  *rand.Rand
+	copy copyScene
 }
 
 // Answers are drawn independently (colours, shapes, counts, which came
@@ -91,7 +91,6 @@ func (p *planner) dealShapes() (Shape, Shape) {
 	sh := distinct(p, Shapes(), 2)
 	return sh[0], sh[1]
 }
-
 
 func (p *planner) pick(cs []Colour) Colour { return cs[p.rng.IntN(len(cs))] }
 
