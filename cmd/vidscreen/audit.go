@@ -63,7 +63,9 @@ usage or bad input (the error names the file, line and field).`,
 			benchmarks := fs.String("benchmarks", "", "audit only the items of these comma-separated benchmark `NAMES` (as in the items' benchmark field)")
 			out := fs.String("out", "", "write the run to directory `DIR` (created if missing; required)")
 			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool)")
-			ref := fs.String("reference", "", "read a reference model's answers from JSONL `FILE` ({\"id\", \"benchmark\", \"pred\"}, pred the 0-based option index) to report s*, the breaking level, video dependence and residual")
+			ref := fs.String("reference", "", "read a reference model's answers from `FILE` to report s*, the breaking level, video dependence and residual: JSONL {\"id\", \"benchmark\", \"pred\"} (pred a 0-based option index or the reply), a VLMEvalKit result table (.xlsx, .tsv, .csv) or an lmms-eval samples_*.jsonl")
+			var preds stringList
+			fs.Var(&preds, "predictions", "report the residual s - c - eps of an evaluated model whose answers `NAME=FILE` holds (any layout --reference reads); repeat for several models")
 			seed := fs.Uint64("seed", 1, "seed the prequential item orders, the attackers' guesses and the bootstrap with `N`")
 			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
 			videoRoot := fs.String("video-root", "", "resolve the items' video_path fields under `DIR`; a video_path that leaves it is bad input")
@@ -94,6 +96,9 @@ usage or bad input (the error names the file, line and field).`,
 				}
 				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: *videoRoot,
 					Limit: *limit, Benchmarks: splitList(*benchmarks)}
+				if opt.Models, err = parseModelFiles(preds); err != nil {
+					return err
+				}
 				if len(items) == 0 {
 					opt.FS, opt.Items = demo.FS(), demo.Items()
 				}
@@ -119,6 +124,11 @@ usage or bad input (the error names the file, line and field).`,
 				res, err := runs.Audit(ctx, opt)
 				if err != nil {
 					return auditError(err)
+				}
+				// How each predictions file matched the items goes to stderr
+				// even under --quiet: rows that count for nothing must show.
+				for _, m := range res.Matches {
+					fmt.Fprintf(env.stderr, "vidscreen audit: predictions %s\n", m)
 				}
 				return printAuditSummary(env.stdout, res)
 			}
@@ -187,6 +197,26 @@ func expandGlobs(items []string) ([]string, error) {
 	return out, nil
 }
 
+// parseModelFiles reads the --predictions NAME=FILE values; names must be
+// distinct, as they label the cards' model results.
+func parseModelFiles(vals []string) ([]runs.ModelFile, error) {
+	var out []runs.ModelFile
+	seen := map[string]bool{}
+	for _, v := range vals {
+		name, file, ok := strings.Cut(v, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || file == "" {
+			return nil, &usageError{fmt.Sprintf("--predictions %q: want NAME=FILE", v)}
+		}
+		if seen[name] {
+			return nil, &usageError{fmt.Sprintf("--predictions: model name %q given twice", name)}
+		}
+		seen[name] = true
+		out = append(out, runs.ModelFile{Name: name, Path: file})
+	}
+	return out, nil
+}
+
 // splitList splits a comma-separated flag value, dropping empty names.
 func splitList(s string) []string {
 	var out []string
@@ -241,6 +271,19 @@ func auditError(err error) error {
 func printAuditSummary(w io.Writer, res *runs.Result) error {
 	if err := report.WriteSummary(w, res.Cards); err != nil {
 		return err
+	}
+	for _, c := range res.Cards {
+		for _, m := range c.Models {
+			if m.Accuracy == nil {
+				fmt.Fprintf(w, "%s on %s: no answers\n", m.Name, c.Benchmark)
+				continue
+			}
+			residual := "no level ran"
+			if m.Residual != nil {
+				residual = fmt.Sprintf("residual s - c - eps %+.3f", *m.Residual)
+			}
+			fmt.Fprintf(w, "%s on %s: accuracy %.3f over %d items, chance %.3f, %s\n", m.Name, c.Benchmark, *m.Accuracy, m.N, *m.Chance, residual)
+		}
 	}
 	_, err := fmt.Fprintf(w, "\n%d items; outputs in %s: %s, %s, %s, %s, %s\n", res.Items, res.Dir,
 		runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile)

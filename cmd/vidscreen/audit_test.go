@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -164,12 +165,92 @@ func TestAuditPicksFilesBenchmarksAndLimits(t *testing.T) {
 	}
 }
 
+// TestAuditReadsOtherToolsPredictions audits real items with a reference
+// in lmms-eval's samples layout and an evaluated model in a VLMEvalKit
+// table (see harness/predictions for both layouts), one row of which
+// matches no item.
+func TestAuditReadsOtherToolsPredictions(t *testing.T) {
+	path := demoSubset(t, 12)
+	items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var samples, table bytes.Buffer
+	table.WriteString("index\tvideo\tquestion\tcandidates\tanswer\tprediction\n")
+	for i, it := range items {
+		doc, _ := json.Marshal(map[string]any{"question_id": it.ID, "question": it.Question, "candidates": it.Options, "answer": it.Answer})
+		fmt.Fprintf(&samples, `{"doc_id": %d, "doc": %s, "target": %d, "resps": [["%s"]], "filtered_resps": ["%s"], "doc_hash": "h"}`+"\n", i, doc, it.Answer, answerLetter(it.Answer), answerLetter(it.Answer))
+		reply := it.Options[it.Answer] // the model is right on even items
+		if i%2 == 1 {
+			reply = it.Options[(it.Answer+1)%len(it.Options)]
+		}
+		cands, _ := json.Marshal(it.Options)
+		fmt.Fprintf(&table, "%d\t%s\t%s\t%s\t%s\t%s\n", i, it.Video, it.Question, cands, answerLetter(it.Answer), reply)
+	}
+	table.WriteString("999\tv\tA question no item asks?\t[\"x\", \"y\"]\tA\tA\n")
+	ref := filepath.Join(dir, "samples_mytask_2024-06-01T00-00-00.000000.jsonl")
+	model := filepath.Join(dir, "MyModel_mytask.tsv")
+	os.WriteFile(ref, samples.Bytes(), 0o644)
+	os.WriteFile(model, table.Bytes(), 0o644)
+	out := filepath.Join(dir, "run")
+	code, stdout, stderr := runAudit("--items", path, "--out", out, "--reference", ref, "--predictions", "mine="+model, "--quiet", "--levels", "option")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"(lmms-eval): 48 rows, 48 matched (48 by id", "(vlmevalkit): 49 rows, 48 matched (0 by id, 48 by question text and options)", "1 unmatched: " + model + ":50"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "mine on STAR: accuracy 0.500 over 12 items") {
+		t.Errorf("summary lacks the model's line:\n%s", stdout)
+	}
+	var env struct {
+		Cards []struct {
+			Benchmark string   `json:"benchmark"`
+			Reference *float64 `json:"reference_accuracy"`
+			Models    []struct {
+				Name     string   `json:"name"`
+				Residual *float64 `json:"residual"`
+			} `json:"models"`
+		} `json:"cards"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	if err := json.Unmarshal(b, &env); err != nil {
+		// cards.json was a bare list before its envelope.
+		if err := json.Unmarshal(b, &env.Cards); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range env.Cards {
+		if c.Reference == nil || *c.Reference != 1 || len(c.Models) != 1 || c.Models[0].Name != "mine" || c.Models[0].Residual == nil {
+			t.Errorf("card %s: s* %v, models %+v", c.Benchmark, c.Reference, c.Models)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--predictions", "nofile"}, "want NAME=FILE"},
+		{[]string{"--predictions", "a=" + model, "--predictions", "a=" + model}, `model name "a" given twice`},
+		{[]string{"--predictions", "a=" + filepath.Join(dir, "none.xlsx")}, "none.xlsx: no such file"},
+	} {
+		code, _, stderr := runAudit(append([]string{"--items", path, "--out", filepath.Join(t.TempDir(), "o")}, tt.args...)...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+func answerLetter(i int) string { return string(rune('A' + i)) }
+
 func TestAuditHelpDocumentsEveryFlag(t *testing.T) {
 	code, stdout, _ := runAudit("--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, f := range []string{"-items", "-out", "-levels", "-reference", "-seed", "-workers", "-video-root", "Exit status"} {
+	for _, f := range []string{"-items", "-out", "-levels", "-reference", "-predictions", "-limit", "-benchmarks", "-log-format", "-quiet", "-seed", "-workers", "-video-root", "Exit status"} {
 		if !strings.Contains(stdout, f) {
 			t.Errorf("help lacks %s", f)
 		}

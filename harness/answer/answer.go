@@ -57,13 +57,13 @@ func ParseLetter(s string, n int) int {
 // equals s's (case, spacing, punctuation and a letter prefix such as "A. "
 // ignored), or -1 when none or several do.
 func MatchText(s string, options []string) int {
-	want := normalize(stripLetterPrefix(s))
+	want := Normalize(stripLetterPrefix(s))
 	if want == "" {
 		return -1
 	}
 	found := -1
 	for i, o := range options {
-		if normalize(stripLetterPrefix(o)) == want {
+		if Normalize(stripLetterPrefix(o)) == want {
 			if found >= 0 {
 				return -1
 			}
@@ -138,20 +138,20 @@ func Parse(reply string, options []string) (int, Rule) {
 // the reply as whole words, or -1. An option contained in another that also
 // appears ("red" in "red car") does not count against it.
 func containedOption(reply string, options []string) int {
-	r := " " + normalize(reply) + " "
+	r := " " + Normalize(reply) + " "
 	var hits []int
 	for i, o := range options {
-		t := normalize(stripLetterPrefix(o))
+		t := Normalize(stripLetterPrefix(o))
 		if t != "" && strings.Contains(r, " "+t+" ") {
 			hits = append(hits, i)
 		}
 	}
 	var kept []int
 	for _, i := range hits {
-		ti := normalize(stripLetterPrefix(options[i]))
+		ti := Normalize(stripLetterPrefix(options[i]))
 		inner := false
 		for _, j := range hits {
-			tj := normalize(stripLetterPrefix(options[j]))
+			tj := Normalize(stripLetterPrefix(options[j]))
 			if j != i && len(tj) > len(ti) && strings.Contains(" "+tj+" ", " "+ti+" ") {
 				inner = true
 			}
@@ -179,9 +179,13 @@ var letterPrefix = regexp.MustCompile(`^\s*[(\[]?[A-P][.):\]]\s+`)
 
 func stripLetterPrefix(s string) string { return letterPrefix.ReplaceAllString(s, "") }
 
-// normalize lower-cases s, turns punctuation into spaces and collapses runs
+// CompareForm is an option's text without a letter prefix ("A. "), normalised
+// as Normalize does: the form in which options are compared across files.
+func CompareForm(s string) string { return Normalize(stripLetterPrefix(s)) }
+
+// Normalize lower-cases s, turns punctuation into spaces and collapses runs
 // of spaces, so that "A dog." and "a dog" compare equal.
-func normalize(s string) string {
+func Normalize(s string) string {
 	var b strings.Builder
 	space := true
 	for _, r := range strings.ToLower(s) {

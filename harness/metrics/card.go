@@ -79,6 +79,9 @@ type Card struct {
 	// benchmark that the first embedder found and the confirming one
 	// rejected (dups.Confirm); absent when no second model confirmed them.
 	UnconfirmedDuplicates *int `json:"unconfirmed_duplicate_pairs,omitempty"`
+	// Models holds each evaluated model's accuracy and residual (see
+	// WithModels); absent when no predictions were given.
+	Models []ModelResult `json:"models,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

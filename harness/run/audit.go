@@ -21,6 +21,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/predictions"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	"github.com/vidscreen/vidscreen/harness/textembed"
@@ -38,8 +39,12 @@ type Options struct {
 	Out string
 	// Levels selects the attackers (option, text and pool by default).
 	Levels []harness.Level
-	// Reference is an optional JSONL file of a reference model's answers.
+	// Reference is an optional file of a reference model's answers, in any
+	// layout package predictions reads.
 	Reference string
+	// Models are evaluated models' predictions files, whose residuals
+	// s - c - eps go on the cards.
+	Models []ModelFile
 	// Seed seeds the prequential orders, the attackers' guesses and the
 	// bootstrap.
 	Seed uint64
@@ -65,11 +70,20 @@ type Options struct {
 	Confirm textembed.TextEmbedder
 }
 
+// A ModelFile names an evaluated model's predictions file.
+type ModelFile struct {
+	Name string
+	Path string
+}
+
 // A Result summarises a finished audit.
 type Result struct {
 	Dir   string
 	Items int
 	Cards []metrics.Card
+	// Matches says, for the reference and then each model file, how its
+	// rows were matched to the items (unmatched, ambiguous, unparsed rows).
+	Matches []*predictions.Report
 	// Resumed is true when Dir held an earlier run of the same
 	// configuration; UnitsStored of Units were then already complete, and
 	// DroppedBytes of torn records were cut from the record file.
@@ -159,10 +173,22 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		return nil, &harness.ParseError{File: strings.Join(opt.Items, ", "), Err: harness.ErrNoItems}
 	}
 	var ref map[string]int
+	var matches []*predictions.Report
 	if opt.Reference != "" {
-		if ref, err = harness.ReadReference(opt.Reference, items); err != nil {
+		var rep *predictions.Report
+		if ref, rep, err = predictions.Load(opt.Reference, items); err != nil {
 			return nil, err
 		}
+		matches = append(matches, rep)
+	}
+	var models []metrics.EvaluatedModel
+	for _, mf := range opt.Models {
+		answers, rep, err := predictions.Load(mf.Path, items)
+		if err != nil {
+			return nil, err
+		}
+		matches = append(matches, rep)
+		models = append(models, metrics.EvaluatedModel{Name: mf.Name, Answers: answers})
 	}
 
 	emb := opt.Embedder
@@ -196,6 +222,13 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		}
 		cfg.Reference = &in
 	}
+	for _, mf := range opt.Models {
+		in, err := hashInput(osFS{}, mf.Path)
+		if err != nil {
+			return nil, fmt.Errorf("hash predictions of %s: %w", mf.Name, err)
+		}
+		cfg.Models = append(cfg.Models, ModelInput{Model: mf.Name, Input: in})
+	}
 
 	unlock, err := lockDir(opt.Out)
 	if err != nil {
@@ -212,7 +245,8 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	removeTemps(opt.Out)
 	removeTemps(filepath.Join(opt.Out, CacheDir))
 
-	a := &audit{opt: opt, items: items, acfg: acfg, workers: workers, res: &Result{Dir: opt.Out, Items: len(items), Resumed: resumed}}
+	a := &audit{opt: opt, items: items, acfg: acfg, workers: workers, models: models,
+		res: &Result{Dir: opt.Out, Items: len(items), Resumed: resumed, Matches: matches}}
 	a.attackers = attack.Attackers(acfg)
 	a.stage("read", t0)
 	t0 = time.Now()
@@ -255,6 +289,7 @@ type audit struct {
 	store     *store
 	units     []*unit
 	res       *Result
+	models    []metrics.EvaluatedModel
 }
 
 // A unit is one attacker on one variant: the work of one Attack call, whose
@@ -568,6 +603,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		cm.exit()
 		return fmt.Errorf("cards: %w", err)
 	}
+	metrics.WithModels(cards, a.items, a.models)
 	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
 	if err != nil {
 		cm.exit()

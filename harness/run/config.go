@@ -48,6 +48,14 @@ type Config struct {
 	// config.json when every item is audited).
 	Benchmarks []string `json:"benchmarks,omitempty"`
 	Limit      int      `json:"limit,omitempty"`
+	// Models are the evaluated models' predictions files.
+	Models []ModelInput `json:"models,omitempty"`
+}
+
+// A ModelInput is an evaluated model's predictions file.
+type ModelInput struct {
+	Model string `json:"model"`
+	Input
 }
 
 // hashInput fingerprints the file name in fsys.

@@ -1,0 +1,24 @@
+// Package predictions reads what a model answered on a benchmark, in the
+// files the evaluation tools people already use write, and matches each
+// answer to the audit's items.
+//
+// Three layouts are read (Read picks one from the file):
+//
+//   - the project's JSON Lines: {"id", "benchmark", "pred"}, pred a 0-based
+//     option index or the reply as text;
+//   - VLMEvalKit's result tables (.xlsx, .tsv, .csv): one row per question
+//     with the columns index, question, A, B, ... (or candidates, a list
+//     literal), answer and prediction, plus video, category and others;
+//   - lmms-eval's samples_<task>_<time>.jsonl: one JSON object per line with
+//     doc (the benchmark's own record), target and filtered_resps.
+//
+// Each row becomes a Row. Match then pairs rows with items: by benchmark and
+// id where the file's ids are the items' ids (and its question, if given,
+// agrees), else by question text and options. A reply is parsed into an
+// option index by package answer. Rows that match no item, match several,
+// answer an item twice or cannot be parsed are counted and listed in a
+// Report, never silently dropped.
+//
+// The same rows, with their gold answers, are what `vidscreen import`
+// turns into items.
+package predictions

@@ -1,0 +1,254 @@
+package predictions
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/answer"
+)
+
+// A Report says what became of a file's rows when they were matched to the
+// items. Every row is counted in exactly one of Matched, Unmatched,
+// Ambiguous, Repeated and Unparsed; the last four list the rows' Sources.
+type Report struct {
+	File   string
+	Format Format
+	Rows   int
+	// Matched rows gave an option for an item: ByID of them through the
+	// item's id, ByText through its question text and options.
+	Matched, ByID, ByText int
+	// Unmatched rows match no item; Ambiguous ones several (the same
+	// question and options in several items); Repeated ones answer an item
+	// an earlier row answered (the first is kept); Unparsed ones match an
+	// item but name none of its options.
+	Unmatched, Ambiguous, Repeated, Unparsed []string
+	// Rules counts the matched rows by how their reply was read (see
+	// answer.Rule).
+	Rules map[string]int
+	// Missing counts the items of the benchmarks the file answers that no
+	// row answered.
+	Missing int
+}
+
+// String summarises the report in one paragraph, naming the first few
+// rows of each kind that did not count.
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %d rows, %d matched (%d by id, %d by question text and options)", r.File, r.Format, r.Rows, r.Matched, r.ByID, r.ByText)
+	if len(r.Rules) > 0 {
+		var rules []string
+		for k, v := range r.Rules {
+			rules = append(rules, fmt.Sprintf("%s %d", k, v))
+		}
+		slices.Sort(rules)
+		fmt.Fprintf(&b, "; replies read by %s", strings.Join(rules, ", "))
+	}
+	for _, k := range []struct {
+		what string
+		rows []string
+	}{{"unmatched", r.Unmatched}, {"ambiguous (several items)", r.Ambiguous}, {"repeated (item already answered; first kept)", r.Repeated}, {"unparsed (no option named)", r.Unparsed}} {
+		if len(k.rows) == 0 {
+			continue
+		}
+		shown := k.rows[:min(len(k.rows), 3)]
+		more := ""
+		if len(k.rows) > len(shown) {
+			more = fmt.Sprintf(", and %d more", len(k.rows)-len(shown))
+		}
+		fmt.Fprintf(&b, "; %d %s: %s%s", len(k.rows), k.what, strings.Join(shown, ", "), more)
+	}
+	if r.Missing > 0 {
+		fmt.Fprintf(&b, "; %d items of those benchmarks have no answer", r.Missing)
+	}
+	return b.String()
+}
+
+// Match pairs rows with items and reads each matched row's answer as an
+// option index of its item. It returns the answers keyed by
+// harness.Item.Key and the report of what became of every row.
+//
+// A row matches through its id when some item of the row's benchmark (or,
+// when the benchmark names none, exactly one item of any benchmark) has that
+// id and, if the row gives a question, the same question: the ids then
+// agree. Otherwise it matches through its question text and, when it gives
+// them, its options (compared as a set, letter prefixes, case and
+// punctuation ignored). A row given options answers by their text, so a
+// file that shuffled the options still maps onto the item's order.
+func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
+	ix := newIndex(items)
+	out := map[string]int{}
+	rep := &Report{Rows: len(rows), Rules: map[string]int{}}
+	if len(rows) > 0 {
+		rep.File = rows[0].File
+	}
+	benchmarks := map[string]bool{}
+	for _, row := range rows {
+		cands, byID := ix.lookup(row)
+		switch {
+		case len(cands) == 0:
+			rep.Unmatched = append(rep.Unmatched, row.Source)
+			continue
+		case len(cands) > 1:
+			rep.Ambiguous = append(rep.Ambiguous, row.Source)
+			continue
+		}
+		it := cands[0]
+		benchmarks[it.Benchmark] = true
+		if _, done := out[it.Key()]; done {
+			rep.Repeated = append(rep.Repeated, row.Source)
+			continue
+		}
+		choice, rule := choose(row, it)
+		if choice < 0 {
+			rep.Unparsed = append(rep.Unparsed, row.Source)
+			continue
+		}
+		out[it.Key()] = choice
+		rep.Matched++
+		rep.Rules[rule.String()]++
+		if byID {
+			rep.ByID++
+		} else {
+			rep.ByText++
+		}
+	}
+	for _, it := range items {
+		if _, ok := out[it.Key()]; !ok && benchmarks[it.Benchmark] {
+			rep.Missing++
+		}
+	}
+	return out, rep
+}
+
+// choose reads a matched row's answer as an option of it, or -1.
+func choose(row Row, it *harness.Item) (int, answer.Rule) {
+	opts := it.Options
+	if len(row.Options) > 0 {
+		opts = row.Options
+	}
+	i, rule := row.Choice, answer.Index
+	if i < 0 {
+		if !row.HasPrediction {
+			return -1, answer.None
+		}
+		i, rule = answer.Parse(row.Reply, opts)
+	}
+	if i < 0 || i >= len(opts) {
+		return -1, answer.None
+	}
+	if len(row.Options) == 0 || sameOptions(row.Options, it.Options) {
+		return i, rule
+	}
+	return answer.MatchText(row.Options[i], it.Options), rule
+}
+
+func sameOptions(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if answer.CompareForm(a[i]) != answer.CompareForm(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// index finds items by key, by id and by text.
+type index struct {
+	byKey      map[string]*harness.Item
+	byID       map[string][]*harness.Item
+	byText     map[string][]*harness.Item // question + sorted options
+	byQuestion map[string][]*harness.Item
+}
+
+func newIndex(items []*harness.Item) *index {
+	ix := &index{byKey: map[string]*harness.Item{}, byID: map[string][]*harness.Item{}, byText: map[string][]*harness.Item{}, byQuestion: map[string][]*harness.Item{}}
+	for _, it := range items {
+		ix.byKey[it.Key()] = it
+		ix.byID[it.ID] = append(ix.byID[it.ID], it)
+		q := answer.Normalize(it.Question)
+		ix.byQuestion[q] = append(ix.byQuestion[q], it)
+		k := textKey(q, it.Options)
+		ix.byText[k] = append(ix.byText[k], it)
+	}
+	return ix
+}
+
+func textKey(q string, opts []string) string {
+	norm := make([]string, len(opts))
+	for i, o := range opts {
+		norm[i] = answer.CompareForm(o)
+	}
+	slices.Sort(norm)
+	return q + "\x00" + strings.Join(norm, "\x00")
+}
+
+// lookup returns the items a row may answer and whether its id chose them.
+func (ix *index) lookup(row Row) ([]*harness.Item, bool) {
+	q := answer.Normalize(row.Question)
+	agrees := func(it *harness.Item) bool { return row.Question == "" || answer.Normalize(it.Question) == q }
+	if row.ID != "" {
+		if it, ok := ix.byKey[row.Benchmark+"\x00"+row.ID]; ok && agrees(it) {
+			return []*harness.Item{it}, true
+		}
+		var same []*harness.Item
+		for _, it := range ix.byID[row.ID] {
+			if agrees(it) {
+				same = append(same, it)
+			}
+		}
+		if len(same) == 1 {
+			return same, true
+		}
+	}
+	if row.Question == "" {
+		return nil, false
+	}
+	var cands []*harness.Item
+	if len(row.Options) > 0 {
+		cands = ix.byText[textKey(q, row.Options)]
+	} else {
+		cands = ix.byQuestion[q]
+	}
+	cands = narrow(cands, func(it *harness.Item) bool { return it.Video == row.Video }, row.Video != "")
+	cands = narrow(cands, func(it *harness.Item) bool { return it.Benchmark == row.Benchmark }, row.Benchmark != "")
+	return cands, false
+}
+
+// narrow keeps the candidates that satisfy keep when there are several and
+// the row has the field (use); it never narrows to none.
+func narrow(cands []*harness.Item, keep func(*harness.Item) bool, use bool) []*harness.Item {
+	if len(cands) < 2 || !use {
+		return cands
+	}
+	var in []*harness.Item
+	for _, it := range cands {
+		if keep(it) {
+			in = append(in, it)
+		}
+	}
+	if len(in) == 0 {
+		return cands
+	}
+	return in
+}
+
+// Load reads the file at path and matches its rows to items. It fails,
+// with a *harness.ParseError, when the file cannot be read or when none of
+// its rows gives an answer for an item: a file for other items is a
+// mistake, not a model that answered nothing.
+func Load(path string, items []*harness.Item) (map[string]int, *Report, error) {
+	rows, format, err := Read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	preds, rep := Match(rows, items)
+	rep.File, rep.Format = path, format
+	if rep.Matched == 0 {
+		return nil, rep, &harness.ParseError{File: path, Err: fmt.Errorf("%w: none of its %d rows answers one of the run's items (%s)", harness.ErrUnknownItem, len(rows), rep)}
+	}
+	return preds, rep, nil
+}
