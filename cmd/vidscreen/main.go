@@ -55,6 +55,7 @@ func commands() []*command {
 	cmds := []*command{}
 	cmds = append(cmds, newAuditCommand())
 	cmds = append(cmds, newFramesCommand())
+	cmds = append(cmds, newImportCommand())
 	cmds = append(cmds, newModelsCommand())
 	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())
