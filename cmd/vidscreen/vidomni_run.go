@@ -141,6 +141,7 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 			fit := fs.String("fit", "", "fit the similarity threshold on the labelled pairs of `FILE` (default: --labels)")
 			threshold := fs.Float64("threshold", math.NaN(), "flag sentences whose best-frame cosine is below `T` instead of fitting a threshold")
 			policy := fs.String("no-incorrect", vidomni.NoIncorrectZero, "when fitting, score pairs without an Incorrect sentence by `POLICY`: zero, one or skip (as score does)")
+			cacheDir := fs.String("cache", "", "keep the frame embeddings of --method similarity in `DIR`, keyed by the video's bytes, sampler, size and model, and reuse them")
 			ff := addFrameFlags(fs)
 			sf := addServerFlags(fs)
 			return func(ctx context.Context, args []string) error {
@@ -155,8 +156,8 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				default:
 					return &usageError{fmt.Sprintf("--method %q: want similarity, vlm or server", *method)}
 				}
-				if *method != "similarity" && (*fit != "" || !math.IsNaN(*threshold)) {
-					return &usageError{"--fit and --threshold belong to --method similarity"}
+				if *method != "similarity" && (*fit != "" || !math.IsNaN(*threshold) || *cacheDir != "") {
+					return &usageError{"--fit, --threshold and --cache belong to --method similarity"}
 				}
 				if (*method == "server") != (*sf.url != "") {
 					return &usageError{"--server goes with --method server, and --method server needs --server"}
@@ -181,7 +182,7 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				case "vlm":
 					lines, err = verifyVLM(ctx, env, ff, frames, pairs, name)
 				default:
-					lines, err = verifySimilarity(ctx, env, ff, frames, pairs, name, *labels, *fit, *threshold, *policy)
+					lines, err = verifySimilarity(ctx, env, ff, frames, pairs, name, *labels, *fit, *threshold, *policy, *cacheDir)
 				}
 				if err != nil {
 					return err
@@ -269,10 +270,25 @@ func verifyVLM(ctx context.Context, env *environment, ff *vidomniFrameFlags, fra
 }
 
 func verifySimilarity(ctx context.Context, env *environment, ff *vidomniFrameFlags, frames *vidomni.FrameSampler, pairs []*vidomni.Pair, name *string,
-	labels, fit string, threshold float64, policy string) ([]verdictLine, error) {
+	labels, fit string, threshold float64, policy, cacheDir string) ([]verdictLine, error) {
 	m, rt, dev, err := ff.models(env)
 	if err != nil {
 		return nil, err
+	}
+	var cache *vidomni.FrameCache
+	if cacheDir != "" {
+		folder, _, err := m.Folder(models.RoleImageText)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		}
+		id, err := vidomni.ModelHash(folder)
+		if err != nil {
+			return nil, fmt.Errorf("--cache: %w", err)
+		}
+		cache = &vidomni.FrameCache{Dir: cacheDir, Model: id}
+		defer func() {
+			fmt.Fprintf(env.stdout, "frame cache %s: %d videos read, %d stored\n", cacheDir, cache.Hits, cache.Stored)
+		}()
 	}
 	if *name == "" {
 		*name = string(models.RoleImageText) + "-similarity"
@@ -282,7 +298,7 @@ func verifySimilarity(ctx context.Context, env *environment, ff *vidomniFrameFla
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	defer it.Close()
-	sims, failed, err := vidomni.Similarities(ctx, it, frames, pairs)
+	sims, failed, err := vidomni.Similarities(ctx, it, frames, cache, pairs)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +317,7 @@ func verifySimilarity(ctx context.Context, env *environment, ff *vidomniFrameFla
 				fitFrames.Root = filepath.Dir(fit)
 			}
 			var ffailed []vidomni.FailedVideo
-			if fitSims, ffailed, err = vidomni.Similarities(ctx, it, &fitFrames, fitPairs); err != nil {
+			if fitSims, ffailed, err = vidomni.Similarities(ctx, it, &fitFrames, cache, fitPairs); err != nil {
 				return nil, err
 			}
 			reportFailed(env, ffailed)

@@ -173,6 +173,20 @@ func TestVidomniEndToEnd(t *testing.T) {
 		t.Error("verdicts differ between worker counts")
 	}
 
+	// With --cache, the first run stores the three videos' frame
+	// embeddings and the second reads them: same verdicts, nothing decoded.
+	cache := filepath.Join(dir, "cache")
+	for run, want := range []string{"0 videos read, 3 stored", "3 videos read, 0 stored"} {
+		cached := filepath.Join(dir, fmt.Sprintf("cached%d.jsonl", run))
+		code, stdout, stderr := runCmd(append([]string{"vidomni", "verify", "--out", cached, "--cache", cache}, common...)...)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Fatalf("cached run %d: exit %d, stdout %q, stderr %q; want %q", run, code, stdout, stderr, want)
+		}
+		if c, _ := os.ReadFile(cached); !bytes.Equal(a, c) {
+			t.Errorf("cached run %d: verdicts differ from the uncached run", run)
+		}
+	}
+
 	// A threshold above every cosine flags every sentence.
 	all := filepath.Join(dir, "all.jsonl")
 	if code, _, stderr := runCmd(append([]string{"vidomni", "verify", "--out", all, "--threshold", "1.5", "--verifier", "flag-all"}, common...)...); code != 0 {

@@ -27,11 +27,7 @@ type FrameSampler struct {
 func (s *FrameSampler) Each(ctx context.Context, videos []string, fn func(i int, frames []imageprep.Frame) error, failed func(i int, err error) error) error {
 	jobs := make([]decode.Job, len(videos))
 	for i, v := range videos {
-		p := v
-		if !filepath.IsAbs(p) && s.Root != "" {
-			p = filepath.Join(s.Root, p)
-		}
-		jobs[i] = decode.Job{Path: p, Sampler: s.Sampler, Size: s.Size}
+		jobs[i] = decode.Job{Path: s.path(v), Sampler: s.Sampler, Size: s.Size}
 	}
 	pool := s.Pool
 	if pool == nil {
@@ -50,6 +46,14 @@ func (s *FrameSampler) Each(ctx context.Context, videos []string, fn func(i int,
 		}
 		return fn(r.Index, frames)
 	})
+}
+
+// path is where a video named in the inputs is.
+func (s *FrameSampler) path(video string) string {
+	if !filepath.IsAbs(video) && s.Root != "" {
+		return filepath.Join(s.Root, video)
+	}
+	return video
 }
 
 // uniqueVideos lists the pairs' videos once each, in first-appearance

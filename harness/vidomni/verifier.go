@@ -38,20 +38,45 @@ type FailedVideo struct {
 // largest cosine between its text embedding and the embeddings of the
 // video's sampled frames (a sentence no frame resembles is likely a
 // hallucination). It returns one row per pair (nil for pairs whose video
-// failed) and the failed videos.
-func Similarities(ctx context.Context, m ImageTextModel, fs *FrameSampler, pairs []*Pair) ([][]float64, []FailedVideo, error) {
+// failed) and the failed videos. With a cache (nil for none), frame
+// embeddings stored by an earlier run are read instead of decoding and
+// embedding again, and new ones are stored.
+func Similarities(ctx context.Context, m ImageTextModel, fs *FrameSampler, cache *FrameCache, pairs []*Pair) ([][]float64, []FailedVideo, error) {
 	videos, of := uniqueVideos(pairs)
 	frameEmb := make([][][]float32, len(videos))
+	keys := make([]string, len(videos))
+	var misses []int // indexes into videos
+	for i, v := range videos {
+		if cache != nil {
+			if k, err := cache.key(fs.path(v), fs); err == nil {
+				keys[i] = k
+				frameEmb[i] = cache.load(k)
+			}
+		}
+		if frameEmb[i] == nil {
+			misses = append(misses, i)
+		}
+	}
+	todo := make([]string, len(misses))
+	for j, i := range misses {
+		todo[j] = videos[i]
+	}
 	var failed []FailedVideo
-	err := fs.Each(ctx, videos, func(i int, frames []imageprep.Frame) error {
+	err := fs.Each(ctx, todo, func(j int, frames []imageprep.Frame) error {
+		i := misses[j]
 		e, err := m.EmbedFrames(ctx, frames)
 		if err != nil {
 			return fmt.Errorf("embed the frames of %s: %w", videos[i], err)
 		}
 		frameEmb[i] = e
+		if cache != nil && keys[i] != "" {
+			if err := cache.store(keys[i], e); err != nil {
+				return fmt.Errorf("frame cache: %w", err)
+			}
+		}
 		return nil
-	}, func(i int, err error) error {
-		failed = append(failed, FailedVideo{videos[i], err})
+	}, func(j int, err error) error {
+		failed = append(failed, FailedVideo{videos[misses[j]], err})
 		return nil
 	})
 	if err != nil {
