@@ -81,6 +81,9 @@ type Decoder struct {
 	drained          bool // the decoder has returned every frame
 	seekKey          int  // keyframe the decoder last started from (-1: the file start)
 	lastErr          error
+	// frameNo counts the frames decoded since the last (re)start, to time
+	// the frames of an untimed stream.
+	frameNo int
 	// targets are this Frames call's timestamps, ascending, for deciding
 	// which packets may skip decoding; skipping is the decoder's state.
 	targets  []int64
@@ -275,6 +278,12 @@ func (d *Decoder) keyBefore(ts int64) int {
 // frameAt advances the decoder to the frame shown at ts and returns it
 // with its presentation timestamp.
 func (d *Decoder) frameAt(ctx context.Context, ts int64) (*astiav.Frame, int64, error) {
+	if !d.src.seekable {
+		if err := d.linearStart(ctx, ts); err != nil {
+			return nil, 0, err
+		}
+		return d.advance(ctx, ts)
+	}
 	k := d.keyBefore(ts)
 	cur := d.seekKey
 	switch {
@@ -296,6 +305,56 @@ func (d *Decoder) frameAt(ctx context.Context, ts int64) (*astiav.Frame, int64, 
 			return nil, 0, err
 		}
 	}
+	return d.advance(ctx, ts)
+}
+
+// linearStart readies a stream that cannot seek by time for the frame at
+// ts: it rewinds to the start when nothing was decoded since the probe's
+// scan, or when ts lies before the frame in hand; otherwise decoding goes
+// on forward from where it is.
+func (d *Decoder) linearStart(ctx context.Context, ts int64) error {
+	switch {
+	case d.haveCand:
+		if d.candPTS <= ts {
+			return nil
+		}
+	case d.havePend:
+		if d.seekKey == 0 { // the first frame since the start: it answers ts
+			return nil
+		}
+	case d.src.atStart || d.seekKey == 0 && !d.drained:
+		d.seekKey = 0
+		return nil
+	}
+	return d.rewind(ctx)
+}
+
+// rewind goes back to the first byte of the file and flushes the decoder.
+func (d *Decoder) rewind(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return d.src.ctxOr(ctx, err)
+	}
+	d.stats.Seeks++
+	if err := d.src.fc.SeekFrame(d.src.st.Index(), 0, astiav.NewSeekFlags(astiav.SeekFlagByte, astiav.SeekFlagBackward)); err != nil {
+		return d.src.ctxOr(ctx, &VideoError{Path: d.src.path, Kind: KindCorrupt, Err: fmt.Errorf("rewind to the start: %w", err)})
+	}
+	d.reset(0)
+	return nil
+}
+
+// reset flushes the decoder after a seek to keyframe k.
+func (d *Decoder) reset(k int) {
+	flushDecoder(d.cc)
+	d.cand.Unref()
+	d.pend.Unref()
+	d.haveCand, d.havePend, d.demuxEOF, d.drained = false, false, false, false
+	d.seekKey = k
+	d.frameNo = 0
+	d.src.atStart = false
+}
+
+// advance decodes forward to the frame shown at ts.
+func (d *Decoder) advance(ctx context.Context, ts int64) (*astiav.Frame, int64, error) {
 	for {
 		if d.haveCand && d.candPTS <= ts {
 			if d.havePend && d.pendPTS > ts ||
@@ -390,12 +449,7 @@ func (d *Decoder) seek(ctx context.Context, k int) error {
 	if err != nil {
 		return d.src.ctxOr(ctx, &VideoError{Path: d.src.path, Kind: KindCorrupt, Err: fmt.Errorf("seek to %.3fs: %w", d.src.toDuration(d.src.keys[k]).Seconds(), err)})
 	}
-	flushDecoder(d.cc)
-	d.cand.Unref()
-	d.pend.Unref()
-	d.haveCand, d.havePend, d.demuxEOF, d.drained = false, false, false, false
-	d.seekKey = k
-	d.src.atStart = false
+	d.reset(k)
 	return nil
 }
 
@@ -416,6 +470,10 @@ func (d *Decoder) receive(ctx context.Context) error {
 				d.fallback = fmt.Sprintf("NVDEC cannot decode this %s %s stream; FFmpeg decoded it on the CPU", d.src.info.Codec, d.src.info.PixelFormat)
 			}
 			pts := frameTimestamp(d.recv)
+			if d.src.untimed {
+				pts = d.src.frameTimestamp(d.frameNo)
+				d.frameNo++
+			}
 			if pts == math.MinInt64 {
 				d.recv.Unref()
 				continue // a frame with no time cannot answer a time query

@@ -12,11 +12,13 @@ package decode
 //#include <libswscale/swscale.h>
 //
 //static int vs_index_count(AVStream *st) { return avformat_index_get_entries_count(st); }
-//static int vs_index_entry(AVStream *st, int i, int64_t *ts, int *key) {
+//static int vs_index_entry(AVStream *st, int i, int64_t *ts, int *key, int64_t *pos, int *size) {
 //	const AVIndexEntry *e = avformat_index_get_entry(st, i);
 //	if (!e) return -1;
 //	*ts = e->timestamp;
 //	*key = (e->flags & AVINDEX_KEYFRAME) != 0;
+//	*pos = e->pos;
+//	*size = e->size;
 //	return 0;
 //}
 //static void vs_discard_all(AVStream *st) { st->discard = AVDISCARD_ALL; }
@@ -192,6 +194,8 @@ func (i ioInterrupt) free() { C.vs_interrupt_free(i.p) }
 type indexEntry struct {
 	ts  int64 // in the stream's time base; decode order timestamps for MP4
 	key bool
+	pos int64 // byte offset of the sample in the file
+	n   int   // bytes of the sample
 }
 
 // streamIndex returns the seek index the demuxer holds for s (for MP4 every
@@ -204,12 +208,12 @@ func streamIndex(s *astiav.Stream) []indexEntry {
 	}
 	out := make([]indexEntry, 0, n)
 	for i := 0; i < n; i++ {
-		var ts C.int64_t
-		var key C.int
-		if C.vs_index_entry(st, C.int(i), &ts, &key) != 0 {
+		var ts, pos C.int64_t
+		var key, size C.int
+		if C.vs_index_entry(st, C.int(i), &ts, &key, &pos, &size) != 0 {
 			break
 		}
-		out = append(out, indexEntry{ts: int64(ts), key: key != 0})
+		out = append(out, indexEntry{ts: int64(ts), key: key != 0, pos: int64(pos), n: int(size)})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -45,6 +46,17 @@ type Info struct {
 	// seek index, "scan" when from reading every packet (decoding nothing).
 	KeyframeSource string
 	BitRate        int64 // bits per second of the whole file, 0 if unknown
+	// Truncated is true when the file ends before what its container
+	// declares (a download or copy cut short): Frames and Duration are
+	// then what the container promises, and Readable says how much of it
+	// the file holds.
+	Truncated bool
+	// Readable is, for a truncated MP4, the time from Start to the end of
+	// the last frame whose bytes are all in the file (ReadableFrames
+	// frames); frames asked for past it fail with KindTruncated. Zero
+	// when the file is complete, or when the container does not say.
+	Readable       time.Duration
+	ReadableFrames int
 }
 
 // DisplaySize is the width and height a viewer sees: the coded size
@@ -91,6 +103,18 @@ type source struct {
 	// cfr is true when every frame lasts the same time, so a frame's
 	// duration says when the next one starts; see frameRateIsConstant.
 	cfr bool
+	// seekable is true for containers whose timestamp seeks land where
+	// asked: MP4/MOV (a sample table) and Matroska/WebM. MPEG-TS seeks by
+	// bisecting byte offsets on timestamps, which B-frames and PCR jumps
+	// mislead, and raw elementary streams have no timestamps to seek by, so
+	// those are decoded from the start (each GOP still at most once per
+	// Frames call).
+	seekable bool
+	// untimed is true for a stream whose packets carry no timestamps (raw
+	// H.264, HEVC or MPEG video): its frames are numbered in display order
+	// and frame i is shown at i/rate, as the ffmpeg command assumes.
+	untimed bool
+	rate    astiav.Rational
 	// atStart is true while nothing has been read since opening.
 	atStart   bool
 	interrupt ioInterrupt
@@ -204,6 +228,12 @@ func (s *source) toDuration(ts int64) time.Duration {
 	return time.Duration(mulDiv(ts-s.origin, num, den, true))
 }
 
+// frameTimestamp is when frame i of an untimed stream is shown, in the
+// stream's time base.
+func (s *source) frameTimestamp(i int) int64 {
+	return mulDiv(int64(i), int64(s.rate.Den())*int64(s.tb.Den()), int64(s.rate.Num())*int64(s.tb.Num()), false)
+}
+
 // toTimestamp converts a time since the file's start to the largest stream
 // timestamp at or before it, so that "the last frame at or before t" is a
 // comparison of integers.
@@ -303,6 +333,7 @@ func (s *source) describe(ctx context.Context) error {
 		in.Duration, in.DurationSource = time.Duration(s.fc.Duration())*time.Microsecond-in.Start, "container"
 	}
 
+	s.seekable = strings.HasPrefix(in.Container, "mov,") || strings.HasPrefix(in.Container, "matroska")
 	if s.keysFromIndex() {
 		in.KeyframeSource = "index"
 		// MP4 keeps a duration per sample; a file whose average and base
@@ -316,6 +347,12 @@ func (s *source) describe(ctx context.Context) error {
 	if in.KeyframeSource == "" || in.Duration <= 0 {
 		if err := s.scan(ctx, in.KeyframeSource == ""); err != nil {
 			return err
+		}
+	}
+	if short, _ := declaresMoreThanHeld(s.path); short {
+		in.Truncated = true
+		if in.KeyframeSource == "index" {
+			s.readableFromIndex()
 		}
 	}
 	in.Keyframes = make([]time.Duration, len(s.keys))
@@ -373,6 +410,48 @@ func (s *source) keysFromIndex() bool {
 	return true
 }
 
+// readableFromIndex fills Readable and ReadableFrames of a truncated MP4
+// from its sample table: the samples whose bytes lie wholly within the
+// file, in decode order up to the first that does not (later frames need
+// the missing ones).
+func (s *source) readableFromIndex() {
+	st, err := statSize(s.path)
+	if err != nil {
+		return
+	}
+	idx := streamIndex(s.st)
+	n := 0
+	for n < len(idx) && idx[n].pos >= 0 && idx[n].pos+int64(idx[n].n) <= st {
+		n++
+	}
+	in := &s.info
+	in.ReadableFrames = n
+	if n == 0 {
+		return
+	}
+	if n == len(idx) {
+		in.Readable = in.Duration
+		return
+	}
+	// Presentation times of B-frames run ahead of decode order: the frames
+	// shown before the first missing sample's decode time are held.
+	end := idx[n].ts
+	if len(s.keys) > 0 {
+		end += s.keys[0] - firstKeyDTS(idx)
+	}
+	in.Readable = max(s.toDuration(end)-in.Start, 0)
+}
+
+// firstKeyDTS is the decode timestamp of the first keyframe of an index.
+func firstKeyDTS(idx []indexEntry) int64 {
+	for _, e := range idx {
+		if e.key {
+			return e.ts
+		}
+	}
+	return 0
+}
+
 // scan reads every packet of the video stream (no decoding) to find the
 // keyframes, the frame count and the duration, then rewinds.
 func (s *source) scan(ctx context.Context, wantKeys bool) error {
@@ -418,6 +497,25 @@ func (s *source) scan(ctx context.Context, wantKeys bool) error {
 		return videoErr(s.path, KindCorrupt, "no video packets")
 	}
 	in.Frames = n
+	if len(all) == 0 {
+		// No packet has a time: a raw elementary stream. Frame i is shown
+		// at i/rate.
+		r := s.st.RFrameRate()
+		if r.Num() <= 0 || r.Den() <= 0 {
+			r = s.st.AvgFrameRate()
+		}
+		if r.Num() <= 0 || r.Den() <= 0 {
+			return videoErr(s.path, KindCorrupt, "its packets carry no timestamps and it declares no frame rate")
+		}
+		s.untimed, s.rate, s.cfr, s.seekable = true, r, true, false
+		s.origin, in.Start = 0, 0
+		in.FrameRate = r.Float64()
+		in.Duration, in.DurationSource = s.toDuration(s.frameTimestamp(n)), "scan"
+		if wantKeys {
+			s.keys, in.KeyframeSource = []int64{0}, "scan"
+		}
+		return nil
+	}
 	// Constant frame rate, measured: every gap between consecutive frame
 	// times the same, to a tick (Matroska's metadata claims a rate even for
 	// variable-rate files, so it is not trusted).
@@ -441,4 +539,13 @@ func (s *source) scan(ctx context.Context, wantKeys bool) error {
 		in.KeyframeSource = "scan"
 	}
 	return nil
+}
+
+// statSize returns the size of the file at path.
+func statSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
 }

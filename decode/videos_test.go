@@ -43,6 +43,11 @@ var testVideos = []testVideo{
 	// 22 and 33 ms), with frames 90-112 dropped (a 0.27 s gap).
 	{name: "vfr.mkv", size: "320x240", rate: "90", secs: "3", args: []string{"-vf", "select='(not(mod(n,5))+eq(mod(n,5),2))*not(between(n,90,112))'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "veryfast", "-g", "20", "-bf", "0", "-pix_fmt", "yuv420p"}},
 	{name: "no_index.mkv", size: "320x240", rate: "30", secs: "3", stdout: true, args: []string{"-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-pix_fmt", "yuv420p", "-f", "matroska"}},
+	// Streams without a seek index: MPEG-TS (H.264 with B-frames, and
+	// MPEG-2) and a raw H.264 elementary stream.
+	{name: "h264_gop30.ts", from: "h264_gop30.mp4", args: []string{"-c", "copy", "-f", "mpegts"}},
+	{name: "mpeg2.ts", size: "320x240", rate: "25", secs: "4", args: []string{"-c:v", "mpeg2video", "-g", "12", "-bf", "2", "-q:v", "4", "-f", "mpegts"}},
+	{name: "raw.h264", from: "h264_gop30.mp4", args: []string{"-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264"}},
 	{name: "rotated90.mp4", from: "h264_gop30.mp4", args: []string{"-c", "copy", "-metadata:s:v:0", "rotate=90"}},
 	{name: "audio_only.m4a", input: []string{"-f", "lavfi", "-i", "sine=frequency=440:duration=2"}, args: []string{"-c:a", "aac"}},
 	{name: "unknown_codec.mkv", from: "h264_gop30.mp4", args: []string{"-c", "copy", "-f", "matroska"}, after: func(b []byte) []byte {
@@ -147,6 +152,21 @@ func makeTestVideo(t testing.TB, name string) string {
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// remux copies the streams of src into dir/name with the ffmpeg command
+// (-c copy plus args), e.g. to put a real MP4's H.264 into MPEG-TS.
+func remux(t testing.TB, src, dir, name string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("the ffmpeg command is not installed (make setup installs it)")
+	}
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-y", "-i", src, "-c", "copy"}, args...), out)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", cmd.Args, err, b)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,11 +37,17 @@ func (it *Item) check(videoRoot string) (field string, err error) {
 	if it.Answer < 0 || it.Answer >= len(it.Options) {
 		return "answer", fieldError(ErrAnswerRange, "%d is not an index into %d options (answers are 0-based)", it.Answer, len(it.Options))
 	}
-	if it.Duration != nil && *it.Duration < 0 {
-		return "duration", fieldError(ErrBadValue, "negative duration %g", *it.Duration)
-	}
-	if it.Start != nil && *it.Start < 0 {
-		return "start", fieldError(ErrBadValue, "negative start %g", *it.Start)
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"duration", it.Duration}, {"start", it.Start}, {"end", it.End}} {
+		switch {
+		case f.v == nil:
+		case math.IsNaN(*f.v) || math.IsInf(*f.v, 0):
+			return f.name, fieldError(ErrBadValue, "%s %g is not a finite number", f.name, *f.v)
+		case *f.v < 0:
+			return f.name, fieldError(ErrBadValue, "negative %s %g", f.name, *f.v)
+		}
 	}
 	if it.End != nil && it.Start != nil && *it.End < *it.Start {
 		return "end", fieldError(ErrBadValue, "end %g before start %g", *it.End, *it.Start)

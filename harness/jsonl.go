@@ -27,8 +27,18 @@ type JSONLReader struct {
 	name string
 	br   *bufio.Reader
 	line int
+	read int64 // bytes read so far
 	err  error // sticky: once a read fails, every later one does
 }
+
+// Limits on what one items file may take, so that a stream such as
+// /dev/zero or an endless pipe fails with a clear error instead of
+// exhausting memory: one line (one item) may hold MaxLineBytes, one file
+// MaxFileBytes.
+const (
+	MaxLineBytes = 16 << 20
+	MaxFileBytes = 4 << 30
+)
 
 // NewJSONLReader returns a reader of r; name is the file name used in errors
 // and in each item's Source.
@@ -36,21 +46,27 @@ func NewJSONLReader(r io.Reader, name string) *JSONLReader {
 	return &JSONLReader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
+// utf8BOM opens files written by some Windows editors; it is skipped.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
 // Read returns the next item, or io.EOF after the last one.
 func (r *JSONLReader) Read() (*Item, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
 	for {
-		line, err := r.br.ReadBytes('\n')
-		if len(line) == 0 && err != nil {
-			if err != io.EOF {
+		line, err := r.readLine()
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok && err != io.EOF {
 				err = fmt.Errorf("read %s: %w", r.name, err)
 			}
 			r.err = err
 			return nil, err
 		}
 		r.line++
+		if r.line == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -65,6 +81,36 @@ func (r *JSONLReader) Read() (*Item, error) {
 
 // ReadAll reads every remaining item.
 func (r *JSONLReader) ReadAll() ([]*Item, error) { return readRemaining(r) }
+
+// readLine returns the next line, its newline included; io.EOF only when no
+// byte is left. A line or file past the limits is a *ParseError.
+func (r *JSONLReader) readLine() ([]byte, error) {
+	return readBoundedLine(r.br, &r.read, r.name, r.line+1)
+}
+
+// readBoundedLine reads line number line of the file name from br, counting
+// the bytes read in *read; past MaxLineBytes or MaxFileBytes it fails.
+func readBoundedLine(br *bufio.Reader, read *int64, name string, line int) ([]byte, error) {
+	var b []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		*read += int64(len(frag))
+		if *read > MaxFileBytes {
+			return nil, &ParseError{File: name, Line: line, Err: fieldError(ErrTooLarge, "the file holds more than %d bytes (MaxFileBytes); split it", int64(MaxFileBytes))}
+		}
+		if len(b)+len(frag) > MaxLineBytes {
+			return nil, &ParseError{File: name, Line: line, Err: fieldError(ErrTooLarge, "the line is longer than %d bytes (MaxLineBytes)", MaxLineBytes)}
+		}
+		b = append(b, frag...)
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case len(b) > 0 && (err == nil || err == io.EOF):
+			return b, nil
+		}
+		return nil, err
+	}
+}
 
 func (r *JSONLReader) fail(field string, err error) *ParseError {
 	return &ParseError{File: r.name, Line: r.line, Field: field, Err: err}
@@ -334,8 +380,12 @@ func (d *jsonFields) number(field string) *float64 {
 		return nil
 	}
 	var f float64
-	if kindOf(v) != "number" || json.Unmarshal(v, &f) != nil {
+	if kindOf(v) != "number" {
 		d.setErr(field, fieldError(ErrFieldType, "got %s, want a number or null", kindOf(v)))
+		return nil
+	}
+	if err := json.Unmarshal(v, &f); err != nil {
+		d.setErr(field, fieldError(ErrBadValue, "%s is not a finite number", bytes.TrimSpace(v)))
 		return nil
 	}
 	return &f

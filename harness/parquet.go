@@ -47,9 +47,9 @@ var parquetRequired = []string{"id", "benchmark", "video", "question", "options"
 // file name used in errors. It checks the columns at once: a missing
 // required column or a column of the wrong type is a *ParseError with Row 0.
 func NewParquetReader(r io.ReaderAt, size int64, name string) (*ParquetReader, error) {
-	f, err := parquet.OpenFile(r, size)
+	f, err := openParquet(r, size)
 	if err != nil {
-		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: not a Parquet file: %v", ErrSyntax, err)}
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: %v", ErrParquet, err)}
 	}
 	pr := &ParquetReader{name: name}
 	schema := f.Schema()
@@ -86,6 +86,28 @@ func NewParquetReader(r io.ReaderAt, size int64, name string) (*ParquetReader, e
 	return pr, nil
 }
 
+// openParquet is parquet.OpenFile that turns a panic on a malformed footer
+// into an error.
+func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("malformed file: %v", p)
+		}
+	}()
+	return parquet.OpenFile(r, size)
+}
+
+// readRows is ReadRows that turns a panic of the Parquet library on
+// malformed pages into an error: the bytes come from outside.
+func readRows(r *parquet.Reader, rows []parquet.Row) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			n, err = 0, fmt.Errorf("malformed page: %v", p)
+		}
+	}()
+	return r.ReadRows(rows)
+}
+
 func parquetWant(field string) string {
 	switch field {
 	case "options":
@@ -104,12 +126,13 @@ func (r *ParquetReader) Read() (*Item, error) {
 		return nil, r.err
 	}
 	if r.i == r.n {
-		n, err := r.r.ReadRows(r.rows)
+		n, err := readRows(r.r, r.rows)
 		if n == 0 {
 			if err == nil || err == io.EOF {
 				r.err = io.EOF
 			} else {
-				r.err = fmt.Errorf("read %s: %w", r.name, err)
+				// A page that does not decode: the file's bytes are bad.
+				r.err = &ParseError{File: r.name, Row: r.row + 1, Err: fmt.Errorf("%w: %v", ErrParquet, err)}
 			}
 			return nil, r.err
 		}

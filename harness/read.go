@@ -34,30 +34,58 @@ type ReadOptions struct {
 // order and file order within each: the order of the run. A file whose name
 // ends in .parquet is read as Parquet, any other as JSON Lines. An id may
 // appear once per benchmark across all files. The first bad item stops the
-// read with a *ParseError; nothing is returned with it.
+// read with a *ParseError; nothing is returned with it. A directory, a
+// file named twice, or a file past MaxFileBytes is a *ParseError too.
+//
+// Each file is opened once and read once, so pipes, FIFOs and /dev/stdin
+// work as inputs. When ctx ends, the read stops (an open still waiting for
+// a FIFO's writer included) and ctx's error is returned.
 func ReadFiles(ctx context.Context, paths []string, opt ReadOptions) ([]*Item, error) {
-	return readAll(ctx, func(p string) (fs.File, error) { return os.Open(p) }, paths, opt)
+	items, _, err := ReadFSDigests(ctx, nil, paths, opt)
+	return items, err
 }
 
 // ReadFS is ReadFiles over the named files of fsys (an embedded default, for
 // one); errors name the files as given.
 func ReadFS(ctx context.Context, fsys fs.FS, names []string, opt ReadOptions) ([]*Item, error) {
-	return readAll(ctx, fsys.Open, names, opt)
+	items, _, err := ReadFSDigests(ctx, fsys, names, opt)
+	return items, err
 }
 
-func readAll(ctx context.Context, open func(string) (fs.File, error), paths []string, opt ReadOptions) ([]*Item, error) {
+// ReadFSDigests is ReadFS that also returns the Digest of each file's bytes
+// as read, in the order of names. A nil fsys means files on disk.
+func ReadFSDigests(ctx context.Context, fsys fs.FS, names []string, opt ReadOptions) ([]*Item, []Digest, error) {
+	open := func(p string) (fs.File, error) { return os.Open(p) }
+	if fsys != nil {
+		open = fsys.Open
+	}
+	return readAll(ctx, open, names, opt)
+}
+
+func readAll(ctx context.Context, open func(string) (fs.File, error), paths []string, opt ReadOptions) ([]*Item, []Digest, error) {
 	var items []*Item
+	var digests []Digest
 	first := map[string]string{} // item key -> Source of its first occurrence
 	pick := newPicker(opt)
+	named := map[string]bool{}
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		f, err := open(p)
+		if named[p] {
+			return nil, nil, &ParseError{File: p, Err: fieldError(ErrNotAFile, "named twice; name each items file once")}
+		}
+		named[p] = true
+		f, err := openCtx(ctx, open, p)
 		if err != nil {
-			return nil, openError(p, err)
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, openError(p, err)
 		}
-		err = readFile(ctx, f, p, opt, func(it *Item) error {
+		// Closing the file ends a read blocked on a pipe or FIFO.
+		stop := context.AfterFunc(ctx, func() { f.Close() })
+		d, err := readFile(ctx, f, p, opt, func(it *Item) error {
 			if !pick.keep(it) {
 				return nil
 			}
@@ -69,60 +97,95 @@ func readAll(ctx context.Context, open func(string) (fs.File, error), paths []st
 			items = append(items, it)
 			return nil
 		})
+		stop()
 		f.Close()
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, err
 		}
+		digests = append(digests, d)
 	}
 	if err := pick.check(paths); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return items, nil
+	return items, digests, nil
 }
 
-func readFile(ctx context.Context, f fs.File, name string, opt ReadOptions, emit func(*Item) error) error {
+func readFile(ctx context.Context, f fs.File, name string, opt ReadOptions, emit func(*Item) error) (Digest, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return Digest{}, &ParseError{File: name, Err: err}
+	}
+	if st.IsDir() {
+		return Digest{}, &ParseError{File: name, Err: fieldError(ErrNotAFile, "is a directory; name a JSONL or Parquet file")}
+	}
 	var r ItemReader
+	var dr *digestReader
+	var digest Digest
 	if strings.EqualFold(filepath.Ext(name), ".parquet") {
-		st, err := f.Stat()
+		ra, size, d, err := parquetSource(ctx, f, st, name)
 		if err != nil {
-			return fmt.Errorf("stat items: %w", err)
+			return Digest{}, err
 		}
-		ra, ok := f.(io.ReaderAt)
-		if !ok {
-			b, err := io.ReadAll(f)
-			if err != nil {
-				return fmt.Errorf("read %s: %w", name, err)
-			}
-			ra = bytes.NewReader(b)
-		}
-		pr, err := NewParquetReader(ra, st.Size(), name)
+		pr, err := NewParquetReader(ra, size, name)
 		if err != nil {
-			return err
+			return Digest{}, err
 		}
 		pr.VideoRoot = opt.VideoRoot
-		r = pr
+		r, digest = pr, d
 	} else {
-		jr := NewJSONLReader(f, name)
+		dr = newDigestReader(ctxReader{ctx, f})
+		jr := NewJSONLReader(dr, name)
 		jr.VideoRoot = opt.VideoRoot
 		r = jr
 	}
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return Digest{}, err
 			}
 		}
 		it, err := r.Read()
 		if err == io.EOF {
-			return nil
+			if dr != nil {
+				digest = dr.digest(name)
+			}
+			return digest, nil
 		}
 		if err != nil {
-			return err
+			return Digest{}, err
 		}
 		if err := emit(it); err != nil {
-			return err
+			return Digest{}, err
 		}
 	}
+}
+
+// parquetSource gives random access to a Parquet file and its digest. A
+// regular file is read in place (hashed in one sequential pass); a pipe or
+// device is read into memory once, up to MaxFileBytes.
+func parquetSource(ctx context.Context, f fs.File, st fs.FileInfo, name string) (io.ReaderAt, int64, Digest, error) {
+	if ra, ok := f.(io.ReaderAt); ok && st.Mode().IsRegular() {
+		if st.Size() > MaxFileBytes {
+			return nil, 0, Digest{}, &ParseError{File: name, Err: fieldError(ErrTooLarge, "the file holds %d bytes, more than %d (MaxFileBytes)", st.Size(), int64(MaxFileBytes))}
+		}
+		dr := newDigestReader(ctxReader{ctx, io.NewSectionReader(ra, 0, st.Size())})
+		if _, err := io.Copy(io.Discard, dr); err != nil {
+			return nil, 0, Digest{}, fmt.Errorf("read %s: %w", name, err)
+		}
+		return ra, st.Size(), dr.digest(name), nil
+	}
+	dr := newDigestReader(ctxReader{ctx, f})
+	b, err := io.ReadAll(io.LimitReader(dr, MaxFileBytes+1))
+	if err != nil {
+		return nil, 0, Digest{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, 0, Digest{}, &ParseError{File: name, Err: fieldError(ErrTooLarge, "the stream holds more than %d bytes (MaxFileBytes)", int64(MaxFileBytes))}
+	}
+	return bytes.NewReader(b), int64(len(b)), dr.digest(name), nil
 }
 
 // openError reports an input file that cannot be opened as bad input that

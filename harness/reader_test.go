@@ -245,7 +245,7 @@ func TestParquetReaderRefusesBadItems(t *testing.T) {
 		{"a duplicate id", writeParquet(t, []pqItem{ok, ok}), 2, "id", ErrDuplicateID},
 		{"no answer column", writeParquet(t, []noAnswer{{ID: "a"}}), 0, "answer", ErrMissingField},
 		{"a text answer column", writeParquet(t, []textAnswer{{ID: "a"}}), 0, "answer", ErrFieldType},
-		{"not Parquet at all", []byte("PAR1 nope"), 0, "", ErrSyntax},
+		{"not Parquet at all", []byte("PAR1 nope"), 0, "", ErrParquet},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

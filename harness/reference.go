@@ -3,9 +3,11 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"unicode/utf8"
 )
@@ -27,12 +29,36 @@ func (a *ReferenceAnswer) Key() string { return a.Benchmark + "\x00" + a.ID }
 // returns the predictions keyed by Item.Key. Errors are *ParseError values
 // naming the line and field, like the item readers'.
 func ReadReference(path string, items []*Item) (map[string]int, error) {
-	f, err := os.Open(path)
+	ref, _, err := ReadReferenceDigest(context.Background(), path, items)
+	return ref, err
+}
+
+// ReadReferenceDigest is ReadReference that also returns the Digest of the
+// bytes read. The file is opened and read once (a pipe or FIFO works), and
+// the read stops when ctx ends.
+func ReadReferenceDigest(ctx context.Context, path string, items []*Item) (map[string]int, Digest, error) {
+	f, err := openCtx(ctx, func(p string) (fs.File, error) { return os.Open(p) }, path)
 	if err != nil {
-		return nil, openError(path, err)
+		if ctx.Err() != nil {
+			return nil, Digest{}, ctx.Err()
+		}
+		return nil, Digest{}, openError(path, err)
 	}
 	defer f.Close()
-	return readReference(f, path, items)
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, Digest{}, &ParseError{File: path, Err: fieldError(ErrNotAFile, "is a directory; name a JSONL file")}
+	}
+	dr := newDigestReader(ctxReader{ctx, f})
+	ref, err := readReference(dr, path, items)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, Digest{}, ctx.Err()
+		}
+		return nil, Digest{}, err
+	}
+	return ref, dr.digest(path), nil
 }
 
 func readReference(r io.Reader, name string, items []*Item) (map[string]int, error) {
@@ -43,13 +69,20 @@ func readReference(r io.Reader, name string, items []*Item) (map[string]int, err
 	out := map[string]int{}
 	first := map[string]int{}
 	br := bufio.NewReaderSize(r, 64<<10)
+	var read int64
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(b) == 0 && err != nil {
+		b, err := readBoundedLine(br, &read, name, line)
+		if err != nil {
 			if err == io.EOF {
 				return out, nil
 			}
+			if _, ok := err.(*ParseError); ok {
+				return nil, err
+			}
 			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if line == 1 {
+			b = bytes.TrimPrefix(b, utf8BOM)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue

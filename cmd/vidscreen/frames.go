@@ -29,7 +29,15 @@ for, the time of the frame returned (the last frame shown at or before it) and i
 
 Samplers: uniform:N, centre, fps:R[,max:M], window:N,frac:F, half:1|2[,n:N],
 offset:K[,n:N][,steps:S], times:T1,T2,... (seconds from the clip start). --shuffle
-permutes the decoded frames with the seed, as the shuffled-frames probe does.`,
+permutes the decoded frames with the seed, as the shuffled-frames probe does.
+
+Limits: at most 4,096 frames per run (memory is proportional to the frames asked for:
+about 3 bytes per output pixel per frame); a sampler that picks more is bad usage.
+Frames of an earlier run left in DIR (frame_NNN.png past the new set) are removed, and
+the command says which. A truncated video is sampled over what it declares and fails
+with the reason when a frame lies past what it holds (vidscreen probe says how much).
+Exit status: 2 for a bad command line or a video that cannot be read, 1 when the video
+ran past --timeout or writing failed.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the PNG files to directory `DIR` (created if missing; required)")
 			samplerSpec := fs.String("sampler", "uniform:32", "pick frames with sampler `SPEC`")
@@ -67,16 +75,24 @@ permutes the decoded frames with the seed, as the shuffled-frames probe does.`,
 				if err := decode.SetLogLevel(*ffLog); err != nil {
 					return &usageError{err.Error()}
 				}
+				if n, err := countFrames(ctx, args[0], sampler, clip, *seed); err != nil {
+					return err
+				} else if n > maxFramesOut {
+					return &usageError{fmt.Sprintf("--sampler %s picks %d frames from %s; frames writes at most %d", sampler, n, args[0], maxFramesOut)}
+				}
 				pool := &decode.Pool{Workers: 1, Threads: *threads,
 					Options: decode.Options{HWAccel: *hwaccel, Timeout: *timeout},
 					Notify:  func(msg string) { fmt.Fprintln(env.stderr, msg) }}
 				job := decode.Job{Path: args[0], Clip: clip, Sampler: sampler, Seed: *seed, Size: size}
 				return pool.Run(ctx, []decode.Job{job}, func(r *decode.Result) error {
 					if r.Err != nil {
-						if decode.KindOf(r.Err) != "" {
-							return fmt.Errorf("%w: %v", errBadInput, r.Err)
+						switch decode.KindOf(r.Err) {
+						case decode.KindTimeout:
+							return fmt.Errorf("%v (gave up after --timeout %v; the video may be fine: allow more time)", r.Err, *timeout)
+						case "":
+							return r.Err
 						}
-						return r.Err
+						return fmt.Errorf("%w: %v", errBadInput, r.Err)
 					}
 					order := make([]int, len(r.Frames))
 					for i := range order {
@@ -91,6 +107,30 @@ permutes the decoded frames with the seed, as the shuffled-frames probe does.`,
 		},
 	}
 }
+
+// maxFramesOut bounds the frames one run writes: each is held in memory
+// as RGB until the contact sheet is drawn.
+const maxFramesOut = 4096
+
+// countFrames says how many frames sampler picks from the video, from a
+// probe (nothing is decoded).
+func countFrames(ctx context.Context, path string, sampler decode.Sampler, clip decode.Clip, seed uint64) (int, error) {
+	in, err := decode.Probe(ctx, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		return 0, fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	times, err := sampler.Times(in, clip, seed)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", errBadInput, path, err)
+	}
+	return len(times), nil
+}
+
+// maxClipSeconds bounds --clip: time.Duration holds about 292 years.
+const maxClipSeconds = 1e9
 
 // parseClip reads "START-END" in seconds; either side may be empty.
 func parseClip(s string) (decode.Clip, error) {
@@ -110,8 +150,8 @@ func parseClip(s string) (decode.Clip, error) {
 			continue
 		}
 		v, err := strconv.ParseFloat(p.text, 64)
-		if err != nil || v < 0 || math.IsInf(v, 0) {
-			return c, fmt.Errorf("--clip %q: %q is not a number of seconds", s, p.text)
+		if err != nil || !(v >= 0 && v <= maxClipSeconds) {
+			return c, fmt.Errorf("--clip %q: %q is not a number of seconds from 0 to %g", s, p.text, float64(maxClipSeconds))
 		}
 		*p.dst = time.Duration(v * 1e9)
 	}
@@ -127,23 +167,52 @@ func writeFrames(env *environment, dir string, r *decode.Result, order []int) er
 	}
 	fmt.Fprintf(env.stdout, "%s: %d frames of %dx%d, sampler %s\n", r.Job.Path, len(r.Frames), r.Frames[0].Width, r.Frames[0].Height, r.Job.Sampler)
 	fmt.Fprintf(env.stdout, "%-16s %10s %10s %7s\n", "file", "asked (s)", "shown (s)", "frame")
-	imgs := make([]*image.RGBA, len(order))
+	frames := make([]decode.Frame, len(order))
 	for pos, i := range order {
 		f := r.Frames[i]
-		img := rgbImage(f)
-		imgs[pos] = img
-		name := fmt.Sprintf("frame_%03d.png", pos)
-		if err := writePNG(filepath.Join(dir, name), img); err != nil {
+		frames[pos] = f
+		name := frameName(pos)
+		if err := writePNG(filepath.Join(dir, name), rgbImage(f)); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "%-16s %10.3f %10.3f %7d\n", name, r.Times[i].Seconds(), f.PTS.Seconds(), f.Index)
 	}
-	sheet := contactSheet(imgs)
+	sheet := contactSheet(frames)
 	if err := writePNG(filepath.Join(dir, "contact.png"), sheet); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stdout, "wrote %d frames and contact.png (%dx%d) to %s\n", len(imgs), sheet.Bounds().Dx(), sheet.Bounds().Dy(), dir)
-	return nil
+	fmt.Fprintf(env.stdout, "wrote %d frames and contact.png (%dx%d) to %s\n", len(frames), sheet.Bounds().Dx(), sheet.Bounds().Dy(), dir)
+	stale, err := removeStaleFrames(dir, len(frames))
+	if len(stale) > 0 {
+		fmt.Fprintf(env.stdout, "removed %d frames of an earlier run: %s\n", len(stale), strings.Join(stale, " "))
+	}
+	return err
+}
+
+func frameName(pos int) string { return fmt.Sprintf("frame_%03d.png", pos) }
+
+// removeStaleFrames deletes the frame_NNN.png files of dir numbered n or
+// more (left by an earlier run that wrote more frames), so that the folder
+// holds exactly this run's set, and returns their names in order.
+func removeStaleFrames(dir string, n int) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, e := range entries {
+		num, ok := strings.CutPrefix(e.Name(), "frame_")
+		num, ok2 := strings.CutSuffix(num, ".png")
+		k, err := strconv.Atoi(num)
+		if !ok || !ok2 || err != nil || k < n || e.Name() != frameName(k) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return stale, fmt.Errorf("remove the stale %s: %w", e.Name(), err)
+		}
+		stale = append(stale, e.Name())
+	}
+	return stale, nil
 }
 
 func rgbImage(f decode.Frame) *image.RGBA {
@@ -156,11 +225,11 @@ func rgbImage(f decode.Frame) *image.RGBA {
 
 // contactSheet tiles the frames row by row on a near-square grid with a
 // 4-pixel dark gap, in the order given.
-func contactSheet(imgs []*image.RGBA) *image.RGBA {
+func contactSheet(frames []decode.Frame) *image.RGBA {
 	const gap = 4
-	w, h := imgs[0].Bounds().Dx(), imgs[0].Bounds().Dy()
-	cols := int(math.Ceil(math.Sqrt(float64(len(imgs)))))
-	rows := (len(imgs) + cols - 1) / cols
+	w, h := frames[0].Width, frames[0].Height
+	cols := int(math.Ceil(math.Sqrt(float64(len(frames)))))
+	rows := (len(frames) + cols - 1) / cols
 	sheet := image.NewRGBA(image.Rect(0, 0, cols*(w+gap)+gap, rows*(h+gap)+gap))
 	for i := range sheet.Pix {
 		sheet.Pix[i] = 32
@@ -168,10 +237,14 @@ func contactSheet(imgs []*image.RGBA) *image.RGBA {
 			sheet.Pix[i] = 255
 		}
 	}
-	for i, img := range imgs {
+	for i, f := range frames {
 		x, y := gap+(i%cols)*(w+gap), gap+(i/cols)*(h+gap)
 		for yy := 0; yy < h; yy++ {
-			copy(sheet.Pix[sheet.PixOffset(x, y+yy):sheet.PixOffset(x+w, y+yy)], img.Pix[img.PixOffset(0, yy):img.PixOffset(w, yy)])
+			dst := sheet.Pix[sheet.PixOffset(x, y+yy):sheet.PixOffset(x+w, y+yy)]
+			src := f.RGB[3*w*yy : 3*w*(yy+1)]
+			for j, k := 0, 0; j < len(dst); j, k = j+4, k+3 {
+				dst[j], dst[j+1], dst[j+2] = src[k], src[k+1], src[k+2]
+			}
 		}
 	}
 	return sheet

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -126,5 +133,198 @@ func TestOutputFileMode(t *testing.T) {
 		if st.Mode().Perm() != 0o644 {
 			t.Errorf("%s has mode %v, want 0644", filepath.Base(p), st.Mode().Perm())
 		}
+	}
+}
+
+func TestFramesHostileInput(t *testing.T) {
+	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
+	whole, err := os.ReadFile(video)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.mp4")
+	if err := os.WriteFile(cut, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"--clip NaN-5", []string{video, "--clip", "NaN-5"}, 2, `"NaN" is not a number`},
+		{"--clip 1e300-", []string{video, "--clip", "1e300-"}, 2, "--clip"},
+		{"uniform:100000, more than one run writes", []string{video, "--sampler", "uniform:100000"}, 2, "at most 4096"},
+		{"a deadline is not bad input", []string{video, "--timeout", "1ns"}, 1, "--timeout"},
+		{"an MP4 cut at half", []string{cut, "--sampler", "uniform:8"}, 2, "truncated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCmd(append(append([]string{"frames"}, tc.args...), "--out", t.TempDir())...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d saying %q", code, stderr, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// TestFramesReplacesAnEarlierRun: frames into a folder holding a larger
+// earlier set leaves exactly the new set and says what it removed.
+func TestFramesReplacesAnEarlierRun(t *testing.T) {
+	video := sharedVideo(t, "big_buck_bunny_432_433.webm")
+	out := t.TempDir()
+	keep := filepath.Join(out, "notes.txt")
+	os.WriteFile(keep, []byte("mine"), 0o644)
+	if code, _, stderr := runCmd("frames", video, "--sampler", "uniform:6", "--size", "32", "--out", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := runCmd("frames", video, "--sampler", "uniform:2", "--size", "32", "--out", out)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	names, _ := filepath.Glob(filepath.Join(out, "frame_*.png"))
+	if len(names) != 2 || filepath.Base(names[1]) != "frame_001.png" {
+		t.Errorf("folder holds %v, want frame_000.png and frame_001.png", names)
+	}
+	if !strings.Contains(stdout, "removed 4 frames of an earlier run: frame_002.png frame_003.png frame_004.png frame_005.png") {
+		t.Errorf("stdout does not say what was removed: %q", stdout)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("a file that is not a frame was removed: %v", err)
+	}
+	if st, err := os.Stat(names[0]); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("frame mode: %v %v", st.Mode(), err)
+	}
+}
+
+// writeFIFO makes a FIFO and, in the background, writes content to it once
+// a reader opens it.
+func writeFIFO(t *testing.T, path string, content []byte) {
+	t.Helper()
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(content)
+		f.Close()
+	}()
+}
+
+// runWithin runs a command in-process and fails the test instead of
+// hanging when it does not return within a minute (the bug was a hang).
+func runWithin(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var o, e bytes.Buffer
+	env := &environment{stdin: strings.NewReader(""), stdout: &o, stderr: &e, getenv: func(string) string { return "" }}
+	code := run(ctx, args, env)
+	if ctx.Err() != nil {
+		t.Fatalf("%v did not finish within a minute", args)
+	}
+	return code, o.String(), e.String()
+}
+
+func TestAuditHostileItems(t *testing.T) {
+	dir := t.TempDir()
+	items := demoSubset(t, 10)
+	content, err := os.ReadFile(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "items.jsonl")
+	out := filepath.Join(dir, "run")
+
+	// Items through a FIFO (as --items <(...) gives): read once, hashed as
+	// read. A resume over other content is refused; over the same, accepted.
+	writeFIFO(t, fifo, content)
+	if code, _, stderr := runWithin(t, "audit", "--items", fifo, "--out", out, "--levels", "option,text"); code != 0 {
+		t.Fatalf("audit of a FIFO: exit %d: %s", code, stderr)
+	}
+	lines := bytes.SplitAfter(content, []byte("\n"))
+	writeFIFO(t, fifo, bytes.Join(lines[:len(lines)-2], nil))
+	if code, _, stderr := runWithin(t, "audit", "--items", fifo, "--out", out, "--levels", "option,text"); code != 2 || !strings.Contains(stderr, "different configuration ([items] differ)") {
+		t.Errorf("resume over other content through the FIFO: exit %d, %q; want 2 naming the items", code, stderr)
+	}
+	// --levels is a set: another order is the same configuration.
+	writeFIFO(t, fifo, content)
+	if code, _, stderr := runWithin(t, "audit", "--items", fifo, "--out", out, "--levels", "text,option"); code != 0 {
+		t.Errorf("resume with --levels reordered: exit %d: %s", code, stderr)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		items string
+		msg   string
+	}{
+		{"a directory", dir, "is a directory"},
+		{"/dev/zero", "/dev/zero", "longer than 16777216 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runWithin(t, "audit", "--items", tc.items, "--out", filepath.Join(dir, "x"))
+			if code != 2 || !strings.Contains(stderr, tc.msg) || !strings.Contains(stderr, tc.items) {
+				t.Errorf("exit %d, stderr %q; want 2 naming %s and saying %q", code, stderr, tc.items, tc.msg)
+			}
+		})
+	}
+}
+
+// TestCommandsStopOnSignals: SIGTERM and SIGINT end a command promptly,
+// even one waiting on a FIFO nobody writes to (which ignored SIGTERM).
+func TestCommandsStopOnSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "vidscreen")
+	if out, err := exec.Command(goBin, "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fifo := filepath.Join(tmp, "nobody.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		args []string
+	}{
+		{"audit --items FIFO, SIGTERM", syscall.SIGTERM, []string{"audit", "--items", fifo, "--out", filepath.Join(tmp, "a")}},
+		{"audit --items FIFO, SIGINT", syscall.SIGINT, []string{"audit", "--items", fifo, "--out", filepath.Join(tmp, "b")}},
+		{"frames of a whole video, SIGTERM", syscall.SIGTERM, []string{"frames", video, "--sampler", "fps:24", "--size", "native", "--threads", "1", "--out", filepath.Join(tmp, "f")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Time to start (the binary loads FFmpeg and friends) and to
+			// block on the FIFO or be decoding; no timing is asserted.
+			time.Sleep(2 * time.Second)
+			cmd.Process.Signal(tc.sig)
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "interrupted") {
+					t.Errorf("after %v: %v, stderr %q; want exit 1, interrupted", tc.sig, err, stderr.String())
+				}
+			case <-time.After(time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("still running a minute after %v", tc.sig)
+			}
+		})
 	}
 }

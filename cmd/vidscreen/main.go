@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // A command is one subcommand of vidscreen.
@@ -66,8 +67,22 @@ func commands() []*command {
 	return cmds
 }
 
+// stopGrace is how long a command may take to stop after SIGINT or
+// SIGTERM before the process exits anyway. Commands stop at the next
+// check of their context (milliseconds); this bounds a call that cannot
+// be interrupted (a cgo call into FFmpeg or ONNX Runtime). What a command
+// stored is kept either way: run directories are written to survive kill -9.
+const stopGrace = 10 * time.Second
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal now ends the process at once
+		time.Sleep(stopGrace)
+		fmt.Fprintf(os.Stderr, "vidscreen: still stopping %v after the signal; exiting\n", stopGrace)
+		os.Exit(1)
+	}()
 	env := &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	code := run(ctx, os.Args[1:], env)
 	stop()
@@ -120,6 +135,10 @@ func run(ctx context.Context, args []string, env *environment) int {
 	err := runFn(ctx, fs.Args())
 	if err == nil {
 		return 0
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(env.stderr, "vidscreen %s: interrupted; what was stored is kept\n", cmd.name)
+		return 1
 	}
 	fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
 	var ue *usageError

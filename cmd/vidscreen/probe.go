@@ -24,7 +24,10 @@ packets). Nothing is decoded.
 
 A video that cannot be read is reported on stderr with the reason (missing, empty,
 truncated, corrupt, no-video-stream, unsupported-codec, timeout) and the others are
-still probed; the exit status is then 2.`,
+still probed; the exit status is then 2. A truncated file (one that ends before what its
+container declares) is printed with a TRUNCATED line saying how many frames and seconds
+it holds ("truncated", "readable" and "readable_frames" in --json) and also makes the
+exit status 2. A video that runs past --timeout makes it 1: the input may be fine.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			asJSON := fs.Bool("json", false, "print one JSON object per video instead of text")
 			timeout := fs.Duration("timeout", time.Minute, "give up on a video after `D`")
@@ -40,7 +43,7 @@ still probed; the exit status is then 2.`,
 				if err := decode.SetLogLevel(*ffLog); err != nil {
 					return &usageError{err.Error()}
 				}
-				failed := 0
+				failed, timedOut := 0, 0
 				for _, path := range args {
 					pctx, cancel := context.WithTimeout(ctx, *timeout)
 					in, err := decode.Probe(pctx, path)
@@ -49,7 +52,11 @@ still probed; the exit status is then 2.`,
 						if ctx.Err() != nil {
 							return ctx.Err()
 						}
-						failed++
+						if decode.KindOf(err) == decode.KindTimeout {
+							timedOut++
+						} else {
+							failed++
+						}
 						fmt.Fprintf(env.stderr, "vidscreen probe: %v\n", err)
 						continue
 					}
@@ -61,6 +68,14 @@ still probed; the exit status is then 2.`,
 					if err != nil {
 						return err
 					}
+					if in.Truncated {
+						// What it holds is printed; the file is still bad input.
+						failed++
+						fmt.Fprintf(env.stderr, "vidscreen probe: %s: %s\n", path, truncatedText(in))
+					}
+				}
+				if timedOut > 0 {
+					return fmt.Errorf("%d of %d videos could not be probed (%d ran past --timeout %v)", failed+timedOut, len(args), timedOut, *timeout)
 				}
 				if failed > 0 {
 					return fmt.Errorf("%w: %d of %d videos could not be probed", errBadInput, failed, len(args))
@@ -90,7 +105,19 @@ func printProbeText(w io.Writer, in decode.Info) error {
 `, in.Path, in.Container, in.Codec, in.PixelFormat, in.Width, in.Height, dw, dh, in.Rotation,
 		in.AspectNum, in.AspectDen, frames, in.FrameRate, in.Start.Seconds(), in.Duration.Seconds(),
 		in.DurationSource, len(in.Keyframes), in.KeyframeSource, gop)
+	if err == nil && in.Truncated {
+		_, err = fmt.Fprintf(w, "  TRUNCATED  %s\n", truncatedText(in))
+	}
 	return err
+}
+
+// truncatedText says what a truncated file holds.
+func truncatedText(in decode.Info) string {
+	if in.ReadableFrames > 0 {
+		return fmt.Sprintf("truncated: the file ends before what its container declares; readable: %d of %d frames, %.3fs of %.3fs",
+			in.ReadableFrames, in.Frames, in.Readable.Seconds(), in.Duration.Seconds())
+	}
+	return "truncated: the file ends before what its container declares; the frame count and duration above are declared, not held"
 }
 
 // probeJSON is the --json form of decode.Info, with times in seconds.
@@ -112,6 +139,9 @@ type probeJSON struct {
 	Keyframes      []float64 `json:"keyframes"`
 	KeyframeSource string    `json:"keyframe_source"`
 	BitRate        int64     `json:"bit_rate,omitempty"`
+	Truncated      bool      `json:"truncated,omitempty"`
+	Readable       *float64  `json:"readable,omitempty"` // seconds held, when truncated
+	ReadableFrames int       `json:"readable_frames,omitempty"`
 }
 
 func printProbeJSON(w io.Writer, in decode.Info) error {
@@ -123,6 +153,10 @@ func printProbeJSON(w io.Writer, in decode.Info) error {
 		Keyframes: make([]float64, len(in.Keyframes))}
 	for i, k := range in.Keyframes {
 		j.Keyframes[i] = k.Seconds()
+	}
+	if in.Truncated {
+		r := in.Readable.Seconds()
+		j.Truncated, j.Readable, j.ReadableFrames = true, &r, in.ReadableFrames
 	}
 	b, err := json.Marshal(j)
 	if err != nil {

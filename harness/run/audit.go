@@ -151,18 +151,16 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	acfg := attack.DefaultConfig()
 	if len(opt.Levels) > 0 {
-		acfg.Levels = opt.Levels
+		// A set, kept in pyramid order: "--levels text,option" is the same
+		// configuration as "option,text", on a first run and on resume.
+		acfg.Levels = slices.Compact(slices.Sorted(slices.Values(opt.Levels)))
 	}
 	// The kernels of each unit share the machine with the other workers.
 	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
 
-	fsys := opt.FS
-	if fsys == nil {
-		fsys = osFS{}
-	}
 	t0 := time.Now()
 	rm := newMeter(opt.Progress, int64(len(opt.Items)), "read", "files")
-	items, err := harness.ReadFS(ctx, fsys, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot, Benchmarks: opt.Benchmarks, Limit: opt.Limit})
+	items, digests, err := harness.ReadFSDigests(ctx, opt.FS, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot, Benchmarks: opt.Benchmarks, Limit: opt.Limit})
 	if err != nil {
 		rm.exit()
 		return nil, err
@@ -176,6 +174,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	var matches []*predictions.Report
 	if opt.Reference != "" {
 		var rep *predictions.Report
+		if err := regularInput(opt.Reference); err != nil {
+			return nil, err
+		}
 		if ref, rep, err = predictions.Load(opt.Reference, items); err != nil {
 			return nil, err
 		}
@@ -183,6 +184,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	var models []metrics.EvaluatedModel
 	for _, mf := range opt.Models {
+		if err := regularInput(mf.Path); err != nil {
+			return nil, err
+		}
 		answers, rep, err := predictions.Load(mf.Path, items)
 		if err != nil {
 			return nil, err
@@ -208,22 +212,20 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		cfg.Confirm = opt.Confirm.Name()
 	}
 	cfg.Attack.Threads = 0 // not part of the result
-	for _, name := range opt.Items {
-		in, err := hashInput(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("hash items: %w", err)
-		}
-		cfg.Items = append(cfg.Items, in)
+	// The inputs are fingerprinted by the bytes read above: a pipe or FIFO
+	// is never opened twice.
+	for _, d := range digests {
+		cfg.Items = append(cfg.Items, inputOf(d))
 	}
 	if opt.Reference != "" {
-		in, err := hashInput(osFS{}, opt.Reference)
+		in, err := hashInput(opt.Reference)
 		if err != nil {
 			return nil, fmt.Errorf("hash reference: %w", err)
 		}
 		cfg.Reference = &in
 	}
 	for _, mf := range opt.Models {
-		in, err := hashInput(osFS{}, mf.Path)
+		in, err := hashInput(mf.Path)
 		if err != nil {
 			return nil, fmt.Errorf("hash predictions of %s: %w", mf.Name, err)
 		}
@@ -690,9 +692,3 @@ func removeTemps(dir string) {
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
-
-// osFS opens paths as given (absolute or relative to the working
-// directory), unlike os.DirFS.
-type osFS struct{}
-
-func (osFS) Open(name string) (fs.File, error) { return os.Open(name) }

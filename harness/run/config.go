@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 )
 
@@ -58,9 +59,9 @@ type ModelInput struct {
 	Input
 }
 
-// hashInput fingerprints the file name in fsys.
-func hashInput(fsys fs.FS, name string) (Input, error) {
-	f, err := fsys.Open(name)
+// hashInput fingerprints a predictions file, which regularInput checked.
+func hashInput(name string) (Input, error) {
+	f, err := os.Open(name)
 	if err != nil {
 		return Input{}, err
 	}
@@ -71,6 +72,25 @@ func hashInput(fsys fs.FS, name string) (Input, error) {
 		return Input{}, fmt.Errorf("hash %s: %w", name, err)
 	}
 	return Input{Name: filepath.Base(name), SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
+}
+
+// regularInput refuses a predictions file that is not a regular file: it
+// is read, then hashed, so a FIFO or pipe would be empty (or block) the
+// second time. (Items files are hashed as read and may be pipes.)
+func regularInput(name string) error {
+	st, err := os.Stat(name)
+	if err != nil {
+		return &harness.ParseError{File: name, Err: err}
+	}
+	if !st.Mode().IsRegular() {
+		return &harness.ParseError{File: name, Err: fmt.Errorf("%w: not a regular file (%v); predictions are read twice (read, then hashed): write them to a file first", harness.ErrNotAFile, st.Mode().Type())}
+	}
+	return nil
+}
+
+// inputOf is the Input of the bytes a reader consumed.
+func inputOf(d harness.Digest) Input {
+	return Input{Name: filepath.Base(d.Name), SHA256: d.SHA256, Size: d.Size}
 }
 
 // ConfigMismatchError refuses to resume a run directory that was started
