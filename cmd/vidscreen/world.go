@@ -16,7 +16,7 @@ func newWorldCommand() *command {
 	return &command{
 		name:  "world",
 		short: "render a world of videos and items whose shortcuts are planted, to audit the auditor",
-		usage: "--out DIR [--seed N] [--videos N] [--min-duration S] [--max-duration S]",
+		usage: "--out DIR [--seed N] [--videos N] [--min-duration S] [--max-duration S] [--check]",
 		long: `World renders small synthetic videos (background colour segments that change over
 time, coloured squares, circles, triangles and stars that appear, move and disappear),
 encodes them as H.264 MP4 through FFmpeg, and writes multiple-choice items about them in
@@ -28,13 +28,17 @@ the lowest level of the attack pyramid expected to solve it, or null where none 
 Audit the world with --items DIR/items.jsonl --videos DIR; the audit-of-the-auditor table
 compares the cards with truth.json (see docs/world.md).
 
-The same flags give the same bytes. Writing into an existing world replaces its files.`,
+The same flags give the same bytes. Writing into an existing world replaces its files.
+With --check nothing is written: the exit status is 0 when DIR already holds the world
+these flags describe (made by this version of vidscreen), 1 when it does not; make demo
+uses it to render the world once.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the world to `DIR` (required)")
 			seed := fs.Uint64("seed", 1, "seed of the scenes and items")
 			videos := fs.Int("videos", 100, "number of videos, shared among the families (at least 9)")
 			minDur := fs.Float64("min-duration", 4, "shortest video in seconds (some families need longer ones)")
 			maxDur := fs.Float64("max-duration", 40, "longest video in seconds")
+			check := fs.Bool("check", false, "write nothing; exit 0 if DIR already holds this world, 1 if not")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -48,12 +52,24 @@ The same flags give the same bytes. Writing into an existing world replaces its 
 				if *minDur < 1 || *maxDur < *minDur {
 					return &usageError{fmt.Sprintf("--min-duration %g, --max-duration %g: want 1 <= min <= max", *minDur, *maxDur)}
 				}
+				opt := world.Options{Seed: *seed, Videos: *videos, MinDuration: *minDur, MaxDuration: *maxDur}
+				if *check {
+					ok, err := world.Matches(*out, opt)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						return fmt.Errorf("%s does not hold the world of these flags (or was made by another version); run without --check to write it", *out)
+					}
+					fmt.Fprintf(env.stdout, "world: %s is up to date\n", *out)
+					return nil
+				}
 				// libx264 prints a summary of every file at FFmpeg's default level.
 				if err := decode.SetLogLevel("error"); err != nil {
 					return err
 				}
 				start := time.Now()
-				w, err := world.Generate(ctx, *out, world.Options{Seed: *seed, Videos: *videos, MinDuration: *minDur, MaxDuration: *maxDur})
+				w, err := world.Generate(ctx, *out, opt)
 				if err != nil {
 					return err
 				}

@@ -24,6 +24,14 @@ func TestWorldWritesAWorld(t *testing.T) {
 	if strings.Contains(errOut, "libx264") {
 		t.Fatalf("FFmpeg's encoder log reached stderr:\n%s", errOut)
 	}
+	flags := []string{"--out", dir, "--seed", "3", "--videos", "9", "--min-duration", "1", "--max-duration", "2"}
+	if code, _, errOut := runCmd(append([]string{"world", "--check"}, flags...)...); code != 0 {
+		t.Fatalf("--check on the world just written: exit %d: %s", code, errOut)
+	}
+	flags[3] = "4"
+	if code, _, _ := runCmd(append([]string{"world", "--check"}, flags...)...); code != 1 {
+		t.Fatalf("--check with another seed: exit %d, want 1", code)
+	}
 }
 
 func TestWorldRejectsBadUsage(t *testing.T) {

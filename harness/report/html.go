@@ -2,9 +2,12 @@ package report
 
 import (
 	"html/template"
+
+	"github.com/vidscreen/vidscreen/harness"
 	"io"
 
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 // WriteHTML writes index.html: one self-contained page (inline CSS and SVG,
@@ -19,8 +22,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	var data struct {
 		Cards    []metrics.Card
 		Sections []section
+		Auditor  *truth.Evaluation
 	}
 	data.Cards = r.Cards
+	data.Auditor = truth.EvaluateCards(r.Cards)
 	for _, c := range r.Cards {
 		s := section{Card: c, Profile: template.HTML(levelProfileSVG(c))}
 		if svg, ok := learningCurvesSVG(c); ok {
@@ -34,6 +39,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 var page = template.Must(template.New("index").Funcs(template.FuncMap{
 	"pct": pct, "signed": signedPct, "optPct": optPct, "optInt": optInt, "level": levelCell,
 	"breaking": breaking, "yesNo": yesNo, "deref": func(x *float64) float64 { return *x },
+	"lv": levelName, "acc": auditorAccuracy,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -57,7 +63,19 @@ benchmark breaks at the first level whose eps reaches s*&nbsp;&minus;&nbsp;c&nbs
 <tr><th>benchmark</th><th>n</th><th>chance</th><th>eps option</th><th>eps text</th><th>eps pool</th><th>s*</th><th>breaks at (&delta; 0.05)</th><th>near-dup share</th><th>cross-benchmark dups</th></tr>
 {{range .Cards}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td><td>{{level .Levels.Option}}</td><td>{{level .Levels.Text}}</td><td>{{level .Levels.Pool}}</td><td>{{optPct .ReferenceAccuracy}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td></tr>
 {{end}}</table>
-{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
+{{with .Auditor}}<section id="auditor">
+<h2>Audit of the auditor</h2>
+<p>The world-* benchmarks are rendered by <code>vidscreen world</code> with a known shortcut per family
+(docs/world.md). A family is caught at the first level whose eps is significant; caught at its expected level
+it is recalled, caught below it (or at all where nothing was planted) it is a false alarm.
+Recall of planted shortcuts at their level: <b>{{.Recalled}}/{{.Planted}}</b>; false alarms: <b>{{.FalseAlarms}}</b>;
+levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
+<table>
+<tr><th>family</th><th>expected level</th><th>caught at</th><th>by</th><th>accuracy there</th><th>chance</th><th>n</th><th>verdict</th></tr>
+{{range .Families}}<tr><td><a href="#{{.Benchmark}}">{{.Family}}</a></td><td>{{lv .Expected}}</td><td>{{lv .Caught}}</td><td>{{if .Caught}}{{.Attacker}}{{else}}-{{end}}</td><td>{{acc .}}</td><td>{{pct .Chance}}</td><td>{{.N}}</td><td>{{.Verdict}}</td></tr>
+{{end}}</table>
+</section>
+{{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
 <h2>{{$c.Benchmark}}</h2>
 <p>{{$c.N}} items, chance {{pct $c.Chance}}, significance threshold {{pct $c.Significance}}.
 {{if $c.ReferenceAccuracy}}Reference accuracy s* {{optPct $c.ReferenceAccuracy}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
@@ -75,3 +93,17 @@ benchmark breaks at the first level whose eps reaches s*&nbsp;&minus;&nbsp;c&nbs
 {{end}}</body>
 </html>
 `))
+
+func levelName(l *harness.Level) string {
+	if l == nil {
+		return "none"
+	}
+	return l.String()
+}
+
+func auditorAccuracy(r truth.FamilyResult) string {
+	if r.Caught == nil {
+		return "-"
+	}
+	return pct(r.Accuracy)
+}

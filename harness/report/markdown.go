@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 // WriteMarkdown writes cards.md: an overview table with one row per
@@ -24,6 +25,19 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(c.Benchmark), c.N, pct(c.Chance),
 			levelCell(c.Levels.Option), levelCell(c.Levels.Text), levelCell(c.Levels.Pool),
 			optPct(c.ReferenceAccuracy), breaking(c, "0.05"), optPct(c.NearDuplicateShare), optInt(c.CrossBenchmarkDuplicates))
+	}
+	if ev := truth.EvaluateCards(r.Cards); ev != nil {
+		fmt.Fprintf(bw, "\n## Audit of the auditor\n\n")
+		fmt.Fprintf(bw, "The world-* benchmarks carry a known shortcut per family (docs/world.md). ")
+		fmt.Fprintf(bw, "Recall of planted shortcuts at their level: %d/%d; false alarms: %d.\n\n", ev.Recalled, ev.Planted, ev.FalseAlarms)
+		fmt.Fprintf(bw, "| family | expected level | caught at | by | accuracy there | chance | n | verdict |\n|---|---|---|---|---:|---:|---:|---|\n")
+		for _, f := range ev.Families {
+			by := "-"
+			if f.Caught != nil {
+				by = f.Attacker
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d | %s |\n", f.Family, levelName(f.Expected), levelName(f.Caught), by, auditorAccuracy(f), pct(f.Chance), f.N, f.Verdict)
+		}
 	}
 	for _, c := range r.Cards {
 		fmt.Fprintf(bw, "\n## %s\n\n", mdEscape(c.Benchmark))
@@ -91,7 +105,14 @@ func WriteSummary(w io.Writer, cards []metrics.Card) error {
 			levelCell(c.Levels.Option), levelCell(c.Levels.Text), levelCell(c.Levels.Pool), best,
 			optPct(c.ReferenceAccuracy), breaking(c, "0.05"), optPct(c.NearDuplicateShare))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if ev := truth.EvaluateCards(cards); ev != nil {
+		fmt.Fprintf(w, "\naudit of the auditor (world-* benchmarks, docs/world.md):\n")
+		return ev.WriteText(w)
+	}
+	return nil
 }
 
 func topLevel(l metrics.Levels) *metrics.LevelResult {

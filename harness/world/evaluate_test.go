@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 // writeItems writes a planned world's items.jsonl into dir.
@@ -54,7 +54,7 @@ func TestAuditFindsThePlantedTextShortcuts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, err := Evaluate(w.Truth, res.Cards)
+		ev, err := truth.Evaluate(w.Truth, res.Cards)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,43 +74,5 @@ func TestAuditFindsThePlantedTextShortcuts(t *testing.T) {
 				t.Errorf("seed %d: %s: %s, want %s", opt.Seed, r.Family, r.Verdict, want[r.Family])
 			}
 		}
-	}
-}
-
-// TestEvaluateVerdicts checks each verdict on hand-made cards.
-func TestEvaluateVerdicts(t *testing.T) {
-	opt, pool := harness.LevelOption, harness.LevelPool
-	truth := &Truth{Families: []FamilyTruth{
-		{Name: "a", Benchmark: "world-a", Expected: &pool},
-		{Name: "b", Benchmark: "world-b", Expected: &pool},
-		{Name: "c", Benchmark: "world-c", Expected: nil},
-		{Name: "d", Benchmark: "world-d", Expected: &pool},
-		{Name: "e", Benchmark: "world-e", Expected: nil},
-	}}
-	lr := func(eps float64, sig bool) *metrics.LevelResult {
-		return &metrics.LevelResult{Eps: eps, Attacker: "x", Significant: sig}
-	}
-	cards := []metrics.Card{
-		{Benchmark: "world-a", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.5, true)}},
-		{Benchmark: "world-b", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.01, false)}},
-		{Benchmark: "world-c", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.3, true), Text: lr(0.3, true), Pool: lr(0.3, true)}},
-		{Benchmark: "world-d", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.2, true), Text: lr(0.2, true), Pool: lr(0.2, true)}},
-		{Benchmark: "world-e", Chance: 0.5, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0, false)}},
-	}
-	ev, err := Evaluate(truth, cards)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"caught", "missed", "false alarm", "false alarm", "survived"}
-	for i, r := range ev.Families {
-		if r.Verdict != want[i] {
-			t.Errorf("%s: %s, want %s", r.Family, r.Verdict, want[i])
-		}
-	}
-	if ev.Planted != 2 || ev.Recalled != 1 || ev.Recall != 0.5 || ev.FalseAlarms != 2 {
-		t.Fatalf("planted %d recalled %d recall %v false alarms %d", ev.Planted, ev.Recalled, ev.Recall, ev.FalseAlarms)
-	}
-	if ev.Families[0].Accuracy != 0.75 || *ev.Families[3].Caught != opt {
-		t.Fatalf("rows %+v", ev.Families)
 	}
 }

@@ -4,50 +4,39 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
-// A Family is a kind of item whose shortcut is known: what was planted, and
-// the lowest level of the attack pyramid whose access is enough to exploit
-// it (none for families that must survive every level).
+// A Family is a family of truth.Families with what the planner needs to
+// build its videos: its share of the videos, the shortest video its scenes
+// fit in (seconds), and the function that plans one video.
 type Family struct {
-	Name string
-	// Expected is the lowest level expected to solve the family's items;
-	// nil when no level should.
-	Expected *harness.Level
-	// Shortcut says what was planted, for the reader of truth.json.
-	Shortcut string
-	// weight is the family's share of the videos; minDuration the shortest
-	// video its scenes fit in (seconds).
+	truth.Family
 	weight      int
 	minDuration float64
 	build       func(p *planner, v *video)
 }
 
-func level(l harness.Level) *harness.Level { return &l }
-
-// Families lists the families in the order reports print them.
+// Families lists the families in the order of truth.Families.
 func Families() []Family {
-	return []Family{
-		{Name: "option-artifact", Expected: level(harness.LevelOption), weight: 8, build: (*planner).optionArtifact,
-			Shortcut: "the correct option is the only long, specific one; the others are two-word stock phrases"},
-		{Name: "text-leak", Expected: level(harness.LevelText), weight: 8, build: (*planner).textLeak,
-			Shortcut: "the question names the answer (\"What colour is the pink square?\")"},
-		{Name: "copy", Expected: level(harness.LevelPool), weight: 10, build: (*planner).copyTemplates,
-			Shortcut: "templated duplicates: every video of the family shows the same three objects, so each yes/no question template (\"Is the square pink?\") has one answer, repeated"},
-		{Name: "siblings", Expected: level(harness.LevelPool), weight: 12, build: (*planner).siblings,
-			Shortcut: "paired yes/no questions on one video: \"Is there a pink square?\" (yes) beside \"Is there a grey square?\" (no)"},
-		{Name: "single-frame", Expected: level(harness.LevelFrame), weight: 12, minDuration: 3, build: (*planner).singleFrame,
-			Shortcut: "the property asked about (an object's colour or shape) holds in every frame, the centre one included"},
-		{Name: "some-frames", Expected: level(harness.LevelOrder), weight: 14, minDuration: 10, build: (*planner).someFrames,
-			Shortcut: "a small object shows for a stretch away from the centre frame, beside two larger ones that captions name first; any set of frames that includes that stretch, in any order, answers it"},
-		{Name: "window", Expected: level(harness.LevelOrder), weight: 14, minDuration: 8, build: (*planner).window,
-			Shortcut: "a small object shows through the whole video except around its centre: every tenth of the video answers it, the centre frame does not"},
-		{Name: "order", Expected: nil, weight: 10, minDuration: 10, build: (*planner).order,
-			Shortcut: "none: which of two objects, shown equally long and never together, came first or last; only frame order answers it"},
-		{Name: "clean", Expected: nil, weight: 12, minDuration: 6, build: (*planner).clean,
-			Shortcut: "none: counting background changes or objects over the whole video"},
+	plan := map[string]Family{
+		"option-artifact": {weight: 8, build: (*planner).optionArtifact},
+		"text-leak":       {weight: 8, build: (*planner).textLeak},
+		"copy":            {weight: 10, build: (*planner).copyTemplates},
+		"siblings":        {weight: 12, build: (*planner).siblings},
+		"single-frame":    {weight: 12, minDuration: 3, build: (*planner).singleFrame},
+		"some-frames":     {weight: 14, minDuration: 10, build: (*planner).someFrames},
+		"window":          {weight: 14, minDuration: 8, build: (*planner).window},
+		"order":           {weight: 10, minDuration: 10, build: (*planner).order},
+		"clean":           {weight: 12, minDuration: 6, build: (*planner).clean},
 	}
+	var out []Family
+	for _, f := range truth.Families() {
+		p := plan[f.Name]
+		p.Family = f
+		out = append(out, p)
+	}
+	return out
 }
 
 // A video is one planned scene and its items (answers still as text).

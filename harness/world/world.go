@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
@@ -73,19 +73,24 @@ func (o *Options) defaults() error {
 
 // File names in a world directory.
 const (
-	ItemsFile       = "items.jsonl"
-	TruthFile       = "truth.json"
-	VideosDir       = "videos"
-	ModelsDir       = "models"
-	BenchmarkPrefix = "world-"
+	ItemsFile = "items.jsonl"
+	TruthFile = "truth.json"
+	VideosDir = "videos"
+	ModelsDir = "models"
 )
+
+// RendererVersion names how scenes become videos and models; truth.json
+// records it, so that a cached world made by another version is not taken
+// for this one's (Matches). Change it with any change to the pictures, the
+// encoding or the models.
+const RendererVersion = "vidscreen-world/1"
 
 // A World is what Plan drew: the videos' scenes and the items about them,
 // with the truth they are judged against.
 type World struct {
 	Options Options
 	Items   []*harness.Item
-	Truth   *Truth
+	Truth   *truth.Truth
 	videos  []*video
 }
 
@@ -160,7 +165,7 @@ func allocate(n int, fams []Family) []int {
 // items turns the drafts into items, placing each gold option so that,
 // within a family, every position holds the gold equally often (a shuffled
 // deck of positions): no position prior is planted by accident.
-func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *Truth) {
+func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *truth.Truth) {
 	type deckKey struct {
 		family string
 		n      int
@@ -181,11 +186,11 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *Truth) 
 		decks[k] = decks[k][1:]
 		return j
 	}
-	t := &Truth{Seed: opt.Seed, Videos: len(videos)}
+	t := &truth.Truth{Renderer: RendererVersion, Seed: opt.Seed, Videos: len(videos)}
 	famIndex := map[string]int{}
 	for _, f := range Families() {
 		famIndex[f.Name] = len(t.Families)
-		t.Families = append(t.Families, FamilyTruth{Name: f.Name, Benchmark: BenchmarkPrefix + f.Name, Expected: f.Expected, Shortcut: f.Shortcut})
+		t.Families = append(t.Families, truth.FamilyTruth{Name: f.Name, Benchmark: f.Benchmark(), Expected: f.Expected, Shortcut: f.Shortcut})
 	}
 	var out []*harness.Item
 	for _, v := range videos {
@@ -212,7 +217,7 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *Truth) 
 			}
 			out = append(out, it)
 			ft.Items++
-			t.Items = append(t.Items, ItemTruth{ID: it.ID, Benchmark: it.Benchmark, Family: v.family.Name, Expected: v.family.Expected})
+			t.Items = append(t.Items, truth.ItemTruth{ID: it.ID, Benchmark: it.Benchmark, Family: v.family.Name, Expected: v.family.Expected})
 		}
 	}
 	return out, t
@@ -244,6 +249,21 @@ func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
 	if err := onnxbuild.WriteColourModels(filepath.Join(dir, ModelsDir)); err != nil {
 		return nil, fmt.Errorf("world: %w", err)
 	}
+	files, err := w.files()
+	if err != nil {
+		return nil, err
+	}
+	// truth.json goes last: a directory with it holds a whole world.
+	for _, name := range []string{ItemsFile, TruthFile} {
+		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// files returns the bytes of items.jsonl and truth.json.
+func (w *World) files() (map[string][]byte, error) {
 	var items bytes.Buffer
 	for _, it := range w.Items {
 		b, err := json.Marshal(it)
@@ -252,16 +272,40 @@ func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
 		}
 		items.Write(append(b, '\n'))
 	}
-	truth, err := json.MarshalIndent(w.Truth, "", "  ")
+	t, err := json.MarshalIndent(w.Truth, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("world: %w", err)
 	}
-	for name, data := range map[string][]byte{ItemsFile: items.Bytes(), TruthFile: append(truth, '\n')} {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
-			return nil, err
+	return map[string][]byte{ItemsFile: items.Bytes(), TruthFile: append(t, '\n')}, nil
+}
+
+// Matches reports whether dir holds the world opt describes, as this
+// version of the package writes it: the same items.jsonl and truth.json
+// (which names the renderer's version) and every video present. It renders
+// nothing, so a cached world is checked in milliseconds.
+func Matches(dir string, opt Options) (bool, error) {
+	w, err := Plan(opt)
+	if err != nil {
+		return false, err
+	}
+	files, err := w.files()
+	if err != nil {
+		return false, err
+	}
+	for name, want := range files {
+		have, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(have, want) {
+			return false, nil
 		}
 	}
-	return w, nil
+	for _, v := range w.videos {
+		st, err := os.Stat(filepath.Join(dir, VideosDir, v.id+".mp4"))
+		if err != nil || st.Size() == 0 {
+			return false, nil
+		}
+	}
+	_, err = os.Stat(filepath.Join(dir, ModelsDir, "models.json"))
+	return err == nil, nil
 }
 
 // writeVideo renders and encodes one scene, frame k showing the scene at
@@ -311,6 +355,3 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
-// ErrNoTruth is returned by ReadTruth for a directory without truth.json.
-var ErrNoTruth = errors.New("no truth.json: not a world directory (make one with vidscreen world)")

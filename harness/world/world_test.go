@@ -12,6 +12,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 func TestMain(m *testing.M) {
@@ -147,7 +148,7 @@ func TestGenerateWritesTheSameBytesForTheSameSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := ReadTruth(dirs[0])
+	tr, err := truth.Read(dirs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestGenerateWritesTheSameBytesForTheSameSeed(t *testing.T) {
 			t.Fatalf("%s: video lasts %.2f s, item says %.2f", it.ID, d, *it.Duration)
 		}
 	}
-	var back Truth
+	var back truth.Truth
 	b, _ := os.ReadFile(filepath.Join(dirs[0], TruthFile))
 	if err := json.Unmarshal(b, &back); err != nil || back.Families[0].Expected == nil || *back.Families[0].Expected != harness.LevelOption {
 		t.Fatalf("truth.json: %v, first family %+v", err, back.Families[0])

@@ -1,0 +1,69 @@
+package truth
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/metrics"
+)
+
+// TestEvaluateVerdicts checks each verdict on hand-made cards.
+func TestEvaluateVerdicts(t *testing.T) {
+	opt, pool := harness.LevelOption, harness.LevelPool
+	truth := &Truth{Families: []FamilyTruth{
+		{Name: "a", Benchmark: "world-a", Expected: &pool},
+		{Name: "b", Benchmark: "world-b", Expected: &pool},
+		{Name: "c", Benchmark: "world-c", Expected: nil},
+		{Name: "d", Benchmark: "world-d", Expected: &pool},
+		{Name: "e", Benchmark: "world-e", Expected: nil},
+	}}
+	lr := func(eps float64, sig bool) *metrics.LevelResult {
+		return &metrics.LevelResult{Eps: eps, Attacker: "x", Significant: sig}
+	}
+	cards := []metrics.Card{
+		{Benchmark: "world-a", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.5, true)}},
+		{Benchmark: "world-b", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.01, false)}},
+		{Benchmark: "world-c", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.3, true), Text: lr(0.3, true), Pool: lr(0.3, true)}},
+		{Benchmark: "world-d", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.2, true), Text: lr(0.2, true), Pool: lr(0.2, true)}},
+		{Benchmark: "world-e", Chance: 0.5, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0, false)}},
+	}
+	ev, err := Evaluate(truth, cards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"caught", "missed", "false alarm", "false alarm", "survived"}
+	for i, r := range ev.Families {
+		if r.Verdict != want[i] {
+			t.Errorf("%s: %s, want %s", r.Family, r.Verdict, want[i])
+		}
+	}
+	if ev.Planted != 2 || ev.Recalled != 1 || ev.Recall != 0.5 || ev.FalseAlarms != 2 {
+		t.Fatalf("planted %d recalled %d recall %v false alarms %d", ev.Planted, ev.Recalled, ev.Recall, ev.FalseAlarms)
+	}
+	if ev.Families[0].Accuracy != 0.75 || *ev.Families[3].Caught != opt {
+		t.Fatalf("rows %+v", ev.Families)
+	}
+}
+
+func TestEvaluateCardsReadsWorldBenchmarksOnly(t *testing.T) {
+	lr := &metrics.LevelResult{Eps: 0.6, Attacker: "question-match", Significant: true}
+	cards := []metrics.Card{
+		{Benchmark: "nextqa", Chance: 0.2, Levels: metrics.Levels{Option: lr, Text: lr, Pool: lr}},
+		{Benchmark: "world-text-leak", Chance: 0.25, N: 32, Levels: metrics.Levels{Option: &metrics.LevelResult{Attacker: "fixed-position"}, Text: lr, Pool: lr}},
+	}
+	ev := EvaluateCards(cards)
+	if ev == nil || len(ev.Families) != 1 || ev.Families[0].Verdict != "caught" || ev.Recall != 1 {
+		t.Fatalf("%+v", ev)
+	}
+	var b strings.Builder
+	if err := ev.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "text-leak") || !strings.Contains(b.String(), "recall of planted shortcuts at their level: 1/1") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	if EvaluateCards(cards[:1]) != nil {
+		t.Fatal("an audit without world benchmarks got an evaluation")
+	}
+}
