@@ -129,6 +129,13 @@ func (r *CheckReport) problemCount() int {
 // could be read; err is non-nil when anything is wrong, and then the report
 // says what.
 func CheckDir(ctx context.Context, dir string, opts RuntimeOptions) (*CheckReport, error) {
+	return CheckRoles(ctx, dir, opts, Roles)
+}
+
+// CheckRoles is CheckDir for the given roles only: those a run will use.
+// A role the manifest does not list is reported as a problem like any
+// other, so a run learns before it starts which role it lacks.
+func CheckRoles(ctx context.Context, dir string, opts RuntimeOptions, roles []Role) (*CheckReport, error) {
 	rep := &CheckReport{Dir: dir, Device: opts.Device}
 	if rep.Device == "" {
 		rep.Device = "cpu"
@@ -143,7 +150,7 @@ func CheckDir(ctx context.Context, dir string, opts RuntimeOptions) (*CheckRepor
 	}
 	rep.Library, rep.Version = rt.Library(), rt.Version()
 	dev := rt.Devices()[0]
-	for _, role := range Roles {
+	for _, role := range roles {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}

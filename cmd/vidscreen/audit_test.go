@@ -64,6 +64,7 @@ func TestAuditExitCodes(t *testing.T) {
 		{"a stray argument", []string{"--out", filepath.Join(dir, "a"), items}, 2, "unexpected arguments"},
 		{"an answer out of range", []string{"--items", items, "--items", bad, "--out", filepath.Join(dir, "b")}, 2, bad + ":1: field answer: answer out of range"},
 		{"a missing file", []string{"--items", filepath.Join(dir, "nope.jsonl"), "--out", filepath.Join(dir, "c")}, 2, "nope.jsonl: no such file or directory"},
+		{"an existing file as --out", []string{"--items", items, "--out", items}, 2, "is a file; --out names a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,21 +176,27 @@ func tokenizeLines(ctx context.Context, tok *tokenizer.Tokenizer, special bool, 
 func modelsCheck() *modelsSubcommand {
 	return &modelsSubcommand{
 		name:  "check",
-		usage: "[--device cpu|cuda:N] [--json] DIR",
+		usage: "[--device cpu|cuda:N] [--roles a,b] [--json] DIR",
 		short: "validate a models directory and print what each role gets",
 		long: `Check reads DIR/models.json and, for every role (image_text, text_embed,
 dup_confirm, captioner, lm_reader, vlm_reader), checks that its folder holds the
 files the role needs, loads each ONNX file on the device and lists its inputs and
 outputs, checks the names the role reads, loads the tokenizer and encodes a probe
-sentence, and reads preprocessor_config.json. The exit status is 2 when a role is
-missing or has a problem; the report says which files were expected.`,
+sentence, and reads preprocessor_config.json. --roles checks only the roles a run
+will use. The exit status is 2 when a role is missing or has a problem; the report
+says which files were expected.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			device := fs.String("device", "cpu", "load the models on `DEVICE`: cpu, cuda or cuda:N")
 			asJSON := fs.Bool("json", false, "print the report as JSON")
 			threads := fs.Int("threads", 0, "intra-op threads per CPU session (0: one per core)")
+			roleList := fs.String("roles", "", "check only these comma-separated `ROLES` (image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader); default all")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return &usageError{"models check: name one models directory"}
+				}
+				roles, err := parseRoles(*roleList)
+				if err != nil {
+					return &usageError{"models check: --roles: " + err.Error()}
 				}
 				dir := args[0]
 				spec, err := gpu.ParseSpec(*device)
@@ -206,7 +213,7 @@ missing or has a problem; the report says which files were expected.`,
 				if _, err := models.LoadManifest(dir); err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
-				rep, err := models.CheckDir(ctx, dir, models.RuntimeOptions{Device: *device, Threads: *threads, Log: env.stderr, Getenv: env.getenv})
+				rep, err := models.CheckRoles(ctx, dir, models.RuntimeOptions{Device: *device, Threads: *threads, Log: env.stderr, Getenv: env.getenv}, roles)
 				if rep == nil {
 					return err
 				}
@@ -229,6 +236,24 @@ missing or has a problem; the report says which files were expected.`,
 			}
 		},
 	}
+}
+
+// parseRoles reads a --roles list; empty means every role.
+func parseRoles(s string) ([]models.Role, error) {
+	if strings.TrimSpace(s) == "" {
+		return models.Roles, nil
+	}
+	var out []models.Role
+	for _, f := range strings.Split(s, ",") {
+		r := models.Role(strings.TrimSpace(f))
+		if !slices.Contains(models.Roles, r) {
+			return nil, fmt.Errorf("unknown role %q (the roles: %v)", r, models.Roles)
+		}
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // checkSummary names each role with a problem and its first problem, for
@@ -264,6 +289,9 @@ the CPU.`,
 					return &usageError{fmt.Sprintf("models devices: unexpected argument %q", args[0])}
 				}
 				inv := gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})
+				if inv.Devices == nil {
+					inv.Devices = []gpu.Device{} // "devices": [], not null, for a script that iterates it
+				}
 				if *asJSON {
 					enc := json.NewEncoder(env.stdout)
 					enc.SetIndent("", "  ")

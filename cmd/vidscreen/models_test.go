@@ -116,6 +116,9 @@ func TestModelsDevices(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &inv) != nil || (len(inv.Devices) == 0) == (inv.Missing == "") {
 		t.Errorf("--json: exit %d, %q", code, out)
 	}
+	if strings.Contains(out, `"devices": null`) || inv.Devices == nil {
+		t.Errorf("--json without devices must list none, not null: %s", out)
+	}
 	if code, _, errOut := runModels("", "devices", "extra"); code != 2 || !strings.Contains(errOut, `unexpected argument "extra"`) {
 		t.Errorf("extra argument: exit %d, %q", code, errOut)
 	}
@@ -235,6 +238,21 @@ func TestModelsCheck(t *testing.T) {
 			if !strings.Contains(errOut, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, errOut)
 			}
+		}
+	})
+	t.Run("--roles checks only the roles a run uses", func(t *testing.T) {
+		dir := writeTinyModels(t, models.RoleTextEmbed, models.RoleDupConfirm)
+		code, out, errOut := runModels("", "check", dir, "--roles", "text_embed,dup_confirm")
+		if code != 0 || !strings.Contains(out, "text_embed: ok") || !strings.Contains(out, "dup_confirm: ok") || strings.Contains(out, "image_text") {
+			t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+		}
+		code, _, errOut = runModels("", "check", dir, "--roles", "text_embed,captioner")
+		if code != 2 || !strings.Contains(errOut, "1 problem(s)") || !strings.Contains(errOut, "no captioner role") || strings.Contains(errOut, "image_text") {
+			t.Errorf("a role the run needs and lacks: exit %d, stderr %s", code, errOut)
+		}
+		code, _, errOut = runModels("", "check", dir, "--roles", "text_embed,bge")
+		if code != 2 || !strings.Contains(errOut, `unknown role "bge"`) {
+			t.Errorf("an unknown role: exit %d, stderr %s", code, errOut)
 		}
 	})
 	t.Run("a missing file is named", func(t *testing.T) {

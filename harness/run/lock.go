@@ -14,6 +14,10 @@ const lockName = ".lock"
 // append to the same records at once. The lock dies with the process, so a
 // killed run leaves nothing to clean up.
 func lockDir(dir string) (unlock func(), err error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		// Bad input, not a failure of the run: the user named a file.
+		return nil, fmt.Errorf("%w: %s is a file; --out names a directory", ErrNotRunDir, dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
