@@ -24,6 +24,10 @@ func TestWorldWritesAWorld(t *testing.T) {
 	if strings.Contains(errOut, "libx264") {
 		t.Fatalf("FFmpeg's encoder log reached stderr:\n%s", errOut)
 	}
+	// The world's models load and have the roles' input and output names.
+	if code, out, errOut := runCmd("models", "check", "--roles", "image_text,captioner", filepath.Join(dir, "models")); code != 0 {
+		t.Fatalf("models check of the world's models: exit %d\n%s%s", code, out, errOut)
+	}
 	flags := []string{"--out", dir, "--seed", "3", "--videos", "9", "--min-duration", "1", "--max-duration", "2"}
 	if code, _, errOut := runCmd(append([]string{"world", "--check"}, flags...)...); code != 0 {
 		t.Fatalf("--check on the world just written: exit %d: %s", code, errOut)
