@@ -190,7 +190,7 @@ replies that cannot be parsed are counted and score 0 for their pair.`,
 					fmt.Fprintf(env.stdout, "%-24s %6d %8.1f%% %6.1f%% %5.1f%% %9d\n", n, v.Pairs, 100*v.Precision, 100*v.Recall, 100*v.F1, v.Unparsed)
 				}
 				if n := s.Unparsed(); n > 0 {
-					fmt.Fprintf(env.stdout, "%d replies could not be parsed; each scores 0 for its pair (scores.md lists them)\n", n)
+					fmt.Fprintf(env.stdout, "replies that could not be parsed: %d; each scores 0 for its pair (scores.md lists them)\n", n)
 				}
 				fmt.Fprintf(env.stdout, "outputs in %s: scores.json, scores.md, index.html, sentences.parquet\n", *out)
 				return nil

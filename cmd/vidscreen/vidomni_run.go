@@ -31,7 +31,7 @@ func addFrameFlags(fs *flag.FlagSet) *vidomniFrameFlags {
 		frames:   fs.Int("frames", 8, "sample `N` frames per video, uniformly (the uniform:N sampler)"),
 		size:     fs.String("size", "224", "decode frames at `SIZE` before the model's own preprocessing: S (short side), max:L, short:S,max:L or native"),
 		hwaccel:  fs.String("hwaccel", "none", "decode with `ACCEL`: none (CPU) or cuda (NVDEC, falling back to the CPU with a message)"),
-		videos:   fs.String("videos", "", "`DIR` that relative video paths are under (default: the directory of the input file, or the working directory)"),
+		videos:   fs.String("videos", "", "`DIR` that relative video paths are under (default: the labels file's directory; the working directory for --captions and caption)"),
 		modelDir: fs.String("models", "", "the models `DIR` holding models.json (required for the roles it runs)"),
 		device:   fs.String("device", "cpu", "run the models on `DEVICE`: cpu, cuda or cuda:N"),
 		workers:  fs.Int("workers", 0, "decode `N` videos at once (0: one per core)"),
@@ -116,9 +116,10 @@ func reportFailed(env *environment, failed []vidomni.FailedVideo) {
 func vidomniVerify() *vidomniSubcommand {
 	return &vidomniSubcommand{
 		name:  "verify",
-		usage: "--labels FILE --out FILE [--method similarity|vlm|server] [flags]",
-		long: `Verify judges every sentence of the pairs in FILE (the labels layout) against its
-video and writes a verdicts JSONL file that "vidomni score" reads.
+		usage: "--labels FILE | --captions FILE, --out FILE [--method similarity|vlm|server] [flags]",
+		long: `Verify judges every sentence of the pairs in FILE (the labels layout, or with
+--captions the output of "vidomni caption") against its video and writes a verdicts
+JSONL file that "vidomni score" reads.
 --method similarity (the default) needs no VLM: the image_text role of --models
 embeds the sampled frames and each sentence, a sentence's score is its best frame's
 cosine, and sentences under a threshold are flagged Incorrect. The threshold
@@ -134,7 +135,8 @@ verification prompt, for each sentence's label (log p of B "hallucination" again
 and verify prints how many parse.
 Videos that cannot be decoded are named on stderr and their pairs get no verdict.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
-			labels := fs.String("labels", "", "the pairs to verify, a labels JSONL `FILE` (required)")
+			labels := fs.String("labels", "", "the pairs to verify, a labels JSONL `FILE` (this or --captions)")
+			captions := fs.String("captions", "", "verify the unlabelled pairs of a captions JSONL `FILE` as \"vidomni caption\" writes it (this or --labels)")
 			out := fs.String("out", "", "write the verdicts JSONL to `FILE` (required)")
 			method := fs.String("method", "similarity", "verify by `METHOD`: similarity (image_text role, no VLM), vlm (vlm_reader role) or server (a generating model behind --server)")
 			name := fs.String("verifier", "", "the verifier's `NAME` in the verdicts (default: image_text-similarity, vlm_reader or the --server-model name)")
@@ -148,8 +150,11 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q", args)}
 				}
-				if *labels == "" || *out == "" {
-					return &usageError{"--labels and --out are required"}
+				if (*labels == "") == (*captions == "") || *out == "" {
+					return &usageError{"--out and one of --labels and --captions are required"}
+				}
+				if *captions != "" && *method == "similarity" && *fit == "" && math.IsNaN(*threshold) {
+					return &usageError{"--captions carry no labels to fit the threshold on: give --fit FILE or --threshold T"}
 				}
 				switch *method {
 				case "similarity", "vlm", "server":
@@ -167,11 +172,19 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				default:
 					return &usageError{fmt.Sprintf("--no-incorrect %q: want zero, one or skip", *policy)}
 				}
-				pairs, err := readVidomniFile(*labels, vidomni.ReadLabels)
+				input, read := *labels, vidomni.ReadLabels
+				if *captions != "" {
+					input, read = *captions, vidomni.ReadCaptions
+				}
+				pairs, err := readVidomniFile(input, read)
 				if err != nil {
 					return err
 				}
-				frames, err := ff.sampler(env, filepath.Dir(*labels))
+				root := filepath.Dir(input)
+				if *captions != "" {
+					root = "" // caption was given the paths relative to the working directory
+				}
+				frames, err := ff.sampler(env, root)
 				if err != nil {
 					return err
 				}
@@ -182,7 +195,7 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				case "vlm":
 					lines, err = verifyVLM(ctx, env, ff, frames, pairs, name)
 				default:
-					lines, err = verifySimilarity(ctx, env, ff, frames, pairs, name, *labels, *fit, *threshold, *policy, *cacheDir)
+					lines, err = verifySimilarity(ctx, env, ff, frames, pairs, name, input, *fit, *threshold, *policy, *cacheDir)
 				}
 				if err != nil {
 					return err
@@ -372,8 +385,9 @@ func vidomniCaption() *vidomniSubcommand {
 		name:  "caption",
 		usage: "--models DIR | --server URL --server-model NAME, --out FILE [flags] VIDEO...",
 		long: `Caption writes a dense caption of each VIDEO and one JSON line per video to FILE:
-{"video", "source", "caption", "sentences", "frames", "instruction"}, the sentences as
-"vidomni split" cuts them, ready to be labelled.
+{"pair", "video", "source", "caption", "sentences", "frames", "instruction"}, the
+sentences as "vidomni split" cuts them, ready to be labelled, or verified with
+"vidomni verify --captions FILE".
 With --models, the captioner role captions every sampled frame in time order and the
 captions are joined into one caption, one sentence a frame (a caption repeating the
 previous one is dropped); an image captioner takes no instruction.

@@ -258,6 +258,20 @@ func TestVidomniEndToEnd(t *testing.T) {
 			t.Errorf("caption %+v", c)
 		}
 	}
+	// The captions go straight to a verifier; unlabelled, they need a
+	// threshold from elsewhere.
+	capVerdicts := filepath.Join(dir, "captions-verdicts.jsonl")
+	if code, _, stderr := runCmd("vidomni", "verify", "--captions", caps, "--models", modelDir, "--frames", "3", "--out", capVerdicts); code != 2 || !strings.Contains(stderr, "--fit FILE or --threshold T") {
+		t.Errorf("verify --captions without a threshold: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = runCmd("vidomni", "verify", "--captions", caps, "--models", modelDir, "--frames", "3", "--fit", labels, "--videos", videos, "--out", capVerdicts)
+	if code != 0 || !strings.Contains(stdout, "fitted on "+labels) {
+		t.Fatalf("verify --captions --fit: exit %d, stdout %s, stderr %s", code, stdout, stderr)
+	}
+	cv := readVerdictLines(t, capVerdicts)
+	if len(cv) != 2 || cv[0].Pair != "captioner/"+video {
+		t.Errorf("verdicts on the captions: %+v", cv)
+	}
 	if code, _, _ := runCmd("vidomni", "caption", "--models", modelDir, "--out", caps, filepath.Join(dir, "nope.mp4")); code != 2 {
 		t.Errorf("caption of a missing video: exit %d, want 2", code)
 	}

@@ -42,7 +42,7 @@ func TestVidomniScore(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"A ", "44.4%", "1 replies could not be parsed", "sentences.parquet"} {
+	for _, want := range []string{"A ", "44.4%", "replies that could not be parsed: 1", "sentences.parquet"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

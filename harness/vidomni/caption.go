@@ -2,11 +2,14 @@ package vidomni
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -30,6 +33,8 @@ type FrameCaptioner interface {
 
 // A DenseCaption is a video's caption written from its sampled frames.
 type DenseCaption struct {
+	// Pair names the video-caption pair: source/video.
+	Pair      string   `json:"pair"`
 	Video     string   `json:"video"`
 	Source    string   `json:"source"`
 	Caption   string   `json:"caption"`
@@ -63,7 +68,7 @@ func WriteCaptions(ctx context.Context, m FrameCaptioner, source string, fs *Fra
 			texts[k] = c.Text
 		}
 		caption := JoinFrameCaptions(texts)
-		out[i] = DenseCaption{Video: videos[i], Source: source, Caption: caption, Sentences: Split(caption), Frames: len(frames)}
+		out[i] = DenseCaption{Pair: source + "/" + videos[i], Video: videos[i], Source: source, Caption: caption, Sentences: Split(caption), Frames: len(frames)}
 		ok[i] = true
 		return nil
 	}, func(i int, err error) error {
@@ -103,4 +108,78 @@ func JoinFrameCaptions(texts []string) string {
 		parts = append(parts, t)
 	}
 	return strings.Join(parts, " ")
+}
+
+// captionLine is the JSON of one captions line.
+type captionLine struct {
+	Pair      *string   `json:"pair"`
+	Video     *string   `json:"video"`
+	Source    *string   `json:"source"`
+	Caption   *string   `json:"caption"`
+	Sentences *[]string `json:"sentences"`
+}
+
+// ReadCaptions reads captions JSONL as WriteCaptions and CaptionChat
+// write them ({"pair", "video", "source", "caption", "sentences"}) into
+// unlabelled pairs, every sentence Unknown, for a verifier to judge. A
+// line without "sentences" is split from "caption"; without "pair" the
+// pair is source/video. Errors are *harness.ParseError values naming the
+// file, line and field.
+func ReadCaptions(r io.Reader, name string) ([]*Pair, error) {
+	var pairs []*Pair
+	seen := map[string]int{}
+	err := eachLine(r, name, func(line int, data []byte) error {
+		fail := func(field string, err error) error {
+			return &harness.ParseError{File: name, Line: line, Field: field, Err: err}
+		}
+		var l captionLine
+		if err := json.Unmarshal(data, &l); err != nil {
+			pe := jsonFieldError(err)
+			pe.File, pe.Line = name, line
+			return pe
+		}
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"video", l.Video}, {"source", l.Source}} {
+			if f.v == nil {
+				return fail(f.name, harness.ErrMissingField)
+			}
+			if strings.TrimSpace(*f.v) == "" {
+				return fail(f.name, harness.ErrEmptyField)
+			}
+		}
+		p := &Pair{ID: *l.Source + "/" + *l.Video, Video: *l.Video, Source: *l.Source, File: name, Line: line}
+		if l.Pair != nil && strings.TrimSpace(*l.Pair) != "" {
+			p.ID = *l.Pair
+		}
+		var texts []string
+		switch {
+		case l.Sentences != nil:
+			texts = *l.Sentences
+		case l.Caption != nil:
+			texts = Split(*l.Caption)
+		default:
+			return fail("sentences", fmt.Errorf("%w: give sentences or caption", harness.ErrMissingField))
+		}
+		if len(texts) == 0 {
+			return fail("sentences", fmt.Errorf("%w: the caption has no sentence", harness.ErrEmptyField))
+		}
+		for _, t := range texts {
+			p.Sentences = append(p.Sentences, Sentence{Text: t, Label: Unknown})
+		}
+		if first, dup := seen[p.ID]; dup {
+			return fail("pair", fmt.Errorf("%w: %q is also on line %d", harness.ErrDuplicateID, p.ID, first))
+		}
+		seen[p.ID] = line
+		pairs = append(pairs, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(pairs) == 0 {
+		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: the file holds no captions", harness.ErrNoItems)}
+	}
+	return pairs, nil
 }

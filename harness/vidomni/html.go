@@ -40,8 +40,8 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 		Unparsed   int
 	}
 	c := s.counts
-	data.Summary = fmt.Sprintf("%d pairs, %d sentences (%d Incorrect, %d Unknown left out); %d pairs without an Incorrect sentence: %s; %d pairs with only Unknown sentences left out. Duration brackets: %s.",
-		c.pairs, c.sentences, c.incorrect, c.unknown, c.noIncorrect, s.policyText(), c.onlyUnknown, s.bracketText())
+	data.Summary = fmt.Sprintf("%s, %s (%d Incorrect, %d Unknown left out); %s without an Incorrect sentence: %s; %s with only Unknown sentences, left out. Duration brackets: %s.",
+		plural(c.pairs, "pair"), plural(c.sentences, "sentence"), c.incorrect, c.unknown, plural(c.noIncorrect, "pair"), s.policyText(), plural(c.onlyUnknown, "pair"), s.bracketText())
 	data.Unparsed = len(s.unparsed)
 	for _, n := range s.names {
 		v := s.Verifiers[n]
@@ -92,7 +92,7 @@ th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
 <tr><th>verifier</th><th>pairs judged</th><th>pairs scored</th><th>precision</th><th>recall</th><th>F1</th><th>unparsed replies</th></tr>
 {{range .Verifiers}}<tr><td>{{.Name}}</td><td>{{.Judged}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td>{{.Unparsed}}</td></tr>
 {{end}}</table>
-{{if .Unparsed}}<p>{{.Unparsed}} replies could not be parsed; each scores 0 for its pair (scores.md lists them).</p>{{end}}
+{{if .Unparsed}}<p>Replies that could not be parsed: {{.Unparsed}}; each scores 0 for its pair (scores.md lists them).</p>{{end}}
 <h2>F1 by complexity type and duration</h2>
 <div class="charts">
 {{range .Verifiers}}<figure>{{.Heat}}<figcaption>{{.Name}}: F1 per complexity type and duration bracket; the number under each value is the pairs scored, an empty cell has none.</figcaption></figure>

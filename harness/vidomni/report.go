@@ -112,9 +112,9 @@ func (s *Scores) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	c := s.counts
 	fmt.Fprintf(&b, "# VidOmni-Bench sentence-wise verification\n\n")
-	fmt.Fprintf(&b, "Labelled set: %d pairs, %d sentences (%d Incorrect, %d Unknown left out). ", c.pairs, c.sentences, c.incorrect, c.unknown)
+	fmt.Fprintf(&b, "Labelled set: %s, %s (%d Incorrect, %d Unknown left out). ", plural(c.pairs, "pair"), plural(c.sentences, "sentence"), c.incorrect, c.unknown)
 	fmt.Fprintf(&b, "Incorrect is the positive class; precision, recall and F1 are computed per pair and averaged over pairs (values in %%). ")
-	fmt.Fprintf(&b, "%d pairs have no Incorrect sentence: %s. %d pairs have only Unknown sentences and are left out. ", c.noIncorrect, s.policyText(), c.onlyUnknown)
+	fmt.Fprintf(&b, "%s without an Incorrect sentence: %s. %s with only Unknown sentences, left out. ", plural(c.noIncorrect, "pair"), s.policyText(), plural(c.onlyUnknown, "pair"))
 	fmt.Fprintf(&b, "Duration brackets: %s.\n\n", s.bracketText())
 
 	fmt.Fprintf(&b, "## Verifiers\n\n| verifier | pairs judged | pairs scored | precision | recall | F1 | unparsed replies |\n|---|---:|---:|---:|---:|---:|---:|\n")
@@ -215,7 +215,7 @@ func (s *Scores) WriteMarkdown(w io.Writer) error {
 			var gains []string
 			for _, m := range sortedKeys(e.Self) {
 				g := e.Self[m]
-				gains = append(gains, fmt.Sprintf("%s: %s -> %s (%+.1f p.p., %d pairs)", mdCell(m), pct(g.SelfF1), pct(g.EnsembleF1), 100*(g.EnsembleF1-g.SelfF1), g.Pairs))
+				gains = append(gains, fmt.Sprintf("%s: %s -> %s (%+.1f p.p., %s)", mdCell(m), pct(g.SelfF1), pct(g.EnsembleF1), 100*(g.EnsembleF1-g.SelfF1), plural(g.Pairs, "pair")))
 			}
 			if len(gains) == 0 {
 				gains = []string{"-"}
@@ -226,9 +226,9 @@ func (s *Scores) WriteMarkdown(w io.Writer) error {
 
 	if len(s.unparsed) > 0 {
 		const show = 20
-		fmt.Fprintf(&b, "\n## Unparsed replies\n\n%d replies could not be read; each scores 0 for its pair. ", len(s.unparsed))
+		fmt.Fprintf(&b, "\n## Unparsed replies\n\n%s could not be read; each scores 0 for its pair.", plural(len(s.unparsed), "reply"))
 		if len(s.unparsed) > show {
-			fmt.Fprintf(&b, "The first %d:", show)
+			fmt.Fprintf(&b, " The first %d:", show)
 		}
 		b.WriteString("\n\n| where | verifier | pair | why |\n|---|---|---|---|\n")
 		for i, u := range s.unparsed {
@@ -254,4 +254,15 @@ func cellText(m Metrics) string {
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// plural is "1 pair", "2 pairs", "3 replies".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, noun[:len(noun)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

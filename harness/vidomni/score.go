@@ -470,11 +470,11 @@ func (c *labelCounts) add(p *Pair) {
 			known++
 		}
 	}
-	if incorrect == 0 {
-		c.noIncorrect++
-	}
-	if known == 0 {
+	switch {
+	case known == 0:
 		c.onlyUnknown++
+	case incorrect == 0:
+		c.noIncorrect++
 	}
 }
 

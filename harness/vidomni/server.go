@@ -122,7 +122,7 @@ func CaptionChat(ctx context.Context, m ChatModel, source string, fs *FrameSampl
 		if err != nil {
 			return fmt.Errorf("caption %s: %w", videos[i], err)
 		}
-		out[i] = DenseCaption{Video: videos[i], Source: source, Caption: caption, Sentences: Split(caption), Frames: len(frames), Instruction: k + 1}
+		out[i] = DenseCaption{Pair: source + "/" + videos[i], Video: videos[i], Source: source, Caption: caption, Sentences: Split(caption), Frames: len(frames), Instruction: k + 1}
 		ok[i] = true
 		return nil
 	}, func(i int, err error) error {

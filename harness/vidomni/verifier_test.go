@@ -98,3 +98,26 @@ func TestVLMQuestionEndsWithTheLetters(t *testing.T) {
 		t.Fatalf("question:\n%s", q)
 	}
 }
+
+func TestReadCaptions(t *testing.T) {
+	in := `{"pair": "m/a.mp4", "video": "a.mp4", "source": "m", "caption": "A cat sits. It purrs.", "sentences": ["A cat sits.", "It purrs."]}
+{"video": "b.mp4", "source": "m", "caption": "Dr. Who waves. He leaves."}
+`
+	pairs, err := ReadCaptions(strings.NewReader(in), "c.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != 2 || pairs[1].ID != "m/b.mp4" || len(pairs[1].Sentences) != 2 || pairs[1].Sentences[0].Text != "Dr. Who waves." || pairs[0].Sentences[1].Label != Unknown {
+		t.Fatalf("pairs %+v %+v", pairs[0], pairs[1])
+	}
+	for _, bad := range []struct{ in, want string }{
+		{`{"source": "m", "caption": "x"}`, "c.jsonl:1: field video: missing field"},
+		{`{"video": "v", "source": "m"}`, "c.jsonl:1: field sentences: missing field"},
+		{`{"video": "v", "source": "m", "caption": "  "}`, "c.jsonl:1: field sentences: empty value"},
+		{`{"video": "v", "source": "m", "caption": "x"}` + "\n" + `{"video": "v", "source": "m", "caption": "y"}`, "c.jsonl:2: field pair: duplicate id"},
+	} {
+		if _, err := ReadCaptions(strings.NewReader(bad.in), "c.jsonl"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("ReadCaptions(%q): %v, want %q", bad.in, err, bad.want)
+		}
+	}
+}
