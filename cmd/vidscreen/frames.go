@@ -1,19 +1,25 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
 func newFramesCommand() *command {
@@ -23,9 +29,11 @@ func newFramesCommand() *command {
 		usage: "VIDEO --out DIR [--sampler SPEC] [--size S] [flags]",
 		long: `Frames decodes the frames that a sampler picks from VIDEO, resized as the models
 will see them, and writes them to DIR as frame_000.png, frame_001.png, ... in the
-sampler's order, plus contact.png, all of them tiled on one sheet, so a person can look at
-what the models will see. It prints one line per frame: its position, the time asked
-for, the time of the frame returned (the last frame shown at or before it) and its number.
+sampler's order, plus contact.png, all of them tiled on one sheet, each tile labelled with
+the time asked for, so a person can look at what the models will see. With --format npy
+it writes instead one array, frames.npy, of shape (N, H, W, 3) and dtype uint8, as
+numpy.load reads it. It prints one line per frame: its position, the time asked for, the
+time of the frame returned (the last frame shown at or before it) and its number.
 
 Samplers: uniform:N, centre, fps:R[,max:M], window:N,frac:F, half:1|2[,n:N],
 offset:K[,n:N][,steps:S], times:T1,T2,... (seconds from the clip start). --shuffle
@@ -33,8 +41,8 @@ permutes the decoded frames with the seed, as the shuffled-frames probe does.
 
 Limits: at most 4,096 frames per run (memory is proportional to the frames asked for:
 about 3 bytes per output pixel per frame); a sampler that picks more is bad usage.
-Frames of an earlier run left in DIR (frame_NNN.png past the new set) are removed, and
-the command says which. A truncated video is sampled over what it declares and fails
+Files of an earlier run left in DIR (frame_NNN.png past the new set, and the other
+format's contact.png or frames.npy) are removed, and the command says which. A truncated video is sampled over what it declares and fails
 with the reason when a frame lies past what it holds (vidscreen probe says how much).
 Exit status: 2 for a bad command line or a video that cannot be read, 1 when the video
 ran past --timeout or writing failed.`,
@@ -48,6 +56,7 @@ ran past --timeout or writing failed.`,
 			hwaccel := fs.String("hwaccel", "none", "decode with `ACCEL`: none (CPU) or cuda (NVDEC, falling back to the CPU with a message)")
 			threads := fs.Int("threads", 0, "FFmpeg decoding threads `N` (0: one per core)")
 			timeout := fs.Duration("timeout", 5*time.Minute, "give up on the video after `D`")
+			format := fs.String("format", "png", "write `FORMAT`: png (one file per frame and a contact sheet labelled with the times) or npy (one (N, H, W, 3) uint8 array, frames.npy)")
 			ffLog := fs.String("ffmpeg-log", "fatal", "let FFmpeg print its own messages at `LEVEL` (quiet, error, warning, info)")
 			return func(ctx context.Context, args []string) error {
 				args, err := parseInterspersed(fs, args)
@@ -84,6 +93,9 @@ ran past --timeout or writing failed.`,
 					Options: decode.Options{HWAccel: *hwaccel, Timeout: *timeout},
 					Notify:  func(msg string) { fmt.Fprintln(env.stderr, msg) }}
 				job := decode.Job{Path: args[0], Clip: clip, Sampler: sampler, Seed: *seed, Size: size}
+				if *format != "png" && *format != "npy" {
+					return &usageError{fmt.Sprintf("--format %q: want png or npy", *format)}
+				}
 				return pool.Run(ctx, []decode.Job{job}, func(r *decode.Result) error {
 					if r.Err != nil {
 						switch decode.KindOf(r.Err) {
@@ -101,7 +113,7 @@ ran past --timeout or writing failed.`,
 					if *shuffle {
 						order = decode.Shuffle(len(r.Frames), *seed)
 					}
-					return writeFrames(env, *out, r, order)
+					return writeFrames(env, *out, r, order, *format)
 				})
 			}
 		},
@@ -161,40 +173,92 @@ func parseClip(s string) (decode.Clip, error) {
 	return c, nil
 }
 
-func writeFrames(env *environment, dir string, r *decode.Result, order []int) error {
+func writeFrames(env *environment, dir string, r *decode.Result, order []int, format string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "%s: %d frames of %dx%d, sampler %s\n", r.Job.Path, len(r.Frames), r.Frames[0].Width, r.Frames[0].Height, r.Job.Sampler)
-	fmt.Fprintf(env.stdout, "%-16s %10s %10s %7s\n", "file", "asked (s)", "shown (s)", "frame")
 	frames := make([]decode.Frame, len(order))
+	asked := make([]time.Duration, len(order))
 	for pos, i := range order {
-		f := r.Frames[i]
-		frames[pos] = f
-		name := frameName(pos)
-		if err := writePNG(filepath.Join(dir, name), rgbImage(f)); err != nil {
+		frames[pos], asked[pos] = r.Frames[i], r.Times[i]
+	}
+	var written string
+	keep := len(frames)
+	if format == "npy" {
+		if err := writeFramesNPY(filepath.Join(dir, framesNPY), frames); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.stdout, "%-16s %10.3f %10.3f %7d\n", name, r.Times[i].Seconds(), f.PTS.Seconds(), f.Index)
+		fmt.Fprintf(env.stdout, "%-16s %10s %10s %7s\n", "index", "asked (s)", "shown (s)", "frame")
+		for pos, f := range frames {
+			fmt.Fprintf(env.stdout, "%-16d %10.3f %10.3f %7d\n", pos, asked[pos].Seconds(), f.PTS.Seconds(), f.Index)
+		}
+		h, w := frames[0].Height, frames[0].Width
+		written = fmt.Sprintf("%s (%d, %d, %d, 3) uint8", framesNPY, len(frames), h, w)
+		keep = 0 // no frame PNG belongs to this run
+	} else {
+		if err := writeFramePNGs(dir, frames, asked); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "%-16s %10s %10s %7s\n", "file", "asked (s)", "shown (s)", "frame")
+		for pos, f := range frames {
+			fmt.Fprintf(env.stdout, "%-16s %10.3f %10.3f %7d\n", frameName(pos), asked[pos].Seconds(), f.PTS.Seconds(), f.Index)
+		}
+		written = fmt.Sprintf("%d frames and %s", len(frames), contactPNG)
 	}
-	sheet := contactSheet(frames)
-	if err := writePNG(filepath.Join(dir, "contact.png"), sheet); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "wrote %d frames and contact.png (%dx%d) to %s\n", len(frames), sheet.Bounds().Dx(), sheet.Bounds().Dy(), dir)
-	stale, err := removeStaleFrames(dir, len(frames))
+	fmt.Fprintf(env.stdout, "wrote %s to %s\n", written, dir)
+	stale, err := removeStaleFrames(dir, keep, format)
 	if len(stale) > 0 {
-		fmt.Fprintf(env.stdout, "removed %d frames of an earlier run: %s\n", len(stale), strings.Join(stale, " "))
+		what := "frames"
+		for _, n := range stale {
+			if !strings.HasPrefix(n, "frame_") {
+				what = "files"
+			}
+		}
+		fmt.Fprintf(env.stdout, "removed %d %s of an earlier run: %s\n", len(stale), what, strings.Join(stale, " "))
 	}
 	return err
 }
 
+// The files frames writes besides frame_NNN.png.
+const (
+	contactPNG = "contact.png"
+	framesNPY  = "frames.npy"
+)
+
+// writeFramePNGs encodes the frames and the contact sheet, labelled with
+// the times asked for, on every core. PNG encoding, not decoding, was the
+// cost of this command: zlib at its default level spent several times the
+// decoder's time on a few dozen small frames, so frames use the fastest
+// level (the files are for looking at, and stay lossless).
+func writeFramePNGs(dir string, frames []decode.Frame, asked []time.Duration) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	g.Go(func() error { return writePNG(filepath.Join(dir, contactPNG), contactSheet(frames, asked)) })
+	for pos, f := range frames {
+		g.Go(func() error { return writePNG(filepath.Join(dir, frameName(pos)), rgbImage(f)) })
+	}
+	return g.Wait()
+}
+
+// writeFramesNPY writes the frames as one (N, H, W, 3) uint8 array, as
+// numpy.stack of the PIL images would hold them.
+func writeFramesNPY(path string, frames []decode.Frame) error {
+	h, w := frames[0].Height, frames[0].Width
+	chunks := make([][]byte, len(frames))
+	for i, f := range frames {
+		chunks[i] = f.RGB[:h*w*3]
+	}
+	return writeFileAtomicFunc(path, func(wr io.Writer) error { return npy.WriteUint8(wr, []int{len(frames), h, w, 3}, chunks...) })
+}
+
 func frameName(pos int) string { return fmt.Sprintf("frame_%03d.png", pos) }
 
-// removeStaleFrames deletes the frame_NNN.png files of dir numbered n or
-// more (left by an earlier run that wrote more frames), so that the folder
-// holds exactly this run's set, and returns their names in order.
-func removeStaleFrames(dir string, n int) ([]string, error) {
+// removeStaleFrames deletes what an earlier run left in dir that this one
+// did not write: frame_NNN.png numbered n or more, and the other format's
+// files (contact.png with frames.npy, frames.npy with PNGs), so that the
+// folder holds exactly this run's set. It returns their names in order.
+func removeStaleFrames(dir string, n int, format string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -204,7 +268,9 @@ func removeStaleFrames(dir string, n int) ([]string, error) {
 		num, ok := strings.CutPrefix(e.Name(), "frame_")
 		num, ok2 := strings.CutSuffix(num, ".png")
 		k, err := strconv.Atoi(num)
-		if !ok || !ok2 || err != nil || k < n || e.Name() != frameName(k) {
+		isFrame := ok && ok2 && err == nil && e.Name() == frameName(k)
+		other := (format == "npy" && e.Name() == contactPNG) || (format != "npy" && e.Name() == framesNPY)
+		if !(isFrame && k >= n) && !other {
 			continue
 		}
 		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
@@ -224,8 +290,9 @@ func rgbImage(f decode.Frame) *image.RGBA {
 }
 
 // contactSheet tiles the frames row by row on a near-square grid with a
-// 4-pixel dark gap, in the order given.
-func contactSheet(frames []decode.Frame) *image.RGBA {
+// 4-pixel dark gap, in the order given, each labelled in its top-left
+// corner with the time asked for, in seconds.
+func contactSheet(frames []decode.Frame, asked []time.Duration) *image.RGBA {
 	const gap = 4
 	w, h := frames[0].Width, frames[0].Height
 	cols := int(math.Ceil(math.Sqrt(float64(len(frames)))))
@@ -237,6 +304,7 @@ func contactSheet(frames []decode.Frame) *image.RGBA {
 			sheet.Pix[i] = 255
 		}
 	}
+	scale := max(1, h/80)
 	for i, f := range frames {
 		x, y := gap+(i%cols)*(w+gap), gap+(i/cols)*(h+gap)
 		for yy := 0; yy < h; yy++ {
@@ -246,6 +314,7 @@ func contactSheet(frames []decode.Frame) *image.RGBA {
 				dst[j], dst[j+1], dst[j+2] = src[k], src[k+1], src[k+2]
 			}
 		}
+		drawLabel(sheet, image.Rect(x, y, x+w, y+h), strconv.FormatFloat(asked[i].Seconds(), 'f', 2, 64)+"s", scale)
 	}
 	return sheet
 }
@@ -255,7 +324,13 @@ func writePNG(path string, img image.Image) error {
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, img); err != nil {
+	bw := bufio.NewWriterSize(f, 256<<10)
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(bw, img); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
 func TestFramesWritesFramesAndContactSheet(t *testing.T) {
@@ -70,4 +74,106 @@ func TestFramesBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFramesFormatsAndStaleFiles runs frames into one folder several times:
+// each run leaves exactly its own files, the contact sheet's tiles carry
+// their times, and --format npy writes one (N, H, W, 3) uint8 array.
+func TestFramesFormatsAndStaleFiles(t *testing.T) {
+	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
+	out := t.TempDir()
+	frames := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runCmd(append([]string{"frames", video, "--size", "112", "--out", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	list := func() string {
+		entries, _ := os.ReadDir(out)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return strings.Join(names, " ")
+	}
+	frames("--sampler", "uniform:6")
+	f, err := os.Open(filepath.Join(out, "contact.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first tile starts at (4, 4); its label's box is black and the
+	// first glyph (a digit: its top row is lit at the left) starts one
+	// pixel in.
+	if r, _, _, _ := img.At(4, 4).RGBA(); r != 0 {
+		t.Errorf("the label box's corner is %d, want black", r>>8)
+	}
+	if r, g, b, _ := img.At(5, 5).RGBA(); r>>8 != 255 || g>>8 != 255 || b>>8 != 255 {
+		t.Errorf("the label's first pixel is %d,%d,%d, want white", r>>8, g>>8, b>>8)
+	}
+	stdout := frames("--sampler", "uniform:4")
+	if got := list(); got != "contact.png frame_000.png frame_001.png frame_002.png frame_003.png" {
+		t.Errorf("after 6 then 4 frames the folder holds %s", got)
+	}
+	if !strings.Contains(stdout, "removed 2 frames of an earlier run: frame_004.png frame_005.png") {
+		t.Errorf("stdout does not name the removed frames:\n%s", stdout)
+	}
+	frames("--sampler", "uniform:3", "--format", "npy")
+	if got := list(); got != "frames.npy" {
+		t.Errorf("after --format npy the folder holds %s", got)
+	}
+	nf, err := os.Open(filepath.Join(out, "frames.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := npy.ReadHeader(nf)
+	st, _ := nf.Stat()
+	nf.Close()
+	if err != nil || h.Descr != npy.Uint8 || len(h.Shape) != 4 || h.Shape[0] != 3 || h.Shape[1] != 112 || h.Shape[3] != 3 {
+		t.Fatalf("frames.npy header %+v, %v", h, err)
+	}
+	if want := int64(3 * 112 * h.Shape[2] * 3); st.Size() < want || st.Size() > want+256 {
+		t.Errorf("frames.npy is %d bytes for %d values", st.Size(), want)
+	}
+	frames("--sampler", "uniform:2")
+	if got := list(); got != "contact.png frame_000.png frame_001.png" {
+		t.Errorf("after PNGs again the folder holds %s", got)
+	}
+	if code, _, stderr := runCmd("frames", video, "--out", out, "--format", "gif"); code != 2 || !strings.Contains(stderr, `--format "gif"`) {
+		t.Errorf("--format gif: exit %d, %s", code, stderr)
+	}
+}
+
+// BenchmarkFramePNGs measures writing real decoded frames as frames does
+// (32 frames at 224 and their labelled contact sheet): the part of the
+// command that is not decoding.
+func BenchmarkFramePNGs(b *testing.B) {
+	video := filepath.Join("..", "..", "..", "shared", "data", "videos", "big_buck_bunny_0_30_h264_640.mp4")
+	if _, err := os.Stat(video); err != nil {
+		b.Skipf("no shared video: %v", err)
+	}
+	sampler, _ := decode.ParseSampler("uniform:32")
+	size, _ := decode.ParseSize("224")
+	var res *decode.Result
+	pool := &decode.Pool{Workers: 1}
+	err := pool.Run(context.Background(), []decode.Job{{Path: video, Sampler: sampler, Size: size}}, func(r *decode.Result) error {
+		res = r
+		return r.Err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for b.Loop() {
+		if err := writeFramePNGs(dir, res.Frames, res.Times); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(res.Frames))/b.Elapsed().Seconds(), "frames/s")
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,24 +190,31 @@ func importRows(rows []predictions.Row, bench string) (items, preds []byte, err 
 }
 
 // writeFileAtomicBytes writes data to path through a temporary file in the
-// same directory, so that an interrupted import leaves no half file.
+// same directory, so that an interrupted command leaves no half file.
 func writeFileAtomicBytes(path string, data []byte) error {
+	return writeFileAtomicFunc(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// writeFileAtomicFunc is writeFileAtomicBytes for what write writes.
+func writeFileAtomicFunc(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
 		os.Remove(tmp.Name())
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return os.Rename(tmp.Name(), path)
 }
