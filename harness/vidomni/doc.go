@@ -20,8 +20,12 @@
 //  4. Scores writes scores.json, a Markdown summary, a self-contained HTML
 //     page with the type x duration heat map, and sentences.parquet.
 //
-// Split cuts a dense caption into sentences. The local verifier
-// (Verifier, over decode and the image_text role) and the caption writer
-// (CaptionWriter, over the captioner role) produce verdicts and captions
-// offline, so the whole pipeline runs without a hosted model.
+// Split cuts a dense caption into sentences. The verifiers and caption
+// writers produce verdicts and captions offline over decode (FrameSampler)
+// and the local models: Similarities (the image_text role, no VLM; a
+// threshold from FitThreshold), VerifyVLM (the vlm_reader role) and
+// VerifyChat (a generating model on a local server, the paper's prompt
+// and reply format); WriteCaptions (the captioner role, a sentence per
+// frame) and CaptionChat (the paper's captioning instructions). A
+// FrameCache keeps frame embeddings between runs.
 package vidomni

@@ -138,7 +138,7 @@ func (s *Scores) typeDurationSVG(verifier string) string {
 	for i, b := range s.brackets {
 		cols[i] = b.Name
 	}
-	return heatmapSVG("F1 of "+verifier+" by complexity type and duration", rows, cols, cells)
+	return heatmapSVG("F1 of "+verifier+" by complexity type and duration", "complexity type", "duration", rows, cols, cells)
 }
 
 // matrixSVG draws F1 of every verifier on every caption source.
@@ -150,18 +150,20 @@ func (s *Scores) matrixSVG() string {
 			cells[i] = append(cells[i], heatCell{v: m.F1, n: m.Pairs, ok: ok, frame: m.Self})
 		}
 	}
-	return heatmapSVG("F1, verifier x caption source", s.names, s.sources, cells)
+	return heatmapSVG("F1, verifier x caption source", "verifier", "caption source", s.names, s.sources, cells)
 }
 
 // heatmapSVG draws a grid of values in [0, 1], each cell coloured on a
 // white-to-blue scale and labelled with the value in percent and its
-// number of pairs.
-func heatmapSVG(title string, rows, cols []string, cells [][]heatCell) string {
-	const cellW, cellH, left, top = 84, 40, 190, 44
-	w, h := left+cellW*len(cols)+16, top+cellH*len(rows)+40
+// number of pairs; rowTitle and colTitle name the axes.
+func heatmapSVG(title, rowTitle, colTitle string, rows, cols []string, cells [][]heatCell) string {
+	const cellW, cellH, left, top = 84, 40, 190, 60
+	w, h := max(left+cellW*len(cols)+16, left+16*11+48), top+cellH*len(rows)+40
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`, w, h, w, h, html.EscapeString(title))
 	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
+	fmt.Fprintf(&b, `<text x="%d" y="16" font-size="12" font-weight="bold" text-anchor="middle">%s</text>`, left+cellW*len(cols)/2, html.EscapeString(colTitle))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" font-weight="bold" text-anchor="end">%s</text>`, left-8, top-10, html.EscapeString(rowTitle))
 	for j, c := range cols {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>`, left+cellW*j+cellW/2, top-10, html.EscapeString(shorten(c, 12)))
 	}

@@ -123,8 +123,8 @@ func sentenceKey(key string) (int, bool) {
 }
 
 // FormatReply writes labels in the format ParseReply reads: the dictionary
-// on the first line, keys in order. A local verifier's verdicts written
-// this way go through the same parsing as a VLM's.
+// on the first line, keys in order, as a reply that follows the paper's
+// prompt would begin (for tools and tests that make replies).
 func FormatReply(labels []int8) string {
 	var b strings.Builder
 	b.WriteByte('{')
