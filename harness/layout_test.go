@@ -1,10 +1,17 @@
 package harness
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestJSONLReaderReadsOtherLayouts reads lines in the layouts of other tools'
@@ -63,5 +70,71 @@ func TestJSONLReaderRefusesUnreadableAnswers(t *testing.T) {
 				t.Errorf("error %v; want it to contain %q and wrap %v", err, tt.want, tt.reason)
 			}
 		})
+	}
+}
+
+// TestReadFilesReadsParquetInOtherLayouts writes Parquet files as a
+// Hugging Face dataset export would (options in a candidates list or in A..D
+// columns, the answer as a letter or text, integer ids) and reads them
+// through the same layout rules as JSONL.
+func TestReadFilesReadsParquetInOtherLayouts(t *testing.T) {
+	type candidates struct {
+		ID         int64    `parquet:"id"`
+		Benchmark  string   `parquet:"benchmark"`
+		Video      string   `parquet:"video"`
+		Question   string   `parquet:"question"`
+		Candidates []string `parquet:"candidates,list"`
+		Answer     string   `parquet:"answer"`
+	}
+	type columns struct {
+		ID        string `parquet:"id"`
+		Benchmark string `parquet:"benchmark"`
+		Video     string `parquet:"video"`
+		Question  string `parquet:"question"`
+		A         string `parquet:"A"`
+		B         string `parquet:"B"`
+		C         string `parquet:"C"`
+		Answer    string `parquet:"answer"`
+	}
+	dir := t.TempDir()
+	write := func(name string, rows any) string {
+		p := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		var err error
+		switch r := rows.(type) {
+		case []candidates:
+			err = parquet.Write(&buf, r)
+		case []columns:
+			err = parquet.Write(&buf, r)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("mvbench.parquet", []candidates{
+		{7, "MVBench", "v1.mp4", "What happens?", []string{"walks", "runs"}, "runs"},
+		{8, "MVBench", "v2.mp4", "Who comes?", []string{"a cat", "a dog", "nobody"}, "C"},
+	})
+	b := write("mmbench.parquet", []columns{{"q1", "MMB", "v3.mp4", "Colour?", "red", "blue", "green", "(A)"}})
+	items, err := ReadFiles(context.Background(), []string{a, b}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, fmt.Sprintf("%s/%s %v %d %s", it.Benchmark, it.ID, it.Options, it.Answer, filepath.Base(it.Source)))
+	}
+	want := []string{"MVBench/7 [walks runs] 1 mvbench.parquet: row 1", "MVBench/8 [a cat a dog nobody] 2 mvbench.parquet: row 2", "MMB/q1 [red blue green] 0 mmbench.parquet: row 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	bad := write("bad.parquet", []candidates{{1, "B", "v", "q", []string{"x", "y"}, "x"}, {2, "B", "v", "q", []string{"x", "y"}, "z"}})
+	_, err = ReadFiles(context.Background(), []string{bad}, ReadOptions{})
+	if !errors.Is(err, ErrAnswerRange) || !strings.Contains(err.Error(), "bad.parquet: row 2: field answer") {
+		t.Errorf("a bad answer in row 2: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // An ItemReader returns one item per call and io.EOF after the last.
@@ -129,12 +131,16 @@ func readFile(ctx context.Context, f fs.File, name string, opt ReadOptions, emit
 		if err != nil {
 			return Digest{}, err
 		}
-		pr, err := NewParquetReader(ra, size, name)
-		if err != nil {
-			return Digest{}, err
+		if pf, err := parquet.OpenFile(ra, size); err == nil && otherParquetLayout(pf) {
+			r, digest = newLayoutParquetReader(pf, name, opt.VideoRoot), d
+		} else {
+			pr, err := NewParquetReader(ra, size, name)
+			if err != nil {
+				return Digest{}, err
+			}
+			pr.VideoRoot = opt.VideoRoot
+			r, digest = pr, d
 		}
-		pr.VideoRoot = opt.VideoRoot
-		r, digest = pr, d
 	} else {
 		dr = newDigestReader(ctxReader{ctx, f})
 		jr := NewJSONLReader(dr, name)

@@ -244,7 +244,8 @@ func TestParquetReaderRefusesBadItems(t *testing.T) {
 		{"meta that is not JSON", writeParquet(t, bad(func(p *pqItem) { p.Meta = "{" })), 2, "meta", ErrSyntax},
 		{"a duplicate id", writeParquet(t, []pqItem{ok, ok}), 2, "id", ErrDuplicateID},
 		{"no answer column", writeParquet(t, []noAnswer{{ID: "a"}}), 0, "answer", ErrMissingField},
-		{"a text answer column", writeParquet(t, []textAnswer{{ID: "a"}}), 0, "answer", ErrFieldType},
+		// A text answer is read as a letter or an option's text (layout.go).
+		{"a text answer naming no option", writeParquet(t, []textAnswer{{ID: "a", Benchmark: "B", Video: "v", Question: "q", Options: []string{"x", "y"}, Answer: "z"}}), 1, "answer", ErrAnswerRange},
 		{"not Parquet at all", []byte("PAR1 nope"), 0, "", ErrParquet},
 	}
 	for _, tt := range tests {
