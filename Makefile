@@ -10,7 +10,7 @@ ORT_DIR := $(CURDIR)/.cache/onnxruntime
 export VIDSCREEN_ORT_LIB ?= $(ORT_DIR)/libonnxruntime.so
 TESTFLAGS ?= -timeout 40m
 
-.PHONY: all setup setup-system setup-ort setup-cuda build demo test bench
+.PHONY: all setup setup-system setup-ort setup-cuda build demo test fuzz bench
 
 all: build
 
@@ -35,6 +35,11 @@ demo: build setup-ort
 test: setup
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
+	@bash scripts/fuzz.sh
+
+# Each fuzz target of a reader of outside bytes for FUZZTIME (3s) each.
+fuzz:
+	@bash scripts/fuzz.sh
 
 bench: setup
 	@bash bench/run.sh

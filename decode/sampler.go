@@ -164,8 +164,8 @@ func ParseSampler(spec string) (Sampler, error) {
 		var ts []time.Duration
 		for _, p := range strings.Split(rest, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-				return nil, bad("time %q is not a non-negative number of seconds", p)
+			if err != nil || !(v >= 0 && v <= maxSampleSeconds) {
+				return nil, bad("time %q is not a number of seconds from 0 to %g", p, float64(maxSampleSeconds))
 			}
 			ts = append(ts, time.Duration(math.Round(v*1e9)))
 		}
@@ -173,6 +173,10 @@ func ParseSampler(spec string) (Sampler, error) {
 	}
 	return nil, bad("unknown sampler %q (want uniform, centre, fps, window, half, offset or times)", name)
 }
+
+// maxSampleSeconds bounds a time in a sampler spec: a time.Duration holds
+// about 292 years, and no video is longer than 31 (1e9 s).
+const maxSampleSeconds = 1e9
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -405,8 +409,8 @@ func (s timesSampler) Times(in Info, clip Clip, _ uint64) ([]time.Duration, erro
 	}
 	out := make([]time.Duration, len(s.times))
 	for i, t := range s.times {
-		if base+t > end {
-			return nil, fmt.Errorf("sample %s: time %v is past the clip's end %v", in.Path, base+t, end)
+		if t > end-base { // not base+t > end, which can overflow
+			return nil, fmt.Errorf("sample %s: time %v from the clip start %v is past the clip's end %v", in.Path, t, base, end)
 		}
 		out[i] = base + t
 	}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every fuzz target that reads bytes from outside for a short time
+# each (FUZZTIME, default 3s): make test calls it after the unit tests.
+# The seed corpora already run as plain tests in `go test ./...`; this
+# explores past them. A failure leaves the input under the package's
+# testdata/fuzz/ and fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZTIME=${FUZZTIME:-3s}
+targets=(
+	"./harness FuzzJSONLReader"
+	"./harness FuzzParquetReader"
+	"./harness FuzzReadReference"
+	"./harness/predictions FuzzReadJSONL"
+	"./harness/predictions FuzzReadDelimited"
+	"./kernels/npy FuzzRead"
+	"./models FuzzParseManifest"
+	"./models/tokenizer FuzzFromJSON"
+	"./decode FuzzParseSampler"
+)
+for t in "${targets[@]}"; do
+	set -- $t
+	echo "fuzz $1 $2 for $FUZZTIME"
+	"$GO" test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "$FUZZTIME" -parallel 2 >/tmp/vidscreen-fuzz.$$ 2>&1 || {
+		cat /tmp/vidscreen-fuzz.$$
+		rm -f /tmp/vidscreen-fuzz.$$
+		exit 1
+	}
+	tail -n 1 /tmp/vidscreen-fuzz.$$
+done
+rm -f /tmp/vidscreen-fuzz.$$
