@@ -3,8 +3,7 @@ package harness
 import "encoding/json"
 
 // An Item is one multiple-choice question about a video, as read from the
-// benchmark's annotation files (fields of ../shared/data/README.md plus the
-// optional fields of DESIGN.md).
+// benchmark's annotation files (the item schema of docs/audit.md).
 type Item struct {
 	ID        string   `json:"id"`
 	Benchmark string   `json:"benchmark"`

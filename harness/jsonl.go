@@ -12,9 +12,9 @@ import (
 )
 
 // A JSONLReader reads items from a JSON Lines file: one JSON object per line
-// with the fields of ../shared/data/README.md (id, benchmark, video,
-// question, options, answer, and optionally task and duration) and the
-// optional fields of DESIGN.md (group, video_path, start, end, meta). Blank
+// with the item fields (id, benchmark, video, question, options, answer, and
+// optionally task and duration, group, video_path, start, end, meta; see
+// docs/audit.md), or in the other layouts normalizeLayout reads. Blank
 // lines are skipped; unknown fields are ignored.
 //
 // Every item is validated as it is read; the first bad one stops the reader

@@ -1,5 +1,5 @@
 // Package vidomni scores, runs and feeds the sentence-wise event verification
-// of VidOmni-Bench (seed 000 in ../shared/seeds): a dense caption of a video
+// of VidOmni-Bench (arXiv:2609.21521): a dense caption of a video
 // is split into sentences, people label each one Correct, Incorrect (a
 // hallucination) or Unknown, and a verifier must find the Incorrect ones.
 //

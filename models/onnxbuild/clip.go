@@ -10,8 +10,8 @@ type CLIPConfig struct {
 	Seed                                                      uint64
 }
 
-// TinyCLIP uses CLIP's vocabulary (49,408 tokens, the size of
-// ../shared/data/tokenizers/clip_bpe_tokenizer.json) and context length 77
+// TinyCLIP uses CLIP's vocabulary (49,408 tokens, the size of CLIP's BPE
+// tokenizer.json) and context length 77
 // (openai/CLIP), with tiny towers on 32 x 32 images.
 var TinyCLIP = CLIPConfig{
 	Vocab: 49408, TextHidden: 32, TextHeads: 4, TextLayers: 1, TextFFN: 64, MaxPos: 77,

@@ -10,7 +10,7 @@ type EncoderConfig struct {
 }
 
 // TinyBERT is a small encoder over BERT's uncased vocabulary (30,522 tokens,
-// the size of ../shared/data/tokenizers/bert_wordpiece_tokenizer.json).
+// the size of bert-base-uncased's WordPiece tokenizer.json).
 var TinyBERT = EncoderConfig{Vocab: 30522, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 512, TypeVocab: 2, Seed: 1}
 
 // BERTBase has the dimensions of bert-base-uncased and BGE-base-en-v1.5
