@@ -72,7 +72,7 @@ Recall of planted shortcuts at their level: <b>{{.Recalled}}/{{.Planted}}</b>; f
 levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 <table>
 <tr><th>family</th><th>expected level</th><th>caught at</th><th>by</th><th>accuracy there</th><th>chance</th><th>n</th><th>verdict</th></tr>
-{{range .Families}}<tr><td><a href="#{{.Benchmark}}">{{.Family}}</a></td><td>{{lv .Expected}}</td><td>{{lv .Caught}}</td><td>{{if .Caught}}{{.Attacker}}{{else}}-{{end}}</td><td>{{acc .}}</td><td>{{pct .Chance}}</td><td>{{.N}}</td><td>{{.Verdict}}</td></tr>
+{{range .Families}}<tr><td><a href="#{{.Benchmark}}">{{.Family}}</a></td><td>{{lv .Expected}}</td><td>{{lv .Caught}}</td><td>{{if .Caught}}{{.Attacker}}{{else}}-{{end}}</td><td>{{acc .}}</td><td>{{pct .Chance}}</td><td>{{.N}}</td><td>{{.Verdict}}{{if .Guessed}} (the attacker only guessed){{end}}</td></tr>
 {{end}}</table>
 </section>
 {{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">

@@ -36,7 +36,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if f.Caught != nil {
 				by = f.Attacker
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d | %s |\n", f.Family, levelName(f.Expected), levelName(f.Caught), by, auditorAccuracy(f), pct(f.Chance), f.N, f.Verdict)
+			verdict := f.Verdict
+			if f.Guessed {
+				verdict += " (the attacker only guessed)"
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d | %s |\n", f.Family, levelName(f.Expected), levelName(f.Caught), by, auditorAccuracy(f), pct(f.Chance), f.N, verdict)
 		}
 	}
 	for _, c := range r.Cards {

@@ -26,6 +26,10 @@ type FamilyResult struct {
 	Accuracy float64 `json:"accuracy,omitempty"`
 	Chance   float64 `json:"chance"`
 	N        int     `json:"n"`
+	// Guessed is true when the attacker that reached Caught abstained on
+	// every item of the family: its answers were seeded guesses, so a
+	// significant margin there is luck that the card took for a shortcut.
+	Guessed bool `json:"guessed,omitempty"`
 	// Verdict is "caught" (at the expected level), "missed" (not caught
 	// at the expected level though it ran), "false alarm" (caught below the
 	// expected level, or at all where nothing was planted), "survived"
@@ -56,7 +60,8 @@ type Evaluation struct {
 	// Levels lists the levels the audit ran.
 	Levels []harness.Level `json:"levels"`
 	// Planted counts the families with a shortcut at a level that ran;
-	// Recalled those caught exactly there. Recall is Recalled/Planted.
+	// Recalled those caught exactly there (a family caught below its level
+	// is not). Recall is Recalled/Planted.
 	Planted  int     `json:"planted"`
 	Recalled int     `json:"recalled"`
 	Recall   float64 `json:"recall"`
@@ -93,7 +98,16 @@ func Evaluate(t *Truth, cards []metrics.Card) (*Evaluation, error) {
 			if lr.Significant && r.Caught == nil {
 				l := l
 				r.Caught, r.Attacker, r.Accuracy = &l, lr.Attacker, round3(c.Chance+lr.Eps)
+				for _, a := range c.Attackers {
+					if a.Name == lr.Attacker && a.AbstainShare >= 1 {
+						r.Guessed = true
+					}
+				}
 			}
+		}
+		planted := f.Expected != nil && levels[*f.Expected] != nil
+		if planted {
+			ev.Planted++
 		}
 		switch {
 		case r.Caught != nil && (f.Expected == nil || *r.Caught < *f.Expected):
@@ -105,11 +119,9 @@ func Evaluate(t *Truth, cards []metrics.Card) (*Evaluation, error) {
 			r.Verdict = "not run"
 		case r.Caught != nil && *r.Caught == *f.Expected:
 			r.Verdict = "caught"
-			ev.Planted++
 			ev.Recalled++
 		default:
 			r.Verdict = "missed"
-			ev.Planted++
 		}
 		ev.Families = append(ev.Families, r)
 	}
@@ -170,7 +182,11 @@ func (ev *Evaluation) WriteText(w io.Writer) error {
 		if r.Caught != nil {
 			acc, by = fmt.Sprintf("%.3f", r.Accuracy), r.Attacker
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\n", r.Family, lv(r.Expected), lv(r.Caught), by, acc, r.Chance, r.N, r.Verdict)
+		verdict := r.Verdict
+		if r.Guessed {
+			verdict += " (the attacker only guessed)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\n", r.Family, lv(r.Expected), lv(r.Caught), by, acc, r.Chance, r.N, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

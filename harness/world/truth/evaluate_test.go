@@ -25,7 +25,8 @@ func TestEvaluateVerdicts(t *testing.T) {
 		{Benchmark: "world-a", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.5, true)}},
 		{Benchmark: "world-b", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.01, false)}},
 		{Benchmark: "world-c", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.3, true), Text: lr(0.3, true), Pool: lr(0.3, true)}},
-		{Benchmark: "world-d", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.2, true), Text: lr(0.2, true), Pool: lr(0.2, true)}},
+		{Benchmark: "world-d", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.2, true), Text: lr(0.2, true), Pool: lr(0.2, true)},
+			Attackers: []metrics.AttackerResult{{Name: "x", AbstainShare: 1}}},
 		{Benchmark: "world-e", Chance: 0.5, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0, false)}},
 	}
 	ev, err := Evaluate(truth, cards)
@@ -38,8 +39,11 @@ func TestEvaluateVerdicts(t *testing.T) {
 			t.Errorf("%s: %s, want %s", r.Family, r.Verdict, want[i])
 		}
 	}
-	if ev.Planted != 2 || ev.Recalled != 1 || ev.Recall != 0.5 || ev.FalseAlarms != 2 {
+	if ev.Planted != 3 || ev.Recalled != 1 || ev.Recall != 0.333 || ev.FalseAlarms != 2 {
 		t.Fatalf("planted %d recalled %d recall %v false alarms %d", ev.Planted, ev.Recalled, ev.Recall, ev.FalseAlarms)
+	}
+	if !ev.Families[3].Guessed || ev.Families[2].Guessed {
+		t.Errorf("a false alarm by an attacker that abstained on every item is not marked as guesses: %+v", ev.Families)
 	}
 	if ev.Families[0].Accuracy != 0.75 || *ev.Families[3].Caught != opt {
 		t.Fatalf("rows %+v", ev.Families)
