@@ -173,11 +173,24 @@ func startsLower(s string) bool {
 	return false
 }
 
-// letterPrefix is the "A. ", "(B) ", "C) " some benchmarks put before each
-// option text.
-var letterPrefix = regexp.MustCompile(`^\s*[(\[]?[A-P][.):\]]\s+`)
-
-func stripLetterPrefix(s string) string { return letterPrefix.ReplaceAllString(s, "") }
+// stripLetterPrefix removes the "A. ", "(B) ", "C) " some benchmarks put
+// before each option text: optional spaces, an optional "(" or "[", a
+// letter A-P, one of ".):]", then at least one space. (By hand rather than
+// by regular expression: it runs for every option of every row matched.)
+func stripLetterPrefix(s string) string {
+	t := strings.TrimLeft(s, " \t")
+	if t != "" && (t[0] == '(' || t[0] == '[') {
+		t = t[1:]
+	}
+	if len(t) < 3 || t[0] < 'A' || t[0] > 'P' || !strings.ContainsRune(".):]", rune(t[1])) {
+		return s
+	}
+	rest := strings.TrimLeft(t[2:], " \t\n\r")
+	if len(rest) == len(t)-2 {
+		return s // no space after the mark: "A.B" is text
+	}
+	return rest
+}
 
 // CompareForm is an option's text without a letter prefix ("A. "), normalised
 // as Normalize does: the form in which options are compared across files.

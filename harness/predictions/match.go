@@ -85,7 +85,8 @@ func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
 	}
 	benchmarks := map[string]bool{}
 	for _, row := range rows {
-		cands, byID := ix.lookup(row)
+		q, opts := answer.Normalize(row.Question), compareForms(row.Options)
+		cands, byID := ix.lookup(row, q, opts)
 		switch {
 		case len(cands) == 0:
 			rep.Unmatched = append(rep.Unmatched, row.Source)
@@ -94,13 +95,13 @@ func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
 			rep.Ambiguous = append(rep.Ambiguous, row.Source)
 			continue
 		}
-		it := cands[0]
+		it := items[cands[0]]
 		benchmarks[it.Benchmark] = true
 		if _, done := out[it.Key()]; done {
 			rep.Repeated = append(rep.Repeated, row.Source)
 			continue
 		}
-		choice, rule := choose(row, it)
+		choice, rule := choose(row, opts, it, ix.options[cands[0]])
 		if choice < 0 {
 			rep.Unparsed = append(rep.Unparsed, row.Source)
 			continue
@@ -123,7 +124,7 @@ func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
 }
 
 // choose reads a matched row's answer as an option of it, or -1.
-func choose(row Row, it *harness.Item) (int, answer.Rule) {
+func choose(row Row, rowOpts []string, it *harness.Item, itOpts []string) (int, answer.Rule) {
 	opts := it.Options
 	if len(row.Options) > 0 {
 		opts = row.Options
@@ -138,66 +139,75 @@ func choose(row Row, it *harness.Item) (int, answer.Rule) {
 	if i < 0 || i >= len(opts) {
 		return -1, answer.None
 	}
-	if len(row.Options) == 0 || sameOptions(row.Options, it.Options) {
+	if len(row.Options) == 0 || slices.Equal(rowOpts, itOpts) {
 		return i, rule
 	}
-	return answer.MatchText(row.Options[i], it.Options), rule
-}
-
-func sameOptions(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if answer.CompareForm(a[i]) != answer.CompareForm(b[i]) {
-			return false
+	found := -1
+	for j, o := range itOpts {
+		if o == rowOpts[i] {
+			if found >= 0 {
+				return -1, answer.None // the option's text names two of the item's
+			}
+			found = j
 		}
 	}
-	return true
+	return found, rule
 }
 
-// index finds items by key, by id and by text.
+// index finds items by key, by id and by text; it holds each item's
+// question and options in the form they are compared in.
 type index struct {
-	byKey      map[string]*harness.Item
-	byID       map[string][]*harness.Item
-	byText     map[string][]*harness.Item // question + sorted options
-	byQuestion map[string][]*harness.Item
+	byKey      map[string]int
+	byID       map[string][]int
+	byText     map[string][]int // question + sorted options
+	byQuestion map[string][]int
+	items      []*harness.Item
+	question   []string
+	options    [][]string
 }
 
 func newIndex(items []*harness.Item) *index {
-	ix := &index{byKey: map[string]*harness.Item{}, byID: map[string][]*harness.Item{}, byText: map[string][]*harness.Item{}, byQuestion: map[string][]*harness.Item{}}
-	for _, it := range items {
-		ix.byKey[it.Key()] = it
-		ix.byID[it.ID] = append(ix.byID[it.ID], it)
-		q := answer.Normalize(it.Question)
-		ix.byQuestion[q] = append(ix.byQuestion[q], it)
-		k := textKey(q, it.Options)
-		ix.byText[k] = append(ix.byText[k], it)
+	ix := &index{byKey: map[string]int{}, byID: map[string][]int{}, byText: map[string][]int{}, byQuestion: map[string][]int{},
+		items: items, question: make([]string, len(items)), options: make([][]string, len(items))}
+	for i, it := range items {
+		ix.byKey[it.Key()] = i
+		ix.byID[it.ID] = append(ix.byID[it.ID], i)
+		ix.question[i] = answer.Normalize(it.Question)
+		ix.options[i] = compareForms(it.Options)
+		ix.byQuestion[ix.question[i]] = append(ix.byQuestion[ix.question[i]], i)
+		k := textKey(ix.question[i], ix.options[i])
+		ix.byText[k] = append(ix.byText[k], i)
 	}
 	return ix
 }
 
-func textKey(q string, opts []string) string {
-	norm := make([]string, len(opts))
+func compareForms(opts []string) []string {
+	out := make([]string, len(opts))
 	for i, o := range opts {
-		norm[i] = answer.CompareForm(o)
+		out[i] = answer.CompareForm(o)
 	}
-	slices.Sort(norm)
-	return q + "\x00" + strings.Join(norm, "\x00")
+	return out
 }
 
-// lookup returns the items a row may answer and whether its id chose them.
-func (ix *index) lookup(row Row) ([]*harness.Item, bool) {
-	q := answer.Normalize(row.Question)
-	agrees := func(it *harness.Item) bool { return row.Question == "" || answer.Normalize(it.Question) == q }
+// textKey is a question and its options, compared as a set.
+func textKey(q string, norm []string) string {
+	sorted := slices.Clone(norm)
+	slices.Sort(sorted)
+	return q + "\x00" + strings.Join(sorted, "\x00")
+}
+
+// lookup returns the items a row may answer and whether its id chose them;
+// q and opts are the row's question and options in compared form.
+func (ix *index) lookup(row Row, q string, opts []string) ([]int, bool) {
+	agrees := func(i int) bool { return row.Question == "" || ix.question[i] == q }
 	if row.ID != "" {
-		if it, ok := ix.byKey[row.Benchmark+"\x00"+row.ID]; ok && agrees(it) {
-			return []*harness.Item{it}, true
+		if i, ok := ix.byKey[row.Benchmark+"\x00"+row.ID]; ok && agrees(i) {
+			return []int{i}, true
 		}
-		var same []*harness.Item
-		for _, it := range ix.byID[row.ID] {
-			if agrees(it) {
-				same = append(same, it)
+		var same []int
+		for _, i := range ix.byID[row.ID] {
+			if agrees(i) {
+				same = append(same, i)
 			}
 		}
 		if len(same) == 1 {
@@ -207,27 +217,27 @@ func (ix *index) lookup(row Row) ([]*harness.Item, bool) {
 	if row.Question == "" {
 		return nil, false
 	}
-	var cands []*harness.Item
+	var cands []int
 	if len(row.Options) > 0 {
-		cands = ix.byText[textKey(q, row.Options)]
+		cands = ix.byText[textKey(q, opts)]
 	} else {
 		cands = ix.byQuestion[q]
 	}
-	cands = narrow(cands, func(it *harness.Item) bool { return it.Video == row.Video }, row.Video != "")
-	cands = narrow(cands, func(it *harness.Item) bool { return it.Benchmark == row.Benchmark }, row.Benchmark != "")
+	cands = narrow(cands, func(i int) bool { return ix.items[i].Video == row.Video }, row.Video != "")
+	cands = narrow(cands, func(i int) bool { return ix.items[i].Benchmark == row.Benchmark }, row.Benchmark != "")
 	return cands, false
 }
 
 // narrow keeps the candidates that satisfy keep when there are several and
 // the row has the field (use); it never narrows to none.
-func narrow(cands []*harness.Item, keep func(*harness.Item) bool, use bool) []*harness.Item {
+func narrow(cands []int, keep func(int) bool, use bool) []int {
 	if len(cands) < 2 || !use {
 		return cands
 	}
-	var in []*harness.Item
-	for _, it := range cands {
-		if keep(it) {
-			in = append(in, it)
+	var in []int
+	for _, i := range cands {
+		if keep(i) {
+			in = append(in, i)
 		}
 	}
 	if len(in) == 0 {
