@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
@@ -151,6 +152,11 @@ func tokenizeLines(ctx context.Context, tok *tokenizer.Tokenizer, special bool, 
 			return err
 		}
 		text := strings.TrimSuffix(sc.Text(), "\r")
+		if !utf8.ValidString(text) {
+			// The tokenizer would drop the bytes silently and encode
+			// something other than the line.
+			return fmt.Errorf("%w: standard input line %d: invalid UTF-8 at byte %d", errBadInput, line, invalidUTF8At(text)+1)
+		}
 		enc, err := tok.Encode(text, special)
 		if err != nil {
 			return fmt.Errorf("%w: standard input line %d: %v", errBadInput, line, err)
@@ -168,9 +174,25 @@ func tokenizeLines(ctx context.Context, tok *tokenizer.Tokenizer, special bool, 
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%w: standard input: a line is longer than 64 MiB", errBadInput)
+		}
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	return w.Flush()
+}
+
+// invalidUTF8At is the 0-based byte offset of the first invalid UTF-8
+// sequence of s, or -1.
+func invalidUTF8At(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func modelsCheck() *modelsSubcommand {

@@ -57,7 +57,12 @@ tiled, so memory stays bounded whatever the number of rows.
 
 It prints a JSON summary: the number of pairs, the time taken and, for a self-join,
 the near-duplicate clusters that the pairs form (Video-Index 4.5: BGE question
-embeddings, tau 0.90).`,
+embeddings, tau 0.90).
+
+Bad input (exit 2): a NaN or an infinity in A or B, named by file and first row (it
+would silently remove every pair of its row); a .npy whose header promises more data than
+the file holds; --tau that is not a finite number; --out naming A or B. The pairs file is
+written through a temporary file and a rename, mode 0644.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			aPath := fs.String("a", "", "embeddings `A.npy`, one item per row")
 			bPath := fs.String("b", "", "optional second set `B.npy` to join A with")

@@ -50,7 +50,9 @@ scores a seeded draw of k items without replacement (the paper's effective size 
 score of a 200-item draw). Up to 10,000 items the eigenvalues are exact (from the d x d
 dual when one file has fewer columns than items); beyond, or with --method slq, a
 stochastic Lanczos quadrature estimate that needs only products with K (within 1% of
-the exact entropy where both were run).`,
+the exact entropy where both were run). Large orders (--q 1e308) are computed scaled by
+the largest eigenvalue and tend to the q = inf score. A NaN or an infinity in V or T is
+bad input (exit 2), named by file and first row.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			aPath := fs.String("a", "", "item embeddings `V.npy`, one item per row")
 			bPath := fs.String("b", "", "optional second embeddings `T.npy` for the joint kernel")

@@ -88,6 +88,10 @@ func embedAll(ctx context.Context, e interface {
 		if m.Rows != hi-lo || m.Cols != e.Dim() {
 			return nil, fmt.Errorf("embedder returned %dx%d for %d texts of width %d", m.Rows, m.Cols, hi-lo, e.Dim())
 		}
+		var nf *kernels.NonFiniteError
+		if err := kernels.CheckFinite(m); errors.As(err, &nf) {
+			return nil, fmt.Errorf("embedder returned a non-finite embedding for text %d (%.60q): %v", lo+nf.Row, texts[lo+nf.Row], err)
+		}
 		copy(out.Data[lo*out.Cols:], m.Data)
 		progress(hi - lo)
 	}

@@ -85,6 +85,11 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) (*kernels.Matrix, erro
 		if len(rows[j]) != m.Cols {
 			return nil, fmt.Errorf("%s: row of %d values, want %d", o.enc.Name(), len(rows[j]), m.Cols)
 		}
+		// A NaN would pass unnoticed into every similarity of the item
+		// (no near-duplicates, no neighbours): refuse the output.
+		if err := kernels.CheckFiniteVector(rows[j]); err != nil {
+			return nil, fmt.Errorf("%s: the embedding of %.60q is not finite: %v", o.enc.Name(), texts[i], err)
+		}
 		copy(m.Row(i), rows[j])
 	}
 	return m, nil
