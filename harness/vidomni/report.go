@@ -117,7 +117,17 @@ func (s *Scores) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "%s without an Incorrect sentence: %s. %s with only Unknown sentences, left out. ", plural(c.noIncorrect, "pair"), s.policyText(), plural(c.onlyUnknown, "pair"))
 	fmt.Fprintf(&b, "Duration brackets: %s.\n\n", s.bracketText())
 
-	fmt.Fprintf(&b, "## Verifiers\n\n| verifier | pairs judged | pairs scored | precision | recall | F1 | unparsed replies |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "## Caption sources\n\nAs the paper's table 1, Unknown sentences left out: the share of pairs whose caption has an Incorrect sentence (Video Incorrect Rate) and the mean share of Incorrect sentences per caption.\n\n| source | pairs | sentences | Video Incorrect Rate | Incorrect / Caption |\n|---|---:|---:|---:|---:|\n")
+	for _, src := range s.sources {
+		st := s.bySource[src]
+		if st == nil || st.pairs == 0 {
+			fmt.Fprintf(&b, "| %s | 0 | 0 | - | - |\n", mdCell(src))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", mdCell(src), st.pairs, st.sentences, pct(float64(st.withIncorrect)/float64(st.pairs)), pct(st.shareSum/float64(st.pairs)))
+	}
+
+	fmt.Fprintf(&b, "\n## Verifiers\n\n| verifier | pairs judged | pairs scored | precision | recall | F1 | unparsed replies |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, n := range s.names {
 		v := s.Verifiers[n]
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %d |\n", mdCell(n), s.pairsSeen[n], v.Pairs, pct(v.Precision), pct(v.Recall), pct(v.F1), v.Unparsed)

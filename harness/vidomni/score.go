@@ -108,6 +108,7 @@ type Scores struct {
 	policy    string
 	grid      map[string]map[gridKey]Metrics // verifier -> (type, bracket)
 	counts    labelCounts
+	bySource  map[string]*sourceStats
 	unparsed  []unparsedReply
 	judged    map[string][]judgement // verifier -> in pair order, for the table
 	pairsSeen map[string]int         // verifier -> pairs with a verdict
@@ -253,6 +254,7 @@ func Score(pairs []*Pair, verdicts []*Verdict, opt Options) (*Scores, error) {
 		byID[p.ID], pairIndex[p.ID] = p, i
 		sources[p.Source] = true
 		s.counts.add(p)
+		s.addSource(p)
 	}
 	s.sources = sortedKeys(sources)
 
@@ -486,6 +488,45 @@ func (p *Pair) anyKnown() bool {
 		}
 	}
 	return false
+}
+
+// sourceStats describe one caption source's captions as the paper's
+// table 1 does: how many pairs hold at least one Incorrect sentence (the
+// Video Incorrect Rate) and the mean share of Incorrect sentences per
+// caption, Unknown sentences left out.
+type sourceStats struct {
+	pairs, sentences, withIncorrect int
+	shareSum                        float64
+}
+
+func (s *Scores) addSource(p *Pair) {
+	if s.bySource == nil {
+		s.bySource = map[string]*sourceStats{}
+	}
+	st := s.bySource[p.Source]
+	if st == nil {
+		st = &sourceStats{}
+		s.bySource[p.Source] = st
+	}
+	known, incorrect := 0, 0
+	for _, x := range p.Sentences {
+		switch x.Label {
+		case Incorrect:
+			incorrect++
+			known++
+		case Correct:
+			known++
+		}
+	}
+	if known == 0 {
+		return
+	}
+	st.pairs++
+	st.sentences += known
+	if incorrect > 0 {
+		st.withIncorrect++
+	}
+	st.shareSum += float64(incorrect) / float64(known)
 }
 
 func bracketNamed(bs []Bracket, name string) bool {

@@ -118,6 +118,15 @@ func TestScoreWorkedByHand(t *testing.T) {
 		}
 	}
 
+	// Caption sources (table 1): A wrote p1 (2 of 3 known Incorrect) and
+	// p3 (none); B wrote p2 (1 of 3) and p4 (all Unknown, left out).
+	if a := s.bySource["A"]; a.pairs != 2 || a.sentences != 5 || a.withIncorrect != 1 || !near(a.shareSum/2, 1.0/3) {
+		t.Errorf("source A: %+v", *a)
+	}
+	if b := s.bySource["B"]; b.pairs != 1 || b.withIncorrect != 1 || !near(b.shareSum, 1.0/3) {
+		t.Errorf("source B: %+v", *b)
+	}
+
 	// Ensemble A+B: p1 0,1,1,1 -> 1,1,1; p2 A alone (B unparsed) ->
 	// 1/2,1,2/3; p3 0,1 -> 0.
 	e, ok := s.Ensembles["A+B"]
