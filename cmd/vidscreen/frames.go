@@ -289,6 +289,10 @@ func rgbImage(f decode.Frame) *image.RGBA {
 	return img
 }
 
+// maxSheetSide bounds the contact sheet's width and height in pixels (64
+// MB of RGBA at most): with thousands of frames the tiles are shrunk.
+const maxSheetSide = 4096
+
 // contactSheet tiles the frames row by row on a near-square grid with a
 // 4-pixel dark gap, in the order given, each labelled in its top-left
 // corner with the time asked for, in seconds.
@@ -297,24 +301,28 @@ func contactSheet(frames []decode.Frame, asked []time.Duration) *image.RGBA {
 	w, h := frames[0].Width, frames[0].Height
 	cols := int(math.Ceil(math.Sqrt(float64(len(frames)))))
 	rows := (len(frames) + cols - 1) / cols
-	sheet := image.NewRGBA(image.Rect(0, 0, cols*(w+gap)+gap, rows*(h+gap)+gap))
+	// Tiles shrink (nearest pixel) when the sheet would pass maxSheetSide.
+	scale := min(1, float64(maxSheetSide-gap*(cols+1))/float64(cols*w), float64(maxSheetSide-gap*(rows+1))/float64(rows*h))
+	tw, th := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
+	sheet := image.NewRGBA(image.Rect(0, 0, cols*(tw+gap)+gap, rows*(th+gap)+gap))
 	for i := range sheet.Pix {
 		sheet.Pix[i] = 32
 		if i%4 == 3 {
 			sheet.Pix[i] = 255
 		}
 	}
-	scale := max(1, h/80)
+	labelScale := max(1, th/80)
 	for i, f := range frames {
-		x, y := gap+(i%cols)*(w+gap), gap+(i/cols)*(h+gap)
-		for yy := 0; yy < h; yy++ {
-			dst := sheet.Pix[sheet.PixOffset(x, y+yy):sheet.PixOffset(x+w, y+yy)]
-			src := f.RGB[3*w*yy : 3*w*(yy+1)]
-			for j, k := 0, 0; j < len(dst); j, k = j+4, k+3 {
-				dst[j], dst[j+1], dst[j+2] = src[k], src[k+1], src[k+2]
+		x, y := gap+(i%cols)*(tw+gap), gap+(i/cols)*(th+gap)
+		for yy := 0; yy < th; yy++ {
+			dst := sheet.Pix[sheet.PixOffset(x, y+yy):sheet.PixOffset(x+tw, y+yy)]
+			sy := yy * h / th
+			for xx := 0; xx < tw; xx++ {
+				k := 3 * (sy*w + xx*w/tw)
+				dst[4*xx], dst[4*xx+1], dst[4*xx+2] = f.RGB[k], f.RGB[k+1], f.RGB[k+2]
 			}
 		}
-		drawLabel(sheet, image.Rect(x, y, x+w, y+h), strconv.FormatFloat(asked[i].Seconds(), 'f', 2, 64)+"s", scale)
+		drawLabel(sheet, image.Rect(x, y, x+tw, y+th), strconv.FormatFloat(asked[i].Seconds(), 'f', 2, 64)+"s", labelScale)
 	}
 	return sheet
 }

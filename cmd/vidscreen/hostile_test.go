@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
@@ -326,5 +327,49 @@ func TestCommandsStopOnSignals(t *testing.T) {
 				t.Fatalf("still running a minute after %v", tc.sig)
 			}
 		})
+	}
+}
+
+// TestContactSheetIsBounded: thousands of frames shrink their tiles; a few
+// keep their size.
+func TestContactSheetIsBounded(t *testing.T) {
+	frame := func(w, h int) decode.Frame {
+		return decode.Frame{Width: w, Height: h, RGB: make([]byte, 3*w*h)}
+	}
+	few := contactSheet([]decode.Frame{frame(100, 60), frame(100, 60)}, make([]time.Duration, 2))
+	if got := few.Bounds(); got.Dx() != 2*(100+4)+4 || got.Dy() != 60+8 {
+		t.Errorf("two 100x60 frames: sheet %v", got)
+	}
+	many := make([]decode.Frame, 4096)
+	for i := range many {
+		many[i] = frame(398, 224)
+	}
+	if got := contactSheet(many, make([]time.Duration, len(many))).Bounds(); got.Dx() > maxSheetSide || got.Dy() > maxSheetSide {
+		t.Errorf("4,096 frames of 398x224: sheet %v, want at most %d a side", got, maxSheetSide)
+	}
+}
+
+// TestProbeSaysTruncated: an MP4 (index first) cut at half its size used to
+// probe as complete.
+func TestProbeSaysTruncated(t *testing.T) {
+	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
+	dir := t.TempDir()
+	fast := filepath.Join(dir, "fast.mp4")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-i", video, "-c", "copy", "-movflags", "+faststart", fast).CombinedOutput(); err != nil {
+		t.Skipf("ffmpeg: %v %s", err, out)
+	}
+	b, _ := os.ReadFile(fast)
+	cut := filepath.Join(dir, "cut.mp4")
+	os.WriteFile(cut, b[:len(b)/2], 0o644)
+	code, stdout, stderr := runCmd("probe", cut)
+	if code != 2 || !strings.Contains(stdout, "TRUNCATED") || !strings.Contains(stderr, "cut.mp4: truncated") || !strings.Contains(stderr, "readable:") {
+		t.Errorf("probe of a cut MP4: exit %d, stdout %q, stderr %q; want 2 and what is readable", code, stdout, stderr)
+	}
+	code, stdout, _ = runCmd("probe", "--json", cut)
+	if code != 2 || !strings.Contains(stdout, `"truncated":true`) || !strings.Contains(stdout, `"readable_frames"`) {
+		t.Errorf("probe --json of a cut MP4: exit %d, %q", code, stdout)
+	}
+	if code, _, stderr := runCmd("probe", fast); code != 0 {
+		t.Errorf("the whole file: exit %d: %s", code, stderr)
 	}
 }
