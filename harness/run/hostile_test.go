@@ -2,11 +2,14 @@ package run
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -44,5 +47,21 @@ func TestAuditRefusesANonFiniteEmbedding(t *testing.T) {
 	_, err := Audit(context.Background(), Options{Items: []string{items}, Out: filepath.Join(t.TempDir(), "run"), Embedder: emb, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "non-finite") || !strings.Contains(err.Error(), "NaN") {
 		t.Fatalf("audit with a NaN embedding: %v; want an error naming the non-finite value", err)
+	}
+}
+
+// TestAuditRefusesAPipeAsReference: predictions files are read, then
+// hashed, so a FIFO would block (or hash as empty) the second time; it is
+// refused before anything is read, naming the file.
+func TestAuditRefusesAPipeAsReference(t *testing.T) {
+	items := realItems(t, 5)
+	fifo := filepath.Join(t.TempDir(), "ref.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Audit(context.Background(), Options{Items: []string{items}, Out: filepath.Join(t.TempDir(), "run"), Reference: fifo, Seed: 1})
+	var pe *harness.ParseError
+	if !errors.As(err, &pe) || pe.File != fifo || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a FIFO as --reference: %v; want a ParseError naming it", err)
 	}
 }
