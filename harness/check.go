@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,11 +28,9 @@ func (it *Item) check(videoRoot string) (field string, err error) {
 	case n > MaxOptions:
 		return "options", fieldError(ErrTooManyOptions, "got %d", n)
 	}
-	for i, o := range it.Options {
-		if strings.TrimSpace(o) == "" {
-			return fmt.Sprintf("options[%d]", i), ErrEmptyOption
-		}
-	}
+	// Empty, repeated, letter-prefixed and meta options are quirks of real
+	// benchmarks, not errors: they become data-quality flags.
+	it.Quality = qualityOf(it.Options)
 	if it.Answer < 0 || it.Answer >= len(it.Options) {
 		return "answer", fieldError(ErrAnswerRange, "%d is not an index into %d options (answers are 0-based)", it.Answer, len(it.Options))
 	}

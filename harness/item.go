@@ -21,6 +21,10 @@ type Item struct {
 	End       *float64        `json:"end,omitempty"`
 	Meta      json.RawMessage `json:"meta,omitempty"`
 
+	// Quality holds the item's data-quality flags, computed by the readers
+	// from its options.
+	Quality Quality `json:"-"`
+
 	// Source names where the item was read, as "file:line" (or "file:row N"),
 	// for error messages and provenance.
 	Source string `json:"-"`

@@ -14,7 +14,6 @@ var (
 	ErrAnswerRange     = errors.New("answer out of range")
 	ErrTooFewOptions   = errors.New("fewer than two options")
 	ErrTooManyOptions  = errors.New("more than 16 options")
-	ErrEmptyOption     = errors.New("empty option text")
 	ErrDuplicateID     = errors.New("duplicate id")
 	ErrInvalidUTF8     = errors.New("invalid UTF-8")
 	ErrVideoPathEscape = errors.New("video_path escapes the video root")

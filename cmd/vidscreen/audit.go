@@ -27,25 +27,37 @@ func newAuditCommand() *command {
 		short: "run the attackers on benchmark items and write report cards",
 		usage: "[--items FILE ...] --out DIR [flags]",
 		long: `Audit answers every item of the given benchmarks with attackers that never see the
-video (option, text and pool levels of the attack pyramid), finds near-duplicate items
+video (option, text and pool levels of the attack pyramid), finds near-duplicate questions
 within and across benchmarks, and writes per benchmark a report card: chance, each
-attacker's accuracy and margin with a bootstrap interval, the exploitability per level and,
-with --reference, s*, the breaking level, video dependence and residual.
+attacker's accuracy and margin with a bootstrap interval, the exploitability per level (and
+per task and group), data-quality counts and, with --reference, s* and its coverage, the
+breaking level, video dependence and residual.
+
+Learning attackers run on five rotating splits: order o puts fold o of one seeded 5-way
+partition last, and each is scored there, so every item is scored exactly once and every
+significance flag uses the card's n. --sample N audits N items per benchmark (stratified by
+task, then group; every item of smaller benchmarks), as Video-Index does with N = 300.
+
+Items are accepted with the quirks of real benchmarks (options padded with "", repeated
+option texts, letter prefixes, "none of the above"): they carry data-quality flags in
+items.parquet and are counted on the cards. Only structural errors are bad input.
 
 Without --items it audits the embedded default: about a thousand real items from each of
 NExT-QA, Social-IQ 2.0, STAR and VideoHallucer (licence notices in the source tree,
 harness/demo/data/README.md).
 
 DIR receives config.json, records.log (every prediction, appended as produced), cache/
-(embeddings as .npy), cards.json, cards.md, index.html, items.parquet and
-duplicates.parquet. Run the same command again after an interruption: it resumes from
+(embeddings as .npy), cards.json ({"vidscreen": version, "config": ..., "cards": [...]}, a
+pure function of the inputs, configuration and version), cards.md, index.html,
+items.parquet, duplicates.parquet and run.json (when, where, how long). Run the same command again after an interruption: it resumes from
 what DIR holds and writes the same bytes an uninterrupted run would. A DIR holding a run
 with other flags or inputs is refused.
 
 With --models DIR, the text_embed role of DIR/models.json (BGE) embeds the items for the
-pool attackers and the near-duplicate search instead of the lexical embedder, on --device;
-when the manifest also has dup_confirm (MPNet), a near-duplicate pair is kept only if the
-second model's cosine is at or above the threshold too. duplicates.parquet then carries
+pool attackers and the near-duplicate search instead of the lexical embedder (which is
+fitted on each benchmark's own texts), on --device; when the manifest also has dup_confirm
+(MPNet), a near-duplicate pair of questions is kept only if the second model's cosine is at
+or above the threshold too. duplicates.parquet then carries
 both similarities, and each card counts the pairs confirmation removed. config.json names
 the models with a hash of their files, so resuming with other models is refused.
 
@@ -73,6 +85,7 @@ usage or bad input (the error names the file, line and field).`,
 			device := fs.String("device", "cpu", "run the --models encoders on `DEVICE`: cpu, cuda or cuda:N")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
+			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300); 0 audits every item")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
@@ -82,6 +95,9 @@ usage or bad input (the error names the file, line and field).`,
 				}
 				if *workers < 0 {
 					return &usageError{"--workers must be 0 or more"}
+				}
+				if *sample < 0 {
+					return &usageError{"--sample must be 0 (every item) or more"}
 				}
 				lv, err := parseLevels(*levels)
 				if err != nil {
@@ -95,7 +111,7 @@ usage or bad input (the error names the file, line and field).`,
 					return err
 				}
 				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: *videoRoot,
-					Limit: *limit, Benchmarks: splitList(*benchmarks)}
+					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
 				}

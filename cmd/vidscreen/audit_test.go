@@ -447,9 +447,10 @@ func expectedPairs(t *testing.T, itemsFile, dir string) (kept map[[2]string][2]f
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Near-duplicates compare questions alone (001).
 	texts := make([]string, len(items))
 	for i, it := range items {
-		texts[i] = textembed.ItemText(it)
+		texts[i] = textembed.QuestionText(it)
 	}
 	e1, err := ms.Embed.Embed(context.Background(), texts)
 	if err != nil {
@@ -513,14 +514,16 @@ func checkConfirmedDuplicates(t *testing.T, out string, kept map[[2]string][2]fl
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cards []struct {
-		Benchmark   string `json:"benchmark"`
-		Unconfirmed *int   `json:"unconfirmed_duplicate_pairs"`
+	var file struct {
+		Cards []struct {
+			Benchmark   string `json:"benchmark"`
+			Unconfirmed *int   `json:"unconfirmed_duplicate_pairs"`
+		} `json:"cards"`
 	}
-	if err := json.Unmarshal(b, &cards); err != nil {
+	if err := json.Unmarshal(b, &file); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cards {
+	for _, c := range file.Cards {
 		if c.Unconfirmed == nil || *c.Unconfirmed != removed[c.Benchmark] {
 			t.Errorf("%s: card says confirmation removed %v pairs, recomputed %d", c.Benchmark, c.Unconfirmed, removed[c.Benchmark])
 		}

@@ -61,6 +61,7 @@ func commands() []*command {
 	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())
 	cmds = append(cmds, newVendiCommand())
+	cmds = append(cmds, newVersionCommand())
 	cmds = append(cmds, newVidomniCommand())
 	cmds = append(cmds, newWorldCommand())
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

@@ -9,7 +9,7 @@ import (
 )
 
 // Confirm returns res with only the pairs that a second model also finds
-// near-duplicate: those whose rows of second (unit question+options
+// near-duplicate: those whose rows of second (unit question
 // embeddings by that model, one row per item in item order) have a cosine of
 // at least res.Threshold. DESIGN.md (diversity and duplicates) confirms BGE's
 // pairs with MPNet so that one model's blind spots, such as a shared

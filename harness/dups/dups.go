@@ -1,11 +1,13 @@
 // Package dups finds near-duplicate items within and across benchmarks
-// (Video-Index 4.5): pairs whose question+options embeddings have a cosine of
-// at least a threshold, clusters of them by union-find, and per benchmark the
+// (Video-Index 4.5): pairs whose question embeddings have a cosine of at
+// least a threshold (001: "a question cosine similarity of at least 0.9
+// under BGE-large, confirmed with MPNet"), clusters of them by union-find, and per benchmark the
 // share of items with a near-duplicate, the pairs flowing to other benchmarks
 // and the videos shared with them.
 //
-// Data moves one way: the run's items and their unit embeddings (rows in item
-// order) go in; a Result with every pair and every per-benchmark figure comes
+// Data moves one way: the run's items and their unit question embeddings
+// (rows in item order; question+options rows work the same way for a caller
+// that wants them) go in; a Result with every pair and every per-benchmark figure comes
 // out. Results depend only on the inputs, never on the thread count.
 package dups
 
@@ -24,7 +26,7 @@ import (
 const DefaultThreshold = 0.90
 
 // A Pair is two near-duplicate items (indices into the run's items, A < B)
-// and the cosine of their question+options embeddings. ConfirmSim is their
+// and the cosine of their embeddings. ConfirmSim is their
 // cosine under the confirming model (see Confirm), zero when none ran.
 type Pair struct {
 	A, B       int
@@ -32,8 +34,9 @@ type Pair struct {
 	ConfirmSim float32
 }
 
-// A Flow counts what two benchmarks share: near-duplicate pairs, or videos.
-// From <= To by name; From == To counts pairs within one benchmark.
+// A Flow counts what two benchmarks share. For near-duplicate pairs From <=
+// To by name and From == To counts pairs within one benchmark; for videos it
+// counts the items of From whose video To uses too.
 type Flow struct {
 	From, To string
 	Count    int
@@ -55,9 +58,10 @@ type Benchmark struct {
 	// CrossItems counts its items with a near duplicate in another benchmark;
 	// CrossPairs counts those pairs.
 	CrossItems, CrossPairs int
-	// SharedVideos counts its distinct videos that appear in another
-	// benchmark too (same video id).
-	SharedVideos int
+	// SharedVideoItems counts its items whose video (same video id)
+	// appears in another benchmark too: items, not distinct ids (Video-Index
+	// 4.5: "a tenth of items use videos that appear in another benchmark").
+	SharedVideoItems int
 	// Unconfirmed counts the pairs touching the benchmark (within it or
 	// across) that the confirming model rejected; zero when none ran.
 	Unconfirmed int
@@ -79,8 +83,9 @@ type Result struct {
 	// Benchmarks holds the per-benchmark figures, sorted by name.
 	Benchmarks []Benchmark
 	// Flows counts near-duplicate pairs between (and within) benchmarks;
-	// Videos counts video ids shared between two benchmarks. Both are
-	// sorted by (From, To) and hold only nonzero counts.
+	// Videos counts, for each ordered pair of benchmarks, the items of From
+	// whose video To uses too. Both are sorted by (From, To) and hold only
+	// nonzero counts.
 	Flows  []Flow
 	Videos []Flow
 	// Confirmed is true when a second model confirmed the pairs (Confirm):
@@ -90,8 +95,8 @@ type Result struct {
 	Unconfirmed []Pair
 }
 
-// Find joins the rows of text (unit question+options embeddings, one per
-// item, in item order) with themselves at cosine >= tau (DefaultThreshold
+// Find joins the rows of text (unit question embeddings, one per item, in
+// item order) with themselves at cosine >= tau (DefaultThreshold
 // when tau <= 0) and summarises the pairs per benchmark.
 func Find(ctx context.Context, items []*harness.Item, text *kernels.Matrix, tau float32) (*Result, error) {
 	return FindOpt(ctx, items, text, tau, kernels.Options{})
@@ -188,7 +193,8 @@ func summarise(res *Result, items []*harness.Item) {
 			stats[k].NearDuplicateShare /= float64(stats[k].N)
 		}
 	}
-	// Shared videos: every video id with the set of benchmarks using it.
+	// Shared videos: every video id with the set of benchmarks using it; an
+	// item counts once for each other benchmark that uses its video.
 	videoBenchmarks := map[string][]string{}
 	for _, it := range items {
 		bs := videoBenchmarks[it.Video]
@@ -197,14 +203,15 @@ func summarise(res *Result, items []*harness.Item) {
 		}
 	}
 	videos := map[[2]string]int{}
-	for _, bs := range videoBenchmarks {
+	for _, it := range items {
+		bs := videoBenchmarks[it.Video]
 		if len(bs) < 2 {
 			continue
 		}
-		for x := range bs {
-			stats[at[bs[x]]].SharedVideos++
-			for y := x + 1; y < len(bs); y++ {
-				videos[flowKey(bs[x], bs[y])]++
+		stats[at[it.Benchmark]].SharedVideoItems++
+		for _, other := range bs {
+			if other != it.Benchmark {
+				videos[[2]string{it.Benchmark, other}]++
 			}
 		}
 	}

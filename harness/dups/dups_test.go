@@ -40,6 +40,7 @@ func TestFindCountsPairsClustersFlowsAndSharedVideos(t *testing.T) {
 		{"B", "v1", 130}, // 4: near 3 (10 deg) across benchmarks; shares video v1 with A
 		{"B", "v5", 200}, // 5: alone
 		{"B", "v6", 205}, // 6: near 5
+		{"A", "v1", 300}, // 7: alone; a second A item on the video B uses
 	})
 	res, err := dups.Find(context.Background(), items, m, 0.90)
 	if err != nil {
@@ -52,20 +53,21 @@ func TestFindCountsPairsClustersFlowsAndSharedVideos(t *testing.T) {
 	if want := [][2]int{{0, 1}, {1, 2}, {3, 4}, {5, 6}}; !slices.Equal(pairs, want) {
 		t.Fatalf("pairs %v, want %v", pairs, want)
 	}
-	if want := []int32{0, 0, 0, 3, 3, 5, 5}; !slices.Equal(res.Cluster, want) {
+	if want := []int32{0, 0, 0, 3, 3, 5, 5, 7}; !slices.Equal(res.Cluster, want) {
 		t.Errorf("clusters %v, want %v", res.Cluster, want)
 	}
-	if want := []int32{3, 3, 3, 2, 2, 2, 2}; !slices.Equal(res.ClusterSize, want) {
+	if want := []int32{3, 3, 3, 2, 2, 2, 2, 1}; !slices.Equal(res.ClusterSize, want) {
 		t.Errorf("cluster sizes %v, want %v", res.ClusterSize, want)
 	}
 	// Within one benchmark only: 3 and 4 are apart.
-	if want := []int32{3, 3, 3, 1, 1, 2, 2}; !slices.Equal(res.WithinSize, want) {
+	if want := []int32{3, 3, 3, 1, 1, 2, 2, 1}; !slices.Equal(res.WithinSize, want) {
 		t.Errorf("within-benchmark sizes %v, want %v", res.WithinSize, want)
 	}
 	a, _ := res.ForBenchmark("A")
 	b, _ := res.ForBenchmark("B")
-	wantA := dups.Benchmark{Benchmark: "A", N: 4, WithinPairs: 2, NearDuplicateShare: 0.75, Clusters: 2, CrossItems: 1, CrossPairs: 1, SharedVideos: 1}
-	wantB := dups.Benchmark{Benchmark: "B", N: 3, WithinPairs: 1, NearDuplicateShare: 2.0 / 3, Clusters: 2, CrossItems: 1, CrossPairs: 1, SharedVideos: 1}
+	// Shared videos count items, not distinct ids: two A items use v1.
+	wantA := dups.Benchmark{Benchmark: "A", N: 5, WithinPairs: 2, NearDuplicateShare: 0.6, Clusters: 3, CrossItems: 1, CrossPairs: 1, SharedVideoItems: 2}
+	wantB := dups.Benchmark{Benchmark: "B", N: 3, WithinPairs: 1, NearDuplicateShare: 2.0 / 3, Clusters: 2, CrossItems: 1, CrossPairs: 1, SharedVideoItems: 1}
 	if a != wantA {
 		t.Errorf("A: %+v, want %+v", a, wantA)
 	}
@@ -75,7 +77,7 @@ func TestFindCountsPairsClustersFlowsAndSharedVideos(t *testing.T) {
 	if want := []dups.Flow{{"A", "A", 2}, {"A", "B", 1}, {"B", "B", 1}}; !slices.Equal(res.Flows, want) {
 		t.Errorf("flows %v, want %v", res.Flows, want)
 	}
-	if want := []dups.Flow{{"A", "B", 1}}; !slices.Equal(res.Videos, want) {
+	if want := []dups.Flow{{"A", "B", 2}, {"B", "A", 1}}; !slices.Equal(res.Videos, want) {
 		t.Errorf("shared videos %v, want %v", res.Videos, want)
 	}
 	if _, ok := res.ForBenchmark("C"); ok {

@@ -10,60 +10,80 @@ import (
 )
 
 // TestNearDuplicatesOfRealData checks the near-duplicate figures of the
-// four development files against what their README says: VideoHallucer
+// four development files, found on question embeddings as 001 defines them
+// ("question cosine >= 0.9"), against what their README says: VideoHallucer
 // repeats about 200 items verbatim between categories, STAR's templated
-// questions repeat, NExT-QA and Social-IQ 2.0 hardly do, and no benchmark
-// shares a video id with another.
+// questions repeat word for word across most of its items, NExT-QA and
+// Social-IQ 2.0 hardly repeat, and no benchmark shares a video id with
+// another. Every item whose question repeats verbatim within its benchmark
+// must count as a near-duplicate: on question+options embeddings STAR's
+// share came out at 11% although 81% of its items repeat a question.
 func TestNearDuplicatesOfRealData(t *testing.T) {
 	items := attacktest.LoadReal(t)
-	text, _, err := attacktest.Embed(context.Background(), items)
+	_, question, err := attacktest.Embed(context.Background(), items)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := dups.Find(context.Background(), items, text, dups.DefaultThreshold)
+	res, err := dups.Find(context.Background(), items, question, dups.DefaultThreshold)
 	if err != nil {
 		t.Fatal(err)
 	}
 	share := map[string]float64{}
 	for _, b := range res.Benchmarks {
 		share[b.Benchmark] = b.NearDuplicateShare
-		t.Logf("%-14s n=%5d near-duplicate share %.3f, %d pairs within, %d clusters, %d items with a duplicate elsewhere, %d shared videos",
-			b.Benchmark, b.N, b.NearDuplicateShare, b.WithinPairs, b.Clusters, b.CrossItems, b.SharedVideos)
+		t.Logf("%-14s n=%5d near-duplicate share %.3f, %d pairs within, %d clusters, %d items with a duplicate elsewhere, %d items on shared videos",
+			b.Benchmark, b.N, b.NearDuplicateShare, b.WithinPairs, b.Clusters, b.CrossItems, b.SharedVideoItems)
 	}
 	for _, f := range res.Flows {
 		t.Logf("flow %s -> %s: %d pairs", f.From, f.To, f.Count)
 	}
-	// Every verbatim repeat (same benchmark, same question and options) must
-	// be a pair.
+	// Every verbatim repeat of a question within a benchmark must be a pair,
+	// and the share of items with a near-duplicate at least the share whose
+	// question repeats.
 	paired := map[[2]int]bool{}
 	for _, p := range res.Pairs {
 		paired[[2]int{p.A, p.B}] = true
 	}
 	first := map[string]int{}
-	repeats := 0
+	repeated := map[int]bool{}
 	for i, it := range items {
-		k := it.Benchmark + "|" + strings.ToLower(it.Question) + "|" + strings.ToLower(strings.Join(it.Options, "|"))
+		k := it.Benchmark + "|" + strings.ToLower(strings.TrimSpace(it.Question))
 		j, ok := first[k]
 		if !ok {
 			first[k] = i
 			continue
 		}
-		repeats++
+		repeated[i], repeated[j] = true, true
 		if !paired[[2]int{j, i}] {
-			t.Fatalf("%s and %s repeat each other but are not a pair", items[j].ID, it.ID)
+			t.Fatalf("%s and %s ask the same question but are not a pair", items[j].ID, it.ID)
 		}
 	}
+	repeatShare := map[string]float64{}
+	n := map[string]int{}
+	for i, it := range items {
+		n[it.Benchmark]++
+		if repeated[i] {
+			repeatShare[it.Benchmark]++
+		}
+	}
+	for b := range repeatShare {
+		repeatShare[b] /= float64(n[b])
+		if share[b] < repeatShare[b] {
+			t.Errorf("%s: near-duplicate share %.3f below the share of items whose question repeats verbatim, %.3f", b, share[b], repeatShare[b])
+		}
+	}
+	t.Logf("share of items whose question repeats verbatim: %v", repeatShare)
 	vhRepeats := 0
 	for i, it := range items {
 		if it.Benchmark == "VideoHallucer" && res.ClusterSize[i] > 1 {
 			vhRepeats++
 		}
 	}
-	t.Logf("%d verbatim repeats, all paired; %d VideoHallucer items in clusters", repeats, vhRepeats)
+	t.Logf("%d VideoHallucer items in clusters", vhRepeats)
 	if share["VideoHallucer"] < 0.2 {
 		t.Errorf("VideoHallucer near-duplicate share %.3f, want >= 0.2", share["VideoHallucer"])
 	}
-	if !(share["STAR"] > 0.1 && share["STAR"] > 10*share["NExT-QA"] && share["STAR"] > 10*share["Social-IQ-2.0"]) {
+	if !(share["STAR"] > 0.5 && share["STAR"] > 3*share["NExT-QA"] && share["STAR"] > 3*share["Social-IQ-2.0"]) {
 		t.Errorf("shares %v: STAR's templates should stand out", share)
 	}
 	if len(res.Videos) != 0 {
@@ -76,11 +96,11 @@ func TestNearDuplicatesOfRealData(t *testing.T) {
 	}
 }
 
-// BenchmarkFind joins the question+options embeddings of all four
-// development files with themselves at 0.90 and reports items per second.
+// BenchmarkFind joins the question embeddings of all four development files
+// with themselves at 0.90 and reports items per second.
 func BenchmarkFind(b *testing.B) {
 	items := attacktest.LoadReal(b)
-	text, _, err := attacktest.Embed(context.Background(), items)
+	_, text, err := attacktest.Embed(context.Background(), items)
 	if err != nil {
 		b.Fatal(err)
 	}

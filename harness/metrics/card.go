@@ -25,7 +25,12 @@ type Outcome struct {
 	Level    harness.Level
 	Variant  int // which order (0 for order-free attackers)
 	Position int // position of the item in that variant's order
-	Pred     attack.Prediction
+	// Scored is true when this answer counts towards the attacker's
+	// accuracy: every answer of an attacker that learns nothing, and the
+	// answers on the scored fold of each order for a prequential one
+	// (attack.Scored; over five orders each item is scored exactly once).
+	Scored bool
+	Pred   attack.Prediction
 }
 
 // Reference holds a reference model's answers: item key (harness.Item.Key)
@@ -35,30 +40,60 @@ type Reference map[string]int
 // A Card is the audit of one benchmark. Pointer fields are null in JSON when
 // the figure needs something the run lacks (a reference, duplicates).
 type Card struct {
-	Benchmark string  `json:"benchmark"`
-	N         int     `json:"n"`
-	Chance    float64 `json:"chance"` // mean of 1/len(options)
+	Benchmark string `json:"benchmark"`
+	// N is the number of items the card covers: the benchmark's items, or
+	// its sample (Sample says how it was drawn).
+	N int `json:"n"`
+	// Sample describes the draw when the run audits a sample of the
+	// benchmark (--sample); null when every item is audited.
+	Sample *Sample `json:"sample"`
+	Chance float64 `json:"chance"` // mean of 1/len(options)
 	// Significance is 2.326 * sqrt(c(1-c)/n): a margin below it is not
-	// significant at one-sided 1% (DESIGN.md, attack pyramid).
-	Significance      float64  `json:"significance"`
+	// significant at one-sided 1% (DESIGN.md, attack pyramid). Every
+	// attacker's and level's flag uses the same rule with the same n: over
+	// the rotating splits every item is scored exactly once.
+	Significance float64 `json:"significance"`
+	// Embedder names what embedded the texts the pool attackers and the
+	// near-duplicate search read (the lexical embedder fitted on this
+	// benchmark alone, or a model).
+	Embedder string `json:"embedder"`
+	// ReferenceAccuracy is s*, over the ReferenceN items the reference
+	// answers; ReferenceCoverage is ReferenceN / N, and ReferencePartial
+	// flags an s* read on fewer than all of the card's items.
 	ReferenceAccuracy *float64 `json:"reference_accuracy"`
 	ReferenceN        int      `json:"reference_n"`
+	ReferenceCoverage *float64 `json:"reference_coverage"`
+	ReferencePartial  bool     `json:"reference_partial,omitempty"`
 	Levels            Levels   `json:"levels"`
 	// Attackers lists every attacker that ran, in the order of
 	// attack.Attackers.
 	Attackers []AttackerResult `json:"attackers"`
+	// Tasks and Groups break the card down by the items' task and group
+	// fields (sorted by name; empty names are listed as ""): n and eps per
+	// level over the items of each, significance by the same rule at that n.
+	Tasks  []Breakdown `json:"tasks,omitempty"`
+	Groups []Breakdown `json:"groups,omitempty"`
 	// BreakingLevel maps each tolerance delta ("0.03", "0.05", "0.08") to the
-	// first level with eps >= s* - c - delta, or null when none breaks; the
-	// whole map is null without a reference.
+	// first level with eps >= s* - c - delta, or null when none of the levels
+	// that ran breaks; the whole map is null without a reference.
 	BreakingLevel map[string]*string `json:"breaking_level"`
-	// VideoDependence is s* minus the accuracy of the stronger blind
-	// (text-level) reader; Residual is s* - c - eps of the highest level run.
-	VideoDependence *float64 `json:"video_dependence"`
-	Residual        *float64 `json:"residual"`
-	// The pool regression's learning curve (accuracy per tenth of the
-	// positions, averaged over orders) and its ALC (see AttackerResult).
+	// VideoDependence is m = s* - (c + eps_text): the reference's accuracy
+	// minus the strongest result up to the text level (Video-Index 3.3);
+	// Residual is s* - c - eps of the highest level run. Unavailable says,
+	// for each figure left null, what it needs.
+	VideoDependence *float64          `json:"video_dependence"`
+	Residual        *float64          `json:"residual"`
+	Unavailable     map[string]string `json:"unavailable,omitempty"`
+	// ALCAttacker is the pool attacker with the largest final-stage margin;
+	// LearningCurve and ALC are its learning curve (accuracy per tenth of
+	// the positions, averaged over orders) and its normalised area under it
+	// (001, tables 14-15: "ALC is that attacker's normalized area").
+	ALCAttacker   string    `json:"alc_attacker,omitempty"`
 	LearningCurve []float64 `json:"learning_curve,omitempty"`
 	ALC           *float64  `json:"alc"`
+	// DataQuality counts the items carrying each data-quality flag
+	// (harness.Quality); absent when none does.
+	DataQuality map[string]int `json:"data_quality,omitempty"`
 
 	NearDuplicateShare *float64 `json:"near_duplicate_share"`
 	// CrossBenchmarkDuplicates counts the benchmark's items with a near
@@ -67,10 +102,11 @@ type Card struct {
 	CrossBenchmarkDuplicates *int   `json:"cross_benchmark_duplicates"`
 	CrossBenchmarkFlows      []Flow `json:"cross_benchmark_flows,omitempty"`
 	// DistinctClusters is the number of near-duplicate clusters within the
-	// benchmark; SharedVideos the number of its videos another benchmark
-	// uses too, split by benchmark in SharedVideoFlows.
+	// benchmark; SharedVideoItems the number of its items whose video
+	// another benchmark uses too (Video-Index 4.5 counts items), split by
+	// benchmark in SharedVideoFlows.
 	DistinctClusters *int   `json:"distinct_clusters"`
-	SharedVideos     *int   `json:"shared_videos"`
+	SharedVideoItems *int   `json:"shared_video_items"`
 	SharedVideoFlows []Flow `json:"shared_video_flows,omitempty"`
 	// WeightedReferenceAccuracy is s* with each item weighted by the inverse
 	// size of its near-duplicate cluster within the benchmark.
@@ -85,11 +121,76 @@ type Card struct {
 }
 
 // Levels holds the exploitability of each level run; a level that did not
-// run (and has none below it that did) is null.
+// run is null.
 type Levels struct {
 	Option *LevelResult `json:"option"`
 	Text   *LevelResult `json:"text"`
 	Pool   *LevelResult `json:"pool"`
+	Frame  *LevelResult `json:"frame"`
+	Order  *LevelResult `json:"order"`
+}
+
+// At returns the result of level l (nil when it did not run).
+func (ls Levels) At(l harness.Level) *LevelResult {
+	switch l {
+	case harness.LevelOption:
+		return ls.Option
+	case harness.LevelText:
+		return ls.Text
+	case harness.LevelPool:
+		return ls.Pool
+	case harness.LevelFrame:
+		return ls.Frame
+	case harness.LevelOrder:
+		return ls.Order
+	}
+	return nil
+}
+
+// Set stores the result of level l.
+func (ls *Levels) Set(l harness.Level, r *LevelResult) {
+	switch l {
+	case harness.LevelOption:
+		ls.Option = r
+	case harness.LevelText:
+		ls.Text = r
+	case harness.LevelPool:
+		ls.Pool = r
+	case harness.LevelFrame:
+		ls.Frame = r
+	case harness.LevelOrder:
+		ls.Order = r
+	}
+}
+
+// Top returns the highest level that ran and its result, or false when none
+// did.
+func (ls Levels) Top() (harness.Level, *LevelResult, bool) {
+	all := harness.Levels()
+	for k := len(all) - 1; k >= 0; k-- {
+		if r := ls.At(all[k]); r != nil {
+			return all[k], r, true
+		}
+	}
+	return 0, nil, false
+}
+
+// A Breakdown is the part of a card over the items of one task or group.
+type Breakdown struct {
+	Name         string  `json:"name"`
+	N            int     `json:"n"`
+	Chance       float64 `json:"chance"`
+	Significance float64 `json:"significance"`
+	Levels       Levels  `json:"levels"`
+}
+
+// A Sample says how a card's items were drawn from its benchmark.
+type Sample struct {
+	// Of is the number of items the benchmark has; the card covers N of
+	// them.
+	Of int `json:"of"`
+	// Method names the draw, e.g. "stratified by task, then group; seed 1".
+	Method string `json:"method"`
 }
 
 // A LevelResult is eps_l, the largest margin over chance of any attacker at
@@ -110,18 +211,24 @@ type Flow struct {
 type AttackerResult struct {
 	Name  string        `json:"name"`
 	Level harness.Level `json:"level"`
-	// Accuracy is the share answered correctly, averaged over the orders the
-	// attacker ran on; for a prequential attacker only the final stage (the
-	// last 20% of each order's positions) counts, where it has learned from
-	// the rest (Video-Index appendix: "final-stage margin").
+	// Accuracy is the share of scored answers that are correct; for a
+	// prequential attacker only the final stage (the scored fold, last in
+	// each order) counts, where it has learned from the rest (Video-Index
+	// appendix: "final-stage margin").
 	Accuracy float64 `json:"accuracy"`
 	// Margin is Accuracy minus the chance of the same items.
 	Margin float64 `json:"margin"`
-	// N is the number of items scored per order.
+	// N is the number of distinct items scored: every item of the card for
+	// an attacker that learns nothing, and for a prequential one the items
+	// on the scored folds of its orders (all of them over five orders).
 	N int `json:"n"`
+	// LearnsFromPool is true for an attacker that learns from the gold
+	// answers of other items of the benchmark (pool access by Video-Index's
+	// definition), even at the option level: fixed-position and
+	// option-artifact learn where the answers sit and which option texts win.
+	LearnsFromPool bool `json:"learns_from_pool"`
 	// CILow and CIHigh bound Accuracy: the seeded bootstrap percentile
-	// interval over items (each item's correctness averaged over the orders
-	// in which it was scored).
+	// interval over the scored items.
 	CILow       float64 `json:"ci_low"`
 	CIHigh      float64 `json:"ci_high"`
 	Chance      float64 `json:"chance"`
@@ -131,8 +238,8 @@ type AttackerResult struct {
 	AccuracyAll float64 `json:"accuracy_all"`
 	// AbstainShare is the share of predictions that were seeded guesses.
 	AbstainShare float64 `json:"abstain_share"`
-	// SolvedShare is the share of items whose mean margin
-	// log p(gold) - mean log p(others) exceeds log 2 (DESIGN.md, screening).
+	// SolvedShare is the share of the card's items the attacker solved:
+	// answered correctly where scored (items.parquet's <name>_solved).
 	SolvedShare float64 `json:"solved_share"`
 	// LearningCurve is the accuracy in each tenth of the positions of the
 	// orders (averaged over orders), for prequential attackers only.

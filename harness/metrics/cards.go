@@ -19,11 +19,6 @@ import (
 // significance rule 2.326 * sqrt(c(1-c)/n).
 const significanceZ = 2.326
 
-// solvedMargin is the per-item margin above which an attacker "solves" an
-// item: log 2, its gold twice as likely as the others' geometric mean
-// (DESIGN.md, answer scoring).
-var solvedMargin = math.Log(2)
-
 // digits is the rounding of every float in a card: enough for any figure a
 // person reads, few enough that the last bits of a sum never reach the JSON.
 const digits = 1e6
@@ -50,6 +45,7 @@ func configured(cfg attack.Config) []attackerInfo {
 
 // scored is one outcome reduced to what the metrics read.
 type scored struct {
+	scored  bool
 	pos     int
 	item    int
 	correct bool
@@ -63,6 +59,11 @@ type scored struct {
 // and dup may be nil (no near-duplicate analysis). An outcome naming an
 // unknown attacker, an item out of range or scores of the wrong length is an
 // error: it means the records and the configuration do not match.
+//
+// A card depends only on its own benchmark's items and outcomes (and the
+// seed), never on which other benchmarks share the run, apart from the
+// fields that compare benchmarks (cross-benchmark duplicates and flows,
+// shared videos).
 func Cards(ctx context.Context, items []*harness.Item, outcomes []Outcome, ref Reference, dup *dups.Result, cfg Config) ([]Card, error) {
 	atts := configured(cfg.Attack)
 	col := map[string]int{}
@@ -101,16 +102,16 @@ func Cards(ctx context.Context, items []*harness.Item, outcomes []Outcome, ref R
 				members = append(members, i)
 			}
 		}
-		c := Card{Benchmark: name, N: len(members)}
-		var chance float64
-		for _, i := range members {
-			chance += items[i].Chance()
+		c := Card{Benchmark: name, N: len(members), Embedder: cfg.Embedder}
+		if s, ok := cfg.Samples[name]; ok {
+			c.Sample = &s
 		}
-		chance /= float64(len(members))
+		chance := meanChance(items, members)
 		c.Chance = round(chance)
 		c.Significance = round(significance(chance, len(members)))
+		var all [][]scored // per attacker, its scored outcomes on this benchmark
 		for k, a := range atts {
-			r, ok, err := attackerResult(ctx, items, a, groups[k][b], cfg, name)
+			r, ss, ok, err := attackerResult(ctx, items, a, groups[k][b], cfg, name, len(members))
 			if err != nil {
 				return nil, fmt.Errorf("cards: %s: %s: %w", name, a.name, err)
 			}
@@ -118,16 +119,112 @@ func Cards(ctx context.Context, items []*harness.Item, outcomes []Outcome, ref R
 				continue
 			}
 			c.Attackers = append(c.Attackers, r)
-			if a.name == "regression" {
-				c.LearningCurve, c.ALC = r.LearningCurve, r.ALC
-			}
+			all = append(all, ss)
 		}
 		c.Levels = levels(c.Attackers, cfg.Attack.Levels)
+		withALC(&c)
+		c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
+		c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })
+		c.DataQuality = dataQuality(items, members)
 		withReference(&c, items, members, ref, dup, cfg)
 		withDuplicates(&c, dup)
 		cards[b] = c
 	}
 	return cards, nil
+}
+
+func meanChance(items []*harness.Item, members []int) float64 {
+	var chance float64
+	for _, i := range members {
+		chance += items[i].Chance()
+	}
+	return chance / float64(len(members))
+}
+
+// withALC sets the card's ALC, learning curve and their attacker: those of
+// the pool attacker with the largest final-stage margin (001, tables 14-15).
+func withALC(c *Card) {
+	var best *AttackerResult
+	for k := range c.Attackers {
+		a := &c.Attackers[k]
+		if a.Level == harness.LevelPool && a.ALC != nil && (best == nil || a.Margin > best.Margin) {
+			best = a
+		}
+	}
+	if best != nil {
+		c.ALCAttacker, c.LearningCurve, c.ALC = best.Name, best.LearningCurve, best.ALC
+	}
+}
+
+// breakdowns splits a card by key (the items' task or group): for each value,
+// n, chance and eps per level over the scored outcomes of its items. A card
+// whose items all share one value (or none) gets no breakdown.
+func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss [][]scored, ran []harness.Level, key func(*harness.Item) string) []Breakdown {
+	var names []string
+	for _, i := range members {
+		if k := key(items[i]); !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	slices.Sort(names)
+	out := make([]Breakdown, len(names))
+	for x, name := range names {
+		var sub []int
+		for _, i := range members {
+			if key(items[i]) == name {
+				sub = append(sub, i)
+			}
+		}
+		chance := meanChance(items, sub)
+		bd := Breakdown{Name: name, N: len(sub), Chance: round(chance), Significance: round(significance(chance, len(sub)))}
+		part := make([]AttackerResult, len(rs))
+		for k, r := range rs {
+			var ok, ch float64
+			seen := map[int]bool{}
+			for _, s := range ss[k] {
+				if key(items[s.item]) != name {
+					continue
+				}
+				ok += b2f(s.correct)
+				ch += items[s.item].Chance()
+				seen[s.item] = true
+			}
+			part[k] = AttackerResult{Name: r.Name, Level: r.Level}
+			if len(seen) == 0 {
+				part[k].Margin = math.Inf(-1)
+				continue
+			}
+			cnt := float64(0)
+			for _, s := range ss[k] {
+				if key(items[s.item]) == name {
+					cnt++
+				}
+			}
+			part[k].Accuracy, part[k].Chance, part[k].N = ok/cnt, ch/cnt, len(seen)
+			part[k].Margin = round(part[k].Accuracy - part[k].Chance)
+			part[k].Significant = part[k].Margin >= significance(part[k].Chance, part[k].N)
+		}
+		bd.Levels = levels(part, ran)
+		out[x] = bd
+	}
+	return out
+}
+
+// dataQuality counts the members carrying each data-quality flag.
+func dataQuality(items []*harness.Item, members []int) map[string]int {
+	var out map[string]int
+	for _, i := range members {
+		for _, n := range items[i].Quality.Names() {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[n]++
+		}
+	}
+	return out
 }
 
 // score checks one outcome against its item and reduces it.
@@ -146,7 +243,7 @@ func score(items []*harness.Item, o Outcome) (scored, error) {
 	if err != nil {
 		return scored{}, fmt.Errorf("%s: item %s: %w", o.Attacker, it.ID, err)
 	}
-	return scored{pos: o.Position, item: o.Item, correct: o.Pred.Choice == it.Answer, abstain: o.Pred.Abstain, margin: m}, nil
+	return scored{scored: o.Scored, pos: o.Position, item: o.Item, correct: o.Pred.Choice == it.Answer, abstain: o.Pred.Abstain, margin: m}, nil
 }
 
 // Margin is log p(gold) minus the mean log p of the other options: how much
@@ -194,33 +291,29 @@ func benchmarkIndex(items []*harness.Item) ([]string, []int) {
 	return names, bench
 }
 
-// attackerResult scores one attacker on one benchmark from its outcomes per
-// variant; ok is false when it has none.
-func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, byVariant map[int][]scored, cfg Config, benchmark string) (AttackerResult, bool, error) {
+// attackerResult scores one attacker on one benchmark of n items from its
+// outcomes per variant; ok is false when it has none. It also returns the
+// scored outcomes, for the breakdowns.
+func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, byVariant map[int][]scored, cfg Config, benchmark string, n int) (AttackerResult, []scored, bool, error) {
 	variants := make([]int, 0, len(byVariant))
 	for v := range byVariant {
 		variants = append(variants, v)
 	}
 	slices.Sort(variants)
 	if len(variants) == 0 {
-		return AttackerResult{}, false, nil
+		return AttackerResult{}, nil, false, nil
 	}
 	buckets := cfg.CurveBuckets
 	if buckets < 1 {
 		buckets = 10
 	}
-	share := cfg.FinalShare
-	if share <= 0 || share > 1 {
-		share = 0.2
-	}
 	type perItem struct {
 		stageSum, stageN float64
-		marginSum        float64
-		n                int
 	}
 	acc := map[int]*perItem{}
-	var accStage, chanceStage, accAll float64
-	var stageN, abstains, total int
+	var ok, ch, scoredN, all float64
+	var abstains, total int
+	var scoredOnes []scored
 	curveOK := make([]float64, buckets)
 	curveChance := make([]float64, buckets)
 	curveN := make([]float64, buckets)
@@ -228,54 +321,51 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 		ss := byVariant[v]
 		slices.SortFunc(ss, func(x, y scored) int { return x.pos - y.pos })
 		m := len(ss)
-		first := 0
-		if a.prequential {
-			first = m - int(math.Ceil(share*float64(m)))
-		}
-		var ok, ch, all float64
+		var allV float64
 		for r, s := range ss {
-			pi := acc[s.item]
-			if pi == nil {
-				pi = &perItem{}
-				acc[s.item] = pi
-			}
 			c := b2f(s.correct)
-			pi.marginSum += s.margin
-			pi.n++
-			all += c
+			allV += c
 			total++
 			if s.abstain {
 				abstains++
 			}
-			if r >= first {
+			if s.scored {
+				pi := acc[s.item]
+				if pi == nil {
+					pi = &perItem{}
+					acc[s.item] = pi
+				}
 				pi.stageSum += c
 				pi.stageN++
 				ok += c
 				ch += items[s.item].Chance()
+				scoredN++
+				scoredOnes = append(scoredOnes, s)
 			}
 			bk := r * buckets / m
 			curveOK[bk] += c
 			curveChance[bk] += items[s.item].Chance()
 			curveN[bk]++
 		}
-		accStage += ok / float64(m-first)
-		chanceStage += ch / float64(m-first)
-		accAll += all / float64(m)
-		stageN = max(stageN, m-first)
+		all += allV / float64(m)
 	}
 	nv := float64(len(variants))
 	r := AttackerResult{
-		Name:         a.name,
-		Level:        a.level,
-		Accuracy:     accStage / nv,
-		Chance:       chanceStage / nv,
-		N:            stageN,
-		Orders:       len(variants),
-		AccuracyAll:  accAll / nv,
-		AbstainShare: float64(abstains) / float64(total),
+		Name:           a.name,
+		Level:          a.level,
+		N:              len(acc),
+		Orders:         len(variants),
+		LearnsFromPool: a.prequential,
+		AccuracyAll:    all / nv,
+		AbstainShare:   float64(abstains) / float64(total),
+	}
+	if scoredN > 0 {
+		r.Accuracy, r.Chance = ok/scoredN, ch/scoredN
 	}
 	r.Margin = r.Accuracy - r.Chance
-	r.Significant = r.Margin >= significance(r.Chance, r.N)
+	// The same rule as the card's threshold, at the number of items scored:
+	// the card's n whenever the orders cover every item.
+	r.Significant = scoredN > 0 && round(r.Margin) >= round(significance(r.Chance, r.N))
 	keys := make([]int, 0, len(acc))
 	for i := range acc {
 		keys = append(keys, i)
@@ -285,14 +375,12 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	solved := 0
 	for _, i := range keys {
 		pi := acc[i]
-		if pi.stageN > 0 {
-			boot = append(boot, pi.stageSum/pi.stageN)
-		}
-		if pi.marginSum/float64(pi.n) > solvedMargin {
+		boot = append(boot, pi.stageSum/pi.stageN)
+		if pi.stageSum > 0 {
 			solved++
 		}
 	}
-	r.SolvedShare = float64(solved) / float64(len(keys))
+	r.SolvedShare = float64(solved) / float64(n)
 	reps := cfg.BootstrapReps
 	if reps < 1 {
 		reps = 1000
@@ -301,11 +389,13 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	if level <= 0 || level >= 1 {
 		level = 0.95
 	}
-	lo, hi, err := kernels.BootstrapMeanOpt(ctx, boot, reps, bootstrapSeed(cfg.Seed, benchmark, a.name), level, kernels.Options{Threads: cfg.Threads})
-	if err != nil {
-		return AttackerResult{}, false, err
+	if len(boot) > 0 {
+		lo, hi, err := kernels.BootstrapMeanOpt(ctx, boot, reps, bootstrapSeed(cfg.Seed, benchmark, a.name), level, kernels.Options{Threads: cfg.Threads})
+		if err != nil {
+			return AttackerResult{}, nil, false, err
+		}
+		r.CILow, r.CIHigh = lo, hi
 	}
-	r.CILow, r.CIHigh = lo, hi
 	if a.prequential {
 		var alc float64
 		r.LearningCurve = make([]float64, buckets)
@@ -323,7 +413,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	for _, p := range []*float64{&r.Accuracy, &r.Margin, &r.CILow, &r.CIHigh, &r.Chance, &r.AccuracyAll, &r.AbstainShare, &r.SolvedShare} {
 		*p = round(*p)
 	}
-	return r, true, nil
+	return r, scoredOnes, true, nil
 }
 
 func b2f(b bool) float64 {
@@ -348,33 +438,34 @@ func bootstrapSeed(seed uint64, benchmark, attacker string) uint64 {
 func levels(rs []AttackerResult, ran []harness.Level) Levels {
 	var out Levels
 	var best *AttackerResult
-	for _, l := range []harness.Level{harness.LevelOption, harness.LevelText, harness.LevelPool} {
+	for _, l := range harness.Levels() {
 		for k := range rs {
-			if rs[k].Level == l && (best == nil || rs[k].Margin > best.Margin) {
+			if rs[k].Level == l && !math.IsInf(rs[k].Margin, -1) && (best == nil || rs[k].Margin > best.Margin) {
 				best = &rs[k]
 			}
 		}
 		if best == nil || !slices.Contains(ran, l) {
 			continue
 		}
-		lr := &LevelResult{Eps: best.Margin, Attacker: best.Name, Significant: best.Significant}
-		switch l {
-		case harness.LevelOption:
-			out.Option = lr
-		case harness.LevelText:
-			out.Text = lr
-		case harness.LevelPool:
-			out.Pool = lr
-		}
+		out.Set(l, &LevelResult{Eps: best.Margin, Attacker: best.Name, Significant: best.Significant})
 	}
 	return out
 }
 
-// withReference fills the figures that need a reference model: s*, the
-// breaking levels, the video dependence, the residual and the
-// cluster-weighted s*.
+// withReference fills the figures that need a reference model: s* and its
+// coverage, the breaking levels, the video dependence, the residual and the
+// cluster-weighted s*. Figures it cannot give are named in c.Unavailable.
 func withReference(c *Card, items []*harness.Item, members []int, ref Reference, dup *dups.Result, cfg Config) {
+	unavailable := func(field, why string) {
+		if c.Unavailable == nil {
+			c.Unavailable = map[string]string{}
+		}
+		c.Unavailable[field] = why
+	}
 	if ref == nil {
+		for _, f := range []string{"reference_accuracy", "breaking_level", "video_dependence", "residual"} {
+			unavailable(f, "needs a reference model's answers (--reference)")
+		}
 		return
 	}
 	var ok, n, wok, wn float64
@@ -392,9 +483,14 @@ func withReference(c *Card, items []*harness.Item, members []int, ref Reference,
 			wn += w
 		}
 	}
+	c.ReferenceCoverage = roundPtr(n / float64(len(members)))
 	if n == 0 {
+		for _, f := range []string{"reference_accuracy", "breaking_level", "video_dependence", "residual"} {
+			unavailable(f, "the reference answers none of this benchmark's items")
+		}
 		return
 	}
+	c.ReferencePartial = int(n) < len(members)
 	s := ok / n
 	c.ReferenceAccuracy = roundPtr(s)
 	c.ReferenceN = int(n)
@@ -406,33 +502,28 @@ func withReference(c *Card, items []*harness.Item, members []int, ref Reference,
 	if len(deltas) == 0 {
 		deltas = []float64{0.03, 0.05, 0.08}
 	}
-	ordered := []*LevelResult{c.Levels.Option, c.Levels.Text, c.Levels.Pool}
-	names := []string{"option", "text", "pool"}
 	for _, d := range deltas {
 		key := strconv.FormatFloat(d, 'f', -1, 64)
 		c.BreakingLevel[key] = nil
-		for k, lr := range ordered {
-			if lr != nil && lr.Eps >= s-c.Chance-d {
-				name := names[k]
+		for _, l := range harness.Levels() {
+			if lr := c.Levels.At(l); lr != nil && lr.Eps >= s-c.Chance-d {
+				name := l.String()
 				c.BreakingLevel[key] = &name
 				break
 			}
 		}
 	}
-	blind := math.Inf(-1)
-	for _, a := range c.Attackers {
-		if a.Level == harness.LevelText {
-			blind = max(blind, a.Accuracy)
-		}
+	// m = s* - (c + eps_text), eps_text the running maximum up to the text
+	// level: the strongest text-level result (Video-Index 3.3).
+	if t := c.Levels.Text; t != nil {
+		c.VideoDependence = roundPtr(s - c.Chance - t.Eps)
+	} else {
+		unavailable("video_dependence", "needs the text level")
 	}
-	if !math.IsInf(blind, -1) {
-		c.VideoDependence = roundPtr(s - blind)
-	}
-	for _, lr := range []*LevelResult{c.Levels.Pool, c.Levels.Text, c.Levels.Option} {
-		if lr != nil {
-			c.Residual = roundPtr(s - c.Chance - lr.Eps)
-			break
-		}
+	if _, top, ok := c.Levels.Top(); ok {
+		c.Residual = roundPtr(s - c.Chance - top.Eps)
+	} else {
+		unavailable("residual", "needs at least one level")
 	}
 }
 
@@ -448,7 +539,7 @@ func withDuplicates(c *Card, dup *dups.Result) {
 	c.NearDuplicateShare = roundPtr(d.NearDuplicateShare)
 	c.CrossBenchmarkDuplicates = &d.CrossItems
 	c.DistinctClusters = &d.Clusters
-	c.SharedVideos = &d.SharedVideos
+	c.SharedVideoItems = &d.SharedVideoItems
 	if dup.Confirmed {
 		c.UnconfirmedDuplicates = &d.Unconfirmed
 	}
@@ -464,11 +555,8 @@ func withDuplicates(c *Card, dup *dups.Result) {
 		}
 	}
 	for _, f := range dup.Videos {
-		switch c.Benchmark {
-		case f.From:
+		if f.From == c.Benchmark {
 			c.SharedVideoFlows = append(c.SharedVideoFlows, Flow{f.To, f.Count})
-		case f.To:
-			c.SharedVideoFlows = append(c.SharedVideoFlows, Flow{f.From, f.Count})
 		}
 	}
 	byName := func(x, y Flow) int { return strings.Compare(x.Benchmark, y.Benchmark) }

@@ -33,6 +33,9 @@ func pred(n, choice int) attack.Prediction {
 //     even A items;
 //   - regression (pool, same two orders) is right everywhere but at the first
 //     position of each order.
+//
+// The learners are scored on the last 10 positions of each order (A40..49,
+// then A9..0): 20 distinct items.
 func fixtureRun() ([]*harness.Item, []metrics.Outcome) {
 	var items []*harness.Item
 	for i := 0; i < 50; i++ {
@@ -50,10 +53,10 @@ func fixtureRun() ([]*harness.Item, []metrics.Outcome) {
 	}
 	var out []metrics.Outcome
 	for i := 0; i < 50; i++ {
-		out = append(out, metrics.Outcome{Item: i, Attacker: "question-match", Level: harness.LevelText, Position: i, Pred: answer(i, i < 42)})
+		out = append(out, metrics.Outcome{Item: i, Attacker: "question-match", Level: harness.LevelText, Position: i, Scored: true, Pred: answer(i, i < 42)})
 	}
 	for i := 0; i < 20; i++ {
-		out = append(out, metrics.Outcome{Item: 50 + i, Attacker: "question-match", Level: harness.LevelText, Position: i, Pred: answer(50+i, i < 5)})
+		out = append(out, metrics.Outcome{Item: 50 + i, Attacker: "question-match", Level: harness.LevelText, Position: i, Scored: true, Pred: answer(50+i, i < 5)})
 	}
 	for v := 0; v < 2; v++ {
 		for p := 0; p < 50; p++ {
@@ -62,8 +65,8 @@ func fixtureRun() ([]*harness.Item, []metrics.Outcome) {
 				i = 49 - p
 			}
 			out = append(out,
-				metrics.Outcome{Item: i, Attacker: "fixed-position", Level: harness.LevelOption, Variant: v, Position: p, Pred: answer(i, i%2 == 0)},
-				metrics.Outcome{Item: i, Attacker: "regression", Level: harness.LevelPool, Variant: v, Position: p, Pred: answer(i, p > 0)})
+				metrics.Outcome{Item: i, Attacker: "fixed-position", Level: harness.LevelOption, Variant: v, Position: p, Scored: p >= 40, Pred: answer(i, i%2 == 0)},
+				metrics.Outcome{Item: i, Attacker: "regression", Level: harness.LevelPool, Variant: v, Position: p, Scored: p >= 40, Pred: answer(i, p > 0)})
 		}
 	}
 	return items, out
@@ -99,11 +102,11 @@ func TestCardsOnAHandComputedRun(t *testing.T) {
 	dup := &dups.Result{
 		WithinSize: within,
 		Benchmarks: []dups.Benchmark{
-			{Benchmark: "A", N: 50, WithinPairs: 10, NearDuplicateShare: 0.1, Clusters: 46, CrossItems: 2, CrossPairs: 2, SharedVideos: 1},
-			{Benchmark: "B", N: 20, CrossItems: 2, CrossPairs: 2, SharedVideos: 1, Clusters: 20},
+			{Benchmark: "A", N: 50, WithinPairs: 10, NearDuplicateShare: 0.1, Clusters: 46, CrossItems: 2, CrossPairs: 2, SharedVideoItems: 1},
+			{Benchmark: "B", N: 20, CrossItems: 2, CrossPairs: 2, SharedVideoItems: 1, Clusters: 20},
 		},
 		Flows:  []dups.Flow{{From: "A", To: "A", Count: 10}, {From: "A", To: "B", Count: 2}},
-		Videos: []dups.Flow{{From: "A", To: "B", Count: 1}},
+		Videos: []dups.Flow{{From: "A", To: "B", Count: 1}, {From: "B", To: "A", Count: 1}},
 	}
 	cards, err := metrics.Cards(context.Background(), items, outcomes, ref, dup, fixtureConfig())
 	if err != nil {
@@ -130,10 +133,10 @@ func TestCardsOnAHandComputedRun(t *testing.T) {
 		significant, hasCurve, solved bool
 	}{
 		// Final stage: last 10 positions = A40..49 and A9..0, half even.
-		{name: "fixed-position", acc: 0.5, margin: 0, all: 0.5, n: 10, alc: 0, hasCurve: true},
+		{name: "fixed-position", acc: 0.5, margin: 0, all: 0.5, n: 20, alc: 0, hasCurve: true},
 		{name: "question-match", acc: 0.84, margin: 0.34, all: 0.84, n: 50, significant: true},
 		// Right everywhere but position 0: the first tenth is 4/5 right.
-		{name: "regression", acc: 1, margin: 0.5, all: 0.98, n: 10, alc: (0.6 + 9) / 10, hasCurve: true, significant: true},
+		{name: "regression", acc: 1, margin: 0.5, all: 0.98, n: 20, alc: (0.6 + 9) / 10, hasCurve: true, significant: true},
 	}
 	for _, tt := range tests {
 		r := byName[tt.name]
@@ -264,13 +267,19 @@ func TestItemScores(t *testing.T) {
 		t.Fatalf("no row for item %d, %s", item, attacker)
 		return metrics.ItemScore{}
 	}
-	// Item 49 is last in order 0 (right) and first in order 1 (wrong).
+	// Item 49 is last in order 0 (scored there, right) and first in order 1
+	// (wrong, not scored): the table shows the scored answer.
 	r := find(49, "regression")
-	if r.Correct != 0.5 || r.Margin != 0 || r.Solved || r.Variants != 2 || r.Choice != items[49].Answer {
+	if !r.Scored || !r.Correct || !r.Solved || !near(r.Margin, math.Log(4)) || r.Variants != 2 || r.Choice != items[49].Answer {
 		t.Errorf("item 49, regression: %+v", r)
 	}
+	// Item 20 sits at positions 20 and 29: never scored, never solved.
+	r = find(20, "regression")
+	if r.Scored || r.Correct || r.Solved || r.Variants != 2 {
+		t.Errorf("item 20, regression: %+v", r)
+	}
 	r = find(0, "question-match")
-	if r.Correct != 1 || !near(r.Margin, math.Log(4)) || !r.Solved {
+	if !r.Scored || !r.Correct || !near(r.Margin, math.Log(4)) || !r.Solved {
 		t.Errorf("item 0, question-match: %+v", r)
 	}
 }

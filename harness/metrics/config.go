@@ -13,10 +13,11 @@ type Config struct {
 	// the interval's coverage (0.95).
 	BootstrapReps int
 	CILevel       float64
-	// FinalShare is the share of each order's last positions on which a
-	// prequential attacker is scored (Video-Index 3.4 and DESIGN.md: the last
-	// 20%).
-	FinalShare float64
+	// Embedder names the text embedder of the run, for the cards.
+	Embedder string
+	// Samples describes, per benchmark, how its items were drawn when the
+	// run audits a sample; a benchmark not listed is audited whole.
+	Samples map[string]Sample
 	// CurveBuckets is the number of points of a learning curve.
 	CurveBuckets int
 	// Deltas are the tolerances of the breaking level (Video-Index section 2:
@@ -33,7 +34,6 @@ func DefaultConfig(cfg attack.Config) Config {
 		Attack:        cfg,
 		BootstrapReps: 1000,
 		CILevel:       0.95,
-		FinalShare:    0.2,
 		CurveBuckets:  10,
 		Deltas:        []float64{0.03, 0.05, 0.08},
 	}

@@ -7,24 +7,27 @@ import (
 )
 
 // An ItemScore is one cell of the per-item table: what one attacker did with
-// one item, over the orders it ran on.
+// one item where it was scored (for a prequential attacker, on the order
+// whose scored fold holds the item).
 type ItemScore struct {
 	Item     int // index into the run's items
 	Attacker string
 	Level    harness.Level
-	// Choice is the option chosen on the lowest variant present (variant 0
-	// in a complete run).
+	// Scored is true when some order scored the item. Choice, Margin,
+	// Correct and Abstained then describe the answer there (the lowest such
+	// order when several did); otherwise they describe the answer on the
+	// lowest order present, and Correct and Solved are false.
+	Scored bool
 	Choice int
-	// Correct is the share of variants answered correctly.
-	Correct float64
-	// Margin is the mean over variants of log p(gold) - mean log p(others).
-	Margin float64
-	// Solved is Margin > log 2 (DESIGN.md: the item is solved for
-	// screening).
+	// Margin is log p(gold) - mean log p(others) of that answer.
+	Margin    float64
+	Correct   bool
+	Abstained bool
+	// Solved is Scored && Correct: the item falls to the attacker where it
+	// was scored.
 	Solved bool
-	// Abstained is the share of variants that were seeded guesses.
-	Abstained float64
-	Variants  int
+	// Variants is the number of orders that answered the item.
+	Variants int
 }
 
 // ItemScores returns one ItemScore per (item, attacker) with outcomes,
@@ -39,13 +42,13 @@ func ItemScores(items []*harness.Item, outcomes []Outcome, cfg Config) ([]ItemSc
 	for k, a := range atts {
 		col[a.name] = k
 	}
-	type acc struct {
-		choice, minVariant int
-		correct, abstained float64
-		margin             float64
-		n                  int
+	type cell struct {
+		variant int
+		s       scored
+		choice  int
+		n       int
 	}
-	cells := make([]*acc, len(items)*len(atts))
+	cells := make([]*cell, len(items)*len(atts))
 	for _, o := range outcomes {
 		k, ok := col[o.Attacker]
 		if !ok {
@@ -57,15 +60,11 @@ func ItemScores(items []*harness.Item, outcomes []Outcome, cfg Config) ([]ItemSc
 		}
 		c := cells[o.Item*len(atts)+k]
 		if c == nil {
-			c = &acc{minVariant: o.Variant, choice: o.Pred.Choice}
+			c = &cell{variant: o.Variant, s: s, choice: o.Pred.Choice}
 			cells[o.Item*len(atts)+k] = c
+		} else if s.scored && !c.s.scored || s.scored == c.s.scored && o.Variant < c.variant {
+			c.variant, c.s, c.choice = o.Variant, s, o.Pred.Choice
 		}
-		if o.Variant < c.minVariant {
-			c.minVariant, c.choice = o.Variant, o.Pred.Choice
-		}
-		c.correct += b2f(s.correct)
-		c.abstained += b2f(s.abstain)
-		c.margin += s.margin
 		c.n++
 	}
 	var out []ItemScore
@@ -74,17 +73,16 @@ func ItemScores(items []*harness.Item, outcomes []Outcome, cfg Config) ([]ItemSc
 			continue
 		}
 		a := atts[idx%len(atts)]
-		n := float64(c.n)
-		m := c.margin / n
 		out = append(out, ItemScore{
 			Item:      idx / len(atts),
 			Attacker:  a.name,
 			Level:     a.level,
+			Scored:    c.s.scored,
 			Choice:    c.choice,
-			Correct:   round(c.correct / n),
-			Margin:    round(m),
-			Solved:    m > solvedMargin,
-			Abstained: round(c.abstained / n),
+			Margin:    round(c.s.margin),
+			Correct:   c.s.scored && c.s.correct,
+			Abstained: c.s.abstain,
+			Solved:    c.s.scored && c.s.correct,
 			Variants:  c.n,
 		})
 	}

@@ -18,7 +18,7 @@ func TestConfirmedDuplicates(t *testing.T) {
 	r.Duplicates = &dups.Result{Threshold: 0.9, Confirmed: true,
 		Pairs:       []dups.Pair{{A: 3, B: 4, Sim: 0.9375, ConfirmSim: 0.9125}},
 		Unconfirmed: []dups.Pair{{A: 0, B: 1, Sim: 0.95, ConfirmSim: 0.5}},
-		ClusterSize: []int32{1, 1, 1, 2, 2}}
+		Cluster:     []int32{0, 1, 2, 3, 3}, ClusterSize: []int32{1, 1, 1, 2, 2}}
 	r.Cards[0].UnconfirmedDuplicates = ptr(1)
 	r.Cards[1].UnconfirmedDuplicates = ptr(0)
 
@@ -31,7 +31,7 @@ func TestConfirmedDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := confirmedDuplicateRow{AID: r.Items[3].ID, ABenchmark: "VideoHallucer", AVideo: r.Items[3].Video, BID: r.Items[4].ID, BBenchmark: "VideoHallucer", BVideo: r.Items[4].Video,
-		Similarity: 0.9375, ConfirmSimilarity: 0.9125, ClusterSize: 2}
+		Similarity: 0.9375, ConfirmSimilarity: 0.9125, Cluster: 3, ClusterSize: 2}
 	if len(rows) != 1 || rows[0] != want {
 		t.Errorf("rows %+v, want [%+v]", rows, want)
 	}
@@ -43,7 +43,7 @@ func TestConfirmedDuplicates(t *testing.T) {
 	for _, c := range f.Schema().Columns() {
 		cols = append(cols, strings.Join(c, "."))
 	}
-	if got := strings.Join(cols, ","); got != "a_id,a_benchmark,a_video,b_id,b_benchmark,b_video,similarity,confirm_similarity,cross_benchmark,cluster_size" {
+	if got := strings.Join(cols, ","); got != "a_id,a_benchmark,a_video,b_id,b_benchmark,b_video,similarity,confirm_similarity,cross_benchmark,cluster,cluster_size" {
 		t.Errorf("columns %s", got)
 	}
 

@@ -2,10 +2,9 @@ package report
 
 import (
 	"html/template"
-
-	"github.com/vidscreen/vidscreen/harness"
 	"io"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
@@ -20,10 +19,14 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Curves  template.HTML
 	}
 	var data struct {
+		Version  string
+		Levels   []harness.Level
 		Cards    []metrics.Card
 		Sections []section
 		Auditor  *truth.Evaluation
 	}
+	data.Version = r.Version
+	data.Levels = levelsRun(r.Cards)
 	data.Cards = r.Cards
 	data.Auditor = truth.EvaluateCards(r.Cards)
 	for _, c := range r.Cards {
@@ -40,6 +43,8 @@ var page = template.Must(template.New("index").Funcs(template.FuncMap{
 	"pct": pct, "signed": signedPct, "optPct": optPct, "optInt": optInt, "level": levelCell,
 	"breaking": breaking, "yesNo": yesNo, "deref": func(x *float64) float64 { return *x },
 	"lv": levelName, "acc": auditorAccuracy,
+	"at":  func(c metrics.Card, l harness.Level) *metrics.LevelResult { return c.Levels.At(l) },
+	"ref": refCell, "unavailable": unavailable, "quality": quality,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -55,13 +60,16 @@ th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
 </head>
 <body>
 <h1>vidscreen audit</h1>
+{{if .Version}}<p>vidscreen {{.Version}}</p>{{end}}
 <p>How far attackers that never see the video get on each benchmark. <b>eps</b> is the exploitability of a level: the
 largest margin over chance of any attacker at or below it (Video-Index, section 2); margins under
 2.326&#8239;&radic;(c(1&minus;c)/n) are not significant (<span class="ns">ns</span>). With reference answers, a
-benchmark breaks at the first level whose eps reaches s*&nbsp;&minus;&nbsp;c&nbsp;&minus;&nbsp;&delta;.</p>
+benchmark breaks at the first level whose eps reaches s*&nbsp;&minus;&nbsp;c&nbsp;&minus;&nbsp;&delta;. Every item is scored
+once over the five rotating splits, so n is the number of items. Attackers that learn from the pool read other items'
+gold answers (pool access by Video-Index's definition), whatever their level.</p>
 <table>
-<tr><th>benchmark</th><th>n</th><th>chance</th><th>eps option</th><th>eps text</th><th>eps pool</th><th>s*</th><th>breaks at (&delta; 0.05)</th><th>near-dup share</th><th>cross-benchmark dups</th></tr>
-{{range .Cards}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td><td>{{level .Levels.Option}}</td><td>{{level .Levels.Text}}</td><td>{{level .Levels.Pool}}</td><td>{{optPct .ReferenceAccuracy}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td></tr>
+<tr><th>benchmark</th><th>n</th><th>chance</th>{{range .Levels}}<th>eps {{.}}</th>{{end}}<th>s*</th><th>breaks at (&delta; 0.05)</th><th>near-dup share</th><th>cross-benchmark dups</th></tr>
+{{$levels := .Levels}}{{range .Cards}}{{$c := .}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $levels}}<td>{{level (at $c .)}}</td>{{end}}<td>{{ref .}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td></tr>
 {{end}}</table>
 {{with .Auditor}}<section id="auditor">
 <h2>Audit of the auditor</h2>
@@ -77,18 +85,30 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 </section>
 {{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
 <h2>{{$c.Benchmark}}</h2>
-<p>{{$c.N}} items, chance {{pct $c.Chance}}, significance threshold {{pct $c.Significance}}.
-{{if $c.ReferenceAccuracy}}Reference accuracy s* {{optPct $c.ReferenceAccuracy}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
-{{else}}No reference answers (run with --reference for s*, the breaking level, video dependence and residual).{{end}}
-{{if $c.NearDuplicateShare}}Near-duplicates: {{optPct $c.NearDuplicateShare}} of items within the benchmark, {{optInt $c.CrossBenchmarkDuplicates}} items with one in another benchmark{{if $c.SharedVideos}}, {{optInt $c.SharedVideos}} shared videos{{end}}.{{end}}</p>
+<p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.
+{{if $c.ReferenceAccuracy}}Reference accuracy s* {{ref $c}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
+{{end}}
+{{if $c.Unavailable}}Not available: {{unavailable $c.Unavailable}}.{{end}}
+{{if $c.DataQuality}}Data quality: {{quality $c.DataQuality}}.{{end}}
+{{if $c.NearDuplicateShare}}Near-duplicate questions: {{optPct $c.NearDuplicateShare}} of items within the benchmark, {{optInt $c.CrossBenchmarkDuplicates}} items with one in another benchmark{{if $c.SharedVideoItems}}, {{optInt $c.SharedVideoItems}} items using a video another benchmark uses{{end}}.{{end}}</p>
 <div class="charts">
 <figure>{{.Profile}}<figcaption>Level profile: eps per level (red: significant). The dashed lines mark the significance threshold{{if $c.ReferenceAccuracy}} and s*&nbsp;&minus;&nbsp;c: a bar reaching it breaks the benchmark{{end}}.</figcaption></figure>
-{{if .Curves}}<figure>{{.Curves}}<figcaption>Learning curves: accuracy per tenth of each seeded order, averaged over orders{{if $c.ALC}}; pool regression ALC {{printf "%.3f" (deref $c.ALC)}}{{end}}.</figcaption></figure>{{end}}
+{{if .Curves}}<figure>{{.Curves}}<figcaption>Learning curves: accuracy per tenth of each seeded order, averaged over orders{{if $c.ALC}}; ALC of the strongest pool attacker ({{$c.ALCAttacker}}) {{printf "%.3f" (deref $c.ALC)}}{{end}}.</figcaption></figure>{{end}}
 </div>
 <table>
-<tr><th>attacker</th><th>level</th><th>accuracy</th><th>95% interval</th><th>margin</th><th>significant</th><th>n</th><th>orders</th><th>abstained</th><th>solved</th></tr>
-{{range $c.Attackers}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{pct .Accuracy}}</td><td>{{pct .CILow}} &ndash; {{pct .CIHigh}}</td><td>{{signed .Margin}}</td><td>{{yesNo .Significant}}</td><td>{{.N}}</td><td>{{.Orders}}</td><td>{{pct .AbstainShare}}</td><td>{{pct .SolvedShare}}</td></tr>
+<tr><th>attacker</th><th>level</th><th>learns from pool</th><th>accuracy</th><th>95% interval</th><th>margin</th><th>significant</th><th>n</th><th>orders</th><th>abstained</th><th>solved</th></tr>
+{{range $c.Attackers}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yesNo .LearnsFromPool}}</td><td>{{pct .Accuracy}}</td><td>{{pct .CILow}} &ndash; {{pct .CIHigh}}</td><td>{{signed .Margin}}</td><td>{{yesNo .Significant}}</td><td>{{.N}}</td><td>{{.Orders}}</td><td>{{pct .AbstainShare}}</td><td>{{pct .SolvedShare}}</td></tr>
 {{end}}</table>
+{{if $c.Tasks}}<h3>By task</h3>
+<table>
+<tr><th>task</th><th>n</th><th>chance</th>{{range $.Levels}}<th>eps {{.}}</th>{{end}}</tr>
+{{range $c.Tasks}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+{{if $c.Groups}}<h3>By group</h3>
+<table>
+<tr><th>group</th><th>n</th><th>chance</th>{{range $.Levels}}<th>eps {{.}}</th>{{end}}</tr>
+{{range $c.Groups}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
 </section>
 {{end}}</body>
 </html>

@@ -4,27 +4,43 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 // WriteMarkdown writes cards.md: an overview table with one row per
-// benchmark, then per benchmark its levels, attackers, reference figures and
-// duplicates.
+// benchmark, then per benchmark its levels, attackers, breakdowns by task
+// and group, reference figures, data-quality counts and duplicates.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
+	ran := levelsRun(r.Cards)
 	fmt.Fprintf(bw, "# Audit report cards\n\n")
+	if r.Version != "" {
+		fmt.Fprintf(bw, "vidscreen %s. ", r.Version)
+	}
 	fmt.Fprintf(bw, "eps is the exploitability of a level: the largest margin over chance of any attacker at or below it (Video-Index, section 2). ")
-	fmt.Fprintf(bw, "A margin below 2.326 sqrt(c(1-c)/n) is not significant (marked `ns`).\n\n")
-	fmt.Fprintf(bw, "| benchmark | n | chance | eps option | eps text | eps pool | s* | breaks at (delta 0.05) | near-dup share | cross-benchmark dups |\n")
-	fmt.Fprintf(bw, "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	fmt.Fprintf(bw, "A margin below 2.326 sqrt(c(1-c)/n) is not significant (marked `ns`); n is the number of items scored, each once over the five rotating splits. ")
+	fmt.Fprintf(bw, "Attackers marked as learning from the pool read other items' gold answers (pool access by Video-Index's definition), whatever their level.\n\n")
+	fmt.Fprintf(bw, "| benchmark | n | chance |")
+	for _, l := range ran {
+		fmt.Fprintf(bw, " eps %s |", l)
+	}
+	fmt.Fprintf(bw, " s* | breaks at (delta 0.05) | near-dup share | cross-benchmark dups |\n|---|---:|---:|")
+	for range ran {
+		fmt.Fprintf(bw, "---:|")
+	}
+	fmt.Fprintf(bw, "---:|---|---:|---:|\n")
 	for _, c := range r.Cards {
-		fmt.Fprintf(bw, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(c.Benchmark), c.N, pct(c.Chance),
-			levelCell(c.Levels.Option), levelCell(c.Levels.Text), levelCell(c.Levels.Pool),
-			optPct(c.ReferenceAccuracy), breaking(c, "0.05"), optPct(c.NearDuplicateShare), optInt(c.CrossBenchmarkDuplicates))
+		fmt.Fprintf(bw, "| %s | %d | %s |", mdEscape(c.Benchmark), c.N, pct(c.Chance))
+		for _, l := range ran {
+			fmt.Fprintf(bw, " %s |", levelCell(c.Levels.At(l)))
+		}
+		fmt.Fprintf(bw, " %s | %s | %s | %s |\n", refCell(c), breaking(c, "0.05"), optPct(c.NearDuplicateShare), optInt(c.CrossBenchmarkDuplicates))
 	}
 	if ev := truth.EvaluateCards(r.Cards); ev != nil {
 		fmt.Fprintf(bw, "\n## Audit of the auditor\n\n")
@@ -45,15 +61,54 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	for _, c := range r.Cards {
 		fmt.Fprintf(bw, "\n## %s\n\n", mdEscape(c.Benchmark))
-		fmt.Fprintf(bw, "%d items, chance %s, significance threshold %s.\n\n", c.N, pct(c.Chance), pct(c.Significance))
-		fmt.Fprintf(bw, "| attacker | level | accuracy | 95%% interval | margin | significant | n | orders | abstained | solved |\n")
-		fmt.Fprintf(bw, "|---|---|---:|---|---:|---|---:|---:|---:|---:|\n")
+		fmt.Fprintf(bw, "%d items", c.N)
+		if c.Sample != nil {
+			fmt.Fprintf(bw, " (a sample of %d: %s)", c.Sample.Of, mdEscape(c.Sample.Method))
+		}
+		fmt.Fprintf(bw, ", chance %s, significance threshold %s", pct(c.Chance), pct(c.Significance))
+		if c.Embedder != "" {
+			fmt.Fprintf(bw, "; texts embedded by %s", mdEscape(c.Embedder))
+		}
+		fmt.Fprintf(bw, ".\n\n")
+		fmt.Fprintf(bw, "| attacker | level | learns from pool | accuracy | 95%% interval | margin | significant | n | orders | abstained | solved |\n")
+		fmt.Fprintf(bw, "|---|---|---|---:|---|---:|---|---:|---:|---:|---:|\n")
 		for _, a := range c.Attackers {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s to %s | %s | %s | %d | %d | %s | %s |\n", mdEscape(a.Name), a.Level, pct(a.Accuracy),
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s to %s | %s | %s | %d | %d | %s | %s |\n", mdEscape(a.Name), a.Level, yesNo(a.LearnsFromPool), pct(a.Accuracy),
 				pct(a.CILow), pct(a.CIHigh), signedPct(a.Margin), yesNo(a.Significant), a.N, a.Orders, pct(a.AbstainShare), pct(a.SolvedShare))
+		}
+		for _, bd := range []struct {
+			name string
+			rows []metrics.Breakdown
+		}{{"task", c.Tasks}, {"group", c.Groups}} {
+			if len(bd.rows) == 0 {
+				continue
+			}
+			fmt.Fprintf(bw, "\nBy %s:\n\n| %s | n | chance |", bd.name, bd.name)
+			for _, l := range ran {
+				fmt.Fprintf(bw, " eps %s |", l)
+			}
+			fmt.Fprintf(bw, "\n|---|---:|---:|")
+			for range ran {
+				fmt.Fprintf(bw, "---:|")
+			}
+			fmt.Fprintln(bw)
+			for _, x := range bd.rows {
+				name := x.Name
+				if name == "" {
+					name = "(none)"
+				}
+				fmt.Fprintf(bw, "| %s | %d | %s |", mdEscape(name), x.N, pct(x.Chance))
+				for _, l := range ran {
+					fmt.Fprintf(bw, " %s |", levelCell(x.Levels.At(l)))
+				}
+				fmt.Fprintln(bw)
+			}
 		}
 		if c.ReferenceAccuracy != nil {
 			fmt.Fprintf(bw, "\nReference accuracy s* = %s over %d items", pct(*c.ReferenceAccuracy), c.ReferenceN)
+			if c.ReferencePartial && c.ReferenceCoverage != nil {
+				fmt.Fprintf(bw, " (partial: the reference covers %s of the benchmark)", pct(*c.ReferenceCoverage))
+			}
 			if c.WeightedReferenceAccuracy != nil {
 				fmt.Fprintf(bw, " (%s weighted by inverse near-duplicate cluster size)", pct(*c.WeightedReferenceAccuracy))
 			}
@@ -65,14 +120,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				fmt.Fprintf(bw, " Residual %s.", signedPct(*c.Residual))
 			}
 			fmt.Fprintln(bw)
-		} else {
-			fmt.Fprintf(bw, "\nNo reference answers: s*, the breaking level, video dependence and residual need `--reference`.\n")
+		}
+		if len(c.Unavailable) > 0 {
+			fmt.Fprintf(bw, "\nNot available: %s.\n", unavailable(c.Unavailable))
 		}
 		if c.ALC != nil {
-			fmt.Fprintf(bw, "\nPool regression: area under the learning curve (ALC) %.3f; accuracy per tenth of the order: %s.\n", *c.ALC, curve(c.LearningCurve))
+			fmt.Fprintf(bw, "\nStrongest pool attacker %s: area under the learning curve (ALC) %.3f; accuracy per tenth of the order: %s.\n", mdEscape(c.ALCAttacker), *c.ALC, curve(c.LearningCurve))
+		}
+		if len(c.DataQuality) > 0 {
+			fmt.Fprintf(bw, "\nData quality: %s.\n", quality(c.DataQuality))
 		}
 		if c.NearDuplicateShare != nil {
-			fmt.Fprintf(bw, "\nNear-duplicates: %s of items have one in the benchmark", pct(*c.NearDuplicateShare))
+			fmt.Fprintf(bw, "\nNear-duplicate questions: %s of items have one in the benchmark", pct(*c.NearDuplicateShare))
 			if c.DistinctClusters != nil {
 				fmt.Fprintf(bw, " (%d distinct clusters)", *c.DistinctClusters)
 			}
@@ -80,10 +139,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if len(c.CrossBenchmarkFlows) > 0 {
 				fmt.Fprintf(bw, " (%s)", flows(c.CrossBenchmarkFlows, "pairs"))
 			}
-			if c.SharedVideos != nil {
-				fmt.Fprintf(bw, "; %d videos shared with other benchmarks", *c.SharedVideos)
+			if c.SharedVideoItems != nil {
+				fmt.Fprintf(bw, "; %d items use a video another benchmark uses", *c.SharedVideoItems)
 				if len(c.SharedVideoFlows) > 0 {
-					fmt.Fprintf(bw, " (%s)", flows(c.SharedVideoFlows, "videos"))
+					fmt.Fprintf(bw, " (%s)", flows(c.SharedVideoFlows, "items"))
 				}
 			}
 			if c.UnconfirmedDuplicates != nil {
@@ -95,19 +154,71 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return bw.Flush()
 }
 
+// levelsRun lists the levels any card has a result for, lowest first.
+func levelsRun(cards []metrics.Card) []harness.Level {
+	var out []harness.Level
+	for _, l := range harness.Levels() {
+		for _, c := range cards {
+			if c.Levels.At(l) != nil {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func refCell(c metrics.Card) string {
+	s := optPct(c.ReferenceAccuracy)
+	if c.ReferencePartial {
+		s += " (partial)"
+	}
+	return s
+}
+
+func unavailable(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s, which %s", strings.ReplaceAll(k, "_", " "), m[k])
+	}
+	return strings.Join(parts, "; ")
+}
+
+func quality(m map[string]int) string {
+	var parts []string
+	for _, n := range harness.QualityNames() {
+		if c, ok := m[n]; ok {
+			parts = append(parts, fmt.Sprintf("%d items with %s", c, strings.ReplaceAll(n, "_", " ")))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // WriteSummary writes the table vidscreen audit prints at the end: one line
 // per benchmark, aligned for a terminal.
 func WriteSummary(w io.Writer, cards []metrics.Card) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "benchmark\tn\tchance\teps option\teps text\teps pool\tstrongest attacker\ts*\tbreaks@0.05\tnear-dup\t\n")
+	ran := levelsRun(cards)
+	fmt.Fprintf(tw, "benchmark\tn\tchance\t")
+	for _, l := range ran {
+		fmt.Fprintf(tw, "eps %s\t", l)
+	}
+	fmt.Fprintf(tw, "strongest attacker\ts*\tbreaks@0.05\tnear-dup\t\n")
 	for _, c := range cards {
 		best := "-"
-		if l := topLevel(c.Levels); l != nil {
+		if _, l, ok := c.Levels.Top(); ok {
 			best = l.Attacker
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Benchmark, c.N, pct(c.Chance),
-			levelCell(c.Levels.Option), levelCell(c.Levels.Text), levelCell(c.Levels.Pool), best,
-			optPct(c.ReferenceAccuracy), breaking(c, "0.05"), optPct(c.NearDuplicateShare))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t", c.Benchmark, c.N, pct(c.Chance))
+		for _, l := range ran {
+			fmt.Fprintf(tw, "%s\t", levelCell(c.Levels.At(l)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", best, refCell(c), breaking(c, "0.05"), optPct(c.NearDuplicateShare))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -115,15 +226,6 @@ func WriteSummary(w io.Writer, cards []metrics.Card) error {
 	if ev := truth.EvaluateCards(cards); ev != nil {
 		fmt.Fprintf(w, "\naudit of the auditor (world-* benchmarks, docs/world.md):\n")
 		return ev.WriteText(w)
-	}
-	return nil
-}
-
-func topLevel(l metrics.Levels) *metrics.LevelResult {
-	for _, r := range []*metrics.LevelResult{l.Pool, l.Text, l.Option} {
-		if r != nil {
-			return r
-		}
 	}
 	return nil
 }
@@ -164,7 +266,10 @@ func breaking(c metrics.Card, delta string) string {
 	if l := c.BreakingLevel[delta]; l != nil {
 		return *l
 	}
-	return "none"
+	if top, _, ok := c.Levels.Top(); ok {
+		return "none up to " + top.String()
+	}
+	return "no level ran"
 }
 
 func yesNo(b bool) string {

@@ -6,28 +6,60 @@ import (
 	"reflect"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/harness"
 )
 
+// itemColumns are the fixed columns of items.parquet, before the attackers'.
+var itemColumns = []reflect.StructField{
+	{Name: "ID", Type: reflect.TypeFor[string](), Tag: `parquet:"id"`},
+	{Name: "Benchmark", Type: reflect.TypeFor[string](), Tag: `parquet:"benchmark"`},
+	{Name: "Video", Type: reflect.TypeFor[string](), Tag: `parquet:"video"`},
+	{Name: "Task", Type: reflect.TypeFor[string](), Tag: `parquet:"task"`},
+	{Name: "Group", Type: reflect.TypeFor[string](), Tag: `parquet:"group"`},
+	{Name: "Question", Type: reflect.TypeFor[string](), Tag: `parquet:"question"`},
+	{Name: "Options", Type: reflect.TypeFor[[]string](), Tag: `parquet:"options,list"`},
+	{Name: "NOptions", Type: reflect.TypeFor[int32](), Tag: `parquet:"n_options"`},
+	{Name: "Answer", Type: reflect.TypeFor[int32](), Tag: `parquet:"answer"`},
+	{Name: "Cluster", Type: reflect.TypeFor[int32](), Tag: `parquet:"dup_cluster"`},
+}
+
+// perAttacker are the columns of each attacker, in order, by suffix.
+var perAttacker = []struct {
+	suffix string
+	typ    reflect.Type
+}{
+	{"pred", reflect.TypeFor[int32]()},
+	{"scored", reflect.TypeFor[bool]()},
+	{"abstained", reflect.TypeFor[bool]()},
+	{"correct", reflect.TypeFor[bool]()},
+	{"margin", reflect.TypeFor[float64]()},
+	{"solved", reflect.TypeFor[bool]()},
+}
+
 // WriteItemsParquet writes items.parquet: one row per item, in the run's
-// item order, with the columns id, benchmark, video, task, n_options, answer,
-// then for each attacker (in column order) <name>_pred (the option chosen on
-// the first order), <name>_margin (log p(gold) - mean log p(others), averaged
-// over orders) and <name>_solved (margin > log 2), the attacker's name in
-// lower case with other characters turned to underscores.
+// item order, with the columns id, benchmark, video, task, group, question,
+// options (a list), n_options, answer, dup_cluster (the near-duplicate
+// cluster id of duplicates.parquet; -1 without a duplicate analysis), one
+// boolean dq_<flag> per data-quality flag (harness.QualityNames), then for
+// each attacker (in column order) <name>_pred (the option chosen where the
+// item was scored; -1 when the attacker has no prediction), <name>_scored
+// (whether an order scored the item), <name>_abstained (the answer there was
+// a seeded guess), <name>_correct, <name>_margin (log p(gold) - mean log
+// p(others) there) and <name>_solved (answered correctly where scored), the
+// attacker's name in lower case with other characters turned to
+// underscores.
 //
 // The attacker columns are only known at run time, so the row type is built
 // with reflect.StructOf: parquet-go derives the schema, in field order, from
 // it.
 func (r *Report) WriteItemsParquet(w io.Writer) error {
-	fields := []reflect.StructField{
-		{Name: "ID", Type: reflect.TypeFor[string](), Tag: `parquet:"id"`},
-		{Name: "Benchmark", Type: reflect.TypeFor[string](), Tag: `parquet:"benchmark"`},
-		{Name: "Video", Type: reflect.TypeFor[string](), Tag: `parquet:"video"`},
-		{Name: "Task", Type: reflect.TypeFor[string](), Tag: `parquet:"task"`},
-		{Name: "NOptions", Type: reflect.TypeFor[int32](), Tag: `parquet:"n_options"`},
-		{Name: "Answer", Type: reflect.TypeFor[int32](), Tag: `parquet:"answer"`},
+	fields := append([]reflect.StructField(nil), itemColumns...)
+	flags := harness.QualityNames()
+	for k, f := range flags {
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("DQ%d", k), Type: reflect.TypeFor[bool](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"dq_%s"`, f))})
 	}
-	const fixed = 6
+	fixed := len(fields)
 	col := map[string]int{}
 	for k, a := range r.Attackers {
 		name := columnName(a.Name)
@@ -35,11 +67,9 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 			return fmt.Errorf("items table: attacker %q listed twice", a.Name)
 		}
 		col[a.Name] = k
-		fields = append(fields,
-			reflect.StructField{Name: fmt.Sprintf("Pred%d", k), Type: reflect.TypeFor[int32](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_pred"`, name))},
-			reflect.StructField{Name: fmt.Sprintf("Margin%d", k), Type: reflect.TypeFor[float64](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_margin"`, name))},
-			reflect.StructField{Name: fmt.Sprintf("Solved%d", k), Type: reflect.TypeFor[bool](), Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_solved"`, name))},
-		)
+		for c, x := range perAttacker {
+			fields = append(fields, reflect.StructField{Name: fmt.Sprintf("A%d_%d", k, c), Type: x.typ, Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s_%s"`, name, x.suffix))})
+		}
 	}
 	typ := reflect.StructOf(fields)
 	rows := reflect.MakeSlice(reflect.SliceOf(typ), len(r.Items), len(r.Items))
@@ -49,10 +79,21 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		row.Field(1).SetString(it.Benchmark)
 		row.Field(2).SetString(it.Video)
 		row.Field(3).SetString(it.Task)
-		row.Field(4).SetInt(int64(len(it.Options)))
-		row.Field(5).SetInt(int64(it.Answer))
+		row.Field(4).SetString(it.Group)
+		row.Field(5).SetString(it.Question)
+		row.Field(6).Set(reflect.ValueOf(append([]string{}, it.Options...)))
+		row.Field(7).SetInt(int64(len(it.Options)))
+		row.Field(8).SetInt(int64(it.Answer))
+		row.Field(9).SetInt(-1)
+		if d := r.Duplicates; d != nil && i < len(d.Cluster) {
+			row.Field(9).SetInt(int64(d.Cluster[i]))
+		}
+		for k, f := range flags {
+			q, _ := harness.Flag(f)
+			row.Field(len(itemColumns) + k).SetBool(it.Quality.Has(q))
+		}
 		for k := range r.Attackers {
-			row.Field(fixed + 3*k).SetInt(-1) // no prediction stored
+			row.Field(fixed + len(perAttacker)*k).SetInt(-1) // no prediction stored
 		}
 	}
 	for _, s := range r.Scores {
@@ -61,9 +102,13 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 			return fmt.Errorf("items table: score of attacker %q for item %d matches no column or row", s.Attacker, s.Item)
 		}
 		row := rows.Index(s.Item)
-		row.Field(fixed + 3*k).SetInt(int64(s.Choice))
-		row.Field(fixed + 3*k + 1).SetFloat(s.Margin)
-		row.Field(fixed + 3*k + 2).SetBool(s.Solved)
+		base := fixed + len(perAttacker)*k
+		row.Field(base).SetInt(int64(s.Choice))
+		row.Field(base + 1).SetBool(s.Scored)
+		row.Field(base + 2).SetBool(s.Abstained)
+		row.Field(base + 3).SetBool(s.Correct)
+		row.Field(base + 4).SetFloat(s.Margin)
+		row.Field(base + 5).SetBool(s.Solved)
 	}
 	schema := parquet.SchemaOf(reflect.New(typ).Interface())
 	pw := parquet.NewWriter(w, schema, parquet.Compression(&parquet.Zstd))
@@ -85,6 +130,7 @@ type duplicateRow struct {
 	BVideo      string  `parquet:"b_video"`
 	Similarity  float32 `parquet:"similarity"`
 	Cross       bool    `parquet:"cross_benchmark"`
+	Cluster     int32   `parquet:"cluster"`
 	ClusterSize int32   `parquet:"cluster_size"`
 }
 
@@ -100,15 +146,17 @@ type confirmedDuplicateRow struct {
 	Similarity        float32 `parquet:"similarity"`
 	ConfirmSimilarity float32 `parquet:"confirm_similarity"`
 	Cross             bool    `parquet:"cross_benchmark"`
+	Cluster           int32   `parquet:"cluster"`
 	ClusterSize       int32   `parquet:"cluster_size"`
 }
 
 // WriteDuplicatesParquet writes duplicates.parquet: one row per
 // near-duplicate pair (a before b in the run's item order), with both items'
-// ids, benchmarks and videos, the cosine of their question+options
-// embeddings, whether they come from different benchmarks, and the size of
-// the cluster the pair belongs to. When a second model confirmed the pairs
-// (dups.Confirm), only the confirmed pairs are written, with the second
+// ids, benchmarks and videos, the cosine of their question embeddings,
+// whether they come from different benchmarks, the id of the cluster the pair
+// belongs to (the run's index of its first item, as items.parquet's
+// dup_cluster) and that cluster's size. When a second model confirmed the
+// pairs (dups.Confirm), only the confirmed pairs are written, with the second
 // model's cosine in a confirm_similarity column after similarity.
 func (r *Report) WriteDuplicatesParquet(w io.Writer) error {
 	var rows []duplicateRow
@@ -121,9 +169,12 @@ func (r *Report) WriteDuplicatesParquet(w io.Writer) error {
 			}
 			a, b := r.Items[p.A], r.Items[p.B]
 			row := duplicateRow{AID: a.ID, ABenchmark: a.Benchmark, AVideo: a.Video, BID: b.ID, BBenchmark: b.Benchmark, BVideo: b.Video,
-				Similarity: p.Sim, Cross: a.Benchmark != b.Benchmark}
+				Similarity: p.Sim, Cross: a.Benchmark != b.Benchmark, Cluster: -1}
 			if p.A < len(d.ClusterSize) {
 				row.ClusterSize = d.ClusterSize[p.A]
+			}
+			if p.A < len(d.Cluster) {
+				row.Cluster = d.Cluster[p.A]
 			}
 			rows = append(rows, row)
 		}
@@ -134,7 +185,7 @@ func (r *Report) WriteDuplicatesParquet(w io.Writer) error {
 	confirmed := make([]confirmedDuplicateRow, len(rows))
 	for k, x := range rows {
 		confirmed[k] = confirmedDuplicateRow{AID: x.AID, ABenchmark: x.ABenchmark, AVideo: x.AVideo, BID: x.BID, BBenchmark: x.BBenchmark, BVideo: x.BVideo,
-			Similarity: x.Similarity, ConfirmSimilarity: d.Pairs[k].ConfirmSim, Cross: x.Cross, ClusterSize: x.ClusterSize}
+			Similarity: x.Similarity, ConfirmSimilarity: d.Pairs[k].ConfirmSim, Cross: x.Cross, Cluster: x.Cluster, ClusterSize: x.ClusterSize}
 	}
 	return writeRows(w, confirmed)
 }

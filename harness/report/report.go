@@ -30,6 +30,11 @@ type Attacker struct {
 
 // A Report is everything an audit renders.
 type Report struct {
+	// Version is the vidscreen version that computed the report, and Config
+	// the run's resolved configuration (inputs with their hashes, seed,
+	// levels, embedder) as JSON; both head cards.json.
+	Version   string
+	Config    json.RawMessage
 	Items     []*harness.Item
 	Attackers []Attacker
 	// Cards holds one card per benchmark, sorted by benchmark.
@@ -40,13 +45,25 @@ type Report struct {
 	Duplicates *dups.Result
 }
 
-// WriteCardsJSON writes the cards as an indented JSON list.
+// cardsFile is the layout of cards.json.
+type cardsFile struct {
+	Vidscreen string          `json:"vidscreen"`
+	Config    json.RawMessage `json:"config"`
+	Cards     []metrics.Card  `json:"cards"`
+}
+
+// WriteCardsJSON writes cards.json: an indented object {"vidscreen":
+// version, "config": the run's configuration, "cards": [...]}. It is a pure
+// function of the report: nothing in it names a date, a host or a timing.
 func (r *Report) WriteCardsJSON(w io.Writer) error {
-	cards := r.Cards
-	if cards == nil {
-		cards = []metrics.Card{}
+	f := cardsFile{Vidscreen: r.Version, Config: r.Config, Cards: r.Cards}
+	if f.Cards == nil {
+		f.Cards = []metrics.Card{}
 	}
-	b, err := json.MarshalIndent(cards, "", "  ")
+	if f.Config == nil {
+		f.Config = json.RawMessage("null")
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -43,33 +43,43 @@ func fixture(t *testing.T) *Report {
 			ReferenceAccuracy: ptr(0.6667), ReferenceN: 3,
 			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact"}, Pool: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact"}},
 			Attackers: []metrics.AttackerResult{
-				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.3873, Margin: 0.1373, N: 3, CILow: 0.3, CIHigh: 0.47, Chance: 0.25, Orders: 5, LearningCurve: []float64{0.25, 0.3, 0.35, 0.38, 0.39}, ALC: ptr(0.12)},
-				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.25, Margin: 0, N: 3, CILow: 0.2, CIHigh: 0.3, Chance: 0.25, Orders: 5, AbstainShare: 1},
+				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.3873, Margin: 0.1373, N: 3, CILow: 0.3, CIHigh: 0.47, Chance: 0.25, Orders: 5, LearnsFromPool: true, LearningCurve: []float64{0.25, 0.3, 0.35, 0.38, 0.39}, ALC: ptr(0.12)},
+				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.25, Margin: 0, N: 3, CILow: 0.2, CIHigh: 0.3, Chance: 0.25, Orders: 5, LearnsFromPool: true, AbstainShare: 1},
 			},
 			BreakingLevel:   map[string]*string{"0.03": nil, "0.05": nil, "0.08": ptr("option")},
 			VideoDependence: ptr(0.28), Residual: ptr(0.2794),
-			NearDuplicateShare: ptr(0.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(3), SharedVideos: ptr(0),
-			WeightedReferenceAccuracy: ptr(0.6667),
+			NearDuplicateShare: ptr(0.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(3), SharedVideoItems: ptr(0),
+			WeightedReferenceAccuracy: ptr(0.6667), ReferenceCoverage: ptr(1.0), Embedder: "lexical-w12-c34-d512 (IDF fitted on each benchmark's own texts)",
+			Tasks: []metrics.Breakdown{
+				{Name: "", N: 2, Chance: 0.25, Significance: 0.7122, Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: 0.25, Attacker: "option-artifact"}}},
+				{Name: "why", N: 1, Chance: 0.25, Significance: 1.0072, Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: -0.25, Attacker: "option-artifact"}}},
+			},
+			DataQuality: map[string]int{"letter_prefix": 1},
 		},
 		{
 			Benchmark: "VideoHallucer", N: 2, Chance: 0.5, Significance: 0.8224,
-			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: -0.028, Attacker: "option-artifact"}, Pool: pool},
+			Sample:      &metrics.Sample{Of: 1952, Method: "2 of 1952 items, stratified by task, then group"},
+			Unavailable: map[string]string{"reference_accuracy": "needs a reference model's answers (--reference)"},
+			Levels:      metrics.Levels{Option: &metrics.LevelResult{Eps: -0.028, Attacker: "option-artifact"}, Pool: pool},
 			Attackers: []metrics.AttackerResult{
-				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.472, Margin: -0.028, N: 2, CILow: 0.4, CIHigh: 0.55, Chance: 0.5, Orders: 5},
-				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.935, Margin: 0.435, N: 2, CILow: 0.9, CIHigh: 0.97, Chance: 0.5, Significant: true, Orders: 5, SolvedShare: 0.5, LearningCurve: []float64{0.5, 0.8, 0.93}},
+				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.472, Margin: -0.028, N: 2, CILow: 0.4, CIHigh: 0.55, Chance: 0.5, Orders: 5, LearnsFromPool: true},
+				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.935, Margin: 0.435, N: 2, CILow: 0.9, CIHigh: 0.97, Chance: 0.5, Significant: true, Orders: 5, LearnsFromPool: true, SolvedShare: 0.5, LearningCurve: []float64{0.5, 0.8, 0.93}},
 			},
-			LearningCurve: []float64{0.5, 0.8, 0.93}, ALC: ptr(0.5),
-			NearDuplicateShare: ptr(1.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(1), SharedVideos: ptr(0),
+			ALCAttacker: "siblings", LearningCurve: []float64{0.5, 0.8, 0.93}, ALC: ptr(0.5),
+			NearDuplicateShare: ptr(1.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(1), SharedVideoItems: ptr(0),
 		},
 	}
 	var scores []metrics.ItemScore
 	for i, it := range items {
 		for _, a := range atts {
-			scores = append(scores, metrics.ItemScore{Item: i, Attacker: a.Name, Level: a.Level, Choice: i % len(it.Options), Margin: float64(i) - 1.5, Solved: float64(i)-1.5 > 0.6931, Variants: 5})
+			right := i == 3 || i == 4
+			scores = append(scores, metrics.ItemScore{Item: i, Attacker: a.Name, Level: a.Level, Scored: i != 2, Choice: i % len(it.Options), Margin: float64(i) - 1.5,
+				Correct: right, Solved: right, Abstained: i == 0, Variants: 5})
 		}
 	}
-	dup := &dups.Result{Threshold: 0.9, Pairs: []dups.Pair{{A: 3, B: 4, Sim: 0.9375}}, ClusterSize: []int32{1, 1, 1, 2, 2}}
-	return &Report{Items: items, Attackers: atts, Cards: cards, Scores: scores, Duplicates: dup}
+	dup := &dups.Result{Threshold: 0.9, Pairs: []dups.Pair{{A: 3, B: 4, Sim: 0.9375}}, Cluster: []int32{0, 1, 2, 3, 3}, ClusterSize: []int32{1, 1, 1, 2, 2}}
+	config := []byte(`{"format": "vidscreen-run/2", "items": [{"name": "items.jsonl", "sha256": "00", "size": 1}], "seed": 1}`)
+	return &Report{Version: "0.0.0-test", Config: config, Items: items, Attackers: atts, Cards: cards, Scores: scores, Duplicates: dup}
 }
 
 func TestGoldenFiles(t *testing.T) {
@@ -106,16 +116,26 @@ func TestGoldenFiles(t *testing.T) {
 	}
 }
 
+// TestCardsJSONHasTheFieldsOfTheIssue: cards.json is an object naming the
+// version and the configuration, then the cards (it was a bare list).
 func TestCardsJSONHasTheFieldsOfTheIssue(t *testing.T) {
 	var b bytes.Buffer
 	if err := fixture(t).WriteCardsJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	var cards []map[string]any
-	if err := json.Unmarshal(b.Bytes(), &cards); err != nil {
+	var file struct {
+		Vidscreen string           `json:"vidscreen"`
+		Config    map[string]any   `json:"config"`
+		Cards     []map[string]any `json:"cards"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &file); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"benchmark", "n", "chance", "reference_accuracy", "levels", "attackers", "breaking_level", "near_duplicate_share", "cross_benchmark_duplicates"} {
+	if file.Vidscreen != "0.0.0-test" || file.Config["seed"] != 1.0 || len(file.Cards) != 2 {
+		t.Fatalf("cards.json head: version %q, config %v, %d cards", file.Vidscreen, file.Config, len(file.Cards))
+	}
+	cards := file.Cards
+	for _, k := range []string{"benchmark", "n", "sample", "chance", "embedder", "reference_accuracy", "reference_coverage", "levels", "attackers", "breaking_level", "near_duplicate_share", "cross_benchmark_duplicates", "shared_video_items"} {
 		if _, ok := cards[1][k]; !ok {
 			t.Errorf("card lacks %q", k)
 		}
@@ -124,9 +144,17 @@ func TestCardsJSONHasTheFieldsOfTheIssue(t *testing.T) {
 		t.Errorf("without a reference, reference_accuracy and breaking_level must be null: %v %v", cards[1]["reference_accuracy"], cards[1]["breaking_level"])
 	}
 	lv := cards[1]["levels"].(map[string]any)
-	for _, k := range []string{"option", "text", "pool"} {
+	for _, k := range []string{"option", "text", "pool", "frame", "order"} {
 		if _, ok := lv[k]; !ok {
 			t.Errorf("levels lacks %q", k)
+		}
+	}
+	if _, ok := cards[0]["tasks"]; !ok {
+		t.Error("card lacks its per-task breakdown")
+	}
+	for _, bad := range []string{"time", "date", "host", "seconds"} {
+		if strings.Contains(b.String(), `"`+bad) {
+			t.Errorf("cards.json holds a %q field: timings and hosts go to run.json", bad)
 		}
 	}
 }
@@ -164,18 +192,27 @@ func TestItemsParquetReadsBack(t *testing.T) {
 	for _, c := range f.Schema().Columns() {
 		cols = append(cols, strings.Join(c, "."))
 	}
-	want := "id,benchmark,video,task,n_options,answer,option_artifact_pred,option_artifact_margin,option_artifact_solved,siblings_pred,siblings_margin,siblings_solved"
+	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster," +
+		"dq_empty_option,dq_repeated_option,dq_letter_prefix,dq_meta_option," +
+		"option_artifact_pred,option_artifact_scored,option_artifact_abstained,option_artifact_correct,option_artifact_margin,option_artifact_solved," +
+		"siblings_pred,siblings_scored,siblings_abstained,siblings_correct,siblings_margin,siblings_solved"
 	if strings.Join(cols, ",") != want {
 		t.Errorf("columns\n %s\nwant\n %s", strings.Join(cols, ","), want)
 	}
 	type row struct {
-		ID       string  `parquet:"id"`
-		Bench    string  `parquet:"benchmark"`
-		NOptions int32   `parquet:"n_options"`
-		Answer   int32   `parquet:"answer"`
-		Pred     int32   `parquet:"siblings_pred"`
-		Margin   float64 `parquet:"siblings_margin"`
-		Solved   bool    `parquet:"siblings_solved"`
+		ID        string   `parquet:"id"`
+		Bench     string   `parquet:"benchmark"`
+		Question  string   `parquet:"question"`
+		Options   []string `parquet:"options,list"`
+		NOptions  int32    `parquet:"n_options"`
+		Answer    int32    `parquet:"answer"`
+		Cluster   int32    `parquet:"dup_cluster"`
+		Pred      int32    `parquet:"siblings_pred"`
+		Scored    bool     `parquet:"siblings_scored"`
+		Abstained bool     `parquet:"siblings_abstained"`
+		Correct   bool     `parquet:"siblings_correct"`
+		Margin    float64  `parquet:"siblings_margin"`
+		Solved    bool     `parquet:"siblings_solved"`
 	}
 	rows, err := parquet.Read[row](bytes.NewReader(b.Bytes()), int64(b.Len()))
 	if err != nil {
@@ -186,8 +223,10 @@ func TestItemsParquetReadsBack(t *testing.T) {
 	}
 	for i, it := range r.Items {
 		got := rows[i]
-		if got.ID != it.ID || got.Bench != it.Benchmark || int(got.NOptions) != len(it.Options) || int(got.Answer) != it.Answer ||
-			int(got.Pred) != i%len(it.Options) || got.Margin != float64(i)-1.5 || got.Solved != (i == 3 || i == 4) {
+		if got.ID != it.ID || got.Bench != it.Benchmark || got.Question != it.Question || strings.Join(got.Options, "|") != strings.Join(it.Options, "|") ||
+			int(got.NOptions) != len(it.Options) || int(got.Answer) != it.Answer || got.Cluster != r.Duplicates.Cluster[i] ||
+			int(got.Pred) != i%len(it.Options) || got.Scored != (i != 2) || got.Abstained != (i == 0) || got.Correct != (i == 3 || i == 4) ||
+			got.Margin != float64(i)-1.5 || got.Solved != (i == 3 || i == 4) {
 			t.Errorf("row %d = %+v", i, got)
 		}
 	}
@@ -203,7 +242,7 @@ func TestDuplicatesParquetReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := duplicateRow{AID: r.Items[3].ID, ABenchmark: "VideoHallucer", AVideo: r.Items[3].Video, BID: r.Items[4].ID, BBenchmark: "VideoHallucer", BVideo: r.Items[4].Video, Similarity: 0.9375, ClusterSize: 2}
+	want := duplicateRow{AID: r.Items[3].ID, ABenchmark: "VideoHallucer", AVideo: r.Items[3].Video, BID: r.Items[4].ID, BBenchmark: "VideoHallucer", BVideo: r.Items[4].Video, Similarity: 0.9375, Cluster: 3, ClusterSize: 2}
 	if len(rows) != 1 || rows[0] != want {
 		t.Errorf("rows = %+v, want [%+v]", rows, want)
 	}

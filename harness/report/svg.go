@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 )
 
@@ -86,9 +87,9 @@ func levelProfileSVG(c metrics.Card) string {
 		l    *metrics.LevelResult
 	}
 	var bars []bar
-	for _, x := range []bar{{"option", c.Levels.Option}, {"text", c.Levels.Text}, {"pool", c.Levels.Pool}} {
-		if x.l != nil {
-			bars = append(bars, x)
+	for _, l := range harness.Levels() {
+		if r := c.Levels.At(l); r != nil {
+			bars = append(bars, bar{l.String(), r})
 		}
 	}
 	lo, hi := 0.0, c.Significance

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,13 +62,18 @@ type Options struct {
 	// elsewhere); nil keeps the run quiet.
 	Progress *progress.Reporter
 	// Embedder embeds item texts; nil means a textembed.Lexical of the
-	// default width, fitted on the run's question+options texts.
+	// default width fitted on each benchmark's own question+options texts.
 	Embedder textembed.TextEmbedder
 	// Confirm, when set, is a second embedder that confirms the
-	// near-duplicate pairs Embedder finds (DESIGN.md: BGE pairs confirmed by
-	// MPNet): a pair is kept only when its cosine under Confirm, over the
-	// same question+options texts, is also at or above the threshold.
+	// near-duplicate pairs Embedder finds (001: "a question cosine
+	// similarity of at least 0.9 under BGE-large, confirmed with MPNet"): a
+	// pair is kept only when the cosine of its questions under Confirm is
+	// also at or above the threshold.
 	Confirm textembed.TextEmbedder
+	// Sample, when positive, audits at most that many items per benchmark,
+	// drawn by harness.Sample (Video-Index 3.1: n = 300, stratified by
+	// subtask, every item of smaller benchmarks); 0 audits every item.
+	Sample int
 }
 
 // A ModelFile names an evaluated model's predictions file.
@@ -98,6 +104,9 @@ type Result struct {
 	// read, records (reading what is stored), embed (reading the cache on a
 	// hit), attack, duplicates, cards, write.
 	Stages []Stage
+	// Sampled is the number of items read before --sample drew Items of
+	// them (equal to Items without a sample).
+	Sampled int
 }
 
 // A Stage is the wall time of one stage of an audit.
@@ -125,6 +134,9 @@ const (
 	IndexHTML      = "index.html"
 	ItemsParquet   = "items.parquet"
 	DuplicatesFile = "duplicates.parquet"
+	// RunJSON holds what varies between runs of the same configuration and
+	// so stays out of cards.json: when, where and how long.
+	RunJSON = "run.json"
 )
 
 // Audit runs the attackers of opt.Levels over the items, storing every
@@ -159,6 +171,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
 
 	t0 := time.Now()
+	started := t0
 	rm := newMeter(opt.Progress, int64(len(opt.Items)), "read", "files")
 	items, digests, err := harness.ReadFSDigests(ctx, opt.FS, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot, Benchmarks: opt.Benchmarks, Limit: opt.Limit})
 	if err != nil {
@@ -170,6 +183,11 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if len(items) == 0 {
 		return nil, &harness.ParseError{File: strings.Join(opt.Items, ", "), Err: harness.ErrNoItems}
 	}
+	if opt.Sample < 0 {
+		return nil, fmt.Errorf("sample size %d: want 0 (every item) or more", opt.Sample)
+	}
+	// The reference is checked against every item read: it may answer items
+	// the sample leaves out.
 	var ref map[string]int
 	var matches []*predictions.Report
 	if opt.Reference != "" {
@@ -194,6 +212,8 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		matches = append(matches, rep)
 		models = append(models, metrics.EvaluatedModel{Name: mf.Name, Answers: answers})
 	}
+	read := len(items)
+	items, samples := harness.Sample(items, opt.Sample, opt.Seed)
 
 	emb := opt.Embedder
 	lexical := emb == nil
@@ -201,12 +221,12 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		emb = textembed.NewLexical(0)
 	}
 	cfg := Config{
-		Format: formatVersion, VideoRoot: opt.VideoRoot, Seed: opt.Seed, Embedder: emb.Name(),
-		Attack: acfg, Duplicates: dups.DefaultThreshold, Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
+		Format: formatVersion, VideoRoot: opt.VideoRoot, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
+		Attack: acfg, Duplicates: dups.DefaultThreshold, DuplicateText: "question", Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
 		Benchmarks: opt.Benchmarks, Limit: opt.Limit,
 	}
 	if lexical {
-		cfg.Embedder = "fit-on-run-texts:" + cfg.Embedder
+		cfg.Embedder += " (IDF fitted on each benchmark's own texts)"
 	}
 	if opt.Confirm != nil {
 		cfg.Confirm = opt.Confirm.Name()
@@ -247,8 +267,8 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	removeTemps(opt.Out)
 	removeTemps(filepath.Join(opt.Out, CacheDir))
 
-	a := &audit{opt: opt, items: items, acfg: acfg, workers: workers, models: models,
-		res: &Result{Dir: opt.Out, Items: len(items), Resumed: resumed, Matches: matches}}
+	a := &audit{opt: opt, cfg: cfg, samples: samples, items: items, acfg: acfg, workers: workers, models: models,
+		res: &Result{Dir: opt.Out, Items: len(items), Sampled: read, Resumed: resumed, Matches: matches}}
 	a.attackers = attack.Attackers(acfg)
 	a.stage("read", t0)
 	t0 = time.Now()
@@ -264,11 +284,15 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	a.stage("embed", t0)
 	t0 = time.Now()
 	a.orders = attack.Orders(items, opt.Seed, max(acfg.Orders, 1))
+	a.folds = attack.Folds(items, opt.Seed)
 	if err := a.attack(ctx); err != nil {
 		return nil, err
 	}
 	a.stage("attack", t0)
 	if err := a.finish(ctx, ref); err != nil {
+		return nil, err
+	}
+	if err := a.writeRunJSON(started); err != nil {
 		return nil, err
 	}
 	return a.res, nil
@@ -281,13 +305,16 @@ func (a *audit) stage(name string, since time.Time) {
 // audit is the state of one Audit call.
 type audit struct {
 	opt       Options
+	cfg       Config
+	samples   []harness.SampleInfo
 	items     []*harness.Item
 	acfg      attack.Config
 	workers   int
 	attackers []attack.Attacker
 	orders    [][]int32
+	folds     []int           // attack.Folds: the fold of each item
 	text      *kernels.Matrix // question+options, one row per item
-	question  *kernels.Matrix // question alone; nil when no attacker reads it
+	question  *kernels.Matrix // question alone, one row per item
 	store     *store
 	units     []*unit
 	res       *Result
@@ -355,50 +382,78 @@ func (a *audit) loadRecords() error {
 	return nil
 }
 
-// embed computes (or reads from the cache) the embeddings the attackers and
-// the near-duplicate search need.
-func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool) error {
-	needQ := false
-	for _, at := range a.attackers {
-		needQ = needQ || attack.NeedsQuestion(at)
-	}
+// embed computes (or reads from the cache) the question+options embeddings
+// the pool attackers read and the question embeddings the copy attacker and
+// the near-duplicate search read. The default lexical embedder is fitted on
+// each benchmark's own texts and embeds that benchmark's items only, so that
+// no benchmark's rows (and no figure of its card) depend on which other
+// benchmarks share the run.
+func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical bool) error {
 	texts := make([]string, len(a.items))
+	questions := make([]string, len(a.items))
 	for i, it := range a.items {
 		texts[i] = textembed.ItemText(it)
+		questions[i] = textembed.QuestionText(it)
 	}
-	var questions []string
-	if needQ {
-		questions = make([]string, len(a.items))
+	var fitKey []string // what the fits read: each text with its benchmark
+	if lexical {
+		fitKey = make([]string, len(a.items))
 		for i, it := range a.items {
-			questions[i] = textembed.QuestionText(it)
+			fitKey[i] = it.Benchmark + "\x00" + texts[i]
 		}
-	}
-	var fitTexts []string
-	if fit {
-		fitTexts = texts
 	}
 	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
 	name := emb.Name()
-	tKey, qKey := textKey(name, fitTexts, texts), textKey(name, fitTexts, questions)
+	tKey, qKey := textKey(name, fitKey, texts), textKey(name, fitKey, questions)
 	var err error
 	if a.text, err = cache.load("text", tKey, len(texts), emb.Dim()); err != nil {
 		return err
 	}
-	if needQ {
-		if a.question, err = cache.load("question", qKey, len(questions), emb.Dim()); err != nil {
-			return err
-		}
+	if a.question, err = cache.load("question", qKey, len(questions), emb.Dim()); err != nil {
+		return err
 	}
-	if a.text != nil && (!needQ || a.question != nil) {
+	if a.text != nil && a.question != nil {
 		a.opt.Progress.Note("embeddings read from the cache", "dir", cache.dir, "texts", len(texts)+len(questions))
 		return nil
 	}
-	if fit {
-		emb.(*textembed.Lexical).Fit(texts)
+	// One embedder per group of items: every item for a model, each
+	// benchmark for the lexical embedder.
+	type group struct {
+		emb  textembed.TextEmbedder
+		rows []int
+	}
+	var groups []group
+	if lexical {
+		for _, bl := range textembed.LexicalPerBenchmark(a.items, emb.Dim()) {
+			groups = append(groups, group{bl.Lexical, bl.Items})
+		}
+	} else {
+		all := make([]int, len(a.items))
+		for i := range all {
+			all[i] = i
+		}
+		groups = []group{{emb, all}}
 	}
 	m := newMeter(a.opt.Progress, int64(len(texts)+len(questions)), "embed ", "texts")
+	embedRows := func(src []string) (*kernels.Matrix, error) {
+		out := kernels.NewMatrix(len(src), emb.Dim())
+		for _, g := range groups {
+			sub := make([]string, len(g.rows))
+			for k, i := range g.rows {
+				sub[k] = src[i]
+			}
+			e, err := embedAll(ctx, g.emb, sub, m.add)
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range g.rows {
+				copy(out.Row(i), e.Row(k))
+			}
+		}
+		return out, nil
+	}
 	if a.text == nil {
-		if a.text, err = embedAll(ctx, emb, texts, m.add); err != nil {
+		if a.text, err = embedRows(texts); err != nil {
 			m.exit()
 			return fmt.Errorf("embed item texts: %w", err)
 		}
@@ -408,8 +463,8 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, fit bool)
 	} else {
 		m.add(len(texts))
 	}
-	if needQ && a.question == nil {
-		if a.question, err = embedAll(ctx, emb, questions, m.add); err != nil {
+	if a.question == nil {
+		if a.question, err = embedRows(questions); err != nil {
 			m.exit()
 			return fmt.Errorf("embed questions: %w", err)
 		}
@@ -576,13 +631,16 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		at := a.attackers[u.attacker]
 		order := a.orders[u.variant%len(a.orders)]
 		for p, i := range order {
-			outcomes = append(outcomes, metrics.Outcome{Item: int(i), Attacker: at.Name(), Level: at.Level(), Variant: u.variant, Position: p, Pred: u.preds[i]})
+			outcomes = append(outcomes, metrics.Outcome{Item: int(i), Attacker: at.Name(), Level: at.Level(), Variant: u.variant, Position: p,
+				Scored: attack.Scored(at, a.folds[i], u.variant), Pred: u.preds[i]})
 		}
 	}
 	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
 	t0 := time.Now()
 	dm := newMeter(a.opt.Progress, int64(len(a.items)), "duplicates", "items")
-	dup, err := dups.FindOpt(ctx, a.items, a.text, dups.DefaultThreshold, threads)
+	// Near-duplicates are pairs of items whose questions alone are close
+	// (001: "question cosine >= 0.9, confirmed with MPNet").
+	dup, err := dups.FindOpt(ctx, a.items, a.question, dups.DefaultThreshold, threads)
 	if err != nil {
 		dm.exit()
 		return err
@@ -600,6 +658,13 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	mcfg.Seed = a.opt.Seed
 	mcfg.Threads = threads.Threads
 	cm := newMeter(a.opt.Progress, int64(len(a.items)), "cards", "items")
+	mcfg.Embedder = a.cfg.Embedder
+	for _, si := range a.samples {
+		if mcfg.Samples == nil {
+			mcfg.Samples = map[string]metrics.Sample{}
+		}
+		mcfg.Samples[si.Benchmark] = metrics.Sample{Of: si.Of, Method: si.Method}
+	}
 	cards, err := metrics.Cards(ctx, a.items, outcomes, metrics.Reference(ref), dup, mcfg)
 	if err != nil {
 		cm.exit()
@@ -619,7 +684,11 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	for i, at := range a.attackers {
 		cols[i] = report.Attacker{Name: at.Name(), Level: at.Level()}
 	}
-	rep := &report.Report{Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup}
+	config, err := encodeConfig(&a.cfg)
+	if err != nil {
+		return err
+	}
+	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup}
 	outs := []struct {
 		name  string
 		write func(io.Writer) error
@@ -652,11 +721,11 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 	idx := dups.PairItems(dup, len(a.items))
 	texts := make([]string, len(idx))
 	for j, i := range idx {
-		texts[j] = textembed.ItemText(a.items[i])
+		texts[j] = textembed.QuestionText(a.items[i])
 	}
 	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
 	key := textKey(emb.Name(), nil, texts)
-	m, err := cache.load("confirm", key, len(texts), emb.Dim())
+	m, err := cache.load("confirm-question", key, len(texts), emb.Dim())
 	if err != nil {
 		return nil, err
 	}
@@ -667,7 +736,7 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 			return nil, fmt.Errorf("embed near-duplicate candidates with %s: %w", emb.Name(), err)
 		}
 		meter.finish()
-		if err := cache.store("confirm", key, m); err != nil {
+		if err := cache.store("confirm-question", key, m); err != nil {
 			return nil, err
 		}
 	}
@@ -691,4 +760,52 @@ func removeTemps(dir string) {
 // isTemp reports whether name is a temporary file of writeFileAtomic.
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// runInfo is the content of run.json: what this process did and how long it
+// took. It is rewritten by every run, resumed or not, and is the one output
+// whose bytes differ between two runs of the same configuration.
+type runInfo struct {
+	Vidscreen string         `json:"vidscreen"`
+	Commit    string         `json:"commit"`
+	Started   time.Time      `json:"started"`
+	Host      string         `json:"host"`
+	Workers   int            `json:"workers"`
+	Resumed   bool           `json:"resumed"`
+	Units     int            `json:"units"`
+	Stored    int            `json:"units_stored"`
+	Dropped   int64          `json:"dropped_bytes"`
+	Stages    []stageJSON    `json:"stages"`
+	Attackers []attackerJSON `json:"attackers"`
+}
+
+type stageJSON struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+type attackerJSON struct {
+	Name     string  `json:"name"`
+	Level    string  `json:"level"`
+	Variants int     `json:"variants"`
+	Items    int     `json:"items"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// writeRunJSON writes run.json.
+func (a *audit) writeRunJSON(started time.Time) error {
+	host, _ := os.Hostname()
+	info := runInfo{Vidscreen: harness.Version, Commit: harness.Commit(), Started: started.UTC().Round(time.Second), Host: host,
+		Workers: a.workers, Resumed: a.res.Resumed, Units: a.res.Units, Stored: a.res.UnitsStored, Dropped: a.res.DroppedBytes}
+	for _, s := range a.res.Stages {
+		info.Stages = append(info.Stages, stageJSON{s.Name, s.Time.Seconds()})
+	}
+	for _, t := range a.res.Attackers {
+		info.Attackers = append(info.Attackers, attackerJSON{t.Name, t.Level.String(), t.Variants, t.Items, t.Time.Seconds()})
+	}
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(a.opt.Out, RunJSON), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }

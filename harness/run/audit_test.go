@@ -84,8 +84,8 @@ func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pf.NumRows() != 600 || len(pf.Schema().Columns()) != 6+3*len(one.Attackers) {
-		t.Errorf("items.parquet has %d rows and %d columns, want 600 and %d", pf.NumRows(), len(pf.Schema().Columns()), 6+3*len(one.Attackers))
+	if want := 10 + len(harness.QualityNames()) + 6*len(one.Attackers); pf.NumRows() != 600 || len(pf.Schema().Columns()) != want {
+		t.Errorf("items.parquet has %d rows and %d columns, want 600 and %d", pf.NumRows(), len(pf.Schema().Columns()), want)
 	}
 	f.Close()
 	if one.Resumed || one.UnitsStored != 0 || one.Units == 0 {

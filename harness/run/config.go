@@ -19,7 +19,9 @@ import (
 
 // formatVersion names the layout of a run directory (records, caches,
 // outputs). A run directory written by another layout is refused.
-const formatVersion = "vidscreen-run/1"
+// Version 2: orders are rotating splits, near-duplicates compare questions,
+// the lexical embedder is fitted per benchmark.
+const formatVersion = "vidscreen-run/2"
 
 // An Input is one file the run read, identified by its content so that a run
 // directory refuses to resume over changed inputs (and accepts moved ones).
@@ -38,13 +40,17 @@ type Config struct {
 	Reference *Input  `json:"reference"`
 	VideoRoot string  `json:"video_root"`
 	Seed      uint64  `json:"seed"`
-	Embedder  string  `json:"embedder"`
+	// Sample is the --sample size per benchmark (0: every item).
+	Sample   int    `json:"sample"`
+	Embedder string `json:"embedder"`
 	// Confirm names the embedder that confirms near-duplicate pairs; empty
 	// (and absent from config.json) when none does.
 	Confirm    string        `json:"confirm_embedder,omitempty"`
 	Attack     attack.Config `json:"attack"`
 	Duplicates float32       `json:"duplicate_threshold"`
-	Bootstrap  int           `json:"bootstrap_reps"`
+	// DuplicateText names the text whose embeddings near-duplicates compare.
+	DuplicateText string `json:"duplicate_text"`
+	Bootstrap     int    `json:"bootstrap_reps"`
 	// Benchmarks and Limit pick items from the files (absent from
 	// config.json when every item is audited).
 	Benchmarks []string `json:"benchmarks,omitempty"`

@@ -3,6 +3,9 @@ package run
 import (
 	"bytes"
 	"context"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -26,15 +29,40 @@ func (e countingEmbedder) Embed(ctx context.Context, texts []string) (*kernels.M
 	return e.TextEmbedder.Embed(ctx, texts)
 }
 
-// TestAuditConfirmsPairsWithASecondEmbedder confirms the lexical pairs with
-// a narrower, unfitted lexical embedder (collisions in 32 columns move
-// cosines enough to reject some pairs), then resumes and checks that the
-// confirming embeddings come from the cache.
+// exactEmbedder is the strictest second model: a text's row is a seeded
+// random unit vector drawn from the text itself, so only identical texts
+// have a cosine near 1.
+type exactEmbedder struct{}
+
+func (exactEmbedder) Name() string { return "exact-text-d32" }
+func (exactEmbedder) Dim() int     { return 32 }
+func (exactEmbedder) Embed(_ context.Context, texts []string) (*kernels.Matrix, error) {
+	m := kernels.NewMatrix(len(texts), 32)
+	for i, t := range texts {
+		h := fnv.New64a()
+		h.Write([]byte(t))
+		r := rand.New(rand.NewPCG(h.Sum64(), 1))
+		var norm float64
+		row := m.Row(i)
+		for k := range row {
+			row[k] = float32(r.NormFloat64())
+			norm += float64(row[k]) * float64(row[k])
+		}
+		for k := range row {
+			row[k] /= float32(math.Sqrt(norm))
+		}
+	}
+	return m, nil
+}
+
+// TestAuditConfirmsPairsWithASecondEmbedder confirms the lexical pairs of
+// questions with a second embedder that keeps only verbatim repeats, then
+// resumes and checks that the confirming embeddings come from the cache.
 func TestAuditConfirmsPairsWithASecondEmbedder(t *testing.T) {
-	items := realItems(t, 60)
+	items := realItems(t, 400)
 	out := filepath.Join(t.TempDir(), "run")
 	var n atomic.Int64
-	confirm := countingEmbedder{textembed.NewLexical(32), &n}
+	confirm := countingEmbedder{exactEmbedder{}, &n}
 	res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Workers: 2, Confirm: confirm})
 
 	b, err := os.ReadFile(filepath.Join(out, DuplicatesFile))
@@ -63,13 +91,13 @@ func TestAuditConfirmsPairsWithASecondEmbedder(t *testing.T) {
 	}
 	t.Logf("%d pairs kept, %d removed by confirmation; %d texts embedded a second time", len(rows), removed, n.Load())
 	if removed == 0 {
-		t.Errorf("the 32-column embedder confirmed all %d pairs: the test no longer tests rejection", len(rows))
+		t.Errorf("the exact-text embedder confirmed all %d pairs: the test no longer tests rejection", len(rows))
 	}
 	if n.Load() == 0 || n.Load() >= int64(res.Items) {
 		t.Errorf("the confirming embedder embedded %d texts of %d items; want only the items of candidate pairs", n.Load(), res.Items)
 	}
 	cfg, _ := os.ReadFile(filepath.Join(out, ConfigFile))
-	if !bytes.Contains(cfg, []byte(`"confirm_embedder": "lexical-w12-c34-d32"`)) {
+	if !bytes.Contains(cfg, []byte(`"confirm_embedder": "exact-text-d32"`)) {
 		t.Errorf("config.json does not name the confirming embedder:\n%s", cfg)
 	}
 

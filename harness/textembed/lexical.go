@@ -6,10 +6,12 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -289,4 +291,40 @@ func hash(kind uint64, b []byte) uint64 {
 	h *= 0x94d049bb133111eb
 	h ^= h >> 31
 	return h
+}
+
+// A BenchmarkLexical is the lexical embedder of one benchmark: fitted on its
+// own texts, it embeds its items (Items, indices into the run's items).
+type BenchmarkLexical struct {
+	Benchmark string
+	Lexical   *Lexical
+	Items     []int
+}
+
+// LexicalPerBenchmark fits one Lexical of width dim per benchmark of items,
+// on that benchmark's ItemTexts, and lists them by benchmark name. Fitting
+// per benchmark keeps each benchmark's rows, and every figure computed from
+// them, independent of which other benchmarks share the run.
+func LexicalPerBenchmark(items []*harness.Item, dim int) []BenchmarkLexical {
+	at := map[string]int{}
+	var out []BenchmarkLexical
+	for i, it := range items {
+		k, ok := at[it.Benchmark]
+		if !ok {
+			k = len(out)
+			at[it.Benchmark] = k
+			out = append(out, BenchmarkLexical{Benchmark: it.Benchmark})
+		}
+		out[k].Items = append(out[k].Items, i)
+	}
+	slices.SortFunc(out, func(a, b BenchmarkLexical) int { return strings.Compare(a.Benchmark, b.Benchmark) })
+	for k := range out {
+		fit := make([]string, len(out[k].Items))
+		for j, i := range out[k].Items {
+			fit[j] = ItemText(items[i])
+		}
+		out[k].Lexical = NewLexical(dim)
+		out[k].Lexical.Fit(fit)
+	}
+	return out
 }

@@ -67,21 +67,30 @@ func LoadReal(tb testing.TB, files ...string) []*harness.Item {
 }
 
 // Embed returns the lexical question+options and question embeddings of
-// items, with the IDF fitted on both kinds of text.
+// items as a run computes them: one embedder per benchmark, fitted on that
+// benchmark's question+options texts.
 func Embed(ctx context.Context, items []*harness.Item) (text, question *kernels.Matrix, err error) {
-	texts := make([]string, len(items))
-	questions := make([]string, len(items))
-	for i, it := range items {
-		texts[i] = textembed.ItemText(it)
-		questions[i] = textembed.QuestionText(it)
-	}
-	lex := textembed.NewLexical(textembed.DefaultDim)
-	lex.Fit(append(append([]string(nil), texts...), questions...))
-	if text, err = lex.Embed(ctx, texts); err != nil {
-		return nil, nil, err
-	}
-	if question, err = lex.Embed(ctx, questions); err != nil {
-		return nil, nil, err
+	text = kernels.NewMatrix(len(items), textembed.DefaultDim)
+	question = kernels.NewMatrix(len(items), textembed.DefaultDim)
+	for _, bl := range textembed.LexicalPerBenchmark(items, textembed.DefaultDim) {
+		texts := make([]string, len(bl.Items))
+		questions := make([]string, len(bl.Items))
+		for k, i := range bl.Items {
+			texts[k] = textembed.ItemText(items[i])
+			questions[k] = textembed.QuestionText(items[i])
+		}
+		t, err := bl.Lexical.Embed(ctx, texts)
+		if err != nil {
+			return nil, nil, err
+		}
+		q, err := bl.Lexical.Embed(ctx, questions)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, i := range bl.Items {
+			copy(text.Row(i), t.Row(k))
+			copy(question.Row(i), q.Row(k))
+		}
 	}
 	return text, question, nil
 }
@@ -120,6 +129,7 @@ func RunAttacker(ctx context.Context, a attack.Attacker, cfg attack.Config, item
 	if !attack.NeedsQuestion(a) {
 		question = nil
 	}
+	folds := attack.Folds(items, seed)
 	for v := 0; v < attack.Variants(a, cfg); v++ {
 		s := Stream(items, orders[v], v, seed, text, question)
 		preds, err := a.Attack(ctx, s)
@@ -130,7 +140,8 @@ func RunAttacker(ctx context.Context, a attack.Attacker, cfg attack.Config, item
 			return nil, fmt.Errorf("%s, order %d: %d predictions for %d items", a.Name(), v, len(preds), len(items))
 		}
 		for p, pr := range preds {
-			out = append(out, metrics.Outcome{Item: int(orders[v][p]), Attacker: a.Name(), Level: a.Level(), Variant: v, Position: p, Pred: pr})
+			i := int(orders[v][p])
+			out = append(out, metrics.Outcome{Item: i, Attacker: a.Name(), Level: a.Level(), Variant: v, Position: p, Scored: attack.Scored(a, folds[i], v), Pred: pr})
 		}
 	}
 	return out, nil

@@ -1,0 +1,168 @@
+package metrics_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/metrics"
+)
+
+// oneBenchmark returns n two-option items of benchmark "A" (gold 0), the
+// first half of task "a" and the rest of task "b".
+func oneBenchmark(n int) []*harness.Item {
+	items := make([]*harness.Item, n)
+	for i := range items {
+		task := "a"
+		if i >= n/2 {
+			task = "b"
+		}
+		items[i] = &harness.Item{ID: fmt.Sprint(i), Benchmark: "A", Video: fmt.Sprint("v", i), Question: "q", Options: []string{"x", "y"}, Task: task}
+	}
+	return items
+}
+
+// scoredOnce gives attacker name (at level) one order in which every item is
+// scored, answered right exactly when right(i).
+func scoredOnce(items []*harness.Item, name string, level harness.Level, right func(i int) bool) []metrics.Outcome {
+	out := make([]metrics.Outcome, len(items))
+	for i, it := range items {
+		c := it.Answer
+		if !right(i) {
+			c = 1 - c
+		}
+		out[i] = metrics.Outcome{Item: i, Attacker: name, Level: level, Position: i, Scored: true, Pred: pred(len(it.Options), c)}
+	}
+	return out
+}
+
+func cardOf(t *testing.T, items []*harness.Item, outcomes []metrics.Outcome, ref metrics.Reference, cfg metrics.Config) metrics.Card {
+	t.Helper()
+	cards, err := metrics.Cards(context.Background(), items, outcomes, ref, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cards) != 1 {
+		t.Fatalf("%d cards", len(cards))
+	}
+	return cards[0]
+}
+
+// TestSignificanceUsesTheSameNEverywhere: with five rotating orders every
+// item is scored once, so a prequential attacker's n is the card's n and its
+// flag follows the card's threshold. Scoring one order's last 20% (n = 60
+// here) called a +6% margin not significant under a 5.8% card threshold.
+func TestSignificanceUsesTheSameNEverywhere(t *testing.T) {
+	items := make([]*harness.Item, 300)
+	for i := range items {
+		items[i] = &harness.Item{ID: fmt.Sprint(i), Benchmark: "A", Video: "v", Question: "q", Options: []string{"a", "b", "c", "d"}}
+	}
+	ac := attack.DefaultConfig()
+	cfg := metrics.DefaultConfig(ac)
+	var art attack.Attacker
+	for _, a := range attack.Attackers(ac) {
+		if a.Name() == "option-artifact" {
+			art = a
+		}
+	}
+	folds := attack.Folds(items, 1)
+	var outcomes []metrics.Outcome
+	for v, order := range attack.Orders(items, 1, ac.Orders) {
+		for p, i := range order {
+			c := 1 // wrong, except on 31% of the items
+			if int(i)%100 < 31 {
+				c = 0
+			}
+			outcomes = append(outcomes, metrics.Outcome{Item: int(i), Attacker: art.Name(), Level: art.Level(), Variant: v, Position: p,
+				Scored: attack.Scored(art, folds[i], v), Pred: pred(4, c)})
+		}
+	}
+	c := cardOf(t, items, outcomes, nil, cfg)
+	r := c.Attackers[0]
+	if r.N != c.N || !near(r.Accuracy, 0.31) || !near(r.Margin, 0.06) {
+		t.Fatalf("option-artifact n %d accuracy %v margin %v; want n %d (the card's), 0.31, +0.06", r.N, r.Accuracy, r.Margin, c.N)
+	}
+	if !r.Significant || !c.Levels.Option.Significant || r.Margin < c.Significance {
+		t.Errorf("margin %+.3f against the card's threshold %.3f: attacker significant %v, level significant %v",
+			r.Margin, c.Significance, r.Significant, c.Levels.Option.Significant)
+	}
+}
+
+// TestVideoDependenceIsSStarMinusTheTextLevel: m = s* - (c + eps_text), with
+// eps_text the running maximum up to the text level, never the blind reader
+// alone; without the text level the card says why m is missing.
+func TestVideoDependenceIsSStarMinusTheTextLevel(t *testing.T) {
+	items := oneBenchmark(100)
+	ref := metrics.Reference{}
+	for i, it := range items {
+		p := it.Answer
+		if i >= 90 {
+			p = 1 - p
+		}
+		ref[it.Key()] = p
+	}
+	var outcomes []metrics.Outcome
+	outcomes = append(outcomes, scoredOnce(items, "fixed-position", harness.LevelOption, func(i int) bool { return i < 70 })...)
+	outcomes = append(outcomes, scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 60 })...)
+	c := cardOf(t, items, outcomes, ref, metrics.DefaultConfig(attack.DefaultConfig()))
+	// s* 0.9, c 0.5, eps_text = max(0.2 option, 0.1 text) = 0.2.
+	if c.VideoDependence == nil || !near(*c.VideoDependence, 0.2) {
+		t.Errorf("video dependence %v, want 0.9 - 0.5 - 0.2 = 0.2", c.VideoDependence)
+	}
+	ac := attack.DefaultConfig()
+	ac.Levels = []harness.Level{harness.LevelOption, harness.LevelPool}
+	c = cardOf(t, items, outcomes[:100], ref, metrics.DefaultConfig(ac))
+	if c.VideoDependence != nil || c.Unavailable["video_dependence"] != "needs the text level" {
+		t.Errorf("without the text level: video dependence %v, unavailable %v", c.VideoDependence, c.Unavailable)
+	}
+}
+
+// TestCardALCIsTheStrongestPoolAttackers: the card's ALC and learning curve
+// are those of the pool attacker with the largest margin (001), not of the
+// regression whatever it scores.
+func TestCardALCIsTheStrongestPoolAttackers(t *testing.T) {
+	items := oneBenchmark(100)
+	var outcomes []metrics.Outcome
+	outcomes = append(outcomes, scoredOnce(items, "copy", harness.LevelPool, func(i int) bool { return i%10 < 8 })...)
+	outcomes = append(outcomes, scoredOnce(items, "regression", harness.LevelPool, func(i int) bool { return i%10 < 6 })...)
+	c := cardOf(t, items, outcomes, nil, metrics.DefaultConfig(attack.DefaultConfig()))
+	var cp metrics.AttackerResult
+	for _, r := range c.Attackers {
+		if r.Name == "copy" {
+			cp = r
+		}
+	}
+	if c.ALCAttacker != "copy" || c.ALC == nil || cp.ALC == nil || *c.ALC != *cp.ALC || !near(*c.ALC, 0.6) {
+		t.Errorf("card ALC %v of %q; want copy's %v (0.6)", c.ALC, c.ALCAttacker, cp.ALC)
+	}
+}
+
+// TestCardBreaksDownByTaskAndCountsCoverageAndQuality covers the per-task
+// breakdown, the reference's coverage and the data-quality counts.
+func TestCardBreaksDownByTaskAndCountsCoverageAndQuality(t *testing.T) {
+	items := oneBenchmark(100)
+	items[3].Quality = harness.EmptyOption
+	items[4].Quality = harness.EmptyOption | harness.MetaOption
+	outcomes := scoredOnce(items, "fixed-position", harness.LevelOption, func(i int) bool { return i < 50 })
+	ref := metrics.Reference{}
+	for _, it := range items[:40] {
+		ref[it.Key()] = it.Answer
+	}
+	c := cardOf(t, items, outcomes, ref, metrics.DefaultConfig(attack.DefaultConfig()))
+	if len(c.Tasks) != 2 || c.Tasks[0].Name != "a" || c.Tasks[0].N != 50 || !near(c.Tasks[0].Levels.Option.Eps, 0.5) ||
+		c.Tasks[1].Name != "b" || !near(c.Tasks[1].Levels.Option.Eps, -0.5) || !c.Tasks[0].Levels.Option.Significant {
+		t.Errorf("tasks %+v", c.Tasks)
+	}
+	if c.Groups != nil {
+		t.Errorf("groups %+v, want none: every item has the same (empty) group", c.Groups)
+	}
+	if c.ReferenceCoverage == nil || !near(*c.ReferenceCoverage, 0.4) || !c.ReferencePartial || c.ReferenceN != 40 {
+		t.Errorf("reference coverage %v partial %v n %d, want 0.4, true, 40", c.ReferenceCoverage, c.ReferencePartial, c.ReferenceN)
+	}
+	if want := map[string]int{"empty_option": 2, "meta_option": 1}; !maps.Equal(c.DataQuality, want) {
+		t.Errorf("data quality %v, want %v", c.DataQuality, want)
+	}
+}
