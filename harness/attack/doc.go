@@ -9,7 +9,9 @@
 //	pool level    position-prior   L0: gold position by question type positionprior.go
 //	              copy             L1: nearest earlier question >= 0.9 copy.go
 //	              siblings         L2: learned rules over same-video  siblings.go
-//	                               and same-question items
+//	                               items
+//	              same-question    learned prior over same-question   samequestion.go
+//	                               items of other videos
 //	              knn-vote         L3: vote of the 8 nearest earlier  knn.go
 //	              regression       online logistic regression on      regression.go
 //	                               question+options embeddings

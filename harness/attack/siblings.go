@@ -12,20 +12,18 @@ import (
 // siblings is L2-rule (Video-Index appendix, tables 14-15: "L2-rule ... use
 // sibling items of the same video through rules"). Instead of fixed rules it
 // learns, prequentially within each benchmark, a conditional logit over what
-// the already-answered items say about each option of this one:
-//   - items of the same video: does this option equal the gold of a sibling
-//     asking the same question, or a different one, or the gold of the most
-//     similarly worded sibling; is it a sibling's distractor; is its
-//     position a sibling's gold position;
-//   - items of other videos asking the same question: how often this option
-//     was their gold, or their distractor.
+// the already-answered items of the same video say about each option of this
+// one: does this option equal the gold of a sibling asking the same
+// question, or a different one, or the gold of the most similarly worded
+// sibling; is it a sibling's distractor; is its position a sibling's gold
+// position. Items of other videos are not siblings: what same-question items
+// of other videos say is the sameQuestion attacker's.
 //
 // The learner finds the sign of each rule per benchmark: VideoHallucer pairs
 // a basic question whose answer is "yes" with a hallucinated one whose answer
-// is "no" on the same video (or the same question on a twin video), so
-// "equals a sibling's gold" weighs against an option there, while reused
-// answers weigh for it elsewhere. An item with no sibling and no earlier
-// same-question item has nothing to go on: it abstains and is not learned.
+// is "no" on the same video, so "equals a sibling's gold" weighs against an
+// option there, while reused answers weigh for it elsewhere. An item with no
+// earlier sibling has nothing to go on: it abstains and is not learned.
 type siblings struct{ cfg Config }
 
 func (*siblings) Name() string         { return "siblings" }
@@ -41,9 +39,6 @@ const (
 	sibNearestGold
 	sibNearestDistractor
 	sibPosition
-	sibOtherGold
-	sibOtherDistractor
-	sibOtherGoldShare
 	numSiblingFeatures
 )
 
@@ -56,6 +51,18 @@ type seenItem struct {
 }
 
 func (a *siblings) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
+	return learnFromEarlier(ctx, s, a.Name(), a.cfg, numSiblingFeatures, func(cur *seenItem, byVideo, _ map[string][]*seenItem) ([][]float32, bool) {
+		return siblingFeatures(cur, byVideo[cur.video])
+	})
+}
+
+// learnFromEarlier runs a prequential conditional logit, within each
+// benchmark, over per-option features that features computes for an item
+// from the items answered before it (indexed by video and by normalised
+// question). An item for which features reports nothing to go on abstains
+// and is not learned.
+func learnFromEarlier(ctx context.Context, s *Stream, name string, cfg Config, numFeatures int,
+	features func(cur *seenItem, byVideo, byQuestion map[string][]*seenItem) ([][]float32, bool)) ([]Prediction, error) {
 	out := make([]Prediction, len(s.Items))
 	for _, store := range benchmarkStores(s) {
 		if err := ctx.Err(); err != nil {
@@ -79,7 +86,7 @@ func (a *siblings) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 			for _, o := range it.Options {
 				cur.options = append(cur.options, normText(o))
 			}
-			f, ok := siblingFeatures(cur, byVideo[it.Video], byQuestion[cur.question])
+			f, ok := features(cur, byVideo, byQuestion)
 			if ok {
 				rows = append(rows, f...)
 				off = append(off, off[len(off)-1]+int32(len(f)))
@@ -90,18 +97,18 @@ func (a *siblings) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 			byQuestion[cur.question] = append(byQuestion[cur.question], cur)
 		}
 		for _, i := range store {
-			out[i] = abstain(s.Seed, a.Name(), s.Items[i])
+			out[i] = abstain(s.Seed, name, s.Items[i])
 		}
 		if len(learned) == 0 {
 			continue
 		}
-		feats := kernels.NewMatrix(len(rows), numSiblingFeatures)
+		feats := kernels.NewMatrix(len(rows), numFeatures)
 		for r, f := range rows {
 			copy(feats.Row(r), f)
 		}
-		lp, err := kernels.PrequentialChoice(ctx, feats, off, y, a.cfg.ChoiceSGD.kernel())
+		lp, err := kernels.PrequentialChoice(ctx, feats, off, y, cfg.ChoiceSGD.kernel())
 		if err != nil {
-			return nil, fmt.Errorf("siblings: %w", err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		for m, k := range learned {
 			it := s.Items[store[k]]
@@ -109,23 +116,16 @@ func (a *siblings) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 				continue // the learner has seen nothing yet: keep the abstention
 			}
 			sc := append([]float64(nil), lp[off[m]:off[m+1]]...)
-			out[store[k]] = decide(sc, s.Seed, a.Name(), it)
+			out[store[k]] = decide(sc, s.Seed, name, it)
 		}
 	}
 	return out, nil
 }
 
 // siblingFeatures returns one feature row per option of cur from its earlier
-// same-video siblings and earlier same-question items, and whether there was
-// any such item.
-func siblingFeatures(cur *seenItem, video, question []*seenItem) ([][]float32, bool) {
-	var others []*seenItem
-	for _, q := range question {
-		if q.video != cur.video {
-			others = append(others, q)
-		}
-	}
-	if len(video) == 0 && len(others) == 0 {
+// same-video siblings, and whether there was any.
+func siblingFeatures(cur *seenItem, video []*seenItem) ([][]float32, bool) {
+	if len(video) == 0 {
 		return nil, false
 	}
 	var nearest *seenItem
@@ -159,25 +159,12 @@ func siblingFeatures(cur *seenItem, video, question []*seenItem) ([][]float32, b
 		f[sibSameQDistractor] = float32(math.Log1p(sameDis))
 		f[sibGold] = float32(math.Log1p(gold))
 		f[sibDistractor] = float32(math.Log1p(dis))
-		if len(video) > 0 {
-			f[sibGoldShare] = float32((sameGold + gold) / float64(len(video)))
-			f[sibPosition] = float32(pos / float64(len(video)))
-		}
+		f[sibGoldShare] = float32((sameGold + gold) / float64(len(video)))
+		f[sibPosition] = float32(pos / float64(len(video)))
 		if nearest != nil {
 			g, d := goldOrDistractor(nearest, o)
 			f[sibNearestGold] = float32(g * nearestSim)
 			f[sibNearestDistractor] = float32(d * nearestSim)
-		}
-		var og, od float64
-		for _, q := range others {
-			g, d := goldOrDistractor(q, o)
-			og += g
-			od += d
-		}
-		f[sibOtherGold] = float32(math.Log1p(og))
-		f[sibOtherDistractor] = float32(math.Log1p(od))
-		if len(others) > 0 {
-			f[sibOtherGoldShare] = float32(og / float64(len(others)))
 		}
 		rows[j] = f
 	}
