@@ -240,7 +240,7 @@ func TestAttackerSetFollowsLevels(t *testing.T) {
 		names = append(names, fmt.Sprintf("%s:%s:%d", a.Level(), a.Name(), attack.Variants(a, cfg)))
 	}
 	want := []string{"option:fixed-position:5", "option:option-artifact:5", "text:question-match:1",
-		"pool:position-prior:5", "pool:copy:5", "pool:siblings:5", "pool:same-question:5", "pool:knn-vote:5", "pool:regression:5"}
+		"pool:position-prior:5", "pool:copy:5", "pool:siblings:5", "pool:knn-vote:5", "pool:regression:5"}
 	if !slices.Equal(names, want) {
 		t.Errorf("attackers %v, want %v", names, want)
 	}

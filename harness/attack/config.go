@@ -94,7 +94,6 @@ func Attackers(cfg Config) []Attacker {
 			&positionPrior{},
 			&copyAttacker{cfg: cfg, cache: cache},
 			&siblings{cfg: cfg},
-			&sameQuestion{cfg: cfg},
 			&knnVote{cfg: cfg, cache: cache},
 			&regression{cfg: cfg},
 		)

@@ -10,8 +10,6 @@
 //	              copy             L1: nearest earlier question >= 0.9 copy.go
 //	              siblings         L2: learned rules over same-video  siblings.go
 //	                               items
-//	              same-question    learned prior over same-question   samequestion.go
-//	                               items of other videos
 //	              knn-vote         L3: vote of the 8 nearest earlier  knn.go
 //	              regression       online logistic regression on      regression.go
 //	                               question+options embeddings

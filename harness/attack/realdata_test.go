@@ -86,69 +86,50 @@ func TestSocialIQLongestOptionIsAnOptionLevelShortcut(t *testing.T) {
 	}
 }
 
-// TestVideoHallucerPairsFallToThePoolAttackers: once one item of a
-// basic/hallucinated pair is in the pool, the other almost always falls: to
-// the sibling attacker when the pair shares a video, to the same-question
-// attacker when it asks the same question of a twin video.
-func TestVideoHallucerPairsFallToThePoolAttackers(t *testing.T) {
+// TestVideoHallucerPairsFallToTheSiblingAttacker: once one item of a
+// basic/hallucinated pair on the same video is in the pool, the sibling
+// attacker answers the other almost always. Pairs that ask the same question
+// of a twin video are not siblings (L2 reads the same video only).
+func TestVideoHallucerPairsFallToTheSiblingAttacker(t *testing.T) {
 	items := attacktest.LoadReal(t, "videohallucer.jsonl")
 	text, question := embedOrFail(t, items)
 	cfg := attack.DefaultConfig()
 	orders := attack.Orders(items, 1, cfg.Orders)
 	// The pair of "object_relation/0003/basic" is ".../hallucination".
 	pair := func(it *harness.Item) string { return it.ID[:strings.LastIndex(it.ID, "/")] }
-	type tally struct{ ok, n float64 }
-	var sameVideo, twinVideo tally
+	var ok, n float64
 	for v, order := range orders {
 		s := attacktest.Stream(items, order, v, 1, text, question)
-		sib, err := attackerNamed(t, "siblings").Attack(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sq, err := attackerNamed(t, "same-question").Attack(context.Background(), s)
+		got, err := attackerNamed(t, "siblings").Attack(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		seen := map[string]*harness.Item{}
 		for p, it := range s.Items {
-			// Count items whose other half was answered earlier, once the
-			// learners have had a fifth of the order to find the rules' sign.
-			if other := seen[pair(it)]; other != nil && p >= len(s.Items)/5 {
-				switch {
-				case other.Video == it.Video:
-					sameVideo.n++
-					if sib[p].Choice == it.Answer {
-						sameVideo.ok++
-					}
-				case normQ(other.Question) == normQ(it.Question):
-					twinVideo.n++
-					if sq[p].Choice == it.Answer {
-						twinVideo.ok++
-					}
+			// Count items whose same-video other half was answered earlier,
+			// once the learner has had a fifth of the order to find the
+			// rule's sign.
+			if other := seen[pair(it)]; other != nil && other.Video == it.Video && p >= len(s.Items)/5 {
+				n++
+				if got[p].Choice == it.Answer {
+					ok++
 				}
 			}
 			seen[pair(it)] = it
 		}
 	}
-	t.Logf("VideoHallucer: siblings answer %.3f of %d items whose same-video pair was answered earlier; same-question %.3f of %d whose twin-video pair was (over %d orders)",
-		sameVideo.ok/sameVideo.n, int(sameVideo.n), twinVideo.ok/twinVideo.n, int(twinVideo.n), len(orders))
-	if acc := sameVideo.ok / sameVideo.n; acc < 0.95 {
-		t.Errorf("siblings accuracy %.3f on items with an answered same-video pair, want >= 0.95", acc)
+	acc := ok / n
+	t.Logf("VideoHallucer: siblings answer %.3f of %d items (over %d orders) whose same-video pair was answered earlier", acc, int(n), len(orders))
+	if acc < 0.95 {
+		t.Errorf("accuracy %.3f on items with an answered same-video pair, want >= 0.95", acc)
 	}
-	if twinVideo.n > 0 && twinVideo.ok/twinVideo.n < 0.8 {
-		t.Errorf("same-question accuracy %.3f on items with an answered twin-video pair, want >= 0.8", twinVideo.ok/twinVideo.n)
-	}
-	c := runOn(t, items, "siblings", "same-question")[0]
-	for _, name := range []string{"siblings", "same-question"} {
-		r := result(t, c, name)
-		t.Logf("%s final stage: accuracy %.3f, margin %+.3f", name, r.Accuracy, r.Margin)
-	}
-	if l := c.Levels.Pool; l == nil || l.Eps < 0.3 || !l.Significant {
-		t.Errorf("pool level %+v, want a significant margin of at least 0.3", l)
+	c := runOn(t, items, "siblings")[0]
+	r := result(t, c, "siblings")
+	t.Logf("siblings final stage: accuracy %.3f, margin %+.3f", r.Accuracy, r.Margin)
+	if r.Margin < 0.3 || !r.Significant {
+		t.Errorf("siblings margin %+.3f, want a significant margin of at least 0.3", r.Margin)
 	}
 }
-
-func normQ(q string) string { return strings.ToLower(strings.TrimSpace(q)) }
 
 // TestSTARTemplatedQuestionsAreAPoolShortcut: STAR's questions come from
 // templates and repeat across video segments, so answers of earlier items

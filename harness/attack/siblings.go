@@ -16,8 +16,8 @@ import (
 // one: does this option equal the gold of a sibling asking the same
 // question, or a different one, or the gold of the most similarly worded
 // sibling; is it a sibling's distractor; is its position a sibling's gold
-// position. Items of other videos are not siblings: what same-question items
-// of other videos say is the sameQuestion attacker's.
+// position. Items of other videos are not siblings (Video-Index, L2: "sibling
+// items of the same video"), even when they ask the same question.
 //
 // The learner finds the sign of each rule per benchmark: VideoHallucer pairs
 // a basic question whose answer is "yes" with a hallucinated one whose answer
