@@ -19,8 +19,9 @@
 // other items (Prequential) answers the item at position i from the gold
 // answers of positions before i only, and within the item's own benchmark
 // only (the within-pool store of Video-Index, appendix tables 14-15); it runs
-// on Config.Orders orders (Variants), and metrics scores it on the final 20%
-// of each. The lexical matcher learns nothing and runs once. An attacker with
+// on Config.Orders orders (Variants), the rotating splits of Orders, and
+// metrics scores it on the fold each order puts last (Scored), so that over
+// five orders every item is scored exactly once. The lexical matcher learns nothing and runs once. An attacker with
 // nothing to go on returns a seeded guess flagged as an abstention.
 //
 // Every attacker is deterministic: the same items, embeddings and seed give

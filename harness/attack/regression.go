@@ -14,8 +14,9 @@ import (
 // question+options embeddings, each item answered by the model of the items
 // before it in the benchmark's store, then learned (DESIGN.md: alpha 1e-4,
 // eta 0.03, averaged weights, standardised features divided by sqrt(dim),
-// one-hot of the option count). It runs on several orders; its margin is read
-// on the last 20% of positions and its learning curve over all of them.
+// one-hot of the option count). It runs on the rotating splits; its margin is
+// read on the fold each order puts last (the final fifth) and its learning
+// curve over all positions.
 type regression struct{ cfg Config }
 
 func (*regression) Name() string         { return "regression" }
