@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"encoding/json"
-
 	"github.com/vidscreen/vidscreen/harness"
 )
 
@@ -65,23 +63,14 @@ func WithModels(cards []Card, items []*harness.Item, models []EvaluatedModel) {
 }
 
 // topEps is the exploitability at the highest level the card holds. Levels
-// nest and eps is their running maximum, so it is the largest eps of any
-// level; it is read through the card's JSON so that it covers every level
-// the card has.
+// nest and eps is their running maximum, so it is the eps of the highest
+// level that ran.
 func topEps(l Levels) (float64, bool) {
-	b, err := json.Marshal(l)
-	if err != nil {
-		return 0, false
-	}
-	var m map[string]*LevelResult
-	if json.Unmarshal(b, &m) != nil {
-		return 0, false
-	}
-	best, ok := 0.0, false
-	for _, lr := range m {
-		if lr != nil && (!ok || lr.Eps > best) {
-			best, ok = lr.Eps, true
+	all := harness.Levels()
+	for k := len(all) - 1; k >= 0; k-- {
+		if lr := l.At(all[k]); lr != nil {
+			return lr.Eps, true
 		}
 	}
-	return best, ok
+	return 0, false
 }
