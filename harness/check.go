@@ -49,7 +49,7 @@ func (it *Item) check(videoRoot string) (field string, err error) {
 	if it.End != nil && it.Start != nil && *it.End < *it.Start {
 		return "end", fieldError(ErrBadValue, "end %g before start %g", *it.End, *it.Start)
 	}
-	if it.VideoPath != "" {
+	if it.VideoPath != "" && videoRoot != "" {
 		if err := checkVideoPath(it.VideoPath, videoRoot); err != nil {
 			return "video_path", err
 		}

@@ -20,8 +20,11 @@ import (
 // Every item is validated as it is read; the first bad one stops the reader
 // with a *ParseError naming the file, line and field.
 type JSONLReader struct {
-	// VideoRoot is the directory video_path fields are relative to; a
-	// video_path that would leave it is refused. Set before the first Read.
+	// VideoRoot, when set, is the directory video_path fields are relative
+	// to, and a video_path that would leave it is refused as bad input. An
+	// audit leaves it empty and resolves each item's video with ResolveVideo
+	// instead, so that a bad path fails that item alone. Set before the
+	// first Read.
 	VideoRoot string
 
 	name string

@@ -84,6 +84,7 @@ func TestJSONLReaderRefusesBadItems(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := good + "\n" + tt.line + "\n" + good + "\n"
 			r := NewJSONLReader(strings.NewReader(in), "f.jsonl")
+			r.VideoRoot = "videos" // video_path is checked only against a root
 			if _, err := r.Read(); err != nil {
 				t.Fatalf("first line: %v", err)
 			}

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -17,15 +19,13 @@ import (
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	runs "github.com/vidscreen/vidscreen/harness/run"
-	"github.com/vidscreen/vidscreen/harness/textembed"
-	"github.com/vidscreen/vidscreen/models"
 )
 
 func newAuditCommand() *command {
 	return &command{
 		name:  "audit",
 		short: "run the attackers on benchmark items and write report cards",
-		usage: "[--items FILE ...] --out DIR [flags]",
+		usage: "[--items FILE ...] --out DIR [--videos ROOT --models DIR] [flags]",
 		long: `Audit answers every item of the given benchmarks with attackers that never see the
 video (option, text and pool levels of the attack pyramid), finds near-duplicate questions
 within and across benchmarks, and writes per benchmark a report card: chance, each
@@ -61,8 +61,31 @@ or above the threshold too. duplicates.parquet then carries
 both similarities, and each card counts the pairs confirmation removed. config.json names
 the models with a hash of their files, so resuming with other models is refused.
 
-Progress goes to stderr: on a terminal a bar per stage (read, embed, attack, duplicates,
-cards, write) with count, rate and ETA; anywhere else (a pipe, tee, nohup, a batch
+With --videos ROOT and --models DIR the frame and order levels run too (the default levels
+become all five): each item's video (video_path, else video, with a common extension
+added when it has none) is resolved under ROOT, each video is decoded once with FFmpeg
+at the frame times every attacker needs (the centre frame, about one frame per second,
+32 uniform frames of the item's clip), the frames go through image_text's image tower
+in batches and, for the 32 uniform frames, the captioner; their features are cached in
+DIR/cache by a hash of the video's bytes, the frame plan and the models' files, so a
+second or resumed run decodes nothing already cached. The attackers: centre-frame and
+centre-frame-qa (the centre frame against each option, or question + option, zero-shot
+by image_text), captions-match (the 32 captions against each option by text_embed) at
+the frame level; bag-of-frames-mean and bag-of-frames-max (Video-Oasis: the 32 frames
+of the ~1 fps set most similar to the question, option scored by the mean or the max
+of its similarity to them) at the order level. An attacker whose role is missing from
+the models directory is skipped with a line naming the role. A video that is missing,
+outside ROOT (.., an absolute path elsewhere, a symbolic link leaving it), corrupt or
+past --video-timeout fails only its items: the frame and order attackers abstain on
+them and each card counts them by reason under failures. With an lm_reader role the
+options-only, blind and (with a captioner) captions readers run too, scored on the
+option letters. Each card's effective_size is the Vendi score of the frames x question
+kernel on 200-item draws. DIR/stages.json records the
+measured rate of each stage of the last process (decode videos/s and frames/s,
+inference frames/s, attack items/s).
+
+Progress goes to stderr: on a terminal a bar per stage (read, embed, features, decode,
+inference, caption, attack, duplicates, cards, write) with count, rate and ETA; anywhere else (a pipe, tee, nohup, a batch
 scheduler's log) log lines in the --log-format, one when each stage starts and ends and one
 every few seconds while it runs (stage, done, total, rate, eta_s). A resumed run first says
 what it found stored and what is left. --quiet silences both. At the end a summary table of
@@ -74,15 +97,18 @@ usage or bad input (the error names the file, line and field).`,
 			limit := fs.Int("limit", 0, "audit only the first `N` items of each benchmark, in reading order (0: all)")
 			benchmarks := fs.String("benchmarks", "", "audit only the items of these comma-separated benchmark `NAMES` (as in the items' benchmark field)")
 			out := fs.String("out", "", "write the run to directory `DIR` (created if missing; required)")
-			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool)")
+			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool, frame, order); all five by default when --videos and --models are given")
 			ref := fs.String("reference", "", "read a reference model's answers from `FILE` to report s*, the breaking level, video dependence and residual: JSONL {\"id\", \"benchmark\", \"pred\"} (pred a 0-based option index or the reply), a VLMEvalKit result table (.xlsx, .tsv, .csv) or an lmms-eval samples_*.jsonl")
 			var preds stringList
 			fs.Var(&preds, "predictions", "report the residual s - c - eps of an evaluated model whose answers `NAME=FILE` holds (any layout --reference reads); repeat for several models")
 			seed := fs.Uint64("seed", 1, "seed the prequential item orders, the attackers' guesses and the bootstrap with `N`")
 			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
-			videoRoot := fs.String("video-root", "", "resolve the items' video_path fields under `DIR`; a video_path that leaves it is bad input")
-			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder")
-			device := fs.String("device", "cpu", "run the --models encoders on `DEVICE`: cpu, cuda or cuda:N")
+			var videoRoot string
+			fs.StringVar(&videoRoot, "videos", "", "resolve each item's video (video_path, else video) under `ROOT` and run the frame and order levels; a video outside ROOT fails its items")
+			fs.StringVar(&videoRoot, "video-root", "", "the same as --videos `ROOT`")
+			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder; with --videos, run its image_text and captioner models on the frames")
+			device := fs.String("device", "cpu", "run the --models models (and, with cuda, the video decoders' NVDEC) on `DEVICE`: cpu, cuda or cuda:N")
+			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
 			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300); 0 audits every item")
@@ -99,9 +125,25 @@ usage or bad input (the error names the file, line and field).`,
 				if *sample < 0 {
 					return &usageError{"--sample must be 0 (every item) or more"}
 				}
-				lv, err := parseLevels(*levels)
+				levelsSet := false
+				fs.Visit(func(f *flag.Flag) { levelsSet = levelsSet || f.Name == "levels" })
+				spec := *levels
+				if !levelsSet && videoRoot != "" && *modelsDir != "" {
+					spec = "option,text,pool,frame,order"
+				}
+				lv, err := parseLevels(spec)
 				if err != nil {
 					return &usageError{err.Error()}
+				}
+				video := slices.Contains(lv, harness.LevelFrame) || slices.Contains(lv, harness.LevelOrder)
+				if video && (videoRoot == "" || *modelsDir == "") {
+					return &usageError{"--levels frame and order need --videos ROOT and --models DIR"}
+				}
+				if videoRoot != "" && !video {
+					return &usageError{"--videos is read only by the frame and order levels; add them to --levels"}
+				}
+				if *videoTimeout < 0 {
+					return &usageError{"--video-timeout must be 0 or more"}
 				}
 				if *limit < 0 {
 					return &usageError{"--limit must be 0 or more"}
@@ -110,7 +152,7 @@ usage or bad input (the error names the file, line and field).`,
 				if err != nil {
 					return err
 				}
-				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: *videoRoot,
+				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot,
 					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
@@ -125,14 +167,27 @@ usage or bad input (the error names the file, line and field).`,
 				defer rep.Close()
 				opt.Progress = rep
 				if *modelsDir != "" {
-					ms, err := openAuditModels(*modelsDir, *device, env)
+					ms, err := openAuditModels(*modelsDir, *device, video, env)
 					if err != nil {
 						return err
 					}
 					defer ms.Close()
-					opt.Embedder = ms.Embed
-					if ms.Confirm != nil {
-						opt.Confirm = ms.Confirm
+					if ms.reader != nil {
+						opt.Reader, opt.ReaderName = ms.reader, ms.readerName
+					}
+					if ms.text != nil {
+						opt.Embedder = ms.text.Embed
+						if ms.text.Confirm != nil {
+							opt.Confirm = ms.text.Confirm
+						}
+					}
+					if video {
+						if ms.video == nil {
+							return fmt.Errorf("%w: --models %s has no image_text role, which the frame and order levels need", errBadInput, *modelsDir)
+						}
+						opt.Video = ms.video
+						opt.Video.Decode.Workers = *workers
+						opt.Video.Decode.Options.Timeout = *videoTimeout
 					}
 				} else if *device != "cpu" {
 					return &usageError{"--device needs --models: without models the audit runs no neural network"}
@@ -163,32 +218,6 @@ func newReporter(w io.Writer, format string, quiet bool) (*progress.Reporter, er
 	}
 	f, ok := w.(*os.File)
 	return progress.New(w, progress.Options{Terminal: ok && term.IsTerminal(int(f.Fd())), Format: format})
-}
-
-// openAuditModels opens the text encoders of a models directory on one
-// device. A missing or malformed manifest, role or file is bad input; a
-// missing ONNX Runtime is a failure of the run.
-func openAuditModels(dir, device string, env *environment) (*textembed.Models, error) {
-	devs, err := models.ParseDevices(device)
-	if err != nil {
-		return nil, &usageError{"--device: " + err.Error()}
-	}
-	if len(devs) != 1 {
-		return nil, &usageError{fmt.Sprintf("--device %s: audit embeds on one device; name one (cpu, cuda or cuda:N)", device)}
-	}
-	m, err := models.LoadManifest(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
-	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: device, Log: env.stderr, Getenv: env.getenv})
-	if err != nil {
-		return nil, fmt.Errorf("--models: %w", err)
-	}
-	ms, err := textembed.OpenModels(rt, m, devs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
-	}
-	return ms, nil
 }
 
 // expandGlobs replaces each --items value holding a glob metacharacter by
@@ -261,9 +290,6 @@ func parseLevels(s string) ([]harness.Level, error) {
 		l, err := harness.ParseLevel(strings.TrimSpace(f))
 		if err != nil {
 			return nil, fmt.Errorf("--levels: %v", err)
-		}
-		if l > harness.LevelPool {
-			return nil, fmt.Errorf("--levels: level %s needs video models, which audit does not run yet (use option, text, pool)", l)
 		}
 		if !seen[l] {
 			seen[l] = true

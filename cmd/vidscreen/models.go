@@ -25,26 +25,26 @@ type modelsSubcommand struct {
 }
 
 func modelsSubcommands() []*modelsSubcommand {
-	return []*modelsSubcommand{modelsCheck(), modelsDevices(), modelsTokenize()}
+	return []*modelsSubcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsTokenize()}
 }
 
 func newModelsCommand() *command {
 	return &command{
 		name:  "models",
-		short: "check a models directory, the GPUs, or a tokenizer file",
-		usage: "check|devices|tokenize [flags] [arguments]",
+		short: "write the small models, check a models directory, the GPUs, or a tokenizer file",
+		usage: "check|devices|init|tokenize [flags] [arguments]",
 		long:  modelsHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
-					return &usageError{"name a subcommand: check, devices or tokenize"}
+					return &usageError{"name a subcommand: check, devices, init or tokenize"}
 				}
 				for _, s := range modelsSubcommands() {
 					if s.name == args[0] {
 						return s.run(ctx, args[1:], env)
 					}
 				}
-				return &usageError{fmt.Sprintf("unknown subcommand %q: want check, devices or tokenize", args[0])}
+				return &usageError{fmt.Sprintf("unknown subcommand %q: want check, devices, init or tokenize", args[0])}
 			}
 		},
 	}

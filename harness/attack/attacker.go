@@ -24,6 +24,9 @@ type Stream struct {
 	// progress moves during a long unit; the others need not (the run
 	// counts what a unit did not report when it ends). It may be nil.
 	Progress func(items int)
+	// Visual holds, per item in Items, what the feature stage made of its
+	// video; nil when no attacker of the run reads frames (see FrameNeeds).
+	Visual []*Visual
 }
 
 // answered reports n more items answered to s.Progress, if any.

@@ -1,6 +1,9 @@
 package attack
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -27,6 +30,16 @@ type Config struct {
 	// siblings). Their features are few and hand-made, so they use the same
 	// step and penalty as the regression.
 	ChoiceSGD SGDParams `json:"choice_sgd"`
+	// Roles lists the model roles the run has (image_text, text_embed,
+	// captioner); the frame and order attackers whose role is missing are
+	// left out (see Skipped).
+	Roles []string `json:"roles,omitempty"`
+	// Reader is the lm_reader role, when the run has one; the model readers
+	// need it (and RoleLMReader in Roles).
+	Reader LetterReader `json:"-"`
+	// BagK is how many frames the bag-of-frames attackers keep (Video-Oasis:
+	// the top 32 of the ~1 fps set by similarity to the question).
+	BagK int `json:"bag_k,omitempty"`
 	// Threads bounds the kernels' parallelism; results do not depend on it.
 	Threads int `json:"-"`
 	// Cache, shared by every copy of the configuration, lets the attackers
@@ -97,6 +110,69 @@ func Attackers(cfg Config) []Attacker {
 			&knnVote{cfg: cfg, cache: cache},
 			&regression{cfg: cfg},
 		)
+	}
+	for _, f := range frameAttackers(cfg) {
+		if f.missing == "" {
+			out = append(out, f.a)
+		}
+	}
+	// The model attackers join their levels' columns.
+	slices.SortStableFunc(out, func(a, b Attacker) int { return int(a.Level()) - int(b.Level()) })
+	return out
+}
+
+// A frameAttacker is one attacker that runs a model (reads the video, or
+// asks lm_reader), with the role it lacks in cfg ("" when it can run).
+type frameAttacker struct {
+	a       Attacker
+	missing string
+}
+
+// frameAttackers lists the attackers of cfg's levels that need a model
+// role, by level, then as listed here.
+func frameAttackers(cfg Config) []frameAttacker {
+	var out []frameAttacker
+	add := func(a Attacker, roles ...string) {
+		fa := frameAttacker{a: a}
+		for _, r := range roles {
+			if !slices.Contains(cfg.Roles, r) {
+				fa.missing = r
+				break
+			}
+		}
+		out = append(out, fa)
+	}
+	if cfg.has(harness.LevelOption) {
+		add(&optionsReader{cfg.Reader}, RoleLMReader)
+	}
+	if cfg.has(harness.LevelText) {
+		add(&blindReader{cfg.Reader}, RoleLMReader)
+	}
+	if cfg.has(harness.LevelFrame) {
+		add(&centreFrame{}, RoleImageText)
+		add(&centreFrame{withQuestion: true}, RoleImageText)
+		add(&captionsMatch{}, RoleCaptioner, RoleTextEmbed)
+		add(&captionsReader{cfg.Reader}, RoleCaptioner, RoleLMReader)
+	}
+	if cfg.has(harness.LevelOrder) {
+		k := cfg.BagK
+		if k <= 0 {
+			k = 32
+		}
+		add(&bagOfFrames{k: k}, RoleImageText)
+		add(&bagOfFrames{k: k, useMax: true}, RoleImageText)
+	}
+	return out
+}
+
+// Skipped returns one line per attacker of cfg's levels that cannot run
+// because the models directory lacks its role, naming the role.
+func Skipped(cfg Config) []string {
+	var out []string
+	for _, f := range frameAttackers(cfg) {
+		if f.missing != "" {
+			out = append(out, fmt.Sprintf("attacker %s skipped: the models directory has no %s role", f.a.Name(), f.missing))
+		}
 	}
 	return out
 }

@@ -115,6 +115,19 @@ type Card struct {
 	// benchmark that the first embedder found and the confirming one
 	// rejected (dups.Confirm); absent when no second model confirmed them.
 	UnconfirmedDuplicates *int `json:"unconfirmed_duplicate_pairs,omitempty"`
+	// LevelsRun lists the levels whose attackers ran, from the least access
+	// to the most, so that a card that is not broken says how far up the
+	// pyramid it was tested.
+	LevelsRun []harness.Level `json:"levels_run"`
+	// Failures counts the items whose video gave no features, by reason
+	// ("missing", "outside-root", "corrupt", "timeout", ...); the frame and
+	// order attackers abstained on them. Empty when none failed or no video
+	// level ran.
+	Failures map[string]int `json:"failures"`
+	// EffectiveSize is the benchmark's effective number of distinct items
+	// (Video-Index 4.5; see EffectiveSize); null when no video level ran or
+	// the run had no text_embed model.
+	EffectiveSize *EffectiveSize `json:"effective_size"`
 	// Models holds each evaluated model's accuracy and residual (see
 	// WithModels); absent when no predictions were given.
 	Models []ModelResult `json:"models,omitempty"`
@@ -249,4 +262,19 @@ type AttackerResult struct {
 	// 0 at chance throughout, 1 when every answer is right from the start
 	// (Video-Index appendix, tables 14-15, reported there in %).
 	ALC *float64 `json:"alc"`
+}
+
+// EffectiveSize is the Vendi score of the joint kernel K_ij = (v_i . v_j)
+// (t_i . t_j), v the unit mean image embedding of an item's 32 uniform
+// frames and t the unit text_embed embedding of its question, on seeded
+// draws of DrawSize items (all of them when fewer): Mean over the Draws, and
+// the 2.5 and 97.5 percentiles of the draws' scores. N counts the items
+// with video features it drew from.
+type EffectiveSize struct {
+	Mean     float64 `json:"mean"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+	Draws    int     `json:"draws"`
+	DrawSize int     `json:"draw_size"`
+	N        int     `json:"n"`
 }

@@ -122,6 +122,12 @@ func Cards(ctx context.Context, items []*harness.Item, outcomes []Outcome, ref R
 			all = append(all, ss)
 		}
 		c.Levels = levels(c.Attackers, cfg.Attack.Levels)
+		c.Failures = map[string]int{}
+		for _, l := range harness.Levels() {
+			if slices.Contains(cfg.Attack.Levels, l) {
+				c.LevelsRun = append(c.LevelsRun, l)
+			}
+		}
 		withALC(&c)
 		c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
 		c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })

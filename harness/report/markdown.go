@@ -69,7 +69,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if c.Embedder != "" {
 			fmt.Fprintf(bw, "; texts embedded by %s", mdEscape(c.Embedder))
 		}
-		fmt.Fprintf(bw, ".\n\n")
+		fmt.Fprintf(bw, "; levels run: %s.", levelList(c))
+		if len(c.Failures) > 0 {
+			fmt.Fprintf(bw, " Items whose video failed (the frame and order attackers abstained): %s.", failureList(c.Failures))
+		}
+		if e := c.EffectiveSize; e != nil {
+			fmt.Fprintf(bw, " Effective size (Vendi of the frames x question kernel, %d draws of %d of %d items): %.1f (95%% %.1f to %.1f).", e.Draws, e.DrawSize, e.N, e.Mean, e.Low, e.High)
+		}
+		fmt.Fprintf(bw, "\n\n")
 		fmt.Fprintf(bw, "| attacker | level | learns from pool | accuracy | 95%% interval | margin | significant | n | orders | abstained | solved |\n")
 		fmt.Fprintf(bw, "|---|---|---|---:|---|---:|---|---:|---:|---:|---:|\n")
 		for _, a := range c.Attackers {
@@ -298,4 +305,30 @@ func flows(fs []metrics.Flow, unit string) string {
 // mdEscape keeps a name from breaking a Markdown table.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace(s)
+}
+
+// levelList names the levels a card's attackers ran at.
+func levelList(c metrics.Card) string {
+	var names []string
+	for _, l := range c.LevelsRun {
+		names = append(names, l.String())
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// failureList writes failure counts as "2 missing, 1 corrupt", by reason.
+func failureList(f map[string]int) string {
+	reasons := make([]string, 0, len(f))
+	for r := range f {
+		reasons = append(reasons, r)
+	}
+	slices.Sort(reasons)
+	var parts []string
+	for _, r := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", f[r], r))
+	}
+	return strings.Join(parts, ", ")
 }

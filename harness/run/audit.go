@@ -21,13 +21,24 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/predictions"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models/imageprep"
 )
+
+// ErrNoVideo refuses the frame and order levels in a run without a video
+// root or without models.
+var ErrNoVideo = errors.New("the frame and order levels need a video root (--videos) and models (--models)")
+
+// hasVideoLevel reports whether levels include frame or order.
+func hasVideoLevel(levels []harness.Level) bool {
+	return slices.Contains(levels, harness.LevelFrame) || slices.Contains(levels, harness.LevelOrder)
+}
 
 // Options configures an audit.
 type Options struct {
@@ -52,7 +63,9 @@ type Options struct {
 	// Workers is the number of units of work run at once (GOMAXPROCS when
 	// 0); outputs do not depend on it.
 	Workers int
-	// VideoRoot is the directory video_path fields are relative to.
+	// VideoRoot is the directory items' videos are resolved under
+	// (harness.ResolveVideo): video_path, else video. A video outside it,
+	// missing or undecodable fails only its items.
 	VideoRoot string
 	// Benchmarks, when set, audits only the items of these benchmarks;
 	// Limit, when above 0, only the first Limit items of each.
@@ -61,6 +74,13 @@ type Options struct {
 	// Progress reports each stage (bars on a terminal, log lines
 	// elsewhere); nil keeps the run quiet.
 	Progress *progress.Reporter
+	// Video holds the models of the frame and order levels; nil when the
+	// run has none (those levels then cannot be selected).
+	Video *VideoModels
+	// Reader is the lm_reader role (nil without one): the options-only,
+	// blind and captions readers ask it. ReaderName names its weights.
+	Reader     attack.LetterReader
+	ReaderName string
 	// Embedder embeds item texts; nil means a textembed.Lexical of the
 	// default width fitted on each benchmark's own question+options texts.
 	Embedder textembed.TextEmbedder
@@ -102,11 +122,14 @@ type Result struct {
 	Attackers []AttackerTime
 	// Stages holds the wall time of each stage of this process, in order:
 	// read, records (reading what is stored), embed (reading the cache on a
-	// hit), attack, duplicates, cards, write.
+	// hit), features (when a video level ran), attack, duplicates, cards,
+	// write.
 	Stages []Stage
 	// Sampled is the number of items read before --sample drew Items of
 	// them (equal to Items without a sample).
 	Sampled int
+	// Features counts the feature stage's work; nil when no video level ran.
+	Features *features.Stats
 }
 
 // A Stage is the wall time of one stage of an audit.
@@ -167,13 +190,22 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		// configuration as "option,text", on a first run and on resume.
 		acfg.Levels = slices.Compact(slices.Sorted(slices.Values(opt.Levels)))
 	}
+	if hasVideoLevel(acfg.Levels) && (opt.Video == nil || opt.VideoRoot == "") {
+		return nil, ErrNoVideo
+	}
+	if hasVideoLevel(acfg.Levels) || opt.Reader != nil {
+		acfg.Roles = opt.roles()
+		acfg.Reader = opt.Reader
+	}
 	// The kernels of each unit share the machine with the other workers.
 	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
 
 	t0 := time.Now()
 	started := t0
 	rm := newMeter(opt.Progress, int64(len(opt.Items)), "read", "files")
-	items, digests, err := harness.ReadFSDigests(ctx, opt.FS, opt.Items, harness.ReadOptions{VideoRoot: opt.VideoRoot, Benchmarks: opt.Benchmarks, Limit: opt.Limit})
+	// Videos are resolved per item by the feature stage, so that a bad path
+	// fails that item only; the reader does not check them.
+	items, digests, err := harness.ReadFSDigests(ctx, opt.FS, opt.Items, harness.ReadOptions{Benchmarks: opt.Benchmarks, Limit: opt.Limit})
 	if err != nil {
 		rm.exit()
 		return nil, err
@@ -231,6 +263,17 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Confirm != nil {
 		cfg.Confirm = opt.Confirm.Name()
 	}
+	cfg.LMReader = opt.ReaderName
+	if needs := needsOf(attack.Attackers(acfg)); needs != 0 {
+		v := opt.Video
+		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: v.Size.String()}
+		if needs.Has(attack.NeedCaptions) {
+			cfg.Videos.Captioner = v.CaptionerName
+		}
+		for _, s := range frameSets(needs) {
+			cfg.Videos.Sets = append(cfg.Videos.Sets, s.Name+"="+s.Sampler.String())
+		}
+	}
 	cfg.Attack.Threads = 0 // not part of the result
 	// The inputs are fingerprinted by the bytes read above: a pipe or FIFO
 	// is never opened twice.
@@ -270,6 +313,11 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	a := &audit{opt: opt, cfg: cfg, samples: samples, items: items, acfg: acfg, workers: workers, models: models,
 		res: &Result{Dir: opt.Out, Items: len(items), Sampled: read, Resumed: resumed, Matches: matches}}
 	a.attackers = attack.Attackers(acfg)
+	if opt.Embedder != nil || opt.Video != nil || opt.Reader != nil { // a models directory was given
+		for _, line := range attack.Skipped(acfg) {
+			opt.Progress.Note(line)
+		}
+	}
 	a.stage("read", t0)
 	t0 = time.Now()
 	if err := a.loadRecords(); err != nil {
@@ -283,6 +331,14 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	a.stage("embed", t0)
 	t0 = time.Now()
+	if err := a.videoStage(ctx, emb); err != nil {
+		return nil, err
+	}
+	if a.features != nil {
+		a.stage("features", t0)
+		a.res.Features = a.features
+	}
+	t0 = time.Now()
 	a.orders = attack.Orders(items, opt.Seed, max(acfg.Orders, 1))
 	a.folds = attack.Folds(items, opt.Seed)
 	if err := a.attack(ctx); err != nil {
@@ -293,6 +349,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if err := a.writeRunJSON(started); err != nil {
+		return nil, err
+	}
+	if err := writeStages(opt.Out, a.res); err != nil {
 		return nil, err
 	}
 	return a.res, nil
@@ -319,6 +378,18 @@ type audit struct {
 	units     []*unit
 	res       *Result
 	models    []metrics.EvaluatedModel
+	// visual holds what the feature stage made of each item's video, and
+	// failures why it made nothing ("" when it did); both nil when no video
+	// level ran.
+	visual   []*attack.Visual
+	failures []string
+	features *features.Stats
+	// meanFrames and questionTE are the v_i and t_i of the effective size:
+	// the unit mean embedding of each item's uniform frames (nil when its
+	// video failed) and the text_embed embedding of its question (nil
+	// without a text_embed model).
+	meanFrames [][]float32
+	questionTE *kernels.Matrix
 }
 
 // A unit is one attacker on one variant: the work of one Attack call, whose
@@ -569,6 +640,9 @@ func (a *audit) runUnit(ctx context.Context, u *unit, answered func(items int)) 
 	if attack.NeedsQuestion(at) {
 		s.Question = permuteRows(a.question, order)
 	}
+	if attack.FrameNeeds(at) != 0 {
+		s.Visual = permuteVisual(a.visual, order)
+	}
 	preds, err := at.Attack(ctx, s)
 	if err != nil {
 		return 0, fmt.Errorf("attacker %s, variant %d: %w", at.Name(), u.variant, err)
@@ -671,6 +745,19 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		return fmt.Errorf("cards: %w", err)
 	}
 	metrics.WithModels(cards, a.items, a.models)
+	if a.failures != nil {
+		metrics.CountFailures(cards, a.items, a.failures)
+	}
+	if a.meanFrames != nil && a.questionTE != nil {
+		eff, err := effectiveSizes(ctx, a.items, a.meanFrames, a.questionTE, a.opt.Seed, threads.Threads)
+		if err != nil {
+			cm.exit()
+			return fmt.Errorf("effective size: %w", err)
+		}
+		for k := range cards {
+			cards[k].EffectiveSize = eff[cards[k].Benchmark]
+		}
+	}
 	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
 	if err != nil {
 		cm.exit()

@@ -45,7 +45,13 @@ type Config struct {
 	Embedder string `json:"embedder"`
 	// Confirm names the embedder that confirms near-duplicate pairs; empty
 	// (and absent from config.json) when none does.
-	Confirm    string        `json:"confirm_embedder,omitempty"`
+	Confirm string `json:"confirm_embedder,omitempty"`
+	// LMReader names the lm_reader model (its files' hashes) the readers
+	// asked; absent without one.
+	LMReader string `json:"lm_reader,omitempty"`
+	// Videos names how the video features were made; absent when no frame
+	// or order attacker ran.
+	Videos     *VideoConfig  `json:"videos,omitempty"`
 	Attack     attack.Config `json:"attack"`
 	Duplicates float32       `json:"duplicate_threshold"`
 	// DuplicateText names the text whose embeddings near-duplicates compare.

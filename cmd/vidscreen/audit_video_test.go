@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
+)
+
+// videoFixture makes a video root holding copies of shared videos (whose
+// decoding is deterministic; see the report on smpte-2997.mp4 in
+// docs/audit.md), a corrupt file and a link leaving the root, a models
+// directory from `models init`, and 18 real NExT-QA items spread over them
+// (six per video kind: decodable, corrupt, missing, outside the root).
+func videoFixture(t *testing.T) (items, root, modelsDir string) {
+	t.Helper()
+	needORT(t)
+	src, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "videos"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("shared videos not found at %s", src)
+	}
+	tmp := t.TempDir()
+	root = filepath.Join(tmp, "videos")
+	os.MkdirAll(root, 0o755)
+	for from, to := range map[string]string{"big_buck_bunny_0_30_h264_640.mp4": "bbb.mp4", "big_buck_bunny_432_433.webm": "short.webm"} {
+		b, err := os.ReadFile(filepath.Join(src, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(root, to), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(root, "corrupt.mp4"), bytes.Repeat([]byte("not a video "), 400), 0o644)
+	os.Symlink(filepath.Join(src, "big_buck_bunny_0_30.webm"), filepath.Join(root, "link.webm"))
+	modelsDir = filepath.Join(tmp, "models")
+	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
+		t.Fatalf("models init: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(filepath.Join("..", "..", "..", "shared", "data", "nextqa.jsonl"))
+	if err != nil {
+		t.Skipf("shared items not found: %v", err)
+	}
+	defer f.Close()
+	paths := []string{"bbb.mp4", "short.webm", "bbb.mp4", "corrupt.mp4", "gone.mp4", "link.webm", "../bbb.mp4", "short.webm", "bbb.mp4"}
+	var out bytes.Buffer
+	sc := bufio.NewScanner(f)
+	for i := 0; i < 18 && sc.Scan(); i++ {
+		var it map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatal(err)
+		}
+		it["video_path"] = paths[i%len(paths)]
+		if i == 2 { // a clip of the long video
+			it["start"], it["end"] = 4.0, 9.5
+		}
+		b, _ := json.Marshal(it)
+		out.Write(append(b, '\n'))
+	}
+	items = filepath.Join(tmp, "items.jsonl")
+	os.WriteFile(items, out.Bytes(), 0o644)
+	return items, root, modelsDir
+}
+
+// outputs are the files a run writes that must not depend on workers,
+// kills or caches.
+var outputs = []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile}
+
+func sameOutputs(t *testing.T, a, b, what string) {
+	t.Helper()
+	for _, name := range outputs {
+		x, err1 := os.ReadFile(filepath.Join(a, name))
+		y, err2 := os.ReadFile(filepath.Join(b, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs %s (%v, %v)", name, what, err1, err2)
+		}
+	}
+}
+
+func TestAuditVideoLevels(t *testing.T) {
+	items, root, modelsDir := videoFixture(t)
+	tmp := t.TempDir()
+	var dirs []string
+	for _, w := range []string{"1", "3"} {
+		out := filepath.Join(tmp, "w"+w)
+		code, stdout, stderr := runAudit("--items", items, "--out", out, "--videos", root, "--models", modelsDir, "--workers", w)
+		if code != 0 {
+			t.Fatalf("--workers %s: exit %d\n%s", w, code, stderr)
+		}
+		if !strings.Contains(stdout, "eps frame") || !strings.Contains(stdout, "eps order") {
+			t.Errorf("summary lacks the video levels:\n%s", stdout)
+		}
+		dirs = append(dirs, out)
+	}
+	sameOutputs(t, dirs[0], dirs[1], "between --workers 1 and 3")
+
+	var doc struct {
+		Cards []struct {
+			Levels    map[string]*struct{ Attacker string } `json:"levels"`
+			LevelsRun []string                              `json:"levels_run"`
+			Failures  map[string]int                        `json:"failures"`
+			Effective *struct {
+				Mean float64 `json:"mean"`
+				N    int     `json:"n"`
+			} `json:"effective_size"`
+			Attackers []struct {
+				Name         string  `json:"name"`
+				AbstainShare float64 `json:"abstain_share"`
+			} `json:"attackers"`
+		} `json:"cards"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dirs[0], runs.CardsJSON))
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) { // cards.json before its envelope
+		b = append(append([]byte(`{"cards": `), b...), '}')
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Cards) != 1 {
+		t.Fatalf("cards.json: %v, %d cards", err, len(doc.Cards))
+	}
+	c := doc.Cards[0]
+	if strings.Join(c.LevelsRun, ",") != "option,text,pool,frame,order" || c.Levels["frame"] == nil || c.Levels["order"] == nil {
+		t.Errorf("levels run %v, levels %v: want all five", c.LevelsRun, c.Levels)
+	}
+	// 18 items over 9 paths: twice each of corrupt, gone, link (outside) and ../ (outside).
+	want := map[string]int{"corrupt": 2, "missing": 2, "outside-root": 4}
+	if len(c.Failures) != len(want) {
+		t.Errorf("failures %v, want %v", c.Failures, want)
+	}
+	for k, n := range want {
+		if c.Failures[k] != n {
+			t.Errorf("failures %v, want %v", c.Failures, want)
+		}
+	}
+	// The effective size draws from the 10 items whose video decoded: one
+	// draw of all of them, at most 10 distinct.
+	if e := c.Effective; e == nil || e.N != 10 || e.Mean < 1 || e.Mean > 10 {
+		t.Errorf("effective size %+v: want one draw of the 10 items with features", e)
+	}
+	names := map[string]float64{}
+	for _, a := range c.Attackers {
+		names[a.Name] = a.AbstainShare
+	}
+	for _, n := range []string{"centre-frame", "centre-frame-qa", "captions-match", "bag-of-frames-mean", "bag-of-frames-max"} {
+		share, ok := names[n]
+		if !ok {
+			t.Errorf("attacker %s did not run", n)
+		}
+		if share < 8.0/18-1e-3 { // shares are rounded to 4 digits
+			t.Errorf("%s abstained on %.3f of the items; the 8 of 18 whose video failed at least", n, share)
+		}
+	}
+
+	// Without the captioner, captions-match is skipped with a line naming
+	// the role; the other video attackers run.
+	os.WriteFile(filepath.Join(modelsDir, "models.json"), []byte(`{"roles": {"image_text": {"dir": "image_text"}, "text_embed": {"dir": "text_embed"}}}`), 0o644)
+	code, stdout, stderr := runAudit("--items", items, "--out", filepath.Join(tmp, "nocap"), "--videos", root, "--models", modelsDir, "--workers", "2")
+	if code != 0 || !strings.Contains(stderr, "captions-match skipped: the models directory has no captioner role") {
+		t.Errorf("exit %d; stderr lacks the skipped line:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "eps frame") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"frame level without --videos", []string{"--levels", "frame", "--models", modelsDir}},
+		{"--videos without a video level", []string{"--levels", "option", "--videos", root, "--models", modelsDir}},
+		{"--videos without --models and no levels", []string{"--videos", root}},
+	} {
+		t.Run(tt.name+" is bad usage", func(t *testing.T) {
+			code, _, stderr := runAudit(append([]string{"--items", items, "--out", filepath.Join(tmp, "bad")}, tt.args...)...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2: %s", code, stderr)
+			}
+		})
+	}
+}
+
+// TestAuditVideoSurvivesSIGKILL kills `vidscreen audit` with SIGKILL during
+// the feature stage and then during the attack stage of one run directory,
+// resumes it, and checks that the outputs are byte-identical to an
+// uninterrupted run's and that the resumed run read from the cache every
+// video whose features were stored before the kill (it says how many it
+// computed in its "features done" log record).
+func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary several times")
+	}
+	items, root, modelsDir := videoFixture(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "vidscreen")
+	if out, err := exec.Command(goBin, "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	args := func(out string) []string {
+		return []string{"audit", "--items", items, "--out", out, "--videos", root, "--models", modelsDir, "--workers", "2", "--log-format", "json"}
+	}
+	whole := filepath.Join(tmp, "whole")
+	if out, err := exec.Command(bin, args(whole)...).CombinedOutput(); err != nil {
+		t.Fatalf("uninterrupted run: %v\n%s", err, out)
+	}
+	cut := filepath.Join(tmp, "cut")
+	cached := func() int {
+		m, _ := filepath.Glob(filepath.Join(cut, runs.CacheDir, "video-*.json"))
+		return len(m)
+	}
+	recorded := func() bool {
+		st, err := os.Stat(filepath.Join(cut, runs.RecordsFile))
+		return err == nil && st.Size() > 0
+	}
+	// featuresDone reads the "features done" record of a run's log: how
+	// many videos it read from the cache and how many it computed.
+	type featuresDone struct {
+		Msg      string `json:"msg"`
+		Cached   int    `json:"cached"`
+		Computed int    `json:"computed"`
+	}
+	featuresOf := func(log []byte) featuresDone {
+		var done featuresDone
+		for _, line := range strings.Split(string(log), "\n") {
+			var rec featuresDone
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "features done" {
+				done = rec
+			}
+		}
+		return done
+	}
+	before := 0
+	for _, stage := range []struct {
+		name  string
+		ready func() bool
+	}{
+		{"features", func() bool { return cached() >= 1 }},
+		{"attack", recorded},
+	} {
+		cmd := exec.Command(bin, args(cut)...)
+		var log bytes.Buffer
+		cmd.Stderr = &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		killed := false
+	wait:
+		for {
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("run before the kill in the %s stage failed: %v", stage.name, err)
+				}
+				break wait
+			case <-time.After(time.Millisecond):
+			}
+			if stage.ready() {
+				cmd.Process.Signal(syscall.SIGKILL)
+				killed = <-exited != nil
+				break wait
+			}
+		}
+		t.Logf("kill in the %s stage: killed=%v, %d videos cached", stage.name, killed, cached())
+		if !killed {
+			t.Errorf("the run ended before the kill in the %s stage", stage.name)
+		}
+		if stage.name == "features" && recorded() {
+			t.Errorf("the kill meant for the feature stage landed in the attack stage")
+		}
+		if stage.name == "attack" {
+			// This run resumed after the kill in the feature stage and got
+			// through its own feature stage before being killed.
+			if done := featuresOf(log.Bytes()); done.Msg == "" || done.Cached != before || done.Computed != 2-before {
+				t.Errorf("run after the feature-stage kill: %+v; %d of 2 videos were stored before it started", done, before)
+			}
+		}
+		before = cached()
+	}
+	out, err := exec.Command(bin, args(cut)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("resumed run: %v\n%s", err, out)
+	}
+	sameOutputs(t, whole, cut, "after kills in the feature and attack stages")
+	if done := featuresOf(out); done.Msg == "" || done.Cached != 2 || done.Computed != 0 {
+		t.Errorf("final run: %+v; want both videos read from the cache", done)
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/onnxbuild"
+)
+
+func modelsInit() *modelsSubcommand {
+	return &modelsSubcommand{
+		name:  "init",
+		usage: "[--force] DIR",
+		short: "write the project's small ONNX models for every role, with tokenizers and manifest",
+		long: `Init writes into DIR the project's own small models, one folder per role
+(image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader) with their
+ONNX files, config.json, preprocessor_config.json where the role reads images, a
+generated WordPiece tokenizer.json, and DIR/models.json naming them: a complete
+models directory, built by vidscreen itself with no download, so that
+"vidscreen audit --videos ROOT --models DIR" runs at once. The models are tiny and
+their weights are drawn from fixed seeds: they exercise every stage at full speed
+but their answers are not meaningful; docs/models.md says how to put real exports
+(SigLIP, BGE, MPNet, BLIP, a causal LM, SmolVLM) in their place. A DIR that
+already holds a models.json is refused unless --force is given.`,
+		flags: func(fls *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			force := fls.Bool("force", false, "replace the files of an existing models directory")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return &usageError{"models init: name one directory DIR"}
+				}
+				dir := args[0]
+				if _, err := os.Stat(filepath.Join(dir, models.ManifestFile)); err == nil && !*force {
+					return fmt.Errorf("%w: models init: %s already holds %s; use --force to replace it", errBadInput, dir, models.ManifestFile)
+				} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				if err := onnxbuild.WriteModelsDir(dir); err != nil {
+					return fmt.Errorf("models init: %w", err)
+				}
+				fmt.Fprintf(env.stdout, "wrote the small models for %d roles to %s; check them with: vidscreen models check %s\n", len(models.Roles), dir, dir)
+				return nil
+			}
+		},
+	}
+}

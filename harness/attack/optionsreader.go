@@ -1,0 +1,51 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models"
+)
+
+// optionsReader is the options-only language-model reader (Video-Index
+// 3.2, option level): lm_reader sees the lettered options and nothing else,
+// and the letter it finds most likely wins. Its scores are the letters'
+// log-probabilities, so the margin log p(correct) - mean log p(others) the
+// cards and screening read is the reader's own.
+type optionsReader struct{ r LetterReader }
+
+func (*optionsReader) Name() string         { return "options-reader" }
+func (*optionsReader) Level() harness.Level { return harness.LevelOption }
+
+func (a *optionsReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
+	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) models.LetterPrompt { return letterPrompt(it, false, "") })
+}
+
+// blindReader is the blind language-model reader (Video-Index 3.3, text
+// level): lm_reader sees the question and the lettered options, no video.
+type blindReader struct{ r LetterReader }
+
+func (*blindReader) Name() string         { return "blind-reader" }
+func (*blindReader) Level() harness.Level { return harness.LevelText }
+
+func (a *blindReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
+	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) models.LetterPrompt { return letterPrompt(it, true, "") })
+}
+
+// readItems scores the prompt of every item of s with r.
+func readItems(ctx context.Context, name string, r LetterReader, s *Stream, prompt func(*harness.Item, int) models.LetterPrompt) ([]Prediction, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%s: no lm_reader", name)
+	}
+	prompts := make([]models.LetterPrompt, len(s.Items))
+	for p, it := range s.Items {
+		prompts[p] = prompt(it, p)
+	}
+	scores, ok, err := readAll(ctx, r, prompts, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s.answered(len(s.Items))
+	return answerAll(name, s, scores, ok), nil
+}

@@ -1,0 +1,92 @@
+package attack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models"
+)
+
+// A LetterReader is the lm_reader role (models.LetterScorer): it reads a
+// multiple-choice prompt and returns log p(letter) for each option's letter
+// from one prefill. Encode tokenizes a prompt and fails when it does not
+// fit the model, so a reader can shorten what it gives before scoring.
+type LetterReader interface {
+	Encode(p models.LetterPrompt) ([]int, error)
+	Score(ctx context.Context, prompts []models.LetterPrompt) ([][]float64, error)
+}
+
+// RoleLMReader is the lm_reader role.
+const RoleLMReader = "lm_reader"
+
+// letterPrompt writes an item as the readers see it (Video-Index 3.3: the
+// options with their letters, then "Answer:"), with context (captions)
+// first and the question only when withQuestion is set.
+func letterPrompt(it *harness.Item, withQuestion bool, context string) models.LetterPrompt {
+	var b strings.Builder
+	if context != "" {
+		b.WriteString(context)
+		b.WriteString("\n")
+	}
+	if withQuestion {
+		fmt.Fprintf(&b, "Question: %s\n", it.Question)
+	}
+	b.WriteString("Options:\n")
+	for j, o := range it.Options {
+		fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
+	}
+	b.WriteString("Answer with the option's letter.\nAnswer:")
+	return models.LetterPrompt{Text: b.String(), Options: len(it.Options)}
+}
+
+// readerChunk is how many prompts go to the reader per call, so that a
+// cancelled run stops within one chunk.
+const readerChunk = 64
+
+// readAll scores the prompts whose use is true (all when use is nil);
+// ok[p] is false for a prompt not used or refused by the reader on its own
+// (too long for the model, say), which the attacker answers with a seeded
+// guess. A failure of the model itself is an error.
+func readAll(ctx context.Context, r LetterReader, prompts []models.LetterPrompt, use []bool) (scores [][]float64, ok []bool, err error) {
+	scores = make([][]float64, len(prompts))
+	ok = make([]bool, len(prompts))
+	var idx []int
+	for p, pr := range prompts {
+		if use != nil && !use[p] {
+			continue
+		}
+		if _, err := r.Encode(pr); err == nil {
+			idx = append(idx, p)
+		}
+	}
+	for lo := 0; lo < len(idx); lo += readerChunk {
+		hi := min(lo+readerChunk, len(idx))
+		batch := make([]models.LetterPrompt, hi-lo)
+		for k, p := range idx[lo:hi] {
+			batch[k] = prompts[p]
+		}
+		out, err := r.Score(ctx, batch)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, p := range idx[lo:hi] {
+			scores[p], ok[p] = out[k], true
+		}
+	}
+	return scores, ok, nil
+}
+
+// answerAll turns a reader's letter scores into predictions.
+func answerAll(name string, s *Stream, scores [][]float64, ok []bool) []Prediction {
+	out := make([]Prediction, len(s.Items))
+	for p, it := range s.Items {
+		if !ok[p] || len(scores[p]) != len(it.Options) {
+			out[p] = abstain(s.Seed, name, it)
+			continue
+		}
+		out[p] = decide(scores[p], s.Seed, name, it)
+	}
+	return out
+}

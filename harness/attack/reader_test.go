@@ -1,0 +1,147 @@
+package attack_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/models"
+)
+
+// fakeReader scores prompts by hand: the option letter whose text appears
+// in the prompt's first line wins with log p = log 0.7, the others share
+// the rest. Prompts longer than maxLen bytes are refused as too long.
+type fakeReader struct {
+	maxLen int
+	mu     sync.Mutex
+	seen   []string
+}
+
+func (f *fakeReader) Encode(p models.LetterPrompt) ([]int, error) {
+	if p.Options < 2 {
+		return nil, errors.New("no options")
+	}
+	if f.maxLen > 0 && len(p.Text) > f.maxLen {
+		return nil, errors.New("too long")
+	}
+	return make([]int, len(p.Text)), nil
+}
+
+func (f *fakeReader) Score(ctx context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+	out := make([][]float64, len(ps))
+	for i, p := range ps {
+		f.mu.Lock()
+		f.seen = append(f.seen, p.Text)
+		f.mu.Unlock()
+		first, _, _ := strings.Cut(p.Text, "\n")
+		out[i] = make([]float64, p.Options)
+		for j := range out[i] {
+			out[i][j] = math.Log(0.3 / float64(p.Options-1))
+		}
+		lines := strings.Split(p.Text, "\n")
+		for j := 0; j < p.Options; j++ {
+			for _, l := range lines {
+				if strings.HasPrefix(l, string(rune('A'+j))+". ") && strings.Contains(first, strings.TrimPrefix(l, string(rune('A'+j))+". ")) {
+					out[i][j] = math.Log(0.7)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func readerConfig(r attack.LetterReader) attack.Config {
+	cfg := attack.DefaultConfig()
+	cfg.Levels = harness.Levels()
+	cfg.Roles = []string{attack.RoleImageText, attack.RoleTextEmbed, attack.RoleCaptioner, attack.RoleLMReader}
+	cfg.Reader = r
+	return cfg
+}
+
+// TestReadersByHand: the fake reader favours the option named on the
+// prompt's first line. The options-only prompt starts with "Options:", so
+// it matches nothing: every letter ties and the reader abstains. The
+// blind prompt starts with the question, which names option B: B wins with
+// log p = log 0.7, a margin of log 0.7 - log 0.1 = log 7 over each other of
+// four options. For the captions reader the test checks what its prompt
+// holds: the numbered captions, then the question and the options.
+func TestReadersByHand(t *testing.T) {
+	it := &harness.Item{ID: "1", Benchmark: "B", Question: "is it the red ball", Options: []string{"blue cube", "red ball", "green cone", "yellow car"}, Answer: 1}
+	fr := &fakeReader{}
+	cfg := readerConfig(fr)
+	s := &attack.Stream{Seed: 1, Items: []*harness.Item{it}, Visual: []*attack.Visual{{CaptionTexts: []string{"a green cone on a table", "a hand"}}}}
+	ctx := context.Background()
+
+	preds, err := frameAttacker(t, cfg, "options-reader").Attack(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !preds[0].Abstain {
+		t.Errorf("options-only reader answered %+v from a prompt without the question", preds[0])
+	}
+	if strings.Contains(fr.seen[0], "Question") || !strings.Contains(fr.seen[0], "B. red ball") {
+		t.Errorf("options-only prompt:\n%s", fr.seen[0])
+	}
+
+	preds, err = frameAttacker(t, cfg, "blind-reader").Attack(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := preds[0]
+	if p.Abstain || p.Choice != 1 {
+		t.Fatalf("blind reader: %+v, want B", p)
+	}
+	var others float64
+	for j, v := range p.Scores {
+		if j != 1 {
+			others += v / 3
+		}
+	}
+	if margin := p.Scores[1] - others; math.Abs(margin-math.Log(7)) > 1e-12 {
+		t.Errorf("margin %v, want log 7", margin)
+	}
+
+	if _, err := frameAttacker(t, cfg, "captions-reader").Attack(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	last := fr.seen[len(fr.seen)-1]
+	for _, want := range []string{"1. a green cone on a table\n2. a hand\n", "Question: is it the red ball\n", "D. yellow car\nAnswer with the option's letter.\nAnswer:"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("captions prompt lacks %q:\n%s", want, last)
+		}
+	}
+}
+
+// TestCaptionsReaderShortensToFit: with 8 captions and a reader that takes
+// prompts of at most 250 bytes, the reader drops every second caption
+// (8 -> 4 -> 2) until the prompt fits, keeping time order; an item whose
+// video failed is a seeded guess without a prompt.
+func TestCaptionsReaderShortensToFit(t *testing.T) {
+	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
+	bad := &harness.Item{ID: "2", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
+	var caps []string
+	for _, c := range []string{"zero", "one", "two", "three", "four", "five", "six", "seven"} {
+		caps = append(caps, "caption number "+c+" of the clip")
+	}
+	fr := &fakeReader{maxLen: 250}
+	s := &attack.Stream{Seed: 1, Items: []*harness.Item{it, bad}, Visual: []*attack.Visual{{CaptionTexts: caps}, {Failure: "missing"}}}
+	preds, err := frameAttacker(t, readerConfig(fr), "captions-reader").Attack(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.seen) != 1 {
+		t.Fatalf("%d prompts scored, want 1 (the failed video gets none)", len(fr.seen))
+	}
+	got := fr.seen[0]
+	if !strings.Contains(got, "1. caption number zero of the clip\n2. caption number four of the clip\nQuestion") || len(got) > 250 {
+		t.Errorf("prompt (%d bytes):\n%s", len(got), got)
+	}
+	if !preds[1].Abstain {
+		t.Errorf("item with a failed video: %+v", preds[1])
+	}
+}

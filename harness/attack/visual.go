@@ -1,0 +1,94 @@
+package attack
+
+import (
+	"fmt"
+
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// Visual is what the feature stage made for one item: embeddings of frames
+// of its clip, of captions of those frames, and of its texts in the spaces
+// the frame attackers compare them in. Fields an attacker of the run does
+// not need may be nil. Every row is a unit vector.
+type Visual struct {
+	// Failure says why the item's video gave no features ("missing",
+	// "corrupt", "outside-root", ...); the other fields are then nil and
+	// every frame attacker abstains on the item.
+	Failure string
+
+	// Centre is the image_text embedding of the clip's centre frame.
+	Centre []float32
+	// Bag holds the image_text embeddings of the clip's frames at about one
+	// per second, in time order (Video-Oasis's bag-of-frames set).
+	Bag *kernels.Matrix
+
+	// Question, Options and QuestionOptions are image_text text embeddings
+	// of the question, of each option text and of "question option" for
+	// each option.
+	Question        []float32
+	Options         *kernels.Matrix
+	QuestionOptions *kernels.Matrix
+	// Scale and Bias turn an image-text cosine into a zero-shot logit
+	// (CLIP: 100 and 0).
+	Scale, Bias float64
+
+	// Captions holds the text_embed embeddings of the captions of the clip's
+	// 32 uniform frames, each written without the question (Video-Index
+	// 3.5); OptionTexts the text_embed embeddings of the option texts.
+	Captions    *kernels.Matrix
+	OptionTexts *kernels.Matrix
+	// CaptionTexts are those captions themselves, in time order (empty
+	// captions left out), for the readers.
+	CaptionTexts []string
+}
+
+// Needs says what a frame attacker reads from the feature stage, so that a
+// run plans, decodes and embeds only that.
+type Needs uint8
+
+// The features a frame attacker may need.
+const (
+	NeedCentre   Needs = 1 << iota // Visual.Centre, Options, QuestionOptions
+	NeedBag                        // Visual.Bag, Question, Options
+	NeedCaptions                   // Visual.Captions, OptionTexts
+)
+
+// Has reports whether n includes every feature of m.
+func (n Needs) Has(m Needs) bool { return n&m == m }
+
+type frameUser interface{ needs() Needs }
+
+// FrameNeeds returns what a reads from Stream.Visual; 0 for an attacker that
+// never sees the video.
+func FrameNeeds(a Attacker) Needs {
+	if f, ok := a.(frameUser); ok {
+		return f.needs()
+	}
+	return 0
+}
+
+// Role names of the models directory (models.Role values) the frame
+// attackers need; a run without one of them skips the attackers that need
+// it, naming the role.
+const (
+	RoleImageText = "image_text"
+	RoleTextEmbed = "text_embed"
+	RoleCaptioner = "captioner"
+)
+
+// dot is the cosine of two unit vectors.
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// checkVisual checks that s carries one Visual per item.
+func checkVisual(name string, s *Stream) error {
+	if len(s.Visual) != len(s.Items) {
+		return fmt.Errorf("%s: stream has %d visual features for %d items", name, len(s.Visual), len(s.Items))
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package features
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+)
+
+// benchVideosEnv names a directory of other videos to benchmark on (for
+// instance the long-GOP files of scripts/make-test-videos.sh); by default
+// the benchmarks read two of the shared videos.
+const benchVideosEnv = "VIDSCREEN_BENCH_VIDEOS"
+
+// benchItems are one whole-clip item per video of root.
+func benchItems(b *testing.B, root string) []*harness.Item {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []*harness.Item
+	for _, e := range entries {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, &harness.Item{ID: e.Name(), Benchmark: "B", Video: e.Name(), VideoPath: e.Name(), Question: "q", Options: []string{"a", "b"}})
+		}
+	}
+	return out
+}
+
+// benchSets are the frame sets of the image_text attackers (no captions).
+var benchSets = []Set{CentreSet, BagSet, UniformSet}
+
+// BenchmarkExtract runs the whole feature stage (plan, hash, decode,
+// preprocess, image tower, store) on the shared videos with nothing cached,
+// and reports videos/s and frames/s: compare with the stages alone below.
+func BenchmarkExtract(b *testing.B) {
+	openTiny(b)
+	root := benchRoot(b)
+	items := benchItems(b, root)
+	ctx := context.Background()
+	var frames, videos int
+	start := time.Now()
+	for b.Loop() {
+		opt := testOptions(root, b.TempDir(), 2)
+		opt.Sets, opt.Captioner = benchSets, nil
+		res, err := Extract(ctx, items, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames += res.Stats.FramesEmbedded
+		videos += res.Stats.Computed
+	}
+	s := time.Since(start).Seconds()
+	b.ReportMetric(float64(frames)/s, "frames/s")
+	b.ReportMetric(float64(videos)/s, "videos/s")
+}
+
+// BenchmarkDecodeStage decodes the same plans alone (decode.Pool, as
+// Extract runs it) and reports frames/s.
+func BenchmarkDecodeStage(b *testing.B) {
+	root := benchRoot(b)
+	items := benchItems(b, root)
+	var jobs []decode.Job
+	for _, it := range items {
+		path, err := harness.ResolveVideo(root, it)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var reqs []request
+		for _, s := range benchSets {
+			reqs = append(reqs, request{clip: clipOf(it), set: s})
+		}
+		jobs = append(jobs, decode.Job{Path: path, Sampler: newPlan(reqs), Size: decode.Size{Short: 32}})
+	}
+	frames := 0
+	start := time.Now()
+	for b.Loop() {
+		pool := decode.Pool{Workers: 2, Threads: 1}
+		if err := pool.Run(context.Background(), jobs, func(r *decode.Result) error {
+			frames += len(r.Frames)
+			return r.Err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(frames)/time.Since(start).Seconds(), "frames/s")
+}
+
+// BenchmarkInferenceStage runs preprocessing and the image tower alone on
+// 32-frame runs of decoded-size frames and reports frames/s.
+func BenchmarkInferenceStage(b *testing.B) {
+	openTiny(b)
+	frame := imageprep.Frame{Pix: make([]byte, 3*57*32), Width: 57, Height: 32}
+	for i := range frame.Pix {
+		frame.Pix[i] = byte(i * 13)
+	}
+	batch := make([]imageprep.Frame, 32)
+	for i := range batch {
+		batch[i] = frame
+	}
+	h, w := tiny.prep.OutputSize()
+	pix := make([]float32, len(batch)*tiny.prep.FrameLen())
+	ctx := context.Background()
+	frames := 0
+	start := time.Now()
+	for b.Loop() {
+		if err := tiny.prep.Batch(ctx, batch, pix); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tiny.it.EmbedImages(ctx, models.ImageBatch{N: len(batch), C: 3, H: h, W: w, Data: pix}); err != nil {
+			b.Fatal(err)
+		}
+		frames += len(batch)
+	}
+	b.ReportMetric(float64(frames)/time.Since(start).Seconds(), "frames/s")
+}
+
+// benchRoot is a video root with copies of two shared videos.
+func benchRoot(b *testing.B) string {
+	b.Helper()
+	if dir := os.Getenv(benchVideosEnv); dir != "" {
+		return dir
+	}
+	src := sharedVideos(b)
+	root := b.TempDir()
+	copyVideo(b, src, root, "big_buck_bunny_0_30_h264_640.mp4", "bbb.mp4")
+	copyVideo(b, src, root, "big_buck_bunny_432_433.webm", "short.webm")
+	return root
+}

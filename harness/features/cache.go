@@ -1,0 +1,166 @@
+package features
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/kernels/npy"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+)
+
+// cacheFormat changes whenever what a cache entry holds changes meaning.
+const cacheFormat = 1
+
+// hashVideo returns the SHA-256 of a video file's bytes (SHA-NI hashes
+// faster than the disk reads on current CPUs, so a weaker hash gains
+// nothing).
+func hashVideo(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// videoKey is the content key of one video's features: its bytes, its plan,
+// the models that embed and caption it, the preprocessing and the size the
+// frames are decoded at. Any of them changing gives another key, so a cache
+// never serves features computed another way.
+func videoKey(videoHash string, plan *planSampler, opt *Options) string {
+	h := sha256.New()
+	var n [8]byte
+	write := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	write(fmt.Sprintf("vidscreen-features/%d", cacheFormat))
+	write(videoHash)
+	write(plan.String())
+	write(opt.ImageName)
+	write(imageprep.Version)
+	write(opt.Size.String())
+	if plan.captions() {
+		write(opt.CaptionerName)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+func (p *planSampler) captions() bool {
+	for _, r := range p.reqs {
+		if r.set.Captions {
+			return true
+		}
+	}
+	return false
+}
+
+// entry is the .json half of a cache entry; the .npy half holds the
+// embeddings, one row per time.
+type entry struct {
+	Format   int         `json:"format"`
+	Key      string      `json:"key"`
+	Path     string      `json:"path"` // where the video was when computed; not part of the key
+	Plan     string      `json:"plan"`
+	Info     decode.Info `json:"info"`
+	Times    []int64     `json:"times_ns"`
+	Captions []string    `json:"captions,omitempty"`
+}
+
+type cache struct{ dir string }
+
+func (c cache) paths(key string) (npyPath, jsonPath string) {
+	base := filepath.Join(c.dir, "video-"+key)
+	return base + ".npy", base + ".json"
+}
+
+// load returns the stored features of key, or nil when there are none or
+// they are damaged (they are then computed again).
+func (c cache) load(key string, dim int) (*Video, error) {
+	np, jp := c.paths(key)
+	b, err := os.ReadFile(jp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var e entry
+	if json.Unmarshal(b, &e) != nil || e.Format != cacheFormat || e.Key != key {
+		return nil, nil
+	}
+	m, err := npy.ReadFile(np)
+	if err != nil || m.Rows != len(e.Times) || m.Cols != dim || (e.Captions != nil && len(e.Captions) != len(e.Times)) {
+		return nil, nil
+	}
+	v := &Video{Key: key, Info: e.Info, Embeddings: m, Captions: e.Captions, Cached: true}
+	for _, t := range e.Times {
+		v.Times = append(v.Times, time.Duration(t))
+	}
+	return v, nil
+}
+
+// store writes v's entry: the .npy first, then the .json that makes it
+// valid, each atomically, so a kill at any instant leaves either a whole
+// entry or one that load ignores.
+func (c cache) store(v *Video, plan string) error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("feature cache: %w", err)
+	}
+	np, jp := c.paths(v.Key)
+	if err := writeAtomic(np, func(w io.Writer) error { return npy.Write(w, v.Embeddings, npy.Float32) }); err != nil {
+		return err
+	}
+	e := entry{Format: cacheFormat, Key: v.Key, Path: v.Path, Plan: plan, Info: v.Info, Captions: v.Captions}
+	for _, t := range v.Times {
+		e.Times = append(e.Times, int64(t))
+	}
+	return writeAtomic(jp, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(&e)
+	})
+}
+
+// writeAtomic writes path through a temporary file in the same directory,
+// synced and renamed into place.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("feature cache: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return fmt.Errorf("feature cache: write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("feature cache: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("feature cache: %w", err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("feature cache: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,583 @@
+package features
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+)
+
+// An ImageEncoder is the image tower of the image_text role on one device
+// (models.ImageText).
+type ImageEncoder interface {
+	EmbedImages(ctx context.Context, b models.ImageBatch) ([][]float32, error)
+	Dim() int
+}
+
+// A Captioner writes one caption per frame, without any question
+// (models.Captioner on one device).
+type Captioner interface {
+	CaptionFrames(ctx context.Context, frames []imageprep.Frame) ([]models.Caption, error)
+}
+
+// Options configure Extract.
+type Options struct {
+	// Root is the video root items' videos are resolved under
+	// (harness.ResolveVideo).
+	Root string
+	// CacheDir holds the features of every video computed so far.
+	CacheDir string
+	// Sets are the frame sets every item asks of its clip.
+	Sets []Set
+	// Image holds one image tower per device; each runs on its own
+	// goroutine, fed from one queue. ImageName identifies their weights (a
+	// hash of the files) for the cache key.
+	Image     []ImageEncoder
+	ImageName string
+	// Prep turns frames into the image tower's input.
+	Prep *imageprep.Processor
+	// Captioner holds one captioner per device, needed when a Set asks for
+	// captions; CaptionerName identifies its weights.
+	Captioner     []Captioner
+	CaptionerName string
+	// Size is the size frames are decoded at (the image tower's resize then
+	// starts from it).
+	Size decode.Size
+	// Decode sizes the decoders; Decode.Options.Timeout is the per-video
+	// deadline.
+	Decode decode.Pool
+	// PrepWorkers is the number of preprocessing goroutines (default 2).
+	PrepWorkers int
+	// MaxBatch is the most frames per image tower run (default 32); the
+	// encoders must not split a run of that size themselves
+	// (models.ImageText.MaxBatch at least as large).
+	MaxBatch int
+	// Progress, if set, is told of the work: ("planned", n) once, when the
+	// plan holds n videos, then ("videos", n) when n videos
+	// are finished (cached, computed or failed), ("frames", n) when n frames
+	// are decoded, ("embedded", n) and ("captioned", n) as the models finish
+	// frames. It is called from several goroutines.
+	Progress func(what string, n int)
+}
+
+// A Video is the features of one video file.
+type Video struct {
+	Path string
+	Key  string
+	Info decode.Info
+	// Times are the frames taken, ascending; Embeddings has one unit row
+	// per time, and Captions one caption per time ("" for a frame no set
+	// captions; nil when none does).
+	Times      []time.Duration
+	Embeddings *kernels.Matrix
+	Captions   []string
+	// Cached is true when the features were read from the cache.
+	Cached bool
+}
+
+// Item is what one item got.
+type Item struct {
+	// Failure names why the item's video gave no features: "outside-root",
+	// "missing", or a decode.Kind ("corrupt", "truncated", "timeout", ...).
+	// Err holds the cause.
+	Failure string
+	Err     error
+	// Video indexes Result.Videos (-1 on failure); Rows maps each Set's name
+	// to the rows of that video's Embeddings (and Captions) the item's clip
+	// takes, in time order.
+	Video int
+	Rows  map[string][]int
+}
+
+// Stats count the work of one Extract call.
+type Stats struct {
+	Videos, Cached, Computed, Failed int
+	FramesDecoded                    int // frames returned by the decoders
+	FramesEmbedded                   int
+	Captions                         int
+	// Busy is the time each stage spent working, summed over its
+	// goroutines ("decode" counts the decoders' wall time as seen from the
+	// pool), and Wall the time of the whole call.
+	Busy map[string]time.Duration
+	Wall time.Duration
+}
+
+// Result is the output of Extract.
+type Result struct {
+	Videos []*Video
+	Items  []Item
+	Stats  Stats
+}
+
+// FailureOutsideRoot and FailureMissing are the reasons that come before
+// decoding; the others are decode.Kind values.
+const (
+	FailureOutsideRoot = "outside-root"
+	FailureMissing     = "missing"
+)
+
+// Extract computes (or reads from the cache) the features of every item's
+// video. It returns an error only when the run itself cannot go on (a
+// cancelled ctx, a model or cache failure); a bad video is recorded in its
+// items' Failure.
+func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, error) {
+	start := time.Now()
+	if len(opt.Image) == 0 {
+		return nil, errors.New("features: no image encoder")
+	}
+	if opt.Prep == nil {
+		return nil, errors.New("features: no image preprocessor")
+	}
+	res := &Result{Items: make([]Item, len(items))}
+	st := &res.Stats
+	st.Busy = map[string]time.Duration{}
+	progress := func(what string, n int) {
+		if opt.Progress != nil && n > 0 {
+			opt.Progress(what, n)
+		}
+	}
+
+	// Plan: resolve and group by file, in order of first use.
+	type planned struct {
+		video *Video
+		plan  *planSampler
+		items []int
+		err   error
+		fail  string
+	}
+	var vids []*planned
+	byPath := map[string]*planned{}
+	reqs := map[*planned][]request{}
+	for i, it := range items {
+		res.Items[i].Video = -1
+		path, err := harness.ResolveVideo(opt.Root, it)
+		if err != nil {
+			res.Items[i].Failure, res.Items[i].Err = pathFailure(err), err
+			continue
+		}
+		p, ok := byPath[path]
+		if !ok {
+			p = &planned{video: &Video{Path: path}}
+			byPath[path] = p
+			vids = append(vids, p)
+		}
+		p.items = append(p.items, i)
+		for _, s := range opt.Sets {
+			reqs[p] = append(reqs[p], request{clip: clipOf(it), set: s})
+		}
+	}
+	for _, p := range vids {
+		p.plan = newPlan(reqs[p])
+	}
+	st.Videos = len(vids)
+	progress("planned", len(vids))
+	c := cache{dir: opt.CacheDir}
+	dim := opt.Image[0].Dim()
+
+	// Hash and look up the cache, a few files at a time.
+	t0 := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, p := range vids {
+		g.Go(func() error {
+			h, err := hashVideo(p.video.Path)
+			if err != nil {
+				if gctx.Err() != nil {
+					return gctx.Err()
+				}
+				p.err, p.fail = err, FailureMissing
+				return nil
+			}
+			p.video.Key = videoKey(h, p.plan, &opt)
+			v, err := c.load(p.video.Key, dim)
+			if err != nil {
+				return err
+			}
+			if v != nil {
+				v.Path = p.video.Path
+				p.video = v
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	st.Busy["hash"] = time.Since(t0)
+	var todo []*planned
+	for _, p := range vids {
+		switch {
+		case p.fail != "":
+			st.Failed++
+			progress("videos", 1)
+		case p.video.Cached:
+			st.Cached++
+			progress("videos", 1)
+		default:
+			todo = append(todo, p)
+		}
+	}
+
+	if len(todo) > 0 {
+		jobs := make([]job, len(todo))
+		for k, p := range todo {
+			jobs[k] = job{video: p.video, plan: p.plan}
+		}
+		var mu sync.Mutex
+		if err := pipeline(ctx, jobs, &opt, c, st, progress, func(k int, v *Video, fail string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				todo[k].err, todo[k].fail = err, fail
+				return
+			}
+			todo[k].video = v
+		}); err != nil {
+			return nil, err
+		}
+		for _, p := range todo {
+			if p.fail != "" {
+				st.Failed++
+			} else {
+				st.Computed++
+			}
+		}
+	}
+
+	// Map every item's frame sets onto its video's rows.
+	for _, p := range vids {
+		if p.fail != "" {
+			for _, i := range p.items {
+				res.Items[i].Failure, res.Items[i].Err = p.fail, p.err
+			}
+			continue
+		}
+		vi := len(res.Videos)
+		res.Videos = append(res.Videos, p.video)
+		row := make(map[time.Duration]int, len(p.video.Times))
+		for r, t := range p.video.Times {
+			row[t] = r
+		}
+		for _, i := range p.items {
+			rows := map[string][]int{}
+			for _, s := range opt.Sets {
+				ts, err := s.Sampler.Times(p.video.Info, clipOf(items[i]), 0)
+				if err != nil {
+					return nil, fmt.Errorf("features: %s: frame set %s: %w", items[i].Source, s.Name, err)
+				}
+				for _, t := range ts {
+					r, ok := row[t]
+					if !ok {
+						return nil, fmt.Errorf("features: %s: frame at %v of set %s is not in the plan of %s", items[i].Source, t, s.Name, p.video.Path)
+					}
+					rows[s.Name] = append(rows[s.Name], r)
+				}
+			}
+			res.Items[i].Video, res.Items[i].Rows = vi, rows
+		}
+	}
+	st.Wall = time.Since(start)
+	return res, nil
+}
+
+// pathFailure names why ResolveVideo refused a path.
+func pathFailure(err error) string {
+	if errors.Is(err, harness.ErrOutsideRoot) {
+		return FailureOutsideRoot
+	}
+	return FailureMissing
+}
+
+// decodeFailure names why a video could not be decoded.
+func decodeFailure(err error) string {
+	if k := decode.KindOf(err); k != "" {
+		return string(k)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return FailureMissing
+	}
+	return string(decode.KindCorrupt)
+}
+
+// work is one video moving through the stages.
+type work struct {
+	k      int // index into the jobs given to pipeline
+	video  *Video
+	plan   *planSampler
+	frames []imageprep.Frame // copies of the decoded frames
+	pixels []float32         // preprocessed, one FrameLen per frame
+}
+
+// A job is one video to compute.
+type job struct {
+	video *Video
+	plan  *planSampler
+}
+
+// busy adds up the working time of a stage's goroutines.
+type busy struct {
+	mu sync.Mutex
+	m  map[string]time.Duration
+}
+
+func (b *busy) add(stage string, since time.Time) {
+	b.mu.Lock()
+	b.m[stage] += time.Since(since)
+	b.mu.Unlock()
+}
+
+// pipeline decodes, preprocesses, embeds, captions and stores the videos of
+// jobs, calling done once for each (from the store goroutine) with its
+// features or its failure. Each stage hands the next a bounded queue, so a
+// slow stage holds back the ones before it instead of letting work pile up.
+func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats, progress func(string, int), done func(k int, v *Video, fail string, err error)) error {
+	g, ctx := errgroup.WithContext(ctx)
+	workers := opt.PrepWorkers
+	if workers <= 0 {
+		workers = 2
+	}
+	maxBatch := opt.MaxBatch
+	if maxBatch <= 0 {
+		maxBatch = 32
+	}
+	bz := &busy{m: st.Busy}
+	var counts sync.Mutex
+	prepQ := make(chan *work, workers)
+	inferQ := make(chan *work, 2*len(opt.Image))
+	storeQ := make(chan *work, 2)
+	send := func(q chan<- *work, w *work) error {
+		select {
+		case q <- w:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	// decode: decode.Pool hands results over in job order; the frames are
+	// copied out, since the pool reuses their buffers.
+	failed := func(k int, err error) {
+		done(k, nil, decodeFailure(err), err)
+		progress("videos", 1)
+	}
+	g.Go(func() error {
+		defer close(prepQ)
+		pool := opt.Decode
+		djobs := make([]decode.Job, len(jobs))
+		for k, j := range jobs {
+			djobs[k] = decode.Job{Path: j.video.Path, Sampler: j.plan, Size: opt.Size}
+		}
+		t0 := time.Now()
+		err := pool.Run(ctx, djobs, func(r *decode.Result) error {
+			bz.add("decode", t0)
+			defer func() { t0 = time.Now() }()
+			if r.Err != nil {
+				failed(r.Index, r.Err)
+				return nil
+			}
+			w := &work{k: r.Index, plan: jobs[r.Index].plan, video: &Video{Path: r.Job.Path, Key: jobs[r.Index].video.Key, Info: r.Info, Times: slices.Clone(r.Times)}}
+			for _, f := range r.Frames {
+				w.frames = append(w.frames, imageprep.Frame{Pix: slices.Clone(f.RGB), Width: f.Width, Height: f.Height, Stride: 3 * f.Width})
+			}
+			counts.Lock()
+			st.FramesDecoded += len(w.frames)
+			counts.Unlock()
+			progress("frames", len(w.frames))
+			return send(prepQ, w)
+		})
+		return err
+	})
+
+	// prep: frames to pixel tensors.
+	var prepWG sync.WaitGroup
+	for range workers {
+		prepWG.Add(1)
+		g.Go(func() error {
+			defer prepWG.Done()
+			for w := range prepQ {
+				t0 := time.Now()
+				w.pixels = make([]float32, len(w.frames)*opt.Prep.FrameLen())
+				if err := opt.Prep.Batch(ctx, w.frames, w.pixels); err != nil {
+					return fmt.Errorf("features: preprocess %s: %w", w.video.Path, err)
+				}
+				bz.add("prep", t0)
+				if err := send(inferQ, w); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		prepWG.Wait()
+		close(inferQ)
+		return nil
+	})
+
+	// infer: one goroutine per device; a run takes the frames of as many
+	// waiting videos as fit in maxBatch (at least one whole video).
+	h, wd := opt.Prep.OutputSize()
+	frameLen := opt.Prep.FrameLen()
+	var inferWG sync.WaitGroup
+	for d, enc := range opt.Image {
+		inferWG.Add(1)
+		g.Go(func() error {
+			defer inferWG.Done()
+			for w := range inferQ {
+				batch := []*work{w}
+				n := len(w.frames)
+			gather:
+				for n < maxBatch {
+					select {
+					case more, ok := <-inferQ:
+						if !ok {
+							break gather
+						}
+						batch = append(batch, more)
+						n += len(more.frames)
+					default:
+						break gather
+					}
+				}
+				t0 := time.Now()
+				pix := make([]float32, 0, n*frameLen)
+				for _, b := range batch {
+					pix = append(pix, b.pixels...)
+				}
+				var embs [][]float32
+				lo := 0
+				for _, size := range runSizes(n, maxBatch) {
+					e, err := enc.EmbedImages(ctx, padSingle(models.ImageBatch{N: size, C: 3, H: h, W: wd, Data: pix[lo*frameLen : (lo+size)*frameLen]}))
+					if err != nil {
+						return fmt.Errorf("features: image tower (device %d): %w", d, err)
+					}
+					if len(e) < size {
+						return fmt.Errorf("features: image tower returned %d embeddings for %d frames", len(e), size)
+					}
+					embs = append(embs, e[:size]...)
+					lo += size
+				}
+				bz.add("infer", t0)
+				off := 0
+				for _, b := range batch {
+					m := kernels.NewMatrix(len(b.frames), enc.Dim())
+					for r := range b.frames {
+						copy(m.Row(r), embs[off+r])
+					}
+					off += len(b.frames)
+					b.video.Embeddings = m
+					b.pixels = nil
+					counts.Lock()
+					st.FramesEmbedded += len(b.frames)
+					counts.Unlock()
+					progress("embedded", len(b.frames))
+					if err := send(storeQ, b); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		inferWG.Wait()
+		close(storeQ)
+		return nil
+	})
+
+	// caption and store: captions for the frames a set asks them of, then
+	// the cache entry.
+	var capWG sync.WaitGroup
+	nCap := max(1, len(opt.Captioner))
+	for d := range nCap {
+		capWG.Add(1)
+		g.Go(func() error {
+			defer capWG.Done()
+			for w := range storeQ {
+				if w.plan.captions() {
+					if d >= len(opt.Captioner) {
+						return errors.New("features: a frame set asks for captions and no captioner was given")
+					}
+					t0 := time.Now()
+					want, err := w.plan.captionTimes(w.video.Info, 0)
+					if err != nil {
+						return err
+					}
+					var idx []int
+					var frames []imageprep.Frame
+					for r, t := range w.video.Times {
+						if want[t] {
+							idx = append(idx, r)
+							frames = append(frames, w.frames[r])
+						}
+					}
+					caps, err := opt.Captioner[d].CaptionFrames(ctx, frames)
+					if err != nil {
+						return fmt.Errorf("features: captioner (device %d): %w", d, err)
+					}
+					w.video.Captions = make([]string, len(w.video.Times))
+					for j, r := range idx {
+						w.video.Captions[r] = caps[j].Text
+					}
+					bz.add("caption", t0)
+					counts.Lock()
+					st.Captions += len(idx)
+					counts.Unlock()
+					progress("captioned", len(idx))
+				}
+				w.frames = nil
+				t0 := time.Now()
+				if err := c.store(w.video, w.plan.String()); err != nil {
+					return err
+				}
+				bz.add("store", t0)
+				done(w.k, w.video, "", nil)
+				progress("videos", 1)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// padSingle turns a batch of one image into two copies of it. ONNX Runtime
+// computes a run of one image through its matrix-vector kernels, whose sums
+// round differently from the matrix-matrix ones every larger run uses (the
+// last bit of some values; TestImageTowerRowsDoNotDependOnTheirBatch), so
+// without this a frame's embedding would depend on whether another video's
+// frames happened to share its run. The extra row is dropped by the caller.
+func padSingle(b models.ImageBatch) models.ImageBatch {
+	if b.N != 1 {
+		return b
+	}
+	b.Data = append(b.Data[:len(b.Data):len(b.Data)], b.Data...)
+	b.N = 2
+	return b
+}
+
+// runSizes splits n frames into runs of at most maxBatch, none of one frame
+// unless n is 1 (see padSingle): 33 frames at 32 are runs of 31 and 2.
+func runSizes(n, maxBatch int) []int {
+	maxBatch = max(maxBatch, 3) // with 2, three frames would leave one
+	var out []int
+	for n > 0 {
+		k := min(n, maxBatch)
+		if n-k == 1 {
+			k--
+		}
+		out = append(out, k)
+		n -= k
+	}
+	return out
+}

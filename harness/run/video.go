@@ -1,0 +1,373 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/progress"
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+)
+
+// ImageText is the image_text role on one device (models.ImageText): an
+// image tower for the feature stage and a text tower for the texts the
+// frames are compared with.
+type ImageText interface {
+	features.ImageEncoder
+	EmbedTexts(ctx context.Context, texts []string) ([][]float32, error)
+	LogitScale() float64
+	LogitBias() float64
+}
+
+// VideoModels are the models the frame and order levels run, with what
+// identifies them in cache keys and config.json.
+type VideoModels struct {
+	// ImageText holds the image_text role once per device (nil when the
+	// models directory has none); ImageName names its weights (file hashes).
+	ImageText []ImageText
+	ImageName string
+	// Prep is image_text's preprocessing (its preprocessor_config.json).
+	Prep *imageprep.Processor
+	// Captioner holds the captioner role once per device (nil when absent);
+	// CaptionerName names its weights.
+	Captioner     []features.Captioner
+	CaptionerName string
+	// Size is the size frames are decoded at.
+	Size decode.Size
+	// Decode sizes the decoders; Decode.Options.Timeout is the per-video
+	// deadline.
+	Decode decode.Pool
+	// MaxBatch is the most frames per image tower run.
+	MaxBatch int
+}
+
+// roles lists the roles of the models an audit has, for attack.Config.
+func (o *Options) roles() []string {
+	var out []string
+	if v := o.Video; v != nil && len(v.ImageText) > 0 {
+		out = append(out, attack.RoleImageText)
+	}
+	if o.Embedder != nil {
+		out = append(out, attack.RoleTextEmbed)
+	}
+	if v := o.Video; v != nil && len(v.Captioner) > 0 {
+		out = append(out, attack.RoleCaptioner)
+	}
+	if o.Reader != nil {
+		out = append(out, attack.RoleLMReader)
+	}
+	return out
+}
+
+// VideoConfig is the part of config.json that names how the video features
+// were made.
+type VideoConfig struct {
+	ImageText string   `json:"image_text"`
+	Captioner string   `json:"captioner,omitempty"`
+	Prep      string   `json:"preprocessing"`
+	Size      string   `json:"decode_size"`
+	Sets      []string `json:"frame_sets"`
+}
+
+// frameSets returns the frame sets the attackers need.
+func frameSets(needs attack.Needs) []features.Set {
+	var sets []features.Set
+	if needs.Has(attack.NeedCentre) {
+		sets = append(sets, features.CentreSet)
+	}
+	if needs.Has(attack.NeedBag) {
+		sets = append(sets, features.BagSet)
+	}
+	// The 32 uniform frames are always taken: their mean embedding is the
+	// v_i of the effective size (Video-Index 4.5).
+	if needs.Has(attack.NeedCaptions) {
+		sets = append(sets, features.CaptionSet)
+	} else if needs != 0 {
+		sets = append(sets, features.UniformSet)
+	}
+	return sets
+}
+
+func needsOf(atts []attack.Attacker) attack.Needs {
+	var n attack.Needs
+	for _, at := range atts {
+		n |= attack.FrameNeeds(at)
+	}
+	return n
+}
+
+// videoStage is the feature stage of an audit and the assembly of what the
+// frame attackers read: per item, its frames' embeddings (through
+// features.Extract and its cache) and its texts embedded by image_text and
+// text_embed (through the run's embedding cache). It fills a.visual and
+// a.failures; it does nothing when no attacker of the run reads frames.
+func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
+	needs := needsOf(a.attackers)
+	if needs == 0 {
+		return nil
+	}
+	v := a.opt.Video
+	it := v.ImageText[0]
+	encs := make([]features.ImageEncoder, len(v.ImageText))
+	for d, m := range v.ImageText {
+		encs[d] = m
+	}
+	mtr := newFeatureMeter(a.opt.Progress)
+	fopt := features.Options{
+		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir),
+		Sets: frameSets(needs), Image: encs, ImageName: v.ImageName, Prep: v.Prep,
+		Captioner: v.Captioner, CaptionerName: v.CaptionerName,
+		Size: v.Size, Decode: v.Decode, MaxBatch: v.MaxBatch,
+	}
+	fopt.Progress = mtr.add
+	fr, err := features.Extract(ctx, a.items, fopt)
+	mtr.end(err == nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+		}
+		return err
+	}
+	a.features = &fr.Stats
+	st := fr.Stats
+	a.opt.Progress.Note("features done", "videos", st.Videos, "cached", st.Cached, "computed", st.Computed, "failed", st.Failed,
+		"frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "captions", st.Captions)
+
+	n := len(a.items)
+	a.failures = make([]string, n)
+	vis := make([]*attack.Visual, n)
+	for i, f := range fr.Items {
+		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias()}
+		a.failures[i] = f.Failure
+	}
+
+	// Texts in the image_text space: questions, options, question+option.
+	var questions, options, qoptions []string
+	for _, item := range a.items {
+		questions = append(questions, item.Question)
+		for _, o := range item.Options {
+			options = append(options, o)
+			qoptions = append(qoptions, item.Question+" "+o)
+		}
+	}
+	itEmb := rowsEmbedder{it, v.ImageName}
+	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	var qm, om, qom *kernels.Matrix
+	if needs.Has(attack.NeedBag) {
+		if qm, err = cachedEmbed(ctx, cache, "it-question", itEmb, questions); err != nil {
+			return err
+		}
+	}
+	if om, err = cachedEmbed(ctx, cache, "it-options", itEmb, options); err != nil {
+		return err
+	}
+	if needs.Has(attack.NeedCentre) {
+		if qom, err = cachedEmbed(ctx, cache, "it-qoptions", itEmb, qoptions); err != nil {
+			return err
+		}
+	}
+	// Texts in the text_embed space: options and the captions.
+	var tom, capm *kernels.Matrix
+	capRow := map[string]int{}
+	if needs.Has(attack.NeedCaptions) {
+		if tom, err = cachedEmbed(ctx, cache, "te-options", emb, options); err != nil {
+			return err
+		}
+		var caps []string
+		for _, vid := range fr.Videos {
+			for _, c := range vid.Captions {
+				if _, ok := capRow[c]; !ok && c != "" {
+					capRow[c] = len(caps)
+					caps = append(caps, c)
+				}
+			}
+		}
+		if capm, err = cachedEmbed(ctx, cache, "te-captions", emb, caps); err != nil {
+			return err
+		}
+	}
+
+	// The questions under text_embed, for the effective size.
+	if a.opt.Embedder != nil {
+		qs := make([]string, len(a.items))
+		for i, item := range a.items {
+			qs[i] = item.Question
+		}
+		if a.questionTE, err = cachedEmbed(ctx, cache, "question", emb, qs); err != nil {
+			return err
+		}
+	}
+	a.meanFrames = make([][]float32, n)
+	off := 0
+	for i, item := range a.items {
+		k := len(item.Options)
+		x := vis[i]
+		x.Options = sliceRows(om, off, off+k)
+		if qom != nil {
+			x.QuestionOptions = sliceRows(qom, off, off+k)
+		}
+		if tom != nil {
+			x.OptionTexts = sliceRows(tom, off, off+k)
+		}
+		off += k
+		if qm != nil {
+			x.Question = qm.Row(i)
+		}
+		f := fr.Items[i]
+		if f.Failure != "" {
+			continue
+		}
+		vid := fr.Videos[f.Video]
+		a.meanFrames[i] = meanRows(vid.Embeddings, f.Rows[features.UniformSet.Name])
+		if r := f.Rows[features.CentreSet.Name]; len(r) > 0 {
+			x.Centre = vid.Embeddings.Row(r[0])
+		}
+		if r := f.Rows[features.BagSet.Name]; len(r) > 0 {
+			x.Bag = pickRows(vid.Embeddings, r)
+		}
+		if capm != nil {
+			var rows []int
+			for _, r := range f.Rows[features.CaptionSet.Name] {
+				if c := vid.Captions[r]; c != "" {
+					rows = append(rows, capRow[c])
+					x.CaptionTexts = append(x.CaptionTexts, c)
+				}
+			}
+			if len(rows) > 0 {
+				x.Captions = pickRows(capm, rows)
+			}
+		}
+	}
+	a.visual = vis
+	return nil
+}
+
+// textEmbedder is what cachedEmbed needs of an embedder.
+type textEmbedder interface {
+	Name() string
+	Dim() int
+	Embed(context.Context, []string) (*kernels.Matrix, error)
+}
+
+// rowsEmbedder adapts image_text's text tower to textEmbedder.
+type rowsEmbedder struct {
+	m    ImageText
+	name string
+}
+
+func (r rowsEmbedder) Name() string { return "image_text:" + r.name }
+func (r rowsEmbedder) Dim() int     { return r.m.Dim() }
+func (r rowsEmbedder) Embed(ctx context.Context, texts []string) (*kernels.Matrix, error) {
+	out := kernels.NewMatrix(len(texts), r.m.Dim())
+	if len(texts) == 0 {
+		return out, nil
+	}
+	rows, err := r.m.EmbedTexts(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("image_text text tower: %w", err)
+	}
+	for i, row := range rows {
+		copy(out.Row(i), row)
+	}
+	return out, nil
+}
+
+// cachedEmbed embeds texts through the run's embedding cache.
+func cachedEmbed(ctx context.Context, cache embedCache, kind string, e textEmbedder, texts []string) (*kernels.Matrix, error) {
+	if e == nil {
+		return nil, errors.New("no text embedder for " + kind)
+	}
+	key := textKey(e.Name(), nil, texts)
+	m, err := cache.load(kind, key, len(texts), e.Dim())
+	if err != nil || m != nil {
+		return m, err
+	}
+	if m, err = embedAll(ctx, e, texts, func(int) {}); err != nil {
+		return nil, fmt.Errorf("embed %s: %w", kind, err)
+	}
+	return m, cache.store(kind, key, m)
+}
+
+// sliceRows returns rows [lo, hi) of m as a matrix sharing m's storage.
+func sliceRows(m *kernels.Matrix, lo, hi int) *kernels.Matrix {
+	return &kernels.Matrix{Rows: hi - lo, Cols: m.Cols, Data: m.Data[lo*m.Cols : hi*m.Cols]}
+}
+
+// pickRows copies the listed rows of m into a new matrix.
+func pickRows(m *kernels.Matrix, rows []int) *kernels.Matrix {
+	out := kernels.NewMatrix(len(rows), m.Cols)
+	for k, r := range rows {
+		copy(out.Row(k), m.Row(r))
+	}
+	return out
+}
+
+// permuteVisual orders vis by order.
+func permuteVisual(vis []*attack.Visual, order []int32) []*attack.Visual {
+	out := make([]*attack.Visual, len(order))
+	for p, i := range order {
+		out[p] = vis[i]
+	}
+	return out
+}
+
+// featureMeter shows the feature stage as four stages of the run's
+// reporter: videos finished (of those planned), frames decoded, frames
+// embedded by the image tower and frames captioned, each with its rate.
+type featureMeter struct {
+	r *progress.Reporter
+
+	mu     sync.Mutex
+	meters map[string]*progress.Meter
+}
+
+// featureStages names the meter of each kind of work features.Extract
+// reports, and its unit.
+var featureStages = map[string][2]string{
+	"videos":    {"features", "videos"},
+	"frames":    {"decode", "frames"},
+	"embedded":  {"inference", "frames"},
+	"captioned": {"caption", "frames"},
+}
+
+func newFeatureMeter(r *progress.Reporter) *featureMeter {
+	return &featureMeter{r: r, meters: map[string]*progress.Meter{}}
+}
+
+func (m *featureMeter) add(what string, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if what == "planned" {
+		m.meters["videos"] = m.r.Stage("features", int64(n), "videos")
+		return
+	}
+	mt, ok := m.meters[what]
+	if !ok {
+		st, known := featureStages[what]
+		if !known {
+			return
+		}
+		mt = m.r.Stage(st[0], 0, st[1])
+		m.meters[what] = mt
+	}
+	mt.Add(int64(n))
+}
+
+// end finishes every stage (ok) or stops them where they are.
+func (m *featureMeter) end(ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, what := range []string{"frames", "embedded", "captioned", "videos"} {
+		if ok {
+			m.meters[what].Finish()
+		} else {
+			m.meters[what].Exit()
+		}
+	}
+}
