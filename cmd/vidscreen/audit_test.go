@@ -655,3 +655,26 @@ func TestAuditModelsFlags(t *testing.T) {
 		t.Errorf("help does not document --models and --device:\n%s", stdout)
 	}
 }
+
+// TestAuditChecksItsRolesFirst gives audit a models directory whose two
+// text roles each lack a file: the run stops before any work, naming both.
+func TestAuditChecksItsRolesFirst(t *testing.T) {
+	needORT(t)
+	items := demoSubset(t, 5)
+	dir := writeTinyModels(t, models.RoleTextEmbed, models.RoleDupConfirm)
+	os.Remove(filepath.Join(dir, "text_embed", "tokenizer.json"))
+	os.Remove(filepath.Join(dir, "dup_confirm", "model.onnx"))
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runAudit("--items", items, "--out", out, "--models", dir)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, stderr)
+	}
+	for _, want := range []string{"2 problem(s)", "text_embed: " + dir, "missing tokenizer.json", "dup_confirm: " + dir, "missing model.onnx"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused run created its directory")
+	}
+}

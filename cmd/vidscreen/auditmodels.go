@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -56,6 +57,9 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 	rt, err := models.NewRuntime(models.RuntimeOptions{Device: device, Log: env.stderr, Getenv: env.getenv})
 	if err != nil {
 		return nil, fmt.Errorf("--models: %w", err)
+	}
+	if err := checkAuditRoles(context.Background(), dir, device, m, video, env); err != nil {
+		return nil, err
 	}
 	out := &auditModels{}
 	fail := func(err error) (*auditModels, error) {
