@@ -2,8 +2,9 @@
 # make demo: audit the embedded default (about 4,000 real items of NExT-QA,
 # Social-IQ 2.0, STAR and VideoHallucer) at the option, text and pool levels
 # into out/demo, and print the summary table of the report cards; then audit
-# the planted-shortcut world (rendered once into out/world, docs/world.md)
-# into out/demo-world and print the audit of the auditor beside its cards.
+# the planted-shortcut world (rendered once into out/world, docs/world.md) at
+# all five levels into out/demo-world and print the audit of the auditor
+# beside its cards.
 # Expects bin/vidscreen (make build). Finishes in well under two minutes on
 # two cores.
 set -euo pipefail
@@ -37,7 +38,9 @@ fi
 echo
 rm -rf "$WORLD_OUT"
 wstart=$(date +%s)
-"$BIN" audit --items "$WORLD/items.jsonl" --video-root "$WORLD" --out "$WORLD_OUT" --levels option,text,pool --seed 1
+# All five levels: the frame and order levels decode the world's videos and
+# run its own models (image_text and captioner, docs/world.md).
+"$BIN" audit --items "$WORLD/items.jsonl" --videos "$WORLD" --models "$WORLD/models" --out "$WORLD_OUT" --seed 1
 wend=$(date +%s)
 echo
 echo "demo: audited the world in $((wend - wstart)) s; whole demo $((wend - start)) s."
