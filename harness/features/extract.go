@@ -121,10 +121,12 @@ type Result struct {
 }
 
 // FailureOutsideRoot and FailureMissing are the reasons that come before
-// decoding; the others are decode.Kind values.
+// decoding; FailureNonFinite is a model that gave a NaN or an infinity for
+// one of the video's frames; the others are decode.Kind values.
 const (
 	FailureOutsideRoot = "outside-root"
 	FailureMissing     = "missing"
+	FailureNonFinite   = "non-finite-embedding"
 )
 
 // Extract computes (or reads from the cache) the features of every item's
@@ -476,12 +478,24 @@ func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats,
 						copy(m.Row(r), embs[off+r])
 					}
 					off += len(b.frames)
-					b.video.Embeddings = m
 					b.pixels = nil
 					counts.Lock()
 					st.FramesEmbedded += len(b.frames)
 					counts.Unlock()
 					progress("embedded", len(b.frames))
+					// A model that emits NaN or Inf for a frame would make
+					// every similarity of the video NaN and its items'
+					// answers silently wrong: the video fails its own items
+					// instead, and is not cached.
+					var nf *kernels.NonFiniteError
+					if err := kernels.CheckFinite(m); errors.As(err, &nf) {
+						done(b.k, nil, FailureNonFinite, fmt.Errorf("image tower gave a non-finite embedding for %s at %v: %w", b.video.Path, b.video.Times[nf.Row], err))
+						progress("videos", 1)
+						continue
+					} else if err != nil {
+						return err
+					}
+					b.video.Embeddings = m
 					if err := send(storeQ, b); err != nil {
 						return err
 					}
