@@ -256,3 +256,12 @@ func (v *VLMReader) runOne(ctx context.Context, s *Session, input, output string
 	}
 	return append([]float32(nil), data...), nil
 }
+
+// Fits returns why p cannot be scored by the model (too long for its
+// context, images of the wrong size, placeholders that do not match the
+// images), or nil, without running it: a caller can then show fewer
+// frames.
+func (v *VLMReader) Fits(p VLMPrompt) error {
+	_, _, err := v.layout(p)
+	return err
+}

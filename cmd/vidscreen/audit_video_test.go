@@ -149,7 +149,7 @@ func TestAuditVideoLevels(t *testing.T) {
 	for _, a := range c.Attackers {
 		names[a.Name] = a.AbstainShare
 	}
-	for _, n := range []string{"centre-frame", "centre-frame-qa", "captions-match", "bag-of-frames-mean", "bag-of-frames-max"} {
+	for _, n := range []string{"centre-frame", "centre-frame-qa", "captions-match", "centre-frame-reader", "bag-of-frames-mean", "bag-of-frames-max", "shuffled-frames-reader", "contiguous-tenth-reader"} {
 		share, ok := names[n]
 		if !ok {
 			t.Errorf("attacker %s did not run", n)
@@ -163,7 +163,8 @@ func TestAuditVideoLevels(t *testing.T) {
 	// the role; the other video attackers run.
 	os.WriteFile(filepath.Join(modelsDir, "models.json"), []byte(`{"roles": {"image_text": {"dir": "image_text"}, "text_embed": {"dir": "text_embed"}}}`), 0o644)
 	code, stdout, stderr := runAudit("--items", items, "--out", filepath.Join(tmp, "nocap"), "--videos", root, "--models", modelsDir, "--workers", "2")
-	if code != 0 || !strings.Contains(stderr, "captions-match skipped: the models directory has no captioner role") {
+	if code != 0 || !strings.Contains(stderr, "captions-match skipped: the models directory has no captioner role") ||
+		!strings.Contains(stderr, "shuffled-frames-reader skipped: the models directory has no vlm_reader role") {
 		t.Errorf("exit %d; stderr lacks the skipped line:\n%s", code, stderr)
 	}
 	if !strings.Contains(stdout, "eps frame") {

@@ -131,6 +131,26 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 		}
 		v.Captioner = []features.Captioner{c}
 	}
+	if spec, ok := m.Roles[models.RoleVLMReader]; ok && spec.Server == "" && len(v.ImageText) > 0 {
+		vlm, err := rt.OpenVLMReader(m, devs[0])
+		if err != nil {
+			return fail(err)
+		}
+		out.closes = append(out.closes, vlm.Close)
+		folder, spec, _ := m.Folder(models.RoleVLMReader)
+		if v.VLMName, err = roleName(models.RoleVLMReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"); err != nil {
+			return fail(err)
+		}
+		// Its frames are decoded for its own input side (the image_text
+		// one when it has no preprocessor_config.json).
+		v.VLMSize = decode.Size{Short: short}
+		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {
+			v.VLMSize = decode.Size{Short: inputSide(cfg)}
+		}
+		v.VLM = vlm
+	} else if ok && spec.Server != "" {
+		fmt.Fprintf(env.stderr, "vidscreen audit: vlm_reader is served by %s; audit reads letter scores from ONNX files only, so the VLM readers are skipped\n", spec.Server)
+	}
 	if len(v.ImageText) == 0 {
 		v = nil
 	} else {

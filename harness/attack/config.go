@@ -153,6 +153,7 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&centreFrame{withQuestion: true}, RoleImageText)
 		add(&captionsMatch{}, RoleCaptioner, RoleTextEmbed)
 		add(&captionsReader{cfg.Reader}, RoleCaptioner, RoleLMReader)
+		add(&centreReader{}, RoleVLMReader)
 	}
 	if cfg.has(harness.LevelOrder) {
 		k := cfg.BagK
@@ -161,6 +162,8 @@ func frameAttackers(cfg Config) []frameAttacker {
 		}
 		add(&bagOfFrames{k: k}, RoleImageText)
 		add(&bagOfFrames{k: k, useMax: true}, RoleImageText)
+		add(&shuffledReader{}, RoleVLMReader)
+		add(&tenthReader{}, RoleVLMReader)
 	}
 	return out
 }

@@ -24,7 +24,7 @@ func rows(rs ...[]float32) *kernels.Matrix {
 func videoConfig(k int) attack.Config {
 	cfg := attack.DefaultConfig()
 	cfg.Levels = []harness.Level{harness.LevelFrame, harness.LevelOrder}
-	cfg.Roles = []string{attack.RoleImageText, attack.RoleTextEmbed, attack.RoleCaptioner}
+	cfg.Roles = []string{attack.RoleImageText, attack.RoleTextEmbed, attack.RoleCaptioner, attack.RoleVLMReader}
 	cfg.BagK = k
 	return cfg
 }
@@ -148,9 +148,17 @@ func TestFrameAttackersWithoutTheirRoleAreSkippedByName(t *testing.T) {
 		t.Errorf("attackers %v, want %s", names, want)
 	}
 	skipped := attack.Skipped(cfg)
-	if len(skipped) != 2 || !strings.Contains(skipped[0], "captions-match") || !strings.Contains(skipped[1], "captions-reader") ||
-		!strings.Contains(skipped[0], "no captioner role") || !strings.Contains(skipped[1], "no captioner role") {
-		t.Errorf("skipped %q, want a line for captions-match and one for captions-reader, each naming the captioner role", skipped)
+	want := []struct{ attacker, role string }{
+		{"captions-match", "captioner"}, {"captions-reader", "captioner"}, {"centre-frame-reader", "vlm_reader"},
+		{"shuffled-frames-reader", "vlm_reader"}, {"contiguous-tenth-reader", "vlm_reader"},
+	}
+	if len(skipped) != len(want) {
+		t.Fatalf("skipped %q, want %d lines", skipped, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(skipped[i], w.attacker+" skipped") || !strings.Contains(skipped[i], "no "+w.role+" role") {
+			t.Errorf("skipped line %q, want one for %s naming the %s role", skipped[i], w.attacker, w.role)
+		}
 	}
 	for _, a := range attack.Attackers(cfg) {
 		if attack.FrameNeeds(a) == 0 {

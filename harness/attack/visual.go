@@ -40,7 +40,21 @@ type Visual struct {
 	// CaptionTexts are those captions themselves, in time order (empty
 	// captions left out), for the readers.
 	CaptionTexts []string
+
+	// VLM holds the vlm_reader's letter log-probabilities for the item, one
+	// per option, under each frame set the VLM readers read (keyed by
+	// VLMCentre, VLMShuffled, VLMTenth). A set is absent when the feature
+	// stage made no scores for it (the video failed, or the prompt did not
+	// fit the model even with one frame).
+	VLM map[string][]float64
 }
+
+// The frame sets of the VLM readers, as keys of Visual.VLM.
+const (
+	VLMCentre   = "vlm-centre"   // the clip's centre frame
+	VLMShuffled = "vlm-shuffled" // the uniform frames in a seeded shuffle
+	VLMTenth    = "vlm-tenth"    // uniform frames of one seeded contiguous tenth
+)
 
 // Needs says what a frame attacker reads from the feature stage, so that a
 // run plans, decodes and embeds only that.
@@ -51,6 +65,9 @@ const (
 	NeedCentre   Needs = 1 << iota // Visual.Centre, Options, QuestionOptions
 	NeedBag                        // Visual.Bag, Question, Options
 	NeedCaptions                   // Visual.Captions, OptionTexts
+	NeedVLMCentre                  // Visual.VLM[VLMCentre]
+	NeedVLMShuffled                // Visual.VLM[VLMShuffled]
+	NeedVLMTenth                   // Visual.VLM[VLMTenth]
 )
 
 // Has reports whether n includes every feature of m.
@@ -74,6 +91,7 @@ const (
 	RoleImageText = "image_text"
 	RoleTextEmbed = "text_embed"
 	RoleCaptioner = "captioner"
+	RoleVLMReader = "vlm_reader"
 )
 
 // dot is the cosine of two unit vectors.

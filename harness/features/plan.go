@@ -18,6 +18,9 @@ type Set struct {
 	Captions bool
 }
 
+// UniformFrames is the frame count of the Video-Index protocol (section 3).
+const UniformFrames = 32
+
 // The frame sets of the frame and order attackers.
 var (
 	// CentreSet is the single middle frame of the clip (Video-Index 3.5).

@@ -273,6 +273,12 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		for _, s := range frameSets(needs) {
 			cfg.Videos.Sets = append(cfg.Videos.Sets, s.Name+"="+s.Sampler.String())
 		}
+		if sets := vlmSets(needs); len(sets) > 0 {
+			cfg.Videos.VLMReader, cfg.Videos.VLMSize = v.VLMName, v.VLMSize.String()
+			for _, s := range sets {
+				cfg.Videos.VLMSets = append(cfg.Videos.VLMSets, s.String())
+			}
+		}
 	}
 	cfg.Attack.Threads = 0 // not part of the result
 	// The inputs are fingerprinted by the bytes read above: a pipe or FIFO

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/attack"
@@ -45,6 +46,11 @@ type VideoModels struct {
 	Decode decode.Pool
 	// MaxBatch is the most frames per image tower run.
 	MaxBatch int
+	// VLM is the vlm_reader role (nil when absent), VLMName names its
+	// weights, and VLMSize is the size its frames are decoded at.
+	VLM     features.VLMScorer
+	VLMName string
+	VLMSize decode.Size
 }
 
 // roles lists the roles of the models an audit has, for attack.Config.
@@ -62,6 +68,9 @@ func (o *Options) roles() []string {
 	if o.Reader != nil {
 		out = append(out, attack.RoleLMReader)
 	}
+	if v := o.Video; v != nil && v.VLM != nil {
+		out = append(out, attack.RoleVLMReader)
+	}
 	return out
 }
 
@@ -73,6 +82,27 @@ type VideoConfig struct {
 	Prep      string   `json:"preprocessing"`
 	Size      string   `json:"decode_size"`
 	Sets      []string `json:"frame_sets"`
+	VLMReader string   `json:"vlm_reader,omitempty"`
+	VLMSize   string   `json:"vlm_decode_size,omitempty"`
+	VLMSets   []string `json:"vlm_frame_sets,omitempty"`
+}
+
+// vlmNeeds are the needs of the VLM readers.
+const vlmNeeds = attack.NeedVLMCentre | attack.NeedVLMShuffled | attack.NeedVLMTenth
+
+// vlmSets returns the frame sets the VLM readers need, in a fixed order.
+func vlmSets(needs attack.Needs) []features.VLMSet {
+	centre, shuffled, tenth := features.VLMSets(features.UniformFrames)
+	var sets []features.VLMSet
+	for _, s := range []struct {
+		n   attack.Needs
+		set features.VLMSet
+	}{{attack.NeedVLMCentre, centre}, {attack.NeedVLMShuffled, shuffled}, {attack.NeedVLMTenth, tenth}} {
+		if needs.Has(s.n) {
+			sets = append(sets, s.set)
+		}
+	}
+	return sets
 }
 
 // frameSets returns the frame sets the attackers need.
@@ -243,6 +273,23 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 				x.Captions = pickRows(capm, rows)
 			}
 		}
+	}
+	if sets := vlmSets(needs); len(sets) > 0 {
+		t0 := time.Now()
+		scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
+			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: sets,
+			Reader: v.VLM, ReaderName: v.VLMName, Size: v.VLMSize, Decode: v.Decode, Seed: a.opt.Seed,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+			}
+			return err
+		}
+		for i := range vis {
+			vis[i].VLM = scores[i]
+		}
+		a.stage("vlm", t0)
 	}
 	a.visual = vis
 	return nil

@@ -1,0 +1,399 @@
+package features
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+)
+
+// A VLMSet is one frame set the VLM readers show vlm_reader: a sampler,
+// drawn per item from the item's seed where it is seeded, and whether the
+// frames are shown in a seeded shuffle instead of in time order.
+type VLMSet struct {
+	Name    string
+	Sampler decode.Sampler
+	Shuffle bool
+}
+
+// VLMSets returns the frame sets of the three VLM readers (Video-Index 3.5
+// and 3.6) with n frames where they take several: the centre frame, n
+// uniform frames in a seeded shuffle, and n uniform frames of one seeded
+// contiguous tenth of the clip. Their names are the attack.VLM* keys.
+func VLMSets(n int) (centre, shuffled, tenth VLMSet) {
+	centre = VLMSet{Name: "vlm-centre", Sampler: mustSampler("centre")}
+	shuffled = VLMSet{Name: "vlm-shuffled", Sampler: mustSampler(fmt.Sprintf("uniform:%d", n)), Shuffle: true}
+	tenth = VLMSet{Name: "vlm-tenth", Sampler: mustSampler(fmt.Sprintf("window:%d,frac:0.1", n))}
+	return centre, shuffled, tenth
+}
+
+func (s VLMSet) String() string {
+	if s.Shuffle {
+		return s.Name + "=" + s.Sampler.String() + "+shuffle"
+	}
+	return s.Name + "=" + s.Sampler.String()
+}
+
+// A VLMScorer is the vlm_reader role on one device (models.VLMReader):
+// frames to its images, a check that a prompt fits, and log p(letter) for
+// each option's letter after one prefill.
+type VLMScorer interface {
+	Frames(ctx context.Context, frames []imageprep.Frame) (models.ImageBatch, error)
+	Fits(p models.VLMPrompt) error
+	Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float64, error)
+}
+
+// VLMOptions configure ReadVLM.
+type VLMOptions struct {
+	// Root is the video root (harness.ResolveVideo); CacheDir holds the
+	// scores computed so far.
+	Root, CacheDir string
+	Sets           []VLMSet
+	// Reader is vlm_reader; ReaderName identifies its weights for the
+	// cache key.
+	Reader     VLMScorer
+	ReaderName string
+	// Size is the size frames are decoded at; Decode sizes the decoders.
+	Size   decode.Size
+	Decode decode.Pool
+	// Seed is the run's seed, from which each item's seed is drawn (the
+	// seeded tenth, the shuffle).
+	Seed uint64
+	// Progress, if set, is told ("vlm-videos", n) as videos finish.
+	Progress func(what string, n int)
+}
+
+// vlmCacheFormat changes whenever what a VLM cache entry holds changes
+// meaning (the prompt's wording included).
+const vlmCacheFormat = 1
+
+// ReadVLM returns, per item, vlm_reader's letter log-probabilities under
+// each of opt.Sets, keyed by set name. The scores of each video's items are
+// stored in opt.CacheDir under a key of the video's bytes, the model, the
+// preprocessing, the decode size, the sets and the items' texts and seeds,
+// so that a second or resumed run decodes nothing already scored. An item
+// whose video is bad, or whose prompt does not fit the model even with one
+// frame, has no scores for that set (its readers then guess); only a
+// cancelled ctx or a failing model or cache is an error.
+//
+// Every item's prompt is scored on its own (frames and text), so its
+// scores do not depend on the other items of the run.
+func ReadVLM(ctx context.Context, items []*harness.Item, opt VLMOptions) ([]map[string][]float64, error) {
+	if opt.Reader == nil {
+		return nil, errors.New("features: no vlm_reader")
+	}
+	out := make([]map[string][]float64, len(items))
+	type video struct {
+		path  string
+		key   string
+		items []int
+	}
+	var vids []*video
+	byPath := map[string]*video{}
+	for i, it := range items {
+		path, err := harness.ResolveVideo(opt.Root, it)
+		if err != nil {
+			continue // Extract records why
+		}
+		v, ok := byPath[path]
+		if !ok {
+			v = &video{path: path}
+			byPath[path] = v
+			vids = append(vids, v)
+		}
+		v.items = append(v.items, i)
+	}
+	progress := func(n int) {
+		if opt.Progress != nil && n > 0 {
+			opt.Progress("vlm-videos", n)
+		}
+	}
+	var todo []*video
+	for _, v := range vids {
+		h, err := hashVideo(v.path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			progress(1)
+			continue
+		}
+		v.key = vlmKey(h, items, v.items, &opt)
+		got, err := loadVLM(opt.CacheDir, v.key, len(v.items))
+		if err != nil {
+			return nil, err
+		}
+		if got == nil {
+			todo = append(todo, v)
+			continue
+		}
+		for k, i := range v.items {
+			out[i] = got[k]
+		}
+		progress(1)
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+
+	jobs := make([]decode.Job, len(todo))
+	for k, v := range todo {
+		var reqs []seededRequest
+		for _, i := range v.items {
+			for _, s := range opt.Sets {
+				reqs = append(reqs, seededRequest{clip: clipOf(items[i]), sampler: s.Sampler, seed: itemSeed(opt.Seed, items[i])})
+			}
+		}
+		jobs[k] = decode.Job{Path: v.path, Sampler: seededPlan(reqs), Size: opt.Size}
+	}
+	pool := opt.Decode
+	err := pool.Run(ctx, jobs, func(r *decode.Result) error {
+		v := todo[r.Index]
+		if r.Err != nil {
+			progress(1) // Extract records the failure of the video's items
+			return nil
+		}
+		row := make(map[time.Duration]int, len(r.Times))
+		for k, t := range r.Times {
+			row[t] = k
+		}
+		frames := make([]imageprep.Frame, len(r.Frames))
+		for k, f := range r.Frames {
+			frames[k] = imageprep.Frame{Pix: slices.Clone(f.RGB), Width: f.Width, Height: f.Height, Stride: 3 * f.Width}
+		}
+		got := make([]map[string][]float64, len(v.items))
+		var prompts []models.VLMPrompt
+		type slot struct{ item, set int }
+		var slots []slot
+		for k, i := range v.items {
+			it := items[i]
+			seed := itemSeed(opt.Seed, it)
+			for si, s := range opt.Sets {
+				ts, err := s.Sampler.Times(r.Info, clipOf(it), seed)
+				if err != nil {
+					return fmt.Errorf("features: %s: frame set %s: %w", it.Source, s.Name, err)
+				}
+				order := make([]imageprep.Frame, len(ts))
+				for j, t := range ts {
+					rw, ok := row[t]
+					if !ok {
+						return fmt.Errorf("features: %s: frame at %v of set %s is not in the plan of %s", it.Source, t, s.Name, v.path)
+					}
+					order[j] = frames[rw]
+				}
+				if s.Shuffle {
+					perm := decode.Shuffle(len(order), seed)
+					shuffled := make([]imageprep.Frame, len(order))
+					for j, p := range perm {
+						shuffled[j] = order[p]
+					}
+					order = shuffled
+				}
+				p, ok, err := fitPrompt(ctx, opt.Reader, it, order)
+				if err != nil {
+					return fmt.Errorf("features: vlm_reader: %s: %w", it.Source, err)
+				}
+				if ok {
+					prompts = append(prompts, p)
+					slots = append(slots, slot{k, si})
+				}
+			}
+		}
+		for lo := 0; lo < len(prompts); lo += vlmChunk {
+			hi := min(lo+vlmChunk, len(prompts))
+			scores, err := opt.Reader.Score(ctx, prompts[lo:hi])
+			if err != nil {
+				return fmt.Errorf("features: vlm_reader: %s: %w", v.path, err)
+			}
+			for j, sc := range scores {
+				sl := slots[lo+j]
+				if got[sl.item] == nil {
+					got[sl.item] = map[string][]float64{}
+				}
+				got[sl.item][opt.Sets[sl.set].Name] = sc
+			}
+		}
+		if err := storeVLM(opt.CacheDir, v.key, got); err != nil {
+			return err
+		}
+		for k, i := range v.items {
+			out[i] = got[k]
+		}
+		progress(1)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// vlmChunk is how many prompts go to vlm_reader per call, so that a
+// cancelled run stops within one chunk.
+const vlmChunk = 16
+
+// fitPrompt writes the item's prompt with frames, keeping every second
+// frame (their order kept) until the prompt fits the model; ok is false
+// when not even one frame fits.
+func fitPrompt(ctx context.Context, r VLMScorer, it *harness.Item, frames []imageprep.Frame) (p models.VLMPrompt, ok bool, err error) {
+	for len(frames) > 0 {
+		images, err := r.Frames(ctx, frames)
+		if err != nil {
+			return p, false, err
+		}
+		p = models.VLMPrompt{Text: vlmPrompt(it, images.N), Images: images, Options: len(it.Options)}
+		if r.Fits(p) == nil {
+			return p, true, nil
+		}
+		if len(frames) == 1 {
+			break
+		}
+		kept := make([]imageprep.Frame, 0, (len(frames)+1)/2)
+		for j := 0; j < len(frames); j += 2 {
+			kept = append(kept, frames[j])
+		}
+		frames = kept
+	}
+	return p, false, nil
+}
+
+// vlmPrompt writes an item as vlm_reader sees it: its frames, the question
+// and the lettered options, ending where the answer letter goes (the
+// readers' prompt of Video-Index 3.3 with the frames in front).
+func vlmPrompt(it *harness.Item, images int) string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat(models.ImagePlaceholder, images))
+	fmt.Fprintf(&b, "\nQuestion: %s\nOptions:\n", it.Question)
+	for j, o := range it.Options {
+		fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
+	}
+	b.WriteString("Answer with the option's letter.\nAnswer:")
+	return b.String()
+}
+
+// itemSeed is the seed of one item's seeded frame sets: a hash of the
+// run's seed and the item's key, so it does not depend on the item's place
+// in the file or the worker count.
+func itemSeed(seed uint64, it *harness.Item) uint64 {
+	h := fnv.New64a()
+	io.WriteString(h, it.Key())
+	x := h.Sum64() ^ seed
+	x += 0x9e3779b97f4a7c15 // SplitMix64's finaliser
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// A seededRequest is one frame set of one item: its clip, sampler and seed.
+type seededRequest struct {
+	clip    decode.Clip
+	sampler decode.Sampler
+	seed    uint64
+}
+
+// seededPlan is the union of the times of its requests, as one sampler, so
+// that each video is decoded once for all its items' sets.
+type seededPlan []seededRequest
+
+func (p seededPlan) Times(in decode.Info, _ decode.Clip, _ uint64) ([]time.Duration, error) {
+	var all []time.Duration
+	for _, r := range p {
+		ts, err := r.sampler.Times(in, r.clip, r.seed)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all), nil
+}
+
+func (p seededPlan) String() string {
+	var b strings.Builder
+	b.WriteString("vlm-plan(")
+	for i, r := range p {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, "%s@%d-%d#%d", r.sampler, r.clip.Start, r.clip.End, r.seed)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// vlmKey is the content key of one video's VLM scores.
+func vlmKey(videoHash string, items []*harness.Item, idx []int, opt *VLMOptions) string {
+	h := sha256.New()
+	var n [8]byte
+	write := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	write(fmt.Sprintf("vidscreen-vlm/%d", vlmCacheFormat))
+	write(videoHash)
+	write(opt.ReaderName)
+	write(imageprep.Version)
+	write(opt.Size.String())
+	for _, s := range opt.Sets {
+		write(s.String())
+	}
+	for _, i := range idx {
+		it := items[i]
+		c := clipOf(it)
+		write(fmt.Sprintf("%d-%d#%d", c.Start, c.End, itemSeed(opt.Seed, it)))
+		write(vlmPrompt(it, 0))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// vlmEntry is one video's cache file: per item of the video (in the order
+// of the key), its scores by set name.
+type vlmEntry struct {
+	Format int                    `json:"format"`
+	Items  []map[string][]float64 `json:"items"`
+}
+
+func vlmPath(dir, key string) string { return filepath.Join(dir, "vlm-"+key+".json") }
+
+// loadVLM returns the cached scores of a key, or nil when there are none.
+// JSON writes each float64 so that it reads back to the same bits.
+func loadVLM(dir, key string, n int) ([]map[string][]float64, error) {
+	b, err := os.ReadFile(vlmPath(dir, key))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vlm cache: %w", err)
+	}
+	var e vlmEntry
+	if err := json.Unmarshal(b, &e); err != nil || e.Format != vlmCacheFormat || len(e.Items) != n {
+		return nil, nil // a torn or foreign entry is recomputed
+	}
+	return e.Items, nil
+}
+
+func storeVLM(dir, key string, items []map[string][]float64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("vlm cache: %w", err)
+	}
+	return writeAtomic(vlmPath(dir, key), func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(vlmEntry{Format: vlmCacheFormat, Items: items})
+	})
+}
