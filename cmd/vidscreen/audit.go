@@ -107,6 +107,7 @@ usage or bad input (the error names the file, line and field).`,
 			fs.StringVar(&videoRoot, "videos", "", "resolve each item's video (video_path, else video) under `ROOT` and run the frame and order levels; a video outside ROOT fails its items")
 			fs.StringVar(&videoRoot, "video-root", "", "the same as --videos `ROOT`")
 			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder; with --videos, run its image_text and captioner models on the frames")
+			frames := fs.Int("frames", 32, "show the frame and order attackers `N` uniform frames of each clip (captions, the shuffled and the contiguous-tenth VLM readers, the mean frame of the effective size); Video-Index uses 32")
 			device := fs.String("device", "cpu", "run the --models models (and, with cuda, the video decoders' NVDEC) on `DEVICE`: cpu, cuda or cuda:N")
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
@@ -124,6 +125,9 @@ usage or bad input (the error names the file, line and field).`,
 				}
 				if *sample < 0 {
 					return &usageError{"--sample must be 0 (every item) or more"}
+				}
+				if *frames < 1 || *frames > maxFrames {
+					return &usageError{fmt.Sprintf("--frames must be from 1 to %d, got %d", maxFrames, *frames)}
 				}
 				levelsSet := false
 				fs.Visit(func(f *flag.Flag) { levelsSet = levelsSet || f.Name == "levels" })
@@ -152,7 +156,7 @@ usage or bad input (the error names the file, line and field).`,
 				if err != nil {
 					return err
 				}
-				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot,
+				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames,
 					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
@@ -331,3 +335,7 @@ func printAuditSummary(w io.Writer, res *runs.Result) error {
 		runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile)
 	return err
 }
+
+// maxFrames bounds --frames: a VLM prompt of more frames than this fits no
+// model's context, and each frame is decoded and embedded per clip.
+const maxFrames = 1024

@@ -31,10 +31,16 @@ var (
 	BagSet = Set{Name: "bag", Sampler: mustSampler("fps:1,max:256")}
 	// UniformSet is the 32-frame protocol of Video-Index (section 3), whose
 	// frames are captioned when CaptionSet asks for it.
-	UniformSet = Set{Name: "uniform", Sampler: mustSampler("uniform:32")}
-	// CaptionSet is UniformSet with a caption per frame.
-	CaptionSet = Set{Name: "uniform", Sampler: mustSampler("uniform:32"), Captions: true}
+	UniformSet, CaptionSet = UniformSets(UniformFrames)
 )
+
+// UniformSets returns the uniform set of n frames, without and with a
+// caption per frame (UniformSet and CaptionSet are those of 32). Both are
+// named "uniform": a run takes one of them.
+func UniformSets(n int) (uniform, captioned Set) {
+	s := mustSampler(fmt.Sprintf("uniform:%d", n))
+	return Set{Name: "uniform", Sampler: s}, Set{Name: "uniform", Sampler: s, Captions: true}
+}
 
 func mustSampler(spec string) decode.Sampler {
 	s, err := decode.ParseSampler(spec)

@@ -77,6 +77,10 @@ type Options struct {
 	// Video holds the models of the frame and order levels; nil when the
 	// run has none (those levels then cannot be selected).
 	Video *VideoModels
+	// Frames is the number of uniform frames the frame and order attackers
+	// read (captions, the shuffled and the tenth readers, the mean frame of
+	// the effective size); 0 means the 32 of Video-Index.
+	Frames int
 	// Reader is the lm_reader role (nil without one): the options-only,
 	// blind and captions readers ask it. ReaderName names its weights.
 	Reader     attack.LetterReader
@@ -266,14 +270,14 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	cfg.LMReader = opt.ReaderName
 	if needs := needsOf(attack.Attackers(acfg)); needs != 0 {
 		v := opt.Video
-		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: v.Size.String()}
+		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: v.Size.String(), Frames: opt.frames()}
 		if needs.Has(attack.NeedCaptions) {
 			cfg.Videos.Captioner = v.CaptionerName
 		}
-		for _, s := range frameSets(needs) {
+		for _, s := range frameSets(needs, opt.frames()) {
 			cfg.Videos.Sets = append(cfg.Videos.Sets, s.Name+"="+s.Sampler.String())
 		}
-		if sets := vlmSets(needs); len(sets) > 0 {
+		if sets := vlmSets(needs, opt.frames()); len(sets) > 0 {
 			cfg.Videos.VLMReader, cfg.Videos.VLMSize = v.VLMName, v.VLMSize.String()
 			for _, s := range sets {
 				cfg.Videos.VLMSets = append(cfg.Videos.VLMSets, s.String())

@@ -81,18 +81,24 @@ type VideoConfig struct {
 	Captioner string   `json:"captioner,omitempty"`
 	Prep      string   `json:"preprocessing"`
 	Size      string   `json:"decode_size"`
+	Frames    int      `json:"frames"`
 	Sets      []string `json:"frame_sets"`
 	VLMReader string   `json:"vlm_reader,omitempty"`
 	VLMSize   string   `json:"vlm_decode_size,omitempty"`
 	VLMSets   []string `json:"vlm_frame_sets,omitempty"`
 }
 
-// vlmNeeds are the needs of the VLM readers.
-const vlmNeeds = attack.NeedVLMCentre | attack.NeedVLMShuffled | attack.NeedVLMTenth
+// frames is the number of uniform frames of the frame and order attackers.
+func (o *Options) frames() int {
+	if o.Frames > 0 {
+		return o.Frames
+	}
+	return features.UniformFrames
+}
 
 // vlmSets returns the frame sets the VLM readers need, in a fixed order.
-func vlmSets(needs attack.Needs) []features.VLMSet {
-	centre, shuffled, tenth := features.VLMSets(features.UniformFrames)
+func vlmSets(needs attack.Needs, frames int) []features.VLMSet {
+	centre, shuffled, tenth := features.VLMSets(frames)
 	var sets []features.VLMSet
 	for _, s := range []struct {
 		n   attack.Needs
@@ -106,7 +112,8 @@ func vlmSets(needs attack.Needs) []features.VLMSet {
 }
 
 // frameSets returns the frame sets the attackers need.
-func frameSets(needs attack.Needs) []features.Set {
+func frameSets(needs attack.Needs, frames int) []features.Set {
+	uniform, captioned := features.UniformSets(frames)
 	var sets []features.Set
 	if needs.Has(attack.NeedCentre) {
 		sets = append(sets, features.CentreSet)
@@ -117,9 +124,9 @@ func frameSets(needs attack.Needs) []features.Set {
 	// The 32 uniform frames are always taken: their mean embedding is the
 	// v_i of the effective size (Video-Index 4.5).
 	if needs.Has(attack.NeedCaptions) {
-		sets = append(sets, features.CaptionSet)
+		sets = append(sets, captioned)
 	} else if needs != 0 {
-		sets = append(sets, features.UniformSet)
+		sets = append(sets, uniform)
 	}
 	return sets
 }
@@ -151,7 +158,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	mtr := newFeatureMeter(a.opt.Progress)
 	fopt := features.Options{
 		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir),
-		Sets: frameSets(needs), Image: encs, ImageName: v.ImageName, Prep: v.Prep,
+		Sets: frameSets(needs, a.opt.frames()), Image: encs, ImageName: v.ImageName, Prep: v.Prep,
 		Captioner: v.Captioner, CaptionerName: v.CaptionerName,
 		Size: v.Size, Decode: v.Decode, MaxBatch: v.MaxBatch,
 	}
@@ -274,7 +281,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			}
 		}
 	}
-	if sets := vlmSets(needs); len(sets) > 0 {
+	if sets := vlmSets(needs, a.opt.frames()); len(sets) > 0 {
 		t0 := time.Now()
 		scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
 			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: sets,
