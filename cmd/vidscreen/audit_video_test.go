@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,18 +158,32 @@ func TestAuditVideoLevels(t *testing.T) {
 		if share < 8.0/18-1e-3 { // shares are rounded to 4 digits
 			t.Errorf("%s abstained on %.3f of the items; the 8 of 18 whose video failed at least", n, share)
 		}
+		if share > 1-1e-3 {
+			t.Errorf("%s abstained on every item; it should answer those whose video decoded", n)
+		}
 	}
 
 	// Without the captioner, captions-match is skipped with a line naming
 	// the role; the other video attackers run.
 	os.WriteFile(filepath.Join(modelsDir, "models.json"), []byte(`{"roles": {"image_text": {"dir": "image_text"}, "text_embed": {"dir": "text_embed"}}}`), 0o644)
-	code, stdout, stderr := runAudit("--items", items, "--out", filepath.Join(tmp, "nocap"), "--videos", root, "--models", modelsDir, "--workers", "2")
+	// It also reads 8 uniform frames (--frames), which config.json records.
+	code, stdout, stderr := runAudit("--items", items, "--out", filepath.Join(tmp, "nocap"), "--videos", root, "--models", modelsDir, "--workers", "2", "--frames", "8")
 	if code != 0 || !strings.Contains(stderr, "captions-match skipped: the models directory has no captioner role") ||
 		!strings.Contains(stderr, "shuffled-frames-reader skipped: the models directory has no vlm_reader role") {
 		t.Errorf("exit %d; stderr lacks the skipped line:\n%s", code, stderr)
 	}
 	if !strings.Contains(stdout, "eps frame") {
 		t.Errorf("summary:\n%s", stdout)
+	}
+	var cfg struct {
+		Videos struct {
+			Frames int      `json:"frames"`
+			Sets   []string `json:"frame_sets"`
+		} `json:"videos"`
+	}
+	b, _ = os.ReadFile(filepath.Join(tmp, "nocap", runs.ConfigFile))
+	if err := json.Unmarshal(b, &cfg); err != nil || cfg.Videos.Frames != 8 || !slices.Contains(cfg.Videos.Sets, "uniform=uniform:8") {
+		t.Errorf("config.json videos %+v (%v): want frames 8 and the set uniform=uniform:8", cfg.Videos, err)
 	}
 
 	for _, tt := range []struct {

@@ -10,7 +10,7 @@ import (
 
 // checkAuditRoles runs "models check" on the roles of m an audit will use
 // (the text encoders, the ONNX lm_reader and, with the video levels,
-// image_text and captioner) before any of them is opened, so that a run
+// image_text, captioner and vlm_reader) before any of them is opened, so that a run
 // names every missing file or model input of every role at once instead of
 // failing on the first, possibly after hours of decoding. Roles the
 // manifest does not list are not checked: their attackers are skipped by
@@ -18,7 +18,7 @@ import (
 func checkAuditRoles(ctx context.Context, dir, device string, m *models.Manifest, video bool, env *environment) error {
 	want := []models.Role{models.RoleTextEmbed, models.RoleDupConfirm, models.RoleLMReader}
 	if video {
-		want = append(want, models.RoleImageText, models.RoleCaptioner)
+		want = append(want, models.RoleImageText, models.RoleCaptioner, models.RoleVLMReader)
 	}
 	var used []models.Role
 	for _, r := range want {

@@ -133,3 +133,45 @@ func benchRoot(b *testing.B) string {
 	copyVideo(b, src, root, "big_buck_bunny_432_433.webm", "short.webm")
 	return root
 }
+
+// BenchmarkReadVLM runs the VLM readers' part of the feature stage (hash,
+// decode, preprocess, the tiny vlm_reader's prefills) on the benchmark
+// videos with nothing cached, the three frame sets per item, and reports
+// items/s and prompts/s.
+func BenchmarkReadVLM(b *testing.B) {
+	openTiny(b)
+	m, err := models.LoadManifest(tiny.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vlm, err := tiny.rt.OpenVLMReader(m, models.CPU)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vlm.Close()
+	root := benchRoot(b)
+	items := benchItems(b, root)
+	centre, shuffled, tenth := VLMSets(UniformFrames)
+	ctx := context.Background()
+	var prompts, done int
+	start := time.Now()
+	for b.Loop() {
+		got, err := ReadVLM(ctx, items, VLMOptions{
+			Root: root, CacheDir: b.TempDir(), Sets: []VLMSet{centre, shuffled, tenth},
+			Reader: vlm, ReaderName: "tiny-vlm", Size: decode.Size{Short: 32},
+			Decode: decode.Pool{Workers: 2, Threads: 1}, Seed: 1,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, g := range got {
+			prompts += len(g)
+			if g != nil {
+				done++
+			}
+		}
+	}
+	s := time.Since(start).Seconds()
+	b.ReportMetric(float64(done)/s, "items/s")
+	b.ReportMetric(float64(prompts)/s, "prompts/s")
+}
