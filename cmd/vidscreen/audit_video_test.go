@@ -118,6 +118,14 @@ func TestAuditVideoLevels(t *testing.T) {
 				Name         string  `json:"name"`
 				AbstainShare float64 `json:"abstain_share"`
 			} `json:"attackers"`
+			Permutation map[string]*struct {
+				Permutations int       `json:"permutations"`
+				N            int       `json:"n"`
+				Accuracies   []float64 `json:"accuracies"`
+				Min          float64   `json:"accuracy_min"`
+				Max          float64   `json:"accuracy_max"`
+				Changed      float64   `json:"changed_share"`
+			} `json:"permutation"`
 		} `json:"cards"`
 	}
 	b, _ := os.ReadFile(filepath.Join(dirs[0], runs.CardsJSON))
@@ -145,6 +153,15 @@ func TestAuditVideoLevels(t *testing.T) {
 	// draw of all of them, at most 10 distinct.
 	if e := c.Effective; e == nil || e.N != 10 || e.Mean < 1 || e.Mean > 10 {
 		t.Errorf("effective size %+v: want one draw of the 10 items with features", e)
+	}
+	// The option-permutation audit of each lm_reader reader: the original
+	// and 8 permutations, their range and the share of changed choices.
+	for _, r := range []string{"options-reader", "blind-reader", "captions-reader"} {
+		p := c.Permutation[r]
+		if p == nil || p.Permutations != 8 || p.N != 18 || len(p.Accuracies) != 9 ||
+			p.Min != slices.Min(p.Accuracies) || p.Max != slices.Max(p.Accuracies) || p.Changed < 0 || p.Changed > 1 {
+			t.Errorf("permutation audit of %s: %+v", r, p)
+		}
 	}
 	names := map[string]float64{}
 	for _, a := range c.Attackers {

@@ -128,6 +128,10 @@ type Card struct {
 	// (Video-Index 4.5; see EffectiveSize); null when no video level ran or
 	// the run had no text_embed model.
 	EffectiveSize *EffectiveSize `json:"effective_size"`
+	// Permutation holds, per model reader whose prompt lists the options,
+	// the option-permutation audit (see Permutation); absent when the run
+	// had none.
+	Permutation map[string]*Permutation `json:"permutation,omitempty"`
 	// Models holds each evaluated model's accuracy and residual (see
 	// WithModels); absent when no predictions were given.
 	Models []ModelResult `json:"models,omitempty"`
@@ -277,4 +281,18 @@ type EffectiveSize struct {
 	Draws    int     `json:"draws"`
 	DrawSize int     `json:"draw_size"`
 	N        int     `json:"n"`
+}
+
+// Permutation is how much a model reader depends on the order of the
+// options: its accuracy on the original order and on each of its seeded
+// permutations (Video-Index's option-permutation audit), their range, and
+// the share of items whose chosen option text changes in at least one
+// permutation.
+type Permutation struct {
+	Permutations int       `json:"permutations"`
+	N            int       `json:"n"`
+	Accuracies   []float64 `json:"accuracies"` // original first
+	AccuracyMin  float64   `json:"accuracy_min"`
+	AccuracyMax  float64   `json:"accuracy_max"`
+	ChangedShare float64   `json:"changed_share"`
 }

@@ -768,6 +768,14 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 			cards[k].EffectiveSize = eff[cards[k].Benchmark]
 		}
 	}
+	perms, err := a.permutations(ctx)
+	if err != nil {
+		cm.exit()
+		return err
+	}
+	for k := range cards {
+		cards[k].Permutation = perms[cards[k].Benchmark]
+	}
 	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
 	if err != nil {
 		cm.exit()
