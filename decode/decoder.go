@@ -215,8 +215,9 @@ func (d *Decoder) Close() error {
 // enough, so a caller that passes the previous result back allocates
 // nothing per frame.
 //
-// Times are visited in increasing order whatever their order in times,
-// and each GOP is decoded at most once: the decoder seeks (to the target's
+// Times are visited in increasing order whatever their order in times
+// (a later call may ask for earlier times: the decoder seeks back), and
+// within a call each GOP is decoded at most once: the decoder seeks (to the target's
 // keyframe, then flushes) only when the target lies in a later GOP than the
 // one being decoded, and stops a GOP after its last target.
 func (d *Decoder) Frames(ctx context.Context, times []time.Duration, size Size, dst []Frame) ([]Frame, error) {
@@ -285,6 +286,14 @@ func (d *Decoder) frameAt(ctx context.Context, ts int64) (*astiav.Frame, int64, 
 		return d.advance(ctx, ts)
 	}
 	k := d.keyBefore(ts)
+	if d.haveCand && d.candPTS > ts {
+		// An earlier Frames call left the decoder past ts (within a call
+		// times ascend): go back, or the frame in hand would answer.
+		if err := d.seek(ctx, k); err != nil {
+			return nil, 0, err
+		}
+		return d.advance(ctx, ts)
+	}
 	cur := d.seekKey
 	switch {
 	case d.havePend:

@@ -63,30 +63,47 @@ package decode
 //static int64_t vs_frame_duration(AVFrame *f) { return f->pkt_duration; }
 //static int64_t vs_frame_best_pts(AVFrame *f) { return f->best_effort_timestamp; }
 //
+// // vs_scaler is one swscale context and what it was made for. The
+// // parameters are kept here rather than asked of sws_getCachedContext:
+// // swscale rewrites a context's flags while setting it up (an odd output
+// // width adds SWS_FULL_CHR_H_INT), so sws_getCachedContext would free and
+// // remake it on every call, and the new context, often at the freed one's
+// // address, would look unchanged and keep swscale's default BT.601 colours.
+//typedef struct {
+//	struct SwsContext *ctx;
+//	int sw, sh, sfmt, dw, dh, flags;
+//	int cs_key; // colour space * 2 + full range, as last set; -1: none
+//} vs_scaler;
+//
 // // vs_scale converts src into a packed RGB24 image of dw x dh at dst (stride
-// // dstride), reusing *ctx while its parameters still match; *cs_key records
-// // the colour space and range the context was set up for, since
-// // sws_setColorspaceDetails rebuilds swscale's tables and is costly per frame.
-//static int vs_scale(struct SwsContext **ctx, int *cs_key, AVFrame *src, uint8_t *dst, int dw, int dh, int dstride, int flags) {
-//	struct SwsContext *c = sws_getCachedContext(*ctx, src->width, src->height, src->format,
-//		dw, dh, AV_PIX_FMT_RGB24, flags, NULL, NULL, NULL);
-//	if (!c) return AVERROR(EINVAL);
+// // dstride), reusing s's context while the frame's size and format and the
+// // output's still match, and setting the colour space and range only when
+// // they change, since sws_setColorspaceDetails rebuilds swscale's tables.
+//static int vs_scale(vs_scaler *s, AVFrame *src, uint8_t *dst, int dw, int dh, int dstride, int flags) {
+//	if (!s->ctx || s->sw != src->width || s->sh != src->height || s->sfmt != src->format ||
+//	    s->dw != dw || s->dh != dh || s->flags != flags) {
+//		sws_freeContext(s->ctx);
+//		s->ctx = sws_getContext(src->width, src->height, src->format, dw, dh, AV_PIX_FMT_RGB24, flags, NULL, NULL, NULL);
+//		if (!s->ctx) return AVERROR(EINVAL);
+//		s->sw = src->width; s->sh = src->height; s->sfmt = src->format;
+//		s->dw = dw; s->dh = dh; s->flags = flags;
+//		s->cs_key = -1;
+//	}
 //	int cs = src->colorspace;
 //	if (cs == AVCOL_SPC_UNSPECIFIED || cs == AVCOL_SPC_RGB || cs == AVCOL_SPC_RESERVED) cs = SWS_CS_DEFAULT;
 //	int full = src->color_range == AVCOL_RANGE_JPEG;
 //	if (src->format == AV_PIX_FMT_YUVJ420P || src->format == AV_PIX_FMT_YUVJ422P || src->format == AV_PIX_FMT_YUVJ444P) full = 1;
 //	int key = cs * 2 + full;
-//	if (c != *ctx || *cs_key != key) {
-//		sws_setColorspaceDetails(c, sws_getCoefficients(cs), full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
-//		*cs_key = key;
+//	if (s->cs_key != key) {
+//		sws_setColorspaceDetails(s->ctx, sws_getCoefficients(cs), full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+//		s->cs_key = key;
 //	}
-//	*ctx = c;
 //	uint8_t *d[4] = {dst, NULL, NULL, NULL};
 //	int ds[4] = {dstride, 0, 0, 0};
-//	int h = sws_scale(c, (const uint8_t *const *)src->data, src->linesize, 0, src->height, d, ds);
+//	int h = sws_scale(s->ctx, (const uint8_t *const *)src->data, src->linesize, 0, src->height, d, ds);
 //	return h == dh ? 0 : AVERROR(EINVAL);
 //}
-//static void vs_free_scale(struct SwsContext *ctx) { sws_freeContext(ctx); }
+//static void vs_free_scale(vs_scaler *s) { sws_freeContext(s->ctx); s->ctx = NULL; }
 import "C"
 
 import (
@@ -236,8 +253,7 @@ func frameTimestamp(f *astiav.Frame) int64 { return int64(C.vs_frame_best_pts(cF
 
 // rgbScaler converts decoded frames to packed RGB24 through swscale.
 type rgbScaler struct {
-	ctx   *C.struct_SwsContext
-	csKey C.int
+	c     C.vs_scaler
 	flags int // swscale's algorithm; 0 means swsArea
 }
 
@@ -263,16 +279,11 @@ func (s *rgbScaler) scale(f *astiav.Frame, dst []byte, w, h int) error {
 	if flags == 0 {
 		flags = swsArea
 	}
-	ret := C.vs_scale(&s.ctx, &s.csKey, cFrame(f), (*C.uint8_t)(unsafe.Pointer(&dst[0])), C.int(w), C.int(h), C.int(3*w), C.int(flags))
+	ret := C.vs_scale(&s.c, cFrame(f), (*C.uint8_t)(unsafe.Pointer(&dst[0])), C.int(w), C.int(h), C.int(3*w), C.int(flags))
 	if ret < 0 {
 		return fmt.Errorf("scale %dx%d %s to %dx%d rgb24: %w", f.Width(), f.Height(), f.PixelFormat(), w, h, astiav.Error(ret))
 	}
 	return nil
 }
 
-func (s *rgbScaler) free() {
-	if s.ctx != nil {
-		C.vs_free_scale(s.ctx)
-		s.ctx = nil
-	}
-}
+func (s *rgbScaler) free() { C.vs_free_scale(&s.c) }

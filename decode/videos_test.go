@@ -38,6 +38,9 @@ var testVideos = []testVideo{
 	{name: "h264_faststart.mp4", size: "320x240", rate: "30", secs: "4", args: []string{"-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-bf", "2", "-pix_fmt", "yuv420p", "-movflags", "+faststart"}},
 	{name: "hevc_gop10.mp4", size: "320x240", rate: "25", secs: "3", args: []string{"-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "keyint=10:min-keyint=10:log-level=error", "-pix_fmt", "yuv420p", "-tag:v", "hvc1"}},
 	{name: "vp9.webm", size: "320x240", rate: "24", secs: "3", args: []string{"-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "24", "-b:v", "400k"}},
+	// Tagged BT.709, whose colours differ from swscale's BT.601 default:
+	// a scaler that lost the colour space would change its pixels.
+	{name: "h264_bt709.mp4", size: "320x240", rate: "25", secs: "3", args: []string{"-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-bf", "2", "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-color_range", "tv"}},
 	{name: "odd_size.mp4", size: "321x241", rate: "30", secs: "2", args: []string{"-c:v", "libx264", "-preset", "veryfast", "-vf", "scale=321:241", "-g", "15", "-pix_fmt", "yuv444p"}},
 	// Variable frame rate: 90 fps thinned to frames 0,2,5,7,10,... (gaps of
 	// 22 and 33 ms), with frames 90-112 dropped (a 0.27 s gap).
