@@ -213,7 +213,7 @@ func (d *Decoder) Close() error {
 // KindTruncated error. The frames come back in the order of times, resized
 // to size; dst's frames and their RGB buffers are reused when large
 // enough, so a caller that passes the previous result back allocates
-// nothing per frame.
+// no pixel buffers.
 //
 // Times are visited in increasing order whatever their order in times
 // (a later call may ask for earlier times: the decoder seeks back), and

@@ -85,13 +85,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// videoRoot copies two shared videos into a fresh root and adds a corrupt
-// file and a symbolic link that leaves the root.
+// videoRoot copies three shared videos into a fresh root (one the 1080p
+// BT.709 colour bars, whose decoding was once not reproducible) and adds a
+// corrupt file and a symbolic link that leaves the root.
 func videoRoot(t *testing.T) string {
 	src := sharedVideos(t)
 	root := t.TempDir()
 	copyVideo(t, src, root, "big_buck_bunny_0_30_h264_640.mp4", "bbb.mp4")
 	copyVideo(t, src, root, "big_buck_bunny_432_433.webm", "short.webm")
+	copyVideo(t, src, root, "smpte-2997.mp4", "bars.mp4")
 	junk := make([]byte, 4096)
 	for i := range junk {
 		junk[i] = byte(i * 7)
@@ -114,7 +116,7 @@ func testItems() []*harness.Item {
 	clip := mk("clip", "bbb.mp4")
 	clip.Start, clip.End = f64(5), f64(10)
 	return []*harness.Item{mk("whole", "bbb.mp4"), clip, mk("short", "short.webm"), mk("gone", "gone.mp4"),
-		mk("up", "../x.mp4"), mk("corrupt", "corrupt.mp4"), mk("link", "link.mp4")}
+		mk("up", "../x.mp4"), mk("corrupt", "corrupt.mp4"), mk("link", "link.mp4"), mk("bars", "bars.mp4")}
 }
 
 func testOptions(root, cache string, workers int) Options {
@@ -139,17 +141,17 @@ func TestExtract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFail := []string{"", "", "", FailureMissing, FailureOutsideRoot, string(decode.KindCorrupt), FailureOutsideRoot}
+	wantFail := []string{"", "", "", FailureMissing, FailureOutsideRoot, string(decode.KindCorrupt), FailureOutsideRoot, ""}
 	for i, it := range res.Items {
 		if it.Failure != wantFail[i] {
 			t.Errorf("item %s: failure %q (%v), want %q", items[i].ID, it.Failure, it.Err, wantFail[i])
 		}
 	}
-	if st := res.Stats; st.Videos != 3 || st.Computed != 2 || st.Failed != 1 || st.Cached != 0 {
-		t.Errorf("stats %+v: want 3 videos (link and .. never reach a decoder), 2 computed, 1 failed", st)
+	if st := res.Stats; st.Videos != 4 || st.Computed != 3 || st.Failed != 1 || st.Cached != 0 {
+		t.Errorf("stats %+v: want 4 videos (link and .. never reach a decoder), 3 computed, 1 failed", st)
 	}
 	whole, clip := res.Items[0], res.Items[1]
-	if whole.Video != clip.Video || len(res.Videos) != 2 {
+	if whole.Video != clip.Video || len(res.Videos) != 3 {
 		t.Fatalf("items of one file share one video: %d and %d of %d", whole.Video, clip.Video, len(res.Videos))
 	}
 	v := res.Videos[whole.Video]
@@ -222,8 +224,8 @@ func TestExtract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := again.Stats; st.Cached != 2 || st.Computed != 0 || st.FramesDecoded != 0 {
-		t.Errorf("second run stats %+v: want both videos cached and nothing decoded", st)
+	if st := again.Stats; st.Cached != 3 || st.Computed != 0 || st.FramesDecoded != 0 {
+		t.Errorf("second run stats %+v: want every video cached and nothing decoded", st)
 	}
 	other, err := Extract(ctx, items, testOptions(root, t.TempDir(), 1))
 	if err != nil {

@@ -36,20 +36,20 @@ func TestExtractFailsVideosWithNonFiniteEmbeddings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFail := []string{FailureNonFinite, FailureNonFinite, FailureNonFinite, FailureMissing, FailureOutsideRoot, "corrupt", FailureOutsideRoot}
+	wantFail := []string{FailureNonFinite, FailureNonFinite, FailureNonFinite, FailureMissing, FailureOutsideRoot, "corrupt", FailureOutsideRoot, FailureNonFinite}
 	for i, it := range res.Items {
 		if it.Failure != wantFail[i] {
 			t.Errorf("item %s: failure %q (%v), want %q", items[i].ID, it.Failure, it.Err, wantFail[i])
 		}
 	}
-	if st := res.Stats; st.Failed != 3 || st.Computed != 0 {
-		t.Errorf("stats %+v: want the 3 decodable-or-not videos failed and none computed", st)
+	if st := res.Stats; st.Failed != 4 || st.Computed != 0 {
+		t.Errorf("stats %+v: want the 4 decodable-or-not videos failed and none computed", st)
 	}
 	again, err := Extract(ctx, items, testOptions(root, cacheDir, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := again.Stats; st.Cached != 0 || st.Computed != 2 {
-		t.Errorf("run with a sound model: stats %+v, want nothing cached and 2 videos computed", st)
+	if st := again.Stats; st.Cached != 0 || st.Computed != 3 {
+		t.Errorf("run with a sound model: stats %+v, want nothing cached and 3 videos computed", st)
 	}
 }
