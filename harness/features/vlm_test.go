@@ -85,7 +85,7 @@ func TestReadVLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, it := range items {
-		ok := it.ID == "whole" || it.ID == "clip" || it.ID == "short"
+		ok := it.ID == "whole" || it.ID == "clip" || it.ID == "short" || it.ID == "bars"
 		if (got[i] != nil) != ok {
 			t.Errorf("item %s: scores %v, want them only for a decodable video", it.ID, got[i])
 		}
@@ -95,9 +95,9 @@ func TestReadVLM(t *testing.T) {
 			}
 		}
 	}
-	// Three items, three sets each; centre has 1 frame, the others 8.
-	if len(f.prompts) != 9 {
-		t.Fatalf("%d prompts, want 9", len(f.prompts))
+	// Four items, three sets each; centre has 1 frame, the others 8.
+	if len(f.prompts) != 12 {
+		t.Fatalf("%d prompts, want 12", len(f.prompts))
 	}
 	for k, p := range f.prompts {
 		want := 8
@@ -158,7 +158,7 @@ func TestReadVLM(t *testing.T) {
 	if _, err := ReadVLM(ctx, items, opt); err != nil {
 		t.Fatal(err)
 	}
-	if len(f2.prompts) != 9 {
-		t.Errorf("another seed scored %d prompts, want 9 (a new cache key)", len(f2.prompts))
+	if len(f2.prompts) != 12 {
+		t.Errorf("another seed scored %d prompts, want 12 (a new cache key)", len(f2.prompts))
 	}
 }
