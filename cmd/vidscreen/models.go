@@ -18,14 +18,8 @@ import (
 	"github.com/vidscreen/vidscreen/models/tokenizer"
 )
 
-// A modelsSubcommand is one of "vidscreen models tokenize|check|devices".
-type modelsSubcommand struct {
-	name, usage, short, long string
-	flags                    func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error
-}
-
-func modelsSubcommands() []*modelsSubcommand {
-	return []*modelsSubcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsTokenize()}
+func modelsSubcommands() []*subcommand {
+	return []*subcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsTokenize()}
 }
 
 func newModelsCommand() *command {
@@ -36,15 +30,7 @@ func newModelsCommand() *command {
 		long:  modelsHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {
-				if len(args) == 0 {
-					return &usageError{"name a subcommand: check, devices, init or tokenize"}
-				}
-				for _, s := range modelsSubcommands() {
-					if s.name == args[0] {
-						return s.run(ctx, args[1:], env)
-					}
-				}
-				return &usageError{fmt.Sprintf("unknown subcommand %q: want check, devices, init or tokenize", args[0])}
+				return dispatch(ctx, "models", modelsSubcommands(), args, env)
 			}
 		},
 	}
@@ -53,60 +39,13 @@ func newModelsCommand() *command {
 // modelsHelp is the help page of "vidscreen models": every subcommand with
 // its description and flags. "vidscreen models SUB --help" shows SUB alone.
 func modelsHelp() string {
-	var b strings.Builder
-	b.WriteString(`Models looks at the local models vidscreen runs, without running an audit.
+	return subcommandHelp("models", `Models looks at the local models vidscreen runs, without running an audit.
 docs/models.md says how to export the real models to ONNX and lay out a models
-directory.`)
-	for _, s := range modelsSubcommands() {
-		sep := "\n\n"
-		if strings.HasSuffix(b.String(), "\n") {
-			sep = "\n"
-		}
-		fmt.Fprintf(&b, "%svidscreen models %s %s\n\n", sep, s.name, s.usage)
-		for _, line := range strings.Split(strings.TrimSpace(s.long), "\n") {
-			fmt.Fprintf(&b, "\t%s\n", line)
-		}
-		fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
-		s.flags(fs, &environment{})
-		fs.SetOutput(&b)
-		fs.PrintDefaults()
-	}
-	b.WriteString("\nThe flags above belong to their subcommand; \"vidscreen models\" has none of its own.")
-	return b.String()
+directory.`, modelsSubcommands())
 }
 
-// run parses the subcommand's flags, which may come before or after its
-// arguments, and runs it. --help prints its usage on stdout.
-func (s *modelsSubcommand) run(ctx context.Context, args []string, env *environment) error {
-	fs := flag.NewFlagSet("vidscreen models "+s.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	runFn := s.flags(fs, env)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(env.stdout, "usage: vidscreen models %s %s\n\n%s\n\nFlags:\n", s.name, s.usage, strings.TrimSpace(s.long))
-				fs.SetOutput(env.stdout)
-				fs.PrintDefaults()
-				return nil
-			}
-			return &usageError{fmt.Sprintf("models %s: %v", s.name, err)}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos, args = append(pos, args[0]), args[1:]
-	}
-	return runFn(ctx, pos)
-}
-
-func modelsTokenize() *modelsSubcommand {
-	return &modelsSubcommand{
+func modelsTokenize() *subcommand {
+	return &subcommand{
 		name:  "tokenize",
 		usage: "--tokenizer FILE [--special=false] [--padding] < LINES",
 		short: "encode lines of standard input, one JSON array of token ids per line",
@@ -195,8 +134,8 @@ func invalidUTF8At(s string) int {
 	return -1
 }
 
-func modelsCheck() *modelsSubcommand {
-	return &modelsSubcommand{
+func modelsCheck() *subcommand {
+	return &subcommand{
 		name:  "check",
 		usage: "[--device cpu|cuda:N] [--roles a,b] [--json] DIR",
 		short: "validate a models directory and print what each role gets",
@@ -294,8 +233,8 @@ func checkSummary(rep *models.CheckReport, err error) string {
 	return b.String()
 }
 
-func modelsDevices() *modelsSubcommand {
-	return &modelsSubcommand{
+func modelsDevices() *subcommand {
+	return &subcommand{
 		name:  "devices",
 		usage: "[--json]",
 		short: "list the GPUs found (count, names, memory, driver), or why none",

@@ -13,8 +13,8 @@ import (
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
-func modelsInit() *modelsSubcommand {
-	return &modelsSubcommand{
+func modelsInit() *subcommand {
+	return &subcommand{
 		name:  "init",
 		usage: "[--force] DIR",
 		short: "write the project's small ONNX models for every role, with tokenizers and manifest",

@@ -14,22 +14,8 @@ import (
 	"github.com/vidscreen/vidscreen/harness/vidomni"
 )
 
-// A vidomniSubcommand is one of "vidscreen vidomni score|split|verify|caption".
-type vidomniSubcommand struct {
-	name, usage, long string
-	flags             func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error
-}
-
-func vidomniSubcommands() []*vidomniSubcommand {
-	return []*vidomniSubcommand{vidomniScore(), vidomniSplit(), vidomniVerify(), vidomniCaption()}
-}
-
-func vidomniNames() string {
-	var names []string
-	for _, s := range vidomniSubcommands() {
-		names = append(names, s.name)
-	}
-	return strings.Join(names, ", ")
+func vidomniSubcommands() []*subcommand {
+	return []*subcommand{vidomniScore(), vidomniSplit(), vidomniVerify(), vidomniCaption()}
 }
 
 func newVidomniCommand() *command {
@@ -40,15 +26,7 @@ func newVidomniCommand() *command {
 		long:  vidomniHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {
-				if len(args) == 0 {
-					return &usageError{"name a subcommand: " + vidomniNames()}
-				}
-				for _, s := range vidomniSubcommands() {
-					if s.name == args[0] {
-						return s.run(ctx, args[1:], env)
-					}
-				}
-				return &usageError{fmt.Sprintf("unknown subcommand %q: want %s", args[0], vidomniNames())}
+				return dispatch(ctx, "vidomni", vidomniSubcommands(), args, env)
 			}
 		},
 	}
@@ -57,57 +35,14 @@ func newVidomniCommand() *command {
 // vidomniHelp is the help page of "vidscreen vidomni": every subcommand
 // with its text and flags.
 func vidomniHelp() string {
-	var b strings.Builder
-	b.WriteString(`Vidomni runs the sentence-wise event verification of VidOmni-Bench (seed 000):
+	return subcommandHelp("vidomni", `Vidomni runs the sentence-wise event verification of VidOmni-Bench (seed 000):
 dense captions split into sentences, each labelled Correct, Incorrect (a hallucination)
 or Unknown, and verifiers that must find the Incorrect ones. docs/vidomni.md gives the
-file layouts and how each number is computed.`)
-	for _, s := range vidomniSubcommands() {
-		fmt.Fprintf(&b, "\n\nvidscreen vidomni %s %s\n\n", s.name, s.usage)
-		for _, line := range strings.Split(strings.TrimSpace(s.long), "\n") {
-			fmt.Fprintf(&b, "\t%s\n", line)
-		}
-		fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
-		s.flags(fs, &environment{})
-		fs.SetOutput(&b)
-		fs.PrintDefaults()
-	}
-	b.WriteString("\nThe flags above belong to their subcommand; \"vidscreen vidomni\" has none of its own.")
-	return b.String()
+file layouts and how each number is computed.`, vidomniSubcommands())
 }
 
-// run parses the subcommand's flags, which may come before or after its
-// arguments, and runs it. --help prints its page on stdout.
-func (s *vidomniSubcommand) run(ctx context.Context, args []string, env *environment) error {
-	fs := flag.NewFlagSet("vidscreen vidomni "+s.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	runFn := s.flags(fs, env)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(env.stdout, "usage: vidscreen vidomni %s %s\n\n%s\n\nFlags:\n", s.name, s.usage, strings.TrimSpace(s.long))
-				fs.SetOutput(env.stdout)
-				fs.PrintDefaults()
-				return nil
-			}
-			return &usageError{fmt.Sprintf("vidomni %s: %v", s.name, err)}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos, args = append(pos, args[0]), args[1:]
-	}
-	return runFn(ctx, pos)
-}
-
-func vidomniScore() *vidomniSubcommand {
-	return &vidomniSubcommand{
+func vidomniScore() *subcommand {
+	return &subcommand{
 		name:  "score",
 		usage: "--labels FILE --verdicts FILE [--verdicts FILE ...] --out DIR [flags]",
 		long: `Score reads the labelled video-caption pairs and the verifiers' verdicts and
@@ -218,8 +153,8 @@ func readVidomniFile[T any](path string, read func(io.Reader, string) ([]T, erro
 	return out, nil
 }
 
-func vidomniSplit() *vidomniSubcommand {
-	return &vidomniSubcommand{
+func vidomniSplit() *subcommand {
+	return &subcommand{
 		name:  "split",
 		usage: "[--format lines|json|numbered] [FILE]",
 		long: `Split cuts a dense caption (FILE, or standard input) into sentences as the

@@ -113,8 +113,8 @@ func reportFailed(env *environment, failed []vidomni.FailedVideo) {
 	}
 }
 
-func vidomniVerify() *vidomniSubcommand {
-	return &vidomniSubcommand{
+func vidomniVerify() *subcommand {
+	return &subcommand{
 		name:  "verify",
 		usage: "--labels FILE | --captions FILE, --out FILE [--method similarity|vlm|server] [flags]",
 		long: `Verify judges every sentence of the pairs in FILE (the labels layout, or with
@@ -380,8 +380,8 @@ func writeAtomic(path string, write func(*bufio.Writer) error) error {
 	return os.Rename(tmp, path)
 }
 
-func vidomniCaption() *vidomniSubcommand {
-	return &vidomniSubcommand{
+func vidomniCaption() *subcommand {
+	return &subcommand{
 		name:  "caption",
 		usage: "--models DIR | --server URL --server-model NAME, --out FILE [flags] VIDEO...",
 		long: `Caption writes a dense caption of each VIDEO and one JSON line per video to FILE:
