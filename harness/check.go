@@ -8,11 +8,11 @@ import (
 )
 
 // MaxOptions is the largest number of options an item may have: option
-// letters run from A to P (DESIGN.md, answer parsing).
+// letters run from A to P (docs/audit.md, answer parsing).
 const MaxOptions = 16
 
 // check validates the decoded item it against the rules every reader applies
-// (DESIGN.md, Items), returning the offending field and the reason. Duplicate
+// (docs/audit.md, Items), returning the offending field and the reason. Duplicate
 // ids are checked across files by ReadFiles, not here.
 func (it *Item) check(videoRoot string) (field string, err error) {
 	for _, f := range []struct {

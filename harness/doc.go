@@ -1,9 +1,9 @@
 // Package harness holds the benchmark items an audit reads and the levels of
-// the attack pyramid (DESIGN.md).
+// the attack pyramid (docs/attackers.md).
 //
 // Items come from JSON Lines or Parquet files with the fields of the
 // development data (id, benchmark, video, question, options, answer, task,
-// duration) and the optional ones of DESIGN.md (group, video_path, start,
+// duration) and the optional ones of docs/audit.md (group, video_path, start,
 // end, meta). JSONLReader and ParquetReader return one validated item per
 // Read, like encoding/csv's Reader; ReadFiles and ReadFS read several files
 // into one run, in order, refusing an id seen twice in a benchmark. Every

@@ -6,7 +6,7 @@ import (
 )
 
 // Quality holds the data-quality flags of an item: quirks of real
-// benchmarks that are data, not errors (DESIGN.md, Items). An item with any
+// benchmarks that are data, not errors (docs/audit.md, Items). An item with any
 // of them is accepted and audited as it is; cards count the flags,
 // items.parquet carries them, and screening can use them.
 type Quality uint8

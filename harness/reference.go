@@ -13,7 +13,7 @@ import (
 )
 
 // A ReferenceAnswer is one line of a reference file: the option a reference
-// model chose for an item under the full protocol (DESIGN.md: s*).
+// model chose for an item under the full protocol (docs/audit.md: s*).
 type ReferenceAnswer struct {
 	ID        string
 	Benchmark string

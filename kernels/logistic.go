@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// SGDConfig sets the prequential learners (Video-Index pool level, DESIGN.md:
+// SGDConfig sets the prequential learners (Video-Index pool level, docs/attackers.md:
 // alpha 1e-4, eta 0.03, averaged weights, standardised features divided by
 // sqrt(dim), a one-hot of the option count).
 type SGDConfig struct {
@@ -28,7 +28,7 @@ type SGDConfig struct {
 	Progress func(rows int) `json:"-"`
 }
 
-// DefaultSGDConfig is the pool-level learner of DESIGN.md.
+// DefaultSGDConfig is the pool-level learner of docs/attackers.md.
 func DefaultSGDConfig() SGDConfig {
 	return SGDConfig{Alpha: 1e-4, Eta: 0.03, Average: true, Standardize: true, OneHotClasses: true}
 }

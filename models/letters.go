@@ -12,7 +12,7 @@ import (
 )
 
 // MaxOptions is the most options an item may have: letters A to P
-// (DESIGN.md, answer parsing).
+// (docs/attackers.md, answer parsing).
 const MaxOptions = 16
 
 // defaultLetterVariants are the forms an option letter takes as the next

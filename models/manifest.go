@@ -17,7 +17,7 @@ const ManifestFile = "models.json"
 // Role names what a model is used for.
 type Role string
 
-// The model roles of DESIGN.md ("Models").
+// The model roles of docs/models.md ("Models").
 const (
 	RoleImageText  Role = "image_text"  // CLIP/SigLIP: image and text embeddings, logit scale
 	RoleTextEmbed  Role = "text_embed"  // BGE: question embeddings, near-duplicate search

@@ -104,7 +104,7 @@ func TestTextEncoderRejectsBadInput(t *testing.T) {
 	}
 }
 
-// TestTextEncoderSameBitsAtAnyThreadCount checks the DESIGN.md promise of
+// TestTextEncoderSameBitsAtAnyThreadCount checks the README's promise of
 // byte-identical outputs whatever the number of threads.
 func TestTextEncoderSameBitsAtAnyThreadCount(t *testing.T) {
 	_, dir := tinyModels(t)

@@ -1,7 +1,7 @@
 // Package answer turns what people and models write for a multiple-choice
 // answer into an option index: a gold answer given as a letter or as the
 // option's text, and a model's generated reply, parsed by the rules of
-// DESIGN.md (a leading option letter, the last "answer is X", a unique
+// docs/audit.md (a leading option letter, the last "answer is X", a unique
 // option-text match, a numeric index). Letters run A to P, for up to 16
 // options.
 package answer

@@ -22,7 +22,7 @@ type Config struct {
 	// K is the number of nearest earlier question-answer pairs the k-NN vote
 	// reads (Video-Index 3.4: eight).
 	K int `json:"k"`
-	// SGD configures the pool regression (DESIGN.md, pool level: alpha 1e-4,
+	// SGD configures the pool regression (docs/attackers.md, pool level: alpha 1e-4,
 	// eta 0.03, averaged weights, standardised features divided by
 	// sqrt(dim), one-hot of the option count).
 	SGD SGDParams `json:"sgd"`
@@ -48,7 +48,7 @@ type Config struct {
 	Cache *Cache `json:"-"`
 }
 
-// DefaultConfig returns the parameters of DESIGN.md and Video-Index 3.4 for
+// DefaultConfig returns the parameters of docs/attackers.md and Video-Index 3.4 for
 // the option, text and pool levels.
 func DefaultConfig() Config {
 	sgd := SGDParams{Alpha: 1e-4, Eta: 0.03, Average: true, Standardize: true, OneHotClasses: true}

@@ -25,7 +25,7 @@ func (*copyAttacker) usesQuestion()        {}
 // copyPrior is the Dirichlet pseudo-count per option behind the copy's
 // scores: one copied vote then has probability (1+a)/(1+n*a) and a margin of
 // log((1+a)/a) = log 5 over every other option, above the log 2 that marks
-// an item as solved (DESIGN.md, screening).
+// an item as solved (Video-Index section 5, screening).
 const copyPrior = 0.25
 
 func (a *copyAttacker) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {

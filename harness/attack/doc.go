@@ -1,6 +1,6 @@
 // Package attack holds the attackers of the audit: each answers benchmark
 // items with less access than the benchmark claims to need (Video-Index
-// sections 2-3; DESIGN.md, the attack pyramid). Each attacker is one small
+// sections 2-3; docs/attackers.md, the attack pyramid). Each attacker is one small
 // file behind the Attacker interface:
 //
 //	option level  fixed-position   modal earlier gold position        fixedposition.go

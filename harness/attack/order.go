@@ -10,7 +10,7 @@ import (
 
 // NumFolds is the number of folds of a run's fixed partition: a prequential
 // attacker is scored on the last fifth of each order (Video-Index 3.4: "five
-// rotating splits"; DESIGN.md: the last 20% of positions).
+// rotating splits"; docs/attackers.md: the last 20% of positions).
 const NumFolds = 5
 
 // Folds assigns every item to one of NumFolds folds, a partition fixed by the

@@ -12,7 +12,7 @@ import (
 // regression is the pool-level online logistic regression of Video-Index 3.4
 // (after Brown et al.'s predictive auditing): answer letters predicted from
 // question+options embeddings, each item answered by the model of the items
-// before it in the benchmark's store, then learned (DESIGN.md: alpha 1e-4,
+// before it in the benchmark's store, then learned (docs/attackers.md: alpha 1e-4,
 // eta 0.03, averaged weights, standardised features divided by sqrt(dim),
 // one-hot of the option count). It runs on the rotating splits; its margin is
 // read on the fold each order puts last (the final fifth) and its learning

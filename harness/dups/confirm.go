@@ -11,7 +11,7 @@ import (
 // Confirm returns res with only the pairs that a second model also finds
 // near-duplicate: those whose rows of second (unit question
 // embeddings by that model, one row per item in item order) have a cosine of
-// at least res.Threshold. DESIGN.md (diversity and duplicates) confirms BGE's
+// at least res.Threshold. docs/attackers.md (diversity and duplicates) confirms BGE's
 // pairs with MPNet so that one model's blind spots, such as a shared
 // template that dominates its embedding, do not merge distinct questions.
 // Only the rows of items in some pair of res are read; the others may be

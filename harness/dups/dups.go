@@ -22,7 +22,7 @@ import (
 )
 
 // DefaultThreshold is the cosine at or above which two items are near
-// duplicates (DESIGN.md, diversity and duplicates: BGE cosine >= 0.90).
+// duplicates (docs/attackers.md, diversity and duplicates: BGE cosine >= 0.90).
 const DefaultThreshold = 0.90
 
 // A Pair is two near-duplicate items (indices into the run's items, A < B)

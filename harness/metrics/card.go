@@ -49,7 +49,7 @@ type Card struct {
 	Sample *Sample `json:"sample"`
 	Chance float64 `json:"chance"` // mean of 1/len(options)
 	// Significance is 2.326 * sqrt(c(1-c)/n): a margin below it is not
-	// significant at one-sided 1% (DESIGN.md, attack pyramid). Every
+	// significant at one-sided 1% (docs/attackers.md, attack pyramid). Every
 	// attacker's and level's flag uses the same rule with the same n: over
 	// the rotating splits every item is scored exactly once.
 	Significance float64 `json:"significance"`

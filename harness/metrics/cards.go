@@ -15,7 +15,7 @@ import (
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
-// significanceZ is the one-sided 1% normal quantile of DESIGN.md's
+// significanceZ is the one-sided 1% normal quantile of docs/attackers.md's
 // significance rule 2.326 * sqrt(c(1-c)/n).
 const significanceZ = 2.326
 
@@ -253,7 +253,7 @@ func score(items []*harness.Item, o Outcome) (scored, error) {
 }
 
 // Margin is log p(gold) minus the mean log p of the other options: how much
-// an attacker prefers the right answer (DESIGN.md, answer scoring). Scores
+// an attacker prefers the right answer (docs/attackers.md, answer scoring). Scores
 // must be finite.
 func Margin(scores []float64, gold int) (float64, error) {
 	var others float64

@@ -21,14 +21,14 @@ type Config struct {
 	// CurveBuckets is the number of points of a learning curve.
 	CurveBuckets int
 	// Deltas are the tolerances of the breaking level (Video-Index section 2:
-	// 0.05, about the 95% sampling margin of a 300-item accuracy; DESIGN.md
+	// 0.05, about the 95% sampling margin of a 300-item accuracy; docs/attackers.md
 	// asks for 0.03 and 0.08 too).
 	Deltas []float64
 	// Threads bounds the bootstrap's goroutines; results do not depend on it.
 	Threads int `json:"-"`
 }
 
-// DefaultConfig returns the parameters of DESIGN.md for cfg's attackers.
+// DefaultConfig returns the parameters of docs/attackers.md for cfg's attackers.
 func DefaultConfig(cfg attack.Config) Config {
 	return Config{
 		Attack:        cfg,

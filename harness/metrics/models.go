@@ -14,8 +14,8 @@ type EvaluatedModel struct {
 
 // A ModelResult is one evaluated model on one benchmark: its accuracy s
 // over the items it answered, the chance c of those items, and the
-// residual s - c - eps (DESIGN.md: "report the residual for any evaluated
-// model"), eps being the exploitability at the highest level the audit ran:
+// residual s - c - eps (Video-Index reports it for any evaluated model;
+// docs/attackers.md, residual), eps being the exploitability at the highest level the audit ran:
 // what the model gets above what the attackers got without the capability
 // the benchmark claims to test. A residual near or below zero means the
 // model's score is within reach of shortcuts.
