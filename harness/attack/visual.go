@@ -62,12 +62,12 @@ type Needs uint8
 
 // The features a frame attacker may need.
 const (
-	NeedCentre   Needs = 1 << iota // Visual.Centre, Options, QuestionOptions
-	NeedBag                        // Visual.Bag, Question, Options
-	NeedCaptions                   // Visual.Captions, OptionTexts
-	NeedVLMCentre                  // Visual.VLM[VLMCentre]
-	NeedVLMShuffled                // Visual.VLM[VLMShuffled]
-	NeedVLMTenth                   // Visual.VLM[VLMTenth]
+	NeedCentre      Needs = 1 << iota // Visual.Centre, Options, QuestionOptions
+	NeedBag                           // Visual.Bag, Question, Options
+	NeedCaptions                      // Visual.Captions, OptionTexts
+	NeedVLMCentre                     // Visual.VLM[VLMCentre]
+	NeedVLMShuffled                   // Visual.VLM[VLMShuffled]
+	NeedVLMTenth                      // Visual.VLM[VLMTenth]
 )
 
 // Has reports whether n includes every feature of m.

@@ -3,7 +3,6 @@ package attack
 import (
 	"context"
 	"fmt"
-
 )
 
 // vlmAnswer answers every item of s from the vlm_reader letter scores the
