@@ -153,7 +153,9 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&centreFrame{withQuestion: true}, RoleImageText)
 		add(&captionsMatch{}, RoleCaptioner, RoleTextEmbed)
 		add(&captionsReader{cfg.Reader}, RoleCaptioner, RoleLMReader)
-		add(&centreReader{}, RoleVLMReader)
+		// The VLM readers' frames come from the feature stage, which runs
+		// only with an image tower to drive it.
+		add(&centreReader{}, RoleVLMReader, RoleImageText)
 	}
 	if cfg.has(harness.LevelOrder) {
 		k := cfg.BagK
@@ -162,8 +164,8 @@ func frameAttackers(cfg Config) []frameAttacker {
 		}
 		add(&bagOfFrames{k: k}, RoleImageText)
 		add(&bagOfFrames{k: k, useMax: true}, RoleImageText)
-		add(&shuffledReader{}, RoleVLMReader)
-		add(&tenthReader{}, RoleVLMReader)
+		add(&shuffledReader{}, RoleVLMReader, RoleImageText)
+		add(&tenthReader{}, RoleVLMReader, RoleImageText)
 	}
 	return out
 }

@@ -166,3 +166,31 @@ func TestFrameAttackersWithoutTheirRoleAreSkippedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestVLMReadersWithoutAnImageTowerNameIt checks that a models directory
+// with vlm_reader but no image_text skips the VLM readers naming image_text,
+// the role whose absence keeps the feature stage from running, not the
+// vlm_reader it has.
+func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
+	cfg := videoConfig(0)
+	cfg.Roles = []string{attack.RoleVLMReader}
+	for _, a := range attack.Attackers(cfg) {
+		if strings.HasSuffix(a.Name(), "-reader") && attack.FrameNeeds(a) != 0 {
+			t.Errorf("%s runs without the image_text role", a.Name())
+		}
+	}
+	n := 0
+	for _, line := range attack.Skipped(cfg) {
+		for _, name := range []string{"centre-frame-reader", "shuffled-frames-reader", "contiguous-tenth-reader"} {
+			if strings.Contains(line, name+" skipped") {
+				n++
+				if !strings.Contains(line, "no image_text role") {
+					t.Errorf("skipped line %q, want it to name the image_text role", line)
+				}
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d VLM readers reported skipped, want 3: %q", n, attack.Skipped(cfg))
+	}
+}
