@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -268,15 +267,8 @@ func TestAuditSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary several times")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "vidscreen")
-	if out, err := exec.Command(goBin, "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	items := demoSubset(t, 250) // 1,000 real items over four benchmarks
 	args := func(out string) []string {
 		return []string{"audit", "--items", items, "--out", out, "--workers", "2", "--seed", "11"}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -231,15 +230,8 @@ func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
 		t.Skip("builds and runs the binary several times")
 	}
 	items, root, modelsDir := videoFixture(t)
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "vidscreen")
-	if out, err := exec.Command(goBin, "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	args := func(out string) []string {
 		return []string{"audit", "--items", items, "--out", out, "--videos", root, "--models", modelsDir, "--workers", "2", "--log-format", "json"}
 	}
