@@ -78,13 +78,7 @@ func WriteCaptions(ctx context.Context, m FrameCaptioner, source string, fs *Fra
 	if err != nil {
 		return nil, nil, err
 	}
-	var done []DenseCaption
-	for i, c := range out {
-		if ok[i] {
-			done = append(done, c)
-		}
-	}
-	return done, failed, nil
+	return captioned(out, ok), failed, nil
 }
 
 // JoinFrameCaptions makes one caption of per-frame captions: white space
@@ -182,4 +176,16 @@ func ReadCaptions(r io.Reader, name string) ([]*Pair, error) {
 		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: the file holds no captions", harness.ErrNoItems)}
 	}
 	return pairs, nil
+}
+
+// captioned keeps the captions of the videos that were captioned (ok), in
+// video order.
+func captioned(out []DenseCaption, ok []bool) []DenseCaption {
+	var done []DenseCaption
+	for i, c := range out {
+		if ok[i] {
+			done = append(done, c)
+		}
+	}
+	return done
 }

@@ -132,11 +132,5 @@ func CaptionChat(ctx context.Context, m ChatModel, source string, fs *FrameSampl
 	if err != nil {
 		return nil, nil, err
 	}
-	var done []DenseCaption
-	for i, c := range out {
-		if ok[i] {
-			done = append(done, c)
-		}
-	}
-	return done, failed, nil
+	return captioned(out, ok), failed, nil
 }
