@@ -119,10 +119,11 @@ type Card struct {
 	// to the most, so that a card that is not broken says how far up the
 	// pyramid it was tested.
 	LevelsRun []harness.Level `json:"levels_run"`
-	// Failures counts the items whose video gave no features, by reason
-	// ("missing", "outside-root", "corrupt", "timeout", ...); the frame and
-	// order attackers abstained on them. Empty when none failed or no video
-	// level ran.
+	// Failures counts the items whose video gave no features, or for one of
+	// whose texts a model gave a NaN or an infinity, by reason ("missing",
+	// "outside-root", "corrupt", "timeout", "non-finite-embedding", ...);
+	// the frame and order attackers abstained on them. Empty when none
+	// failed.
 	Failures map[string]int `json:"failures"`
 	// EffectiveSize is the benchmark's effective number of distinct items
 	// (Video-Index 4.5; see EffectiveSize); null when no video level ran or

@@ -388,9 +388,10 @@ type audit struct {
 	units     []*unit
 	res       *Result
 	models    []metrics.EvaluatedModel
-	// visual holds what the feature stage made of each item's video, and
-	// failures why it made nothing ("" when it did); both nil when no video
-	// level ran.
+	// visual holds what the feature stage made of each item's video (nil
+	// when no video level ran), and failures why an item failed: its video
+	// gave no features, or a model gave a non-finite embedding of one of its
+	// texts ("" when neither; nil when no item failed).
 	visual   []*attack.Visual
 	failures []string
 	features *features.Stats
@@ -516,41 +517,55 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical b
 		groups = []group{{emb, all}}
 	}
 	m := newMeter(a.opt.Progress, int64(len(texts)+len(questions)), "embed ", "texts")
-	embedRows := func(src []string) (*kernels.Matrix, error) {
+	// embedRows embeds one text per item; an item whose text the model
+	// gave a non-finite embedding fails (textFailed), and the matrix is then
+	// not cached, so that a resumed run finds the same failures.
+	embedRows := func(src []string) (*kernels.Matrix, bool, error) {
 		out := kernels.NewMatrix(len(src), emb.Dim())
+		failed := false
 		for _, g := range groups {
 			sub := make([]string, len(g.rows))
 			for k, i := range g.rows {
 				sub[k] = src[i]
 			}
-			e, err := embedAll(ctx, g.emb, sub, m.add)
+			e, bad, err := embedAll(ctx, g.emb, sub, m.add)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			for k, i := range g.rows {
 				copy(out.Row(i), e.Row(k))
 			}
+			for _, k := range bad {
+				a.textFailed(g.rows[k])
+				failed = true
+			}
 		}
-		return out, nil
+		return out, failed, nil
 	}
 	if a.text == nil {
-		if a.text, err = embedRows(texts); err != nil {
+		var failed bool
+		if a.text, failed, err = embedRows(texts); err != nil {
 			m.exit()
 			return fmt.Errorf("embed item texts: %w", err)
 		}
-		if err := cache.store("text", tKey, a.text); err != nil {
-			return err
+		if !failed {
+			if err := cache.store("text", tKey, a.text); err != nil {
+				return err
+			}
 		}
 	} else {
 		m.add(len(texts))
 	}
 	if a.question == nil {
-		if a.question, err = embedRows(questions); err != nil {
+		var failed bool
+		if a.question, failed, err = embedRows(questions); err != nil {
 			m.exit()
 			return fmt.Errorf("embed questions: %w", err)
 		}
-		if err := cache.store("question", qKey, a.question); err != nil {
-			return err
+		if !failed {
+			if err := cache.store("question", qKey, a.question); err != nil {
+				return err
+			}
 		}
 	}
 	m.finish()
@@ -836,13 +851,21 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 	}
 	if m == nil {
 		meter := newMeter(a.opt.Progress, int64(len(texts)), "confirm", "texts")
-		if m, err = embedAll(ctx, emb, texts, meter.add); err != nil {
+		var bad []int
+		if m, bad, err = embedAll(ctx, emb, texts, meter.add); err != nil {
 			meter.exit()
 			return nil, fmt.Errorf("embed near-duplicate candidates with %s: %w", emb.Name(), err)
 		}
 		meter.finish()
-		if err := cache.store("confirm-question", key, m); err != nil {
-			return nil, err
+		// A candidate the confirming model cannot embed fails its item; its
+		// zero row confirms none of its pairs.
+		for _, j := range bad {
+			a.textFailed(idx[j])
+		}
+		if len(bad) == 0 {
+			if err := cache.store("confirm-question", key, m); err != nil {
+				return nil, err
+			}
 		}
 	}
 	full := kernels.NewMatrix(len(a.items), emb.Dim())

@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
@@ -73,27 +75,43 @@ func (c embedCache) store(kind, key string, m *kernels.Matrix) error {
 // be shown; rows are computed independently, so chunking changes no byte.
 const embedChunk = 2048
 
-// embedAll embeds texts in chunks, calling progress after each.
+// embedAll embeds texts in chunks, calling progress after each. A text
+// whose embedding is not finite (a NaN or an infinity from the model, which
+// would silently poison every similarity of its row) does not fail the run:
+// its row is zeroed and its index returned in bad, ascending, so that the
+// caller fails the items that text belongs to, with the reason.
 func embedAll(ctx context.Context, e interface {
 	Dim() int
 	Embed(context.Context, []string) (*kernels.Matrix, error)
-}, texts []string, progress func(int)) (*kernels.Matrix, error) {
-	out := kernels.NewMatrix(len(texts), e.Dim())
+}, texts []string, progress func(int)) (out *kernels.Matrix, bad []int, err error) {
+	out = kernels.NewMatrix(len(texts), e.Dim())
 	for lo := 0; lo < len(texts); lo += embedChunk {
 		hi := min(lo+embedChunk, len(texts))
 		m, err := e.Embed(ctx, texts[lo:hi])
+		var nfe *textembed.NonFiniteError
+		if errors.As(err, &nfe) && nfe.Embeddings != nil {
+			m, err = nfe.Embeddings, nil
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m.Rows != hi-lo || m.Cols != e.Dim() {
-			return nil, fmt.Errorf("embedder returned %dx%d for %d texts of width %d", m.Rows, m.Cols, hi-lo, e.Dim())
-		}
-		var nf *kernels.NonFiniteError
-		if err := kernels.CheckFinite(m); errors.As(err, &nf) {
-			return nil, fmt.Errorf("embedder returned a non-finite embedding for text %d (%.60q): %v", lo+nf.Row, texts[lo+nf.Row], err)
+			return nil, nil, fmt.Errorf("embedder returned %dx%d for %d texts of width %d", m.Rows, m.Cols, hi-lo, e.Dim())
 		}
 		copy(out.Data[lo*out.Cols:], m.Data)
+		if nfe != nil {
+			for _, r := range nfe.Rows {
+				bad = append(bad, lo+r)
+			}
+		}
+		for r := lo; r < hi; r++ {
+			if kernels.CheckFiniteVector(out.Row(r)) != nil {
+				clear(out.Row(r))
+				bad = append(bad, r)
+			}
+		}
 		progress(hi - lo)
 	}
-	return out, nil
+	slices.Sort(bad)
+	return out, slices.Compact(bad), nil
 }

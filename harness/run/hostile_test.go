@@ -1,17 +1,23 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
 // nanEmbedder is the lexical embedder, except that the text naming its
@@ -36,18 +42,132 @@ func (e nanEmbedder) Embed(ctx context.Context, texts []string) (*kernels.Matrix
 	return m, nil
 }
 
-// TestAuditRefusesANonFiniteEmbedding: a NaN from the embedder used to pass
-// into every similarity of its item (no duplicates, no neighbours, exit 0);
-// now the run fails and names the text.
-func TestAuditRefusesANonFiniteEmbedding(t *testing.T) {
+// TestAuditFailsOnlyTheItemsOfANonFiniteEmbedding: a NaN from the embedder
+// used to pass into every similarity of its item (no duplicates, no
+// neighbours, exit 0), then failed the whole run; now the items whose text
+// gave it fail, with the reason, counted on their cards, and the run goes
+// on. A resume writes the same cards.
+func TestAuditFailsOnlyTheItemsOfANonFiniteEmbedding(t *testing.T) {
 	items := realItems(t, 5)
 	lex := textembed.NewLexical(0)
 	lex.Fit([]string{"a question"})
-	emb := nanEmbedder{Lexical: lex, poison: "?"}
-	_, err := Audit(context.Background(), Options{Items: []string{items}, Out: filepath.Join(t.TempDir(), "run"), Embedder: emb, Seed: 1})
-	if err == nil || !strings.Contains(err.Error(), "non-finite") || !strings.Contains(err.Error(), "NaN") {
-		t.Fatalf("audit with a NaN embedding: %v; want an error naming the non-finite value", err)
+	emb := nanEmbedder{Lexical: lex, poison: "baby"}
+	read, err := harness.ReadFiles(context.Background(), []string{items}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	want := map[string]int{}
+	for _, it := range read {
+		if strings.Contains(textembed.ItemText(it), "baby") || strings.Contains(textembed.QuestionText(it), "baby") {
+			want[it.Benchmark]++
+		}
+	}
+	checkNonFiniteFailures(t, Options{Items: []string{items}, Out: filepath.Join(t.TempDir(), "run"), Embedder: emb, Seed: 1}, want)
+}
+
+// checkNonFiniteFailures runs opt, checks that each card counts want's
+// items as failed with a non-finite embedding (and no other card any), then
+// runs it again on the same directory and checks the cards do not change.
+func checkNonFiniteFailures(t *testing.T, opt Options, want map[string]int) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatal("no item holds the poisoned text: the test checks nothing")
+	}
+	res := mustAudit(t, opt)
+	total := 0
+	for _, c := range res.Cards {
+		got := c.Failures[features.FailureNonFinite]
+		if got != want[c.Benchmark] || len(c.Failures) > 1 {
+			t.Errorf("%s: failures %v, want %d %s", c.Benchmark, c.Failures, want[c.Benchmark], features.FailureNonFinite)
+		}
+		total += got
+		if got >= c.N {
+			t.Errorf("%s: every item failed (%d of %d): the poison should fail only some", c.Benchmark, got, c.N)
+		}
+	}
+	if total == 0 {
+		t.Fatal("no failure counted")
+	}
+	first, err := os.ReadFile(filepath.Join(opt.Out, CardsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAudit(t, opt)
+	again, err := os.ReadFile(filepath.Join(opt.Out, CardsJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, again) {
+		t.Error("cards.json changed on a second run over the same directory")
+	}
+}
+
+// TestAuditFailsOnlyTheItemsANaNModelEmbeds runs a real ONNX text_embed
+// model (onnxbuild's TinyBERT) whose embedding of the word "baby" is NaN:
+// every text holding that token comes out NaN, through attention and the
+// layer norms, and only the items of those texts fail.
+func TestAuditFailsOnlyTheItemsANaNModelEmbeds(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "text_embed")
+	enc := onnxbuild.NewEncoder(onnxbuild.TinyBERT)
+	tokPath := filepath.Join(sub, "tokenizer.json")
+	if err := enc.WriteDir(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tokPath, onnxbuild.WordPieceTokenizer(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := models.LoadTokenizer(tokPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := tok.TokenID("baby")
+	if !ok {
+		t.Fatal(`the tokenizer has no token "baby"`)
+	}
+	h := enc.Config.Hidden
+	for k := range h {
+		enc.Word[id*h+k] = float32(math.NaN())
+	}
+	if err := enc.WriteDir(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, models.ManifestFile), []byte(`{"roles": {"text_embed": {"dir": "text_embed", "pooling": "cls"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := models.NewRuntime(models.RuntimeOptions{Threads: 1})
+	if err != nil {
+		t.Fatalf("ONNX Runtime (make setup-ort, or set %s): %v", models.LibraryEnv, err)
+	}
+	man, err := models.LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := textembed.OpenModels(rt, man, models.CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.Embed.Close()
+
+	items := realItems(t, 5)
+	read, err := harness.ReadFiles(context.Background(), []string{items}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, it := range read {
+		for _, text := range []string{textembed.ItemText(it), textembed.QuestionText(it)} {
+			ids, err := tok.Encode(text, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(ids, id) {
+				want[it.Benchmark]++
+				break
+			}
+		}
+	}
+	checkNonFiniteFailures(t, Options{Items: []string{items}, Out: filepath.Join(t.TempDir(), "run"), Embedder: ms.Embed, Seed: 1}, want)
 }
 
 // TestAuditRefusesAPipeAsReference: predictions files are read, then

@@ -177,45 +177,62 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		"frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "captions", st.Captions)
 
 	n := len(a.items)
-	a.failures = make([]string, n)
 	vis := make([]*attack.Visual, n)
 	for i, f := range fr.Items {
 		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias()}
-		a.failures[i] = f.Failure
+		a.fail(i, f.Failure)
 	}
 
 	// Texts in the image_text space: questions, options, question+option.
 	var questions, options, qoptions []string
-	for _, item := range a.items {
+	var optionItem []int // the item of each row of options and qoptions
+	for i, item := range a.items {
 		questions = append(questions, item.Question)
 		for _, o := range item.Options {
 			options = append(options, o)
 			qoptions = append(qoptions, item.Question+" "+o)
+			optionItem = append(optionItem, i)
+		}
+	}
+	byItem := func(bad []int) {
+		for _, r := range bad {
+			a.textFailed(r)
+		}
+	}
+	byOption := func(bad []int) {
+		for _, r := range bad {
+			a.textFailed(optionItem[r])
 		}
 	}
 	itEmb := rowsEmbedder{it, v.ImageName}
 	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
 	var qm, om, qom *kernels.Matrix
+	var bad []int
 	if needs.Has(attack.NeedBag) {
-		if qm, err = cachedEmbed(ctx, cache, "it-question", itEmb, questions); err != nil {
+		if qm, bad, err = cachedEmbed(ctx, cache, "it-question", itEmb, questions); err != nil {
 			return err
 		}
+		byItem(bad)
 	}
-	if om, err = cachedEmbed(ctx, cache, "it-options", itEmb, options); err != nil {
+	if om, bad, err = cachedEmbed(ctx, cache, "it-options", itEmb, options); err != nil {
 		return err
 	}
+	byOption(bad)
 	if needs.Has(attack.NeedCentre) {
-		if qom, err = cachedEmbed(ctx, cache, "it-qoptions", itEmb, qoptions); err != nil {
+		if qom, bad, err = cachedEmbed(ctx, cache, "it-qoptions", itEmb, qoptions); err != nil {
 			return err
 		}
+		byOption(bad)
 	}
 	// Texts in the text_embed space: options and the captions.
 	var tom, capm *kernels.Matrix
 	capRow := map[string]int{}
+	capBad := map[string]bool{} // captions the model gave a non-finite embedding
 	if needs.Has(attack.NeedCaptions) {
-		if tom, err = cachedEmbed(ctx, cache, "te-options", emb, options); err != nil {
+		if tom, bad, err = cachedEmbed(ctx, cache, "te-options", emb, options); err != nil {
 			return err
 		}
+		byOption(bad)
 		var caps []string
 		for _, vid := range fr.Videos {
 			for _, c := range vid.Captions {
@@ -225,8 +242,11 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 				}
 			}
 		}
-		if capm, err = cachedEmbed(ctx, cache, "te-captions", emb, caps); err != nil {
+		if capm, bad, err = cachedEmbed(ctx, cache, "te-captions", emb, caps); err != nil {
 			return err
+		}
+		for _, r := range bad {
+			capBad[caps[r]] = true
 		}
 	}
 
@@ -236,9 +256,10 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		for i, item := range a.items {
 			qs[i] = item.Question
 		}
-		if a.questionTE, err = cachedEmbed(ctx, cache, "question", emb, qs); err != nil {
+		if a.questionTE, bad, err = cachedEmbed(ctx, cache, "question", emb, qs); err != nil {
 			return err
 		}
+		byItem(bad)
 	}
 	a.meanFrames = make([][]float32, n)
 	off := 0
@@ -272,6 +293,9 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			var rows []int
 			for _, r := range f.Rows[features.CaptionSet.Name] {
 				if c := vid.Captions[r]; c != "" {
+					if capBad[c] {
+						a.textFailed(i)
+					}
 					rows = append(rows, capRow[c])
 					x.CaptionTexts = append(x.CaptionTexts, c)
 				}
@@ -279,6 +303,15 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			if len(rows) > 0 {
 				x.Captions = pickRows(capm, rows)
 			}
+		}
+	}
+	// An item that failed, here or at the text embedding stage, is
+	// abstained on by every frame attacker and left out of the effective
+	// size.
+	for i, f := range a.failures {
+		if f != "" {
+			vis[i].Failure = f
+			a.meanFrames[i] = nil
 		}
 	}
 	if sets := vlmSets(needs, a.opt.frames()); len(sets) > 0 {
@@ -332,21 +365,45 @@ func (r rowsEmbedder) Embed(ctx context.Context, texts []string) (*kernels.Matri
 	return out, nil
 }
 
-// cachedEmbed embeds texts through the run's embedding cache.
-func cachedEmbed(ctx context.Context, cache embedCache, kind string, e textEmbedder, texts []string) (*kernels.Matrix, error) {
+// cachedEmbed embeds texts through the run's embedding cache. bad lists
+// the texts the model gave a non-finite embedding (their rows are zero;
+// embedAll); such a matrix is not cached, so that a resumed run finds the
+// same failures.
+func cachedEmbed(ctx context.Context, cache embedCache, kind string, e textEmbedder, texts []string) (m *kernels.Matrix, bad []int, err error) {
 	if e == nil {
-		return nil, errors.New("no text embedder for " + kind)
+		return nil, nil, errors.New("no text embedder for " + kind)
 	}
 	key := textKey(e.Name(), nil, texts)
-	m, err := cache.load(kind, key, len(texts), e.Dim())
+	m, err = cache.load(kind, key, len(texts), e.Dim())
 	if err != nil || m != nil {
-		return m, err
+		return m, nil, err
 	}
-	if m, err = embedAll(ctx, e, texts, func(int) {}); err != nil {
-		return nil, fmt.Errorf("embed %s: %w", kind, err)
+	if m, bad, err = embedAll(ctx, e, texts, func(int) {}); err != nil {
+		return nil, nil, fmt.Errorf("embed %s: %w", kind, err)
 	}
-	return m, cache.store(kind, key, m)
+	if len(bad) > 0 {
+		return m, bad, nil
+	}
+	return m, nil, cache.store(kind, key, m)
 }
+
+// fail records why item i failed; the first reason given stays.
+func (a *audit) fail(i int, reason string) {
+	if reason == "" {
+		return
+	}
+	if a.failures == nil {
+		a.failures = make([]string, len(a.items))
+	}
+	if a.failures[i] == "" {
+		a.failures[i] = reason
+	}
+}
+
+// textFailed records that a text model gave a non-finite embedding for one
+// of item i's texts: the item fails with that reason, as when the image
+// tower does so for a frame of its video, and the run goes on.
+func (a *audit) textFailed(i int) { a.fail(i, features.FailureNonFinite) }
 
 // sliceRows returns rows [lo, hi) of m as a matrix sharing m's storage.
 func sliceRows(m *kernels.Matrix, lo, hi int) *kernels.Matrix {

@@ -81,16 +81,27 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) (*kernels.Matrix, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.enc.Name(), err)
 	}
+	var bad *NonFiniteError
 	for j, i := range idx {
 		if len(rows[j]) != m.Cols {
 			return nil, fmt.Errorf("%s: row of %d values, want %d", o.enc.Name(), len(rows[j]), m.Cols)
 		}
 		// A NaN would pass unnoticed into every similarity of the item
-		// (no near-duplicates, no neighbours): refuse the output.
+		// (no near-duplicates, no neighbours): the output is refused,
+		// naming the texts, and a caller that can fail those texts alone
+		// takes the other rows from the error.
 		if err := kernels.CheckFiniteVector(rows[j]); err != nil {
-			return nil, fmt.Errorf("%s: the embedding of %.60q is not finite: %v", o.enc.Name(), texts[i], err)
+			if bad == nil {
+				bad = &NonFiniteError{Model: o.enc.Name(), Embeddings: m, Err: err}
+			}
+			bad.Rows = append(bad.Rows, i)
+			bad.Texts = append(bad.Texts, texts[i])
+			continue
 		}
 		copy(m.Row(i), rows[j])
+	}
+	if bad != nil {
+		return nil, bad
 	}
 	return m, nil
 }
