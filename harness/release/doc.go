@@ -1,0 +1,28 @@
+// Package release composes a benchmark from a screened pool and releases it
+// under a name that says exactly how it was made (Video-Index section 5).
+//
+// Data moves through it in four steps:
+//
+//   - A Pool holds the screened candidates: each item with what selection
+//     reads (its source, video, visual scene, question-template cluster,
+//     duration group, event type and the attackers' margins on it).
+//   - Select draws a coverage composition for a Query: deterministic for a
+//     seed, round-robin over duration groups, event types and sources, under
+//     caps (one item per video and per visual scene, five per question
+//     template, 5% of the budget per source) that are relaxed one step at a
+//     time when the pool cannot fill the budget under them, each
+//     relaxation recorded with its reason. Hardest takes the K hardest items
+//     per capability group instead, one per video, ranked by the maximum
+//     percentile over the attackers' margins.
+//   - Gate is the red-team gate: a RedTeam attacks the selection as its own
+//     pool, what it solves is dropped and refilled from the pool, for a
+//     bounded number of rounds; the last attack's figures are the release's
+//     residual exploitability.
+//   - Register randomises each item's option order (seeded), writes the
+//     released items and the lockfile (pool snapshot hash, query, selector
+//     version, seed, attackers and their configuration, rounds), whose hash
+//     names the release.
+//
+// Everything here is a pure function of the pool, the query and the seed:
+// the same inputs give the same release, byte for byte, at any worker count.
+package release

@@ -1,0 +1,200 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vidscreen/vidscreen/harness"
+)
+
+// A RedTeam attacks a selection as its own pool: the items of picks, and
+// nothing else, are the pool its learning attackers learn from.
+type RedTeam interface {
+	Attack(ctx context.Context, p *Pool, picks []int) (*Attack, error)
+}
+
+// An Attack is what a red team found on one selection.
+type Attack struct {
+	// Solvers lists, for each pick (in the order of picks), the attackers
+	// that solve it; nil when none does.
+	Solvers [][]string
+	// Attackers holds each attacker's figures on the selection, in the
+	// pool's attacker order.
+	Attackers []AttackerResidual
+	// Levels is the residual exploitability of each level with an attacker:
+	// eps_l, the largest margin over chance of any attacker at or below l
+	// (Video-Index section 2).
+	Levels []LevelResidual
+}
+
+// AttackerResidual is one attacker on a selection: its accuracy over the
+// items it scored, their mean chance, the margin between them, and how many
+// items it solves.
+type AttackerResidual struct {
+	Name     string        `json:"name"`
+	Level    harness.Level `json:"level"`
+	Rerun    bool          `json:"rerun"` // attacked the selection again (else its screened answers stand)
+	N        int           `json:"n"`     // items scored
+	Accuracy float64       `json:"accuracy"`
+	Chance   float64       `json:"chance"`
+	Margin   float64       `json:"margin"`
+	// Significant is Margin >= 2.326 sqrt(c(1-c)/n), the one-sided 1% rule
+	// of the cards.
+	Significant bool `json:"significant"`
+	Solved      int  `json:"solved"`
+}
+
+// LevelResidual is eps_l of a selection.
+type LevelResidual struct {
+	Level       harness.Level `json:"level"`
+	Eps         float64       `json:"eps"`
+	Attacker    string        `json:"attacker"`
+	Significant bool          `json:"significant"`
+}
+
+// residualLevels is the running maximum of the attackers' margins over the
+// levels (the profile is nondecreasing, as on the cards).
+func residualLevels(rs []AttackerResidual) []LevelResidual {
+	var out []LevelResidual
+	var best *AttackerResidual
+	for _, l := range harness.Levels() {
+		has := false
+		for k := range rs {
+			if rs[k].Level != l || rs[k].N == 0 {
+				continue
+			}
+			has = true
+			if best == nil || rs[k].Margin > best.Margin {
+				best = &rs[k]
+			}
+		}
+		if has {
+			out = append(out, LevelResidual{Level: l, Eps: best.Margin, Attacker: best.Name, Significant: best.Significant})
+		}
+	}
+	return out
+}
+
+// significant is the cards' rule: a margin of at least 2.326 sqrt(c(1-c)/n).
+func significant(margin, chance float64, n int) bool {
+	if n == 0 {
+		return false
+	}
+	return margin >= 2.326*math.Sqrt(chance*(1-chance)/float64(n))
+}
+
+// A Round is one attack of the gate and what it dropped.
+type Round struct {
+	Round    int `json:"round"`
+	Selected int `json:"selected"`
+	// Solved is how many selected items some attacker solved; Dropped how
+	// many of them the gate dropped (all, except after the last round).
+	Solved  int `json:"solved"`
+	Dropped int `json:"dropped"`
+	// SolvedBy counts, per attacker, the selected items it solved.
+	SolvedBy map[string]int  `json:"solved_by"`
+	Levels   []LevelResidual `json:"levels"`
+}
+
+// A Gated release is a selection that went through the red-team gate.
+type Gated struct {
+	Selection *Selection
+	Rounds    []Round
+	// Residual is the last attack: the release's residual exploitability.
+	Residual *Attack
+}
+
+// Draw is the selector of the gate: Select or Hardest.
+func Draw(p *Pool, q Query, seed uint64, keep []int, exclude []bool) (*Selection, error) {
+	if q.Hardest > 0 {
+		return Hardest(p, q, seed, keep, exclude)
+	}
+	return Select(p, q, seed, keep, exclude)
+}
+
+// Gate draws a selection for q and puts it through the red-team gate
+// (Video-Index 5.2, after adversarial filtering): team attacks the
+// selection as its own pool, the items it solves are dropped, excluded
+// from then on, and the selection is refilled from the pool by the same
+// selector, keeping the items that survived; at most rounds times. The
+// selection that comes out is attacked once more: what that attack finds is
+// the residual exploitability, and items it solves after the last round
+// stay in the release, counted in the last Round. With rounds = 0 nothing is
+// dropped and the attack only measures.
+func Gate(ctx context.Context, p *Pool, q Query, seed uint64, team RedTeam, rounds int) (*Gated, error) {
+	if rounds < 0 {
+		return nil, fmt.Errorf("gate: %d rounds: want 0 or more", rounds)
+	}
+	sel, err := Draw(p, q, seed, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &Gated{}
+	relaxations := sel.Relaxations
+	exclude := make([]bool, len(p.Candidates))
+	for r := 0; ; r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		att, err := team.Attack(ctx, p, sel.Picks)
+		if err != nil {
+			return nil, fmt.Errorf("red-team round %d: %w", r, err)
+		}
+		if len(att.Solvers) != len(sel.Picks) {
+			return nil, fmt.Errorf("red-team round %d: %d verdicts for %d items", r, len(att.Solvers), len(sel.Picks))
+		}
+		round := Round{Round: r, Selected: len(sel.Picks), SolvedBy: map[string]int{}, Levels: att.Levels}
+		var keep []int
+		for k, i := range sel.Picks {
+			if len(att.Solvers[k]) == 0 {
+				keep = append(keep, i)
+				continue
+			}
+			round.Solved++
+			for _, a := range att.Solvers[k] {
+				round.SolvedBy[a]++
+			}
+		}
+		last := round.Solved == 0 || r == rounds
+		if !last {
+			round.Dropped = round.Solved
+		}
+		out.Rounds = append(out.Rounds, round)
+		if last {
+			out.Residual = att
+			break
+		}
+		for k, i := range sel.Picks {
+			if len(att.Solvers[k]) > 0 {
+				exclude[i] = true
+			}
+		}
+		nq := q
+		if q.Hardest == 0 {
+			caps := sel.Caps
+			nq.Caps = &caps
+		}
+		next, err := Draw(p, nq, seed, keep, exclude)
+		if err != nil {
+			return nil, fmt.Errorf("red-team round %d: refill: %w", r, err)
+		}
+		for _, x := range next.Relaxations {
+			x.Round = r + 1
+			relaxations = append(relaxations, x)
+		}
+		sel = next
+	}
+	sel.Relaxations = relaxations
+	out.Selection = sel
+	return out, nil
+}
+
+func attackerIndex(p *Pool, name string) int {
+	for k, a := range p.Attackers {
+		if a.Name == name {
+			return k
+		}
+	}
+	return len(p.Attackers)
+}

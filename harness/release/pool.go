@@ -1,0 +1,236 @@
+package release
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+)
+
+// An Attacker names one column of a pool's verdicts.
+type Attacker struct {
+	Name  string        `json:"name"`
+	Level harness.Level `json:"level"`
+	// Pooled is true for an attacker that learns from other items of its
+	// pool (attack.Prequential). Its answers depend on the pool, so the
+	// red-team gate runs it again on the selection; an attacker that answers
+	// each item alone gives the selection the answers it gave the pool.
+	Pooled bool `json:"pooled"`
+}
+
+// A Verdict is what one attacker did with one candidate where it was
+// scored.
+type Verdict struct {
+	Scored  bool // some order scored the item (false: no verdict)
+	Correct bool
+	Solved  bool    // the screening rule says the attacker solves the item
+	Margin  float64 // log p(gold) - mean log p(others); NaN when not scored
+}
+
+// A Candidate is one screened item with what selection reads about it.
+type Candidate struct {
+	Item *harness.Item
+	// Scene names the visual scene of the item's video (scenes cluster
+	// videos that look alike; see Scenes). Empty means the video alone.
+	Scene string
+	// Template is the item's question-template cluster (its near-duplicate
+	// cluster); TemplateSize is how many items of the screened pool share
+	// it (1 for a question with no near-duplicate).
+	Template     int
+	TemplateSize int
+	// Verdicts holds one verdict per attacker of the pool.
+	Verdicts []Verdict
+}
+
+// video is the key of the item's video: the video id, which benchmarks that
+// share a video share (as the near-duplicate analysis counts them).
+func (c *Candidate) video() string { return c.Item.Video }
+
+// template is the key of the item's question template: its cluster when
+// it has near-duplicates, else the item itself, so that two items without
+// near-duplicates never share a template whatever their Template says.
+func (c *Candidate) template() string {
+	if c.TemplateSize > 1 {
+		return fmt.Sprintf("cluster:%d", c.Template)
+	}
+	return "item:" + c.Item.Key()
+}
+
+// scene is the key of the item's visual scene: Scene, else its video.
+func (c *Candidate) scene() string {
+	if c.Scene != "" {
+		return c.Scene
+	}
+	return "video:" + c.Item.Video
+}
+
+// A Pool is the screened pool selection draws from: its attackers and its
+// candidates, in the order of the screen (which is the run's item order).
+type Pool struct {
+	Attackers  []Attacker
+	Candidates []Candidate
+	// hardness is each candidate's maximum percentile over the attackers'
+	// margins (see Hardness); computed by NewPool.
+	hardness []float64
+}
+
+// NewPool checks and indexes a pool: every candidate has an item and one
+// verdict per attacker, and no item key appears twice.
+func NewPool(attackers []Attacker, cands []Candidate) (*Pool, error) {
+	seen := make(map[string]int, len(cands))
+	for i := range cands {
+		c := &cands[i]
+		if c.Item == nil {
+			return nil, fmt.Errorf("pool: candidate %d has no item", i)
+		}
+		if len(c.Verdicts) != len(attackers) {
+			return nil, fmt.Errorf("pool: item %s/%s: %d verdicts for %d attackers", c.Item.Benchmark, c.Item.ID, len(c.Verdicts), len(attackers))
+		}
+		if j, dup := seen[c.Item.Key()]; dup {
+			return nil, fmt.Errorf("pool: item %s/%s is candidates %d and %d", c.Item.Benchmark, c.Item.ID, j, i)
+		}
+		seen[c.Item.Key()] = i
+		if c.TemplateSize < 1 {
+			c.TemplateSize = 1
+		}
+	}
+	p := &Pool{Attackers: attackers, Candidates: cands}
+	p.hardness = hardness(p)
+	return p, nil
+}
+
+// Hardness returns candidate i's maximum percentile over the attackers'
+// margins (Video-Index 5.3: "ranked by their maximum percentile over the
+// five attacker margins"): 0 is the hardest item of the pool, 1 the
+// easiest. A candidate no attacker scored has hardness 1.
+func (p *Pool) Hardness(i int) float64 { return p.hardness[i] }
+
+// hardness computes every candidate's maximum percentile. The percentile of
+// a margin among an attacker's scored margins is its mid-rank: the share
+// below it plus half the share equal to it, so equal margins get equal
+// percentiles whatever the order of the pool.
+func hardness(p *Pool) []float64 {
+	out := make([]float64, len(p.Candidates))
+	for i := range out {
+		out[i] = math.Inf(-1)
+	}
+	for a := range p.Attackers {
+		var ms []float64
+		for i := range p.Candidates {
+			if v := p.Candidates[i].Verdicts[a]; v.Scored && !math.IsNaN(v.Margin) {
+				ms = append(ms, v.Margin)
+			}
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		slices.Sort(ms)
+		n := float64(len(ms))
+		for i := range p.Candidates {
+			v := p.Candidates[i].Verdicts[a]
+			if !v.Scored || math.IsNaN(v.Margin) {
+				continue
+			}
+			below, _ := slices.BinarySearch(ms, v.Margin)
+			upto := below
+			for upto < len(ms) && ms[upto] == v.Margin {
+				upto++
+			}
+			pct := (float64(below) + float64(upto-below)/2) / n
+			out[i] = max(out[i], pct)
+		}
+	}
+	for i, h := range out {
+		if math.IsInf(h, -1) {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// Snapshot is the SHA-256 of everything in the pool that selection, the
+// gate and the registrar read, in a fixed binary layout: the attackers, and
+// per candidate its item (every field of the item schema), scene, template,
+// template size and verdicts. Two pools with the same snapshot give the
+// same release for the same query and seed.
+func (p *Pool) Snapshot() string {
+	h := sha256.New()
+	w := snapshotWriter{h: h}
+	w.str("vidscreen-pool/1")
+	w.int(len(p.Attackers))
+	for _, a := range p.Attackers {
+		w.str(a.Name)
+		w.int(int(a.Level))
+		w.bool(a.Pooled)
+	}
+	w.int(len(p.Candidates))
+	for i := range p.Candidates {
+		c := &p.Candidates[i]
+		it := c.Item
+		for _, s := range []string{it.ID, it.Benchmark, it.Video, it.Question, it.Task, it.Group, it.VideoPath, string(it.Meta), c.Scene} {
+			w.str(s)
+		}
+		w.int(len(it.Options))
+		for _, o := range it.Options {
+			w.str(o)
+		}
+		w.int(it.Answer)
+		for _, f := range []*float64{it.Duration, it.Start, it.End} {
+			w.bool(f != nil)
+			if f != nil {
+				w.float(*f)
+			}
+		}
+		w.int(c.Template)
+		w.int(c.TemplateSize)
+		for _, v := range c.Verdicts {
+			w.bool(v.Scored)
+			w.bool(v.Correct)
+			w.bool(v.Solved)
+			w.float(v.Margin)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// snapshotWriter writes length-prefixed fields, so that no two different
+// pools write the same bytes.
+type snapshotWriter struct {
+	h   hash.Hash
+	buf [8]byte
+}
+
+func (w *snapshotWriter) u64(x uint64) {
+	binary.LittleEndian.PutUint64(w.buf[:], x)
+	w.h.Write(w.buf[:])
+}
+func (w *snapshotWriter) int(x int)       { w.u64(uint64(int64(x))) }
+func (w *snapshotWriter) float(x float64) { w.u64(math.Float64bits(x)) }
+func (w *snapshotWriter) str(s string)    { w.int(len(s)); w.h.Write([]byte(s)) }
+func (w *snapshotWriter) bool(b bool) {
+	if b {
+		w.int(1)
+	} else {
+		w.int(0)
+	}
+}
+
+// eventOf returns the event type of an item under the query's Events.
+func eventOf(it *harness.Item, events string) string {
+	if events == EventsGroup {
+		return it.Group
+	}
+	return it.Task
+}
+
+// keyOf is a candidate's item key, for error messages and reports.
+func keyOf(c *Candidate) string { return c.Item.Benchmark + "/" + c.Item.ID }
+
+// joinNames lists names for a message.
+func joinNames(names []string) string { return strings.Join(names, ", ") }

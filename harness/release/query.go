@@ -1,0 +1,130 @@
+package release
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Event types the selector can rotate over (Query.Events).
+const (
+	EventsTask  = "task"  // the item's task (fine)
+	EventsGroup = "group" // the item's capability group (coarse)
+)
+
+// What Hardest takes K items of (Query.Per).
+const (
+	PerGroup     = "group"
+	PerTask      = "task"
+	PerBenchmark = "benchmark"
+)
+
+// A Query is what a release asks of the pool: which items may enter, how
+// many, and under which caps. It is written to the lockfile as it is.
+type Query struct {
+	// Budget is the number of items of a coverage composition.
+	Budget int `json:"budget,omitempty"`
+	// Sources and Durations, when set, admit only items of these
+	// benchmarks and duration groups (DurationGroups).
+	Sources   []string `json:"sources,omitempty"`
+	Durations []string `json:"durations,omitempty"`
+	// Events is the event type the composition rotates over: EventsTask or
+	// EventsGroup.
+	Events string `json:"events,omitempty"`
+	// Caps are the initial caps of a composition.
+	Caps *Caps `json:"caps,omitempty"`
+	// Hardest, when above 0, asks for the Hardest items per Per instead of
+	// a composition.
+	Hardest int    `json:"hardest,omitempty"`
+	Per     string `json:"per,omitempty"`
+}
+
+// Caps bound how much of a composition one video, scene, question template
+// or source may take.
+type Caps struct {
+	PerVideo    int `json:"per_video"`
+	PerScene    int `json:"per_scene"`
+	PerTemplate int `json:"per_template"`
+	// SourceShare is the largest share of the budget one source may hold.
+	SourceShare float64 `json:"source_share"`
+}
+
+// DefaultCaps are the initial caps of Video-Index 5.2: "one item per video
+// and visual scene, five per question template, and 5% of the budget per
+// source".
+func DefaultCaps() Caps { return Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 0.05} }
+
+// perSource is the number of items SourceShare allows one source: the share
+// of the budget rounded down, at least one.
+func (c Caps) perSource(budget int) int {
+	return max(1, int(math.Floor(c.SourceShare*float64(budget)+1e-9)))
+}
+
+func (c Caps) check() error {
+	if c.PerVideo < 1 || c.PerScene < 1 || c.PerTemplate < 1 {
+		return fmt.Errorf("caps per video, scene and template must be at least 1 (have %d, %d, %d)", c.PerVideo, c.PerScene, c.PerTemplate)
+	}
+	if !(c.SourceShare > 0 && c.SourceShare <= 1) {
+		return fmt.Errorf("source share %v: want a share in (0, 1]", c.SourceShare)
+	}
+	return nil
+}
+
+// Check refuses a query that cannot be answered: no budget and no hardest
+// count, both at once, an unknown event type, duration group or grouping,
+// or caps out of range. Sources are checked against a pool by Select.
+func (q Query) Check() error {
+	switch {
+	case q.Hardest < 0 || q.Budget < 0:
+		return errors.New("budget and hardest count must not be negative")
+	case q.Hardest > 0 && q.Budget > 0:
+		return errors.New("a budget and a hardest count exclude each other: a release is a composition or the hardest items, not both")
+	case q.Hardest == 0 && q.Budget == 0:
+		return errors.New("no budget: ask for a composition of N items (budget) or the hardest K per group")
+	}
+	if q.Events != "" && q.Events != EventsTask && q.Events != EventsGroup {
+		return fmt.Errorf("event type %q: want %s or %s", q.Events, EventsTask, EventsGroup)
+	}
+	if q.Per != "" && !slices.Contains([]string{PerGroup, PerTask, PerBenchmark}, q.Per) {
+		return fmt.Errorf("per %q: want %s, %s or %s", q.Per, PerGroup, PerTask, PerBenchmark)
+	}
+	if err := checkDurations(q.Durations); err != nil {
+		return err
+	}
+	if q.Caps != nil {
+		return q.Caps.check()
+	}
+	return nil
+}
+
+// admits reports whether the query's filters let candidate c in.
+func (q Query) admits(c *Candidate) bool {
+	if len(q.Sources) > 0 && !slices.Contains(q.Sources, c.Item.Benchmark) {
+		return false
+	}
+	if len(q.Durations) > 0 && !slices.Contains(q.Durations, DurationGroup(c.Item)) {
+		return false
+	}
+	return true
+}
+
+// checkSources refuses a source the pool does not hold: a typo would
+// otherwise give a smaller release without a word.
+func (q Query) checkSources(p *Pool) error {
+	have := map[string]bool{}
+	for i := range p.Candidates {
+		have[p.Candidates[i].Item.Benchmark] = true
+	}
+	for _, s := range q.Sources {
+		if !have[s] {
+			names := make([]string, 0, len(have))
+			for n := range have {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return fmt.Errorf("source %q is not in the screened pool (it holds %s)", s, joinNames(names))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package release
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+	texttemplate "text/template"
+)
+
+// A count is one row of a composition table.
+type count struct {
+	Name string
+	N    int
+}
+
+// summary is what both reports show.
+type summary struct {
+	R            *Release
+	Mode         string
+	Sources      []count
+	Durations    []count
+	Events       []count
+	EventsBy     string
+	InitialCaps  string
+	FinalCaps    string
+	QueryText    string
+	ResidualRows []AttackerResidual
+}
+
+func (r *Release) summary() summary {
+	s := summary{R: r, ResidualRows: r.Gated.Residual.Attackers}
+	q := r.Lockfile.Query
+	s.EventsBy = q.Events
+	if s.EventsBy == "" {
+		s.EventsBy = EventsTask
+	}
+	if q.Hardest > 0 {
+		per := q.Per
+		if per == "" {
+			per = PerGroup
+		}
+		s.Mode = fmt.Sprintf("the %d hardest items per %s, one per video", q.Hardest, per)
+		s.EventsBy = per
+	} else {
+		s.Mode = fmt.Sprintf("a coverage composition of %d items", q.Budget)
+		caps := DefaultCaps()
+		if q.Caps != nil {
+			caps = *q.Caps
+		}
+		s.InitialCaps = capsText(caps, q.Budget)
+		s.FinalCaps = capsText(r.Gated.Selection.Caps, q.Budget)
+	}
+	src, dur, ev := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, i := range r.Gated.Selection.Picks {
+		it := r.Pool.Candidates[i].Item
+		src[it.Benchmark]++
+		dur[DurationGroup(it)]++
+		switch s.EventsBy {
+		case PerBenchmark:
+			ev[it.Benchmark]++
+		default:
+			ev[groupName(eventOf(it, s.EventsBy))]++
+		}
+	}
+	s.Sources, s.Events = counts(src), counts(ev)
+	for _, d := range DurationGroups() {
+		if dur[d] > 0 {
+			s.Durations = append(s.Durations, count{d, dur[d]})
+		}
+	}
+	var parts []string
+	if len(q.Sources) > 0 {
+		parts = append(parts, "sources "+strings.Join(q.Sources, ", "))
+	}
+	if len(q.Durations) > 0 {
+		parts = append(parts, "durations "+strings.Join(q.Durations, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "every screened item")
+	}
+	s.QueryText = strings.Join(parts, "; ")
+	return s
+}
+
+func counts(m map[string]int) []count {
+	out := make([]count, 0, len(m))
+	for k, v := range m {
+		out = append(out, count{k, v})
+	}
+	slices.SortFunc(out, func(a, b count) int { return cmp.Or(b.N-a.N, strings.Compare(a.Name, b.Name)) })
+	return out
+}
+
+func capsText(c Caps, budget int) string {
+	return fmt.Sprintf("%d per video, %d per scene, %d per question template, %g%% of the budget per source (%d items)",
+		c.PerVideo, c.PerScene, c.PerTemplate, 100*c.SourceShare, c.perSource(budget))
+}
+
+func pct(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }
+
+func solvedBy(m map[string]int) string {
+	var parts []string
+	for _, c := range counts(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", c.Name, c.N))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+var funcs = template.FuncMap{"pct": pct, "solvedBy": solvedBy, "yes": func(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}}
+
+// WriteMarkdown writes report.md: what was asked, what was selected, every
+// relaxation, every round of the gate and the residual exploitability.
+func (r *Release) WriteMarkdown(w io.Writer) error {
+	return markdown.Execute(w, r.summary())
+}
+
+// WriteHTML writes report.html, the same as report.md as one self-contained
+// page.
+func (r *Release) WriteHTML(w io.Writer) error {
+	return page.Execute(w, r.summary())
+}
+
+var markdown = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap(funcs)).Parse(`# Release {{.R.Name}}
+
+{{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.
+Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot {{.R.Lockfile.Pool.Snapshot}}.
+{{- if .R.Lockfile.Shortfall}}
+
+**Short of the request:** {{.R.Lockfile.Shortfall}}.
+{{- end}}
+
+## Composition
+
+| source | items |
+|---|---:|
+{{range .Sources}}| {{.Name}} | {{.N}} |
+{{end}}
+| duration | items |
+|---|---:|
+{{range .Durations}}| {{.Name}} | {{.N}} |
+{{end}}
+| {{.EventsBy}} | items |
+|---|---:|
+{{range .Events}}| {{.Name}} | {{.N}} |
+{{end}}
+{{- if .InitialCaps}}
+## Caps
+
+Initial: {{.InitialCaps}}.
+Final: {{.FinalCaps}}.
+
+{{if .R.Lockfile.Relaxations}}| round | selected | cap | from | to | reason |
+|---:|---:|---|---|---|---|
+{{range .R.Lockfile.Relaxations}}| {{.Round}} | {{.Selected}} | {{.Cap}} | {{.From}} | {{.To}} | {{.Reason}} |
+{{end}}{{else}}No cap was relaxed.
+{{end}}{{end}}
+## Red-team gate
+
+At most {{.R.Lockfile.RedTeam.MaxRounds}} rounds of drop and refill; re-run attackers embed with {{.R.Lockfile.RedTeam.Embedder}}; verdict: {{.R.Lockfile.RedTeam.Rule}}.
+
+| round | selected | solved | dropped | solved by |
+|---:|---:|---:|---:|---|
+{{range .R.Gated.Rounds}}| {{.Round}} | {{.Selected}} | {{.Solved}} | {{.Dropped}} | {{solvedBy .SolvedBy}} |
+{{end}}
+## Residual exploitability
+
+| level | eps | attacker | significant |
+|---|---:|---|---|
+{{range .R.Gated.Residual.Levels}}| {{.Level}} | {{pct .Eps}} | {{.Attacker}} | {{yes .Significant}} |
+{{end}}
+| attacker | level | re-run | n | accuracy | chance | margin | solved |
+|---|---|---|---:|---:|---:|---:|---:|
+{{range .ResidualRows}}| {{.Name}} | {{.Level}} | {{yes .Rerun}} | {{.N}} | {{printf "%.3f" .Accuracy}} | {{printf "%.3f" .Chance}} | {{pct .Margin}} | {{.Solved}} |
+{{end}}`))
+
+var page = template.Must(template.New("html").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>release {{.R.Name}}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1180px;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1em}th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}td.text{text-align:left}
+.bar{display:inline-block;height:.8em;background:#4a7bb7}.short{color:#a33}
+</style>
+</head>
+<body>
+<h1>Release {{.R.Name}}</h1>
+<p>{{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.<br>
+Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Pool.Snapshot}}</code>.</p>
+{{if .R.Lockfile.Shortfall}}<p class="short"><b>Short of the request:</b> {{.R.Lockfile.Shortfall}}.</p>{{end}}
+<h2>Composition</h2>
+<table><tr><th>source</th><th>items</th><th></th></tr>
+{{range .Sources}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td class="text"><span class="bar" style="width:{{.N}}px"></span></td></tr>
+{{end}}</table>
+<table><tr><th>duration</th><th>items</th></tr>
+{{range .Durations}}<tr><td>{{.Name}}</td><td>{{.N}}</td></tr>
+{{end}}</table>
+<table><tr><th>{{.EventsBy}}</th><th>items</th></tr>
+{{range .Events}}<tr><td>{{.Name}}</td><td>{{.N}}</td></tr>
+{{end}}</table>
+{{if .InitialCaps}}<h2>Caps</h2>
+<p>Initial: {{.InitialCaps}}.<br>Final: {{.FinalCaps}}.</p>
+{{if .R.Lockfile.Relaxations}}<table><tr><th>round</th><th>selected</th><th>cap</th><th>from</th><th>to</th><th>reason</th></tr>
+{{range .R.Lockfile.Relaxations}}<tr><td>{{.Round}}</td><td>{{.Selected}}</td><td class="text">{{.Cap}}</td><td class="text">{{.From}}</td><td class="text">{{.To}}</td><td class="text">{{.Reason}}</td></tr>
+{{end}}</table>{{else}}<p>No cap was relaxed.</p>{{end}}{{end}}
+<h2>Red-team gate</h2>
+<p>At most {{.R.Lockfile.RedTeam.MaxRounds}} rounds of drop and refill; re-run attackers embed with {{.R.Lockfile.RedTeam.Embedder}}; verdict: {{.R.Lockfile.RedTeam.Rule}}.</p>
+<table><tr><th>round</th><th>selected</th><th>solved</th><th>dropped</th><th>solved by</th></tr>
+{{range .R.Gated.Rounds}}<tr><td>{{.Round}}</td><td>{{.Selected}}</td><td>{{.Solved}}</td><td>{{.Dropped}}</td><td class="text">{{solvedBy .SolvedBy}}</td></tr>
+{{end}}</table>
+<h2>Residual exploitability</h2>
+<table><tr><th>level</th><th>eps</th><th>attacker</th><th>significant</th></tr>
+{{range .R.Gated.Residual.Levels}}<tr><td>{{.Level}}</td><td>{{pct .Eps}}</td><td class="text">{{.Attacker}}</td><td>{{yes .Significant}}</td></tr>
+{{end}}</table>
+<table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>solved</th></tr>
+{{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{.Solved}}</td></tr>
+{{end}}</table>
+</body>
+</html>
+`))

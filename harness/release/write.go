@@ -1,0 +1,93 @@
+package release
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// File names of a release directory.
+const (
+	ItemsFile      = "items.jsonl"
+	LockfileFile   = "lockfile.json"
+	ReportMarkdown = "report.md"
+	ReportHTML     = "report.html"
+)
+
+// Write writes the release into dir (created if needed): items.jsonl (one
+// item a line, in the item schema), lockfile.json, report.md and
+// report.html. Each file is written to a temporary name and renamed, so a
+// file of dir is either the old one or the whole new one.
+func (r *Release) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("release directory: %w", err)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{ItemsFile, r.WriteItems},
+		{LockfileFile, r.WriteLockfile},
+		{ReportMarkdown, r.WriteMarkdown},
+		{ReportHTML, r.WriteHTML},
+	}
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteItems writes the released items as JSON Lines.
+func (r *Release) WriteItems(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, it := range r.Items {
+		if err := enc.Encode(it); err != nil {
+			return fmt.Errorf("item %s: %w", it.ID, err)
+		}
+	}
+	return nil
+}
+
+// WriteLockfile writes the lockfile as indented JSON.
+func (r *Release) WriteLockfile(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.Lockfile)
+}
+
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
