@@ -74,7 +74,7 @@ func videoFixture(t *testing.T) (items, root, modelsDir string) {
 
 // outputs are the files a run writes that must not depend on workers,
 // kills or caches.
-var outputs = []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile}
+var outputs = []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile, runs.QuestionNPY, runs.CentreFrameNPY, runs.MeanFrameNPY}
 
 func sameOutputs(t *testing.T, a, b, what string) {
 	t.Helper()

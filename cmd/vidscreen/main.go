@@ -60,6 +60,7 @@ func commands() []*command {
 	cmds = append(cmds, newModelsCommand())
 	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())
+	cmds = append(cmds, newScreenCommand())
 	cmds = append(cmds, newVendiCommand())
 	cmds = append(cmds, newVersionCommand())
 	cmds = append(cmds, newVidomniCommand())

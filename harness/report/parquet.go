@@ -22,6 +22,8 @@ var itemColumns = []reflect.StructField{
 	{Name: "NOptions", Type: reflect.TypeFor[int32](), Tag: `parquet:"n_options"`},
 	{Name: "Answer", Type: reflect.TypeFor[int32](), Tag: `parquet:"answer"`},
 	{Name: "Cluster", Type: reflect.TypeFor[int32](), Tag: `parquet:"dup_cluster"`},
+	{Name: "Duration", Type: reflect.TypeFor[*float64](), Tag: `parquet:"duration,optional"`},
+	{Name: "Failure", Type: reflect.TypeFor[string](), Tag: `parquet:"failure"`},
 }
 
 // perAttacker are the columns of each attacker, in order, by suffix.
@@ -40,7 +42,9 @@ var perAttacker = []struct {
 // WriteItemsParquet writes items.parquet: one row per item, in the run's
 // item order, with the columns id, benchmark, video, task, group, question,
 // options (a list), n_options, answer, dup_cluster (the near-duplicate
-// cluster id of duplicates.parquet; -1 without a duplicate analysis), one
+// cluster id of duplicates.parquet; -1 without a duplicate analysis),
+// duration (seconds; null when the item does not say), failure (why the
+// item's video gave no features, Report.Failures; "" otherwise), one
 // boolean dq_<flag> per data-quality flag (harness.QualityNames), then for
 // each attacker (in column order) <name>_pred (the option chosen where the
 // item was scored; -1 when the attacker has no prediction), <name>_scored
@@ -87,6 +91,13 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		row.Field(9).SetInt(-1)
 		if d := r.Duplicates; d != nil && i < len(d.Cluster) {
 			row.Field(9).SetInt(int64(d.Cluster[i]))
+		}
+		if it.Duration != nil {
+			d := *it.Duration
+			row.Field(10).Set(reflect.ValueOf(&d))
+		}
+		if i < len(r.Failures) {
+			row.Field(11).SetString(r.Failures[i])
 		}
 		for k, f := range flags {
 			q, _ := harness.Flag(f)

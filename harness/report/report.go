@@ -43,6 +43,9 @@ type Report struct {
 	// returns them.
 	Scores     []metrics.ItemScore
 	Duplicates *dups.Result
+	// Failures holds, per item, why its video gave no features ("" when it
+	// did); nil when no video level ran.
+	Failures []string
 }
 
 // cardsFile is the layout of cards.json.
@@ -85,3 +88,7 @@ func columnName(name string) string {
 	}
 	return b.String()
 }
+
+// ColumnName is the prefix of an attacker's columns in items.parquet: its
+// name in lower case with every other character turned to an underscore.
+func ColumnName(attacker string) string { return columnName(attacker) }

@@ -808,17 +808,15 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	if err != nil {
 		return err
 	}
-	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup}
-	outs := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
+	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup, Failures: a.failures}
+	outs := []output{
 		{CardsJSON, rep.WriteCardsJSON},
 		{CardsMarkdown, rep.WriteMarkdown},
 		{IndexHTML, rep.WriteHTML},
 		{ItemsParquet, rep.WriteItemsParquet},
 		{DuplicatesFile, rep.WriteDuplicatesParquet},
 	}
+	outs = append(outs, a.embeddingOutputs()...)
 	wm := newMeter(a.opt.Progress, int64(len(outs)), "write", "files")
 	for _, out := range outs {
 		if err := writeFileAtomic(filepath.Join(a.opt.Out, out.name), out.write); err != nil {

@@ -23,7 +23,7 @@ import (
 
 // outputs are the files whose bytes must not depend on workers or
 // interruptions (records.log may hold the same records in another order).
-var outputs = []string{ConfigFile, CardsJSON, CardsMarkdown, IndexHTML, ItemsParquet, DuplicatesFile}
+var outputs = []string{ConfigFile, CardsJSON, CardsMarkdown, IndexHTML, ItemsParquet, DuplicatesFile, QuestionNPY}
 
 // realItems writes the first n lines of each embedded default file (real
 // annotations of four benchmarks) to one JSONL file and returns its path.

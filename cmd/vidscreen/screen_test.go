@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/screen"
+)
+
+func TestScreenCommand(t *testing.T) {
+	items := demoSubset(t, 30)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if code, _, stderr := runAudit("--items", items, "--out", run, "--levels", "option,text"); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCmd("screen", run, "--drop-quality", "repeated_option")
+	if code != 0 {
+		t.Fatalf("screen: exit %d: %s", code, stderr)
+	}
+	var sum screenSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("summary %q: %v", stdout, err)
+	}
+	if sum.Out != filepath.Join(run, "screen") || sum.Items != 120 || len(sum.Benchmarks) != 4 || sum.Kept > sum.Items {
+		t.Errorf("summary %+v", sum)
+	}
+	s, err := screen.Read(sum.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for _, r := range s.Rows {
+		if r.Kept {
+			kept++
+		}
+	}
+	if len(s.Rows) != 120 || kept != sum.Kept || strings.Join(s.Options.DropQuality, ",") != "repeated_option" {
+		t.Errorf("read back %d rows, %d kept (summary %d), options %+v", len(s.Rows), kept, sum.Kept, s.Options)
+	}
+	for _, name := range []string{screen.ScreenParquet, screen.AmbiguityParquet, screen.ScreenJSON, screen.ScreenMarkdown, screen.ScreenHTML, screen.QuestionNPY} {
+		if _, err := os.Stat(filepath.Join(sum.Out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no run", nil, "name one run directory"},
+		{"a directory that is no run", []string{dir}, "cards.json"},
+		{"an attacker the run does not have", []string{run, "--attackers", "copy"}, `"copy" is not an attacker of the run`},
+		{"an unknown quality flag", []string{run, "--drop-quality", "blurry"}, `"blurry" is not a data-quality flag`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCmd(append([]string{"screen"}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.stderr)
+			}
+		})
+	}
+}

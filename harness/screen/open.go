@@ -1,0 +1,249 @@
+package screen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/report"
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/npy"
+)
+
+// The files of a run directory screening reads (harness/run writes them).
+const (
+	itemsFile = "items.parquet"
+	cardsFile = "cards.json"
+)
+
+// The embedding files of a run directory and of a screen directory: one
+// float32 row per item, in the order of items.parquet and screen.parquet.
+const (
+	QuestionNPY    = "question.npy"
+	CentreFrameNPY = "centre_frame.npy"
+	MeanFrameNPY   = "mean_frame.npy"
+)
+
+// ErrOldRun refuses a run directory written before the audit wrote what
+// screening reads.
+var ErrOldRun = errors.New("the run directory lacks what screening reads")
+
+// Open reads the run directory dir of a finished audit: items.parquet (the
+// items and, per attacker, where it was scored and what it answered there),
+// cards.json (the attackers' levels) and the embedding files.
+func Open(dir string) (*Input, error) {
+	attackers, err := readAttackers(filepath.Join(dir, cardsFile))
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers}
+	if in.Rows, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
+		return nil, err
+	}
+	q, err := readNPY(dir, QuestionNPY, len(in.Rows), true)
+	if err != nil {
+		return nil, err
+	}
+	in.Embeddings.Question = q
+	if in.Embeddings.CentreFrame, err = readNPY(dir, CentreFrameNPY, len(in.Rows), false); err != nil {
+		return nil, err
+	}
+	if in.Embeddings.MeanFrame, err = readNPY(dir, MeanFrameNPY, len(in.Rows), false); err != nil {
+		return nil, err
+	}
+	for i := range in.Rows {
+		in.Rows[i].Embedding = int32(i)
+		in.Rows[i].HasFrame = in.Embeddings.CentreFrame != nil && in.Rows[i].Failure == "" && !zeroRow(in.Embeddings.CentreFrame, i)
+	}
+	return in, nil
+}
+
+func zeroRow(m *kernels.Matrix, i int) bool {
+	for _, x := range m.Row(i) {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// readNPY reads dir/name, which must hold rows rows; a missing optional file
+// is nil.
+func readNPY(dir, name string, rows int, required bool) (*kernels.Matrix, error) {
+	path := filepath.Join(dir, name)
+	m, err := npy.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !required:
+		return nil, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w (written by an older vidscreen?): run the same audit on it again, which resumes without recomputing and writes it", path, ErrOldRun)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Rows != rows {
+		return nil, fmt.Errorf("%s: %d rows for the %d items of %s", path, m.Rows, rows, itemsFile)
+	}
+	return m, nil
+}
+
+// readAttackers lists the attackers of the run's cards with their levels,
+// each once, in the order the cards list them.
+func readAttackers(path string) ([]Attacker, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w: not a finished audit (vidscreen audit writes it last)", path, err)
+		}
+		return nil, err
+	}
+	var f struct {
+		Cards []struct {
+			Attackers []struct {
+				Name  string `json:"name"`
+				Level string `json:"level"`
+			} `json:"attackers"`
+		} `json:"cards"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []Attacker
+	for _, c := range f.Cards {
+		for _, a := range c.Attackers {
+			if !slices.ContainsFunc(out, func(x Attacker) bool { return x.Name == a.Name }) {
+				out = append(out, Attacker{Name: a.Name, Level: a.Level})
+			}
+		}
+	}
+	return out, nil
+}
+
+// readItems reads items.parquet into rows holding one raw verdict per
+// attacker (in attackers' order). Columns are found by name, so the file
+// may have more than screening reads.
+func readItems(path string, attackers []Attacker) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	col := map[string]int{} // top-level column name -> leaf index
+	for i, p := range pf.Schema().Columns() {
+		col[p[0]] = i
+	}
+	need := func(name string) (int, error) {
+		i, ok := col[name]
+		if !ok {
+			return 0, fmt.Errorf("%s: no column %q: %w (written by an older vidscreen?): run the same audit on it again, which resumes without recomputing and rewrites it", path, name, ErrOldRun)
+		}
+		return i, nil
+	}
+	var c struct {
+		id, bench, video, task, group, question, options, answer, cluster, duration, failure int
+	}
+	for _, x := range []struct {
+		name string
+		dst  *int
+	}{{"id", &c.id}, {"benchmark", &c.bench}, {"video", &c.video}, {"task", &c.task}, {"group", &c.group},
+		{"question", &c.question}, {"options", &c.options}, {"answer", &c.answer}, {"dup_cluster", &c.cluster},
+		{"duration", &c.duration}, {"failure", &c.failure}} {
+		if *x.dst, err = need(x.name); err != nil {
+			return nil, err
+		}
+	}
+	flags := harness.QualityNames()
+	dq := make([]int, len(flags))
+	for k, fl := range flags {
+		if dq[k], err = need("dq_" + fl); err != nil {
+			return nil, err
+		}
+	}
+	type attCols struct{ pred, scored, abstained, correct, margin int }
+	ac := make([]attCols, len(attackers))
+	for k, a := range attackers {
+		p := report.ColumnName(a.Name) + "_"
+		for _, x := range []struct {
+			suffix string
+			dst    *int
+		}{{"pred", &ac[k].pred}, {"scored", &ac[k].scored}, {"abstained", &ac[k].abstained}, {"correct", &ac[k].correct}, {"margin", &ac[k].margin}} {
+			if *x.dst, err = need(p + x.suffix); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	rows := make([]Row, 0, pf.NumRows())
+	buf := make([]parquet.Row, 256)
+	cols := make([][]parquet.Value, len(col))
+	for {
+		n, rerr := r.ReadRows(buf)
+		for _, pr := range buf[:n] {
+			for i := range cols {
+				cols[i] = cols[i][:0]
+			}
+			pr.Range(func(i int, vals []parquet.Value) bool {
+				if i < len(cols) {
+					cols[i] = append(cols[i], vals...)
+				}
+				return true
+			})
+			one := func(i int) parquet.Value {
+				if len(cols[i]) == 0 {
+					return parquet.Value{}
+				}
+				return cols[i][0]
+			}
+			row := Row{
+				ID: one(c.id).String(), Benchmark: one(c.bench).String(), Video: one(c.video).String(),
+				Task: one(c.task).String(), Group: one(c.group).String(), Question: one(c.question).String(),
+				Answer: one(c.answer).Int32(), Cluster: one(c.cluster).Int32(), Failure: one(c.failure).String(),
+			}
+			for _, v := range cols[c.options] {
+				if !v.IsNull() {
+					row.Options = append(row.Options, v.String())
+				}
+			}
+			if d := one(c.duration); !d.IsNull() {
+				x := d.Double()
+				row.Duration = &x
+			}
+			row.Quality = []string{}
+			for k, fl := range flags {
+				if one(dq[k]).Boolean() {
+					row.Quality = append(row.Quality, fl)
+				}
+			}
+			row.Verdicts = make([]Verdict, len(attackers))
+			for k, a := range attackers {
+				x := ac[k]
+				row.Verdicts[k] = Verdict{Attacker: a.Name, Choice: one(x.pred).Int32(), Scored: one(x.scored).Boolean(),
+					Abstained: one(x.abstained).Boolean(), Correct: one(x.correct).Boolean(), Margin: one(x.margin).Double()}
+			}
+			rows = append(rows, row)
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("%s: %w", path, rerr)
+		}
+	}
+	return rows, nil
+}

@@ -1,0 +1,117 @@
+package screen_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/screen"
+)
+
+// audit runs the option, text and pool levels on the first n real items of
+// each embedded benchmark into a new run directory.
+func audit(t testing.TB, n int) string {
+	t.Helper()
+	b, err := demo.Head(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	items := filepath.Join(dir, "items.jsonl")
+	if err := os.WriteFile(items, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	if _, err := run.Audit(context.Background(), run.Options{Items: []string{items}, Out: out, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestScreenOfARealAudit(t *testing.T) {
+	if run.QuestionNPY != screen.QuestionNPY || run.CentreFrameNPY != screen.CentreFrameNPY || run.MeanFrameNPY != screen.MeanFrameNPY {
+		t.Fatal("the run and screening name the embedding files differently")
+	}
+	dir := audit(t, 60)
+	in, err := screen.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := screen.Compute(in, screen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Rows) != 240 || len(s.Benchmarks) != 4 || s.Embeddings.Question == nil || s.Embeddings.Question.Rows != 240 || s.Embeddings.CentreFrame != nil {
+		t.Fatalf("%d rows, %d benchmarks, embeddings %+v; want 240 rows of 4 benchmarks with question embeddings only", len(s.Rows), len(s.Benchmarks), s.Embeddings)
+	}
+	// No attacker of these levels is a model reader: each verdict is the
+	// audit's own <name>_solved without the seeded guesses.
+	type cell struct {
+		Solved    bool `parquet:"copy_solved"`
+		Abstained bool `parquet:"copy_abstained"`
+		FPSolved  bool `parquet:"fixed_position_solved"`
+		FPAbst    bool `parquet:"fixed_position_abstained"`
+	}
+	cells, err := parquet.ReadFile[cell](filepath.Join(dir, "items.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, solved := 0, 0
+	for i, r := range s.Rows {
+		if r.Verdict("copy").Solved != (cells[i].Solved && !cells[i].Abstained) || r.Verdict("fixed-position").Solved != (cells[i].FPSolved && !cells[i].FPAbst) {
+			t.Errorf("row %d (%s): verdicts %+v / %+v disagree with items.parquet %+v", i, r.ID, r.Verdict("copy"), r.Verdict("fixed-position"), cells[i])
+		}
+		if r.Kept {
+			kept++
+		}
+		if len(r.SolvedBy) > 0 {
+			solved++
+		}
+		if r.Kept != (len(r.SolvedBy) == 0 && !r.CrossDuplicate && r.Failure == "") {
+			t.Errorf("row %d: kept %v with reasons %v", i, r.Kept, r.Reasons)
+		}
+	}
+	sumKept, sumSolved := 0, 0
+	for _, b := range s.Benchmarks {
+		sumKept += b.Kept
+		sumSolved += b.Solved
+	}
+	if kept != sumKept || solved != sumSolved || kept == 0 || solved == 0 {
+		t.Errorf("rows keep %d and solve %d, summaries %d and %d", kept, solved, sumKept, sumSolved)
+	}
+	// Screening the same run twice gives the same bytes.
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	if err := s.Write(a); err != nil {
+		t.Fatal(err)
+	}
+	in2, err := screen.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := screen.Compute(in2, screen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{screen.ScreenParquet, screen.AmbiguityParquet, screen.ScreenJSON, screen.ScreenHTML, screen.QuestionNPY} {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("%s empty or not byte-identical", name)
+		}
+	}
+}
+
+func TestOpenRefusesWhatIsNotAFinishedAudit(t *testing.T) {
+	if _, err := screen.Open(t.TempDir()); err == nil {
+		t.Error("an empty directory opened as a run")
+	}
+}
