@@ -194,7 +194,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 				if key(items[s.item]) != name {
 					continue
 				}
-				ok += b2f(s.correct)
+				ok += credit(items, s)
 				ch += items[s.item].Chance()
 				seen[s.item] = true
 			}
@@ -315,6 +315,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	}
 	type perItem struct {
 		stageSum, stageN float64
+		solved           bool
 	}
 	acc := map[int]*perItem{}
 	var ok, ch, scoredN, all float64
@@ -329,7 +330,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 		m := len(ss)
 		var allV float64
 		for r, s := range ss {
-			c := b2f(s.correct)
+			c := credit(items, s)
 			allV += c
 			total++
 			if s.abstain {
@@ -343,6 +344,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 				}
 				pi.stageSum += c
 				pi.stageN++
+				pi.solved = pi.solved || s.solved()
 				ok += c
 				ch += items[s.item].Chance()
 				scoredN++
@@ -382,7 +384,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	for _, i := range keys {
 		pi := acc[i]
 		boot = append(boot, pi.stageSum/pi.stageN)
-		if pi.stageSum > 0 {
+		if pi.solved {
 			solved++
 		}
 	}
@@ -421,6 +423,23 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	}
 	return r, scoredOnes, true, nil
 }
+
+// credit is what one answer adds to an attacker's accuracy: 1 when right, 0
+// when wrong, and the item's chance when the attacker abstained. An
+// abstention is a seeded guess made with nothing to go on; counting its
+// outcome would let an attacker that knows nothing look significant by luck
+// (the world's audit of the auditor found one), while its expectation, chance,
+// adds nothing to the margin either way.
+func credit(items []*harness.Item, s scored) float64 {
+	if s.abstain {
+		return items[s.item].Chance()
+	}
+	return b2f(s.correct)
+}
+
+// solved reports whether the answer is right on its own merit: correct and
+// not a guess.
+func (s scored) solved() bool { return s.correct && !s.abstain }
 
 func b2f(b bool) float64 {
 	if b {

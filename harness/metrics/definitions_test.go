@@ -166,3 +166,52 @@ func TestCardBreaksDownByTaskAndCountsCoverageAndQuality(t *testing.T) {
 		t.Errorf("data quality %v, want %v", c.DataQuality, want)
 	}
 }
+
+// TestAbstentionsCountAsChance: an attacker that abstained on every item
+// scores chance exactly, is not significant and solves nothing, however its
+// seeded guesses fell. Counting the guesses' outcomes made an attacker that
+// only guessed significant by luck in the world's audit of the auditor (50%
+// against 25% chance on 22 items).
+func TestAbstentionsCountAsChance(t *testing.T) {
+	items := oneBenchmark(40)
+	for _, tc := range []struct {
+		name        string
+		abstain     func(i int) bool
+		right       func(i int) bool
+		acc, solved float64
+	}{
+		{"every guess hit", func(int) bool { return true }, func(int) bool { return true }, 0.5, 0},
+		{"every guess missed", func(int) bool { return true }, func(int) bool { return false }, 0.5, 0},
+		{"half answered right, half guessed right", func(i int) bool { return i%2 == 1 }, func(int) bool { return true }, 0.75, 0.5},
+		{"no guess", func(int) bool { return false }, func(i int) bool { return i%4 != 0 }, 0.75, 0.75},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outcomes := scoredOnce(items, "question-match", harness.LevelText, tc.right)
+			for i := range outcomes {
+				outcomes[i].Pred.Abstain = tc.abstain(i)
+			}
+			c := cardOf(t, items, outcomes, nil, metrics.DefaultConfig(attack.DefaultConfig()))
+			var r metrics.AttackerResult
+			for _, a := range c.Attackers {
+				if a.Name == "question-match" {
+					r = a
+				}
+			}
+			if !near(r.Accuracy, tc.acc) || !near(r.SolvedShare, tc.solved) {
+				t.Fatalf("accuracy %v solved %v; want %v and %v", r.Accuracy, r.SolvedShare, tc.acc, tc.solved)
+			}
+			if tc.acc == 0.5 && (r.Significant || r.Margin != 0) {
+				t.Errorf("an attacker that only guessed: margin %+v significant %v; want 0 and false", r.Margin, r.Significant)
+			}
+			scores, err := metrics.ItemScores(items, outcomes, metrics.DefaultConfig(attack.DefaultConfig()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range scores {
+				if s.Attacker == "question-match" && s.Solved && tc.abstain(s.Item) {
+					t.Errorf("item %d: a guess counted as solved", s.Item)
+				}
+			}
+		})
+	}
+}

@@ -23,8 +23,8 @@ type ItemScore struct {
 	Margin    float64
 	Correct   bool
 	Abstained bool
-	// Solved is Scored && Correct: the item falls to the attacker where it
-	// was scored.
+	// Solved is Scored && Correct && !Abstained: the item falls to the
+	// attacker where it was scored, and not by a guess.
 	Solved bool
 	// Variants is the number of orders that answered the item.
 	Variants int
@@ -82,7 +82,7 @@ func ItemScores(items []*harness.Item, outcomes []Outcome, cfg Config) ([]ItemSc
 			Margin:    round(c.s.margin),
 			Correct:   c.s.scored && c.s.correct,
 			Abstained: c.s.abstain,
-			Solved:    c.s.scored && c.s.correct,
+			Solved:    c.s.scored && c.s.solved(),
 			Variants:  c.n,
 		})
 	}
