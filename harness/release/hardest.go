@@ -68,13 +68,19 @@ func Hardest(p *Pool, q Query, seed uint64, keep []int, exclude []bool) (*Select
 			lists[g] = nil
 		}
 	}
+	var all []int
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	ranks := itemRanks(p, all, seed, "hardest")
 	groups := make([]string, 0, len(lists))
 	for g, l := range lists {
 		groups = append(groups, g)
 		slices.SortFunc(l, func(a, b int) int {
-			ka, kb := p.Candidates[a].Item.Key(), p.Candidates[b].Item.Key()
-			return cmp.Or(cmp.Compare(p.hardness[a], p.hardness[b]),
-				cmp.Compare(rank(seed, "hardest", ka), rank(seed, "hardest", kb)), strings.Compare(ka, kb))
+			if c := cmp.Or(cmp.Compare(p.hardness[a], p.hardness[b]), cmp.Compare(ranks[a], ranks[b])); c != 0 {
+				return c
+			}
+			return strings.Compare(p.Candidates[a].Item.Key(), p.Candidates[b].Item.Key())
 		})
 	}
 	slices.Sort(groups)

@@ -127,20 +127,27 @@ type selector struct {
 	templates map[string]int
 	sources   map[string]int
 	sel       *Selection
+	// sceneKey and templateKey are each candidate's scene and template
+	// keys, built once: the draw looks them up for every candidate it reads.
+	sceneKey, templateKey []string
 }
 
 func newSelector(p *Pool, budget int, caps Caps) *selector {
-	return &selector{p: p, budget: budget, caps: caps, picked: make([]bool, len(p.Candidates)),
+	s := &selector{p: p, budget: budget, caps: caps, picked: make([]bool, len(p.Candidates)),
 		videos: map[string]int{}, scenes: map[string]int{}, templates: map[string]int{}, sources: map[string]int{},
-		sel: &Selection{}}
+		sel: &Selection{}, sceneKey: make([]string, len(p.Candidates)), templateKey: make([]string, len(p.Candidates))}
+	for i := range p.Candidates {
+		s.sceneKey[i], s.templateKey[i] = p.Candidates[i].scene(), p.Candidates[i].template()
+	}
+	return s
 }
 
 func (s *selector) pick(i int) {
 	c := &s.p.Candidates[i]
 	s.picked[i] = true
 	s.videos[c.video()]++
-	s.scenes[c.scene()]++
-	s.templates[c.template()]++
+	s.scenes[s.sceneKey[i]]++
+	s.templates[s.templateKey[i]]++
 	s.sources[c.Item.Benchmark]++
 	s.sel.Picks = append(s.sel.Picks, i)
 }
@@ -152,10 +159,10 @@ func (s *selector) blockers(i int) []string {
 	if s.sources[c.Item.Benchmark] >= s.caps.perSource(s.budget) {
 		out = append(out, capSource)
 	}
-	if s.templates[c.template()] >= s.caps.PerTemplate {
+	if s.templates[s.templateKey[i]] >= s.caps.PerTemplate {
 		out = append(out, capTemplate)
 	}
-	if s.scenes[c.scene()] >= s.caps.PerScene {
+	if s.scenes[s.sceneKey[i]] >= s.caps.PerScene {
 		out = append(out, capScene)
 	}
 	if s.videos[c.video()] >= s.caps.PerVideo {
@@ -169,7 +176,7 @@ func (s *selector) blockers(i int) []string {
 // stays blocked until the next relaxation.
 func (s *selector) blockedInSource(i int) bool {
 	c := &s.p.Candidates[i]
-	return s.templates[c.template()] >= s.caps.PerTemplate || s.scenes[c.scene()] >= s.caps.PerScene || s.videos[c.video()] >= s.caps.PerVideo
+	return s.templates[s.templateKey[i]] >= s.caps.PerTemplate || s.scenes[s.sceneKey[i]] >= s.caps.PerScene || s.videos[c.video()] >= s.caps.PerVideo
 }
 
 // A leaf is one source of one (duration group, event type) cell: its
@@ -196,6 +203,7 @@ type durationNode struct {
 // and source, each level in a seeded order, each source's candidates in
 // preference order.
 func buildTree(p *Pool, admissible []int, seed uint64, event func(*Candidate) string) []*durationNode {
+	ranks := itemRanks(p, admissible, seed, "item")
 	type path struct{ d, e, s string }
 	cells := map[path][]int{}
 	for _, i := range admissible {
@@ -226,11 +234,11 @@ func buildTree(p *Pool, admissible []int, seed uint64, event func(*Candidate) st
 		}
 		slices.SortFunc(items, func(a, b int) int {
 			ca, cb := &p.Candidates[a], &p.Candidates[b]
-			return cmp.Or(
-				cmp.Compare(ca.TemplateSize, cb.TemplateSize),
-				cmp.Compare(p.hardness[a], p.hardness[b]),
-				cmp.Compare(rank(seed, "item", ca.Item.Key()), rank(seed, "item", cb.Item.Key())),
-				strings.Compare(ca.Item.Key(), cb.Item.Key()))
+			if c := cmp.Or(cmp.Compare(ca.TemplateSize, cb.TemplateSize), cmp.Compare(p.hardness[a], p.hardness[b]),
+				cmp.Compare(ranks[a], ranks[b])); c != 0 {
+				return c
+			}
+			return strings.Compare(ca.Item.Key(), cb.Item.Key()) // equal hashes: the key decides
 		})
 		e.leaves = append(e.leaves, &leaf{source: k.s, items: items})
 	}
@@ -374,4 +382,14 @@ func (s *selector) capValue(c string) string {
 	default:
 		return fmt.Sprint(s.caps.PerVideo)
 	}
+}
+
+// itemRanks is the seeded hash of each candidate's key under tag, computed
+// once for the candidates of idx (the sorts read it many times).
+func itemRanks(p *Pool, idx []int, seed uint64, tag string) []uint64 {
+	out := make([]uint64, len(p.Candidates))
+	for _, i := range idx {
+		out[i] = rank(seed, tag, p.Candidates[i].Item.Key())
+	}
+	return out
 }
