@@ -14,5 +14,6 @@
 // The subpackages carry the audit onward: attack (the attackers), textembed
 // (text embeddings), metrics (report cards), dups (near-duplicates), run (the
 // run directory, resumable records and the orchestration), report (the
-// output files) and demo (the embedded default items).
+// output files), release (selection, the red-team gate and the registrar)
+// and demo (the embedded default items).
 package harness

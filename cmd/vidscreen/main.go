@@ -61,6 +61,7 @@ func commands() []*command {
 	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())
 	cmds = append(cmds, newScreenCommand())
+	cmds = append(cmds, newSelectCommand())
 	cmds = append(cmds, newVendiCommand())
 	cmds = append(cmds, newVersionCommand())
 	cmds = append(cmds, newVidomniCommand())

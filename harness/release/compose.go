@@ -21,9 +21,10 @@ type Spec struct {
 	Attack   json.RawMessage
 	Embedder string
 	Rule     string
-	// Run identifies the audit and screen the pool came from, for the
-	// lockfile (may be empty).
-	Run string
+	// Run identifies the audit the pool came from and Screen is the
+	// screening's configuration, for the lockfile (either may be empty).
+	Run    string
+	Screen json.RawMessage
 }
 
 // A Release is a gated selection registered under its name.
@@ -60,6 +61,7 @@ func Compose(ctx context.Context, p *Pool, spec Spec) (*Release, error) {
 	l.Pool.Snapshot = p.Snapshot()
 	l.Pool.Items = len(p.Candidates)
 	l.Pool.Run = spec.Run
+	l.Pool.Screen = spec.Screen
 	l.RedTeam.MaxRounds = spec.Rounds
 	l.RedTeam.Embedder = spec.Embedder
 	l.RedTeam.Rule = spec.Rule

@@ -40,6 +40,10 @@ type Query struct {
 	Per     string `json:"per,omitempty"`
 }
 
+// ErrNotInPool is the reason a query naming a source the pool does not
+// hold is refused.
+var ErrNotInPool = errors.New("not in the screened pool")
+
 // Caps bound how much of a composition one video, scene, question template
 // or source may take.
 type Caps struct {
@@ -123,7 +127,7 @@ func (q Query) checkSources(p *Pool) error {
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			return fmt.Errorf("source %q is not in the screened pool (it holds %s)", s, joinNames(names))
+			return fmt.Errorf("source %q: %w (it holds %s)", s, ErrNotInPool, joinNames(names))
 		}
 	}
 	return nil

@@ -33,7 +33,12 @@ type AttackTeam struct {
 	// Embedder embeds the selection's texts for the learning attackers;
 	// nil fits the audit's default lexical embedder on the selection.
 	Embedder textembed.TextEmbedder
-	// Seed seeds the orders (the release's seed).
+	// Seed is the release's seed: it seeds the orders, and the items are
+	// attacked with their options in the order the registrar gives them
+	// under it. Screening leaves each item's gold where its benchmark's
+	// position attackers did not expect it, a bias the shuffle removes:
+	// attacking the unshuffled selection would drop items for a shortcut
+	// the release does not have.
 	Seed uint64
 	// Workers bounds how many attackers run at once (GOMAXPROCS when 0);
 	// results do not depend on it.
@@ -61,10 +66,13 @@ const SolvedRule = "scored, correct, not abstained, margin log p(gold) - mean lo
 func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack, error) {
 	items := make([]*harness.Item, len(picks))
 	for k, i := range picks {
-		it := *p.Candidates[i].Item
-		it.ID = it.Benchmark + "/" + it.ID
-		it.Benchmark = releasePool
-		items[k] = &it
+		src := p.Candidates[i].Item
+		order, _ := optionOrder(src, t.Seed)
+		it, err := releasedItem(src, releasePool, order, "")
+		if err != nil {
+			return nil, err
+		}
+		items[k] = it
 	}
 	cfg := t.Config
 	cfg.Roles, cfg.Reader = nil, nil // the model attackers answer each item alone

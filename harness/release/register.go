@@ -31,6 +31,8 @@ type Lockfile struct {
 		// Run identifies the audit and screen the pool came from (their
 		// configuration's hash), when the caller knows them.
 		Run string `json:"run,omitempty"`
+		// Screen is the screening's configuration, when the caller gives it.
+		Screen json.RawMessage `json:"screen,omitempty"`
 	} `json:"pool"`
 	Query Query  `json:"query"`
 	Seed  uint64 `json:"seed"`
@@ -75,6 +77,13 @@ func (l *Lockfile) Name() (string, error) {
 			return "", fmt.Errorf("lockfile: attack configuration: %w", err)
 		}
 		c.Attack = b.Bytes()
+	}
+	if len(c.Pool.Screen) > 0 {
+		var b bytes.Buffer
+		if err := json.Compact(&b, c.Pool.Screen); err != nil {
+			return "", fmt.Errorf("lockfile: screen configuration: %w", err)
+		}
+		c.Pool.Screen = b.Bytes()
 	}
 	data, err := json.Marshal(&c)
 	if err != nil {

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness/release"
+	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/screen"
+	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models"
+)
+
+// selectSummary is what select prints.
+type selectSummary struct {
+	Release     string                  `json:"release"`
+	Out         string                  `json:"out"`
+	Items       int                     `json:"items"`
+	Pool        int                     `json:"pool"`
+	Relaxations int                     `json:"relaxations"`
+	Rounds      []release.Round         `json:"rounds"`
+	Residual    []release.LevelResidual `json:"residual"`
+	Shortfall   string                  `json:"shortfall,omitempty"`
+}
+
+func newSelectCommand() *command {
+	return &command{
+		name:  "select",
+		short: "compose a benchmark from a screened audit, red-team it and release it under a lockfile",
+		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3]",
+		long: `Select builds a release from the items screening keeps in the run directory RUN of a
+finished audit (Video-Index 5.2-5.3). It reads the screen in RUN/screen (or --screen DIR),
+which "vidscreen screen RUN" writes; when there is none, it screens the run itself with
+the defaults of "vidscreen screen" (every attacker screens) and says so on stderr, writing
+nothing into RUN.
+
+--budget N draws a coverage composition: deterministic for --seed, round-robin over
+duration groups (0-15s, 15-60s, 1-3m, 3-10m, 10-30m, 30-60m, 60m+, unknown), event types
+(--events task or group) and sources, preferring within a source less templated questions
+(smaller near-duplicate clusters), then a lower worst-case attacker percentile. Caps: one
+item per video and per visual scene (videos whose mean frame embeddings have cosine >=
+--scene-threshold, by leader clustering; per video without frame embeddings), five per
+question template (near-duplicate cluster), 5% of the budget per source. When the pool
+cannot fill the budget under the caps, the cap that blocks the most remaining items on
+its own is relaxed one step (source share doubled, template cap doubled, scene or video
+cap + 1) and the relaxation recorded with its reason. --hardest K takes instead the K
+items of each --per group (capability group, task or benchmark) with the lowest maximum
+percentile over the attackers' margins, one item per video (Video-Index: 210 per group).
+
+Red-team gate: the audit's attackers that learn from their pool (the option, text and
+pool learners: fixed-position, option-artifact, position-prior, copy, siblings, knn-vote,
+regression) attack the selection as its own pool, on the run's rotating orders; an item
+one of them answers correctly, not by a seeded guess, with margin log p(gold) - mean
+log p(others) > log 2 is dropped, never taken again, and the selection refilled, for at
+most --rounds rounds. The attackers that answer each item alone (the readers, the frame
+and order attackers) keep their screened verdicts. The last attack is the residual
+exploitability per level; what it still solves after the last round stays, counted.
+Texts are embedded as the audit did: lexically (fitted on the selection) or, when the
+run used a text_embed model, by the same model from --models.
+
+Registrar: each item's options are shuffled (seeded by --seed and the item; items with
+letter-prefixed or meta options keep their order) and its answer updated. DIR receives:
+
+  items.jsonl    the release in the item schema: benchmark is the release name, id
+                 "<source>/<id>", meta {source, source_id, option_order, source_meta}
+  lockfile.json  {"release": name, vidscreen, selector version, pool {snapshot hash,
+                 items, run (sha256 of RUN/config.json), screen options}, query, seed,
+                 attackers, attack configuration, red_team, rounds, relaxations, items}
+  report.md, report.html
+                 the composition, caps and relaxations, the gate's rounds and the
+                 residual exploitability per level and attacker
+
+The release name is "vidscreen-" and the first 16 hex digits of the SHA-256 of the
+lockfile (without its name): the same run, screen, flags and seed give the same name and
+byte-identical files at any --workers; anything else gives another name. Select prints a
+JSON summary. Exit 2: bad flags, RUN not a finished audit, a source or duration group
+the pool does not hold.`,
+		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
+			out := fs.String("out", "", "write the release to `DIR` (required)")
+			budget := fs.Int("budget", 0, "compose a release of `N` items")
+			hardest := fs.Int("hardest", 0, "take the `K` hardest items per --per group instead of a composition")
+			per := fs.String("per", release.PerGroup, "what --hardest takes K items of: `group`, task or benchmark")
+			seed := fs.Uint64("seed", 1, "seed the selection's orders, the red team's orders and the option shuffle with `S`")
+			sources := fs.String("sources", "", "comma-separated `NAMES` of the benchmarks the release may draw from (default all)")
+			durations := fs.String("durations", "", "comma-separated duration `GROUPS` the release may draw from (default all)")
+			events := fs.String("events", release.EventsTask, "the event type the composition rotates over: `task` or group")
+			rounds := fs.Int("rounds", 3, "at most `N` red-team rounds of drop and refill (0: attack once, drop nothing)")
+			screenDir := fs.String("screen", "", "read the screen from `DIR` (default RUN/screen)")
+			sceneThreshold := fs.Float64("scene-threshold", release.DefaultSceneThreshold, "mean-frame cosine `T` at or above which two videos are one visual scene")
+			capVideo := fs.Int("cap-video", 1, "initial cap of items per video (`N`)")
+			capScene := fs.Int("cap-scene", 1, "initial cap of items per visual scene (`N`)")
+			capTemplate := fs.Int("cap-template", 5, "initial cap of items per question template (`N`)")
+			capSource := fs.Float64("cap-source", 0.05, "initial cap per source, as a `SHARE` of the budget")
+			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
+			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one")
+			device := fs.String("device", "cpu", "`DEVICE` the text_embed model runs on (cpu, cuda or cuda:N)")
+			return func(ctx context.Context, args []string) error {
+				// Flags may follow RUN too.
+				if len(args) > 1 {
+					if err := fs.Parse(args[1:]); err != nil {
+						return &usageError{err.Error()}
+					}
+					args = append(args[:1], fs.Args()...)
+				}
+				if len(args) != 1 {
+					return &usageError{"name one run directory: vidscreen select RUN --out DIR --budget N"}
+				}
+				if *out == "" {
+					return &usageError{"--out DIR is required"}
+				}
+				if *rounds < 0 {
+					return &usageError{fmt.Sprintf("--rounds %d: want 0 or more", *rounds)}
+				}
+				if !(*sceneThreshold > -1 && *sceneThreshold <= 1) {
+					return &usageError{fmt.Sprintf("--scene-threshold %v: want a cosine in (-1, 1]", *sceneThreshold)}
+				}
+				q := release.Query{Budget: *budget, Sources: splitList(*sources), Durations: splitList(*durations), Events: *events}
+				if *hardest > 0 || *budget == 0 {
+					q = release.Query{Hardest: *hardest, Per: *per, Budget: *budget, Sources: q.Sources, Durations: q.Durations}
+				} else {
+					q.Caps = &release.Caps{PerVideo: *capVideo, PerScene: *capScene, PerTemplate: *capTemplate, SourceShare: *capSource}
+				}
+				if err := q.Check(); err != nil {
+					return &usageError{err.Error()}
+				}
+				runDir := args[0]
+				cfgBytes, err := os.ReadFile(filepath.Join(runDir, runs.ConfigFile))
+				if err != nil {
+					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
+				}
+				var cfg runs.Config
+				if err := json.Unmarshal(cfgBytes, &cfg); err != nil {
+					return fmt.Errorf("%w: %s: %v", errBadInput, filepath.Join(runDir, runs.ConfigFile), err)
+				}
+				s, err := openScreen(runDir, *screenDir, env)
+				if err != nil {
+					return err
+				}
+				pool, err := release.FromScreen(ctx, s, float32(*sceneThreshold), kernels.Options{})
+				if err != nil {
+					return fmt.Errorf("%w: %v", errBadInput, err)
+				}
+				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
+				embedder := "lexical, fitted on the selection"
+				if !strings.HasPrefix(cfg.Embedder, "lexical") {
+					emb, closeFn, err := openSelectEmbedder(*modelsDir, *device, cfg.Embedder, env)
+					if err != nil {
+						return err
+					}
+					defer closeFn()
+					team.Embedder, embedder = emb, emb.Name()
+				}
+				attackCfg, err := json.Marshal(cfg.Attack)
+				if err != nil {
+					return err
+				}
+				screenCfg, err := json.Marshal(s.Options)
+				if err != nil {
+					return err
+				}
+				sum := sha256.Sum256(cfgBytes)
+				r, err := release.Compose(ctx, pool, release.Spec{Query: q, Seed: *seed, Rounds: *rounds, Team: team,
+					Attack: attackCfg, Embedder: embedder, Rule: release.SolvedRule,
+					Run: "sha256:" + hex.EncodeToString(sum[:]), Screen: screenCfg})
+				if err != nil {
+					if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+						return err
+					}
+					if errors.Is(err, release.ErrNotInPool) {
+						return fmt.Errorf("%w: %v", errBadInput, err)
+					}
+					return err
+				}
+				if err := r.Write(*out); err != nil {
+					return err
+				}
+				res := selectSummary{Release: r.Name, Out: *out, Items: len(r.Items), Pool: len(pool.Candidates),
+					Relaxations: len(r.Lockfile.Relaxations), Rounds: r.Gated.Rounds, Residual: r.Gated.Residual.Levels,
+					Shortfall: r.Lockfile.Shortfall}
+				enc := json.NewEncoder(env.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+		},
+	}
+}
+
+// openScreen reads the screen of runDir from dir (RUN/screen when empty);
+// when the default place holds none, it screens the run with the defaults
+// of vidscreen screen and says so.
+func openScreen(runDir, dir string, env *environment) (*screen.Screen, error) {
+	explicit := dir != ""
+	if !explicit {
+		dir = filepath.Join(runDir, "screen")
+	}
+	s, err := screen.Read(dir)
+	if err == nil {
+		return s, nil
+	}
+	if explicit || !errors.Is(err, iofs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	in, err := screen.Open(runDir)
+	if err != nil {
+		if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) {
+			return nil, fmt.Errorf("%w: %v", errBadInput, err)
+		}
+		return nil, err
+	}
+	s, err = screen.Compute(in, screen.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadInput, err)
+	}
+	fmt.Fprintf(env.stderr, "vidscreen select: %s holds no screen: screening the run with the defaults of vidscreen screen (nothing written; run vidscreen screen %s to keep or configure it)\n", dir, runDir)
+	return s, nil
+}
+
+// openSelectEmbedder opens the text_embed role of dir and checks that it is
+// the model the audit embedded with (its name carries the files' hashes).
+func openSelectEmbedder(dir, device, want string, env *environment) (textembed.TextEmbedder, func(), error) {
+	if dir == "" {
+		return nil, nil, fmt.Errorf("%w: the run embedded its texts with %s: pass --models DIR with that text_embed model, so that the red team embeds the selection alike", errBadInput, want)
+	}
+	devs, err := models.ParseDevices(device)
+	if err != nil || len(devs) != 1 {
+		return nil, nil, &usageError{fmt.Sprintf("--device %s: name one device (cpu, cuda or cuda:N)", device)}
+	}
+	m, err := models.LoadManifest(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: device, Log: env.stderr, Getenv: env.getenv})
+	if err != nil {
+		return nil, nil, fmt.Errorf("--models: %w", err)
+	}
+	tm, err := textembed.OpenModels(rt, m, devs[0])
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	if tm.Embed.Name() != want {
+		tm.Close()
+		return nil, nil, fmt.Errorf("%w: --models: its text_embed is %s, but the run embedded with %s", errBadInput, tm.Embed.Name(), want)
+	}
+	return tm.Embed, func() { tm.Close() }, nil
+}

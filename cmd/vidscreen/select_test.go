@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/release"
+)
+
+func TestSelectCommand(t *testing.T) {
+	items := demoSubset(t, 60)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if code, _, stderr := runAudit("--items", items, "--out", run); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	// No screen yet: select screens the run itself, and says so.
+	selectRelease := func(out string, args ...string) selectSummary {
+		t.Helper()
+		code, stdout, stderr := runCmd(append([]string{"select", run, "--out", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
+		}
+		if !strings.Contains(stderr, "holds no screen") {
+			t.Errorf("stderr %q does not say the run was screened in passing", stderr)
+		}
+		var sum selectSummary
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+			t.Fatalf("summary %q: %v", stdout, err)
+		}
+		return sum
+	}
+	one := selectRelease(filepath.Join(dir, "w1"), "--budget", "24", "--seed", "5", "--workers", "1")
+	three := selectRelease(filepath.Join(dir, "w3"), "--budget", "24", "--seed", "5", "--workers", "3")
+	if one.Release != three.Release || !strings.HasPrefix(one.Release, "vidscreen-") {
+		t.Errorf("1 worker named the release %q, 3 workers %q", one.Release, three.Release)
+	}
+	for _, f := range []string{release.ItemsFile, release.LockfileFile, release.ReportMarkdown, release.ReportHTML} {
+		a, err := os.ReadFile(filepath.Join(dir, "w1", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "w3", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(a) != string(b) {
+			t.Errorf("%s differs between 1 and 3 workers", f)
+		}
+	}
+	if one.Items != 24 || len(one.Rounds) == 0 || len(one.Residual) != 3 {
+		t.Errorf("summary %+v", one)
+	}
+	// The release reads back as items of one benchmark, the release.
+	got, err := harness.ReadFiles(context.Background(), []string{filepath.Join(dir, "w1", release.ItemsFile)}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 24 {
+		t.Errorf("%d released items, want 24", len(got))
+	}
+	for _, it := range got {
+		if it.Benchmark != one.Release {
+			t.Errorf("item %s of benchmark %s, want %s", it.ID, it.Benchmark, one.Release)
+		}
+	}
+	if other := selectRelease(filepath.Join(dir, "s6"), "--budget", "24", "--seed", "6"); other.Release == one.Release {
+		t.Errorf("seeds 5 and 6 give one name %s", one.Release)
+	}
+	hard := selectRelease(filepath.Join(dir, "hard"), "--hardest", "4", "--per", "benchmark")
+	b, err := os.ReadFile(filepath.Join(dir, "hard", release.LockfileFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lock release.Lockfile
+	if err := json.Unmarshal(b, &lock); err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, it := range lock.Items {
+		per[it.Source]++
+	}
+	for source, n := range per {
+		if n != 4 && hard.Shortfall == "" {
+			t.Errorf("%s: %d items of the 4 hardest, and no shortfall said", source, n)
+		}
+	}
+	if hard.Items == 0 || lock.Release != hard.Release {
+		t.Errorf("hardest: %+v", hard)
+	}
+
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no run", []string{"--out", dir, "--budget", "3"}, "name one run directory"},
+		{"no out", []string{run, "--budget", "3"}, "--out DIR is required"},
+		{"no budget", []string{run, "--out", dir}, "no budget"},
+		{"a budget and a hardest count", []string{run, "--out", dir, "--budget", "3", "--hardest", "2"}, "exclude each other"},
+		{"a directory that is no run", []string{dir, "--out", dir, "--budget", "3"}, "not a finished audit"},
+		{"a source the pool does not hold", []string{run, "--out", dir, "--budget", "3", "--sources", "MVBench"}, `source "MVBench": not in the screened pool`},
+		{"an unknown duration group", []string{run, "--out", dir, "--budget", "3", "--durations", "2h"}, `unknown duration group "2h"`},
+		{"a screen directory without a screen", []string{run, "--out", dir, "--budget", "3", "--screen", dir}, "screen.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCmd(append([]string{"select"}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package release
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+)
+
+// benchPool is a pool shaped like Video-Index's screened pool (5.1: 62,142
+// items from 105 sources, seven duration groups, 19 content categories):
+// n items over 100 sources, 19 tasks, the seven duration groups, videos
+// holding three items each, templates of up to eight near-duplicates, and
+// two attackers' margins.
+func benchPool(b *testing.B, n int) *Pool {
+	b.Helper()
+	durs := []float64{5, 30, 100, 300, 1000, 2500, 5000}
+	cs := make([]Candidate, n)
+	for i := range cs {
+		d := durs[i%len(durs)]
+		it := &harness.Item{ID: fmt.Sprint(i), Benchmark: fmt.Sprintf("source-%02d", i%100), Video: fmt.Sprintf("v%d", i/3),
+			Task: fmt.Sprintf("task-%02d", (i/7)%19), Group: fmt.Sprintf("group-%d", i%4), Duration: &d, Options: []string{"a", "b", "c", "d"}}
+		h := mix64(uint64(i))
+		cs[i] = Candidate{Item: it, Template: int(h % uint64(n/4+1)), TemplateSize: 1 + int(h>>32)%8,
+			Verdicts: []Verdict{{Scored: true, Margin: float64(h%1000) / 500}, {Scored: true, Margin: float64((h>>20)%1000) / 500}}}
+	}
+	p, err := NewPool([]Attacker{{Name: "x"}, {Name: "y"}}, cs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkSelect draws the 10,000-item coverage composition of Video-Index
+// 5.2 from a 62,142-item pool; it reports pool items per second and the
+// selected items per second.
+func BenchmarkSelect(b *testing.B) {
+	p := benchPool(b, 62142)
+	q := Query{Budget: 10000}
+	b.ResetTimer()
+	picks := 0
+	for range b.N {
+		sel, err := Select(p, q, 1, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		picks += len(sel.Picks)
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(len(p.Candidates)*b.N)/s, "pool-items/s")
+	b.ReportMetric(float64(picks)/s, "selected/s")
+}
+
+// BenchmarkHardest takes the 210 hardest items per capability group (840,
+// Video-Index 5.3) from the same pool.
+func BenchmarkHardest(b *testing.B) {
+	p := benchPool(b, 62142)
+	q := Query{Hardest: 210, Per: PerGroup}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Hardest(p, q, 1, nil, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(p.Candidates)*b.N)/b.Elapsed().Seconds(), "pool-items/s")
+}

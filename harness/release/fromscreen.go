@@ -1,0 +1,80 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/screen"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// FromScreen builds the pool of a screen: the items screening keeps, in the
+// run's order, with the screen's verdicts, each item's near-duplicate
+// cluster as its question template, and visual scenes by leader clustering
+// of the videos' mean frame embeddings at sceneThreshold (Scenes). Items
+// whose video has no frame embedding (no video level ran, or the video
+// failed) are each their video's own scene.
+func FromScreen(ctx context.Context, s *screen.Screen, sceneThreshold float32, opt kernels.Options) (*Pool, error) {
+	all := attack.DefaultConfig()
+	all.Levels = harness.Levels()
+	learns := map[string]bool{}
+	for _, a := range attack.Attackers(all) {
+		learns[a.Name()] = attack.Prequential(a)
+	}
+	atts := make([]Attacker, len(s.Attackers))
+	for k, a := range s.Attackers {
+		l, err := harness.ParseLevel(a.Level)
+		if err != nil {
+			return nil, fmt.Errorf("screen: attacker %s: %w", a.Name, err)
+		}
+		atts[k] = Attacker{Name: a.Name, Level: l, Pooled: learns[a.Name]}
+	}
+	var cands []Candidate
+	var videos []string
+	frameRow := map[string]int{}
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		if !r.Kept {
+			continue
+		}
+		it := &harness.Item{ID: r.ID, Benchmark: r.Benchmark, Video: r.Video, Question: r.Question,
+			Options: r.Options, Answer: int(r.Answer), Task: r.Task, Duration: r.Duration, Group: r.Group}
+		for _, q := range r.Quality {
+			if f, ok := harness.Flag(q); ok {
+				it.Quality |= f
+			}
+		}
+		c := Candidate{Item: it, Template: int(r.Cluster), TemplateSize: int(r.ClusterSize), Verdicts: make([]Verdict, len(atts))}
+		for k, v := range r.Verdicts {
+			m := v.Margin
+			if !v.Scored {
+				m = math.NaN()
+			}
+			c.Verdicts[k] = Verdict{Scored: v.Scored, Correct: v.Correct, Solved: v.Solved, Margin: m}
+		}
+		cands = append(cands, c)
+		if s.Embeddings.MeanFrame != nil && r.HasFrame && r.Embedding >= 0 {
+			if _, ok := frameRow[r.Video]; !ok {
+				frameRow[r.Video] = int(r.Embedding)
+				videos = append(videos, r.Video)
+			}
+		}
+	}
+	if len(videos) > 0 {
+		x := kernels.NewMatrix(len(videos), s.Embeddings.MeanFrame.Cols)
+		for k, v := range videos {
+			copy(x.Row(k), s.Embeddings.MeanFrame.Row(frameRow[v]))
+		}
+		scenes, err := Scenes(ctx, videos, x, sceneThreshold, opt)
+		if err != nil {
+			return nil, err
+		}
+		for i := range cands {
+			cands[i].Scene = scenes[cands[i].Item.Video]
+		}
+	}
+	return NewPool(atts, cands)
+}

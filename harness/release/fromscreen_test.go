@@ -1,0 +1,47 @@
+package release
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/screen"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
+	s := &screen.Screen{
+		Attackers: []screen.Attacker{{Name: "copy", Level: "pool"}, {Name: "centre-frame", Level: "frame"}},
+		Rows: []screen.Row{
+			{ID: "1", Benchmark: "B", Video: "v1", Options: []string{"a", "b"}, Kept: true, Cluster: 0, ClusterSize: 2, HasFrame: true, Embedding: 0,
+				Verdicts: []screen.Verdict{{Scored: true, Margin: 0.5}, {Scored: false, Margin: 0}}, Quality: []string{"letter_prefix"}},
+			{ID: "2", Benchmark: "B", Video: "v2", Options: []string{"a", "b"}, Kept: false, Embedding: 1, HasFrame: true,
+				Verdicts: []screen.Verdict{{Scored: true, Correct: true, Solved: true}, {}}},
+			{ID: "3", Benchmark: "C", Video: "v3", Options: []string{"a", "b"}, Kept: true, Cluster: 0, ClusterSize: 2, HasFrame: true, Embedding: 2,
+				Verdicts: []screen.Verdict{{Scored: true, Margin: -1}, {Scored: true, Margin: 0.2}}},
+			{ID: "4", Benchmark: "C", Video: "v4", Options: []string{"a", "b"}, Kept: true, Cluster: 3, ClusterSize: 1, Embedding: 3,
+				Verdicts: []screen.Verdict{{}, {}}},
+		},
+		Embeddings: screen.Embeddings{MeanFrame: &kernels.Matrix{Rows: 4, Cols: 2, Data: []float32{1, 0, 0, 1, 1, 0.01, 0, 0}}},
+	}
+	p, err := FromScreen(context.Background(), s, DefaultSceneThreshold, kernels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Candidates) != 3 || !p.Attackers[0].Pooled || p.Attackers[1].Pooled {
+		t.Fatalf("pool of %d, attackers %+v", len(p.Candidates), p.Attackers)
+	}
+	c1, c3, c4 := p.Candidates[0], p.Candidates[1], p.Candidates[2]
+	if c1.Scene != "scene:v1" || c3.Scene != "scene:v1" || c4.Scene != "" {
+		t.Errorf("scenes %q %q %q: want v1 and v3 one scene, v4 (no frames) its own", c1.Scene, c3.Scene, c4.Scene)
+	}
+	if c1.template() != c3.template() || c1.template() == c4.template() {
+		t.Error("items of one near-duplicate cluster do not share a template")
+	}
+	if !math.IsNaN(c1.Verdicts[1].Margin) || c3.Verdicts[1].Margin != 0.2 {
+		t.Errorf("verdicts %+v %+v: an unscored margin must be NaN", c1.Verdicts, c3.Verdicts)
+	}
+	if _, kept := optionOrder(c1.Item, 1); kept != "letter_prefix" {
+		t.Error("the screen's quality flags did not reach the item")
+	}
+}
