@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -63,4 +64,23 @@ func BenchmarkHardest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(p.Candidates)*b.N)/b.Elapsed().Seconds(), "pool-items/s")
+}
+
+// BenchmarkAttackTeam is one red-team attack: the learning attackers of the
+// option, text and pool levels on a 1,000-item selection as its own pool
+// (five rotating orders each), lexical embeddings fitted on it included.
+func BenchmarkAttackTeam(b *testing.B) {
+	p, cfg := attackPool(b, 1000)
+	picks := make([]int, 1000)
+	for i := range picks {
+		picks[i] = i
+	}
+	team := &AttackTeam{Config: cfg, Seed: 1}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := team.Attack(context.Background(), p, picks); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(picks)*b.N)/b.Elapsed().Seconds(), "items/s")
 }
