@@ -95,8 +95,8 @@ func counts(m map[string]int) []count {
 }
 
 func capsText(c Caps, budget int) string {
-	return fmt.Sprintf("%d per video, %d per scene, %d per question template, %g%% of the budget per source (%d items)",
-		c.PerVideo, c.PerScene, c.PerTemplate, 100*c.SourceShare, c.perSource(budget))
+	return fmt.Sprintf("%d per video, %d per scene, %d per question template, %g%% of the budget per source (%s)",
+		c.PerVideo, c.PerScene, c.PerTemplate, 100*c.SourceShare, itemCount(c.perSource(budget)))
 }
 
 func pct(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }

@@ -348,7 +348,12 @@ func (s *selector) relax(admissible []int) bool {
 	from := s.capValue(best)
 	switch best {
 	case capSource:
-		s.caps.SourceShare = min(1, 2*s.caps.SourceShare)
+		// Double the share until it admits another item: a step that
+		// leaves the count where it was relaxes nothing.
+		before := s.caps.perSource(s.budget)
+		for s.caps.SourceShare < 1 && s.caps.perSource(s.budget) == before {
+			s.caps.SourceShare = min(1, 2*s.caps.SourceShare)
+		}
 	case capTemplate:
 		s.caps.PerTemplate *= 2
 	case capScene:
@@ -374,7 +379,7 @@ func (s *selector) relax(admissible []int) bool {
 func (s *selector) capValue(c string) string {
 	switch c {
 	case capSource:
-		return fmt.Sprintf("%g%% of the budget (%d items)", 100*s.caps.SourceShare, s.caps.perSource(s.budget))
+		return fmt.Sprintf("%g%% of the budget (%s)", 100*s.caps.SourceShare, itemCount(s.caps.perSource(s.budget)))
 	case capTemplate:
 		return fmt.Sprint(s.caps.PerTemplate)
 	case capScene:
@@ -392,4 +397,12 @@ func itemRanks(p *Pool, idx []int, seed uint64, tag string) []uint64 {
 		out[i] = rank(seed, tag, p.Candidates[i].Item.Key())
 	}
 	return out
+}
+
+// itemCount says n items in words.
+func itemCount(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
 }
