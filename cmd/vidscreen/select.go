@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/release"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/screen"
@@ -72,7 +73,9 @@ Registrar: each item's options are shuffled (seeded by --seed and the item; item
 letter-prefixed or meta options keep their order) and its answer updated. DIR receives:
 
   items.jsonl    the release in the item schema: benchmark is the release name, id
-                 "<source>/<id>", meta {source, source_id, option_order, source_meta}
+                 "<source>/<id>", meta {source, source_id, option_order, source_meta};
+                 video_path, start, end and the source's meta only with --items (the
+                 audit's item files, checked against the run by content)
   lockfile.json  {"release": name, vidscreen, selector version, pool {snapshot hash,
                  items, run (sha256 of RUN/config.json), screen options}, query, seed,
                  attackers, attack configuration, red_team, rounds, relaxations, items}
@@ -104,6 +107,8 @@ the pool does not hold.`,
 			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one")
 			device := fs.String("device", "cpu", "`DEVICE` the text_embed model runs on (cpu, cuda or cuda:N)")
+			var itemFiles stringList
+			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
 			return func(ctx context.Context, args []string) error {
 				// Flags may follow RUN too.
 				if len(args) > 1 {
@@ -149,6 +154,11 @@ the pool does not hold.`,
 				pool, err := release.FromScreen(ctx, s, float32(*sceneThreshold), kernels.Options{})
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
+				}
+				if len(itemFiles) > 0 {
+					if err := restoreItems(ctx, pool, itemFiles, cfg); err != nil {
+						return err
+					}
 				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
 				embedder := "lexical, fitted on the selection"
@@ -252,4 +262,29 @@ func openSelectEmbedder(dir, device, want string, env *environment) (textembed.T
 		return nil, nil, fmt.Errorf("%w: --models: its text_embed is %s, but the run embedded with %s", errBadInput, tm.Embed.Name(), want)
 	}
 	return tm.Embed, func() { tm.Close() }, nil
+}
+
+// restoreItems reads the audit's item files, checks that each is one of the
+// run's inputs (by content), and gives the pool's items what the screen
+// does not carry.
+func restoreItems(ctx context.Context, pool *release.Pool, files []string, cfg runs.Config) error {
+	items, digests, err := harness.ReadFSDigests(ctx, nil, files, harness.ReadOptions{})
+	if err != nil {
+		return fmt.Errorf("%w: --items: %v", errBadInput, err)
+	}
+	for _, d := range digests {
+		found := false
+		for _, in := range cfg.Items {
+			if in.SHA256 == d.SHA256 {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("%w: --items %s: not one of the files the run audited (its config.json lists them by content)", errBadInput, d.Name)
+		}
+	}
+	if _, err := release.Restore(pool, items); err != nil {
+		return fmt.Errorf("%w: --items: %v", errBadInput, err)
+	}
+	return nil
 }

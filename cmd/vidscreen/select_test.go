@@ -69,6 +69,11 @@ func TestSelectCommand(t *testing.T) {
 			t.Errorf("item %s of benchmark %s, want %s", it.ID, it.Benchmark, one.Release)
 		}
 	}
+	// The audit's own item files may be given back; another file is refused.
+	withItems := selectRelease(filepath.Join(dir, "items"), "--budget", "24", "--seed", "5", "--items", items)
+	if withItems.Items != 24 {
+		t.Errorf("with --items: %+v", withItems)
+	}
 	if other := selectRelease(filepath.Join(dir, "s6"), "--budget", "24", "--seed", "6"); other.Release == one.Release {
 		t.Errorf("seeds 5 and 6 give one name %s", one.Release)
 	}
@@ -106,6 +111,7 @@ func TestSelectCommand(t *testing.T) {
 		{"a directory that is no run", []string{dir, "--out", dir, "--budget", "3"}, "not a finished audit"},
 		{"a source the pool does not hold", []string{run, "--out", dir, "--budget", "3", "--sources", "MVBench"}, `source "MVBench": not in the screened pool`},
 		{"an unknown duration group", []string{run, "--out", dir, "--budget", "3", "--durations", "2h"}, `unknown duration group "2h"`},
+		{"item files the run did not audit", []string{run, "--out", dir, "--budget", "3", "--items", demoSubset(t, 5)}, "not one of the files the run audited"},
 		{"a screen directory without a screen", []string{run, "--out", dir, "--budget", "3", "--screen", dir}, "screen.json"},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
@@ -77,4 +78,31 @@ func FromScreen(ctx context.Context, s *screen.Screen, sceneThreshold float32, o
 		}
 	}
 	return NewPool(atts, cands)
+}
+
+// Restore gives the pool's items the fields of the item schema a screen
+// does not carry (video_path, start, end, meta) from the audit's own items,
+// matched by benchmark and id. It refuses an item whose question, options
+// or answer differ from the screen's: the files are not the audit's.
+// It returns how many candidates it matched; items of the files that the
+// pool does not hold (screening removed them) are ignored.
+func Restore(p *Pool, items []*harness.Item) (int, error) {
+	byKey := make(map[string]*harness.Item, len(items))
+	for _, it := range items {
+		byKey[it.Key()] = it
+	}
+	n := 0
+	for i := range p.Candidates {
+		c := p.Candidates[i].Item
+		src, ok := byKey[c.Key()]
+		if !ok {
+			continue
+		}
+		if src.Question != c.Question || src.Answer != c.Answer || !slices.Equal(src.Options, c.Options) {
+			return n, fmt.Errorf("item %s/%s (%s) differs from the screened item: these are not the audit's items", c.Benchmark, c.ID, src.Source)
+		}
+		c.VideoPath, c.Start, c.End, c.Meta = src.VideoPath, src.Start, src.End, src.Meta
+		n++
+	}
+	return n, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/screen"
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -43,5 +44,25 @@ func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
 	}
 	if _, kept := optionOrder(c1.Item, 1); kept != "letter_prefix" {
 		t.Error("the screen's quality flags did not reach the item")
+	}
+}
+
+func TestRestoreGivesBackWhatTheScreenDropped(t *testing.T) {
+	p := testPool(t, many("A", "t", 2, 5))
+	start := 1.5
+	src := *p.Candidates[0].Item
+	src.VideoPath, src.Start, src.Meta = "clips/a.mp4", &start, []byte(`{"k":1}`)
+	other := *p.Candidates[1].Item
+	n, err := Restore(p, []*harness.Item{&src, &other})
+	if err != nil || n != 2 {
+		t.Fatalf("restored %d: %v", n, err)
+	}
+	if c := p.Candidates[0].Item; c.VideoPath != "clips/a.mp4" || *c.Start != 1.5 || string(c.Meta) != `{"k":1}` {
+		t.Errorf("restored %+v", c)
+	}
+	changed := other
+	changed.Question = "another question?"
+	if _, err := Restore(p, []*harness.Item{&changed}); err == nil {
+		t.Error("an item with another question was taken for the screened one")
 	}
 }
