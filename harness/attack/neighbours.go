@@ -63,12 +63,19 @@ func (c *indexCache) get(ctx context.Context, s *Stream, m *kernels.Matrix, sr s
 		return c.idx, nil
 	}
 	idx := &poolIndex{fp: fp, lists: make(map[string][]neighbour, len(s.Items)), truncated: map[string]bool{}}
+	// One key string per item, shared by every list that names it: Key
+	// builds a new string on each call, and the lists name each item about
+	// k times.
+	keys := make([]string, len(s.Items))
+	for i, it := range s.Items {
+		keys[i] = it.Key()
+	}
 	for _, store := range canon {
 		err := sr.run(ctx, subRows(m, store), func(row int, nb []kernels.Pair, truncated bool) {
-			key := s.Items[store[row]].Key()
+			key := keys[store[row]]
 			l := idx.lists[key]
 			for _, p := range nb {
-				l = append(l, neighbour{s.Items[store[p.J]].Key(), p.Sim})
+				l = append(l, neighbour{keys[store[p.J]], p.Sim})
 			}
 			idx.lists[key] = l
 			if truncated {
