@@ -619,42 +619,136 @@ func (a *audit) attack(ctx context.Context) error {
 	m := newItemMeter(a.opt.Progress, n, len(a.units), "attack")
 	m.addWork(done)
 	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(a.workers)
-	for _, u := range todo {
-		g.Go(func() error {
-			start := time.Now()
-			up := &unitProgress{m: m, stored: u.stored, items: n}
-			_, err := a.runUnit(gctx, u, up.add)
-			if err != nil {
-				return err
+	run := func(ctx context.Context, u *unit, c chunk) error {
+		start := time.Now()
+		stored := 0
+		for _, i := range c.items {
+			if u.have[i] {
+				stored++
 			}
-			up.end()
-			mu.Lock()
-			t := &times[u.attacker]
-			t.Variants++
-			t.Items += n
-			t.Time += time.Since(start)
-			mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		m.exit()
-		if ctx.Err() != nil {
-			return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
 		}
-		return err
+		up := &unitProgress{m: m, stored: stored, items: len(c.items)}
+		if _, err := a.runUnit(ctx, u, c, up.add); err != nil {
+			return err
+		}
+		up.end()
+		mu.Lock()
+		times[u.attacker].Time += time.Since(start)
+		mu.Unlock()
+		return nil
+	}
+	// The units that read the embedding matrices run one benchmark at a
+	// time: their attackers learn and search within a benchmark only
+	// (attack's benchmarkStores), so a benchmark's stream alone gives the
+	// same predictions, and memory holds the rows, the neighbour lists and
+	// the option features of one benchmark rather than of the pool. The
+	// other units (option-level learners and the model readers, which batch
+	// across the stream) run on the whole stream as before.
+	var heavyUnits, light []*unit
+	for _, u := range todo {
+		if heavy(u) {
+			heavyUnits = append(heavyUnits, u)
+		} else {
+			light = append(light, u)
+		}
+	}
+	groups := [][]*unit{}
+	var chunks []chunk
+	if len(heavyUnits) > 0 {
+		for _, c := range a.benchmarkChunks() {
+			groups = append(groups, heavyUnits)
+			chunks = append(chunks, c)
+		}
+	}
+	if len(light) > 0 {
+		groups = append(groups, light)
+		chunks = append(chunks, chunk{})
+	}
+	for k, units := range groups {
+		if k > 0 && chunks[k-1].bench != "" {
+			// The cache keeps what the attackers of the last benchmark
+			// built; nothing of it serves the next one.
+			a.acfg.Cache = attack.NewCache()
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(a.workers)
+		for _, u := range units {
+			c := chunks[k]
+			if c.bench == "" {
+				c.items = nil // the whole stream
+			} else if u.complete(c.items) {
+				continue
+			}
+			g.Go(func() error { return run(gctx, u, c) })
+		}
+		if err := g.Wait(); err != nil {
+			m.exit()
+			if ctx.Err() != nil {
+				return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+			}
+			return err
+		}
+	}
+	for _, u := range todo {
+		times[u.attacker].Variants++
+		times[u.attacker].Items += n
 	}
 	m.finish()
 	return nil
 }
 
-// runUnit answers every item of one unit and appends the predictions not yet
-// stored. It returns how many it added.
-func (a *audit) runUnit(ctx context.Context, u *unit, answered func(items int)) (int, error) {
+// A chunk is the part of a unit's stream one attacker call answers: the
+// items of one benchmark, or every item (bench "" and items nil).
+type chunk struct {
+	bench string
+	items []int32 // indexes into audit.items, ascending
+}
+
+// benchmarkChunks lists the items of each benchmark, by benchmark name.
+func (a *audit) benchmarkChunks() []chunk {
+	at := map[string]int{}
+	var out []chunk
+	for i, it := range a.items {
+		k, ok := at[it.Benchmark]
+		if !ok {
+			k = len(out)
+			at[it.Benchmark] = k
+			out = append(out, chunk{bench: it.Benchmark})
+		}
+		out[k].items = append(out[k].items, int32(i))
+	}
+	slices.SortFunc(out, func(x, y chunk) int { return strings.Compare(x.bench, y.bench) })
+	return out
+}
+
+// complete says whether u has a stored prediction for every item of items.
+func (u *unit) complete(items []int32) bool {
+	for _, i := range items {
+		if !u.have[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// runUnit answers the items of chunk c (every item when c.bench is "") of
+// one unit, in the unit's order, and appends the predictions not yet
+// stored. Records keep each item's position in the whole order. It returns
+// how many it added.
+func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(items int)) (int, error) {
 	at := attack.Attackers(a.acfg)[u.attacker] // a fresh attacker per unit: no state shared across goroutines
-	order := a.orders[u.variant%len(a.orders)]
+	full := a.orders[u.variant%len(a.orders)]
+	order, pos := full, []int(nil) // the chunk's items in order, and their positions in full
+	if c.bench != "" {
+		order = make([]int32, 0, len(c.items))
+		pos = make([]int, 0, len(c.items))
+		for p, i := range full {
+			if a.items[i].Benchmark == c.bench {
+				order = append(order, i)
+				pos = append(pos, p)
+			}
+		}
+	}
 	s := &attack.Stream{Variant: u.variant, Seed: attack.OrderSeed(a.opt.Seed, u.variant), Items: make([]*harness.Item, len(order)), Progress: answered}
 	for p, i := range order {
 		s.Items[p] = a.items[i]
@@ -687,7 +781,11 @@ func (a *audit) runUnit(ctx context.Context, u *unit, answered func(items int)) 
 			}
 			continue
 		}
-		recs = append(recs, Record{Key: it.Key(), Attacker: at.Name(), Variant: u.variant, Position: p, Pred: pr})
+		position := p
+		if pos != nil {
+			position = pos[p]
+		}
+		recs = append(recs, Record{Key: it.Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: pr})
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -695,10 +793,14 @@ func (a *audit) runUnit(ctx context.Context, u *unit, answered func(items int)) 
 	if err := a.store.Append(recs); err != nil {
 		return 0, err
 	}
+	// No other goroutine touches u meanwhile: a unit runs one chunk at a
+	// time.
 	for p, i := range order {
+		if !u.have[i] {
+			u.stored++
+		}
 		u.preds[i], u.have[i] = preds[p], true
 	}
-	u.stored = len(order)
 	return len(recs), nil
 }
 
@@ -725,7 +827,16 @@ func permuteRows(m *kernels.Matrix, order []int32) *kernels.Matrix {
 // finish turns the stored predictions into outcomes, finds the
 // near-duplicates, computes the cards and writes the reports.
 func (a *audit) finish(ctx context.Context, ref map[string]int) error {
-	var outcomes []metrics.Outcome
+	// The outcomes take over the units' predictions: sized once (appending
+	// would hold up to twice their size while growing), with the units'
+	// arrays and the question+options rows, which only the attackers read,
+	// let go, so that at most one copy of the predictions is held.
+	a.text = nil
+	total := 0
+	for _, u := range a.units {
+		total += len(a.orders[u.variant%len(a.orders)])
+	}
+	outcomes := make([]metrics.Outcome, 0, total)
 	for _, u := range a.units {
 		at := a.attackers[u.attacker]
 		order := a.orders[u.variant%len(a.orders)]
@@ -733,6 +844,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 			outcomes = append(outcomes, metrics.Outcome{Item: int(i), Attacker: at.Name(), Level: at.Level(), Variant: u.variant, Position: p,
 				Scored: attack.Scored(at, a.folds[i], u.variant), Pred: u.preds[i]})
 		}
+		u.preds, u.have = nil, nil
 	}
 	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
 	t0 := time.Now()
