@@ -621,13 +621,16 @@ func (a *audit) attack(ctx context.Context) error {
 	var mu sync.Mutex
 	run := func(ctx context.Context, u *unit, c chunk) error {
 		start := time.Now()
-		stored := 0
-		for _, i := range c.items {
-			if u.have[i] {
-				stored++
+		items, stored := n, u.stored // the whole stream
+		if c.bench != "" {
+			items, stored = len(c.items), 0
+			for _, i := range c.items {
+				if u.have[i] {
+					stored++
+				}
 			}
 		}
-		up := &unitProgress{m: m, stored: stored, items: len(c.items)}
+		up := &unitProgress{m: m, stored: stored, items: items}
 		if _, err := a.runUnit(ctx, u, c, up.add); err != nil {
 			return err
 		}
