@@ -49,9 +49,14 @@ harness/demo/data/README.md).
 DIR receives config.json, records.log (every prediction, appended as produced), cache/
 (embeddings as .npy), cards.json ({"vidscreen": version, "config": ..., "cards": [...]}, a
 pure function of the inputs, configuration and version), cards.md, index.html,
-items.parquet, duplicates.parquet and run.json (when, where, how long). Run the same command again after an interruption: it resumes from
-what DIR holds and writes the same bytes an uninterrupted run would. A DIR holding a run
-with other flags or inputs is refused.
+items.parquet, duplicates.parquet, question.npy (and with a video level centre_frame.npy and
+mean_frame.npy: the embeddings vidscreen screen reads) and run.json (when, where, how long).
+Run the same command again after an interruption: it resumes from what DIR holds and
+writes the same bytes an uninterrupted run would. Run it with only additions (item files
+of new benchmarks, more levels, models for new attackers, a reference) and it extends the
+run: only the new work is computed, and the outputs are those of a fresh run of the new
+command (docs/audit.md, "Adding benchmarks or attackers to a run"). A DIR holding a run
+with other flags or inputs is refused, naming what differs.
 
 With --models DIR, the text_embed role of DIR/models.json (BGE) embeds the items for the
 pool attackers and the near-duplicate search instead of the lexical embedder (which is

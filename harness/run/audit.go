@@ -117,8 +117,12 @@ type Result struct {
 	// Resumed is true when Dir held an earlier run of the same
 	// configuration; UnitsStored of Units were then already complete, and
 	// DroppedBytes of torn records were cut from the record file.
-	Resumed      bool
-	Units        int
+	Resumed bool
+	Units   int
+	// Extended is true when Dir held a finished or partial run that this
+	// configuration only adds to (more benchmarks, levels or models; see
+	// extendsConfig): its records were kept and only the new work done.
+	Extended     bool
 	UnitsStored  int
 	DroppedBytes int64
 	// Attackers holds, per attacker, the time this process spent answering
@@ -259,7 +263,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	cfg := Config{
 		Format: formatVersion, VideoRoot: opt.VideoRoot, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
 		Attack: acfg, Duplicates: dups.DefaultThreshold, DuplicateText: "question", Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
-		Benchmarks: opt.Benchmarks, Limit: opt.Limit,
+		Benchmarks: opt.Benchmarks, Limit: opt.Limit, BenchmarkItems: benchmarkItems(items),
 	}
 	if lexical {
 		cfg.Embedder += " (IDF fitted on each benchmark's own texts)"
@@ -268,6 +272,10 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		cfg.Confirm = opt.Confirm.Name()
 	}
 	cfg.LMReader = opt.ReaderName
+	cfg.AttackerVersions = map[string]string{}
+	for _, at := range attack.Attackers(acfg) {
+		cfg.AttackerVersions[at.Name()] = attack.Version(at)
+	}
 	if needs := needsOf(attack.Attackers(acfg)); needs != 0 {
 		v := opt.Video
 		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: v.Size.String(), Frames: opt.frames()}
@@ -311,6 +319,16 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	defer unlock()
 	resumed, err := claimDir(opt.Out, &cfg)
+	var mismatch *ConfigMismatchError
+	extended := false
+	if errors.As(err, &mismatch) {
+		if extended, err = extendDir(opt.Out, &cfg, mismatch); extended {
+			resumed = true
+			opt.Progress.Note("extending the run: only the new benchmarks and attackers are computed", "dir", opt.Out)
+		} else if err == nil {
+			err = mismatch
+		}
+	}
 	if err != nil {
 		if errors.Is(err, ErrNotRunDir) {
 			os.Remove(filepath.Join(opt.Out, lockName))
@@ -321,7 +339,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	removeTemps(filepath.Join(opt.Out, CacheDir))
 
 	a := &audit{opt: opt, cfg: cfg, samples: samples, items: items, acfg: acfg, workers: workers, models: models,
-		res: &Result{Dir: opt.Out, Items: len(items), Sampled: read, Resumed: resumed, Matches: matches}}
+		res: &Result{Dir: opt.Out, Items: len(items), Sampled: read, Resumed: resumed, Extended: extended, Matches: matches}}
 	a.attackers = attack.Attackers(acfg)
 	if opt.Embedder != nil || opt.Video != nil || opt.Reader != nil { // a models directory was given
 		for _, line := range attack.Skipped(acfg) {
@@ -469,7 +487,8 @@ func (a *audit) loadRecords() error {
 // the near-duplicate search read. The default lexical embedder is fitted on
 // each benchmark's own texts and embeds that benchmark's items only, so that
 // no benchmark's rows (and no figure of its card) depend on which other
-// benchmarks share the run.
+// benchmarks share the run. Either way the cache holds one matrix per
+// benchmark, so that a run extended with new benchmarks embeds only theirs.
 func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical bool) error {
 	texts := make([]string, len(a.items))
 	questions := make([]string, len(a.items))
@@ -477,29 +496,8 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical b
 		texts[i] = textembed.ItemText(it)
 		questions[i] = textembed.QuestionText(it)
 	}
-	var fitKey []string // what the fits read: each text with its benchmark
-	if lexical {
-		fitKey = make([]string, len(a.items))
-		for i, it := range a.items {
-			fitKey[i] = it.Benchmark + "\x00" + texts[i]
-		}
-	}
-	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
-	name := emb.Name()
-	tKey, qKey := textKey(name, fitKey, texts), textKey(name, fitKey, questions)
-	var err error
-	if a.text, err = cache.load("text", tKey, len(texts), emb.Dim()); err != nil {
-		return err
-	}
-	if a.question, err = cache.load("question", qKey, len(questions), emb.Dim()); err != nil {
-		return err
-	}
-	if a.text != nil && a.question != nil {
-		a.opt.Progress.Note("embeddings read from the cache", "dir", cache.dir, "texts", len(texts)+len(questions))
-		return nil
-	}
-	// One embedder per group of items: every item for a model, each
-	// benchmark for the lexical embedder.
+	// One embedder per benchmark: the model for every benchmark, or the
+	// lexical embedder fitted on the benchmark's texts.
 	type group struct {
 		emb  textembed.TextEmbedder
 		rows []int
@@ -510,65 +508,75 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical b
 			groups = append(groups, group{bl.Lexical, bl.Items})
 		}
 	} else {
-		all := make([]int, len(a.items))
-		for i := range all {
-			all[i] = i
+		at := map[string]int{}
+		for i, it := range a.items {
+			k, ok := at[it.Benchmark]
+			if !ok {
+				k = len(groups)
+				at[it.Benchmark] = k
+				groups = append(groups, group{emb: emb})
+			}
+			groups[k].rows = append(groups[k].rows, i)
 		}
-		groups = []group{{emb, all}}
 	}
+	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	name := emb.Name()
+	a.text = kernels.NewMatrix(len(a.items), emb.Dim())
+	a.question = kernels.NewMatrix(len(a.items), emb.Dim())
 	m := newMeter(a.opt.Progress, int64(len(texts)+len(questions)), "embed ", "texts")
-	// embedRows embeds one text per item; an item whose text the model
-	// gave a non-finite embedding fails (textFailed), and the matrix is then
-	// not cached, so that a resumed run finds the same failures.
-	embedRows := func(src []string) (*kernels.Matrix, bool, error) {
-		out := kernels.NewMatrix(len(src), emb.Dim())
-		failed := false
-		for _, g := range groups {
+	cached := 0
+	for _, g := range groups {
+		var fitKey []string // what the fit read: each text with its benchmark
+		if lexical {
+			for _, i := range g.rows {
+				fitKey = append(fitKey, a.items[i].Benchmark+"\x00"+texts[i])
+			}
+		}
+		for _, kind := range []struct {
+			name string
+			src  []string
+			dst  *kernels.Matrix
+		}{{"text", texts, a.text}, {"question", questions, a.question}} {
 			sub := make([]string, len(g.rows))
 			for k, i := range g.rows {
-				sub[k] = src[i]
+				sub[k] = kind.src[i]
 			}
-			e, bad, err := embedAll(ctx, g.emb, sub, m.add)
+			key := textKey(name, fitKey, sub)
+			e, err := cache.load(kind.name, key, len(sub), emb.Dim())
 			if err != nil {
-				return nil, false, err
+				m.exit()
+				return err
+			}
+			if e != nil {
+				cached += len(sub)
+				m.add(len(sub))
+			} else {
+				var bad []int
+				if e, bad, err = embedAll(ctx, g.emb, sub, m.add); err != nil {
+					m.exit()
+					return fmt.Errorf("embed %s: %w", map[string]string{"text": "item texts", "question": "questions"}[kind.name], err)
+				}
+				for _, k := range bad {
+					a.textFailed(g.rows[k])
+				}
+				// A matrix with a non-finite embedding is not cached, so
+				// that a resumed run finds the same failures.
+				if len(bad) == 0 {
+					if err := cache.store(kind.name, key, e); err != nil {
+						m.exit()
+						return err
+					}
+				}
 			}
 			for k, i := range g.rows {
-				copy(out.Row(i), e.Row(k))
-			}
-			for _, k := range bad {
-				a.textFailed(g.rows[k])
-				failed = true
-			}
-		}
-		return out, failed, nil
-	}
-	if a.text == nil {
-		var failed bool
-		if a.text, failed, err = embedRows(texts); err != nil {
-			m.exit()
-			return fmt.Errorf("embed item texts: %w", err)
-		}
-		if !failed {
-			if err := cache.store("text", tKey, a.text); err != nil {
-				return err
-			}
-		}
-	} else {
-		m.add(len(texts))
-	}
-	if a.question == nil {
-		var failed bool
-		if a.question, failed, err = embedRows(questions); err != nil {
-			m.exit()
-			return fmt.Errorf("embed questions: %w", err)
-		}
-		if !failed {
-			if err := cache.store("question", qKey, a.question); err != nil {
-				return err
+				copy(kind.dst.Row(i), e.Row(k))
 			}
 		}
 	}
 	m.finish()
+	if cached > 0 {
+		a.opt.Progress.Note("embeddings read from the cache", "dir", cache.dir, "texts", cached)
+	}
 	return nil
 }
 
@@ -631,12 +639,14 @@ func (a *audit) attack(ctx context.Context) error {
 			}
 		}
 		up := &unitProgress{m: m, stored: stored, items: items}
-		if _, err := a.runUnit(ctx, u, c, up.add); err != nil {
+		did, err := a.runUnit(ctx, u, c, up.add)
+		if err != nil {
 			return err
 		}
 		up.end()
 		mu.Lock()
 		times[u.attacker].Time += time.Since(start)
+		times[u.attacker].Items += did
 		mu.Unlock()
 		return nil
 	}
@@ -694,7 +704,6 @@ func (a *audit) attack(ctx context.Context) error {
 	}
 	for _, u := range todo {
 		times[u.attacker].Variants++
-		times[u.attacker].Items += n
 	}
 	m.finish()
 	return nil
@@ -734,22 +743,38 @@ func (u *unit) complete(items []int32) bool {
 	return true
 }
 
-// runUnit answers the items of chunk c (every item when c.bench is "") of
-// one unit, in the unit's order, and appends the predictions not yet
-// stored. Records keep each item's position in the whole order. It returns
-// how many it added.
+// runUnit answers the items of chunk c of one unit, in the unit's order,
+// and appends the predictions not yet stored. Records keep each item's
+// position in the whole order. For the whole stream (c.bench "") it answers
+// only the benchmarks that have an item without a stored prediction: an
+// attacker learns within a benchmark only, and a benchmark's items keep
+// their relative order in every order, so the answers are those of the
+// whole stream, and a run extended with new benchmarks computes only
+// theirs. It returns how many items it answered.
 func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(items int)) (int, error) {
 	at := attack.Attackers(a.acfg)[u.attacker] // a fresh attacker per unit: no state shared across goroutines
 	full := a.orders[u.variant%len(a.orders)]
-	order, pos := full, []int(nil) // the chunk's items in order, and their positions in full
-	if c.bench != "" {
-		order = make([]int32, 0, len(c.items))
-		pos = make([]int, 0, len(c.items))
+	// The benchmarks to answer: the chunk's, or those with an item left.
+	in, all := map[string]bool{}, map[string]bool{}
+	for _, i := range full {
+		b := a.items[i].Benchmark
+		all[b] = true
+		if c.bench == "" && !u.have[i] || c.bench == b {
+			in[b] = true
+		}
+	}
+	order, pos := full, []int(nil) // the items answered, in order, and their positions in full
+	if len(in) < len(all) {
+		order = make([]int32, 0, len(full))
+		pos = make([]int, 0, len(full))
 		for p, i := range full {
-			if a.items[i].Benchmark == c.bench {
+			if in[a.items[i].Benchmark] {
 				order = append(order, i)
 				pos = append(pos, p)
 			}
+		}
+		if skipped := len(full) - len(order); c.bench == "" && skipped > 0 && answered != nil {
+			answered(skipped)
 		}
 	}
 	s := &attack.Stream{Variant: u.variant, Seed: attack.OrderSeed(a.opt.Seed, u.variant), Items: make([]*harness.Item, len(order)), Progress: answered}
@@ -804,7 +829,7 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 		}
 		u.preds[i], u.have[i] = preds[p], true
 	}
-	return len(recs), nil
+	return len(order), nil
 }
 
 func samePrediction(x, y attack.Prediction) bool {

@@ -63,6 +63,13 @@ type Config struct {
 	Limit      int      `json:"limit,omitempty"`
 	// Models are the evaluated models' predictions files.
 	Models []ModelInput `json:"models,omitempty"`
+	// BenchmarkItems fingerprints each benchmark's items (benchmarkItems),
+	// so that a run is extended only by benchmarks it has not audited.
+	BenchmarkItems map[string]string `json:"benchmark_items"`
+	// AttackerVersions holds each attacker's version (attack.Version): a
+	// stored answer belongs to one version of its attacker, so a run is
+	// neither resumed nor extended by another.
+	AttackerVersions map[string]string `json:"attacker_versions"`
 }
 
 // A ModelInput is an evaluated model's predictions file.
@@ -113,7 +120,7 @@ type ConfigMismatchError struct {
 }
 
 func (e *ConfigMismatchError) Error() string {
-	return fmt.Sprintf("%s holds a run with a different configuration (%v differ); resume it with the same flags and inputs, or choose another --out", e.Dir, e.Fields)
+	return fmt.Sprintf("%s holds a run with a different configuration (%v differ); resume it with the same flags and inputs, extend it with more benchmarks, levels or models only, or choose another --out", e.Dir, e.Fields)
 }
 
 // ErrNotRunDir refuses to write into a directory that has files but no run.
