@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
+)
+
+// TestAuditExtendsAVideoRun adds a benchmark to a finished run of every
+// level (videos and models from `models init`): the outputs equal a fresh
+// run's, the old attackers answer only the new benchmark's items, and the
+// cached video features are read, not made again.
+func TestAuditExtendsAVideoRun(t *testing.T) {
+	items, root, modelsDir := videoFixture(t)
+	tmp := t.TempDir()
+	// Two benchmarks over the same videos: the first nine items and the rest.
+	f, err := os.Open(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	sc := bufio.NewScanner(f)
+	for i := 0; sc.Scan(); i++ {
+		var it map[string]any
+		json.Unmarshal(sc.Bytes(), &it)
+		dst, name := &a, "nextqa-a"
+		if i >= 9 {
+			dst, name = &b, "nextqa-b"
+		}
+		it["benchmark"] = name
+		line, _ := json.Marshal(it)
+		dst.Write(append(line, '\n'))
+	}
+	f.Close()
+	fileA, fileB := filepath.Join(tmp, "a.jsonl"), filepath.Join(tmp, "b.jsonl")
+	os.WriteFile(fileA, a.Bytes(), 0o644)
+	os.WriteFile(fileB, b.Bytes(), 0o644)
+	video := []string{"--videos", root, "--models", modelsDir}
+
+	fresh := filepath.Join(tmp, "fresh")
+	if code, _, stderr := runAudit(append([]string{"--items", fileA, "--items", fileB, "--out", fresh}, video...)...); code != 0 {
+		t.Fatalf("fresh: exit %d\n%s", code, stderr)
+	}
+	out := filepath.Join(tmp, "extended")
+	if code, _, stderr := runAudit(append([]string{"--items", fileA, "--out", out}, video...)...); code != 0 {
+		t.Fatalf("first benchmark: exit %d\n%s", code, stderr)
+	}
+	cache := func() map[string]time.Time {
+		m := map[string]time.Time{}
+		entries, _ := os.ReadDir(filepath.Join(out, runs.CacheDir))
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "video-") {
+				info, _ := e.Info()
+				m[e.Name()] = info.ModTime()
+			}
+		}
+		return m
+	}
+	before := cache()
+	if len(before) == 0 {
+		t.Fatal("the first run cached no video features")
+	}
+	if code, _, stderr := runAudit(append([]string{"--items", fileA, "--items", fileB, "--out", out}, video...)...); code != 0 {
+		t.Fatalf("extension: exit %d\n%s", code, stderr)
+	}
+	sameOutputs(t, fresh, out, "between a fresh run and an extended one")
+	after := cache()
+	for name, mt := range before {
+		if !after[name].Equal(mt) {
+			t.Errorf("cached features %s were made again", name)
+		}
+	}
+	var info struct {
+		Attackers []struct {
+			Name     string `json:"name"`
+			Variants int    `json:"variants"`
+			Items    int    `json:"items"`
+		} `json:"attackers"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, runs.RunJSON))
+	if err := json.Unmarshal(raw, &info); err != nil || len(info.Attackers) == 0 {
+		t.Fatalf("run.json: %v", err)
+	}
+	for _, at := range info.Attackers {
+		if at.Variants == 0 || at.Items != 9*at.Variants {
+			t.Errorf("attacker %s answered %d items over %d variants in the extension, want the 9 new items on each", at.Name, at.Items, at.Variants)
+		}
+	}
+}
