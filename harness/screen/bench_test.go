@@ -3,6 +3,8 @@ package screen
 import (
 	"fmt"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/kernels"
 )
 
 // synthetic builds n items in 10 benchmarks under 16 attackers (half of
@@ -47,4 +49,24 @@ func BenchmarkCompute(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(in.Rows))*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkWrite measures writing a screen (screen.parquet, ambiguity.parquet,
+// the JSON, Markdown and HTML summaries and a 384-wide question.npy) in items
+// per second.
+func BenchmarkWrite(b *testing.B) {
+	in := synthetic(20000)
+	in.Embeddings.Question = kernels.NewMatrix(len(in.Rows), 384)
+	s, err := Compute(in, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := s.Write(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(s.Rows))*float64(b.N)/b.Elapsed().Seconds(), "items/s")
 }

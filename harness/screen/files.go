@@ -113,6 +113,7 @@ func (s *Screen) writeParquet(w io.Writer) error {
 
 func (s *Screen) writeAmbiguity(w io.Writer) error {
 	pw := parquet.NewGenericWriter[ambiguityRow](w, parquet.Compression(&parquet.Zstd))
+	var rows []ambiguityRow
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if !r.Ambiguous() {
@@ -132,9 +133,10 @@ func (s *Screen) writeAmbiguity(w io.Writer) error {
 				a.Choices = append(a.Choices, choice{v.Attacker, v.Choice})
 			}
 		}
-		if _, err := pw.Write([]ambiguityRow{a}); err != nil {
-			return fmt.Errorf("%s: %w", AmbiguityParquet, err)
-		}
+		rows = append(rows, a)
+	}
+	if _, err := pw.Write(rows); err != nil {
+		return fmt.Errorf("%s: %w", AmbiguityParquet, err)
 	}
 	return pw.Close()
 }

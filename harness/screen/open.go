@@ -61,7 +61,8 @@ func Open(dir string) (*Input, error) {
 	}
 	for i := range in.Rows {
 		in.Rows[i].Embedding = int32(i)
-		in.Rows[i].HasFrame = in.Embeddings.CentreFrame != nil && in.Rows[i].Failure == "" && !zeroRow(in.Embeddings.CentreFrame, i)
+		c, m := in.Embeddings.CentreFrame, in.Embeddings.MeanFrame
+		in.Rows[i].HasFrame = in.Rows[i].Failure == "" && (c != nil && !zeroRow(c, i) || m != nil && !zeroRow(m, i))
 	}
 	return in, nil
 }
