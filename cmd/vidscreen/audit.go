@@ -30,8 +30,8 @@ func newAuditCommand() *command {
 video (option, text and pool levels of the attack pyramid), finds near-duplicate questions
 within and across benchmarks, and writes per benchmark a report card: chance, each
 attacker's accuracy and margin with a bootstrap interval, the exploitability per level (and
-per task and group), data-quality counts and, with --reference, s* and its coverage, the
-breaking level, video dependence and residual.
+per task and group), data-quality counts and, with --reference (or --reference-model), s*
+and its coverage, the breaking level, video dependence m = s* - (c + eps_text) and residual.
 
 Learning attackers run on five rotating splits: order o puts fold o of one seeded 5-way
 partition last, and each is scored there, so every item is scored exactly once and every
@@ -89,6 +89,14 @@ kernel on 200-item draws. DIR/stages.json records the
 measured rate of each stage of the last process (decode videos/s and frames/s,
 inference frames/s, attack items/s).
 
+--reference-model computes s* with the vlm_reader role instead of a --reference file:
+its letter scores on the full protocol (32 uniform frames of each clip in time order,
+the question and every option; the best letter is the answer). On a long-video benchmark
+(its videos average at least 300 s) where that s* stays within 0.05 of chance, the
+128-frame probe of the same model supplies s* instead (Video-Index); each card's
+reference_source names the model, the frames, the 32-frame accuracy, the mean video
+duration and which reference was used and why.
+
 Progress goes to stderr: on a terminal a bar per stage (read, embed, features, decode,
 inference, caption, attack, duplicates, cards, write) with count, rate and ETA; anywhere else (a pipe, tee, nohup, a batch
 scheduler's log) log lines in the --log-format, one when each stage starts and ends and one
@@ -104,6 +112,7 @@ usage or bad input (the error names the file, line and field).`,
 			out := fs.String("out", "", "write the run to directory `DIR` (created if missing; required)")
 			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool, frame, order); all five by default when --videos and --models are given")
 			ref := fs.String("reference", "", "read a reference model's answers from `FILE` to report s*, the breaking level, video dependence and residual: JSONL {\"id\", \"benchmark\", \"pred\"} (pred a 0-based option index or the reply), a VLMEvalKit result table (.xlsx, .tsv, .csv) or an lmms-eval samples_*.jsonl")
+			refModel := fs.Bool("reference-model", false, "compute s* with the vlm_reader role of --models instead of reading --reference: its answers on the full protocol (32 uniform frames of each clip, every option); on a long-video benchmark (videos averaging 300 s or more) where that stays within 0.05 of chance, its 128-frame probe supplies s*, and the card's reference_source says so. Needs --videos")
 			var preds stringList
 			fs.Var(&preds, "predictions", "report the residual s - c - eps of an evaluated model whose answers `NAME=FILE` holds (any layout --reference reads); repeat for several models")
 			seed := fs.Uint64("seed", 1, "seed the prequential item orders, the attackers' guesses and the bootstrap with `N`")
@@ -148,8 +157,11 @@ usage or bad input (the error names the file, line and field).`,
 				if video && (videoRoot == "" || *modelsDir == "") {
 					return &usageError{"--levels frame and order need --videos ROOT and --models DIR"}
 				}
-				if videoRoot != "" && !video {
-					return &usageError{"--videos is read only by the frame and order levels; add them to --levels"}
+				if videoRoot != "" && !video && !*refModel {
+					return &usageError{"--videos is read only by the frame and order levels and --reference-model; add them to --levels"}
+				}
+				if *refModel && (videoRoot == "" || *modelsDir == "" || *ref != "") {
+					return &usageError{"--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference"}
 				}
 				if *videoTimeout < 0 {
 					return &usageError{"--video-timeout must be 0 or more"}
@@ -162,7 +174,7 @@ usage or bad input (the error names the file, line and field).`,
 					return err
 				}
 				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames,
-					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample}
+					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
 				}
@@ -176,7 +188,7 @@ usage or bad input (the error names the file, line and field).`,
 				defer rep.Close()
 				opt.Progress = rep
 				if *modelsDir != "" {
-					ms, err := openAuditModels(*modelsDir, *device, video, env)
+					ms, err := openAuditModels(*modelsDir, *device, video || *refModel, env)
 					if err != nil {
 						return err
 					}
@@ -190,9 +202,12 @@ usage or bad input (the error names the file, line and field).`,
 							opt.Confirm = ms.text.Confirm
 						}
 					}
-					if video {
+					if video || *refModel {
 						if ms.video == nil {
-							return fmt.Errorf("%w: --models %s has no image_text role, which the frame and order levels need", errBadInput, *modelsDir)
+							return fmt.Errorf("%w: --models %s has no image_text role, which the frame and order levels and --reference-model need", errBadInput, *modelsDir)
+						}
+						if *refModel && ms.video.VLM == nil {
+							return fmt.Errorf("%w: --models %s has no vlm_reader role (in ONNX files), which --reference-model needs", errBadInput, *modelsDir)
 						}
 						opt.Video = ms.video
 						opt.Video.Decode.Workers = *workers

@@ -64,6 +64,9 @@ type Card struct {
 	ReferenceN        int      `json:"reference_n"`
 	ReferenceCoverage *float64 `json:"reference_coverage"`
 	ReferencePartial  bool     `json:"reference_partial,omitempty"`
+	// ReferenceSource says which model answers s* is read from when the
+	// run computed them (--reference-model); absent otherwise.
+	ReferenceSource *ReferenceSource `json:"reference_source,omitempty"`
 	Levels            Levels   `json:"levels"`
 	// Attackers lists every attacker that ran, in the order of
 	// attack.Attackers.

@@ -35,6 +35,10 @@ import (
 // root or without models.
 var ErrNoVideo = errors.New("the frame and order levels need a video root (--videos) and models (--models)")
 
+// ErrReferenceModel refuses --reference-model without a video root and a
+// vlm_reader, or together with a reference file.
+var ErrReferenceModel = errors.New("--reference-model needs a video root (--videos) and a models directory with a vlm_reader role (--models), and no --reference file")
+
 // hasVideoLevel reports whether levels include frame or order.
 func hasVideoLevel(levels []harness.Level) bool {
 	return slices.Contains(levels, harness.LevelFrame) || slices.Contains(levels, harness.LevelOrder)
@@ -54,6 +58,9 @@ type Options struct {
 	// Reference is an optional file of a reference model's answers, in any
 	// layout package predictions reads.
 	Reference string
+	// ReferenceModel, instead of Reference, has vlm_reader (Video.VLM)
+	// answer every item on the full protocol to give s* (referenceStage).
+	ReferenceModel bool
 	// Models are evaluated models' predictions files, whose residuals
 	// s - c - eps go on the cards.
 	Models []ModelFile
@@ -201,6 +208,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if hasVideoLevel(acfg.Levels) && (opt.Video == nil || opt.VideoRoot == "") {
 		return nil, ErrNoVideo
 	}
+	if opt.ReferenceModel && (opt.Video == nil || opt.Video.VLM == nil || opt.VideoRoot == "" || opt.Reference != "") {
+		return nil, ErrReferenceModel
+	}
 	if hasVideoLevel(acfg.Levels) || opt.Reader != nil {
 		acfg.Roles = opt.roles()
 		acfg.Reader = opt.Reader
@@ -292,6 +302,10 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 			}
 		}
 	}
+	if opt.ReferenceModel {
+		cfg.ReferenceModel = &ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,
+			LongVideoSeconds: LongVideoSeconds, Delta: ReferenceDelta, DecodeSize: opt.Video.VLMSize.String()}
+	}
 	cfg.Attack.Threads = 0 // not part of the result
 	// The inputs are fingerprinted by the bytes read above: a pipe or FIFO
 	// is never opened twice.
@@ -366,6 +380,13 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		a.stage("features", t0)
 		a.res.Features = a.features
 	}
+	var refSource map[string]*metrics.ReferenceSource
+	if opt.ReferenceModel {
+		if ref, refSource, err = a.referenceStage(ctx); err != nil {
+			return nil, err
+		}
+	}
+	a.refSource = refSource
 	t0 = time.Now()
 	a.orders = attack.Orders(items, opt.Seed, max(acfg.Orders, 1))
 	a.folds = attack.Folds(items, opt.Seed)
@@ -419,6 +440,11 @@ type audit struct {
 	// without a text_embed model).
 	meanFrames [][]float32
 	questionTE *kernels.Matrix
+	// decodedSeconds is the duration of each item's decoded video (0 when
+	// it failed or no video level ran); refSource what each card says of a
+	// reference computed by --reference-model.
+	decodedSeconds []float64
+	refSource      map[string]*metrics.ReferenceSource
 }
 
 // A unit is one attacker on one variant: the work of one Attack call, whose
@@ -930,6 +956,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	}
 	for k := range cards {
 		cards[k].Permutation = perms[cards[k].Benchmark]
+		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
 	}
 	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
 	if err != nil {

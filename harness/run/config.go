@@ -52,6 +52,9 @@ type Config struct {
 	// Videos names how the video features were made; absent when no frame
 	// or order attacker ran.
 	Videos     *VideoConfig  `json:"videos,omitempty"`
+	// ReferenceModel says how --reference-model computed s*; absent
+	// without it.
+	ReferenceModel *ReferenceModelConfig `json:"reference_model,omitempty"`
 	Attack     attack.Config `json:"attack"`
 	Duplicates float32       `json:"duplicate_threshold"`
 	// DuplicateText names the text whose embeddings near-duplicates compare.

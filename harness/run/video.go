@@ -262,6 +262,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		byItem(bad)
 	}
 	a.meanFrames = make([][]float32, n)
+	a.decodedSeconds = make([]float64, n)
 	off := 0
 	for i, item := range a.items {
 		k := len(item.Options)
@@ -282,6 +283,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			continue
 		}
 		vid := fr.Videos[f.Video]
+		a.decodedSeconds[i] = vid.Info.Duration.Seconds()
 		a.meanFrames[i] = meanRows(vid.Embeddings, f.Rows[features.UniformSet.Name])
 		if r := f.Rows[features.CentreSet.Name]; len(r) > 0 {
 			x.Centre = vid.Embeddings.Row(r[0])

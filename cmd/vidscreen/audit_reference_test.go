@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
+)
+
+// TestAuditReferenceModel computes s* with the small vlm_reader: once on
+// the fixture's items as they are (NExT-QA clips, well under 300 s: the
+// 32-frame protocol supplies s*), once with every item's duration set to
+// 600 s (a long-video benchmark: the 128-frame probe supplies s* exactly
+// when the 32-frame accuracy stays within 0.05 of chance). Each card's
+// reference_source must say which, and the video dependence must be
+// s* - (c + eps_text).
+func TestAuditReferenceModel(t *testing.T) {
+	items, root, modelsDir := videoFixture(t)
+	long := filepath.Join(t.TempDir(), "long.jsonl")
+	var buf bytes.Buffer
+	f, err := os.Open(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var it map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatal(err)
+		}
+		it["duration"] = 600.0
+		delete(it, "start")
+		delete(it, "end")
+		b, _ := json.Marshal(it)
+		buf.Write(append(b, '\n'))
+	}
+	f.Close()
+	os.WriteFile(long, buf.Bytes(), 0o644)
+
+	for _, tt := range []struct {
+		name  string
+		items string
+		long  bool
+	}{{"short", items, false}, {"long", long, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			code, _, stderr := runAudit("--items", tt.items, "--out", out, "--videos", root, "--models", modelsDir, "--levels", "option,text", "--reference-model")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			var doc struct {
+				Cards []struct {
+					Chance     float64  `json:"chance"`
+					RefAcc     *float64 `json:"reference_accuracy"`
+					RefN       int      `json:"reference_n"`
+					Dependence *float64 `json:"video_dependence"`
+					Levels     map[string]*struct {
+						Eps float64 `json:"eps"`
+					} `json:"levels"`
+					Source *struct {
+						Model      string   `json:"model"`
+						Frames     int      `json:"frames"`
+						Probe      bool     `json:"probe"`
+						Accuracy32 *float64 `json:"accuracy_32"`
+						N32        int      `json:"n_32"`
+						Mean       *float64 `json:"mean_video_seconds"`
+						Long       bool     `json:"long_video"`
+						Note       string   `json:"note"`
+					} `json:"reference_source"`
+				} `json:"cards"`
+			}
+			b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+			if err := json.Unmarshal(b, &doc); err != nil || len(doc.Cards) != 1 {
+				t.Fatalf("cards.json: %v", err)
+			}
+			c := doc.Cards[0]
+			s := c.Source
+			if s == nil || !strings.HasPrefix(s.Model, "vlm_reader:") || s.Accuracy32 == nil || s.Mean == nil || s.Long != tt.long || s.Note == "" {
+				t.Fatalf("reference_source %+v: want the vlm_reader, its 32-frame accuracy and long_video %v", s, tt.long)
+			}
+			// The 10 items whose video decodes get scores; the 8 others
+			// (corrupt, missing, outside the root) are unanswered.
+			if s.N32 != 10 || c.RefN != 10 {
+				t.Errorf("reference answered %d (32 frames) and %d items, want 10", s.N32, c.RefN)
+			}
+			wantProbe := tt.long && *s.Accuracy32-c.Chance <= runs.ReferenceDelta
+			if s.Probe != wantProbe || (s.Frames == runs.ProbeFrames) != wantProbe {
+				t.Errorf("probe %v at %d frames; accuracy_32 %v, chance %v, long %v: want probe %v", s.Probe, s.Frames, *s.Accuracy32, c.Chance, tt.long, wantProbe)
+			}
+			if !wantProbe && *c.RefAcc != *s.Accuracy32 {
+				t.Errorf("s* %v, want the 32-frame accuracy %v", *c.RefAcc, *s.Accuracy32)
+			}
+			text := c.Levels["text"]
+			if c.RefAcc == nil || c.Dependence == nil || text == nil || math.Abs(*c.Dependence-(*c.RefAcc-c.Chance-text.Eps)) > 2e-4 {
+				t.Errorf("video dependence %v, want s* %v - c %v - eps_text %+v", c.Dependence, c.RefAcc, c.Chance, text)
+			}
+		})
+	}
+	code, _, stderr := runAudit("--items", items, "--out", filepath.Join(t.TempDir(), "bad"), "--levels", "option", "--models", modelsDir, "--reference-model")
+	if code != 2 || !strings.Contains(stderr, "--reference-model needs --videos") {
+		t.Errorf("--reference-model without --videos: exit %d, %s", code, stderr)
+	}
+}

@@ -1,0 +1,227 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/metrics"
+)
+
+// The full protocol of the reference model, and when its 128-frame probe
+// replaces it (Video-Index 3.1 and 4; docs/attackers.md).
+const (
+	// ReferenceFrames is the frame count of the full protocol: s* is read
+	// from vlm_reader's answers on 32 uniform frames and every option.
+	ReferenceFrames = features.UniformFrames
+	// ProbeFrames is the frame count of the probe that supplies the
+	// reference on a long-video benchmark where the 32-frame one stays
+	// within ReferenceDelta of chance.
+	ProbeFrames = 128
+	// LongVideoSeconds is the mean video duration from which a benchmark is
+	// a long-video one (Video-Index 4: "the 30 benchmarks whose videos
+	// average at least 300 seconds").
+	LongVideoSeconds = 300
+	// ReferenceDelta is the tolerance delta of the breaking level, used
+	// here for "within the tolerance of chance".
+	ReferenceDelta = 0.05
+)
+
+// ReferenceModelConfig is the part of config.json that says how s* was
+// computed by a local model.
+type ReferenceModelConfig struct {
+	VLMReader        string  `json:"vlm_reader"`
+	Frames           int     `json:"frames"`
+	ProbeFrames      int     `json:"probe_frames"`
+	LongVideoSeconds float64 `json:"long_video_seconds"`
+	Delta            float64 `json:"delta"`
+	DecodeSize       string  `json:"decode_size"`
+}
+
+// referenceSet is the frame set of the reference: the clip's uniform
+// frames in time order, with every option in the prompt.
+func referenceSet(frames int) features.VLMSet {
+	u, _ := features.UniformSets(frames)
+	return features.VLMSet{Name: fmt.Sprintf("reference-%d", frames), Sampler: u.Sampler}
+}
+
+// referenceStage computes s* with vlm_reader (--reference-model): the
+// answers of the full protocol for every item, then, on each long-video
+// benchmark whose 32-frame accuracy stays within ReferenceDelta of chance,
+// the answers of the 128-frame probe for that benchmark's items instead. It
+// returns the answers by item key and, per benchmark, what the card says of
+// them.
+func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]*metrics.ReferenceSource, error) {
+	t0 := time.Now()
+	v := a.opt.Video
+	read := func(items []*harness.Item, frames int) ([][]float64, error) {
+		set := referenceSet(frames)
+		scores, err := features.ReadVLM(ctx, items, features.VLMOptions{
+			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
+			Reader: v.VLM, ReaderName: v.VLMName, Size: v.VLMSize, Decode: v.Decode, Seed: a.opt.Seed,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+			}
+			return nil, fmt.Errorf("reference model: %w", err)
+		}
+		out := make([][]float64, len(items))
+		for i, s := range scores {
+			out[i] = s[set.Name]
+		}
+		return out, nil
+	}
+	s32, err := read(a.items, ReferenceFrames)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref, src, probe := planReference(a.items, s32, a.videoSeconds(), "vlm_reader:"+v.VLMName)
+	if len(probe) > 0 {
+		var idx []int
+		var sub []*harness.Item
+		for i, it := range a.items {
+			if probe[it.Benchmark] {
+				idx = append(idx, i)
+				sub = append(sub, it)
+			}
+		}
+		s128, err := read(sub, ProbeFrames)
+		if err != nil {
+			return nil, nil, err
+		}
+		all := make([][]float64, len(a.items))
+		for k, i := range idx {
+			all[i] = s128[k]
+		}
+		applyProbe(a.items, all, probe, ref, src)
+	}
+	a.stage("reference", t0)
+	return ref, src, nil
+}
+
+// videoSeconds returns each item's video duration in seconds: the item's
+// duration field, else its decoded video's, else NaN.
+func (a *audit) videoSeconds() []float64 {
+	out := make([]float64, len(a.items))
+	for i, it := range a.items {
+		switch {
+		case it.Duration != nil:
+			out[i] = *it.Duration
+		case a.decodedSeconds != nil && a.decodedSeconds[i] > 0:
+			out[i] = a.decodedSeconds[i]
+		default:
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// planReference reads the reference answers off vlm_reader's 32-frame
+// letter scores (one per item, nil where it gave none: the item is then
+// left unanswered) and, per benchmark, fills its ReferenceSource and
+// decides whether the 128-frame probe replaces them: on a long-video
+// benchmark (mean of seconds, NaN left out, at least LongVideoSeconds)
+// where s* - c <= ReferenceDelta. probe holds those benchmarks.
+func planReference(items []*harness.Item, s32 [][]float64, seconds []float64, model string) (ref map[string]int, src map[string]*metrics.ReferenceSource, probe map[string]bool) {
+	ref = map[string]int{}
+	type tally struct {
+		ok, n, chance, items, sec float64
+		secN                      int
+	}
+	per := map[string]*tally{}
+	var names []string
+	for i, it := range items {
+		t := per[it.Benchmark]
+		if t == nil {
+			t = &tally{}
+			per[it.Benchmark] = t
+			names = append(names, it.Benchmark)
+		}
+		t.items++
+		t.chance += 1 / float64(len(it.Options))
+		if !math.IsNaN(seconds[i]) {
+			t.sec += seconds[i]
+			t.secN++
+		}
+		if s := s32[i]; len(s) == len(it.Options) {
+			p := argmax(s)
+			ref[it.Key()] = p
+			t.n++
+			if p == it.Answer {
+				t.ok++
+			}
+		}
+	}
+	slices.Sort(names)
+	src = map[string]*metrics.ReferenceSource{}
+	probe = map[string]bool{}
+	for _, b := range names {
+		t := per[b]
+		rs := &metrics.ReferenceSource{Model: model, Frames: ReferenceFrames, N32: int(t.n)}
+		chance := t.chance / t.items
+		if t.secN > 0 {
+			rs.MeanVideoSeconds = roundTo(t.sec / float64(t.secN))
+			rs.LongVideo = t.sec/float64(t.secN) >= LongVideoSeconds
+		}
+		if t.n == 0 {
+			rs.Note = fmt.Sprintf("vlm_reader answered none of the items at %d frames", ReferenceFrames)
+			src[b] = rs
+			continue
+		}
+		acc := t.ok / t.n
+		rs.Accuracy32 = roundTo(acc)
+		switch {
+		case rs.LongVideo && acc-chance <= ReferenceDelta:
+			probe[b] = true
+			rs.Note = fmt.Sprintf("long-video benchmark (videos average %.0f s, at least %d s) whose %d-frame reference (%.4f) stays within %.2f of chance (%.4f): the %d-frame probe supplies s*",
+				*rs.MeanVideoSeconds, LongVideoSeconds, ReferenceFrames, acc, ReferenceDelta, chance, ProbeFrames)
+		case rs.LongVideo:
+			rs.Note = fmt.Sprintf("long-video benchmark whose %d-frame reference is more than %.2f above chance: the full protocol supplies s*", ReferenceFrames, ReferenceDelta)
+		default:
+			rs.Note = fmt.Sprintf("the full protocol (%d uniform frames, every option) supplies s*", ReferenceFrames)
+		}
+		src[b] = rs
+	}
+	return ref, src, probe
+}
+
+// applyProbe replaces the reference answers of the probed benchmarks'
+// items by the 128-frame ones (s128, nil where the probe gave none: the
+// item is then unanswered).
+func applyProbe(items []*harness.Item, s128 [][]float64, probe map[string]bool, ref map[string]int, src map[string]*metrics.ReferenceSource) {
+	for i, it := range items {
+		if !probe[it.Benchmark] {
+			continue
+		}
+		delete(ref, it.Key())
+		if s := s128[i]; len(s) == len(it.Options) {
+			ref[it.Key()] = argmax(s)
+		}
+	}
+	for b := range probe {
+		src[b].Frames, src[b].Probe = ProbeFrames, true
+	}
+}
+
+// argmax is the first index of the largest score.
+func argmax(s []float64) int {
+	best := 0
+	for j := range s {
+		if s[j] > s[best] {
+			best = j
+		}
+	}
+	return best
+}
+
+// roundTo rounds x to 4 decimals, as the cards do.
+func roundTo(x float64) *float64 {
+	r := math.Round(x*1e4) / 1e4
+	return &r
+}
