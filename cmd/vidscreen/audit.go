@@ -84,8 +84,13 @@ outside ROOT (.., an absolute path elsewhere, a symbolic link leaving it), corru
 past --video-timeout fails only its items: the frame and order attackers abstain on
 them and each card counts them by reason under failures. With an lm_reader role the
 options-only, blind and (with a captioner) captions readers run too, scored on the
-option letters. Each card's effective_size is the Vendi score of the frames x question
-kernel on 200-item draws. DIR/stages.json records the
+option letters. Every model reader (lm_reader's and vlm_reader's) also answers on 8
+seeded permutations of each item's options: the card's permutation gives the accuracy
+range and the share of changed choices. With a vlm_reader the order level also reports, as diagnostics counted
+for no level, the model's accuracy on each half of the clip and on the 32-frame grid
+shifted by a third and two thirds of its step, with their retention of the in-order
+accuracy (order_diagnostics). Each card's effective_size is the Vendi score of the frames
+x question kernel on 200-item draws. DIR/stages.json records the
 measured rate of each stage of the last process (decode videos/s and frames/s,
 inference frames/s, attack items/s).
 

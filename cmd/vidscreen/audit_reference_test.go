@@ -84,10 +84,12 @@ func TestAuditReferenceModel(t *testing.T) {
 			if s == nil || !strings.HasPrefix(s.Model, "vlm_reader:") || s.Accuracy32 == nil || s.Mean == nil || s.Long != tt.long || s.Note == "" {
 				t.Fatalf("reference_source %+v: want the vlm_reader, its 32-frame accuracy and long_video %v", s, tt.long)
 			}
-			// The 10 items whose video decodes get scores; the 8 others
-			// (corrupt, missing, outside the root) are unanswered.
-			if s.N32 != 10 || c.RefN != 10 {
-				t.Errorf("reference answered %d (32 frames) and %d items, want 10", s.N32, c.RefN)
+			// Only the 10 items whose video decodes can get scores (the 8
+			// others: corrupt, missing, outside the root), and only those
+			// whose prompt fits the small model's 120 tokens with at least
+			// one frame.
+			if s.N32 < 1 || s.N32 > 10 || (!s.Probe && c.RefN != s.N32) {
+				t.Errorf("reference answered %d items at 32 frames and %d in all, want from 1 to 10", s.N32, c.RefN)
 			}
 			wantProbe := tt.long && *s.Accuracy32-c.Chance <= runs.ReferenceDelta
 			if s.Probe != wantProbe || (s.Frames == runs.ProbeFrames) != wantProbe {

@@ -125,6 +125,14 @@ func TestAuditVideoLevels(t *testing.T) {
 				Max          float64   `json:"accuracy_max"`
 				Changed      float64   `json:"changed_share"`
 			} `json:"permutation"`
+			Diagnostics *struct {
+				Frames     int `json:"frames"`
+				N          int `json:"n"`
+				Conditions []struct {
+					Name string `json:"name"`
+					N    int    `json:"n"`
+				} `json:"conditions"`
+			} `json:"order_diagnostics"`
 		} `json:"cards"`
 	}
 	b, _ := os.ReadFile(filepath.Join(dirs[0], runs.CardsJSON))
@@ -153,14 +161,21 @@ func TestAuditVideoLevels(t *testing.T) {
 	if e := c.Effective; e == nil || e.N != 10 || e.Mean < 1 || e.Mean > 10 {
 		t.Errorf("effective size %+v: want one draw of the 10 items with features", e)
 	}
-	// The option-permutation audit of each lm_reader reader: the original
-	// and 8 permutations, their range and the share of changed choices.
-	for _, r := range []string{"options-reader", "blind-reader", "captions-reader"} {
+	// The option-permutation audit of each model reader (lm_reader and
+	// vlm_reader): the original and 8 permutations, their range and the
+	// share of changed choices.
+	for _, r := range []string{"options-reader", "blind-reader", "captions-reader", "centre-frame-reader", "shuffled-frames-reader", "contiguous-tenth-reader"} {
 		p := c.Permutation[r]
 		if p == nil || p.Permutations != 8 || p.N != 18 || len(p.Accuracies) != 9 ||
 			p.Min != slices.Min(p.Accuracies) || p.Max != slices.Max(p.Accuracies) || p.Changed < 0 || p.Changed > 1 {
 			t.Errorf("permutation audit of %s: %+v", r, p)
 		}
+	}
+	// The halves and shifted grids of vlm_reader, on the items whose video
+	// decoded (and whose prompt fits the small model).
+	if d := c.Diagnostics; d == nil || d.Frames != 32 || d.N > 10 || len(d.Conditions) != 4 ||
+		d.Conditions[0].Name != "half1" || d.Conditions[1].Name != "half2" || d.Conditions[2].Name != "off1" || d.Conditions[3].Name != "off2" {
+		t.Errorf("order diagnostics %+v: want half1, half2, off1, off2 at 32 frames", d)
 	}
 	names := map[string]float64{}
 	for _, a := range c.Attackers {
@@ -240,9 +255,28 @@ func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("uninterrupted run: %v\n%s", err, out)
 	}
 	cut := filepath.Join(tmp, "cut")
+	// cached counts the videos whose features and VLM scores are both
+	// stored (each cache entry names its video's path).
 	cached := func() int {
-		m, _ := filepath.Glob(filepath.Join(cut, runs.CacheDir, "video-*.json"))
-		return len(m)
+		paths := func(glob string) map[string]bool {
+			out := map[string]bool{}
+			m, _ := filepath.Glob(filepath.Join(cut, runs.CacheDir, glob))
+			for _, f := range m {
+				var e struct{ Path string }
+				if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &e) == nil {
+					out[e.Path] = true
+				}
+			}
+			return out
+		}
+		vlm := paths("vlm-*.json")
+		n := 0
+		for p := range paths("video-*.json") {
+			if vlm[p] {
+				n++
+			}
+		}
+		return n
 	}
 	recorded := func() bool {
 		st, err := os.Stat(filepath.Join(cut, runs.RecordsFile))

@@ -141,8 +141,9 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 		if v.VLMName, err = roleName(models.RoleVLMReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"); err != nil {
 			return fail(err)
 		}
-		// Its frames are decoded for its own input side (the image_text
-		// one when it has no preprocessor_config.json).
+		// Its input side (the image_text one when it has no
+		// preprocessor_config.json) joins the decode size: the one decode
+		// pass takes frames at the larger of the two (run.Options).
 		v.VLMSize = decode.Size{Short: short}
 		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {
 			v.VLMSize = decode.Size{Short: inputSide(cfg)}

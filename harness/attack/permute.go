@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -18,14 +19,59 @@ type optionsPrompter interface{ promptsOptions() }
 func (*optionsReader) promptsOptions()  {}
 func (*blindReader) promptsOptions()    {}
 func (*captionsReader) promptsOptions() {}
+func (*centreReader) promptsOptions()   {}
+func (*shuffledReader) promptsOptions() {}
+func (*tenthReader) promptsOptions()    {}
 
 // PermutesOptions reports whether a is a model reader whose prompt lists the
 // options, so the option-permutation audit can run it on permuted options.
-// The VLM readers are not among them: their letter scores are made, with
-// the original order, in the feature stage.
+// The VLM readers are among them: the feature stage scores their prompts
+// on every permutation too (VLMSet and PermutedSet), and the audit hands
+// them those scores with the permuted stream.
 func PermutesOptions(a Attacker) bool {
 	_, ok := a.(optionsPrompter)
 	return ok
+}
+
+// A vlmSetReader reads vlm_reader's scores of one frame set.
+type vlmSetReader interface{ vlmSet() string }
+
+func (*centreReader) vlmSet() string   { return VLMCentre }
+func (*shuffledReader) vlmSet() string { return VLMShuffled }
+func (*tenthReader) vlmSet() string    { return VLMTenth }
+
+// VLMSet returns the key of Visual.VLM that VLM reader a reads, or "" for
+// any other attacker.
+func VLMSet(a Attacker) string {
+	if r, ok := a.(vlmSetReader); ok {
+		return r.vlmSet()
+	}
+	return ""
+}
+
+// PermutedSet is the key of Visual.VLM holding the scores of set's prompts
+// with the options in permutation k (OptionPermutation), in that order; k
+// = 0 is set itself.
+func PermutedSet(set string, k int) string {
+	if k == 0 {
+		return set
+	}
+	return fmt.Sprintf("%s#p%d", set, k)
+}
+
+// OptionPermutation is the k-th seeded permutation of it's options (k = 0:
+// the identity): option j of the permuted item is option perm[j] of the
+// original. It is drawn from seed, the item's key and k alone.
+func OptionPermutation(seed uint64, it *harness.Item, k int) []int {
+	n := len(it.Options)
+	if k == 0 {
+		perm := make([]int, n)
+		for j := range perm {
+			perm[j] = j
+		}
+		return perm
+	}
+	return rand.New(rand.NewPCG(keyHash(seed, it.Key()), uint64(k))).Perm(n)
 }
 
 // PermuteOptions returns a copy of s whose items list their options in the
@@ -38,13 +84,7 @@ func PermuteOptions(s *Stream, seed uint64, k int) (*Stream, [][]int) {
 	from := make([][]int, len(s.Items))
 	for p, it := range s.Items {
 		n := len(it.Options)
-		perm := make([]int, n)
-		for j := range perm {
-			perm[j] = j
-		}
-		if k > 0 {
-			perm = rand.New(rand.NewPCG(keyHash(seed, it.Key()), uint64(k))).Perm(n)
-		}
+		perm := OptionPermutation(seed, it, k)
 		c := *it
 		c.Options = make([]string, n)
 		for j, o := range perm {

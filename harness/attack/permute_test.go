@@ -60,13 +60,16 @@ func TestPermuteOptions(t *testing.T) {
 // option its prompt's first line names. The blind prompt starts with the
 // question, which names "b": under every permutation the blind reader picks
 // the letter now showing "b", so the chosen text never changes. Only the
-// readers that build their prompt from the options are permuted.
+// readers that build their prompt from the options are permuted, the VLM
+// readers included.
 func TestPermutationFollowsTheReadersPrompt(t *testing.T) {
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "is it b", Options: []string{"a", "b", "c", "d"}, Answer: 1}
 	cfg := readerConfig(&fakeReader{})
+	cfg.Roles = append(cfg.Roles, attack.RoleVLMReader)
 	var blind attack.Attacker
 	for _, a := range attack.Attackers(cfg) {
-		want := a.Name() == "options-reader" || a.Name() == "blind-reader" || a.Name() == "captions-reader"
+		want := a.Name() == "options-reader" || a.Name() == "blind-reader" || a.Name() == "captions-reader" ||
+			attack.VLMSet(a) != ""
 		if attack.PermutesOptions(a) != want {
 			t.Errorf("PermutesOptions(%s) = %v, want %v", a.Name(), !want, want)
 		}

@@ -175,3 +175,45 @@ func BenchmarkReadVLM(b *testing.B) {
 	b.ReportMetric(float64(done)/s, "items/s")
 	b.ReportMetric(float64(prompts)/s, "prompts/s")
 }
+
+// BenchmarkExtractWithVLM runs the one pass of an audit with VLM readers:
+// each video decoded once for the image tower's sets and the three VLM
+// sets, the frames embedded and the prompts scored, nothing cached. It
+// reports videos/s and VLM items/s (compare BenchmarkExtract and
+// BenchmarkReadVLM, the two halves alone).
+func BenchmarkExtractWithVLM(b *testing.B) {
+	openTiny(b)
+	m, err := models.LoadManifest(tiny.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	vlm, err := tiny.rt.OpenVLMReader(m, models.CPU)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vlm.Close()
+	root := benchRoot(b)
+	items := benchItems(b, root)
+	centre, shuffled, tenth := VLMSets(UniformFrames)
+	ctx := context.Background()
+	var videos, scored int
+	start := time.Now()
+	for b.Loop() {
+		opt := testOptions(root, b.TempDir(), 2)
+		opt.Sets, opt.Captioner = benchSets, nil
+		opt.VLMSets, opt.VLM, opt.VLMName, opt.Seed = []VLMSet{centre, shuffled, tenth}, vlm, "tiny-vlm", 1
+		res, err := Extract(ctx, items, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		videos += res.Stats.Opened
+		for _, it := range res.Items {
+			if it.VLM != nil {
+				scored++
+			}
+		}
+	}
+	s := time.Since(start).Seconds()
+	b.ReportMetric(float64(videos)/s, "videos/s")
+	b.ReportMetric(float64(scored)/s, "items/s")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,6 +64,21 @@ type Options struct {
 	// encoders must not split a run of that size themselves
 	// (models.ImageText.MaxBatch at least as large).
 	MaxBatch int
+	// VLMSets are the frame sets vlm_reader reads of each item's clip. Their
+	// frames are taken in the same decode pass as the image tower's (one
+	// open and one decode per video), and each video's items are scored as
+	// soon as it is decoded. VLM is the reader (needed with VLMSets) and
+	// VLMName identifies its weights for the cache key. Seed is the run's
+	// seed, from which each item's seed is drawn (the seeded tenth, the
+	// shuffle).
+	VLMSets []VLMSet
+	VLM     VLMScorer
+	VLMName string
+	Seed    uint64
+	// Permute gives the k-th permutation of an item's options for the VLM
+	// sets that ask for permutations (attack.OptionPermutation with the
+	// run's seed); its draws must depend on the item and k alone.
+	Permute func(it *harness.Item, k int) []int
 	// Progress, if set, is told of the work: ("planned", n) once, when the
 	// plan holds n videos, then ("videos", n) when n videos
 	// are finished (cached, computed or failed), ("frames", n) when n frames
@@ -93,17 +109,26 @@ type Item struct {
 	// Err holds the cause.
 	Failure string
 	Err     error
-	// Video indexes Result.Videos (-1 on failure); Rows maps each Set's name
-	// to the rows of that video's Embeddings (and Captions) the item's clip
-	// takes, in time order.
+	// Video indexes Result.Videos (-1 on failure or when no Set was asked);
+	// Rows maps each Set's name to the rows of that video's Embeddings (and
+	// Captions) the item's clip takes, in time order.
 	Video int
 	Rows  map[string][]int
+	// VLM holds vlm_reader's letter log-probabilities under each VLMSet,
+	// by set name; a set is absent when the item's prompt did not fit the
+	// model even with one frame (nil on failure).
+	VLM map[string][]float64
+	// Duration is how long the item's video lasts (0 on failure).
+	Duration time.Duration
 }
 
 // Stats count the work of one Extract call.
 type Stats struct {
 	Videos, Cached, Computed, Failed int
-	FramesDecoded                    int // frames returned by the decoders
+	// Opened is the number of videos handed to the decoders: each is
+	// opened and decoded once, for every frame set and VLM set at once.
+	Opened        int
+	FramesDecoded int // frames returned by the decoders
 	FramesEmbedded                   int
 	Captions                         int
 	// Busy is the time each stage spent working, summed over its
@@ -130,16 +155,20 @@ const (
 )
 
 // Extract computes (or reads from the cache) the features of every item's
-// video. It returns an error only when the run itself cannot go on (a
-// cancelled ctx, a model or cache failure); a bad video is recorded in its
-// items' Failure.
+// video: the image tower's embeddings (and captions) of opt.Sets and
+// vlm_reader's scores of opt.VLMSets, from one decode pass per video. It
+// returns an error only when the run itself cannot go on (a cancelled ctx,
+// a model or cache failure); a bad video is recorded in its items' Failure.
 func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, error) {
 	start := time.Now()
-	if len(opt.Image) == 0 {
+	if len(opt.Sets) > 0 && len(opt.Image) == 0 {
 		return nil, errors.New("features: no image encoder")
 	}
-	if opt.Prep == nil {
+	if len(opt.Sets) > 0 && opt.Prep == nil {
 		return nil, errors.New("features: no image preprocessor")
+	}
+	if len(opt.VLMSets) > 0 && opt.VLM == nil {
+		return nil, errors.New("features: no vlm_reader")
 	}
 	res := &Result{Items: make([]Item, len(items))}
 	st := &res.Stats
@@ -151,13 +180,6 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 	}
 
 	// Plan: resolve and group by file, in order of first use.
-	type planned struct {
-		video *Video
-		plan  *planSampler
-		items []int
-		err   error
-		fail  string
-	}
 	var vids []*planned
 	byPath := map[string]*planned{}
 	reqs := map[*planned][]request{}
@@ -178,16 +200,24 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 		for _, s := range opt.Sets {
 			reqs[p] = append(reqs[p], request{clip: clipOf(it), set: s})
 		}
+		for _, s := range opt.VLMSets {
+			p.vplan = append(p.vplan, seededRequest{clip: clipOf(it), sampler: s.Sampler, seed: itemSeed(opt.Seed, it)})
+		}
 	}
 	for _, p := range vids {
-		p.plan = newPlan(reqs[p])
+		if len(opt.Sets) > 0 {
+			p.plan = newPlan(reqs[p])
+		}
 	}
 	st.Videos = len(vids)
 	progress("planned", len(vids))
 	c := cache{dir: opt.CacheDir}
-	dim := opt.Image[0].Dim()
+	dim := 0
+	if len(opt.Image) > 0 {
+		dim = opt.Image[0].Dim()
+	}
 
-	// Hash and look up the cache, a few files at a time.
+	// Hash and look up the caches, a few files at a time.
 	t0 := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
@@ -201,14 +231,31 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 				p.err, p.fail = err, FailureMissing
 				return nil
 			}
-			p.video.Key = videoKey(h, p.plan, &opt)
-			v, err := c.load(p.video.Key, dim)
-			if err != nil {
-				return err
+			if p.plan != nil {
+				p.video.Key = videoKey(h, p.plan, &opt)
+				v, err := c.load(p.video.Key, dim)
+				if err != nil {
+					return err
+				}
+				if v != nil {
+					v.Path = p.video.Path
+					p.video = v
+				}
+				p.needFeat = v == nil
 			}
-			if v != nil {
-				v.Path = p.video.Path
-				p.video = v
+			if len(opt.VLMSets) > 0 {
+				p.vkey = vlmKey(h, items, p.items, opt.VLMName, opt.Size, opt.VLMSets, opt.Seed)
+				e, err := loadVLM(opt.CacheDir, p.vkey, len(p.items))
+				if err != nil {
+					return err
+				}
+				if e != nil {
+					p.vlm, p.duration = e.Items, time.Duration(e.DurationNS)
+				}
+				p.needVLM = e == nil
+			}
+			if p.plan != nil && !p.needFeat {
+				p.duration = p.video.Info.Duration
 			}
 			return nil
 		})
@@ -223,7 +270,7 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 		case p.fail != "":
 			st.Failed++
 			progress("videos", 1)
-		case p.video.Cached:
+		case !p.needFeat && !p.needVLM:
 			st.Cached++
 			progress("videos", 1)
 		default:
@@ -232,20 +279,7 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 	}
 
 	if len(todo) > 0 {
-		jobs := make([]job, len(todo))
-		for k, p := range todo {
-			jobs[k] = job{video: p.video, plan: p.plan}
-		}
-		var mu sync.Mutex
-		if err := pipeline(ctx, jobs, &opt, c, st, progress, func(k int, v *Video, fail string, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				todo[k].err, todo[k].fail = err, fail
-				return
-			}
-			todo[k].video = v
-		}); err != nil {
+		if err := pipeline(ctx, todo, items, &opt, c, st, progress); err != nil {
 			return nil, err
 		}
 		for _, p := range todo {
@@ -263,6 +297,15 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 			for _, i := range p.items {
 				res.Items[i].Failure, res.Items[i].Err = p.fail, p.err
 			}
+			continue
+		}
+		for k, i := range p.items {
+			res.Items[i].Duration = p.duration
+			if p.vlm != nil {
+				res.Items[i].VLM = p.vlm[k]
+			}
+		}
+		if p.plan == nil {
 			continue
 		}
 		vi := len(res.Videos)
@@ -293,6 +336,64 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 	return res, nil
 }
 
+// planned is one video of an Extract call: what its items ask of it, what
+// the caches hold, and what it got.
+type planned struct {
+	video *Video
+	plan  *planSampler // the image tower's frame sets; nil without Sets
+	vplan seededPlan   // the VLM sets of every item, in item order
+	items []int
+	// needFeat and needVLM say what the caches lacked; vkey is the VLM
+	// cache key.
+	needFeat, needVLM bool
+	vkey              string
+	// vlm holds the scores of each of items (in that order); duration is
+	// how long the video lasts.
+	vlm      []map[string][]float64
+	duration time.Duration
+	err      error
+	fail     string
+}
+
+// decodePlan is what one video's decoder takes: the union of the frame
+// times of what the caches lacked, the image tower's and the VLM's, so that
+// the video is opened and decoded once.
+type decodePlan struct {
+	feat *planSampler // nil when the features are cached
+	vlm  seededPlan   // nil when the VLM scores are cached
+}
+
+func (d decodePlan) Times(in decode.Info, clip decode.Clip, seed uint64) ([]time.Duration, error) {
+	var all []time.Duration
+	if d.feat != nil {
+		ts, err := d.feat.Times(in, clip, seed)
+		if err != nil {
+			return nil, err
+		}
+		all = ts
+	}
+	if d.vlm != nil {
+		ts, err := d.vlm.Times(in, clip, seed)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all), nil
+}
+
+func (d decodePlan) String() string {
+	var parts []string
+	if d.feat != nil {
+		parts = append(parts, d.feat.String())
+	}
+	if d.vlm != nil {
+		parts = append(parts, d.vlm.String())
+	}
+	return strings.Join(parts, "+")
+}
+
 // pathFailure names why ResolveVideo refused a path.
 func pathFailure(err error) string {
 	if errors.Is(err, harness.ErrOutsideRoot) {
@@ -314,17 +415,20 @@ func decodeFailure(err error) string {
 
 // work is one video moving through the stages.
 type work struct {
-	k      int // index into the jobs given to pipeline
+	k      int // index into the videos given to pipeline
 	video  *Video
 	plan   *planSampler
 	frames []imageprep.Frame // copies of the decoded frames
 	pixels []float32         // preprocessed, one FrameLen per frame
 }
 
-// A job is one video to compute.
-type job struct {
-	video *Video
-	plan  *planSampler
+// vlmWork is one decoded video on its way to vlm_reader: every frame the
+// decoder took, by time.
+type vlmWork struct {
+	k      int
+	info   decode.Info
+	row    map[time.Duration]int
+	frames []imageprep.Frame
 }
 
 // busy adds up the working time of a stage's goroutines.
@@ -339,11 +443,13 @@ func (b *busy) add(stage string, since time.Time) {
 	b.mu.Unlock()
 }
 
-// pipeline decodes, preprocesses, embeds, captions and stores the videos of
-// jobs, calling done once for each (from the store goroutine) with its
-// features or its failure. Each stage hands the next a bounded queue, so a
+// pipeline decodes each video of vids once, at the union of the frame times
+// of what the caches lacked, then preprocesses, embeds, captions and stores
+// its frame sets' frames and, on a branch of its own, scores its items'
+// VLM sets with vlm_reader, filling each video's fields (its features, its
+// scores, or its failure). Each stage hands the next a bounded queue, so a
 // slow stage holds back the ones before it instead of letting work pile up.
-func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats, progress func(string, int), done func(k int, v *Video, fail string, err error)) error {
+func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *Options, c cache, st *Stats, progress func(string, int)) error {
 	g, ctx := errgroup.WithContext(ctx)
 	workers := opt.PrepWorkers
 	if workers <= 0 {
@@ -356,8 +462,9 @@ func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats,
 	bz := &busy{m: st.Busy}
 	var counts sync.Mutex
 	prepQ := make(chan *work, workers)
-	inferQ := make(chan *work, 2*len(opt.Image))
+	inferQ := make(chan *work, 2*max(1, len(opt.Image)))
 	storeQ := make(chan *work, 2)
+	vlmQ := make(chan *vlmWork, 2)
 	send := func(q chan<- *work, w *work) error {
 		select {
 		case q <- w:
@@ -366,40 +473,134 @@ func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats,
 			return ctx.Err()
 		}
 	}
+	// A video is finished when each branch it needed is; pending counts
+	// the branches left.
+	var mu sync.Mutex
+	pending := make([]int, len(vids))
+	for k, p := range vids {
+		pending[k] = b2i(p.needFeat) + b2i(p.needVLM)
+	}
+	finish := func(k int) {
+		mu.Lock()
+		pending[k]--
+		last := pending[k] == 0
+		mu.Unlock()
+		if last {
+			progress("videos", 1)
+		}
+	}
+	// failed records a video's failure; its other branch, if any, still
+	// finishes but the failure stays.
+	failed := func(k int, fail string, err error) {
+		mu.Lock()
+		if vids[k].fail == "" {
+			vids[k].err, vids[k].fail = err, fail
+		}
+		mu.Unlock()
+		finish(k)
+	}
 
 	// decode: decode.Pool hands results over in job order; the frames are
 	// copied out, since the pool reuses their buffers.
-	failed := func(k int, err error) {
-		done(k, nil, decodeFailure(err), err)
-		progress("videos", 1)
-	}
 	g.Go(func() error {
 		defer close(prepQ)
+		defer close(vlmQ)
 		pool := opt.Decode
-		djobs := make([]decode.Job, len(jobs))
-		for k, j := range jobs {
-			djobs[k] = decode.Job{Path: j.video.Path, Sampler: j.plan, Size: opt.Size}
+		djobs := make([]decode.Job, len(vids))
+		for k, p := range vids {
+			dp := decodePlan{}
+			if p.needFeat {
+				dp.feat = p.plan
+			}
+			if p.needVLM {
+				dp.vlm = p.vplan
+			}
+			djobs[k] = decode.Job{Path: p.video.Path, Sampler: dp, Size: opt.Size}
 		}
+		counts.Lock()
+		st.Opened += len(djobs)
+		counts.Unlock()
 		t0 := time.Now()
 		err := pool.Run(ctx, djobs, func(r *decode.Result) error {
 			bz.add("decode", t0)
 			defer func() { t0 = time.Now() }()
+			p := vids[r.Index]
 			if r.Err != nil {
-				failed(r.Index, r.Err)
+				fail := decodeFailure(r.Err)
+				if p.needFeat {
+					failed(r.Index, fail, r.Err)
+				}
+				if p.needVLM {
+					failed(r.Index, fail, r.Err)
+				}
 				return nil
 			}
-			w := &work{k: r.Index, plan: jobs[r.Index].plan, video: &Video{Path: r.Job.Path, Key: jobs[r.Index].video.Key, Info: r.Info, Times: slices.Clone(r.Times)}}
-			for _, f := range r.Frames {
-				w.frames = append(w.frames, imageprep.Frame{Pix: slices.Clone(f.RGB), Width: f.Width, Height: f.Height, Stride: 3 * f.Width})
+			mu.Lock()
+			p.duration = r.Info.Duration
+			mu.Unlock()
+			row := make(map[time.Duration]int, len(r.Times))
+			frames := make([]imageprep.Frame, len(r.Frames))
+			for j, f := range r.Frames {
+				row[r.Times[j]] = j
+				frames[j] = imageprep.Frame{Pix: slices.Clone(f.RGB), Width: f.Width, Height: f.Height, Stride: 3 * f.Width}
 			}
 			counts.Lock()
-			st.FramesDecoded += len(w.frames)
+			st.FramesDecoded += len(frames)
 			counts.Unlock()
-			progress("frames", len(w.frames))
+			progress("frames", len(frames))
+			if p.needVLM {
+				select {
+				case vlmQ <- &vlmWork{k: r.Index, info: r.Info, row: row, frames: frames}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			if !p.needFeat {
+				return nil
+			}
+			// The image tower's rows are the frames of its own plan only.
+			ts, err := p.plan.Times(r.Info, decode.Clip{}, 0)
+			if err != nil {
+				failed(r.Index, string(decode.KindCorrupt), err)
+				return nil
+			}
+			w := &work{k: r.Index, plan: p.plan, video: &Video{Path: p.video.Path, Key: p.video.Key, Info: r.Info, Times: ts}}
+			for _, t := range ts {
+				j, ok := row[t]
+				if !ok {
+					return fmt.Errorf("features: frame at %v of the plan of %s was not decoded", t, p.video.Path)
+				}
+				w.frames = append(w.frames, frames[j])
+			}
 			return send(prepQ, w)
 		})
 		return err
 	})
+
+	// vlm: each decoded video's items, every VLM set, to vlm_reader; the
+	// scores are stored as soon as the video's items are scored.
+	if len(opt.VLMSets) > 0 {
+		g.Go(func() error {
+			for w := range vlmQ {
+				t0 := time.Now()
+				p := vids[w.k]
+				got, err := scoreVLM(ctx, items, p.items, opt, w.info, w.row, w.frames)
+				if err != nil {
+					return err
+				}
+				if err := storeVLM(opt.CacheDir, p.vkey, p.video.Path, got, w.info.Duration); err != nil {
+					return err
+				}
+				mu.Lock()
+				p.vlm = got
+				mu.Unlock()
+				bz.add("vlm", t0)
+				progress("vlm", len(p.items))
+				finish(w.k)
+			}
+			return nil
+		})
+	}
 
 	// prep: frames to pixel tensors.
 	var prepWG sync.WaitGroup
@@ -429,8 +630,11 @@ func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats,
 
 	// infer: one goroutine per device; a run takes the frames of as many
 	// waiting videos as fit in maxBatch (at least one whole video).
-	h, wd := opt.Prep.OutputSize()
-	frameLen := opt.Prep.FrameLen()
+	var h, wd, frameLen int
+	if opt.Prep != nil {
+		h, wd = opt.Prep.OutputSize()
+		frameLen = opt.Prep.FrameLen()
+	}
 	var inferWG sync.WaitGroup
 	for d, enc := range opt.Image {
 		inferWG.Add(1)
@@ -489,8 +693,7 @@ func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats,
 					// instead, and is not cached.
 					var nf *kernels.NonFiniteError
 					if err := kernels.CheckFinite(m); errors.As(err, &nf) {
-						done(b.k, nil, FailureNonFinite, fmt.Errorf("image tower gave a non-finite embedding for %s at %v: %w", b.video.Path, b.video.Times[nf.Row], err))
-						progress("videos", 1)
+						failed(b.k, FailureNonFinite, fmt.Errorf("image tower gave a non-finite embedding for %s at %v: %w", b.video.Path, b.video.Times[nf.Row], err))
 						continue
 					} else if err != nil {
 						return err
@@ -556,13 +759,22 @@ func pipeline(ctx context.Context, jobs []job, opt *Options, c cache, st *Stats,
 					return err
 				}
 				bz.add("store", t0)
-				done(w.k, w.video, "", nil)
-				progress("videos", 1)
+				mu.Lock()
+				vids[w.k].video = w.video
+				mu.Unlock()
+				finish(w.k)
 			}
 			return nil
 		})
 	}
 	return g.Wait()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // padSingle turns a batch of one image into two copies of it. ONNX Runtime

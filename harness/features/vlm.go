@@ -30,6 +30,20 @@ type VLMSet struct {
 	Name    string
 	Sampler decode.Sampler
 	Shuffle bool
+	// Permutations, when positive, also scores the item's prompt with its
+	// options in each permutation k = 1..Permutations that Options.Permute
+	// gives, under the name PermutedName(Name, k), in that permuted order
+	// (the option-permutation audit of the VLM readers).
+	Permutations int
+}
+
+// PermutedName is the name the scores of set name's prompts with the
+// options in permutation k are kept under (attack.PermutedSet).
+func PermutedName(name string, k int) string {
+	if k == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s#p%d", name, k)
 }
 
 // VLMSets returns the frame sets of the three VLM readers (Video-Index 3.5
@@ -43,11 +57,31 @@ func VLMSets(n int) (centre, shuffled, tenth VLMSet) {
 	return centre, shuffled, tenth
 }
 
-func (s VLMSet) String() string {
-	if s.Shuffle {
-		return s.Name + "=" + s.Sampler.String() + "+shuffle"
+// DiagnosticSets returns the frame sets of the temporal diagnostics
+// (Video-Index's half1, half2, off1, off2; 001, Table 17) with n frames,
+// and the base they are compared with: n uniform frames of the clip in
+// time order. half:H takes n uniform frames inside half H of the clip;
+// offset:K takes one frame K/3 of the way into each of n equal segments
+// (decode.ParseSampler).
+func DiagnosticSets(n int) (base VLMSet, conds []VLMSet) {
+	base = VLMSet{Name: fmt.Sprintf("vlm-uniform-%d", n), Sampler: mustSampler(fmt.Sprintf("uniform:%d", n))}
+	for _, c := range []struct{ name, spec string }{
+		{"half1", "half:1,n:%d"}, {"half2", "half:2,n:%d"}, {"off1", "offset:1,n:%d"}, {"off2", "offset:2,n:%d"},
+	} {
+		conds = append(conds, VLMSet{Name: "vlm-" + c.name, Sampler: mustSampler(fmt.Sprintf(c.spec, n))})
 	}
-	return s.Name + "=" + s.Sampler.String()
+	return base, conds
+}
+
+func (s VLMSet) String() string {
+	out := s.Name + "=" + s.Sampler.String()
+	if s.Shuffle {
+		out += "+shuffle"
+	}
+	if s.Permutations > 0 {
+		out += fmt.Sprintf("+permutations:%d", s.Permutations)
+	}
+	return out
 }
 
 // A VLMScorer is the vlm_reader role on one device (models.VLMReader):
@@ -80,17 +114,22 @@ type VLMOptions struct {
 }
 
 // vlmCacheFormat changes whenever what a VLM cache entry holds changes
-// meaning (the prompt's wording included).
-const vlmCacheFormat = 1
+// meaning (the prompt's wording included). Format 2 records the video's
+// duration.
+const vlmCacheFormat = 2
 
 // ReadVLM returns, per item, vlm_reader's letter log-probabilities under
-// each of opt.Sets, keyed by set name. The scores of each video's items are
-// stored in opt.CacheDir under a key of the video's bytes, the model, the
-// preprocessing, the decode size, the sets and the items' texts and seeds,
-// so that a second or resumed run decodes nothing already scored. An item
-// whose video is bad, or whose prompt does not fit the model even with one
+// each of opt.Sets, keyed by set name: Extract with VLM sets only, so each
+// video is decoded once for all its items' sets and its scores are stored
+// in opt.CacheDir under a key of the video's bytes, the model, the
+// preprocessing, the decode size, the sets and the items' texts and seeds;
+// a second or resumed run decodes nothing already scored. An item whose
+// video is bad, or whose prompt does not fit the model even with one
 // frame, has no scores for that set (its readers then guess); only a
-// cancelled ctx or a failing model or cache is an error.
+// cancelled ctx or a failing model or cache is an error. The audit reads
+// the VLM sets it knows of from the start through Extract with the image
+// tower's sets, in the same pass; ReadVLM serves what it decides later
+// (the 128-frame reference probe).
 //
 // Every item's prompt is scored on its own (frames and text), so its
 // scores do not depend on the other items of the run.
@@ -98,150 +137,105 @@ func ReadVLM(ctx context.Context, items []*harness.Item, opt VLMOptions) ([]map[
 	if opt.Reader == nil {
 		return nil, errors.New("features: no vlm_reader")
 	}
-	out := make([]map[string][]float64, len(items))
-	type video struct {
-		path  string
-		key   string
-		items []int
-	}
-	var vids []*video
-	byPath := map[string]*video{}
-	for i, it := range items {
-		path, err := harness.ResolveVideo(opt.Root, it)
-		if err != nil {
-			continue // Extract records why
-		}
-		v, ok := byPath[path]
-		if !ok {
-			v = &video{path: path}
-			byPath[path] = v
-			vids = append(vids, v)
-		}
-		v.items = append(v.items, i)
-	}
-	progress := func(n int) {
-		if opt.Progress != nil && n > 0 {
-			opt.Progress("vlm-videos", n)
-		}
-	}
-	var todo []*video
-	for _, v := range vids {
-		h, err := hashVideo(v.path)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			progress(1)
-			continue
-		}
-		v.key = vlmKey(h, items, v.items, &opt)
-		got, err := loadVLM(opt.CacheDir, v.key, len(v.items))
-		if err != nil {
-			return nil, err
-		}
-		if got == nil {
-			todo = append(todo, v)
-			continue
-		}
-		for k, i := range v.items {
-			out[i] = got[k]
-		}
-		progress(1)
-	}
-	if len(todo) == 0 {
-		return out, nil
-	}
-
-	jobs := make([]decode.Job, len(todo))
-	for k, v := range todo {
-		var reqs []seededRequest
-		for _, i := range v.items {
-			for _, s := range opt.Sets {
-				reqs = append(reqs, seededRequest{clip: clipOf(items[i]), sampler: s.Sampler, seed: itemSeed(opt.Seed, items[i])})
+	var progress func(string, int)
+	if opt.Progress != nil {
+		progress = func(what string, n int) {
+			if what == "videos" {
+				opt.Progress("vlm-videos", n)
 			}
 		}
-		jobs[k] = decode.Job{Path: v.path, Sampler: seededPlan(reqs), Size: opt.Size}
 	}
-	pool := opt.Decode
-	err := pool.Run(ctx, jobs, func(r *decode.Result) error {
-		v := todo[r.Index]
-		if r.Err != nil {
-			progress(1) // Extract records the failure of the video's items
-			return nil
-		}
-		row := make(map[time.Duration]int, len(r.Times))
-		for k, t := range r.Times {
-			row[t] = k
-		}
-		frames := make([]imageprep.Frame, len(r.Frames))
-		for k, f := range r.Frames {
-			frames[k] = imageprep.Frame{Pix: slices.Clone(f.RGB), Width: f.Width, Height: f.Height, Stride: 3 * f.Width}
-		}
-		got := make([]map[string][]float64, len(v.items))
-		var prompts []models.VLMPrompt
-		type slot struct{ item, set int }
-		var slots []slot
-		for k, i := range v.items {
-			it := items[i]
-			seed := itemSeed(opt.Seed, it)
-			for si, s := range opt.Sets {
-				ts, err := s.Sampler.Times(r.Info, clipOf(it), seed)
-				if err != nil {
-					return fmt.Errorf("features: %s: frame set %s: %w", it.Source, s.Name, err)
-				}
-				order := make([]imageprep.Frame, len(ts))
-				for j, t := range ts {
-					rw, ok := row[t]
-					if !ok {
-						return fmt.Errorf("features: %s: frame at %v of set %s is not in the plan of %s", it.Source, t, s.Name, v.path)
-					}
-					order[j] = frames[rw]
-				}
-				if s.Shuffle {
-					perm := decode.Shuffle(len(order), seed)
-					shuffled := make([]imageprep.Frame, len(order))
-					for j, p := range perm {
-						shuffled[j] = order[p]
-					}
-					order = shuffled
-				}
-				p, ok, err := fitPrompt(ctx, opt.Reader, it, order)
-				if err != nil {
-					return fmt.Errorf("features: vlm_reader: %s: %w", it.Source, err)
-				}
-				if ok {
-					prompts = append(prompts, p)
-					slots = append(slots, slot{k, si})
-				}
-			}
-		}
-		for lo := 0; lo < len(prompts); lo += vlmChunk {
-			hi := min(lo+vlmChunk, len(prompts))
-			scores, err := opt.Reader.Score(ctx, prompts[lo:hi])
-			if err != nil {
-				return fmt.Errorf("features: vlm_reader: %s: %w", v.path, err)
-			}
-			for j, sc := range scores {
-				sl := slots[lo+j]
-				if got[sl.item] == nil {
-					got[sl.item] = map[string][]float64{}
-				}
-				got[sl.item][opt.Sets[sl.set].Name] = sc
-			}
-		}
-		if err := storeVLM(opt.CacheDir, v.key, got); err != nil {
-			return err
-		}
-		for k, i := range v.items {
-			out[i] = got[k]
-		}
-		progress(1)
-		return nil
-	})
+	res, err := Extract(ctx, items, Options{Root: opt.Root, CacheDir: opt.CacheDir, VLMSets: opt.Sets, VLM: opt.Reader, VLMName: opt.ReaderName,
+		Size: opt.Size, Decode: opt.Decode, Seed: opt.Seed, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
+	out := make([]map[string][]float64, len(items))
+	for i, it := range res.Items {
+		out[i] = it.VLM
+	}
 	return out, nil
+}
+
+// scoreVLM scores the items idx of one decoded video under every VLM set:
+// row maps each decoded time to its frame. It returns their scores in the
+// order of idx.
+func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Options, info decode.Info, row map[time.Duration]int, frames []imageprep.Frame) ([]map[string][]float64, error) {
+	got := make([]map[string][]float64, len(idx))
+	var prompts []models.VLMPrompt
+	type slot struct{ item, set, perm int }
+	var slots []slot
+	for k, i := range idx {
+		it := items[i]
+		seed := itemSeed(opt.Seed, it)
+		for si, s := range opt.VLMSets {
+			ts, err := s.Sampler.Times(info, clipOf(it), seed)
+			if err != nil {
+				return nil, fmt.Errorf("features: %s: frame set %s: %w", it.Source, s.Name, err)
+			}
+			order := make([]imageprep.Frame, len(ts))
+			for j, t := range ts {
+				rw, ok := row[t]
+				if !ok {
+					return nil, fmt.Errorf("features: %s: frame at %v of set %s is not in the plan of its video", it.Source, t, s.Name)
+				}
+				order[j] = frames[rw]
+			}
+			if s.Shuffle {
+				perm := decode.Shuffle(len(order), seed)
+				shuffled := make([]imageprep.Frame, len(order))
+				for j, p := range perm {
+					shuffled[j] = order[p]
+				}
+				order = shuffled
+			}
+			for pk := 0; pk <= s.Permutations; pk++ {
+				pit := it
+				if pk > 0 {
+					if opt.Permute == nil {
+						return nil, fmt.Errorf("features: frame set %s asks for option permutations and no Permute was given", s.Name)
+					}
+					pit = permuted(it, opt.Permute(it, pk))
+				}
+				p, ok, err := fitPrompt(ctx, opt.VLM, pit, order)
+				if err != nil {
+					return nil, fmt.Errorf("features: vlm_reader: %s: %w", it.Source, err)
+				}
+				if ok {
+					prompts = append(prompts, p)
+					slots = append(slots, slot{k, si, pk})
+				}
+			}
+		}
+	}
+	for lo := 0; lo < len(prompts); lo += vlmChunk {
+		hi := min(lo+vlmChunk, len(prompts))
+		scores, err := opt.VLM.Score(ctx, prompts[lo:hi])
+		if err != nil {
+			return nil, fmt.Errorf("features: vlm_reader: %w", err)
+		}
+		for j, sc := range scores {
+			sl := slots[lo+j]
+			if got[sl.item] == nil {
+				got[sl.item] = map[string][]float64{}
+			}
+			got[sl.item][PermutedName(opt.VLMSets[sl.set].Name, sl.perm)] = sc
+		}
+	}
+	return got, nil
+}
+
+// permuted returns a copy of it whose option j is its option perm[j].
+func permuted(it *harness.Item, perm []int) *harness.Item {
+	c := *it
+	c.Options = make([]string, len(perm))
+	for j, o := range perm {
+		c.Options[j] = it.Options[o]
+		if o == it.Answer {
+			c.Answer = j
+		}
+	}
+	return &c
 }
 
 // vlmChunk is how many prompts go to vlm_reader per call, so that a
@@ -338,7 +332,7 @@ func (p seededPlan) String() string {
 }
 
 // vlmKey is the content key of one video's VLM scores.
-func vlmKey(videoHash string, items []*harness.Item, idx []int, opt *VLMOptions) string {
+func vlmKey(videoHash string, items []*harness.Item, idx []int, readerName string, size decode.Size, sets []VLMSet, seed uint64) string {
 	h := sha256.New()
 	var n [8]byte
 	write := func(s string) {
@@ -348,33 +342,35 @@ func vlmKey(videoHash string, items []*harness.Item, idx []int, opt *VLMOptions)
 	}
 	write(fmt.Sprintf("vidscreen-vlm/%d", vlmCacheFormat))
 	write(videoHash)
-	write(opt.ReaderName)
+	write(readerName)
 	write(imageprep.Version)
-	write(opt.Size.String())
-	for _, s := range opt.Sets {
+	write(size.String())
+	for _, s := range sets {
 		write(s.String())
 	}
 	for _, i := range idx {
 		it := items[i]
 		c := clipOf(it)
-		write(fmt.Sprintf("%d-%d#%d", c.Start, c.End, itemSeed(opt.Seed, it)))
+		write(fmt.Sprintf("%d-%d#%d", c.Start, c.End, itemSeed(seed, it)))
 		write(vlmPrompt(it, 0))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // vlmEntry is one video's cache file: per item of the video (in the order
-// of the key), its scores by set name.
+// of the key), its scores by set name, and how long the video lasts.
 type vlmEntry struct {
-	Format int                    `json:"format"`
-	Items  []map[string][]float64 `json:"items"`
+	Format     int                    `json:"format"`
+	Path       string                 `json:"path"` // where the video was when scored; not part of the key
+	DurationNS int64                  `json:"duration_ns"`
+	Items      []map[string][]float64 `json:"items"`
 }
 
 func vlmPath(dir, key string) string { return filepath.Join(dir, "vlm-"+key+".json") }
 
-// loadVLM returns the cached scores of a key, or nil when there are none.
+// loadVLM returns the cached entry of a key, or nil when there is none.
 // JSON writes each float64 so that it reads back to the same bits.
-func loadVLM(dir, key string, n int) ([]map[string][]float64, error) {
+func loadVLM(dir, key string, n int) (*vlmEntry, error) {
 	b, err := os.ReadFile(vlmPath(dir, key))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -386,14 +382,14 @@ func loadVLM(dir, key string, n int) ([]map[string][]float64, error) {
 	if err := json.Unmarshal(b, &e); err != nil || e.Format != vlmCacheFormat || len(e.Items) != n {
 		return nil, nil // a torn or foreign entry is recomputed
 	}
-	return e.Items, nil
+	return &e, nil
 }
 
-func storeVLM(dir, key string, items []map[string][]float64) error {
+func storeVLM(dir, key, path string, items []map[string][]float64, duration time.Duration) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("vlm cache: %w", err)
 	}
 	return writeAtomic(vlmPath(dir, key), func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(vlmEntry{Format: vlmCacheFormat, Items: items})
+		return json.NewEncoder(w).Encode(vlmEntry{Format: vlmCacheFormat, Path: path, DurationNS: int64(duration), Items: items})
 	})
 }

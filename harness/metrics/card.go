@@ -136,6 +136,10 @@ type Card struct {
 	// the option-permutation audit (see Permutation); absent when the run
 	// had none.
 	Permutation map[string]*Permutation `json:"permutation,omitempty"`
+	// OrderDiagnostics holds vlm_reader's halves and shifted grids (see
+	// OrderDiagnostics); absent unless the order level ran with a
+	// vlm_reader. They count for no level.
+	OrderDiagnostics *OrderDiagnostics `json:"order_diagnostics,omitempty"`
 	// Models holds each evaluated model's accuracy and residual (see
 	// WithModels); absent when no predictions were given.
 	Models []ModelResult `json:"models,omitempty"`

@@ -288,15 +288,15 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	if needs := needsOf(attack.Attackers(acfg)); needs != 0 {
 		v := opt.Video
-		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: v.Size.String(), Frames: opt.frames()}
+		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: opt.decodeSize(needs).String(), Frames: opt.frames()}
 		if needs.Has(attack.NeedCaptions) {
 			cfg.Videos.Captioner = v.CaptionerName
 		}
 		for _, s := range frameSets(needs, opt.frames()) {
 			cfg.Videos.Sets = append(cfg.Videos.Sets, s.Name+"="+s.Sampler.String())
 		}
-		if sets := vlmSets(needs, opt.frames()); len(sets) > 0 {
-			cfg.Videos.VLMReader, cfg.Videos.VLMSize = v.VLMName, v.VLMSize.String()
+		if sets := opt.allVLMSets(needs); len(sets) > 0 {
+			cfg.Videos.VLMReader = v.VLMName
 			for _, s := range sets {
 				cfg.Videos.VLMSets = append(cfg.Videos.VLMSets, s.String())
 			}
@@ -304,7 +304,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	if opt.ReferenceModel {
 		cfg.ReferenceModel = &ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,
-			LongVideoSeconds: LongVideoSeconds, Delta: ReferenceDelta, DecodeSize: opt.Video.VLMSize.String()}
+			LongVideoSeconds: LongVideoSeconds, Delta: ReferenceDelta, DecodeSize: opt.decodeSize(needsOf(attack.Attackers(acfg))).String()}
 	}
 	cfg.Attack.Threads = 0 // not part of the result
 	// The inputs are fingerprinted by the bytes read above: a pipe or FIFO
@@ -445,6 +445,12 @@ type audit struct {
 	// reference computed by --reference-model.
 	decodedSeconds []float64
 	refSource      map[string]*metrics.ReferenceSource
+	// refScores are vlm_reader's letter scores of each item on the full
+	// protocol (nil without --reference-model, or where it gave none).
+	refScores [][]float64
+	// diagnostics are each benchmark's halves and shifted grids (nil
+	// unless the order level's VLM readers ran).
+	diagnostics map[string]*metrics.OrderDiagnostics
 }
 
 // A unit is one attacker on one variant: the work of one Attack call, whose
@@ -957,6 +963,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	for k := range cards {
 		cards[k].Permutation = perms[cards[k].Benchmark]
 		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
+		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
 	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
 	if err != nil {

@@ -2,8 +2,12 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
@@ -14,8 +18,9 @@ import (
 // prompt lists the options answers every item on its original options and
 // on attack.OptionPermutations seeded permutations of them, and each
 // benchmark gets, per reader, the accuracy of each order, their range and
-// the share of items whose chosen option text changes. The readers are
-// deterministic, so a resumed run recomputes the same figures.
+// the share of items whose chosen option text changes. Each reader's
+// choices under each order are stored as they are made, so a resumed run
+// reads them (permutationChoices).
 func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metrics.Permutation, error) {
 	out := map[string]map[string]*metrics.Permutation{}
 	for _, at := range a.attackers {
@@ -30,22 +35,14 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 		chosen := make([][]string, k+1) // per order, per item: the chosen option's text
 		right := make([][]bool, k+1)
 		for o := 0; o <= k; o++ {
-			s, from := attack.PermuteOptions(base, a.opt.Seed, o)
-			preds, err := at.Attack(ctx, s)
+			orig, err := a.permutationChoices(ctx, at, base, o)
 			if err != nil {
-				return nil, fmt.Errorf("option permutation %d of %s: %w", o, at.Name(), err)
-			}
-			if len(preds) != len(a.items) {
-				return nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(a.items))
+				return nil, err
 			}
 			chosen[o], right[o] = make([]string, len(a.items)), make([]bool, len(a.items))
-			for i, pr := range preds {
+			for i, c := range orig {
 				it := a.items[i]
-				if pr.Choice < 0 || pr.Choice >= len(it.Options) {
-					return nil, fmt.Errorf("option permutation %d of %s: item %s: choice %d out of range", o, at.Name(), it.Source, pr.Choice)
-				}
-				orig := from[i][pr.Choice]
-				chosen[o][i], right[o][i] = it.Options[orig], orig == it.Answer
+				chosen[o][i], right[o][i] = it.Options[c], c == it.Answer
 			}
 		}
 		for bench, idx := range byBenchmark(a.items) {
@@ -78,6 +75,68 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 		}
 	}
 	return out, nil
+}
+
+// permutationChoices returns, per item, the original index of the option
+// attacker at chooses when the items list their options in permutation o.
+// They are stored in the run's cache as they are computed, so a resumed run
+// reads them instead of asking the model again (the readers are
+// deterministic, so the figures are the same either way).
+func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base *attack.Stream, o int) ([]int, error) {
+	keys := make([]string, len(a.items))
+	for i, it := range a.items {
+		keys[i] = it.Key()
+	}
+	path := filepath.Join(a.opt.Out, CacheDir, fmt.Sprintf("perm-%s-%d-%s.json", at.Name(), o, textKey(fmt.Sprintf("%s/%d/%d", at.Name(), a.opt.Seed, o), nil, keys)))
+	var stored []int
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &stored) == nil && len(stored) == len(a.items) && validChoices(a.items, stored) {
+		return stored, nil
+	}
+	s, from := attack.PermuteOptions(base, a.opt.Seed, o)
+	if set := attack.VLMSet(at); set != "" && o > 0 {
+		// A VLM reader reads the scores the feature stage made of its
+		// prompts with the options in this permutation.
+		s.Visual = make([]*attack.Visual, len(base.Visual))
+		for i, v := range base.Visual {
+			c := *v
+			c.VLM = map[string][]float64{}
+			if sc, ok := v.VLM[attack.PermutedSet(set, o)]; ok {
+				c.VLM[set] = sc
+			}
+			s.Visual[i] = &c
+		}
+	}
+	preds, err := at.Attack(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("option permutation %d of %s: %w", o, at.Name(), err)
+	}
+	if len(preds) != len(a.items) {
+		return nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(a.items))
+	}
+	out := make([]int, len(a.items))
+	for i, pr := range preds {
+		it := a.items[i]
+		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
+			return nil, fmt.Errorf("option permutation %d of %s: item %s: choice %d out of range", o, at.Name(), it.Source, pr.Choice)
+		}
+		out[i] = from[i][pr.Choice]
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	err = writeFileAtomic(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
+	return out, err
+}
+
+// validChoices reports whether every stored choice names an option of its
+// item (a damaged file is computed again).
+func validChoices(items []*harness.Item, choices []int) bool {
+	for i, c := range choices {
+		if c < 0 || c >= len(items[i].Options) {
+			return false
+		}
+	}
+	return true
 }
 
 // byBenchmark lists the indices of each benchmark's items.

@@ -44,14 +44,16 @@ type ReferenceModelConfig struct {
 }
 
 // referenceSet is the frame set of the reference: the clip's uniform
-// frames in time order, with every option in the prompt.
+// frames in time order, with every option in the prompt (the base of the
+// order diagnostics, so a run with both scores it once).
 func referenceSet(frames int) features.VLMSet {
-	u, _ := features.UniformSets(frames)
-	return features.VLMSet{Name: fmt.Sprintf("reference-%d", frames), Sampler: u.Sampler}
+	base, _ := features.DiagnosticSets(frames)
+	return base
 }
 
 // referenceStage computes s* with vlm_reader (--reference-model): the
-// answers of the full protocol for every item, then, on each long-video
+// answers of the full protocol for every item (scored by the feature
+// stage, in its one decode pass), then, on each long-video
 // benchmark whose 32-frame accuracy stays within ReferenceDelta of chance,
 // the answers of the 128-frame probe for that benchmark's items instead. It
 // returns the answers by item key and, per benchmark, what the card says of
@@ -63,7 +65,7 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 		set := referenceSet(frames)
 		scores, err := features.ReadVLM(ctx, items, features.VLMOptions{
 			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
-			Reader: v.VLM, ReaderName: v.VLMName, Size: v.VLMSize, Decode: v.Decode, Seed: a.opt.Seed,
+			Reader: v.VLM, ReaderName: v.VLMName, Size: a.opt.decodeSize(needsOf(a.attackers)), Decode: v.Decode, Seed: a.opt.Seed,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -77,11 +79,15 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 		}
 		return out, nil
 	}
-	s32, err := read(a.items, ReferenceFrames)
-	if err != nil {
-		return nil, nil, err
+	// The full protocol's scores came with the feature stage's one pass.
+	s32 := a.refScores
+	if s32 == nil {
+		s32 = make([][]float64, len(a.items))
 	}
 	ref, src, probe := planReference(a.items, s32, a.videoSeconds(), "vlm_reader:"+v.VLMName)
+	// The probe is decided by the full protocol's accuracy, so it cannot
+	// join the first pass: its benchmarks' videos are decoded again, at 128
+	// frames, and only where it runs.
 	if len(probe) > 0 {
 		var idx []int
 		var sub []*harness.Item

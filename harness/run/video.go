@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/progress"
@@ -84,7 +84,6 @@ type VideoConfig struct {
 	Frames    int      `json:"frames"`
 	Sets      []string `json:"frame_sets"`
 	VLMReader string   `json:"vlm_reader,omitempty"`
-	VLMSize   string   `json:"vlm_decode_size,omitempty"`
 	VLMSets   []string `json:"vlm_frame_sets,omitempty"`
 }
 
@@ -96,9 +95,12 @@ func (o *Options) frames() int {
 	return features.UniformFrames
 }
 
-// vlmSets returns the frame sets the VLM readers need, in a fixed order.
+// vlmSets returns the frame sets the VLM readers need, in a fixed order,
+// each scored on the original options and on attack.OptionPermutations
+// permutations of them (the option-permutation audit of every model reader).
 func vlmSets(needs attack.Needs, frames int) []features.VLMSet {
 	centre, shuffled, tenth := features.VLMSets(frames)
+	centre.Permutations, shuffled.Permutations, tenth.Permutations = attack.OptionPermutations, attack.OptionPermutations, attack.OptionPermutations
 	var sets []features.VLMSet
 	for _, s := range []struct {
 		n   attack.Needs
@@ -109,6 +111,33 @@ func vlmSets(needs attack.Needs, frames int) []features.VLMSet {
 		}
 	}
 	return sets
+}
+
+// allVLMSets returns the VLM sets of a run: those of its VLM readers, the
+// halves and shifted grids with their base when the order level's VLM
+// readers run, then the reference's full protocol with --reference-model.
+func (o *Options) allVLMSets(needs attack.Needs) []features.VLMSet {
+	sets := vlmSets(needs, o.frames())
+	if runsDiagnostics(needs) {
+		base, conds := features.DiagnosticSets(o.frames())
+		sets = append(append(sets, base), conds...)
+	}
+	if o.ReferenceModel {
+		sets = append(sets, referenceSet(ReferenceFrames))
+	}
+	return dedupeSets(sets)
+}
+
+// decodeSize is the size a run decodes frames at: with VLM sets, the
+// larger short side of the image tower's and vlm_reader's, since one pass
+// serves both and each model resizes down from it.
+func (o *Options) decodeSize(needs attack.Needs) decode.Size {
+	v := o.Video
+	size := v.Size
+	if len(o.allVLMSets(needs)) > 0 {
+		size.Short = max(size.Short, v.VLMSize.Short)
+	}
+	return size
 }
 
 // frameSets returns the frame sets the attackers need.
@@ -140,27 +169,34 @@ func needsOf(atts []attack.Attacker) attack.Needs {
 }
 
 // videoStage is the feature stage of an audit and the assembly of what the
-// frame attackers read: per item, its frames' embeddings (through
-// features.Extract and its cache) and its texts embedded by image_text and
-// text_embed (through the run's embedding cache). It fills a.visual and
-// a.failures; it does nothing when no attacker of the run reads frames.
+// frame attackers read: per item, its frames' embeddings and vlm_reader's
+// scores (through features.Extract and its caches: each video is decoded
+// once, for every frame set and VLM set, the reference's included) and its
+// texts embedded by image_text and text_embed (through the run's embedding
+// cache). It fills a.visual, a.failures, a.refScores and a.decodedSeconds;
+// it does nothing when no attacker of the run reads frames and no
+// reference model runs.
 func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	needs := needsOf(a.attackers)
-	if needs == 0 {
+	vsets := a.opt.allVLMSets(needs)
+	if needs == 0 && len(vsets) == 0 {
 		return nil
 	}
 	v := a.opt.Video
-	it := v.ImageText[0]
-	encs := make([]features.ImageEncoder, len(v.ImageText))
-	for d, m := range v.ImageText {
-		encs[d] = m
-	}
 	mtr := newFeatureMeter(a.opt.Progress)
 	fopt := features.Options{
 		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir),
-		Sets: frameSets(needs, a.opt.frames()), Image: encs, ImageName: v.ImageName, Prep: v.Prep,
-		Captioner: v.Captioner, CaptionerName: v.CaptionerName,
-		Size: v.Size, Decode: v.Decode, MaxBatch: v.MaxBatch,
+		Size: a.opt.decodeSize(needs), Decode: v.Decode, MaxBatch: v.MaxBatch,
+		VLMSets: vsets, VLM: v.VLM, VLMName: v.VLMName, Seed: a.opt.Seed,
+		Permute: func(it *harness.Item, k int) []int { return attack.OptionPermutation(a.opt.Seed, it, k) },
+	}
+	if needs != 0 {
+		encs := make([]features.ImageEncoder, len(v.ImageText))
+		for d, m := range v.ImageText {
+			encs[d] = m
+		}
+		fopt.Sets, fopt.Image, fopt.ImageName, fopt.Prep = frameSets(needs, a.opt.frames()), encs, v.ImageName, v.Prep
+		fopt.Captioner, fopt.CaptionerName = v.Captioner, v.CaptionerName
 	}
 	fopt.Progress = mtr.add
 	fr, err := features.Extract(ctx, a.items, fopt)
@@ -174,13 +210,31 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	a.features = &fr.Stats
 	st := fr.Stats
 	a.opt.Progress.Note("features done", "videos", st.Videos, "cached", st.Cached, "computed", st.Computed, "failed", st.Failed,
-		"frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "captions", st.Captions)
+		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "captions", st.Captions)
+	a.decodedSeconds = make([]float64, len(a.items))
+	a.refScores = make([][]float64, len(a.items))
+	for i, f := range fr.Items {
+		a.fail(i, f.Failure)
+		a.decodedSeconds[i] = f.Duration.Seconds()
+		a.refScores[i] = f.VLM[referenceSet(ReferenceFrames).Name]
+	}
+	if runsDiagnostics(needs) {
+		scores := make([]map[string][]float64, len(a.items))
+		for i, f := range fr.Items {
+			scores[i] = f.VLM
+		}
+		base, conds := features.DiagnosticSets(a.opt.frames())
+		a.diagnostics = orderDiagnostics(a.items, scores, base, conds, "vlm_reader:"+v.VLMName, a.opt.frames())
+	}
+	if needs == 0 {
+		return nil
+	}
+	it := v.ImageText[0]
 
 	n := len(a.items)
 	vis := make([]*attack.Visual, n)
 	for i, f := range fr.Items {
-		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias()}
-		a.fail(i, f.Failure)
+		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias(), VLM: f.VLM}
 	}
 
 	// Texts in the image_text space: questions, options, question+option.
@@ -262,7 +316,6 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		byItem(bad)
 	}
 	a.meanFrames = make([][]float32, n)
-	a.decodedSeconds = make([]float64, n)
 	off := 0
 	for i, item := range a.items {
 		k := len(item.Options)
@@ -283,7 +336,6 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			continue
 		}
 		vid := fr.Videos[f.Video]
-		a.decodedSeconds[i] = vid.Info.Duration.Seconds()
 		a.meanFrames[i] = meanRows(vid.Embeddings, f.Rows[features.UniformSet.Name])
 		if r := f.Rows[features.CentreSet.Name]; len(r) > 0 {
 			x.Centre = vid.Embeddings.Row(r[0])
@@ -315,23 +367,6 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			vis[i].Failure = f
 			a.meanFrames[i] = nil
 		}
-	}
-	if sets := vlmSets(needs, a.opt.frames()); len(sets) > 0 {
-		t0 := time.Now()
-		scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
-			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: sets,
-			Reader: v.VLM, ReaderName: v.VLMName, Size: v.VLMSize, Decode: v.Decode, Seed: a.opt.Seed,
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
-			}
-			return err
-		}
-		for i := range vis {
-			vis[i].VLM = scores[i]
-		}
-		a.stage("vlm", t0)
 	}
 	a.visual = vis
 	return nil
@@ -430,9 +465,10 @@ func permuteVisual(vis []*attack.Visual, order []int32) []*attack.Visual {
 	return out
 }
 
-// featureMeter shows the feature stage as four stages of the run's
+// featureMeter shows the feature stage as five stages of the run's
 // reporter: videos finished (of those planned), frames decoded, frames
-// embedded by the image tower and frames captioned, each with its rate.
+// embedded by the image tower, frames captioned and items scored by
+// vlm_reader, each with its rate.
 type featureMeter struct {
 	r *progress.Reporter
 
@@ -447,6 +483,7 @@ var featureStages = map[string][2]string{
 	"frames":    {"decode", "frames"},
 	"embedded":  {"inference", "frames"},
 	"captioned": {"caption", "frames"},
+	"vlm":       {"vlm", "items"},
 }
 
 func newFeatureMeter(r *progress.Reporter) *featureMeter {
@@ -476,7 +513,7 @@ func (m *featureMeter) add(what string, n int) {
 func (m *featureMeter) end(ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, what := range []string{"frames", "embedded", "captioned", "videos"} {
+	for _, what := range []string{"frames", "embedded", "captioned", "vlm", "videos"} {
 		if ok {
 			m.meters[what].Finish()
 		} else {
