@@ -34,6 +34,9 @@ type Device struct {
 	TotalMemory uint64 `json:"total_memory,omitempty"` // bytes; 0 for the CPU
 	FreeMemory  uint64 `json:"free_memory,omitempty"`  // bytes free when discovered; valid when FreeKnown
 	FreeKnown   bool   `json:"free_known"`             // the CUDA driver API alone cannot tell free memory without a context
+	// Emulated marks one of several worker sets on the CPU standing in for
+	// devices (--device cpu:N); its Index tells them apart.
+	Emulated bool `json:"emulated,omitempty"`
 }
 
 // CPUDevice is the device used when no GPU is asked for or none is there.
@@ -42,6 +45,9 @@ func CPUDevice() Device { return Device{Kind: CPU, Name: "cpu"} }
 // ID is the device as the --device flag names it: "cpu" or "cuda:N".
 func (d Device) ID() string {
 	if d.Kind == CPU {
+		if d.Emulated {
+			return fmt.Sprintf("cpu:%d", d.Index)
+		}
 		return "cpu"
 	}
 	return fmt.Sprintf("%s:%d", d.Kind, d.Index)
@@ -50,7 +56,7 @@ func (d Device) ID() string {
 // String describes the device for people: "cuda:0 NVIDIA H200, 139.8 GiB, 139.1 GiB free".
 func (d Device) String() string {
 	if d.Kind == CPU {
-		return "cpu"
+		return d.ID()
 	}
 	s := fmt.Sprintf("%s %s, %s", d.ID(), d.Name, formatBytes(d.TotalMemory))
 	if d.FreeKnown {

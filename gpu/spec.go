@@ -11,15 +11,34 @@ import (
 type Spec struct {
 	CUDA    bool  // false: the CPU
 	Indices []int // the ordinals asked for, in order; empty with CUDA means every GPU found
+	// CPUs, with CUDA false and above 1, asks for that many worker sets on
+	// the CPU, each standing in for one device ("cpu:4"): a machine without
+	// GPUs runs, and tests, the placement and the per-device outputs of a
+	// multi-GPU run.
+	CPUs int
 }
 
-// ParseSpec reads "cpu", "cuda" or "cuda:N[,M...]". Ordinals are
-// non-negative and may not repeat; spaces around them are ignored.
+// MaxCPUDevices bounds cpu:N: each emulated device holds its own copy of
+// the models.
+const MaxCPUDevices = 64
+
+// ParseSpec reads "cpu", "cpu:N" (N worker sets on the CPU, as if it were N
+// devices), "cuda" or "cuda:N[,M...]". Ordinals are non-negative and may
+// not repeat; spaces around them are ignored.
 func ParseSpec(s string) (Spec, error) {
 	v := strings.TrimSpace(s)
 	switch {
 	case v == "cpu":
 		return Spec{}, nil
+	case strings.HasPrefix(v, "cpu:"):
+		n, err := strconv.Atoi(strings.TrimSpace(v[len("cpu:"):]))
+		if err != nil || n < 1 || n > MaxCPUDevices {
+			return Spec{}, fmt.Errorf("device %q: want cpu:N with N from 1 to %d emulated devices", s, MaxCPUDevices)
+		}
+		if n == 1 {
+			return Spec{}, nil
+		}
+		return Spec{CPUs: n}, nil
 	case v == "cuda":
 		return Spec{CUDA: true}, nil
 	case strings.HasPrefix(v, "cuda:"):
@@ -43,12 +62,15 @@ func ParseSpec(s string) (Spec, error) {
 		}
 		return Spec{CUDA: true, Indices: idx}, nil
 	}
-	return Spec{}, fmt.Errorf("device %q: unknown device (want cpu, cuda or cuda:N[,M...])", s)
+	return Spec{}, fmt.Errorf("device %q: unknown device (want cpu, cpu:N, cuda or cuda:N[,M...])", s)
 }
 
 // String gives the spec back in the form ParseSpec reads.
 func (s Spec) String() string {
 	if !s.CUDA {
+		if s.CPUs > 1 {
+			return "cpu:" + strconv.Itoa(s.CPUs)
+		}
 		return "cpu"
 	}
 	if len(s.Indices) == 0 {
@@ -67,6 +89,12 @@ func (s Spec) String() string {
 // ordinal the machine does not have is an error listing what it has.
 func Select(spec Spec, inv Inventory) (devs []Device, note string, err error) {
 	if !spec.CUDA {
+		if spec.CPUs > 1 {
+			for i := range spec.CPUs {
+				devs = append(devs, Device{Kind: CPU, Index: i, Name: "cpu", Emulated: true})
+			}
+			return devs, "", nil
+		}
 		return []Device{CPUDevice()}, "", nil
 	}
 	if len(inv.Devices) == 0 {

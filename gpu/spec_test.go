@@ -14,6 +14,11 @@ func TestParseSpec(t *testing.T) {
 	}{
 		{in: "cpu", want: Spec{}},
 		{in: " cpu ", want: Spec{}},
+		{in: "cpu:1", want: Spec{}},
+		{in: "cpu:4", want: Spec{CPUs: 4}},
+		{in: "cpu:0", wantErr: "want cpu:N with N from 1"},
+		{in: "cpu:65", wantErr: "want cpu:N with N from 1"},
+		{in: "cpu:x", wantErr: "want cpu:N"},
 		{in: "cuda", want: Spec{CUDA: true}},
 		{in: "cuda:0", want: Spec{CUDA: true, Indices: []int{0}}},
 		{in: "cuda:3,1", want: Spec{CUDA: true, Indices: []int{3, 1}}},
@@ -100,5 +105,23 @@ func TestSelect(t *testing.T) {
 				t.Errorf("note = %q, want %q", note, tt.wantNote)
 			}
 		})
+	}
+}
+
+// TestSelectEmulatedCPUs: cpu:3 gives three CPU devices with their own ids,
+// which a pool takes as three worker sets.
+func TestSelectEmulatedCPUs(t *testing.T) {
+	devs, note, err := Select(Spec{CPUs: 3}, twoGPUs())
+	if err != nil || note != "" || len(devs) != 3 {
+		t.Fatalf("Select(cpu:3) = %v, %q, %v", devs, note, err)
+	}
+	for i, d := range devs {
+		if d.Kind != CPU || d.ID() != "cpu:"+string(rune('0'+i)) {
+			t.Errorf("device %d: %+v (%s)", i, d, d.ID())
+		}
+	}
+	p, err := NewPool(devs, PoolConfig{})
+	if err != nil || len(p.Devices()) != 3 {
+		t.Fatalf("NewPool over cpu:3: %v", err)
 	}
 }

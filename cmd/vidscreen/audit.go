@@ -127,7 +127,7 @@ usage or bad input (the error names the file, line and field).`,
 			fs.StringVar(&videoRoot, "video-root", "", "the same as --videos `ROOT`")
 			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder; with --videos, run its image_text and captioner models on the frames")
 			frames := fs.Int("frames", 32, "show the frame and order attackers `N` uniform frames of each clip (captions, the shuffled and the contiguous-tenth VLM readers, the mean frame of the effective size); Video-Index uses 32")
-			device := fs.String("device", "cpu", "run the --models models (and, with cuda, the video decoders' NVDEC) on `DEVICE`: cpu, cuda or cuda:N")
+			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (image_text and the captioner get one worker set and one memory budget per device, each video's frames placed on one of them in turn; the other roles and the NVDEC decoders use the first device), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why")
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")

@@ -103,6 +103,15 @@ func TestAuditVideoLevels(t *testing.T) {
 		dirs = append(dirs, out)
 	}
 	sameOutputs(t, dirs[0], dirs[1], "between --workers 1 and 3")
+	// Four emulated devices (four image towers and captioners under one
+	// pool) write the same bytes as one.
+	four := filepath.Join(tmp, "cpu4")
+	if code, _, stderr := runAudit("--items", items, "--out", four, "--videos", root, "--models", modelsDir, "--workers", "1", "--device", "cpu:4"); code != 0 {
+		t.Fatalf("--device cpu:4: exit %d\n%s", code, stderr)
+	} else if !strings.Contains(stderr, "frames_by_device") {
+		t.Errorf("the features log line lacks the frames per device:\n%s", stderr)
+	}
+	sameOutputs(t, dirs[0], four, "between --device cpu and cpu:4")
 
 	var doc struct {
 		Cards []struct {
@@ -224,6 +233,7 @@ func TestAuditVideoLevels(t *testing.T) {
 		{"frame level without --videos", []string{"--levels", "frame", "--models", modelsDir}},
 		{"--videos without a video level", []string{"--levels", "option", "--videos", root, "--models", modelsDir}},
 		{"--videos without --models and no levels", []string{"--videos", root}},
+		{"--device cpu:0", []string{"--videos", root, "--models", modelsDir, "--device", "cpu:0"}},
 	} {
 		t.Run(tt.name+" is bad usage", func(t *testing.T) {
 			code, _, stderr := runAudit(append([]string{"--items", items, "--out", filepath.Join(tmp, "bad")}, tt.args...)...)

@@ -9,10 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/decode"
-	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/gpu"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/models"
@@ -37,28 +38,30 @@ func (m *auditModels) Close() error {
 	return err
 }
 
-// openAuditModels opens the models of dir on one device: the text encoders
-// (text_embed, and dup_confirm when listed) and, when video is set, the
-// image_text and captioner roles. A role the manifest lacks is left out
+// openAuditModels opens the models of dir: the text encoders (text_embed,
+// and dup_confirm when listed), lm_reader and vlm_reader on the first
+// device of --device and, when video is set, image_text and the captioner
+// once on every device (one worker set each, under a gpu.Pool). A role the manifest lacks is left out
 // (its attackers are skipped, naming it); a malformed manifest, role or file
 // is bad input; a missing ONNX Runtime is a failure of the run.
 func openAuditModels(dir, device string, video bool, env *environment) (*auditModels, error) {
-	devs, err := models.ParseDevices(device)
+	gdevs, runtimeDevice, err := auditDevices(device, env)
 	if err != nil {
-		return nil, &usageError{"--device: " + err.Error()}
+		return nil, err
 	}
-	if len(devs) != 1 {
-		return nil, &usageError{fmt.Sprintf("--device %s: audit embeds on one device (and runs its video models there); name one (cpu, cuda or cuda:N)", device)}
+	devs := make([]models.Device, len(gdevs))
+	for d, g := range gdevs {
+		devs[d] = models.Device{CUDA: g.Kind == gpu.CUDA, ID: g.Index}
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: device, Log: env.stderr, Getenv: env.getenv})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: runtimeDevice, Log: env.stderr, Getenv: env.getenv})
 	if err != nil {
 		return nil, fmt.Errorf("--models: %w", err)
 	}
-	if err := checkAuditRoles(context.Background(), dir, device, m, video, env); err != nil {
+	if err := checkAuditRoles(context.Background(), dir, runtimeDevice, m, video, env); err != nil {
 		return nil, err
 	}
 	out := &auditModels{}
@@ -95,12 +98,20 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 	v := &runs.VideoModels{MaxBatch: 32}
 	short := 0
 	if has(models.RoleImageText) {
-		it, err := rt.OpenImageText(m, devs[0])
-		if err != nil {
+		// One image tower per device: the feature stage places each video's
+		// frames on one of them (features.Options.Image).
+		for _, dev := range devs {
+			it, err := rt.OpenImageText(m, dev)
+			if err != nil {
+				return fail(err)
+			}
+			out.closes = append(out.closes, it.Close)
+			it.MaxBatch = max(it.MaxBatch, v.MaxBatch) // the feature stage sizes the runs itself
+			v.ImageText = append(v.ImageText, it)
+		}
+		if v.Devices, err = gpu.NewPool(gdevs, gpu.PoolConfig{}); err != nil {
 			return fail(err)
 		}
-		out.closes = append(out.closes, it.Close)
-		it.MaxBatch = max(it.MaxBatch, v.MaxBatch) // the feature stage sizes the runs itself
 		folder, spec, _ := m.Folder(models.RoleImageText)
 		cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json"))
 		if err != nil {
@@ -112,15 +123,17 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 		if v.ImageName, err = roleName(models.RoleImageText, folder, spec, "text_model.onnx", "vision_model.onnx", "preprocessor_config.json"); err != nil {
 			return fail(err)
 		}
-		v.ImageText = []runs.ImageText{it}
 		short = max(short, inputSide(cfg))
 	}
 	if has(models.RoleCaptioner) {
-		c, err := rt.OpenCaptioner(m, devs[0])
-		if err != nil {
-			return fail(err)
+		for _, dev := range devs {
+			c, err := rt.OpenCaptioner(m, dev)
+			if err != nil {
+				return fail(err)
+			}
+			out.closes = append(out.closes, c.Close)
+			v.Captioner = append(v.Captioner, c)
 		}
-		out.closes = append(out.closes, c.Close)
 		folder, spec, _ := m.Folder(models.RoleCaptioner)
 		files := []string{"encoder_model.onnx", "decoder_model.onnx", "decoder_model_merged.onnx", "decoder_with_past_model.onnx", "preprocessor_config.json", "config.json"}
 		if v.CaptionerName, err = roleName(models.RoleCaptioner, folder, spec, files...); err != nil {
@@ -129,7 +142,6 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {
 			short = max(short, inputSide(cfg))
 		}
-		v.Captioner = []features.Captioner{c}
 	}
 	if spec, ok := m.Roles[models.RoleVLMReader]; ok && spec.Server == "" && len(v.ImageText) > 0 {
 		vlm, err := rt.OpenVLMReader(m, devs[0])
@@ -210,4 +222,33 @@ func roleName(role models.Role, folder string, spec models.RoleSpec, files ...st
 		fmt.Fprintf(&b, ":%s=sha256:%s", f, hex.EncodeToString(h.Sum(nil))[:16])
 	}
 	return b.String(), nil
+}
+
+// auditDevices reads --device: the devices of the run (gpu.Select; with
+// cuda on a machine without a usable GPU, the CPU, saying why once on
+// stderr) and the device value ONNX Runtime is opened with.
+func auditDevices(device string, env *environment) ([]gpu.Device, string, error) {
+	spec, err := gpu.ParseSpec(device)
+	if err != nil {
+		return nil, "", &usageError{"--device: " + err.Error()}
+	}
+	inv := gpu.Inventory{}
+	if spec.CUDA {
+		inv = gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})
+	}
+	devs, note, err := gpu.Select(spec, inv)
+	if err != nil {
+		return nil, "", &usageError{"--device: " + err.Error()}
+	}
+	if note != "" {
+		fmt.Fprintf(env.stderr, "vidscreen audit: %s\n", note)
+	}
+	if devs[0].Kind != gpu.CUDA {
+		return devs, "cpu", nil
+	}
+	ids := make([]string, len(devs))
+	for d, g := range devs {
+		ids[d] = strconv.Itoa(g.Index)
+	}
+	return devs, "cuda:" + strings.Join(ids, ","), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -216,4 +217,47 @@ func BenchmarkExtractWithVLM(b *testing.B) {
 	s := time.Since(start).Seconds()
 	b.ReportMetric(float64(videos)/s, "videos/s")
 	b.ReportMetric(float64(scored)/s, "items/s")
+}
+
+// BenchmarkExtractTwoDevices runs BenchmarkExtract's work on two emulated
+// CPU devices (--device cpu:2: two image towers under a gpu.Pool) and
+// reports frames/s, to compare with one device.
+func BenchmarkExtractTwoDevices(b *testing.B) {
+	openTiny(b)
+	root := benchRoot(b)
+	items := benchItems(b, root)
+	m, err := models.LoadManifest(tiny.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	devs, _, err := gpu.Select(gpu.Spec{CPUs: 2}, gpu.Inventory{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool, err := gpu.NewPool(devs, gpu.PoolConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var encs []ImageEncoder
+	for range devs {
+		it, err := tiny.rt.OpenImageText(m, models.CPU)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer it.Close()
+		encs = append(encs, it)
+	}
+	ctx := context.Background()
+	var frames int
+	start := time.Now()
+	for b.Loop() {
+		opt := testOptions(root, b.TempDir(), 2)
+		opt.Sets, opt.Captioner, opt.Image, opt.Devices = benchSets, nil, encs, pool
+		res, err := Extract(ctx, items, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames += res.Stats.FramesEmbedded
+	}
+	b.ReportMetric(float64(frames)/time.Since(start).Seconds(), "frames/s")
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
@@ -46,6 +47,15 @@ type Options struct {
 	// hash of the files) for the cache key.
 	Image     []ImageEncoder
 	ImageName string
+	// Devices, when set, is the pool of the devices Image runs on, in the
+	// same order: each inference run holds its device's memory budget for
+	// FrameMemory bytes per frame while it runs, so a device is never given
+	// more than it can hold. Nil places no budget.
+	Devices *gpu.Pool
+	// FrameMemory is the device memory one frame of an inference run
+	// claims (its input tensor and the model's activations for it); 0
+	// counts 16 times the input tensor's bytes.
+	FrameMemory uint64
 	// Prep turns frames into the image tower's input.
 	Prep *imageprep.Processor
 	// Captioner holds one captioner per device, needed when a Set asks for
@@ -127,10 +137,13 @@ type Stats struct {
 	Videos, Cached, Computed, Failed int
 	// Opened is the number of videos handed to the decoders: each is
 	// opened and decoded once, for every frame set and VLM set at once.
-	Opened        int
-	FramesDecoded int // frames returned by the decoders
-	FramesEmbedded                   int
-	Captions                         int
+	Opened         int
+	FramesDecoded  int // frames returned by the decoders
+	FramesEmbedded int
+	// FramesByDevice counts the frames each image tower (each device, in
+	// the order of Options.Image) embedded.
+	FramesByDevice []int
+	Captions       int
 	// Busy is the time each stage spent working, summed over its
 	// goroutines ("decode" counts the decoders' wall time as seen from the
 	// pool), and Wall the time of the whole call.
@@ -462,7 +475,14 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 	bz := &busy{m: st.Busy}
 	var counts sync.Mutex
 	prepQ := make(chan *work, workers)
-	inferQ := make(chan *work, 2*max(1, len(opt.Image)))
+	// One inference queue per device: video k goes to device k mod D, so
+	// the placement, and the frames each device embeds, depend on the plan
+	// alone, and with videos of like length every device stays busy.
+	inferQs := make([]chan *work, max(1, len(opt.Image)))
+	for d := range inferQs {
+		inferQs[d] = make(chan *work, 2)
+	}
+	st.FramesByDevice = make([]int, len(opt.Image))
 	storeQ := make(chan *work, 2)
 	vlmQ := make(chan *vlmWork, 2)
 	send := func(q chan<- *work, w *work) error {
@@ -615,7 +635,7 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 					return fmt.Errorf("features: preprocess %s: %w", w.video.Path, err)
 				}
 				bz.add("prep", t0)
-				if err := send(inferQ, w); err != nil {
+				if err := send(inferQs[w.k%len(inferQs)], w); err != nil {
 					return err
 				}
 			}
@@ -624,12 +644,16 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 	}
 	g.Go(func() error {
 		prepWG.Wait()
-		close(inferQ)
+		for _, q := range inferQs {
+			close(q)
+		}
 		return nil
 	})
 
-	// infer: one goroutine per device; a run takes the frames of as many
-	// waiting videos as fit in maxBatch (at least one whole video).
+	// infer: one goroutine per device, on its own queue; a run takes the
+	// frames of as many waiting videos as fit in maxBatch (at least one
+	// whole video), and holds the device's memory budget for the run's
+	// frames while it runs (opt.Devices).
 	var h, wd, frameLen int
 	if opt.Prep != nil {
 		h, wd = opt.Prep.OutputSize()
@@ -637,6 +661,7 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 	}
 	var inferWG sync.WaitGroup
 	for d, enc := range opt.Image {
+		inferQ := inferQs[d]
 		inferWG.Add(1)
 		g.Go(func() error {
 			defer inferWG.Done()
@@ -656,6 +681,18 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 						break gather
 					}
 				}
+				var lease *gpu.Lease
+				if opt.Devices != nil {
+					var err error
+					lease, err = opt.Devices.Acquire(ctx, gpu.Need{Memory: uint64(n) * opt.frameMemory(frameLen), Pinned: true, Slot: d})
+					if err != nil {
+						return fmt.Errorf("features: image tower on %s: a run of %d frames: %w", opt.Devices.Devices()[d].ID(), n, err)
+					}
+					if lease.Slot() != d {
+						lease.Release()
+						return fmt.Errorf("features: image tower on %s: a run of %d frames does not fit its memory budget", opt.Devices.Devices()[d].ID(), n)
+					}
+				}
 				t0 := time.Now()
 				pix := make([]float32, 0, n*frameLen)
 				for _, b := range batch {
@@ -666,6 +703,9 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 				for _, size := range runSizes(n, maxBatch) {
 					e, err := enc.EmbedImages(ctx, padSingle(models.ImageBatch{N: size, C: 3, H: h, W: wd, Data: pix[lo*frameLen : (lo+size)*frameLen]}))
 					if err != nil {
+						if lease != nil {
+							lease.Release()
+						}
 						return fmt.Errorf("features: image tower (device %d): %w", d, err)
 					}
 					if len(e) < size {
@@ -674,7 +714,13 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 					embs = append(embs, e[:size]...)
 					lo += size
 				}
+				if lease != nil {
+					lease.Release()
+				}
 				bz.add("infer", t0)
+				counts.Lock()
+				st.FramesByDevice[d] += n
+				counts.Unlock()
 				off := 0
 				for _, b := range batch {
 					m := kernels.NewMatrix(len(b.frames), enc.Dim())
@@ -768,6 +814,14 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 		})
 	}
 	return g.Wait()
+}
+
+// frameMemory is the device memory one frame of an inference run claims.
+func (o *Options) frameMemory(frameLen int) uint64 {
+	if o.FrameMemory > 0 {
+		return o.FrameMemory
+	}
+	return 16 * 4 * uint64(frameLen)
 }
 
 func b2i(b bool) int {

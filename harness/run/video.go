@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
@@ -39,6 +40,9 @@ type VideoModels struct {
 	// CaptionerName names its weights.
 	Captioner     []features.Captioner
 	CaptionerName string
+	// Devices is the pool of the devices ImageText (and Captioner) run on,
+	// one each, in the same order (nil: no memory budget).
+	Devices *gpu.Pool
 	// Size is the size frames are decoded at.
 	Size decode.Size
 	// Decode sizes the decoders; Decode.Options.Timeout is the per-video
@@ -196,6 +200,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			encs[d] = m
 		}
 		fopt.Sets, fopt.Image, fopt.ImageName, fopt.Prep = frameSets(needs, a.opt.frames()), encs, v.ImageName, v.Prep
+		fopt.Devices = v.Devices
 		fopt.Captioner, fopt.CaptionerName = v.Captioner, v.CaptionerName
 	}
 	fopt.Progress = mtr.add
@@ -210,7 +215,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	a.features = &fr.Stats
 	st := fr.Stats
 	a.opt.Progress.Note("features done", "videos", st.Videos, "cached", st.Cached, "computed", st.Computed, "failed", st.Failed,
-		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "captions", st.Captions)
+		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "frames_by_device", fmt.Sprint(st.FramesByDevice), "captions", st.Captions)
 	a.decodedSeconds = make([]float64, len(a.items))
 	a.refScores = make([][]float64, len(a.items))
 	for i, f := range fr.Items {
