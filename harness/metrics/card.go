@@ -67,7 +67,7 @@ type Card struct {
 	// ReferenceSource says which model answers s* is read from when the
 	// run computed them (--reference-model); absent otherwise.
 	ReferenceSource *ReferenceSource `json:"reference_source,omitempty"`
-	Levels            Levels   `json:"levels"`
+	Levels          Levels           `json:"levels"`
 	// Attackers lists every attacker that ran, in the order of
 	// attack.Attackers.
 	Attackers []AttackerResult `json:"attackers"`

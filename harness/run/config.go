@@ -51,12 +51,12 @@ type Config struct {
 	LMReader string `json:"lm_reader,omitempty"`
 	// Videos names how the video features were made; absent when no frame
 	// or order attacker ran.
-	Videos     *VideoConfig  `json:"videos,omitempty"`
+	Videos *VideoConfig `json:"videos,omitempty"`
 	// ReferenceModel says how --reference-model computed s*; absent
 	// without it.
 	ReferenceModel *ReferenceModelConfig `json:"reference_model,omitempty"`
-	Attack     attack.Config `json:"attack"`
-	Duplicates float32       `json:"duplicate_threshold"`
+	Attack         attack.Config         `json:"attack"`
+	Duplicates     float32               `json:"duplicate_threshold"`
 	// DuplicateText names the text whose embeddings near-duplicates compare.
 	DuplicateText string `json:"duplicate_text"`
 	Bootstrap     int    `json:"bootstrap_reps"`
