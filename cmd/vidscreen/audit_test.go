@@ -632,8 +632,8 @@ func TestAuditModelsFlags(t *testing.T) {
 		want string
 	}{
 		{"--device without --models", []string{"--device", "cuda"}, "--device needs --models"},
-		{"two devices", []string{"--models", dir, "--device", "cuda:0,1"}, "audit embeds on one device"},
-		{"a bad device", []string{"--models", dir, "--device", "tpu"}, "want cpu, cuda"},
+		{"no emulated device", []string{"--models", dir, "--device", "cpu:0"}, "want cpu:N with N from 1"},
+		{"a bad device", []string{"--models", dir, "--device", "tpu"}, "want cpu, cpu:N, cuda"},
 		{"no manifest", []string{"--models", dir}, "models.json not found"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
