@@ -151,7 +151,7 @@ the pool does not hold.`,
 				if err != nil {
 					return err
 				}
-				pool, err := release.FromScreen(ctx, s, float32(*sceneThreshold), kernels.Options{})
+				pool, err := release.FromScreen(ctx, s, cfg.AttackerVersions, float32(*sceneThreshold), kernels.Options{})
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
@@ -186,7 +186,7 @@ the pool does not hold.`,
 					if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 						return err
 					}
-					if errors.Is(err, release.ErrNotInPool) {
+					if errors.Is(err, release.ErrNotInPool) || errors.Is(err, release.ErrVersion) {
 						return fmt.Errorf("%w: %v", errBadInput, err)
 					}
 					return err

@@ -17,8 +17,10 @@ import (
 // cluster as its question template, and visual scenes by leader clustering
 // of the videos' mean frame embeddings at sceneThreshold (Scenes). Items
 // whose video has no frame embedding (no video level ran, or the video
-// failed) are each their video's own scene.
-func FromScreen(ctx context.Context, s *screen.Screen, sceneThreshold float32, opt kernels.Options) (*Pool, error) {
+// failed) are each their video's own scene. versions holds the version of
+// each attacker that answered the run (run.Config.AttackerVersions); nil
+// when the run does not say.
+func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]string, sceneThreshold float32, opt kernels.Options) (*Pool, error) {
 	all := attack.DefaultConfig()
 	all.Levels = harness.Levels()
 	learns := map[string]bool{}
@@ -31,7 +33,7 @@ func FromScreen(ctx context.Context, s *screen.Screen, sceneThreshold float32, o
 		if err != nil {
 			return nil, fmt.Errorf("screen: attacker %s: %w", a.Name, err)
 		}
-		atts[k] = Attacker{Name: a.Name, Level: l, Pooled: learns[a.Name]}
+		atts[k] = Attacker{Name: a.Name, Level: l, Pooled: learns[a.Name], Version: versions[a.Name]}
 	}
 	var cands []Candidate
 	var videos []string

@@ -25,11 +25,11 @@ func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
 		},
 		Embeddings: screen.Embeddings{MeanFrame: &kernels.Matrix{Rows: 4, Cols: 2, Data: []float32{1, 0, 0, 1, 1, 0.01, 0, 0}}},
 	}
-	p, err := FromScreen(context.Background(), s, DefaultSceneThreshold, kernels.Options{})
+	p, err := FromScreen(context.Background(), s, map[string]string{"copy": "1"}, DefaultSceneThreshold, kernels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Candidates) != 3 || !p.Attackers[0].Pooled || p.Attackers[1].Pooled {
+	if len(p.Candidates) != 3 || !p.Attackers[0].Pooled || p.Attackers[1].Pooled || p.Attackers[0].Version != "1" {
 		t.Fatalf("pool of %d, attackers %+v", len(p.Candidates), p.Attackers)
 	}
 	c1, c3, c4 := p.Candidates[0], p.Candidates[1], p.Candidates[2]

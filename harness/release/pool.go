@@ -22,6 +22,10 @@ type Attacker struct {
 	// red-team gate runs it again on the selection; an attacker that answers
 	// each item alone gives the selection the answers it gave the pool.
 	Pooled bool `json:"pooled"`
+	// Version is the version of the attacker's method that answered the
+	// screened pool (attack.Version, as the run's config.json records it);
+	// empty when unknown.
+	Version string `json:"version,omitempty"`
 }
 
 // A Verdict is what one attacker did with one candidate where it was
@@ -162,10 +166,11 @@ func hardness(p *Pool) []float64 {
 func (p *Pool) Snapshot() string {
 	h := sha256.New()
 	w := snapshotWriter{h: h}
-	w.str("vidscreen-pool/1")
+	w.str("vidscreen-pool/2")
 	w.int(len(p.Attackers))
 	for _, a := range p.Attackers {
 		w.str(a.Name)
+		w.str(a.Version)
 		w.int(int(a.Level))
 		w.bool(a.Pooled)
 	}

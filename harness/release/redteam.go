@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -48,6 +49,11 @@ type AttackTeam struct {
 	Solved func(metrics.ItemScore) bool
 }
 
+// ErrVersion refuses a red team whose learning attacker is another version
+// of the method that screened the pool: its answers would not be the ones
+// the screen judged.
+var ErrVersion = errors.New("attacker version mismatch")
+
 // Solved is the default verdict rule of the red team on an attacker that
 // learns from its pool: the item was scored and answered correctly, not by
 // a seeded guess, with the margin rule of docs/attackers.md (log p(gold) -
@@ -89,6 +95,9 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 		a, ok := byName[pa.Name]
 		if !ok {
 			return nil, fmt.Errorf("attacker %s of the pool is not in the audit's configuration (levels %v)", pa.Name, cfg.Levels)
+		}
+		if v := attack.Version(a); pa.Version != "" && v != pa.Version {
+			return nil, fmt.Errorf("%w: the run's %s is version %s and this vidscreen's is %s: audit the run again with this vidscreen before selecting from it", ErrVersion, pa.Name, pa.Version, v)
 		}
 		rerun = append(rerun, a)
 	}

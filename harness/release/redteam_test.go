@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -230,5 +231,14 @@ func TestOptionsThatNameTheirPlaceKeepTheirOrder(t *testing.T) {
 		if kept != tt.kept || !slices.Equal(order, []int{0, 1, 2, 3}) {
 			t.Errorf("%q: order %v kept %q, want the original order kept for %s", tt.opts, order, kept, tt.kept)
 		}
+	}
+}
+
+func TestAttackTeamRefusesAnotherVersion(t *testing.T) {
+	p, cfg := attackPool(t, 10)
+	p.Attackers[attackerIndex(p, "copy")].Version = "0"
+	team := &AttackTeam{Config: cfg, Seed: 1}
+	if _, err := team.Attack(context.Background(), p, []int{0, 1, 2}); !errors.Is(err, ErrVersion) {
+		t.Errorf("a copy attacker of version 0 was re-run as this vidscreen's: %v", err)
 	}
 }
