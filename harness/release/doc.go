@@ -5,7 +5,8 @@
 //
 //   - A Pool holds the screened candidates: each item with what selection
 //     reads (its source, video, visual scene, question-template cluster,
-//     duration group, event type and the attackers' margins on it).
+//     duration group, event type and the attackers' verdicts and margins on
+//     it). FromScreen builds it from a screen (package screen).
 //   - Select draws a coverage composition for a Query: deterministic for a
 //     seed, round-robin over duration groups, event types and sources, under
 //     caps (one item per video and per visual scene, five per question

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -29,7 +30,7 @@ func Scenes(ctx context.Context, videos []string, frames *kernels.Matrix, thresh
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpString(videos[a], videos[b]) })
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(videos[a], videos[b]) })
 	for k := 1; k < len(order); k++ {
 		if videos[order[k]] == videos[order[k-1]] {
 			return nil, fmt.Errorf("scenes: video %q listed twice", videos[order[k]])
@@ -63,14 +64,4 @@ func Scenes(ctx context.Context, videos []string, frames *kernels.Matrix, thresh
 		out[videos[order[k]]] = "scene:" + videos[order[k]]
 	}
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
