@@ -19,10 +19,11 @@
 //     pool, what it solves is dropped and refilled from the pool, for a
 //     bounded number of rounds; the last attack's figures are the release's
 //     residual exploitability.
-//   - Register randomises each item's option order (seeded), writes the
-//     released items and the lockfile (pool snapshot hash, query, selector
-//     version, seed, attackers and their configuration, rounds), whose hash
-//     names the release.
+//   - Compose runs the gate and registers the result: each item's option
+//     order randomised (seeded), the released items and the lockfile (pool
+//     snapshot hash, query, selector version, seed, attackers, their versions
+//     and configuration, rounds), whose hash names the release; Write puts
+//     them, with a report in Markdown and HTML, in a directory.
 //
 // Everything here is a pure function of the pool, the query and the seed:
 // the same inputs give the same release, byte for byte, at any worker count.
