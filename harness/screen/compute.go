@@ -156,7 +156,7 @@ func markCrossDuplicates(rows []Row) {
 	for i := range rows {
 		c := rows[i].Cluster
 		if c < 0 {
-			rows[i].ClusterSize = 1
+			rows[i].ClusterSize, rows[i].CrossDuplicate = 1, false
 			continue
 		}
 		if _, ok := members[c]; !ok {

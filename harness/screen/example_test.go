@@ -1,0 +1,41 @@
+package screen_test
+
+import (
+	"fmt"
+
+	"github.com/vidscreen/vidscreen/harness/screen"
+)
+
+// A blind model reader and a shuffled-frames reader on three items: the
+// reader's margin must pass log 2 to solve an item, and an item two
+// diagnostic tests solve is a shortcut at c = 2.
+func ExampleCompute() {
+	verdict := func(att string, choice int32, margin float64) screen.Verdict {
+		return screen.Verdict{Attacker: att, Scored: true, Choice: choice, Correct: choice == 0, Margin: margin}
+	}
+	row := func(id string, vs ...screen.Verdict) screen.Row {
+		return screen.Row{ID: id, Benchmark: "B", Options: []string{"yes", "no"}, Cluster: -1, Verdicts: vs}
+	}
+	in := &screen.Input{
+		Attackers: []screen.Attacker{{Name: "blind-reader", Level: "text"}, {Name: "shuffled-frames-reader", Level: "order"}},
+		Rows: []screen.Row{
+			row("confident", verdict("blind-reader", 0, 1.2), verdict("shuffled-frames-reader", 0, 0.9)),
+			row("hesitant", verdict("blind-reader", 0, 0.3), verdict("shuffled-frames-reader", 1, -0.4)),
+			row("shuffled", verdict("blind-reader", 1, -0.2), verdict("shuffled-frames-reader", 0, 2.0)),
+		},
+	}
+	s, err := screen.Compute(in, screen.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for _, r := range s.Rows {
+		fmt.Printf("%s: kept %v, solved by %v, sensitivity %v\n", r.ID, r.Kept, r.SolvedBy, r.Sensitivity)
+	}
+	b := s.Consensus.Benchmarks[0]
+	fmt.Printf("shortcuts at c = 1, 2, 3: %v of %d\n", b.Shortcuts, b.Items)
+	// Output:
+	// confident: kept false, solved by [blind-reader shuffled-frames-reader], sensitivity true
+	// hesitant: kept true, solved by [], sensitivity false
+	// shuffled: kept false, solved by [shuffled-frames-reader], sensitivity true
+	// shortcuts at c = 1, 2, 3: [2 1 0] of 3
+}
