@@ -33,7 +33,7 @@ func newScreenCommand() *command {
 	return &command{
 		name:  "screen",
 		short: "screen every item of a finished audit and count the Video-Oasis shortcuts",
-		usage: "RUN [--out DIR] [--attackers A,B] [--diagnostics A,B] [--drop-quality FLAG,...]",
+		usage: "RUN [--out DIR] [--attackers A,B] [--every-attacker] [--diagnostics A,B] [--drop-quality FLAG,...]",
 		long: `Screen reads the run directory RUN of a finished audit (items.parquet, cards.json and
 the embedding files question.npy, centre_frame.npy and mean_frame.npy) and decides, item
 by item, what is fit to build a benchmark from (Video-Index 5.1). It writes, in DIR
@@ -59,7 +59,9 @@ by item, what is fit to build a benchmark from (Video-Index 5.1). It writes, in 
 An attacker solves an item where it was scored: a model reader (its name ends in
 -reader, or --readers names it) when its margin log p(gold) - mean log p(others) > log 2;
 any other when it answered correctly without a seeded guess. An item is removed when a
-screening attacker (--attackers; all by default) solves it, when its near-duplicate
+screening attacker (--attackers; all by default) solves it on a benchmark whose card finds
+that attacker significantly above chance (elsewhere an attacker solves items by luck;
+--every-attacker drops that condition), when its near-duplicate
 cluster spans benchmarks and the item is not of the benchmark that keeps it (the one of
 the first member no attacker solves), when its video failed, or when it carries a flag
 --drop-quality names (empty_option, repeated_option, letter_prefix, meta_option).
@@ -76,6 +78,7 @@ an unknown quality flag.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the screen to `DIR` (default RUN/screen)")
 			attackers := fs.String("attackers", "", "comma-separated `NAMES` of the attackers whose solved items are removed (default all)")
+			every := fs.Bool("every-attacker", false, "let a screening attacker remove items also on benchmarks where its card does not find it significantly above chance")
 			diagnostics := fs.String("diagnostics", "", "comma-separated `NAMES` of the consensus's diagnostic tests (default all attackers)")
 			dropQuality := fs.String("drop-quality", "", "comma-separated data-quality `FLAGS` whose items are removed")
 			readers := fs.String("readers", "", "comma-separated `NAMES` of further attackers judged by the margin > log 2 rule")
@@ -108,7 +111,7 @@ an unknown quality flag.`,
 					return err
 				}
 				s, err := screen.Compute(in, screen.Options{
-					Attackers: splitList(*attackers), Diagnostics: splitList(*diagnostics), DropQuality: splitList(*dropQuality),
+					Attackers: splitList(*attackers), EveryAttacker: *every, Diagnostics: splitList(*diagnostics), DropQuality: splitList(*dropQuality),
 					Readers: splitList(*readers), Window: splitList(*window), Shuffled: splitList(*shuffled),
 				})
 				if err != nil {

@@ -17,6 +17,10 @@ type Input struct {
 	Attackers  []Attacker
 	Rows       []Row
 	Embeddings Embeddings
+	// Significant lists, per benchmark, the attackers its card finds
+	// significantly above chance (cards.json); nil when unknown, and every
+	// screening attacker then screens every benchmark.
+	Significant map[string][]string
 }
 
 // Compute screens in by opt. It does not modify in.
@@ -53,6 +57,13 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		window[k] = slices.Contains(opt.Window, a.Name)
 		shuffled[k] = slices.Contains(opt.Shuffled, a.Name)
 	}
+	// An attacker no better than chance on a benchmark solves its items by
+	// luck: it screens only where its card finds it significant, unless
+	// opt.EveryAttacker.
+	gated := in.Significant
+	if opt.EveryAttacker {
+		gated = nil
+	}
 	s.Rows = make([]Row, len(in.Rows))
 	votes := make([]int, harness.MaxOptions)
 	for i := range in.Rows {
@@ -74,7 +85,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 			if a.Screens && v.Scored && (math.IsNaN(r.MaxMargin) || v.Margin > r.MaxMargin) {
 				r.MaxMargin = v.Margin
 			}
-			if v.Solved && a.Screens {
+			if v.Solved && a.Screens && (gated == nil || slices.Contains(gated[r.Benchmark], a.Name)) {
 				r.SolvedBy = append(r.SolvedBy, a.Name)
 			}
 			if !a.Diagnostic {
@@ -116,7 +127,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		}
 		r.Kept = len(r.Reasons) == 0
 	}
-	s.Benchmarks = summarise(s)
+	s.Benchmarks = summarise(s, gated)
 	s.Consensus = consensus(s)
 	return s, nil
 }

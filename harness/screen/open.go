@@ -40,11 +40,11 @@ var ErrOldRun = errors.New("the run directory lacks what screening reads")
 // items and, per attacker, where it was scored and what it answered there),
 // cards.json (the attackers' levels) and the embedding files.
 func Open(dir string) (*Input, error) {
-	attackers, err := readAttackers(filepath.Join(dir, cardsFile))
+	attackers, significant, err := readAttackers(filepath.Join(dir, cardsFile))
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers}
+	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers, Significant: significant}
 	if in.Rows, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
 		return nil, err
 	}
@@ -96,35 +96,43 @@ func readNPY(dir, name string, rows int, required bool) (*kernels.Matrix, error)
 }
 
 // readAttackers lists the attackers of the run's cards with their levels,
-// each once, in the order the cards list them.
-func readAttackers(path string) ([]Attacker, error) {
+// each once, in the order the cards list them, and per benchmark those its
+// card finds significantly above chance.
+func readAttackers(path string) ([]Attacker, map[string][]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w: not a finished audit (vidscreen audit writes it last)", path, err)
+			return nil, nil, fmt.Errorf("%s: %w: not a finished audit (vidscreen audit writes it last)", path, err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	var f struct {
 		Cards []struct {
+			Benchmark string `json:"benchmark"`
 			Attackers []struct {
-				Name  string `json:"name"`
-				Level string `json:"level"`
+				Name        string `json:"name"`
+				Level       string `json:"level"`
+				Significant bool   `json:"significant"`
 			} `json:"attackers"`
 		} `json:"cards"`
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var out []Attacker
+	significant := map[string][]string{}
 	for _, c := range f.Cards {
+		significant[c.Benchmark] = []string{}
 		for _, a := range c.Attackers {
 			if !slices.ContainsFunc(out, func(x Attacker) bool { return x.Name == a.Name }) {
 				out = append(out, Attacker{Name: a.Name, Level: a.Level})
 			}
+			if a.Significant {
+				significant[c.Benchmark] = append(significant[c.Benchmark], a.Name)
+			}
 		}
 	}
-	return out, nil
+	return out, significant, nil
 }
 
 // readItems reads items.parquet into rows holding one raw verdict per

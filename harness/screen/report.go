@@ -26,13 +26,13 @@ func share(n, of int) string {
 func (s *Screen) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Screening of %s\n\n", s.Run)
-	fmt.Fprintf(bw, "Screening attackers: %s. An item is removed when one of them solves it (a model reader: margin > log 2 where scored; any other: correct where scored, not a seeded guess), when it duplicates an item kept from another benchmark, when its video failed", strings.Join(s.Options.Attackers, ", "))
+	fmt.Fprintf(bw, "Screening attackers: %s. An item is removed when one of them solves it (a model reader: margin > log 2 where scored; any other: correct where scored, not a seeded guess)%s, when it duplicates an item kept from another benchmark, when its video failed", strings.Join(s.Options.Attackers, ", "), gatedNote(s))
 	if len(s.Options.DropQuality) > 0 {
 		fmt.Fprintf(bw, ", or when it carries the data-quality flag %s", strings.Join(s.Options.DropQuality, " or "))
 	}
-	fmt.Fprintf(bw, ".\n\n| benchmark | items | kept | removed | solved | cross-source duplicates | failed | quality |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(bw, ".\n\n| benchmark | items | kept | removed | solved | cross-source duplicates | failed | quality | screened by |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, b := range s.Benchmarks {
-		fmt.Fprintf(bw, "| %s | %d | %d (%s) | %d | %d | %d | %d | %d |\n", b.Benchmark, b.Items, b.Kept, share(b.Kept, b.Items), b.Removed, b.Solved, b.Duplicates, b.Failed, b.Quality)
+		fmt.Fprintf(bw, "| %s | %d | %d (%s) | %d | %d | %d | %d | %d | %s |\n", b.Benchmark, b.Items, b.Kept, share(b.Kept, b.Items), b.Removed, b.Solved, b.Duplicates, b.Failed, b.Quality, strings.Join(b.Screening, ", "))
 	}
 	fmt.Fprintf(bw, "\n## Items left after each stage\n\n| benchmark |")
 	if len(s.Benchmarks) > 0 {
@@ -91,6 +91,14 @@ func (s *Screen) WriteMarkdown(w io.Writer) error {
 	return bw.Flush()
 }
 
+// gatedNote says where the screening attackers screen.
+func gatedNote(s *Screen) string {
+	if s.Options.EveryAttacker {
+		return ""
+	}
+	return " on a benchmark whose card finds it significantly above chance (column \"screened by\")"
+}
+
 func nameOr(s string) string {
 	if s == "" {
 		return "(none)"
@@ -99,7 +107,7 @@ func nameOr(s string) string {
 }
 
 var screenHTML = template.Must(template.New("screen").Funcs(template.FuncMap{
-	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join,
+	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join, "gatedNote": gatedNote,
 	"flags": func(r *Row) string {
 		var f []string
 		for _, x := range []struct {
@@ -117,10 +125,10 @@ var screenHTML = template.Must(template.New("screen").Funcs(template.FuncMap{
 <style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,th:first-child{text-align:left}td.q{text-align:left;max-width:40em}</style>
 </head><body>
 <h1>Screening of {{.S.Run}}</h1>
-<p>Screening attackers: {{join .S.Options.Attackers ", "}}. An item is removed when one of them solves it (a model reader: margin &gt; log 2 where scored; any other: correct where scored, not a seeded guess), when it duplicates an item kept from another benchmark, when its video failed{{if .S.Options.DropQuality}}, or when it carries the data-quality flag {{join .S.Options.DropQuality " or "}}{{end}}.</p>
+<p>Screening attackers: {{join .S.Options.Attackers ", "}}. An item is removed when one of them solves it (a model reader: margin &gt; log 2 where scored; any other: correct where scored, not a seeded guess){{gatedNote .S}}, when it duplicates an item kept from another benchmark, when its video failed{{if .S.Options.DropQuality}}, or when it carries the data-quality flag {{join .S.Options.DropQuality " or "}}{{end}}.</p>
 <h2>What screening removes</h2>
-<table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>solved</th><th>cross-source duplicates</th><th>failed</th><th>quality</th></tr>
-{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td><td>{{.Items}}</td><td>{{.Kept}} ({{share .Kept .Items}})</td><td>{{.Removed}}</td><td>{{.Solved}}</td><td>{{.Duplicates}}</td><td>{{.Failed}}</td><td>{{.Quality}}</td></tr>
+<table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>solved</th><th>cross-source duplicates</th><th>failed</th><th>quality</th><th>screened by</th></tr>
+{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td><td>{{.Items}}</td><td>{{.Kept}} ({{share .Kept .Items}})</td><td>{{.Removed}}</td><td>{{.Solved}}</td><td>{{.Duplicates}}</td><td>{{.Failed}}</td><td>{{.Quality}}</td><td>{{join .Screening ", "}}</td></tr>
 {{end}}</table>
 <h3>Items left after each stage</h3>
 <table>{{range $i, $b := .S.Benchmarks}}{{if eq $i 0}}<tr><th>benchmark</th>{{range $b.Chain}}<th>{{.Name}}</th>{{end}}</tr>{{end}}

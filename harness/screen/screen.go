@@ -82,9 +82,11 @@ type Row struct {
 	// Verdicts holds one verdict per attacker of the run, in the order of
 	// Screen.Attackers.
 	Verdicts []Verdict `parquet:"verdicts,list"`
-	// SolvedBy lists the screening attackers that solve the item.
+	// SolvedBy lists the screening attackers that solve the item (on its
+	// benchmark, those significantly above chance; see Options).
 	SolvedBy []string `parquet:"solved_by,list"`
-	// MaxMargin is the largest margin over the screening attackers that
+	// MaxMargin is the largest margin over the screening attackers (all of
+	// them, significant or not) that
 	// scored the item (NaN when none did): its worst-case attacker score.
 	MaxMargin float64 `parquet:"max_margin"`
 	// Diagnostics is the number of diagnostic tests that solve the item:
@@ -150,8 +152,11 @@ type Screen struct {
 // counts every attacker as a diagnostic test and drops no quality flag.
 type Options struct {
 	// Attackers names the attackers whose solved items are removed; empty
-	// means all of the run's.
-	Attackers []string `json:"attackers"`
+	// means all of the run's. Each removes items only on the benchmarks
+	// whose card finds it significantly above chance (elsewhere what it
+	// solves it solves by luck), unless EveryAttacker is set.
+	Attackers     []string `json:"attackers"`
+	EveryAttacker bool     `json:"every_attacker"`
 	// Diagnostics names the consensus's diagnostic tests; empty means every
 	// attacker of the run (none of them sees the whole video in order).
 	Diagnostics []string `json:"diagnostics"`

@@ -105,11 +105,11 @@ func TestComputeHandWorked(t *testing.T) {
 		t.Errorf("rules %+v", s.Attackers)
 	}
 	wantSum := []Summary{
-		{Benchmark: "A", Items: 3, Kept: 1, Removed: 2, Solved: 2,
+		{Benchmark: "A", Items: 3, Screening: []string{fp, br, sh, ten}, Kept: 1, Removed: 2, Solved: 2,
 			ByLevel:    []Count{{"option", 1}, {"text", 0}, {"order", 1}},
 			ByAttacker: []Count{{fp, 1}, {br, 1}, {sh, 1}, {ten, 0}},
 			Chain:      []Count{{"items", 3}, {"after attacks", 1}, {"after cross-source duplicates", 1}, {"after failed videos", 1}, {"after quality flags", 1}}},
-		{Benchmark: "B", Items: 3, Kept: 0, Removed: 3, Solved: 2, Duplicates: 1, Failed: 1, Quality: 1,
+		{Benchmark: "B", Items: 3, Screening: []string{fp, br, sh, ten}, Kept: 0, Removed: 3, Solved: 2, Duplicates: 1, Failed: 1, Quality: 1,
 			ByLevel:    []Count{{"option", 1}, {"text", 0}, {"order", 1}},
 			ByAttacker: []Count{{fp, 1}, {br, 1}, {sh, 0}, {ten, 1}},
 			Chain:      []Count{{"items", 3}, {"after attacks", 1}, {"after cross-source duplicates", 0}, {"after failed videos", 0}, {"after quality flags", 0}}},
@@ -140,20 +140,28 @@ func TestComputeHandWorked(t *testing.T) {
 }
 
 func TestComputeOptions(t *testing.T) {
+	// The cards find the blind reader significant on A, fixed-position and
+	// the tenth on B.
+	sig := map[string][]string{"A": {br}, "B": {fp, ten}}
 	tests := []struct {
 		name string
 		opt  Options
+		sig  map[string][]string
 		kept []string // ids kept
 		err  bool
 	}{
-		{"every attacker screens and no quality flag drops", Options{}, []string{"a3"}, false},
-		{"the option level alone screens: the order readers' items stay", Options{Attackers: []string{fp}}, []string{"a2", "a3", "b3"}, false},
-		{"an unknown attacker is refused", Options{Attackers: []string{"oracle"}}, nil, true},
-		{"an unknown quality flag is refused", Options{DropQuality: []string{"blurry"}}, nil, true},
+		{"every attacker screens and no quality flag drops", Options{}, nil, []string{"a3"}, false},
+		{"the option level alone screens: the order readers' items stay", Options{Attackers: []string{fp}}, nil, []string{"a2", "a3", "b3"}, false},
+		{"an attacker screens only where it is significant: a2 (shuffled alone) stays", Options{}, sig, []string{"a2", "a3"}, false},
+		{"every attacker screens everywhere when asked", Options{EveryAttacker: true}, sig, []string{"a3"}, false},
+		{"an unknown attacker is refused", Options{Attackers: []string{"oracle"}}, nil, nil, true},
+		{"an unknown quality flag is refused", Options{DropQuality: []string{"blurry"}}, nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Compute(fixture(), tt.opt)
+			in := fixture()
+			in.Significant = tt.sig
+			s, err := Compute(in, tt.opt)
 			if tt.err {
 				if err == nil {
 					t.Fatal("no error")

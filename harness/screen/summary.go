@@ -11,8 +11,12 @@ import (
 type Summary struct {
 	Benchmark string `json:"benchmark"`
 	Items     int    `json:"items"`
-	Kept      int    `json:"kept"`
-	Removed   int    `json:"removed"`
+	// Screening lists the attackers that screen the benchmark: the
+	// screening attackers its card finds significantly above chance (all
+	// of them with Options.EveryAttacker).
+	Screening []string `json:"screening"`
+	Kept      int      `json:"kept"`
+	Removed   int      `json:"removed"`
 	// Items removed for each reason; an item may have several, so these
 	// can add up to more than Removed.
 	Solved     int `json:"solved"`
@@ -39,7 +43,7 @@ type Count struct {
 }
 
 // summarise builds the per-benchmark summaries, sorted by benchmark.
-func summarise(s *Screen) []Summary {
+func summarise(s *Screen, gated map[string][]string) []Summary {
 	var levels []string
 	for _, l := range harness.Levels() {
 		for _, a := range s.Attackers {
@@ -67,7 +71,12 @@ func summarise(s *Screen) []Summary {
 		r := &s.Rows[i]
 		b := at[r.Benchmark]
 		if b == nil {
-			b = &Summary{Benchmark: r.Benchmark}
+			b = &Summary{Benchmark: r.Benchmark, Screening: []string{}}
+			for _, n := range screening {
+				if gated == nil || slices.Contains(gated[r.Benchmark], n) {
+					b.Screening = append(b.Screening, n)
+				}
+			}
 			for _, l := range levels {
 				b.ByLevel = append(b.ByLevel, Count{Name: l})
 			}
