@@ -25,7 +25,10 @@
 #    and the projected wall time on 8 x H200 and on N nodes.
 #
 # Environment: WORK (default a temp dir; the pool and the run stay there),
-# SEED (default 1), RATES=0 skips step 3 (the table then uses the audit's
+# SEED (default 1), GOMEMLIMIT (Go's soft memory limit, e.g. 3GiB: the
+# collector then runs more often as the heap nears it, trading CPU for a
+# peak RSS closer to the live heap; printed with the figures), RATES=0
+# skips step 3 (the table then uses the audit's
 # rates and the assumptions only). Timings hold /tmp/vidscreen-bench.lock so
 # that benchmarks sharing the machine do not overlap; builds and tests of
 # others still can: the load average is printed with every figure.
@@ -55,7 +58,7 @@ t0=$(date +%s.%N)
 "$WORK/bin/scalepool" -items "$ITEMS" -seed "$SEED" -out "$WORK/pool" "$DATA"/nextqa.jsonl "$DATA"/socialiq2.jsonl "$DATA"/star.jsonl "$DATA"/videohallucer.jsonl
 echo "built in $("$PY" -c "print(round($(date +%s.%N) - $t0, 1))") s; $(du -sh "$WORK/pool" | cut -f1) of JSONL"
 
-echo "== audit (text levels: option, text, pool), load before $(load)"
+echo "== audit (text levels: option, text, pool), GOMEMLIMIT=${GOMEMLIMIT:-unset}, load before $(load)"
 args=()
 for f in "$WORK"/pool/*.jsonl; do args+=(--items "$f"); done
 /usr/bin/time -v -o "$WORK/time.txt" "$WORK/bin/vidscreen" audit "${args[@]}" --out "$WORK/run" --seed "$SEED" --quiet >"$WORK/audit.txt"

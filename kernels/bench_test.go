@@ -270,29 +270,46 @@ func BenchmarkJointKernelApply(b *testing.B) {
 // BenchmarkVendiEstimatePool estimates the Vendi score of a 60,000-item
 // pool's joint kernel (Video-Index's pool size; dv = dt = 256 and 1024).
 // It takes minutes (half an hour for the estimate on 2 cores), so it runs
-// only with VIDSCREEN_BENCH_POOL set to the dimensions wanted (e.g. "256"
-// or "256,1024"); the apply sub-benchmarks time one product with the
-// estimator's block of 192 vectors in each form.
+// only with VIDSCREEN_BENCH_POOL set to the dimensions wanted (e.g. "256",
+// "256,1024", or "1152x1024" for SigLIP x BGE rows) and
+// VIDSCREEN_BENCH_POOL_N to another item count; the apply sub-benchmarks
+// time one product with the estimator's block of 192 vectors in each form
+// (docs/scale.md: at 1152 x 1024 one product costs minutes on 2 cores).
 func BenchmarkVendiEstimatePool(b *testing.B) {
 	dims := os.Getenv("VIDSCREEN_BENCH_POOL")
 	if dims == "" {
 		b.Skip("set VIDSCREEN_BENCH_POOL=256 (or 256,1024) to estimate a 60,000-item pool")
 	}
-	const n = 60000
+	n := 60000
+	if s := os.Getenv("VIDSCREEN_BENCH_POOL_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("VIDSCREEN_BENCH_POOL_N=%q: want a positive item count", s)
+		}
+	}
 	for _, ds := range strings.Split(dims, ",") {
-		d, err := strconv.Atoi(ds)
+		dvs, dts, joint := strings.Cut(ds, "x")
+		if !joint {
+			dts = dvs
+		}
+		dv, err := strconv.Atoi(dvs)
 		if err != nil {
 			b.Fatalf("VIDSCREEN_BENCH_POOL: %v", err)
 		}
-		v := embeddingLike(13, n, d, 1000)
-		t := embeddingLike(14, n, d, 3000)
+		dt, err := strconv.Atoi(dts)
+		if err != nil {
+			b.Fatalf("VIDSCREEN_BENCH_POOL: %v", err)
+		}
+		d := ds
+		v := embeddingLike(13, n, dv, 1000)
+		t := embeddingLike(14, n, dt, 3000)
 		x := make([]float64, n*192)
 		for i := range x {
 			x[i] = float64(i%7) - 3
 		}
 		y := make([]float64, n*192)
 		for _, path := range []applyPath{pathTiles, pathFeatures} {
-			b.Run(fmt.Sprintf("n=%d/d=%d/apply/%s", n, d, path), func(b *testing.B) {
+			b.Run(fmt.Sprintf("n=%d/d=%s/apply/%s", n, d, path), func(b *testing.B) {
 				op, err := NewJointKernel(v, t, nil, Options{})
 				if err != nil {
 					b.Fatal(err)
@@ -306,7 +323,7 @@ func BenchmarkVendiEstimatePool(b *testing.B) {
 				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/product")
 			})
 		}
-		b.Run(fmt.Sprintf("n=%d/d=%d/estimate", n, d), func(b *testing.B) {
+		b.Run(fmt.Sprintf("n=%d/d=%s/estimate", n, d), func(b *testing.B) {
 			op, err := NewJointKernel(v, t, nil, Options{})
 			if err != nil {
 				b.Fatal(err)
