@@ -85,18 +85,18 @@ rates="$WORK/rates.txt"
 metric() { awk -v m="$1" '/^Benchmark/ {for (i=1;i<=NF;i++) if ($(i+1)==m) print $i}' | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 if [[ "$RATES" != 0 ]]; then
 	echo "== rates of this machine (load $(load))"
-	join=$(go test ./kernels -run '^$' -bench 'ThresholdJoin/self/n=4096' -benchtime 3x | tee /dev/stderr | metric GFLOP/s)
+	join=$(go test ./kernels -run '^$' -bench 'ThresholdJoin/self/n=4096' -benchtime 3x | tee -a /dev/stderr | metric GFLOP/s)
 	echo "join_gflops=$join" >>"$rates"
 	# The small generated clips, and .cache/testvideos when
 	# scripts/make-test-videos.sh made it (1080p and 720p files).
-	dec=$(go test ./decode -run '^$' -bench Uniform32 -benchtime 2x | tee /dev/stderr | metric frames/s)
+	dec=$(go test ./decode -run '^$' -bench Uniform32 -benchtime 2x | tee -a /dev/stderr | metric frames/s)
 	echo "decode_fps=$dec" >>"$rates"
 	if [[ -n "${VIDSCREEN_ORT_LIB:-}" ]]; then
-		mb=$(go test ./models -run '^$' -bench 'TextEncoder/bert|ImageText/images|Captioner|LetterScorer' -benchtime 1x -timeout 30m | tee /dev/stderr)
+		mb=$(go test ./models -run '^$' -bench 'TextEncoder/bert|ImageText/images|Captioner|LetterScorer' -benchtime 1x -timeout 30m | tee -a /dev/stderr)
 		echo "cpu_text_embed=$(grep TextEncoder/bert <<<"$mb" | metric texts/s)" >>"$rates"
 		echo "cpu_image_text=$(metric images/s <<<"$mb")" >>"$rates"
 		echo "cpu_captioner=$(metric captions/s <<<"$mb")" >>"$rates"
-		echo "cpu_lm_reader=$(metric prompts/s <<<"$mb")" >>"$rates"
+		echo "cpu_lm_reader=$(grep LetterScorer/last-position <<<"$mb" | metric prompts/s)" >>"$rates"
 	else
 		echo "(VIDSCREEN_ORT_LIB unset: inference not measured)"
 	fi

@@ -105,6 +105,9 @@ for role, here_key, unit, work in (("image_text", "cpu_image_text", "images/s", 
 print()
 print(f"Projection: the Video-Index pool, {ITEMS:,} items over {VIDEOS:,} videos")
 print(f"(measured here: {int(cores_here)} cores{', GPU present' if gpu_here else ', no GPU'}; a '-' rate was not measured)")
+print("(inference here: text_embed is BERT-base with 4 layers; image_text, captioner and lm_reader are the")
+print(" project's small models, whose CPU rates do not carry over to SigLIP2, ViT-GPT2 or Qwen: the H200")
+print(" column comes from the models' flops, not from them)")
 print()
 hdr = ("stage", "measured here", "one H200 (assumed unless marked)", "assumption", "8 x H200")
 w = [22, 22, 30, 0, 10]
