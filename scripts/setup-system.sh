@@ -13,6 +13,9 @@ pkgs=(
   python3 python3-numpy python3-av python3-opencv python3-faiss python3-pil
   # npm fetches ONNX Runtime from the npm registry.
   npm
+  # A single-node Slurm (scripts/slurm-local.sh) on which the test of the
+  # deploy/slurm recipe runs the array and merge jobs for real.
+  slurm-wlm munge
 )
 if [ "${VIDSCREEN_SETUP_EXTRA:-}" != "" ]; then
   read -r -a extra <<<"$VIDSCREEN_SETUP_EXTRA"

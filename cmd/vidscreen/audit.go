@@ -21,7 +21,11 @@ import (
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
-func newAuditCommand() *command {
+func newAuditCommand() *command { return auditCommand(nil) }
+
+// auditCommand is the audit; merge, when set, names the shard directories
+// the run merges (vidscreen merge parses the shards' stored flags with it).
+func auditCommand(merge []string) *command {
 	return &command{
 		name:  "audit",
 		short: "run the attackers on benchmark items and write report cards",
@@ -102,6 +106,13 @@ the question and every option; the best letter is the answer). On a long-video b
 reference_source names the model, the frames, the 32-frame accuracy, the mean video
 duration and which reference was used and why.
 
+--shard i/N splits an audit over machines: the run does only the feature stage, for the
+videos whose path hashes to shard i of N (a video's items stay together), into its own
+DIR (config.json names the shard; cache/ and shard.json hold what merge reads; it resumes
+like any run). "vidscreen merge" of the N shard directories then writes outputs
+byte-identical to this command's without --shard (docs/shards.md, deploy/README.md for
+Slurm and Kubernetes).
+
 Progress goes to stderr: on a terminal a bar per stage (read, embed, features, decode,
 inference, caption, attack, duplicates, cards, write) with count, rate and ETA; anywhere else (a pipe, tee, nohup, a batch
 scheduler's log) log lines in the --log-format, one when each stage starts and ends and one
@@ -132,6 +143,7 @@ usage or bad input (the error names the file, line and field).`,
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
 			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300); 0 audits every item")
+			shardSpec := fs.String("shard", "", "do only the feature work (decode and image-model inference) of the videos whose stable hash falls in shard `i/N` (0 <= i < N), writing its features and shard.json to --out; vidscreen merge of the N shard directories then writes the cards (docs/shards.md)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
@@ -179,9 +191,19 @@ usage or bad input (the error names the file, line and field).`,
 					return err
 				}
 				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames,
-					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel}
+					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel, Merge: merge}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
+				}
+				if *shardSpec != "" {
+					sh, err := runs.ParseShard(*shardSpec)
+					if err != nil {
+						return &usageError{"--shard: " + err.Error()}
+					}
+					opt.Shard = &sh
+					if opt.Invocation, err = shardInvocation(fs, paths, preds); err != nil {
+						return err
+					}
 				}
 				if len(items) == 0 {
 					opt.FS, opt.Items = demo.FS(), demo.Items()
@@ -229,6 +251,9 @@ usage or bad input (the error names the file, line and field).`,
 				// even under --quiet: rows that count for nothing must show.
 				for _, m := range res.Matches {
 					fmt.Fprintf(env.stderr, "vidscreen audit: predictions %s\n", m)
+				}
+				if res.Shard != nil {
+					return printShardSummary(env.stdout, res)
 				}
 				return printAuditSummary(env.stdout, res)
 			}
@@ -332,8 +357,9 @@ func parseLevels(s string) ([]harness.Level, error) {
 func auditError(err error) error {
 	var pe *harness.ParseError
 	var cm *runs.ConfigMismatchError
+	var se *runs.ShardError
 	switch {
-	case errors.As(err, &pe), errors.As(err, &cm), errors.Is(err, runs.ErrNotRunDir):
+	case errors.As(err, &pe), errors.As(err, &cm), errors.As(err, &se), errors.Is(err, runs.ErrNotRunDir):
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}
 	return err

@@ -57,6 +57,7 @@ func commands() []*command {
 	cmds = append(cmds, newAuditCommand())
 	cmds = append(cmds, newFramesCommand())
 	cmds = append(cmds, newImportCommand())
+	cmds = append(cmds, newMergeCommand())
 	cmds = append(cmds, newModelsCommand())
 	cmds = append(cmds, newNeardupCommand())
 	cmds = append(cmds, newProbeCommand())

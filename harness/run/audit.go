@@ -105,6 +105,21 @@ type Options struct {
 	// drawn by harness.Sample (Video-Index 3.1: n = 300, stratified by
 	// subtask, every item of smaller benchmarks); 0 audits every item.
 	Sample int
+	// Shard, when set, makes this run one shard of a split audit: it reads
+	// and checks every item as the whole audit does, runs the feature stage
+	// on the items whose videos fall in the shard (VideoShard), and writes
+	// ShardFile; config.json names the shard, so the shard resumes like any
+	// run and no other run's directory is taken for it.
+	Shard *Shard
+	// Invocation is kept in a shard's ShardFile for Merge (see
+	// ShardSummary.Invocation).
+	Invocation []string
+	// Merge names the run directories of the shards 0..N-1 of this very
+	// audit: their caches seed this run's, so its feature stage decodes
+	// nothing they hold, and the run then goes on as an unsharded one, with
+	// byte-identical outputs. Shards of another configuration are refused
+	// with a *ShardError before anything is written.
+	Merge []string
 }
 
 // A ModelFile names an evaluated model's predictions file.
@@ -145,6 +160,11 @@ type Result struct {
 	Sampled int
 	// Features counts the feature stage's work; nil when no video level ran.
 	Features *features.Stats
+	// Shard is what a shard run wrote to its ShardFile (nil otherwise); a
+	// shard has no cards.
+	Shard *ShardSummary
+	// Seeded is the number of cache files a merge took from its shards.
+	Seeded int
 }
 
 // A Stage is the wall time of one stage of an audit.
@@ -327,6 +347,24 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		cfg.Models = append(cfg.Models, ModelInput{Model: mf.Name, Input: in})
 	}
 
+	if opt.Shard != nil {
+		if err := opt.Shard.check(); err != nil {
+			return nil, err
+		}
+		if len(opt.Merge) > 0 {
+			return nil, errors.New("a run is either a shard or a merge of shards, not both")
+		}
+		cfg.Shard = opt.Shard.String()
+	}
+	var mergeTime time.Duration
+	if len(opt.Merge) > 0 {
+		tm := time.Now()
+		if err := checkShards(opt.Merge, &cfg); err != nil {
+			return nil, err
+		}
+		mergeTime = time.Since(tm)
+	}
+
 	unlock, err := lockDir(opt.Out)
 	if err != nil {
 		return nil, err
@@ -361,6 +399,18 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	a.stage("read", t0)
+	if opt.Shard != nil {
+		return a.shardRun(ctx, started)
+	}
+	if len(opt.Merge) > 0 {
+		tm := time.Now()
+		if a.res.Seeded, err = seedCache(opt.Out, opt.Merge); err != nil {
+			return nil, err
+		}
+		opt.Progress.Note("merge: cache seeded from the shards", "shards", len(opt.Merge), "files", a.res.Seeded)
+		// The check of the shards and the seeding of the cache.
+		a.res.Stages = append(a.res.Stages, Stage{"merge", mergeTime + time.Since(tm)})
+	}
 	t0 = time.Now()
 	if err := a.loadRecords(); err != nil {
 		return nil, err
@@ -379,6 +429,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if a.features != nil {
 		a.stage("features", t0)
 		a.res.Features = a.features
+		if len(opt.Merge) > 0 && a.features.Computed > 0 {
+			opt.Progress.Note("merge: the shards lacked the features of some videos, computed here", "videos", a.features.Computed)
+		}
 	}
 	var refSource map[string]*metrics.ReferenceSource
 	if opt.ReferenceModel {

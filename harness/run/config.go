@@ -73,6 +73,10 @@ type Config struct {
 	// stored answer belongs to one version of its attacker, so a run is
 	// neither resumed nor extended by another.
 	AttackerVersions map[string]string `json:"attacker_versions"`
+	// Shard names the shard of a split audit this run is, "i/N" (absent
+	// from config.json otherwise): a shard's directory is not the whole
+	// audit's, and a merge's config.json is the unsharded one.
+	Shard string `json:"shard,omitempty"`
 }
 
 // A ModelInput is an evaluated model's predictions file.

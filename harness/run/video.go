@@ -188,21 +188,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	v := a.opt.Video
 	mtr := newFeatureMeter(a.opt.Progress)
-	fopt := features.Options{
-		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir),
-		Size: a.opt.decodeSize(needs), Decode: v.Decode, MaxBatch: v.MaxBatch,
-		VLMSets: vsets, VLM: v.VLM, VLMName: v.VLMName, Seed: a.opt.Seed,
-		Permute: func(it *harness.Item, k int) []int { return attack.OptionPermutation(a.opt.Seed, it, k) },
-	}
-	if needs != 0 {
-		encs := make([]features.ImageEncoder, len(v.ImageText))
-		for d, m := range v.ImageText {
-			encs[d] = m
-		}
-		fopt.Sets, fopt.Image, fopt.ImageName, fopt.Prep = frameSets(needs, a.opt.frames()), encs, v.ImageName, v.Prep
-		fopt.Devices = v.Devices
-		fopt.Captioner, fopt.CaptionerName = v.Captioner, v.CaptionerName
-	}
+	fopt := a.featureOptions(needs, vsets)
 	fopt.Progress = mtr.add
 	fr, err := features.Extract(ctx, a.items, fopt)
 	mtr.end(err == nil)
@@ -375,6 +361,29 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	a.visual = vis
 	return nil
+}
+
+// featureOptions configures features.Extract for the frame sets needs
+// asks for and the VLM sets vsets; a shard and the whole audit use the
+// same, so that the shard's cache entries are the ones the merge looks up.
+func (a *audit) featureOptions(needs attack.Needs, vsets []features.VLMSet) features.Options {
+	v := a.opt.Video
+	fopt := features.Options{
+		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir),
+		Size: a.opt.decodeSize(needs), Decode: v.Decode, MaxBatch: v.MaxBatch,
+		VLMSets: vsets, VLM: v.VLM, VLMName: v.VLMName, Seed: a.opt.Seed,
+		Permute: func(it *harness.Item, k int) []int { return attack.OptionPermutation(a.opt.Seed, it, k) },
+	}
+	if needs != 0 {
+		encs := make([]features.ImageEncoder, len(v.ImageText))
+		for d, m := range v.ImageText {
+			encs[d] = m
+		}
+		fopt.Sets, fopt.Image, fopt.ImageName, fopt.Prep = frameSets(needs, a.opt.frames()), encs, v.ImageName, v.Prep
+		fopt.Devices = v.Devices
+		fopt.Captioner, fopt.CaptionerName = v.Captioner, v.CaptionerName
+	}
+	return fopt
 }
 
 // textEmbedder is what cachedEmbed needs of an embedder.

@@ -1,0 +1,317 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/features"
+)
+
+// ShardFile is written into a shard's run directory when the shard's
+// feature work is complete: which shard it is, what it did per video, and
+// the flags that made it, which merge reads to run the same audit.
+const ShardFile = "shard.json"
+
+// A Shard is one part i (0 <= Index < Count) of an audit split across
+// processes or machines by the videos its items read. The shard does the
+// expensive work (decode and image-model inference) of its videos only;
+// Merge then runs the stages that look across items.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads "i/N" (0 <= i < N).
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q: want i/N, as 0/4", s)
+	}
+	sh := Shard{Index: i, Count: n}
+	return sh, sh.check()
+}
+
+func (s Shard) check() error {
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("shard %d/%d: want 0 <= i < N", s.Index, s.Count)
+	}
+	return nil
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// VideoShard returns the shard of count that holds it's video: the first 8
+// bytes of the SHA-256 of the video's path relative to root (as the feature
+// stage resolves it), as a big-endian integer, modulo count. (A hash with
+// weak low bits, as FNV-1a's, would split w0001.mp4, w0002.mp4, ... by the
+// parity of their last digit.) Items of one video always land in the same shard,
+// because the feature stage plans and caches a video's frames for all its
+// items at once. An item whose video does not resolve is placed by its
+// video_path, else video, as written: it fails wherever it runs.
+func VideoShard(root string, it *harness.Item, count int) int {
+	key := it.VideoPath
+	if key == "" {
+		key = it.Video
+	}
+	if root != "" {
+		if p, err := harness.ResolveVideo(root, it); err == nil {
+			if rel, err := filepath.Rel(root, p); err == nil {
+				key = filepath.ToSlash(rel)
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(key))
+	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(count))
+}
+
+// A ShardSummary is the content of ShardFile.
+type ShardSummary struct {
+	Shard  int `json:"shard"`
+	Shards int `json:"shards"`
+	// Items is the number of the run's items whose videos fall in this
+	// shard; Of the number of items the whole audit has.
+	Items int `json:"items"`
+	Of    int `json:"of"`
+	// Videos records each video of the shard: its path relative to the
+	// video root and, when it failed, why (merge tries it again and fails
+	// it the same way). Absent at the text levels, which have no videos.
+	Videos []ShardVideo `json:"videos,omitempty"`
+	// Invocation holds the audit's flags with paths made absolute and the
+	// per-process flags (--shard, --out, --workers, --device and the
+	// progress flags) left out: merge runs the audit these flags describe.
+	Invocation []string `json:"invocation"`
+}
+
+// A ShardVideo is one video of a shard.
+type ShardVideo struct {
+	Path    string `json:"path"`
+	Failure string `json:"failure,omitempty"`
+}
+
+// ReadShard reads the ShardFile of a shard's run directory.
+func ReadShard(dir string) (*ShardSummary, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ShardFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &ShardError{Dir: dir, Msg: "no " + ShardFile + ": not a shard run directory, or its shard has not finished (run its audit --shard again to resume it)"}
+		}
+		return nil, err
+	}
+	var s ShardSummary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", ShardFile, err)}
+	}
+	if err := (Shard{s.Shard, s.Shards}).check(); err != nil {
+		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", ShardFile, err)}
+	}
+	return &s, nil
+}
+
+// ShardError refuses a set of shard directories that cannot be merged: one
+// that is not a finished shard, shards of different audits, a shard given
+// twice or one missing.
+type ShardError struct {
+	Dir string
+	Msg string
+}
+
+func (e *ShardError) Error() string {
+	if e.Dir == "" {
+		return "merge: " + e.Msg
+	}
+	return "merge: " + e.Dir + ": " + e.Msg
+}
+
+// shardRun is an Audit with opt.Shard set: the feature stage on the items
+// whose videos fall in the shard, then ShardFile. Nothing that looks across
+// items runs here; the shard's cache holds what Merge reads.
+func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error) {
+	sh := *a.opt.Shard
+	var mine []*harness.Item
+	for _, it := range a.items {
+		if VideoShard(a.opt.VideoRoot, it, sh.Count) == sh.Index {
+			mine = append(mine, it)
+		}
+	}
+	sum := ShardSummary{Shard: sh.Index, Shards: sh.Count, Items: len(mine), Of: len(a.items), Invocation: a.opt.Invocation}
+	if sum.Invocation == nil {
+		sum.Invocation = []string{}
+	}
+	t0 := time.Now()
+	needs := needsOf(a.attackers)
+	vsets := a.opt.allVLMSets(needs)
+	if (needs != 0 || len(vsets) > 0) && len(mine) > 0 {
+		fopt := a.featureOptions(needs, vsets)
+		mtr := newFeatureMeter(a.opt.Progress)
+		fopt.Progress = mtr.add
+		fr, err := features.Extract(ctx, mine, fopt)
+		mtr.end(err == nil)
+		if err != nil {
+			return nil, a.interrupted(ctx, err)
+		}
+		a.res.Features = &fr.Stats
+		seen := map[string]bool{}
+		for k, it := range mine {
+			f := fr.Items[k]
+			path := it.VideoPath
+			if path == "" {
+				path = it.Video
+			}
+			if f.Video >= 0 {
+				if rel, err := filepath.Rel(a.opt.VideoRoot, fr.Videos[f.Video].Path); err == nil {
+					path = filepath.ToSlash(rel)
+				}
+			}
+			if !seen[path] {
+				seen[path] = true
+				sum.Videos = append(sum.Videos, ShardVideo{Path: path, Failure: f.Failure})
+			}
+		}
+		st := fr.Stats
+		a.opt.Progress.Note("shard features done", "shard", sh.String(), "items", len(mine), "videos", st.Videos, "cached", st.Cached,
+			"computed", st.Computed, "failed", st.Failed)
+	}
+	a.stage("features", t0)
+	a.res.Items = len(mine)
+	a.res.Shard = &sum
+	b, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(a.opt.Out, ShardFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		return nil, err
+	}
+	if err := a.writeRunJSON(started); err != nil {
+		return nil, err
+	}
+	if err := writeStages(a.opt.Out, a.res); err != nil {
+		return nil, err
+	}
+	return a.res, nil
+}
+
+// interrupted words an error of the feature stage: a cancelled run says
+// that what is stored stays.
+func (a *audit) interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+	}
+	return err
+}
+
+// checkShards reads the shard directories opt.Merge names and checks that
+// they are the shards 0..N-1 of one audit, the audit of cfg: each
+// config.json, less its "shard" key, must equal cfg.
+func checkShards(dirs []string, cfg *Config) error {
+	want, err := encodeConfig(cfg)
+	if err != nil {
+		return err
+	}
+	byIndex := map[int]string{}
+	count := 0
+	for _, dir := range dirs {
+		s, err := ReadShard(dir)
+		if err != nil {
+			return err
+		}
+		if count == 0 {
+			count = s.Shards
+		} else if s.Shards != count {
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("shard %d/%d of a %d-way split, but %s is of a %d-way split", s.Shard, s.Shards, s.Shards, dirs[0], count)}
+		}
+		if prev, ok := byIndex[s.Shard]; ok {
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("shard %d/%d given twice (also %s)", s.Shard, s.Shards, prev)}
+		}
+		byIndex[s.Shard] = dir
+		have, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+		if err != nil {
+			return &ShardError{Dir: dir, Msg: err.Error()}
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(have, &m); err != nil {
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", ConfigFile, err)}
+		}
+		if string(m["shard"]) != strconv.Quote(Shard{s.Shard, s.Shards}.String()) {
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s names shard %s, %s shard %d/%d", ConfigFile, m["shard"], ShardFile, s.Shard, s.Shards)}
+		}
+		delete(m, "shard")
+		base, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if d := diffKeys(base, want); len(d) > 0 {
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("a shard of another audit (%v differ from this merge's)", d)}
+		}
+	}
+	var missing []string
+	for i := 0; i < count; i++ {
+		if _, ok := byIndex[i]; !ok {
+			missing = append(missing, Shard{i, count}.String())
+		}
+	}
+	if len(missing) > 0 {
+		return &ShardError{Msg: fmt.Sprintf("shards %s missing (each of 0..%d of the %d-way split must be given once)", strings.Join(missing, ", "), count-1, count)}
+	}
+	return nil
+}
+
+// seedCache puts every file of each shard's cache into dir's cache, as a
+// hard link where the file systems allow (else a copy), so that the feature
+// stage of the merge finds every video's features there. Files already
+// present are kept: a cache entry's name is its content key.
+func seedCache(out string, shards []string) (int, error) {
+	dst := filepath.Join(out, CacheDir)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return 0, fmt.Errorf("cache: %w", err)
+	}
+	n := 0
+	for _, dir := range shards {
+		src := filepath.Join(dir, CacheDir)
+		entries, err := os.ReadDir(src)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("merge: read %s: %w", src, err)
+		}
+		for _, e := range entries {
+			if !e.Type().IsRegular() || isTemp(e.Name()) {
+				continue
+			}
+			to := filepath.Join(dst, e.Name())
+			if _, err := os.Lstat(to); err == nil {
+				continue
+			}
+			from := filepath.Join(src, e.Name())
+			if err := os.Link(from, to); err != nil {
+				if err := copyFile(from, to); err != nil {
+					return n, fmt.Errorf("merge: %w", err)
+				}
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// copyFile copies a cache file atomically.
+func copyFile(from, to string) error {
+	f, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return writeFileAtomic(to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
+}
