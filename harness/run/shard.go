@@ -139,6 +139,12 @@ func (e *ShardError) Error() string {
 // items runs here; the shard's cache holds what Merge reads.
 func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error) {
 	sh := *a.opt.Shard
+	// ShardFile marks a finished shard: until this run finishes, the
+	// directory is not one (merge refuses it), whatever an earlier run
+	// wrote.
+	if err := os.Remove(filepath.Join(a.opt.Out, ShardFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
 	var mine []*harness.Item
 	for _, it := range a.items {
 		if VideoShard(a.opt.VideoRoot, it, sh.Count) == sh.Index {
