@@ -129,8 +129,31 @@ the pool does not hold.`,
 				if !(*sceneThreshold > -1 && *sceneThreshold <= 1) {
 					return &usageError{fmt.Sprintf("--scene-threshold %v: want a cosine in (-1, 1]", *sceneThreshold)}
 				}
+				// A flag that the chosen mode does not read is refused, not
+				// ignored: the user would believe it shaped the release.
+				hardestMode := *hardest > 0 || *budget == 0
+				var unread []string
+				fs.Visit(func(f *flag.Flag) {
+					switch f.Name {
+					case "events", "cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold":
+						if hardestMode {
+							unread = append(unread, "--"+f.Name)
+						}
+					case "per":
+						if !hardestMode {
+							unread = append(unread, "--per")
+						}
+					}
+				})
+				if len(unread) > 0 {
+					mode := "--budget composes under caps"
+					if hardestMode {
+						mode = "--hardest takes K per group, one item per video, without the composition's caps"
+					}
+					return &usageError{fmt.Sprintf("%s: %s, so it would not read %s", strings.Join(unread, ", "), mode, strings.Join(unread, ", "))}
+				}
 				q := release.Query{Budget: *budget, Sources: splitList(*sources), Durations: splitList(*durations), Events: *events}
-				if *hardest > 0 || *budget == 0 {
+				if hardestMode {
 					q = release.Query{Hardest: *hardest, Per: *per, Budget: *budget, Sources: q.Sources, Durations: q.Durations}
 				} else {
 					q.Caps = &release.Caps{PerVideo: *capVideo, PerScene: *capScene, PerTemplate: *capTemplate, SourceShare: *capSource}

@@ -36,15 +36,17 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 		atts[k] = Attacker{Name: a.Name, Level: l, Pooled: learns[a.Name], Version: versions[a.Name]}
 	}
 	var cands []Candidate
+	var screened []*harness.Item
 	var videos []string
 	frameRow := map[string]int{}
 	for i := range s.Rows {
 		r := &s.Rows[i]
-		if !r.Kept {
-			continue
-		}
 		it := &harness.Item{ID: r.ID, Benchmark: r.Benchmark, Video: r.Video, Question: r.Question,
 			Options: r.Options, Answer: int(r.Answer), Task: r.Task, Duration: r.Duration, Group: r.Group}
+		if !r.Kept {
+			screened = append(screened, it)
+			continue
+		}
 		for _, q := range r.Quality {
 			if f, ok := harness.Flag(q); ok {
 				it.Quality |= f
@@ -79,7 +81,12 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 			cands[i].Scene = scenes[cands[i].Item.Video]
 		}
 	}
-	return NewPool(atts, cands)
+	p, err := NewPool(atts, cands)
+	if err != nil {
+		return nil, err
+	}
+	p.Screened = screened
+	return p, nil
 }
 
 // Restore gives the pool's items the fields of the item schema a screen

@@ -68,6 +68,17 @@ func Hardest(p *Pool, q Query, seed uint64, keep []int, exclude []bool) (*Select
 			lists[g] = nil
 		}
 	}
+	// A group whose every item screening removed takes part with an empty
+	// list, so the shortfall names it.
+	for _, it := range p.Screened {
+		c := &Candidate{Item: it}
+		if !q.admits(c) {
+			continue
+		}
+		if _, ok := lists[groupOf(c)]; !ok {
+			lists[groupOf(c)] = nil
+		}
+	}
 	var all []int
 	for _, l := range lists {
 		all = append(all, l...)

@@ -61,3 +61,27 @@ func TestHardestTakesKPerGroupOnePerVideo(t *testing.T) {
 		t.Errorf("shortfall %q does not name g3", sel.Shortfall)
 	}
 }
+
+// A group whose every item screening removed is named in the shortfall, at
+// 0 of K, instead of vanishing from the release without a word; a removed
+// group outside the query's sources is not.
+func TestHardestNamesAGroupScreeningEmptied(t *testing.T) {
+	p := testPool(t, []cand{
+		{id: "a1", source: "A", video: "v1", task: "g1", margin: 0, dur: 5},
+		{id: "a2", source: "A", video: "v2", task: "g1", margin: 1, dur: 5, template: 1, templateSize: 1},
+	})
+	p.Screened = []*harness.Item{
+		{ID: "gone", Benchmark: "A", Video: "v9", Task: "g2", Options: []string{"p", "q"}},
+		{ID: "other", Benchmark: "Z", Video: "v8", Task: "g3", Options: []string{"p", "q"}},
+	}
+	sel, err := Hardest(p, Query{Hardest: 1, Per: PerTask, Sources: []string{"A"}}, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(p, sel.Picks); !reflect.DeepEqual(got, []string{"a1"}) {
+		t.Errorf("picks %v, want [a1]", got)
+	}
+	if !strings.Contains(sel.Shortfall, "task g2: 0 of 1") || strings.Contains(sel.Shortfall, "g3") {
+		t.Errorf("shortfall %q: want task g2 at 0 of 1 and nothing of g3 (source Z was not asked for)", sel.Shortfall)
+	}
+}

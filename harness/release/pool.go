@@ -79,6 +79,10 @@ func (c *Candidate) scene() string {
 type Pool struct {
 	Attackers  []Attacker
 	Candidates []Candidate
+	// Screened holds the items screening removed: they are never selected,
+	// but their groups are known, so that Hardest can say a group came out
+	// empty rather than leave it out without a word.
+	Screened []*harness.Item
 	// hardness is each candidate's maximum percentile over the attackers'
 	// margins (see Hardness); computed by NewPool.
 	hardness []float64
