@@ -4,7 +4,8 @@
 # into out/demo, and print the summary table of the report cards; then audit
 # the planted-shortcut world (rendered once into out/world, docs/world.md) at
 # all five levels into out/demo-world and print the audit of the auditor
-# beside its cards.
+# beside its cards; then screen the world's items and compose a release of
+# what screening keeps.
 # Expects bin/vidscreen (make build). Finishes in well under two minutes on
 # two cores.
 set -euo pipefail
@@ -43,7 +44,24 @@ wstart=$(date +%s)
 "$BIN" audit --items "$WORLD/items.jsonl" --videos "$WORLD" --models "$WORLD/models" --out "$WORLD_OUT" --seed 1
 wend=$(date +%s)
 echo
-echo "demo: audited the world in $((wend - wstart)) s; whole demo $((wend - start)) s."
+echo "demo: audited the world in $((wend - wstart)) s."
+
+# Video-Index section 5 on the world's run: screen every item (what each
+# attacker solves, the Video-Oasis consensus), then compose a release of the
+# screened items under the coverage caps, red-team it and name it by its
+# lockfile (docs/screen.md, docs/select.md).
+echo
+"$BIN" screen "$WORLD_OUT" >/dev/null
+echo "demo: screened the world's items ($WORLD_OUT/screen/screen.md):"
+sed -n '/^| benchmark | items | kept/,/^$/p' "$WORLD_OUT/screen/screen.md"
+RELEASE="$OUT-release"
+rm -rf "$RELEASE"
+"$BIN" select "$WORLD_OUT" --budget 12 --seed 1 --out "$RELEASE" >/dev/null
+sed -n '1,3p' "$RELEASE/report.md"
+wend=$(date +%s)
+echo
+echo "demo: whole demo $((wend - start)) s."
 echo "demo: open $OUT/index.html and $WORLD_OUT/index.html in a browser for the level profiles,"
 echo "      learning curves and the audit of the auditor; cards.md has the full cards,"
-echo "      docs/audit.md explains every file, docs/world.md the world."
+echo "      docs/audit.md explains every file, docs/world.md the world; $WORLD_OUT/screen/screen.html"
+echo "      the screening and $RELEASE/report.html the release."
