@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
@@ -249,7 +250,7 @@ func writeFramesNPY(path string, frames []decode.Frame) error {
 	for i, f := range frames {
 		chunks[i] = f.RGB[:h*w*3]
 	}
-	return writeFileAtomicFunc(path, func(wr io.Writer) error { return npy.WriteUint8(wr, []int{len(frames), h, w, 3}, chunks...) })
+	return atomicfile.Write(path, func(wr io.Writer) error { return npy.WriteUint8(wr, []int{len(frames), h, w, 3}, chunks...) })
 }
 
 func frameName(pos int) string { return fmt.Sprintf("frame_%03d.png", pos) }

@@ -1,21 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/predictions"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 func newImportCommand() *command {
@@ -89,7 +87,7 @@ bad input, 1 any other failure.`,
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
-				if err := writeFileAtomicBytes(*out, items); err != nil {
+				if err := atomicfile.WriteBytes(*out, items); err != nil {
 					return err
 				}
 				fmt.Fprintf(env.stdout, "%d items of %s written to %s\n", len(rows), name, *out)
@@ -98,7 +96,7 @@ bad input, 1 any other failure.`,
 					if p == "" {
 						p = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".predictions.jsonl"
 					}
-					if err := writeFileAtomicBytes(p, preds); err != nil {
+					if err := atomicfile.WriteBytes(p, preds); err != nil {
 						return err
 					}
 					fmt.Fprintf(env.stdout, "the model's %d replies written to %s\n", len(rows), p)
@@ -187,34 +185,4 @@ func importRows(rows []predictions.Row, bench string) (items, preds []byte, err 
 		return ib.Bytes(), nil, nil
 	}
 	return ib.Bytes(), pb.Bytes(), nil
-}
-
-// writeFileAtomicBytes writes data to path through a temporary file in the
-// same directory, so that an interrupted command leaves no half file.
-func writeFileAtomicBytes(path string, data []byte) error {
-	return writeFileAtomicFunc(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-}
-
-// writeFileAtomicFunc is writeFileAtomicBytes for what write writes.
-func writeFileAtomicFunc(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(tmp, 256<<10)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }

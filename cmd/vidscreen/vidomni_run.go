@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/vidomni"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
@@ -203,7 +204,7 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				if len(lines) == 0 {
 					return fmt.Errorf("%w: no pair's video could be decoded", errBadInput)
 				}
-				err = writeAtomic(*out, func(w *bufio.Writer) error {
+				err = writeOut(*out, func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					enc.SetEscapeHTML(false)
 					for _, l := range lines {
@@ -354,32 +355,6 @@ func verifySimilarity(ctx context.Context, env *environment, ff *vidomniFrameFla
 	return lines, nil
 }
 
-func writeAtomic(path string, write func(*bufio.Writer) error) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
-}
-
 func vidomniCaption() *subcommand {
 	return &subcommand{
 		name:  "caption",
@@ -447,7 +422,7 @@ name (the paper draws one at random); "instruction" says which (1-5).`,
 				if len(caps) == 0 {
 					return fmt.Errorf("%w: no video could be decoded", errBadInput)
 				}
-				err = writeAtomic(*out, func(w *bufio.Writer) error {
+				err = writeOut(*out, func(w io.Writer) error {
 					enc := json.NewEncoder(w)
 					enc.SetEscapeHTML(false)
 					for _, c := range caps {
@@ -465,4 +440,12 @@ name (the paper draws one at random); "instruction" says which (1-5).`,
 			}
 		},
 	}
+}
+
+// writeOut writes a command's output file, creating its directory.
+func writeOut(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.Write(path, write)
 }

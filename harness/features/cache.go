@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -123,44 +124,16 @@ func (c cache) store(v *Video, plan string) error {
 		return fmt.Errorf("feature cache: %w", err)
 	}
 	np, jp := c.paths(v.Key)
-	if err := writeAtomic(np, func(w io.Writer) error { return npy.Write(w, v.Embeddings, npy.Float32) }); err != nil {
+	if err := atomicfile.Write(np, func(w io.Writer) error { return npy.Write(w, v.Embeddings, npy.Float32) }); err != nil {
 		return err
 	}
 	e := entry{Format: cacheFormat, Key: v.Key, Path: v.Path, Plan: plan, Info: v.Info, Captions: v.Captions}
 	for _, t := range v.Times {
 		e.Times = append(e.Times, int64(t))
 	}
-	return writeAtomic(jp, func(w io.Writer) error {
+	return atomicfile.Write(jp, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(&e)
 	})
-}
-
-// writeAtomic writes path through a temporary file in the same directory,
-// synced and renamed into place.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("feature cache: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("feature cache: write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("feature cache: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("feature cache: %w", err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("feature cache: %w", err)
-	}
-	return nil
 }

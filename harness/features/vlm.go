@@ -19,6 +19,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -389,7 +390,7 @@ func storeVLM(dir, key, path string, items []map[string][]float64, duration time
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("vlm cache: %w", err)
 	}
-	return writeAtomic(vlmPath(dir, key), func(w io.Writer) error {
+	return atomicfile.Write(vlmPath(dir, key), func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(vlmEntry{Format: vlmCacheFormat, Path: path, DurationNS: int64(duration), Items: items})
 	})
 }

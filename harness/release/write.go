@@ -1,12 +1,13 @@
 package release
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // File names of a release directory.
@@ -35,7 +36,7 @@ func (r *Release) Write(dir string) error {
 		{ReportHTML, r.WriteHTML},
 	}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
 	}
@@ -60,34 +61,4 @@ func (r *Release) WriteLockfile(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r.Lockfile)
-}
-
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -1046,7 +1047,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	outs = append(outs, a.embeddingOutputs()...)
 	wm := newMeter(a.opt.Progress, int64(len(outs)), "write", "files")
 	for _, out := range outs {
-		if err := writeFileAtomic(filepath.Join(a.opt.Out, out.name), out.write); err != nil {
+		if err := atomicfile.Write(filepath.Join(a.opt.Out, out.name), out.write); err != nil {
 			wm.exit()
 			return err
 		}
@@ -1160,5 +1161,5 @@ func (a *audit) writeRunJSON(started time.Time) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(a.opt.Out, RunJSON), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+	return atomicfile.Write(filepath.Join(a.opt.Out, RunJSON), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
@@ -68,7 +69,7 @@ func (c embedCache) store(kind, key string, m *kernels.Matrix) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
-	return writeFileAtomic(c.path(kind, key), func(w io.Writer) error { return npy.Write(w, m, "<f4") })
+	return atomicfile.Write(c.path(kind, key), func(w io.Writer) error { return npy.Write(w, m, "<f4") })
 }
 
 // embedChunk is how many texts are embedded per call, so that progress can

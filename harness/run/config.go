@@ -15,6 +15,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // formatVersion names the layout of a run directory (records, caches,
@@ -178,7 +179,7 @@ func claimDir(dir string, cfg *Config) (resumed bool, err error) {
 			return false, fmt.Errorf("%s: %w (it has files but no config.json); choose an empty or new --out", dir, ErrNotRunDir)
 		}
 	}
-	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := w.Write(want); return err }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(want); return err }); err != nil {
 		return false, err
 	}
 	return false, nil

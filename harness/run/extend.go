@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // A finished run is extended, rather than refused, when it is started again
@@ -159,5 +160,5 @@ func extendDir(dir string, cfg *Config, mismatch *ConfigMismatchError) (bool, er
 		mismatch.Fields = blocking
 		return false, nil
 	}
-	return true, writeFileAtomic(filepath.Join(dir, ConfigFile), func(w io.Writer) error { _, err := w.Write(want); return err })
+	return true, atomicfile.Write(filepath.Join(dir, ConfigFile), func(w io.Writer) error { _, err := w.Write(want); return err })
 }

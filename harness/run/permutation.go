@@ -12,6 +12,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // permutations runs the option-permutation audit: every model reader whose
@@ -124,7 +125,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	err = writeFileAtomic(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
+	err = atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
 	return out, err
 }
 

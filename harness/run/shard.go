@@ -16,6 +16,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // ShardFile is written into a shard's run directory when the shard's
@@ -196,7 +197,7 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(a.opt.Out, ShardFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+	if err := atomicfile.Write(filepath.Join(a.opt.Out, ShardFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return nil, err
 	}
 	if err := a.writeRunJSON(started); err != nil {
@@ -319,5 +320,5 @@ func copyFile(from, to string) error {
 		return err
 	}
 	defer f.Close()
-	return writeFileAtomic(to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
+	return atomicfile.Write(to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 	"time"
+
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // StagesFile holds the measured rate of each stage of the last process
@@ -80,7 +82,7 @@ func (r StageRate) withRate() StageRate {
 
 // writeStages writes StagesFile.
 func writeStages(dir string, res *Result) error {
-	return writeFileAtomic(filepath.Join(dir, StagesFile), func(w io.Writer) error {
+	return atomicfile.Write(filepath.Join(dir, StagesFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
@@ -93,7 +94,7 @@ func (s *Screen) Write(dir string) error {
 		}{m.name, func(w io.Writer) error { return npy.Write(w, m.m, npy.Float32) }})
 	}
 	for _, o := range outs {
-		if err := writeFileAtomic(filepath.Join(dir, o.name), o.write); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, o.name), o.write); err != nil {
 			return err
 		}
 	}
@@ -186,35 +187,4 @@ func Read(dir string) (*Screen, error) {
 		*m.dst = x
 	}
 	return s, nil
-}
-
-// writeFileAtomic writes path through a temporary file in its directory,
-// synced and renamed, so that a reader never sees half a file.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
 // WriteJSON writes scores.json: {"verifiers", "by_type", "by_duration",
@@ -39,32 +41,11 @@ func (s *Scores) WriteDir(dir string) error {
 		if err := f.write(&buf); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
+		if err := atomicfile.WriteBytes(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // VerifierNames returns the verifiers' names in the order the reports use.

@@ -16,6 +16,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
@@ -255,7 +256,7 @@ func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
 	}
 	// truth.json goes last: a directory with it holds a whole world.
 	for _, name := range []string{ItemsFile, TruthFile} {
-		if err := writeAtomic(filepath.Join(dir, name), files[name]); err != nil {
+		if err := atomicfile.WriteBytes(filepath.Join(dir, name), files[name]); err != nil {
 			return nil, err
 		}
 	}
@@ -339,18 +340,6 @@ func writeVideo(ctx context.Context, path string, s *Scene, opt Options) (err er
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("world: %w", err)
 	}
 	return nil
