@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
@@ -138,6 +139,7 @@ usage or bad input (the error names the file, line and field).`,
 			fs.StringVar(&videoRoot, "video-root", "", "the same as --videos `ROOT`")
 			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder; with --videos, run its image_text and captioner models on the frames")
 			frames := fs.Int("frames", 32, "show the frame and order attackers `N` uniform frames of each clip (captions, the shuffled and the contiguous-tenth VLM readers, the mean frame of the effective size); Video-Index uses 32")
+			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
 			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (image_text and the captioner get one worker set and one memory budget per device, each video's frames placed on one of them in turn; the other roles and the NVDEC decoders use the first device), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why")
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
@@ -156,6 +158,9 @@ usage or bad input (the error names the file, line and field).`,
 				}
 				if *sample < 0 {
 					return &usageError{"--sample must be 0 (every item) or more"}
+				}
+				if *perms < 0 || *perms > maxPermutations {
+					return &usageError{fmt.Sprintf("--permutations %d: want 0 (no permutation audit) to %d", *perms, maxPermutations)}
 				}
 				if *frames < 1 || *frames > maxFrames {
 					return &usageError{fmt.Sprintf("--frames must be from 1 to %d, got %d", maxFrames, *frames)}
@@ -190,7 +195,7 @@ usage or bad input (the error names the file, line and field).`,
 				if err != nil {
 					return err
 				}
-				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames,
+				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames, Permutations: permutationsOption(*perms),
 					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel, Merge: merge}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
@@ -390,3 +395,20 @@ func printAuditSummary(w io.Writer, res *runs.Result) error {
 // maxFrames bounds --frames: a VLM prompt of more frames than this fits no
 // model's context, and each frame is decoded and embedded per clip.
 const maxFrames = 1024
+
+// maxPermutations bounds --permutations: each permutation is one more prompt
+// per item and model reader.
+const maxPermutations = 64
+
+// permutationsOption maps --permutations onto runs.Options.Permutations,
+// where 0 means the default count and a negative one none; the default is
+// left at 0 so that config.json stays as it was for runs that do not set it.
+func permutationsOption(n int) int {
+	switch n {
+	case 0:
+		return -1
+	case attack.OptionPermutations:
+		return 0
+	}
+	return n
+}

@@ -40,6 +40,12 @@ type Config struct {
 	// BagK is how many frames the bag-of-frames attackers keep (Video-Oasis:
 	// the top 32 of the ~1 fps set by similarity to the question).
 	BagK int `json:"bag_k,omitempty"`
+	// Permutations is how many seeded permutations of each item's options
+	// the option-permutation audit of the model readers scores besides the
+	// original order: 0 means OptionPermutations, and a negative count turns
+	// the audit off. The audit multiplies a reader's prompts (nine times on
+	// the default), which a pool of 500,000 items may not want to pay.
+	Permutations int `json:"permutations,omitempty"`
 	// Threads bounds the kernels' parallelism; results do not depend on it.
 	Threads int `json:"-"`
 	// Cache, shared by every copy of the configuration, lets the attackers

@@ -12,6 +12,18 @@ import (
 // order.
 const OptionPermutations = 8
 
+// PermutationCount is the number of permutations the option-permutation
+// audit scores under c: 0 when the audit is off.
+func (c Config) PermutationCount() int {
+	switch {
+	case c.Permutations < 0:
+		return 0
+	case c.Permutations == 0:
+		return OptionPermutations
+	}
+	return c.Permutations
+}
+
 // An optionsPrompter builds its prompt from the item's options at attack
 // time, so that a permuted stream really asks its model again.
 type optionsPrompter interface{ promptsOptions() }

@@ -89,6 +89,10 @@ type Options struct {
 	// read (captions, the shuffled and the tenth readers, the mean frame of
 	// the effective size); 0 means the 32 of Video-Index.
 	Frames int
+	// Permutations is how many seeded permutations of each item's options
+	// the model readers' option-permutation audit scores: 0 means the 8 of
+	// Video-Index, a negative count none (attack.Config.Permutations).
+	Permutations int
 	// Reader is the lm_reader role (nil without one): the options-only,
 	// blind and captions readers ask it. ReaderName names its weights.
 	Reader     attack.LetterReader
@@ -221,6 +225,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	acfg := attack.DefaultConfig()
+	acfg.Permutations = opt.Permutations
 	if len(opt.Levels) > 0 {
 		// A set, kept in pyramid order: "--levels text,option" is the same
 		// configuration as "option,text", on a first run and on resume.

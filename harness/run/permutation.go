@@ -17,7 +17,8 @@ import (
 
 // permutations runs the option-permutation audit: every model reader whose
 // prompt lists the options answers every item on its original options and
-// on attack.OptionPermutations seeded permutations of them, and each
+// on the configured number of seeded permutations of them (none when the
+// audit is off: attack.Config.Permutations), and each
 // benchmark gets, per reader, the accuracy of each order, their range and
 // the share of items whose chosen option text changes. Each reader's
 // choices under each order are stored as they are made, so a resumed run
@@ -32,7 +33,10 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 		if attack.FrameNeeds(at) != 0 {
 			base.Visual = a.visual
 		}
-		k := attack.OptionPermutations
+		k := a.acfg.PermutationCount()
+		if k == 0 {
+			return out, nil
+		}
 		chosen := make([][]string, k+1) // per order, per item: the chosen option's text
 		right := make([][]bool, k+1)
 		for o := 0; o <= k; o++ {

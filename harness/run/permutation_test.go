@@ -102,3 +102,51 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 		t.Error("cards.json differs after recomputing a damaged permutation")
 	}
 }
+
+// TestPermutationCountIsConfigured: Options.Permutations sets how many
+// permutations the audit scores (the reader is asked for each), and a
+// negative count turns the audit off: no card has a permutation and the
+// reader answers each item once per reader.
+func TestPermutationCountIsConfigured(t *testing.T) {
+	items := realItems(t, 6)
+	asked := map[string]int64{}
+	for _, tt := range []struct {
+		name  string
+		perms int
+		want  int // accuracies on each card's permutation; 0: none
+	}{
+		{"default", 0, 9},
+		{"two", 2, 3},
+		{"off", -1, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			var n atomic.Int64
+			res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Levels: []harness.Level{harness.LevelOption, harness.LevelText},
+				Reader: countingReader{&n}, ReaderName: "counting", Permutations: tt.perms})
+			asked[tt.name] = n.Load()
+			for _, c := range res.Cards {
+				for _, r := range []string{"options-reader", "blind-reader"} {
+					p := c.Permutation[r]
+					if tt.want == 0 {
+						if p != nil {
+							t.Errorf("%s: the audit is off, yet %s has a permutation: %+v", c.Benchmark, r, p)
+						}
+						continue
+					}
+					if p == nil || len(p.Accuracies) != tt.want || p.Permutations != tt.want-1 {
+						t.Errorf("%s: permutation audit of %s: %+v; want %d accuracies", c.Benchmark, r, p, tt.want)
+					}
+				}
+			}
+			perms, _ := filepath.Glob(filepath.Join(out, CacheDir, "perm-*.json"))
+			if len(perms) != 2*tt.want {
+				t.Errorf("%d stored permutations, want 2 readers x %d orders", len(perms), tt.want)
+			}
+		})
+	}
+	// Each permutation is one more prompt per item and reader.
+	if !(0 < asked["off"] && asked["off"] < asked["two"] && asked["two"] < asked["default"]) {
+		t.Errorf("prompts asked: off %d, two %d, default %d; want 0 < off < two < default", asked["off"], asked["two"], asked["default"])
+	}
+}

@@ -100,11 +100,11 @@ func (o *Options) frames() int {
 }
 
 // vlmSets returns the frame sets the VLM readers need, in a fixed order,
-// each scored on the original options and on attack.OptionPermutations
-// permutations of them (the option-permutation audit of every model reader).
-func vlmSets(needs attack.Needs, frames int) []features.VLMSet {
+// each scored on the original options and on perms permutations of them
+// (the option-permutation audit of every model reader; 0 when it is off).
+func vlmSets(needs attack.Needs, frames, perms int) []features.VLMSet {
 	centre, shuffled, tenth := features.VLMSets(frames)
-	centre.Permutations, shuffled.Permutations, tenth.Permutations = attack.OptionPermutations, attack.OptionPermutations, attack.OptionPermutations
+	centre.Permutations, shuffled.Permutations, tenth.Permutations = perms, perms, perms
 	var sets []features.VLMSet
 	for _, s := range []struct {
 		n   attack.Needs
@@ -121,7 +121,7 @@ func vlmSets(needs attack.Needs, frames int) []features.VLMSet {
 // halves and shifted grids with their base when the order level's VLM
 // readers run, then the reference's full protocol with --reference-model.
 func (o *Options) allVLMSets(needs attack.Needs) []features.VLMSet {
-	sets := vlmSets(needs, o.frames())
+	sets := vlmSets(needs, o.frames(), attack.Config{Permutations: o.Permutations}.PermutationCount())
 	if runsDiagnostics(needs) {
 		base, conds := features.DiagnosticSets(o.frames())
 		sets = append(append(sets, base), conds...)
