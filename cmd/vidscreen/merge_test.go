@@ -91,16 +91,7 @@ func shardItems(t *testing.T, shards []string) {
 
 func TestMergeTextLevels(t *testing.T) {
 	items := demoSubset(t, 60)
-	tmp := t.TempDir()
-	whole := filepath.Join(tmp, "whole")
-	if code, _, stderr := runAudit("--items", items, "--out", whole, "--quiet"); code != 0 {
-		t.Fatalf("unsharded audit: exit %d\n%s", code, stderr)
-	}
-	for _, n := range []int{1, 2, 3} {
-		merged, shards, _ := shardAndMerge(t, tmp, n, "--items", items)
-		sameRun(t, whole, merged, fmt.Sprintf("between the unsharded audit and the merge of %d shards", n))
-		shardItems(t, shards)
-	}
+	mergesMatchTheWholeAudit(t, t.TempDir(), []string{"--items", items})
 }
 
 func TestMergeVideoLevels(t *testing.T) {
@@ -131,19 +122,7 @@ func TestMergeVideoLevels(t *testing.T) {
 	}
 	os.WriteFile(items, []byte(strings.Join(lines, "")), 0o644)
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir}
-	whole := filepath.Join(tmp, "whole")
-	if code, _, stderr := runAudit(append(args, "--out", whole, "--quiet")...); code != 0 {
-		t.Fatalf("unsharded audit: exit %d\n%s", code, stderr)
-	}
-	for _, n := range []int{1, 2, 3} {
-		merged, shards, stderr := shardAndMerge(t, tmp, n, args...)
-		sameRun(t, whole, merged, fmt.Sprintf("between the unsharded audit and the merge of %d shards", n))
-		shardItems(t, shards)
-		// Every decodable video was done by its shard: the merge decodes
-		// none again.
-		if strings.Contains(stderr, "computed here") {
-			t.Errorf("merge of %d shards computed features:\n%s", n, stderr)
-		}
+	for n, merged := range mergesMatchTheWholeAudit(t, tmp, args) {
 		var st struct{ Stages []runs.StageRate }
 		b, _ := os.ReadFile(filepath.Join(merged, runs.StagesFile))
 		if err := json.Unmarshal(b, &st); err != nil {
@@ -189,10 +168,21 @@ func TestMergeWorld(t *testing.T) {
 	items, root, modelsDir := worldFixture(t)
 	tmp := t.TempDir()
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir}
+	mergesMatchTheWholeAudit(t, tmp, args)
+}
+
+// mergesMatchTheWholeAudit audits args unsharded, then split into 1, 2 and
+// 3 shards and merged: each merge must write the unsharded outputs, each
+// shard hold its own items, and the merge decode nothing again (every
+// decodable video was done by its shard). It returns the merged run
+// directories by shard count.
+func mergesMatchTheWholeAudit(t *testing.T, tmp string, args []string) map[int]string {
+	t.Helper()
 	whole := filepath.Join(tmp, "whole")
 	if code, _, stderr := runAudit(append(args, "--out", whole, "--quiet")...); code != 0 {
 		t.Fatalf("unsharded audit: exit %d\n%s", code, stderr)
 	}
+	out := map[int]string{}
 	for _, n := range []int{1, 2, 3} {
 		merged, shards, stderr := shardAndMerge(t, tmp, n, args...)
 		sameRun(t, whole, merged, fmt.Sprintf("between the unsharded audit and the merge of %d shards", n))
@@ -200,7 +190,9 @@ func TestMergeWorld(t *testing.T) {
 		if strings.Contains(stderr, "computed here") {
 			t.Errorf("merge of %d shards computed features:\n%s", n, stderr)
 		}
+		out[n] = merged
 	}
+	return out
 }
 
 func TestMergeRefuses(t *testing.T) {

@@ -135,11 +135,10 @@ func benchRoot(b *testing.B) string {
 	return root
 }
 
-// BenchmarkReadVLM runs the VLM readers' part of the feature stage (hash,
-// decode, preprocess, the tiny vlm_reader's prefills) on the benchmark
-// videos with nothing cached, the three frame sets per item, and reports
-// items/s and prompts/s.
-func BenchmarkReadVLM(b *testing.B) {
+// tinyVLM opens the tiny models' vlm_reader on the CPU for one benchmark,
+// closed when it ends.
+func tinyVLM(b *testing.B) *models.VLMReader {
+	b.Helper()
 	openTiny(b)
 	m, err := models.LoadManifest(tiny.dir)
 	if err != nil {
@@ -149,7 +148,16 @@ func BenchmarkReadVLM(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer vlm.Close()
+	b.Cleanup(func() { vlm.Close() })
+	return vlm
+}
+
+// BenchmarkReadVLM runs the VLM readers' part of the feature stage (hash,
+// decode, preprocess, the tiny vlm_reader's prefills) on the benchmark
+// videos with nothing cached, the three frame sets per item, and reports
+// items/s and prompts/s.
+func BenchmarkReadVLM(b *testing.B) {
+	vlm := tinyVLM(b)
 	root := benchRoot(b)
 	items := benchItems(b, root)
 	centre, shuffled, tenth := VLMSets(UniformFrames)
@@ -183,16 +191,7 @@ func BenchmarkReadVLM(b *testing.B) {
 // reports videos/s and VLM items/s (compare BenchmarkExtract and
 // BenchmarkReadVLM, the two halves alone).
 func BenchmarkExtractWithVLM(b *testing.B) {
-	openTiny(b)
-	m, err := models.LoadManifest(tiny.dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	vlm, err := tiny.rt.OpenVLMReader(m, models.CPU)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vlm.Close()
+	vlm := tinyVLM(b)
 	root := benchRoot(b)
 	items := benchItems(b, root)
 	centre, shuffled, tenth := VLMSets(UniformFrames)

@@ -21,6 +21,27 @@ func share(n, of int) string {
 	return pct(float64(n) / float64(of))
 }
 
+// countTable writes a section of one row of counts per benchmark, its
+// columns named by the first benchmark's counts (every benchmark has the
+// same ones).
+func countTable(bw *bufio.Writer, title string, benchmarks []Summary, counts func(*Summary) []Count) {
+	fmt.Fprintf(bw, "\n## %s\n\n| benchmark |", title)
+	if len(benchmarks) > 0 {
+		cols := counts(&benchmarks[0])
+		for _, c := range cols {
+			fmt.Fprintf(bw, " %s |", c.Name)
+		}
+		fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|", len(cols)))
+	}
+	for i := range benchmarks {
+		fmt.Fprintf(bw, "| %s |", benchmarks[i].Benchmark)
+		for _, c := range counts(&benchmarks[i]) {
+			fmt.Fprintf(bw, " %d |", c.Items)
+		}
+		fmt.Fprintln(bw)
+	}
+}
+
 // WriteMarkdown writes screen.md: per benchmark what screening removes and
 // why, then the consensus and the ambiguity counts.
 func (s *Screen) WriteMarkdown(w io.Writer) error {
@@ -34,34 +55,8 @@ func (s *Screen) WriteMarkdown(w io.Writer) error {
 	for _, b := range s.Benchmarks {
 		fmt.Fprintf(bw, "| %s | %d | %d (%s) | %d | %d | %d | %d | %d | %s |\n", b.Benchmark, b.Items, b.Kept, share(b.Kept, b.Items), b.Removed, b.Solved, b.Duplicates, b.Failed, b.Quality, strings.Join(b.Screening, ", "))
 	}
-	fmt.Fprintf(bw, "\n## Items left after each stage\n\n| benchmark |")
-	if len(s.Benchmarks) > 0 {
-		for _, c := range s.Benchmarks[0].Chain {
-			fmt.Fprintf(bw, " %s |", c.Name)
-		}
-		fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|", len(s.Benchmarks[0].Chain)))
-	}
-	for _, b := range s.Benchmarks {
-		fmt.Fprintf(bw, "| %s |", b.Benchmark)
-		for _, c := range b.Chain {
-			fmt.Fprintf(bw, " %d |", c.Items)
-		}
-		fmt.Fprintln(bw)
-	}
-	fmt.Fprintf(bw, "\n## Solved items by the lowest level that solves them\n\n| benchmark |")
-	if len(s.Benchmarks) > 0 {
-		for _, c := range s.Benchmarks[0].ByLevel {
-			fmt.Fprintf(bw, " %s |", c.Name)
-		}
-		fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|", len(s.Benchmarks[0].ByLevel)))
-	}
-	for _, b := range s.Benchmarks {
-		fmt.Fprintf(bw, "| %s |", b.Benchmark)
-		for _, c := range b.ByLevel {
-			fmt.Fprintf(bw, " %d |", c.Items)
-		}
-		fmt.Fprintln(bw)
-	}
+	countTable(bw, "Items left after each stage", s.Benchmarks, func(b *Summary) []Count { return b.Chain })
+	countTable(bw, "Solved items by the lowest level that solves them", s.Benchmarks, func(b *Summary) []Count { return b.ByLevel })
 	c := s.Consensus
 	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis)\n\nDiagnostic tests: %s. An item is a shortcut at c when at least c of them solve it.\n\n", strings.Join(c.Diagnostics, ", "))
 	for _, set := range []struct {
