@@ -31,6 +31,11 @@ type Outcome struct {
 	// (attack.Scored; over five orders each item is scored exactly once).
 	Scored bool
 	Pred   attack.Prediction
+	// Reduced, when true, says that Answer holds the prediction already
+	// checked and reduced by Reduce, and Pred is not read: a run that keeps
+	// its predictions compactly hands them over so.
+	Reduced bool
+	Answer  Answer
 }
 
 // Reference holds a reference model's answers: item key (harness.Item.Key)

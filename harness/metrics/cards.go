@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -43,14 +44,16 @@ func configured(cfg attack.Config) []attackerInfo {
 	return out
 }
 
-// scored is one outcome reduced to what the metrics read.
+// scored is one outcome reduced to what the metrics read. It is kept small:
+// the card stage holds one per outcome of the benchmark it is computing.
 type scored struct {
+	margin  float64
+	item    int32
+	pos     int32
+	choice  uint8
 	scored  bool
-	pos     int
-	item    int
 	correct bool
 	abstain bool
-	margin  float64
 }
 
 // Cards computes one card per benchmark of items, sorted by benchmark name.
@@ -63,13 +66,11 @@ type scored struct {
 // A card depends only on its own benchmark's items and outcomes (and the
 // seed), never on which other benchmarks share the run, apart from the
 // fields that compare benchmarks (cross-benchmark duplicates and flows,
-// shared videos).
+// shared videos). CardsByBenchmark computes the same cards from one
+// benchmark's outcomes at a time.
 func Cards(ctx context.Context, items []*harness.Item, outcomes []Outcome, ref Reference, dup *dups.Result, cfg Config) ([]Card, error) {
 	atts := configured(cfg.Attack)
-	col := map[string]int{}
-	for k, a := range atts {
-		col[a.name] = k
-	}
+	col := columns(atts)
 	names, bench := benchmarkIndex(items)
 	// groups[attacker][benchmark][variant] lists the scored outcomes.
 	groups := make([][]map[int][]scored, len(atts))
@@ -91,52 +92,81 @@ func Cards(ctx context.Context, items []*harness.Item, outcomes []Outcome, ref R
 		b := bench[o.Item]
 		groups[k][b][o.Variant] = append(groups[k][b][o.Variant], s)
 	}
+	members := membersOf(len(names), bench)
 	cards := make([]Card, len(names))
+	byAttacker := make([]map[int][]scored, len(atts))
 	for b, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var members []int
-		for i := range items {
-			if bench[i] == b {
-				members = append(members, i)
-			}
+		for k := range atts {
+			byAttacker[k] = groups[k][b]
 		}
-		c := Card{Benchmark: name, N: len(members), Embedder: cfg.Embedder}
-		if s, ok := cfg.Samples[name]; ok {
-			c.Sample = &s
+		c, err := benchmarkCard(ctx, items, atts, name, members[b], byAttacker, ref, dup, cfg)
+		if err != nil {
+			return nil, err
 		}
-		chance := meanChance(items, members)
-		c.Chance = round(chance)
-		c.Significance = round(significance(chance, len(members)))
-		var all [][]scored // per attacker, its scored outcomes on this benchmark
-		for k, a := range atts {
-			r, ss, ok, err := attackerResult(ctx, items, a, groups[k][b], cfg, name, len(members))
-			if err != nil {
-				return nil, fmt.Errorf("cards: %s: %s: %w", name, a.name, err)
-			}
-			if !ok {
-				continue
-			}
-			c.Attackers = append(c.Attackers, r)
-			all = append(all, ss)
-		}
-		c.Levels = levels(c.Attackers, cfg.Attack.Levels)
-		c.Failures = map[string]int{}
-		for _, l := range harness.Levels() {
-			if slices.Contains(cfg.Attack.Levels, l) {
-				c.LevelsRun = append(c.LevelsRun, l)
-			}
-		}
-		withALC(&c)
-		c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
-		c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })
-		c.DataQuality = dataQuality(items, members)
-		withReference(&c, items, members, ref, dup, cfg)
-		withDuplicates(&c, dup)
 		cards[b] = c
 	}
 	return cards, nil
+}
+
+// columns maps each configured attacker's name to its column.
+func columns(atts []attackerInfo) map[string]int {
+	col := map[string]int{}
+	for k, a := range atts {
+		col[a.name] = k
+	}
+	return col
+}
+
+// membersOf lists the items of each of n benchmarks, ascending, from each
+// item's benchmark index.
+func membersOf(n int, bench []int) [][]int {
+	out := make([][]int, n)
+	for i, b := range bench {
+		out[b] = append(out[b], i)
+	}
+	return out
+}
+
+// benchmarkCard computes the card of the benchmark name, whose items are
+// members, from its scored outcomes per attacker (in column order) and
+// variant.
+func benchmarkCard(ctx context.Context, items []*harness.Item, atts []attackerInfo, name string, members []int, byAttacker []map[int][]scored, ref Reference, dup *dups.Result, cfg Config) (Card, error) {
+	c := Card{Benchmark: name, N: len(members), Embedder: cfg.Embedder}
+	if s, ok := cfg.Samples[name]; ok {
+		c.Sample = &s
+	}
+	chance := meanChance(items, members)
+	c.Chance = round(chance)
+	c.Significance = round(significance(chance, len(members)))
+	var all [][]scored // per attacker, its scored outcomes on this benchmark
+	for k, a := range atts {
+		r, ss, ok, err := attackerResult(ctx, items, a, byAttacker[k], cfg, name, len(members))
+		if err != nil {
+			return Card{}, fmt.Errorf("cards: %s: %s: %w", name, a.name, err)
+		}
+		if !ok {
+			continue
+		}
+		c.Attackers = append(c.Attackers, r)
+		all = append(all, ss)
+	}
+	c.Levels = levels(c.Attackers, cfg.Attack.Levels)
+	c.Failures = map[string]int{}
+	for _, l := range harness.Levels() {
+		if slices.Contains(cfg.Attack.Levels, l) {
+			c.LevelsRun = append(c.LevelsRun, l)
+		}
+	}
+	withALC(&c)
+	c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
+	c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })
+	c.DataQuality = dataQuality(items, members)
+	withReference(&c, items, members, ref, dup, cfg)
+	withDuplicates(&c, dup)
+	return c, nil
 }
 
 func meanChance(items []*harness.Item, members []int) float64 {
@@ -189,7 +219,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 		part := make([]AttackerResult, len(rs))
 		for k, r := range rs {
 			var ok, ch float64
-			seen := map[int]bool{}
+			seen := map[int32]bool{}
 			for _, s := range ss[k] {
 				if key(items[s.item]) != name {
 					continue
@@ -239,17 +269,40 @@ func score(items []*harness.Item, o Outcome) (scored, error) {
 		return scored{}, fmt.Errorf("outcome of %s: item %d out of range [0, %d)", o.Attacker, o.Item, len(items))
 	}
 	it := items[o.Item]
-	if len(o.Pred.Scores) != len(it.Options) {
-		return scored{}, fmt.Errorf("%s: item %s: %d scores for %d options", o.Attacker, it.ID, len(o.Pred.Scores), len(it.Options))
+	a := o.Answer
+	if !o.Reduced {
+		var err error
+		if a, err = Reduce(it, o.Pred); err != nil {
+			return scored{}, fmt.Errorf("%s: item %s: %w", o.Attacker, it.ID, err)
+		}
 	}
-	if o.Pred.Choice < 0 || o.Pred.Choice >= len(it.Options) {
-		return scored{}, fmt.Errorf("%s: item %s: choice %d out of range", o.Attacker, it.ID, o.Pred.Choice)
+	return scored{scored: o.Scored, pos: int32(o.Position), item: int32(o.Item), choice: uint8(a.Choice), correct: a.Choice == it.Answer, abstain: a.Abstain, margin: a.Margin}, nil
+}
+
+// An Answer is a prediction reduced to what the cards and the item table
+// read of it: the choice, whether it was a seeded guess, and its margin over
+// the item's gold answer (Margin). A run that keeps its predictions so holds
+// a few bytes per prediction instead of a slice of scores.
+type Answer struct {
+	Choice  int
+	Abstain bool
+	Margin  float64
+}
+
+// Reduce checks p against its item (one finite score per option, a choice
+// among the options) and reduces it to an Answer.
+func Reduce(it *harness.Item, p attack.Prediction) (Answer, error) {
+	if len(p.Scores) != len(it.Options) {
+		return Answer{}, fmt.Errorf("%d scores for %d options", len(p.Scores), len(it.Options))
 	}
-	m, err := Margin(o.Pred.Scores, it.Answer)
+	if p.Choice < 0 || p.Choice >= len(it.Options) {
+		return Answer{}, fmt.Errorf("choice %d out of range", p.Choice)
+	}
+	m, err := Margin(p.Scores, it.Answer)
 	if err != nil {
-		return scored{}, fmt.Errorf("%s: item %s: %w", o.Attacker, it.ID, err)
+		return Answer{}, err
 	}
-	return scored{scored: o.Scored, pos: o.Position, item: o.Item, correct: o.Pred.Choice == it.Answer, abstain: o.Pred.Abstain, margin: m}, nil
+	return Answer{Choice: p.Choice, Abstain: p.Abstain, Margin: m}, nil
 }
 
 // Margin is log p(gold) minus the mean log p of the other options: how much
@@ -326,7 +379,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	curveN := make([]float64, buckets)
 	for _, v := range variants {
 		ss := byVariant[v]
-		slices.SortFunc(ss, func(x, y scored) int { return x.pos - y.pos })
+		slices.SortFunc(ss, func(x, y scored) int { return cmp.Compare(x.pos, y.pos) })
 		m := len(ss)
 		var allV float64
 		for r, s := range ss {
@@ -337,10 +390,10 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 				abstains++
 			}
 			if s.scored {
-				pi := acc[s.item]
+				pi := acc[int(s.item)]
 				if pi == nil {
 					pi = &perItem{}
-					acc[s.item] = pi
+					acc[int(s.item)] = pi
 				}
 				pi.stageSum += c
 				pi.stageN++

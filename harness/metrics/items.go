@@ -13,21 +13,21 @@ type ItemScore struct {
 	Item     int // index into the run's items
 	Attacker string
 	Level    harness.Level
+	Choice   int
+	// Margin is log p(gold) - mean log p(others) of that answer.
+	Margin float64
+	// Variants is the number of orders that answered the item.
+	Variants int
 	// Scored is true when some order scored the item. Choice, Margin,
 	// Correct and Abstained then describe the answer there (the lowest such
 	// order when several did); otherwise they describe the answer on the
 	// lowest order present, and Correct and Solved are false.
-	Scored bool
-	Choice int
-	// Margin is log p(gold) - mean log p(others) of that answer.
-	Margin    float64
+	Scored    bool
 	Correct   bool
 	Abstained bool
 	// Solved is Scored && Correct && !Abstained: the item falls to the
 	// attacker where it was scored, and not by a guess.
 	Solved bool
-	// Variants is the number of orders that answered the item.
-	Variants int
 }
 
 // ItemScores returns one ItemScore per (item, attacker) with outcomes,
@@ -38,17 +38,8 @@ func ItemScores(items []*harness.Item, outcomes []Outcome, cfg Config) ([]ItemSc
 	if len(atts) == 0 {
 		return nil, nil
 	}
-	col := map[string]int{}
-	for k, a := range atts {
-		col[a.name] = k
-	}
-	type cell struct {
-		variant int
-		s       scored
-		choice  int
-		n       int
-	}
-	cells := make([]*cell, len(items)*len(atts))
+	col := columns(atts)
+	t := newCellTable(len(items), len(atts))
 	for _, o := range outcomes {
 		k, ok := col[o.Attacker]
 		if !ok {
@@ -58,33 +49,76 @@ func ItemScores(items []*harness.Item, outcomes []Outcome, cfg Config) ([]ItemSc
 		if err != nil {
 			return nil, fmt.Errorf("item scores: %w", err)
 		}
-		c := cells[o.Item*len(atts)+k]
-		if c == nil {
-			c = &cell{variant: o.Variant, s: s, choice: o.Pred.Choice}
-			cells[o.Item*len(atts)+k] = c
-		} else if s.scored && !c.s.scored || s.scored == c.s.scored && o.Variant < c.variant {
-			c.variant, c.s, c.choice = o.Variant, s, o.Pred.Choice
-		}
-		c.n++
+		t.add(k, o.Variant, s)
 	}
-	var out []ItemScore
-	for idx, c := range cells {
-		if c == nil {
+	return t.scores(atts), nil
+}
+
+// A cell is what the item table keeps of one (item, attacker) while the
+// outcomes arrive: the answer it shows and how many orders answered.
+type cell struct {
+	margin  float64
+	variant int32
+	n       int32
+	choice  uint8
+	present bool
+	scored  bool
+	correct bool
+	abstain bool
+}
+
+// A cellTable holds one cell per (item, attacker), item-major.
+type cellTable struct {
+	cols  int
+	cells []cell
+}
+
+func newCellTable(items, cols int) *cellTable {
+	return &cellTable{cols: cols, cells: make([]cell, items*cols)}
+}
+
+// add files the scored outcome s of attacker column k on variant v: the
+// cell shows the answer of the lowest scored order, else of the lowest
+// order.
+func (t *cellTable) add(k, v int, s scored) {
+	c := &t.cells[int(s.item)*t.cols+k]
+	if !c.present || s.scored && !c.scored || s.scored == c.scored && int32(v) < c.variant {
+		c.variant, c.margin, c.choice, c.scored, c.correct, c.abstain = int32(v), s.margin, s.choice, s.scored, s.correct, s.abstain
+	}
+	c.present = true
+	c.n++
+}
+
+// scores lists the table's cells with outcomes, by item and then column.
+func (t *cellTable) scores(atts []attackerInfo) []ItemScore {
+	n := 0
+	for k := range t.cells {
+		if t.cells[k].present {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]ItemScore, 0, n)
+	for idx := range t.cells {
+		c := &t.cells[idx]
+		if !c.present {
 			continue
 		}
-		a := atts[idx%len(atts)]
+		a := atts[idx%t.cols]
 		out = append(out, ItemScore{
-			Item:      idx / len(atts),
+			Item:      idx / t.cols,
 			Attacker:  a.name,
 			Level:     a.level,
-			Scored:    c.s.scored,
-			Choice:    c.choice,
-			Margin:    round(c.s.margin),
-			Correct:   c.s.scored && c.s.correct,
-			Abstained: c.s.abstain,
-			Solved:    c.s.scored && c.s.solved(),
-			Variants:  c.n,
+			Scored:    c.scored,
+			Choice:    int(c.choice),
+			Margin:    round(c.margin),
+			Correct:   c.scored && c.correct,
+			Abstained: c.abstain,
+			Solved:    c.scored && c.correct && !c.abstain,
+			Variants:  int(c.n),
 		})
 	}
-	return out, nil
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -449,6 +448,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	t0 = time.Now()
 	a.orders = attack.Orders(items, opt.Seed, max(acfg.Orders, 1))
 	a.folds = attack.Folds(items, opt.Seed)
+	a.index = newOrderIndex(items, a.orders)
 	if err := a.attack(ctx); err != nil {
 		return nil, err
 	}
@@ -479,6 +479,7 @@ type audit struct {
 	workers   int
 	attackers []attack.Attacker
 	orders    [][]int32
+	index     *orderIndex     // where each item sits in each order
 	folds     []int           // attack.Folds: the fold of each item
 	text      *kernels.Matrix // question+options, one row per item
 	question  *kernels.Matrix // question alone, one row per item
@@ -517,8 +518,7 @@ type audit struct {
 type unit struct {
 	attacker int // index into audit.attackers
 	variant  int
-	preds    []attack.Prediction // by item index
-	have     []bool
+	ans      *answers // by item index
 	stored   int
 }
 
@@ -536,8 +536,7 @@ func (a *audit) unitOf(name string, variant int) (*unit, bool) {
 func (a *audit) loadRecords() error {
 	for i, at := range a.attackers {
 		for v := 0; v < attack.Variants(at, a.acfg); v++ {
-			a.units = append(a.units, &unit{attacker: i, variant: v,
-				preds: make([]attack.Prediction, len(a.items)), have: make([]bool, len(a.items))})
+			a.units = append(a.units, &unit{attacker: i, variant: v, ans: newAnswers(len(a.items))})
 		}
 	}
 	index := make(map[string]int, len(a.items))
@@ -558,11 +557,10 @@ func (a *audit) loadRecords() error {
 		if !ok || !ok2 {
 			return fmt.Errorf("record of %s variant %d for item %q matches nothing in this run's configuration", r.Attacker, r.Variant, r.Key)
 		}
-		if !u.have[i] {
-			u.have[i] = true
+		if !u.ans.has(int32(i)) {
 			u.stored++
 		}
-		u.preds[i] = r.Pred
+		u.ans.put(int32(i), a.items[i], r.Pred)
 		return nil
 	})
 	if err != nil {
@@ -724,7 +722,7 @@ func (a *audit) attack(ctx context.Context) error {
 		if c.bench != "" {
 			items, stored = len(c.items), 0
 			for _, i := range c.items {
-				if u.have[i] {
+				if u.ans.has(i) {
 					stored++
 				}
 			}
@@ -827,7 +825,7 @@ func (a *audit) benchmarkChunks() []chunk {
 // complete says whether u has a stored prediction for every item of items.
 func (u *unit) complete(items []int32) bool {
 	for _, i := range items {
-		if !u.have[i] {
+		if !u.ans.has(i) {
 			return false
 		}
 	}
@@ -845,28 +843,11 @@ func (u *unit) complete(items []int32) bool {
 func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(items int)) (int, error) {
 	at := attack.Attackers(a.acfg)[u.attacker] // a fresh attacker per unit: no state shared across goroutines
 	full := a.orders[u.variant%len(a.orders)]
-	// The benchmarks to answer: the chunk's, or those with an item left.
-	in, all := map[string]bool{}, map[string]bool{}
-	for _, i := range full {
-		b := a.items[i].Benchmark
-		all[b] = true
-		if c.bench == "" && !u.have[i] || c.bench == b {
-			in[b] = true
-		}
-	}
-	order, pos := full, []int(nil) // the items answered, in order, and their positions in full
-	if len(in) < len(all) {
-		order = make([]int32, 0, len(full))
-		pos = make([]int, 0, len(full))
-		for p, i := range full {
-			if in[a.items[i].Benchmark] {
-				order = append(order, i)
-				pos = append(pos, p)
-			}
-		}
-		if skipped := len(full) - len(order); c.bench == "" && skipped > 0 && answered != nil {
-			answered(skipped)
-		}
+	// The items answered, in order, and their positions in full (nil when
+	// all of it).
+	order, pos, skipped := a.index.part(u, u.variant%len(a.orders), full, c)
+	if skipped > 0 && answered != nil {
+		answered(skipped)
 	}
 	s := &attack.Stream{Variant: u.variant, Seed: attack.OrderSeed(a.opt.Seed, u.variant), Items: make([]*harness.Item, len(order)), Progress: answered}
 	for p, i := range order {
@@ -894,9 +875,9 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
 			return 0, fmt.Errorf("attacker %s, variant %d: item %s: choice %d out of range", at.Name(), u.variant, it.Source, pr.Choice)
 		}
-		if u.have[i] {
-			if !samePrediction(u.preds[i], pr) {
-				return 0, fmt.Errorf("attacker %s, variant %d: item %s: stored prediction %+v differs from the recomputed %+v: the attacker is not deterministic", at.Name(), u.variant, it.Source, u.preds[i], pr)
+		if u.ans.has(i) {
+			if !u.ans.same(i, it, pr) {
+				return 0, fmt.Errorf("attacker %s, variant %d: item %s: stored prediction %+v differs from the recomputed %+v: the attacker is not deterministic", at.Name(), u.variant, it.Source, u.ans.held(i), pr)
 			}
 			continue
 		}
@@ -915,24 +896,12 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	// No other goroutine touches u meanwhile: a unit runs one chunk at a
 	// time.
 	for p, i := range order {
-		if !u.have[i] {
+		if !u.ans.has(i) {
 			u.stored++
+			u.ans.put(i, a.items[i], preds[p])
 		}
-		u.preds[i], u.have[i] = preds[p], true
 	}
 	return len(order), nil
-}
-
-func samePrediction(x, y attack.Prediction) bool {
-	if x.Choice != y.Choice || x.Abstain != y.Abstain || len(x.Scores) != len(y.Scores) {
-		return false
-	}
-	for i := range x.Scores {
-		if math.Float64bits(x.Scores[i]) != math.Float64bits(y.Scores[i]) && !(math.IsNaN(x.Scores[i]) && math.IsNaN(y.Scores[i])) {
-			return false
-		}
-	}
-	return true
 }
 
 func permuteRows(m *kernels.Matrix, order []int32) *kernels.Matrix {
@@ -946,25 +915,10 @@ func permuteRows(m *kernels.Matrix, order []int32) *kernels.Matrix {
 // finish turns the stored predictions into outcomes, finds the
 // near-duplicates, computes the cards and writes the reports.
 func (a *audit) finish(ctx context.Context, ref map[string]int) error {
-	// The outcomes take over the units' predictions: sized once (appending
-	// would hold up to twice their size while growing), with the units'
-	// arrays and the question+options rows, which only the attackers read,
-	// let go, so that at most one copy of the predictions is held.
+	// The question+options rows are read by the attackers only. The units'
+	// compact predictions stay until the cards, which read them one
+	// benchmark at a time (outcomes).
 	a.text = nil
-	total := 0
-	for _, u := range a.units {
-		total += len(a.orders[u.variant%len(a.orders)])
-	}
-	outcomes := make([]metrics.Outcome, 0, total)
-	for _, u := range a.units {
-		at := a.attackers[u.attacker]
-		order := a.orders[u.variant%len(a.orders)]
-		for p, i := range order {
-			outcomes = append(outcomes, metrics.Outcome{Item: int(i), Attacker: at.Name(), Level: at.Level(), Variant: u.variant, Position: p,
-				Scored: attack.Scored(at, a.folds[i], u.variant), Pred: u.preds[i]})
-		}
-		u.preds, u.have = nil, nil
-	}
 	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
 	t0 := time.Now()
 	dm := newMeter(a.opt.Progress, int64(len(a.items)), "duplicates", "items")
@@ -995,10 +949,13 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		}
 		mcfg.Samples[si.Benchmark] = metrics.Sample{Of: si.Of, Method: si.Method}
 	}
-	cards, err := metrics.Cards(ctx, a.items, outcomes, metrics.Reference(ref), dup, mcfg)
+	cards, scores, err := metrics.CardsByBenchmark(ctx, a.items, a.outcomes(), metrics.Reference(ref), dup, mcfg)
 	if err != nil {
 		cm.exit()
 		return fmt.Errorf("cards: %w", err)
+	}
+	for _, u := range a.units {
+		u.ans = nil
 	}
 	metrics.WithModels(cards, a.items, a.models)
 	if a.failures != nil {
@@ -1023,11 +980,6 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		cards[k].Permutation = perms[cards[k].Benchmark]
 		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
-	}
-	scores, err := metrics.ItemScores(a.items, outcomes, mcfg)
-	if err != nil {
-		cm.exit()
-		return err
 	}
 	cm.add(len(a.items))
 	cm.finish()
@@ -1062,6 +1014,27 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	a.stage("write", t0)
 	a.res.Cards = cards
 	return nil
+}
+
+// outcomes yields the outcomes of a benchmark's items from the units'
+// predictions: per unit, in the order of the members, each with its
+// position in the unit's order and whether that position is scored.
+func (a *audit) outcomes() metrics.BenchmarkOutcomes {
+	return func(members []int, yield func(metrics.Outcome) error) error {
+		for _, u := range a.units {
+			at := a.attackers[u.attacker]
+			name, level, where := at.Name(), at.Level(), a.index.where[u.variant%len(a.orders)]
+			for _, i := range members {
+				o := metrics.Outcome{Item: i, Attacker: name, Level: level, Variant: u.variant, Position: int(where[i]),
+					Scored: attack.Scored(at, a.folds[i], u.variant)}
+				u.ans.fill(int32(i), &o)
+				if err := yield(o); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 }
 
 // confirm embeds the items of dup's pairs with the confirming embedder
