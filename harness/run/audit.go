@@ -124,6 +124,9 @@ type Options struct {
 	// byte-identical outputs. Shards of another configuration are refused
 	// with a *ShardError before anything is written.
 	Merge []string
+	// recordBatch, when above 0, is how many records a unit appends at
+	// once instead of recordBatch (tests cut small units into batches).
+	recordBatch int
 }
 
 // A ModelFile names an evaluated model's predictions file.
@@ -869,26 +872,40 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	if len(preds) != len(order) {
 		return 0, fmt.Errorf("attacker %s, variant %d: %d predictions for %d items", at.Name(), u.variant, len(preds), len(order))
 	}
-	var recs []Record
 	for p, i := range order {
 		it, pr := a.items[i], preds[p]
 		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
 			return 0, fmt.Errorf("attacker %s, variant %d: item %s: choice %d out of range", at.Name(), u.variant, it.Source, pr.Choice)
 		}
+		if u.ans.has(i) && !u.ans.same(i, it, pr) {
+			return 0, fmt.Errorf("attacker %s, variant %d: item %s: stored prediction %+v differs from the recomputed %+v: the attacker is not deterministic", at.Name(), u.variant, it.Source, u.ans.held(i), pr)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	// Appended in batches: a whole-stream unit of a large pool would
+	// otherwise hold a record (and its encoding) per item at once.
+	batch := recordBatch
+	if a.opt.recordBatch > 0 {
+		batch = a.opt.recordBatch
+	}
+	recs := make([]Record, 0, min(len(order), batch))
+	for p, i := range order {
 		if u.ans.has(i) {
-			if !u.ans.same(i, it, pr) {
-				return 0, fmt.Errorf("attacker %s, variant %d: item %s: stored prediction %+v differs from the recomputed %+v: the attacker is not deterministic", at.Name(), u.variant, it.Source, u.ans.held(i), pr)
-			}
 			continue
 		}
 		position := p
 		if pos != nil {
 			position = pos[p]
 		}
-		recs = append(recs, Record{Key: it.Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: pr})
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
+		recs = append(recs, Record{Key: a.items[i].Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: preds[p]})
+		if len(recs) == batch {
+			if err := a.store.Append(recs); err != nil {
+				return 0, err
+			}
+			recs = recs[:0]
+		}
 	}
 	if err := a.store.Append(recs); err != nil {
 		return 0, err

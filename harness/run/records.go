@@ -164,6 +164,10 @@ func indexByte(s string, c byte) int {
 	return -1
 }
 
+// recordBatch is how many records a unit appends at once: one write and
+// one fsync per batch, and no more than a batch encoded in memory.
+const recordBatch = 1 << 13
+
 // A store is the append-only record file of a run. Appends from several
 // goroutines are serialised; each Append is one write followed by an fsync,
 // so that a batch is either on disk in full or cut inside its last line.
