@@ -746,12 +746,14 @@ func (a *audit) attack(ctx context.Context) error {
 	// time: their attackers learn and search within a benchmark only
 	// (attack's benchmarkStores), so a benchmark's stream alone gives the
 	// same predictions, and memory holds the rows, the neighbour lists and
-	// the option features of one benchmark rather than of the pool. The
-	// other units (option-level learners and the model readers, which batch
-	// across the stream) run on the whole stream as before.
+	// the option features of one benchmark rather than of the pool. So do
+	// the other learners that read no model (option-artifact's cache of
+	// option features would otherwise hold every option set of the pool).
+	// The other units (the model readers, which batch across the stream,
+	// and the attackers that learn nothing) run on the whole stream.
 	var heavyUnits, light []*unit
 	for _, u := range todo {
-		if heavy(u) {
+		if at := a.attackers[u.attacker]; heavy(u) || perBenchmark(at) {
 			heavyUnits = append(heavyUnits, u)
 		} else {
 			light = append(light, u)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
 )
 
 // An orderIndex says where each item sits in each of the units' orders and
@@ -80,4 +81,13 @@ func (x *orderIndex) part(u *unit, v int, full []int32, c chunk) (order []int32,
 		}
 	}
 	return order, pos, len(full) - len(order)
+}
+
+// perBenchmark reports whether at runs one benchmark at a time even though
+// it reads no embeddings: a learner (its answers come from
+// attack.benchmarkStores, one benchmark's items at a time) that reads
+// neither frames nor a model, so that a benchmark's stream gives the
+// answers of the whole stream.
+func perBenchmark(at attack.Attacker) bool {
+	return attack.Prequential(at) && attack.FrameNeeds(at) == 0 && !attack.PermutesOptions(at)
 }
