@@ -14,7 +14,9 @@ import (
 // BenchmarkCardsByBenchmark measures the card stage of an audit at the text
 // levels: 20,000 items in 10 benchmarks, every attacker of the default
 // configuration on its orders (36 reduced outcomes per item, as a run hands
-// them over), folded into the cards and the item table.
+// them over), folded into the cards and the item table one benchmark at a
+// time (stream), and for comparison held at once through Cards and
+// ItemScores (slice).
 func BenchmarkCardsByBenchmark(b *testing.B) {
 	const n, benchmarks = 20000, 10
 	r := rand.New(rand.NewPCG(1, 1))
@@ -54,12 +56,41 @@ func BenchmarkCardsByBenchmark(b *testing.B) {
 		}
 		return nil
 	}
-	b.ResetTimer()
-	for range b.N {
-		if _, _, err := metrics.CardsByBenchmark(context.Background(), items, src, nil, nil, cfg); err != nil {
-			b.Fatal(err)
+	b.Run("stream", func(b *testing.B) {
+		outcomes = 0
+		for range b.N {
+			if _, _, err := metrics.CardsByBenchmark(context.Background(), items, src, nil, nil, cfg); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
-	b.ReportMetric(float64(outcomes)/b.Elapsed().Seconds(), "outcomes/s")
+		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+		b.ReportMetric(float64(outcomes)/b.Elapsed().Seconds(), "outcomes/s")
+	})
+	// The same outcomes held at once, whole, through Cards and ItemScores:
+	// what the card stage did before it streamed.
+	b.Run("slice", func(b *testing.B) {
+		var all []metrics.Outcome
+		every := make([]int, n)
+		for i := range every {
+			every[i] = i
+		}
+		src(every, func(o metrics.Outcome) error {
+			sc := make([]float64, len(items[o.Item].Options))
+			sc[o.Answer.Choice] = o.Answer.Margin
+			o.Reduced, o.Pred = false, attack.Prediction{Choice: o.Answer.Choice, Abstain: o.Answer.Abstain, Scores: sc}
+			all = append(all, o)
+			return nil
+		})
+		b.ResetTimer()
+		for range b.N {
+			if _, err := metrics.Cards(context.Background(), items, all, nil, nil, cfg); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := metrics.ItemScores(items, all, cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "items/s")
+		b.ReportMetric(float64(len(all)*b.N)/b.Elapsed().Seconds(), "outcomes/s")
+	})
 }
