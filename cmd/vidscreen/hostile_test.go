@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -304,9 +306,14 @@ func TestCommandsStopOnSignals(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			// Time to start (the binary loads FFmpeg and friends) and to
-			// block on the FIFO or be decoding; no timing is asserted.
-			time.Sleep(2 * time.Second)
+			// A signal that comes before main installs its handler kills
+			// the process outright, which is the test's race, not the
+			// program's: wait until it blocks on the FIFO or has spent CPU
+			// decoding. No timing is asserted.
+			if err := waitStarted(cmd.Process.Pid, time.Minute); err != nil {
+				cmd.Process.Kill()
+				t.Fatal(err)
+			}
 			cmd.Process.Signal(tc.sig)
 			select {
 			case err := <-done:
@@ -320,6 +327,40 @@ func TestCommandsStopOnSignals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitStarted waits until process pid is past its start: one of its
+// threads blocked opening a FIFO (wchan wait_for_partner, fifo_open on older
+// kernels) or 2 s of CPU spent. Starting takes about 0.4 s of CPU (the
+// dynamic libraries, the runtime); decoding the test's video takes 25.
+func waitStarted(pid int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+		for _, task := range tasks {
+			if wchan, err := os.ReadFile(task); err == nil {
+				if w := string(wchan); w == "wait_for_partner" || w == "fifo_open" {
+					return nil
+				}
+			}
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return fmt.Errorf("process %d: %w", pid, err)
+		}
+		// Fields after the command's closing parenthesis: state is the
+		// first, utime and stime (clock ticks, 100 a second) the 12th and 13th.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 12 {
+			u, _ := strconv.Atoi(f[11])
+			s, _ := strconv.Atoi(f[12])
+			if u+s >= 200 {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("process %d neither blocked on its FIFO nor spent 2 s of CPU in %v", pid, limit)
 }
 
 // TestContactSheetIsBounded: thousands of frames shrink their tiles; a few
