@@ -38,7 +38,7 @@ func newVendiCommand() *command {
 	return &command{
 		name:  "vendi",
 		short: "measure the effective size (Vendi score) of a set of embeddings",
-		usage: "--a V.npy [--b T.npy] [--q 1] [--sample 200 --seed S]",
+		usage: "--a V.npy [--b T.npy] [--q 1] [--sample 200 --seed S] [--method auto] [--kernel-memory 8]",
 		long: `Vendi prints, as JSON, the Vendi score of the items whose embeddings are the rows
 of V.npy: exp of the entropy of the eigenvalues of K/n, where K holds the items'
 cosine similarities (natural log, eigenvalues <= 0 dropped). With --b, K is the joint
@@ -49,8 +49,11 @@ SigLIP frame means and BGE questions); the files must have the same number of ro
 scores a seeded draw of k items without replacement (the paper's effective size is the
 score of a 200-item draw). Up to 10,000 items the eigenvalues are exact (from the d x d
 dual when one file has fewer columns than items); beyond, or with --method slq, a
-stochastic Lanczos quadrature estimate that needs only products with K (within 1% of
-the exact entropy where both were run). Large orders (--q 1e308) are computed scaled by
+stochastic Lanczos quadrature estimate that needs only products with K: 16 block
+Lanczos steps with 32 probes, within 0.2% of the exact score where both were run.
+The estimate forms K once and holds it in memory when it fits in --kernel-memory
+(60,000 items: 7.2 GB); otherwise every product forms K again, tile by tile, which
+at SigLIP x BGE widths costs hours instead of minutes. Large orders (--q 1e308) are computed scaled by
 the largest eigenvalue and tend to the q = inf score. A NaN or an infinity in V or T is
 bad input (exit 2), named by file and first row.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
@@ -62,6 +65,7 @@ bad input (exit 2), named by file and first row.`,
 			method := fs.String("method", "auto", "`METHOD`: exact, slq, or auto (exact up to 10,000 items)")
 			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so K holds cosines")
 			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
+			kernelMemory := fs.Float64("kernel-memory", 8, "hold the kernel of an estimate in memory when it fits in `GIB` gibibytes (2 n^2 bytes: 7.2 GB at 60,000 items); beyond, every product forms it again")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -75,6 +79,9 @@ bad input (exit 2), named by file and first row.`,
 				}
 				if *method != "auto" && *method != "exact" && *method != "slq" {
 					return &usageError{fmt.Sprintf("--method %q: want auto, exact or slq", *method)}
+				}
+				if !(*kernelMemory >= 0) {
+					return &usageError{fmt.Sprintf("--kernel-memory %v: want a size >= 0", *kernelMemory)}
 				}
 				if *sample < 0 {
 					return &usageError{"--sample must be >= 0"}
@@ -112,7 +119,14 @@ bad input (exit 2), named by file and first row.`,
 				var res kernels.Vendi
 				useSLQ := *method == "slq" || (*method == "auto" && v.Rows > vendiExactLimit && (t != nil || v.Cols >= v.Rows))
 				if useSLQ {
-					op, err := kernels.NewJointKernel(v, t, nil, opt)
+					// Held in memory, K costs one formation; otherwise
+					// every product of the estimate forms it again.
+					var op kernels.SymOperator
+					if float64(kernels.ResidentBytes(v.Rows)) <= *kernelMemory*(1<<30) {
+						op, err = kernels.FormJointKernel(ctx, v, t, nil, opt)
+					} else {
+						op, err = kernels.NewJointKernel(v, t, nil, opt)
+					}
 					if err != nil {
 						return err
 					}

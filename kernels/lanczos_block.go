@@ -1,0 +1,184 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/vidscreen/vidscreen/kernels/blas"
+)
+
+// A krylov is the Rayleigh-Ritz picture of a symmetric operator A on the
+// block Krylov space K_s(A, Omega) of a block of probes Omega (n x b):
+// the Ritz values theta_j, each Ritz vector's residual |A y_j - theta_j y_j|
+// and the probes' weight on it, |Omega^T y_j|^2 / b. The weights sum to n,
+// and sum_j weight_j f(theta_j) is the block Gauss quadrature of the
+// Hutchinson estimate (1/b) tr(Omega^T f(A) Omega) of tr f(A).
+type krylov struct {
+	theta, resid, weight []float64
+}
+
+// blockKrylov runs block Lanczos with full reorthogonalisation from omega
+// (n x b, row major) for up to steps products with A, and returns the Ritz
+// picture of the space it spans. The basis is held in float64 (n x b steps
+// values), so that the Ritz pairs of the top of the spectrum converge
+// without ghosts; T = Q^T A Q is assembled from the reorthogonalisation
+// coefficients, so it holds every coupling the basis sees, not only the
+// block tridiagonal part.
+func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps int) (krylov, error) {
+	n := a.Size()
+	var g blas.Implementation
+	ld := min(b*steps, n) // columns of the basis at most
+	basis := make([]float64, n*ld)
+	tm := make([]float64, ld*ld) // T, upper triangle filled block column by block column
+	cur := append([]float64(nil), omega...)
+	cur, r := orthonormalBlock(cur, n, b, 0)
+	m := 0
+	var resid []float64 // the last block's residual, n x rLast
+	rLast := 0
+	var anorm float64
+	for k := 0; k < steps && r > 0; k++ {
+		if m+r > ld {
+			r = ld - m
+			cur = keepColumns(cur, n, len(cur)/max(n, 1), r)
+		}
+		if r == 0 {
+			break
+		}
+		for i := 0; i < n; i++ {
+			copy(basis[i*ld+m:i*ld+m+r], cur[i*r:(i+1)*r])
+		}
+		w := make([]float64, n*r)
+		if err := a.Apply(ctx, cur, r, w); err != nil {
+			return krylov{}, err
+		}
+		m0 := m
+		m += r
+		// H = Q^T W, twice (classical Gram-Schmidt with one
+		// reorthogonalisation pass: "twice is enough").
+		h := make([]float64, m*r)
+		h2 := make([]float64, m*r)
+		for pass := 0; pass < 2; pass++ {
+			g.Dgemm(gblas.Trans, gblas.NoTrans, m, r, n, 1, basis, ld, w, r, 0, h2, r)
+			g.Dgemm(gblas.NoTrans, gblas.NoTrans, n, r, m, -1, basis, ld, h2, r, 1, w, r)
+			for e := range h {
+				h[e] += h2[e]
+			}
+		}
+		for i := 0; i < m; i++ {
+			copy(tm[i*ld+m0:i*ld+m0+r], h[i*r:(i+1)*r])
+		}
+		for c := 0; c < r; c++ {
+			anorm = max(anorm, math.Abs(h[(m0+c)*r+c]))
+		}
+		resid, rLast = w, r
+		if err := ctx.Err(); err != nil {
+			return krylov{}, err
+		}
+		if k == steps-1 || m == ld {
+			break
+		}
+		cur, r = orthonormalBlock(w, n, r, anorm)
+	}
+	if m == 0 {
+		return krylov{}, fmt.Errorf("block lanczos: the probes span nothing")
+	}
+	// T: symmetric from its upper triangle, m x m.
+	t := make([]float64, m*m)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			t[i*m+j] = tm[i*ld+j]
+			t[j*m+i] = tm[i*ld+j]
+		}
+	}
+	// Z = Q^T Omega (m x b), before T's eigenvectors overwrite nothing of it.
+	z := make([]float64, m*b)
+	g.Dgemm(gblas.Trans, gblas.NoTrans, m, b, n, 1, basis, ld, omega, b, 0, z, b)
+	theta, err := blas.SymEigen(t, m) // t now holds the eigenvectors S, one per column
+	if err != nil {
+		return krylov{}, fmt.Errorf("block lanczos: %w", err)
+	}
+	// P = S^T Z: the probes' coordinates on the Ritz vectors.
+	p := make([]float64, m*b)
+	g.Dgemm(gblas.Trans, gblas.NoTrans, m, b, m, 1, t, m, z, b, 0, p, b)
+	out := krylov{theta: theta, resid: make([]float64, m), weight: make([]float64, m)}
+	for j := 0; j < m; j++ {
+		var s float64
+		for _, x := range p[j*b : (j+1)*b] {
+			s += x * x
+		}
+		out.weight[j] = s / float64(b)
+	}
+	// A Q = Q T + R E^T, with R the last block's residual: the residual of
+	// Ritz vector j is |R s_j'|, s_j' the last rLast entries of s_j.
+	if rLast > 0 && m < n {
+		gram := make([]float64, rLast*rLast)
+		g.Dgemm(gblas.Trans, gblas.NoTrans, rLast, rLast, n, 1, resid, rLast, resid, rLast, 0, gram, rLast)
+		tail := make([]float64, rLast)
+		for j := 0; j < m; j++ {
+			for c := range tail {
+				tail[c] = t[(m-rLast+c)*m+j]
+			}
+			var s float64
+			for c1, x1 := range tail {
+				for c2, x2 := range tail {
+					s += x1 * gram[c1*rLast+c2] * x2
+				}
+			}
+			out.resid[j] = math.Sqrt(max(s, 0))
+		}
+	}
+	return out, nil
+}
+
+// orthonormalBlock returns an orthonormal basis of the range of m (n x r)
+// and its rank, dropping directions whose length is below rounding: below
+// 2^-40 of the largest column direction, or of anorm (the operator's scale
+// so far) when that is larger, so that a block which has (nearly) left
+// the Krylov space ends the iteration instead of filling it with noise.
+func orthonormalBlock(m []float64, n, r int, anorm float64) ([]float64, int) {
+	var g blas.Implementation
+	cur := m
+	for pass := 0; pass < 2 && r > 0; pass++ {
+		gram := make([]float64, r*r)
+		g.Dgemm(gblas.Trans, gblas.NoTrans, r, r, n, 1, cur, r, cur, r, 0, gram, r)
+		s, err := blas.SymEigen(gram, r)
+		if err != nil {
+			return nil, 0
+		}
+		floor := s[len(s)-1]
+		if pass == 0 {
+			floor = max(floor, anorm*anorm)
+		}
+		floor *= 0x1p-80
+		var keep []int
+		for k := len(s) - 1; k >= 0; k-- {
+			if s[k] > floor {
+				keep = append(keep, k)
+			}
+		}
+		u := make([]float64, r*len(keep))
+		for i := 0; i < r; i++ {
+			for c, k := range keep {
+				u[i*len(keep)+c] = gram[i*r+k] / math.Sqrt(s[k])
+			}
+		}
+		next := make([]float64, n*len(keep))
+		if len(keep) > 0 {
+			g.Dgemm(gblas.NoTrans, gblas.NoTrans, n, len(keep), r, 1, cur, r, u, len(keep), 0, next, len(keep))
+		}
+		cur, r = next, len(keep)
+	}
+	return cur, r
+}
+
+// keepColumns returns the first r of the c columns of m (n x c).
+func keepColumns(m []float64, n, c, r int) []float64 {
+	out := make([]float64, n*r)
+	for i := 0; i < n; i++ {
+		copy(out[i*r:(i+1)*r], m[i*c:i*c+r])
+	}
+	return out
+}
