@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	gblas "gonum.org/v1/gonum/blas"
 )
@@ -49,7 +50,9 @@ func FormJointKernel(ctx context.Context, v, t *Matrix, w []float64, opt Options
 		j0, j1 := j*operatorTile, min((j+1)*operatorTile, n)
 		rows, cols := i1-i0, j1-j0
 		tile := make([]float32, rows*cols)
-		gramTile(k, tile, i0, i1, j0, j1)
+		tt := tileScratch.Get().(*[]float32)
+		gramTile(k, tile, (*tt)[:rows*cols], i0, i1, j0, j1)
+		tileScratch.Put(tt)
 		r.tiles[r.tileIndex(i, j)] = tile
 		return nil
 	})
@@ -69,9 +72,17 @@ func ResidentBytes(n int) int64 {
 	return 4 * (int64(n)*int64(n) + sq) / 2
 }
 
+// tileScratch holds the text Gram tiles of FormJointKernel's workers: a
+// fresh one per tile would fault in as much memory again as K itself.
+var tileScratch = sync.Pool{New: func() any {
+	b := make([]float32, operatorTile*operatorTile)
+	return &b
+}}
+
 // gramTile sets tile to rows [i0, i1) x columns [j0, j1) of the unweighted
-// joint kernel: two float32 GEMMs and their elementwise product.
-func gramTile(k *jointKernel, tile []float32, i0, i1, j0, j1 int) {
+// joint kernel: two float32 GEMMs and their elementwise product (tt, of
+// the tile's size, holds the text one).
+func gramTile(k *jointKernel, tile, tt []float32, i0, i1, j0, j1 int) {
 	rows, cols := i1-i0, j1-j0
 	dv := k.v.Cols
 	if dv > 0 {
@@ -83,9 +94,10 @@ func gramTile(k *jointKernel, tile []float32, i0, i1, j0, j1 int) {
 		return
 	}
 	dt := k.t.Cols
-	tt := make([]float32, rows*cols)
 	if dt > 0 {
 		k.gemm.Sgemm(gblas.NoTrans, gblas.Trans, rows, cols, dt, 1, k.t.Data[i0*dt:i1*dt], dt, k.t.Data[j0*dt:j1*dt], dt, 0, tt, cols)
+	} else {
+		clear(tt)
 	}
 	for e, x := range tt {
 		tile[e] *= x

@@ -118,3 +118,62 @@ func TestJointKernelChoosesCheaperForm(t *testing.T) {
 		}
 	}
 }
+
+// TestFormedKernelAgrees holds FormJointKernel's products (float32 tiles
+// held in memory) to the float64 reference, at any thread count, with
+// and without weights and a text kernel; 2,500 rows span three row
+// blocks, so both the tiles right of the diagonal and the transposed
+// ones left of it are used.
+func TestFormedKernelAgrees(t *testing.T) {
+	ctx := context.Background()
+	const n, cols = 2500, 7
+	v := embeddingLike(41, n, 24, 30)
+	tx := embeddingLike(42, n, 10, 12)
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = float64(1 + i%4)
+	}
+	rng := rand.New(rand.NewPCG(43, 1))
+	x := make([]float64, n*cols)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	for _, tc := range []struct {
+		name string
+		t    *Matrix
+		w    []float64
+	}{{"single", nil, nil}, {"joint", tx, nil}, {"joint weighted", tx, w}} {
+		want := bruteApply(v, tc.t, tc.w, x, cols)
+		var first []float64
+		for _, threads := range []int{1, 2, 5} {
+			op, err := FormJointKernel(ctx, v, tc.t, tc.w, Options{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			y := make([]float64, n*cols)
+			if err := op.Apply(ctx, x, cols, y); err != nil {
+				t.Fatal(err)
+			}
+			if d := relDiff(y, want); d > 1e-5 {
+				t.Errorf("%s, %d threads: off the float64 product by %.2g", tc.name, threads, d)
+			}
+			if first == nil {
+				first = y
+			} else if !slices.Equal(y, first) {
+				t.Errorf("%s: %d threads changed the product", tc.name, threads)
+			}
+		}
+	}
+	for _, n := range []int{1, 1023, 1024, 1025, 60000} {
+		nb := (n + operatorTile - 1) / operatorTile
+		var elems int64
+		for i := 0; i < nb; i++ {
+			for j := i; j < nb; j++ {
+				elems += int64(min(operatorTile, n-i*operatorTile)) * int64(min(operatorTile, n-j*operatorTile))
+			}
+		}
+		if got := ResidentBytes(n); got != 4*elems {
+			t.Errorf("ResidentBytes(%d) = %d, want %d", n, got, 4*elems)
+		}
+	}
+}
