@@ -240,8 +240,9 @@ func BenchmarkVendiEstimate(b *testing.B) {
 }
 
 // BenchmarkJointKernelApply times one product of the joint kernel with a
-// block of 192 vectors (VendiEstimate's default Deflate + Probes) in each
-// form; usesFeatures' cost model should pick the faster one.
+// block of 192 vectors (the former estimator's block, with which
+// usesFeatures' cost model was fitted) in each form; the model should pick
+// the faster one.
 func BenchmarkJointKernelApply(b *testing.B) {
 	const n, cols = 8192, 192
 	for _, d := range []int{64, 256} {

@@ -48,7 +48,7 @@ const tileSpeedup = 2
 //
 // so the features win for the single kernel once n > 4 d cols / (d /
 // tileSpeedup + 2 cols) (a few hundred items), and for the joint kernel once n > 2 dv dt cols / ((dv + dt)/tileSpeedup + cols):
-// about 56,000 items at dv = dt = 256 with the estimator's 192 columns,
+// about 56,000 items at dv = dt = 256 with 192 columns (the former estimator's block),
 // 900,000 at dv = dt = 1024.
 func (k *jointKernel) usesFeatures(cols int) bool {
 	switch k.path {
