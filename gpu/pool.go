@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"sync"
 )
 
@@ -24,6 +25,11 @@ type PoolConfig struct {
 	// CPUFallback adds the CPU as a device for work too large for every GPU's
 	// budget. Without it such work fails with ErrTooLarge.
 	CPUFallback bool
+	// CPUMemoryBudget caps the bytes the work placed on each CPU device
+	// may claim (each emulated device of cpu:N its own), so that a run on
+	// emulated devices sizes and places its work under a budget as it
+	// would on GPUs. 0 leaves the CPU without a budget.
+	CPUMemoryBudget uint64
 }
 
 // ErrTooLarge is returned by Acquire for work whose memory no device can hold.
@@ -31,7 +37,8 @@ var ErrTooLarge = errors.New("work needs more memory than any device's budget")
 
 // A Pool shares a set of devices among goroutines: each device has a number
 // of worker slots and a memory budget, and Acquire blocks until a device has
-// both. The CPU device, when present, has worker slots and no memory budget.
+// both. A CPU device has worker slots and a budget only when
+// PoolConfig.CPUMemoryBudget sets one.
 //
 // Placement is deterministic for a given pool state: among the devices that
 // can take the work now, the one with the fewest busy workers wins, then the
@@ -53,6 +60,8 @@ type slot struct {
 	busy    int
 	budget  uint64 // 0 for the CPU: unlimited
 	used    uint64
+	// done counts the units of finished work by Need.Work (the role).
+	done map[string]int
 }
 
 // NewPool makes a pool over devs, in their order. A device may appear once.
@@ -81,7 +90,7 @@ func NewPool(devs []Device, cfg PoolConfig) (*Pool, error) {
 			return nil, fmt.Errorf("gpu pool: device %s listed twice", d.ID())
 		}
 		seen[d.ID()] = true
-		s := slot{dev: d, workers: cpuWorkers}
+		s := slot{dev: d, workers: cpuWorkers, budget: cfg.CPUMemoryBudget}
 		if d.Kind == CUDA {
 			s.workers = workers
 			s.budget = cfg.MemoryBudget
@@ -101,7 +110,7 @@ func NewPool(devs []Device, cfg PoolConfig) (*Pool, error) {
 		p.slots = append(p.slots, s)
 	}
 	if cfg.CPUFallback && !hasCPU {
-		p.slots = append(p.slots, slot{dev: CPUDevice(), workers: cpuWorkers})
+		p.slots = append(p.slots, slot{dev: CPUDevice(), workers: cpuWorkers, budget: cfg.CPUMemoryBudget})
 	}
 	if len(p.slots) == 0 {
 		return nil, fmt.Errorf("gpu pool: no devices")
@@ -127,15 +136,22 @@ type Need struct {
 	// whose inputs already live there; otherwise the pool chooses.
 	Pinned bool
 	Slot   int
+	// Work names the kind of work (a model role, "decode") and Units how
+	// much of it the lease does (frames, texts, prompts); when the lease
+	// is released they are added to the slot's counts (Done).
+	Work  string
+	Units int
 }
 
 // A Lease is one piece of work placed on a device. Release it when the work
 // is done.
 type Lease struct {
-	p    *Pool
-	slot int
-	mem  uint64
-	once sync.Once
+	p     *Pool
+	slot  int
+	mem   uint64
+	work  string
+	units int
+	once  sync.Once
 }
 
 // Device is where the work was placed.
@@ -152,6 +168,7 @@ func (l *Lease) Release() {
 		s := &p.slots[l.slot]
 		s.busy--
 		s.used -= l.mem
+		s.count(l.work, l.units)
 		close(p.wake)
 		p.wake = make(chan struct{})
 		p.mu.Unlock()
@@ -189,7 +206,7 @@ func (p *Pool) Acquire(ctx context.Context, need Need) (*Lease, error) {
 			}
 			s.used += mem
 			p.mu.Unlock()
-			return &Lease{p: p, slot: best, mem: mem}, nil
+			return &Lease{p: p, slot: best, mem: mem, work: need.Work, units: need.Units}, nil
 		}
 		wake := p.wake
 		p.mu.Unlock()
@@ -226,7 +243,9 @@ func (p *Pool) candidates(need Need) ([]int, error) {
 		if fits(&p.slots[need.Slot]) {
 			return []int{need.Slot}, nil
 		}
-		if cpu >= 0 {
+		// Only a GPU falls back to the CPU; a CPU device that cannot hold
+		// the work has nowhere to send it.
+		if cpu >= 0 && p.slots[need.Slot].dev.Kind == CUDA && p.slots[cpu].budget == 0 {
 			return []int{cpu}, nil
 		}
 		return nil, fmt.Errorf("%w: %d bytes on %s (budget %d)", ErrTooLarge, need.Memory, p.slots[need.Slot].dev.ID(), p.slots[need.Slot].budget)
@@ -240,7 +259,7 @@ func (p *Pool) candidates(need Need) ([]int, error) {
 	if len(gpus) > 0 {
 		return gpus, nil
 	}
-	if cpu >= 0 {
+	if cpu >= 0 && fits(&p.slots[cpu]) {
 		return []int{cpu}, nil
 	}
 	return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, need.Memory)
@@ -261,17 +280,7 @@ func (p *Pool) Do(ctx context.Context, need Need, fn func(ctx context.Context, d
 // same way on every run with the same devices.
 // When the pool has GPUs, only GPUs are homes; the fallback CPU is not.
 func (p *Pool) Home(key string) int {
-	var homes []int
-	for i := range p.slots {
-		if p.slots[i].dev.Kind == CUDA {
-			homes = append(homes, i)
-		}
-	}
-	if len(homes) == 0 {
-		for i := range p.slots {
-			homes = append(homes, i)
-		}
-	}
+	homes := p.homes()
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return homes[h.Sum64()%uint64(len(homes))]
@@ -283,7 +292,9 @@ type Usage struct {
 	Busy    int
 	Workers int
 	Used    uint64
-	Budget  uint64 // 0: no budget (the CPU)
+	Budget  uint64 // 0: no budget
+	// Done is the units of work finished on the device, by kind (Need.Work).
+	Done map[string]int
 }
 
 // Usage returns a snapshot of every slot.
@@ -292,7 +303,26 @@ func (p *Pool) Usage() []Usage {
 	defer p.mu.Unlock()
 	u := make([]Usage, len(p.slots))
 	for i, s := range p.slots {
-		u[i] = Usage{Device: s.dev, Busy: s.busy, Workers: s.workers, Used: s.used, Budget: s.budget}
+		u[i] = Usage{Device: s.dev, Busy: s.busy, Workers: s.workers, Used: s.used, Budget: s.budget, Done: maps.Clone(s.done)}
 	}
 	return u
+}
+
+// Count adds units of work of kind work to slot's counts (Usage.Done), for
+// work that ran on the device without a lease (the decoders of a worker
+// set). Leases count themselves.
+func (p *Pool) Count(slot int, work string, units int) {
+	p.mu.Lock()
+	p.slots[slot].count(work, units)
+	p.mu.Unlock()
+}
+
+func (s *slot) count(work string, units int) {
+	if work == "" || units == 0 {
+		return
+	}
+	if s.done == nil {
+		s.done = map[string]int{}
+	}
+	s.done[work] += units
 }

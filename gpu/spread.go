@@ -1,0 +1,147 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// A Piece is one part of the work Spread shares out: what it claims of its
+// device while it runs.
+type Piece struct {
+	Memory uint64 // device bytes, as Need.Memory
+	Units  int    // items it covers (texts, prompts), counted under Spread's work
+}
+
+// Spread runs the pieces 0..len(pieces)-1 of one job across the pool's
+// devices, one goroutine per device, and returns once every piece has run
+// or one has failed.
+//
+// Placement keeps every device busy without making the outputs depend on
+// it: the pieces are dealt out in contiguous, balanced blocks (each device
+// starts with n/D of them, give or take one); a device takes its own block
+// front to back and, once it is empty, takes the last piece of the block
+// with the most left, so a slow or busy device does not hold up the job.
+// Each piece holds its Memory of its device's budget while it runs (a
+// device whose budget is taken by other work waits for it). fn gets the
+// device's slot (its position in Devices, the index of the model session
+// to use) and the piece's index; it must write its result by piece index,
+// so that the job's result is the same whichever device ran which piece.
+//
+// On the first error, or when ctx ends, the devices stop taking pieces and
+// Spread returns that error after every running piece has returned. Work
+// counts each finished piece's Units on its device (Usage.Done).
+//
+// Spread places work on the devices Home would (the GPUs, else every
+// device); a piece too large for its device's budget fails with
+// ErrTooLarge.
+func (p *Pool) Spread(ctx context.Context, work string, pieces []Piece, fn func(ctx context.Context, slot, piece int) error) error {
+	homes := p.homes()
+	if len(pieces) == 0 {
+		return nil
+	}
+	for i, pc := range pieces {
+		for _, h := range homes {
+			if b := p.slots[h].budget; b > 0 && pc.Memory > b {
+				return fmt.Errorf("%w: %s piece %d of %d bytes on %s (budget %d)", ErrTooLarge, work, i, pc.Memory, p.slots[h].dev.ID(), b)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	q := newDeal(len(pieces), len(homes))
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for d, slot := range homes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := q.take(d)
+				if !ok || ctx.Err() != nil {
+					return
+				}
+				err := p.runPiece(ctx, work, slot, i, pieces[i], fn)
+				if err != nil {
+					once.Do(func() { first = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+// runPiece runs one piece pinned to slot under its budget.
+func (p *Pool) runPiece(ctx context.Context, work string, slot, i int, pc Piece, fn func(ctx context.Context, slot, piece int) error) error {
+	l, err := p.Acquire(ctx, Need{Memory: pc.Memory, Pinned: true, Slot: slot, Work: work, Units: pc.Units})
+	if err != nil {
+		return fmt.Errorf("%s on %s: %w", work, p.slots[slot].dev.ID(), err)
+	}
+	defer l.Release()
+	if l.Slot() != slot {
+		return fmt.Errorf("%w: %s piece %d on %s", ErrTooLarge, work, i, p.slots[slot].dev.ID())
+	}
+	return fn(ctx, slot, i)
+}
+
+// homes are the slots work is spread over: the GPUs, else every slot.
+func (p *Pool) homes() []int {
+	var homes []int
+	for i := range p.slots {
+		if p.slots[i].dev.Kind == CUDA {
+			homes = append(homes, i)
+		}
+	}
+	if len(homes) == 0 {
+		for i := range p.slots {
+			homes = append(homes, i)
+		}
+	}
+	return homes
+}
+
+// deal holds the pieces not yet taken as one block [lo, hi) per device.
+type deal struct {
+	mu     sync.Mutex
+	lo, hi []int
+}
+
+// newDeal splits n pieces into d contiguous blocks whose sizes differ by at
+// most one.
+func newDeal(n, d int) *deal {
+	q := &deal{lo: make([]int, d), hi: make([]int, d)}
+	for k := range d {
+		q.lo[k], q.hi[k] = k*n/d, (k+1)*n/d
+	}
+	return q
+}
+
+// take returns the next piece for device d: the front of its own block,
+// else the back of the fullest block; ok is false when none is left.
+func (q *deal) take(d int) (piece int, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.lo[d] < q.hi[d] {
+		q.lo[d]++
+		return q.lo[d] - 1, true
+	}
+	most := -1
+	for k := range q.lo {
+		if left := q.hi[k] - q.lo[k]; left > 0 && (most < 0 || left > q.hi[most]-q.lo[most]) {
+			most = k
+		}
+	}
+	if most < 0 {
+		return 0, false
+	}
+	q.hi[most]--
+	return q.hi[most], true
+}
