@@ -26,6 +26,8 @@ type Result struct {
 	Times  []time.Duration // what the sampler asked for
 	Frames []Frame         // one per time, in the same order
 	Stats  Stats
+	// Set is the worker set (the device, Pool.Sets) that decoded the job.
+	Set int
 	// Err is why this video failed: a *VideoError for a bad video (see
 	// KindOf), or the sampler's error. Other jobs are not affected.
 	Err error
@@ -39,7 +41,10 @@ type Result struct {
 // at most Workers+Queue results exist at any time, so memory stays bounded
 // however many jobs there are.
 //
-// One Pool uses one GPU; a machine with several makes a Pool per GPU.
+// With Sets, the decoders form one worker set per device of a
+// multi-device run, each on its own GPU (GPUs); they take jobs from one
+// queue, so a set that finishes early takes the next video and every device
+// stays busy, and the results still come in job order.
 type Pool struct {
 	// Workers is how many videos are decoded at once; 0 means one per core.
 	Workers int
@@ -56,6 +61,14 @@ type Pool struct {
 	// Notify, if set, is told once about each distinct reason the pool's
 	// decoders fell back from NVDEC to the CPU.
 	Notify func(msg string)
+	// Sets splits the decoders into that many worker sets, one per device
+	// (0 or 1: one set): worker w belongs to set w mod Sets, and Workers is
+	// raised to Sets when below it. Each Result names its Set.
+	Sets int
+	// GPUs, with Options.HWAccel "cuda", holds the GPU of each set (one
+	// per set, in set order): set d opens its decoders on GPUs[d]'s NVDEC.
+	// Empty: every set uses Options.GPU.
+	GPUs []*GPU
 }
 
 func (p *Pool) sizes() (workers, threads, window int) {
@@ -63,6 +76,7 @@ func (p *Pool) sizes() (workers, threads, window int) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	workers = max(workers, p.Sets)
 	threads = p.Threads
 	if threads <= 0 {
 		threads = max(1, runtime.NumCPU()/workers)
@@ -84,11 +98,15 @@ func (p *Pool) sizes() (workers, threads, window int) {
 // cancelled, after every decoder has stopped; otherwise nil.
 func (p *Pool) Run(ctx context.Context, jobs []Job, yield func(r *Result) error) error {
 	workers, threads, window := p.sizes()
+	sets := max(1, p.Sets)
+	if len(p.GPUs) > 0 && len(p.GPUs) != sets {
+		return fmt.Errorf("decode pool: %d GPUs for %d worker sets", len(p.GPUs), sets)
+	}
 	opt := p.Options
 	opt.Threads = threads
 	timeout := opt.Timeout
 	opt.Timeout = 0
-	if opt.HWAccel == "cuda" && opt.GPU == nil {
+	if opt.HWAccel == "cuda" && opt.GPU == nil && len(p.GPUs) == 0 {
 		opt.GPU = NewGPU(0)
 		defer opt.GPU.Close()
 	}
@@ -123,6 +141,11 @@ func (p *Pool) Run(ctx context.Context, jobs []Job, yield func(r *Result) error)
 		}
 	}()
 	for w := 0; w < workers; w++ {
+		set := w % sets
+		opt := opt
+		if len(p.GPUs) > 0 {
+			opt.GPU = p.GPUs[set]
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -134,6 +157,7 @@ func (p *Pool) Run(ctx context.Context, jobs []Job, yield func(r *Result) error)
 					r = new(Result)
 				}
 				p.decodeJob(ctx, jobs[i], i, opt, timeout, r)
+				r.Set = set
 				if reason := r.Stats.fallback; reason != "" && p.Notify != nil && notice.first(reason) {
 					p.Notify(fmt.Sprintf("decode: NVDEC not used (%s); decoding on the CPU, first seen with %s", reason, jobs[i].Path))
 				}

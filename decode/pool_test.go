@@ -151,3 +151,92 @@ func TestPoolFallsBackFromNVDECOnce(t *testing.T) {
 		}
 	}
 }
+
+// Decoders split into one worker set per device give the same results in
+// the same order, and every set takes videos from the one queue.
+func TestPoolWorkerSetsShareTheJobs(t *testing.T) {
+	jobs := poolJobs(t)
+	var want []string
+	for _, sets := range []int{1, 2, 4} {
+		var got []string
+		per := make([]int, sets)
+		p := &Pool{Workers: 1, Threads: 1, Sets: sets}
+		err := p.Run(context.Background(), jobs, func(r *Result) error {
+			got = append(got, digest(r))
+			if r.Set < 0 || r.Set >= sets {
+				t.Fatalf("%d sets: job %d decoded by set %d", sets, r.Index, r.Set)
+			}
+			per[r.Set]++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d, n := range per {
+			if n == 0 {
+				t.Errorf("%d sets: set %d decoded no video (per set %v)", sets, d, per)
+			}
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("job %d differs between 1 and %d sets:\n%s\n%s", i, sets, want[i], got[i])
+			}
+		}
+	}
+	if err := (&Pool{Sets: 2, GPUs: []*GPU{{}}}).Run(context.Background(), jobs, func(*Result) error { return nil }); err == nil {
+		t.Error("one GPU for two worker sets: no error")
+	}
+}
+
+// Each set opens NVDEC on its own GPU; without a driver each falls back to
+// the CPU, saying why once per device, and gives the CPU's frames.
+func TestPoolWorkerSetsFallBackPerGPU(t *testing.T) {
+	g0, g1 := NewGPU(0), NewGPU(1)
+	defer g0.Close()
+	defer g1.Close()
+	if g0.Err() == nil {
+		t.Skip("a CUDA device is present; bench/decode_gpu_check.sh compares NVDEC with the CPU")
+	}
+	jobs := poolJobs(t)[:4]
+	var mu sync.Mutex
+	var notes []string
+	var cpu, gpu []string
+	for _, hw := range []string{"", "cuda"} {
+		p := &Pool{Workers: 2, Threads: 1, Sets: 2, Options: Options{HWAccel: hw}, Notify: func(msg string) {
+			mu.Lock()
+			notes = append(notes, msg)
+			mu.Unlock()
+		}}
+		if hw == "cuda" {
+			p.GPUs = []*GPU{g0, g1}
+		}
+		err := p.Run(context.Background(), jobs, func(r *Result) error {
+			if hw == "" {
+				cpu = append(cpu, digest(r))
+			} else {
+				gpu = append(gpu, digest(r))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range notes {
+		if !strings.Contains(n, "CUDA device 0") && !strings.Contains(n, "CUDA device 1") {
+			t.Errorf("notice %q names no CUDA device", n)
+		}
+	}
+	if len(notes) == 0 || len(notes) > 2 {
+		t.Errorf("notices %q, want one per device that was used", notes)
+	}
+	for i := range cpu {
+		if cpu[i] != gpu[i] {
+			t.Errorf("job %d: fallback frames differ from the CPU's", i)
+		}
+	}
+}

@@ -145,3 +145,15 @@ func (q *deal) take(d int) (piece int, ok bool) {
 	q.hi[most]--
 	return q.hi[most], true
 }
+
+// SmallestBudget is the smallest memory budget among the devices Spread
+// uses, 0 when none has one: the most a piece may claim to fit anywhere.
+func (p *Pool) SmallestBudget() uint64 {
+	var least uint64
+	for _, h := range p.homes() {
+		if b := p.slots[h].budget; b > 0 && (least == 0 || b < least) {
+			least = b
+		}
+	}
+	return least
+}

@@ -47,10 +47,14 @@ type Options struct {
 	// hash of the files) for the cache key.
 	Image     []ImageEncoder
 	ImageName string
-	// Devices, when set, is the pool of the devices Image runs on, in the
-	// same order: each inference run holds its device's memory budget for
-	// FrameMemory bytes per frame while it runs, so a device is never given
-	// more than it can hold. Nil places no budget.
+	// Devices, when set, is the pool of the devices Image and Captioner
+	// run on, in the same order (and Decode.Sets, one decoder set per
+	// device): each inference or caption run holds its device's memory
+	// budget for FrameMemory bytes per frame while it runs, so a device is
+	// never given more than it can hold, and the runs are sized to the
+	// smallest budget. The pool counts each device's work by role
+	// (gpu.Usage.Done: "decode", "image_text", "captioner"). Nil places no
+	// budget.
 	Devices *gpu.Pool
 	// FrameMemory is the device memory one frame of an inference run
 	// claims (its input tensor and the model's activations for it); 0
@@ -141,8 +145,12 @@ type Stats struct {
 	FramesDecoded  int // frames returned by the decoders
 	FramesEmbedded int
 	// FramesByDevice counts the frames each image tower (each device, in
-	// the order of Options.Image) embedded.
-	FramesByDevice []int
+	// the order of Options.Image) embedded, DecodedByDevice the frames each
+	// device's decoders (Decode.Sets) returned, and CaptionsByDevice the
+	// captions each captioner wrote.
+	FramesByDevice   []int
+	DecodedByDevice  []int
+	CaptionsByDevice []int
 	Captions       int
 	// Busy is the time each stage spent working, summed over its
 	// goroutines ("decode" counts the decoders' wall time as seen from the
@@ -483,6 +491,8 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 		inferQs[d] = make(chan *work, 2)
 	}
 	st.FramesByDevice = make([]int, len(opt.Image))
+	st.DecodedByDevice = make([]int, max(1, opt.Decode.Sets))
+	st.CaptionsByDevice = make([]int, len(opt.Captioner))
 	storeQ := make(chan *work, 2)
 	vlmQ := make(chan *vlmWork, 2)
 	send := func(q chan<- *work, w *work) error {
@@ -566,7 +576,13 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 			}
 			counts.Lock()
 			st.FramesDecoded += len(frames)
+			if r.Set < len(st.DecodedByDevice) {
+				st.DecodedByDevice[r.Set] += len(frames)
+			}
 			counts.Unlock()
+			if opt.Devices != nil && r.Set < len(opt.Devices.Devices()) {
+				opt.Devices.Count(r.Set, "decode", len(frames))
+			}
 			progress("frames", len(frames))
 			if p.needVLM {
 				select {
@@ -650,14 +666,24 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 		return nil
 	})
 
-	// infer: one goroutine per device, on its own queue; a run takes the
+	// infer: one goroutine per device, on its own queue; it gathers the
 	// frames of as many waiting videos as fit in maxBatch (at least one
-	// whole video), and holds the device's memory budget for the run's
-	// frames while it runs (opt.Devices).
+	// whole video), runs them through the model in runs of at most what the
+	// smallest device budget holds, and holds its device's budget for the
+	// largest run meanwhile (opt.Devices).
 	var h, wd, frameLen int
 	if opt.Prep != nil {
 		h, wd = opt.Prep.OutputSize()
 		frameLen = opt.Prep.FrameLen()
+	}
+	// A run takes at most as many frames as the smallest device budget
+	// holds; the frames of one gathering go through in runs of that size,
+	// one after the other, so the lease holds the budget of the largest.
+	runFrames := maxBatch
+	if opt.Devices != nil && frameLen > 0 {
+		if b := opt.Devices.SmallestBudget(); b > 0 {
+			runFrames = max(1, min(maxBatch, int(b/opt.frameMemory(frameLen))))
+		}
 	}
 	var inferWG sync.WaitGroup
 	for d, enc := range opt.Image {
@@ -681,10 +707,11 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 						break gather
 					}
 				}
+				runs := runSizes(n, runFrames)
 				var lease *gpu.Lease
 				if opt.Devices != nil {
 					var err error
-					lease, err = opt.Devices.Acquire(ctx, gpu.Need{Memory: uint64(n) * opt.frameMemory(frameLen), Pinned: true, Slot: d})
+					lease, err = opt.Devices.Acquire(ctx, gpu.Need{Memory: uint64(slices.Max(runs)) * opt.frameMemory(frameLen), Pinned: true, Slot: d, Work: "image_text", Units: n})
 					if err != nil {
 						return fmt.Errorf("features: image tower on %s: a run of %d frames: %w", opt.Devices.Devices()[d].ID(), n, err)
 					}
@@ -700,7 +727,7 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 				}
 				var embs [][]float32
 				lo := 0
-				for _, size := range runSizes(n, maxBatch) {
+				for _, size := range runs {
 					e, err := enc.EmbedImages(ctx, padSingle(models.ImageBatch{N: size, C: 3, H: h, W: wd, Data: pix[lo*frameLen : (lo+size)*frameLen]}))
 					if err != nil {
 						if lease != nil {
@@ -785,7 +812,17 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 							frames = append(frames, w.frames[r])
 						}
 					}
+					var lease *gpu.Lease
+					if opt.Devices != nil {
+						lease, err = opt.Devices.Acquire(ctx, gpu.Need{Memory: uint64(len(frames)) * opt.frameMemory(frameLen), Pinned: true, Slot: d, Work: "captioner", Units: len(frames)})
+						if err != nil {
+							return fmt.Errorf("features: captioner on %s: %d frames: %w", opt.Devices.Devices()[d].ID(), len(frames), err)
+						}
+					}
 					caps, err := opt.Captioner[d].CaptionFrames(ctx, frames)
+					if lease != nil {
+						lease.Release()
+					}
 					if err != nil {
 						return fmt.Errorf("features: captioner (device %d): %w", d, err)
 					}
@@ -796,6 +833,7 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 					bz.add("caption", t0)
 					counts.Lock()
 					st.Captions += len(idx)
+					st.CaptionsByDevice[d] += len(idx)
 					counts.Unlock()
 					progress("captioned", len(idx))
 				}
