@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -19,9 +20,12 @@ type Piece struct {
 //
 // Placement keeps every device busy without making the outputs depend on
 // it: the pieces are dealt out in contiguous, balanced blocks (each device
-// starts with n/D of them, give or take one); a device takes its own block
+// starts with n/D of them, give or take one, the larger blocks to the
+// devices that have done the least of this work so far, so that many
+// small jobs still spread over every device); a device takes its own block
 // front to back and, once it is empty, takes the last piece of the block
-// with the most left, so a slow or busy device does not hold up the job.
+// with the most left among the devices already at work on theirs, so a
+// slow or busy device does not hold up the job.
 // Each piece holds its Memory of its device's budget while it runs (a
 // device whose budget is taken by other work waits for it). fn gets the
 // device's slot (its position in Devices, the index of the model session
@@ -49,6 +53,7 @@ func (p *Pool) Spread(ctx context.Context, work string, pieces []Piece, fn func(
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	homes = p.leastLoaded(homes, work)
 	q := newDeal(len(pieces), len(homes))
 	var (
 		wg    sync.WaitGroup
@@ -92,6 +97,22 @@ func (p *Pool) runPiece(ctx context.Context, work string, slot, i int, pc Piece,
 	return fn(ctx, slot, i)
 }
 
+// leastLoaded orders homes by the units of work of this kind done on each
+// so far, most first (ties by position), since newDeal gives the last
+// blocks one piece more: the larger blocks go to the devices that did the
+// least.
+func (p *Pool) leastLoaded(homes []int, work string) []int {
+	p.mu.Lock()
+	done := make(map[int]int, len(homes))
+	for _, h := range homes {
+		done[h] = p.slots[h].done[work]
+	}
+	p.mu.Unlock()
+	out := slices.Clone(homes)
+	slices.SortStableFunc(out, func(a, b int) int { return done[b] - done[a] })
+	return out
+}
+
 // homes are the slots work is spread over: the GPUs, else every slot.
 func (p *Pool) homes() []int {
 	var homes []int
@@ -110,32 +131,47 @@ func (p *Pool) homes() []int {
 
 // deal holds the pieces not yet taken as one block [lo, hi) per device.
 type deal struct {
-	mu     sync.Mutex
-	lo, hi []int
+	mu      sync.Mutex
+	lo, hi  []int
+	started []bool // device k has taken a piece of its own block
 }
 
-// newDeal splits n pieces into d contiguous blocks whose sizes differ by at
-// most one.
+// newDeal splits n pieces into d contiguous blocks of n/d pieces, the last
+// n mod d of them one piece more.
 func newDeal(n, d int) *deal {
 	q := &deal{lo: make([]int, d), hi: make([]int, d)}
+	lo := 0
 	for k := range d {
-		q.lo[k], q.hi[k] = k*n/d, (k+1)*n/d
+		size := n / d
+		if k >= d-n%d {
+			size++
+		}
+		q.lo[k], q.hi[k] = lo, lo+size
+		lo += size
 	}
 	return q
 }
 
 // take returns the next piece for device d: the front of its own block,
-// else the back of the fullest block; ok is false when none is left.
+// else the back of the fullest block of a device that has started on its
+// own (a device not yet started keeps its block, so small jobs are not
+// swept up by whichever goroutine runs first); ok is false when none is
+// left to take.
 func (q *deal) take(d int) (piece int, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.started == nil {
+		q.started = make([]bool, len(q.lo))
+	}
 	if q.lo[d] < q.hi[d] {
+		q.started[d] = true
 		q.lo[d]++
 		return q.lo[d] - 1, true
 	}
+	q.started[d] = true
 	most := -1
 	for k := range q.lo {
-		if left := q.hi[k] - q.lo[k]; left > 0 && (most < 0 || left > q.hi[most]-q.lo[most]) {
+		if left := q.hi[k] - q.lo[k]; left > 0 && q.started[k] && (most < 0 || left > q.hi[most]-q.lo[most]) {
 			most = k
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/demo"
@@ -140,7 +141,8 @@ usage or bad input (the error names the file, line and field).`,
 			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder; with --videos, run its image_text and captioner models on the frames")
 			frames := fs.Int("frames", 32, "show the frame and order attackers `N` uniform frames of each clip (captions, the shuffled and the contiguous-tenth VLM readers, the mean frame of the effective size); Video-Index uses 32")
 			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
-			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (image_text and the captioner get one worker set and one memory budget per device, each video's frames placed on one of them in turn; the other roles and the NVDEC decoders use the first device), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why")
+			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (every role, text_embed, dup_confirm, lm_reader, image_text, the captioner and vlm_reader, is opened once per device with the CUDA provider on that GPU, and each device gets its own NVDEC decoders and memory budget; the work is shared out so that every device stays busy, and the outputs do not depend on the device count), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why")
+			deviceMemory := fs.String("device-memory", "0", "give each device of --device a memory budget of `SIZE` (40GiB, 512MiB, or bytes) that the model runs placed on it claim from, their batches sized to fit; 0: 90% of each GPU's free memory, and none on the CPU (set it with cpu:N to size and place the work as on GPUs of that size)")
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
@@ -220,7 +222,11 @@ usage or bad input (the error names the file, line and field).`,
 				defer rep.Close()
 				opt.Progress = rep
 				if *modelsDir != "" {
-					ms, err := openAuditModels(*modelsDir, *device, video || *refModel, env)
+					budget, err := gpu.ParseBytes(*deviceMemory)
+					if err != nil {
+						return &usageError{"--device-memory: " + err.Error()}
+					}
+					ms, err := openAuditModels(*modelsDir, *device, budget, video || *refModel, env)
 					if err != nil {
 						return err
 					}
@@ -228,12 +234,13 @@ usage or bad input (the error names the file, line and field).`,
 					if ms.reader != nil {
 						opt.Reader, opt.ReaderName = ms.reader, ms.readerName
 					}
-					if ms.text != nil {
-						opt.Embedder = ms.text.Embed
-						if ms.text.Confirm != nil {
-							opt.Confirm = ms.text.Confirm
+					if ms.embed != nil {
+						opt.Embedder = ms.embed
+						if ms.confirm != nil {
+							opt.Confirm = ms.confirm
 						}
 					}
+					defer noteDevices(rep, ms.devices)
 					if video || *refModel {
 						if ms.video == nil {
 							return fmt.Errorf("%w: --models %s has no image_text role, which the frame and order levels and --reference-model need", errBadInput, *modelsDir)
@@ -245,8 +252,8 @@ usage or bad input (the error names the file, line and field).`,
 						opt.Video.Decode.Workers = *workers
 						opt.Video.Decode.Options.Timeout = *videoTimeout
 					}
-				} else if *device != "cpu" {
-					return &usageError{"--device needs --models: without models the audit runs no neural network"}
+				} else if *device != "cpu" || *deviceMemory != "0" {
+					return &usageError{"--device and --device-memory need --models: without models the audit runs no neural network"}
 				}
 				res, err := runs.Audit(ctx, opt)
 				if err != nil {

@@ -632,7 +632,7 @@ func TestAuditModelsFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"--device without --models", []string{"--device", "cuda"}, "--device needs --models"},
+		{"--device without --models", []string{"--device", "cuda"}, "--device and --device-memory need --models"},
 		{"no emulated device", []string{"--models", dir, "--device", "cpu:0"}, "want cpu:N with N from 1"},
 		{"a bad device", []string{"--models", dir, "--device", "tpu"}, "want cpu, cpu:N, cuda"},
 		{"no manifest", []string{"--models", dir}, "models.json not found"},

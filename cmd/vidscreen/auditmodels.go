@@ -14,6 +14,8 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/spread"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/models"
@@ -22,12 +24,17 @@ import (
 
 // auditModels are the models of a --models directory an audit runs.
 type auditModels struct {
-	text   *textembed.Models // nil when the manifest has no text_embed
-	reader *models.LetterScorer
+	// embed and confirm are text_embed and dup_confirm on every device (nil
+	// when the manifest lacks the role).
+	embed, confirm textembed.TextEmbedder
+	reader         attack.LetterReader
 	// readerName names reader's weights.
 	readerName string
 	video      *runs.VideoModels // nil unless the video levels run
-	closes     []func() error
+	// devices shares the run's devices among the roles; its counts say
+	// what each device did.
+	devices *gpu.Pool
+	closes  []func() error
 }
 
 func (m *auditModels) Close() error {
@@ -38,16 +45,25 @@ func (m *auditModels) Close() error {
 	return err
 }
 
-// openAuditModels opens the models of dir: the text encoders (text_embed,
-// and dup_confirm when listed), lm_reader and vlm_reader on the first
-// device of --device and, when video is set, image_text and the captioner
-// once on every device (one worker set each, under a gpu.Pool). A role the manifest lacks is left out
-// (its attackers are skipped, naming it); a malformed manifest, role or file
-// is bad input; a missing ONNX Runtime is a failure of the run.
-func openAuditModels(dir, device string, video bool, env *environment) (*auditModels, error) {
+// openAuditModels opens the models of dir once on every device of
+// --device, one worker set per device under one gpu.Pool whose per-device
+// memory budget is budget (0: 90% of each GPU's free memory, none on the
+// CPU): the text encoders (text_embed, and dup_confirm when listed),
+// lm_reader and, when video is set, image_text, the captioner, vlm_reader
+// and a decoder set per device (NVDEC on that GPU). A role the manifest
+// lacks is left out (its attackers are skipped, naming it); a malformed
+// manifest, role or file is bad input; a missing ONNX Runtime is a failure
+// of the run.
+func openAuditModels(dir, device string, budget uint64, video bool, env *environment) (*auditModels, error) {
 	gdevs, runtimeDevice, err := auditDevices(device, env)
 	if err != nil {
 		return nil, err
+	}
+	// Several roles run at once on a device (the image tower, the
+	// captioner, vlm_reader); the budget, not a worker count, bounds them.
+	pool, err := gpu.NewPool(gdevs, gpu.PoolConfig{Workers: poolWorkers, CPUWorkers: poolWorkers, MemoryBudget: budget, CPUMemoryBudget: budget})
+	if err != nil {
+		return nil, fmt.Errorf("--device: %w", err)
 	}
 	devs := make([]models.Device, len(gdevs))
 	for d, g := range gdevs {
@@ -64,31 +80,48 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 	if err := checkAuditRoles(context.Background(), dir, runtimeDevice, m, video, env); err != nil {
 		return nil, err
 	}
-	out := &auditModels{}
+	out := &auditModels{devices: pool}
 	fail := func(err error) (*auditModels, error) {
 		out.Close()
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	has := func(r models.Role) bool { _, ok := m.Roles[r]; return ok }
 	if has(models.RoleTextEmbed) {
-		if out.text, err = textembed.OpenModels(rt, m, devs[0]); err != nil {
-			return fail(err)
+		embed := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleTextEmbed)}
+		confirm := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleDupConfirm)}
+		for _, dev := range devs {
+			tm, err := textembed.OpenModels(rt, m, dev)
+			if err != nil {
+				return fail(err)
+			}
+			out.closes = append(out.closes, tm.Close)
+			embed.Encoders = append(embed.Encoders, tm.Embed)
+			if tm.Confirm != nil {
+				confirm.Encoders = append(confirm.Encoders, tm.Confirm)
+			}
 		}
-		out.closes = append(out.closes, out.text.Close)
+		out.embed = embed
+		if len(confirm.Encoders) > 0 {
+			out.confirm = confirm
+		}
 	} else {
 		fmt.Fprintf(env.stderr, "vidscreen audit: %s has no text_embed role: item texts are embedded lexically\n", filepath.Join(dir, models.ManifestFile))
 	}
 	if spec, ok := m.Roles[models.RoleLMReader]; ok && spec.Server == "" {
-		ls, err := rt.OpenLetterScorer(m, devs[0])
-		if err != nil {
-			return fail(err)
+		lr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
+		for _, dev := range devs {
+			ls, err := rt.OpenLetterScorer(m, dev)
+			if err != nil {
+				return fail(err)
+			}
+			out.closes = append(out.closes, ls.Close)
+			lr.Readers = append(lr.Readers, ls)
 		}
-		out.closes = append(out.closes, ls.Close)
 		folder, spec, _ := m.Folder(models.RoleLMReader)
 		if out.readerName, err = roleName(models.RoleLMReader, folder, spec, "model.onnx", "decoder_model_merged.onnx", "config.json"); err != nil {
 			return fail(err)
 		}
-		out.reader = ls
+		out.reader = lr
 	} else if ok {
 		fmt.Fprintf(env.stderr, "vidscreen audit: lm_reader is served by %s; audit reads letter scores from ONNX files only, so the model readers are skipped\n", spec.Server)
 	}
@@ -109,9 +142,7 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 			it.MaxBatch = max(it.MaxBatch, v.MaxBatch) // the feature stage sizes the runs itself
 			v.ImageText = append(v.ImageText, it)
 		}
-		if v.Devices, err = gpu.NewPool(gdevs, gpu.PoolConfig{}); err != nil {
-			return fail(err)
-		}
+		v.Devices = pool
 		folder, spec, _ := m.Folder(models.RoleImageText)
 		cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json"))
 		if err != nil {
@@ -144,11 +175,15 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 		}
 	}
 	if spec, ok := m.Roles[models.RoleVLMReader]; ok && spec.Server == "" && len(v.ImageText) > 0 {
-		vlm, err := rt.OpenVLMReader(m, devs[0])
-		if err != nil {
-			return fail(err)
+		vlm := &spread.VLMScorer{Pool: pool, Work: string(models.RoleVLMReader)}
+		for _, dev := range devs {
+			r, err := rt.OpenVLMReader(m, dev)
+			if err != nil {
+				return fail(err)
+			}
+			out.closes = append(out.closes, r.Close)
+			vlm.Readers = append(vlm.Readers, r)
 		}
-		out.closes = append(out.closes, vlm.Close)
 		folder, spec, _ := m.Folder(models.RoleVLMReader)
 		if v.VLMName, err = roleName(models.RoleVLMReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"); err != nil {
 			return fail(err)
@@ -171,16 +206,42 @@ func openAuditModels(dir, device string, video bool, env *environment) (*auditMo
 		// side of the models that read them, so no model upsamples and the
 		// decoders never hand over full-size frames.
 		v.Size = decode.Size{Short: short}
+		// One decoder set per device; on GPUs each decodes on its own
+		// device's NVDEC (falling back to the CPU, once said, where a
+		// device cannot).
+		v.Decode.Sets = len(devs)
 		if devs[0].CUDA {
 			v.Decode.Options.HWAccel = "cuda"
-			v.Decode.Options.GPU = decode.NewGPU(devs[0].ID)
-			g := v.Decode.Options.GPU
-			out.closes = append(out.closes, func() error { g.Close(); return nil })
+			for _, dev := range devs {
+				g := decode.NewGPU(dev.ID)
+				out.closes = append(out.closes, func() error { g.Close(); return nil })
+				v.Decode.GPUs = append(v.Decode.GPUs, g)
+			}
 			v.Decode.Notify = func(msg string) { fmt.Fprintln(env.stderr, "vidscreen audit: "+msg) }
 		}
 	}
 	out.video = v
 	return out, nil
+}
+
+// poolWorkers is how many pieces of work may run at once on one device:
+// one per role that runs during the feature stage (decode runs outside
+// the pool), so that the roles overlap and the memory budget alone holds
+// them back.
+const poolWorkers = 4
+
+// noteDevices tells rep what each device of pool did, by role, in the
+// units of each (frames decoded, embedded and captioned; texts; prompts).
+func noteDevices(rep interface{ Note(string, ...any) }, pool *gpu.Pool) {
+	for _, u := range pool.Usage() {
+		args := []any{"device", u.Device.ID()}
+		for _, role := range []string{"decode", string(models.RoleImageText), "image_text_text", string(models.RoleCaptioner), string(models.RoleTextEmbed), string(models.RoleDupConfirm), string(models.RoleLMReader), string(models.RoleVLMReader)} {
+			if n := u.Done[role]; n > 0 {
+				args = append(args, role, n)
+			}
+		}
+		rep.Note("device work", args...)
+	}
 }
 
 // inputSide is the side of the images a preprocessor makes before its

@@ -2,6 +2,7 @@ package features
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -218,45 +220,74 @@ func BenchmarkExtractWithVLM(b *testing.B) {
 	b.ReportMetric(float64(scored)/s, "items/s")
 }
 
-// BenchmarkExtractTwoDevices runs BenchmarkExtract's work on two emulated
-// CPU devices (--device cpu:2: two image towers under a gpu.Pool) and
-// reports frames/s, to compare with one device.
-func BenchmarkExtractTwoDevices(b *testing.B) {
+// BenchmarkExtractDevices runs the feature stage of an audit with the
+// image and VLM readers (decode, image tower, vlm_reader's three sets) on
+// 1, 2 and 4 emulated CPU devices (--device cpu:N: a decoder set, an image
+// tower and a vlm_reader per device under one gpu.Pool, vlm_reader's
+// prompts spread by harness/spread), nothing cached, over eight copies of
+// a short video (or the videos of VIDSCREEN_BENCH_VIDEOS), and reports
+// items/s and frames/s. On this machine's two cores the emulated devices
+// share the same cores, so it measures the placement's overhead and
+// overlap, not a GPU's speed-up.
+func BenchmarkExtractDevices(b *testing.B) {
 	openTiny(b)
-	root := benchRoot(b)
+	root := os.Getenv(benchVideosEnv)
+	if root == "" {
+		src := sharedVideos(b)
+		root = b.TempDir()
+		for k := range 8 {
+			copyVideo(b, src, root, "big_buck_bunny_432_433.webm", fmt.Sprintf("v%d.webm", k))
+		}
+	}
 	items := benchItems(b, root)
 	m, err := models.LoadManifest(tiny.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	devs, _, err := gpu.Select(gpu.Spec{CPUs: 2}, gpu.Inventory{})
-	if err != nil {
-		b.Fatal(err)
+	centre, shuffled, tenth := VLMSets(UniformFrames)
+	for _, n := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
+			devs, _, err := gpu.Select(gpu.Spec{CPUs: n}, gpu.Inventory{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pool, err := gpu.NewPool(devs, gpu.PoolConfig{CPUWorkers: 4})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var encs []ImageEncoder
+			vlm := &spread.VLMScorer{Pool: pool, Work: "vlm_reader"}
+			for range devs {
+				it, err := tiny.rt.OpenImageText(m, models.CPU)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { it.Close() })
+				encs = append(encs, it)
+				vlm.Readers = append(vlm.Readers, tinyVLM(b))
+			}
+			ctx := context.Background()
+			var done, frames int
+			start := time.Now()
+			for b.Loop() {
+				opt := testOptions(root, b.TempDir(), 2)
+				opt.Sets, opt.Captioner, opt.Image, opt.Devices = benchSets, nil, encs, pool
+				opt.Decode.Sets = n
+				opt.VLMSets, opt.VLM, opt.VLMName, opt.Seed = []VLMSet{centre, shuffled, tenth}, vlm, "tiny-vlm", 1
+				res, err := Extract(ctx, items, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				frames += res.Stats.FramesEmbedded
+				for _, it := range res.Items {
+					if it.Failure == "" && it.VLM != nil {
+						done++
+					}
+				}
+			}
+			s := time.Since(start).Seconds()
+			b.ReportMetric(float64(done)/s, "items/s")
+			b.ReportMetric(float64(frames)/s, "frames/s")
+		})
 	}
-	pool, err := gpu.NewPool(devs, gpu.PoolConfig{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var encs []ImageEncoder
-	for range devs {
-		it, err := tiny.rt.OpenImageText(m, models.CPU)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer it.Close()
-		encs = append(encs, it)
-	}
-	ctx := context.Background()
-	var frames int
-	start := time.Now()
-	for b.Loop() {
-		opt := testOptions(root, b.TempDir(), 2)
-		opt.Sets, opt.Captioner, opt.Image, opt.Devices = benchSets, nil, encs, pool
-		res, err := Extract(ctx, items, opt)
-		if err != nil {
-			b.Fatal(err)
-		}
-		frames += res.Stats.FramesEmbedded
-	}
-	b.ReportMetric(float64(frames)/time.Since(start).Seconds(), "frames/s")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/progress"
+	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -40,8 +41,9 @@ type VideoModels struct {
 	// CaptionerName names its weights.
 	Captioner     []features.Captioner
 	CaptionerName string
-	// Devices is the pool of the devices ImageText (and Captioner) run on,
-	// one each, in the same order (nil: no memory budget).
+	// Devices is the pool of the devices ImageText, Captioner, VLM and the
+	// decoders (Decode.Sets) run on, one each, in the same order (nil: one
+	// device, no memory budget).
 	Devices *gpu.Pool
 	// Size is the size frames are decoded at.
 	Size decode.Size
@@ -249,7 +251,15 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			a.textFailed(optionItem[r])
 		}
 	}
-	itEmb := rowsEmbedder{it, v.ImageName}
+	var itEmb textEmbedder = rowsEmbedder{it, v.ImageName}
+	if v.Devices != nil {
+		// The text tower on every device, as the other text encoders.
+		sp := &spread.TextEmbedder{Pool: v.Devices, Work: "image_text_text"}
+		for _, m := range v.ImageText {
+			sp.Encoders = append(sp.Encoders, rowsEmbedder{m, v.ImageName})
+		}
+		itEmb = sp
+	}
 	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
 	var qm, om, qom *kernels.Matrix
 	var bad []int
