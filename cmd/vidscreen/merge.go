@@ -109,7 +109,7 @@ func shardInvocation(fs *flag.FlagSet, items, preds []string) ([]string, error) 
 	}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "shard", "out", "workers", "device", "log-format", "quiet":
+		case "shard", "out", "workers", "device", "device-memory", "log-format", "quiet":
 		case "items":
 			for _, p := range items {
 				out = append(out, "--items", abs(p))
