@@ -115,8 +115,30 @@ func FindOpt(ctx context.Context, items []*harness.Item, text *kernels.Matrix, t
 	if tau <= 0 {
 		tau = DefaultThreshold
 	}
+	return find(items, tau, func(emit func([]kernels.Pair) error) error {
+		return kernels.ThresholdJoin(ctx, text, nil, tau, opt, emit)
+	})
+}
+
+// FindRows is FindOpt over question embeddings read by tiles (from .npy
+// files on disk: kernels.ThresholdJoinRows), so that the join over a whole
+// pool holds two tiles of rows, not the matrix. Its result is FindOpt's.
+func FindRows(ctx context.Context, items []*harness.Item, text kernels.RowReader, tau float32, opt kernels.Options) (*Result, error) {
+	if rows, _ := text.Shape(); rows != len(items) {
+		return nil, fmt.Errorf("near duplicates: %d embedding rows for %d items", rows, len(items))
+	}
+	if tau <= 0 {
+		tau = DefaultThreshold
+	}
+	return find(items, tau, func(emit func([]kernels.Pair) error) error {
+		return kernels.ThresholdJoinRows(ctx, text, nil, tau, 0, opt, emit)
+	})
+}
+
+// find collects the pairs join emits, sorted by (A, B), and summarises them.
+func find(items []*harness.Item, tau float32, join func(emit func([]kernels.Pair) error) error) (*Result, error) {
 	res := &Result{Threshold: tau}
-	err := kernels.ThresholdJoin(ctx, text, nil, tau, opt, func(ps []kernels.Pair) error {
+	err := join(func(ps []kernels.Pair) error {
 		for _, p := range ps {
 			a, b := int(p.I), int(p.J)
 			if a > b {

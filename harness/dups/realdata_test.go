@@ -2,11 +2,13 @@ package dups_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/attack/attacktest"
 	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/kernels"
 )
 
 // TestNearDuplicatesOfRealData checks the near-duplicate figures of the
@@ -27,6 +29,15 @@ func TestNearDuplicatesOfRealData(t *testing.T) {
 	res, err := dups.Find(context.Background(), items, question, dups.DefaultThreshold)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The join read by tiles (29,712 rows: four tiles) finds the very same
+	// result.
+	tiled, err := dups.FindRows(context.Background(), items, question, dups.DefaultThreshold, kernels.Options{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tiled, res) {
+		t.Fatalf("FindRows: %d pairs, Find: %d; the results differ", len(tiled.Pairs), len(res.Pairs))
 	}
 	share := map[string]float64{}
 	for _, b := range res.Benchmarks {

@@ -426,7 +426,10 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	a.stage("records", t0)
 	defer a.store.Close()
 	t0 = time.Now()
-	if err := a.embed(ctx, emb, lexical); err != nil {
+	err = a.embed(ctx, emb, lexical)
+	defer a.text.close()
+	defer a.question.close()
+	if err != nil {
 		return nil, err
 	}
 	a.stage("embed", t0)
@@ -484,8 +487,8 @@ type audit struct {
 	orders    [][]int32
 	index     *orderIndex     // where each item sits in each order
 	folds     []int           // attack.Folds: the fold of each item
-	text      *kernels.Matrix // question+options, one row per item
-	question  *kernels.Matrix // question alone, one row per item
+	text      *embedRows // question+options, one row per item, on disk
+	question  *embedRows // question alone, one row per item, on disk
 	store     *store
 	units     []*unit
 	res       *Result
@@ -571,104 +574,6 @@ func (a *audit) loadRecords() error {
 	}
 	a.store = s
 	a.res.DroppedBytes = dropped
-	return nil
-}
-
-// embed computes (or reads from the cache) the question+options embeddings
-// the pool attackers read and the question embeddings the copy attacker and
-// the near-duplicate search read. The default lexical embedder is fitted on
-// each benchmark's own texts and embeds that benchmark's items only, so that
-// no benchmark's rows (and no figure of its card) depend on which other
-// benchmarks share the run. Either way the cache holds one matrix per
-// benchmark, so that a run extended with new benchmarks embeds only theirs.
-func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical bool) error {
-	texts := make([]string, len(a.items))
-	questions := make([]string, len(a.items))
-	for i, it := range a.items {
-		texts[i] = textembed.ItemText(it)
-		questions[i] = textembed.QuestionText(it)
-	}
-	// One embedder per benchmark: the model for every benchmark, or the
-	// lexical embedder fitted on the benchmark's texts.
-	type group struct {
-		emb  textembed.TextEmbedder
-		rows []int
-	}
-	var groups []group
-	if lexical {
-		for _, bl := range textembed.LexicalPerBenchmark(a.items, emb.Dim()) {
-			groups = append(groups, group{bl.Lexical, bl.Items})
-		}
-	} else {
-		at := map[string]int{}
-		for i, it := range a.items {
-			k, ok := at[it.Benchmark]
-			if !ok {
-				k = len(groups)
-				at[it.Benchmark] = k
-				groups = append(groups, group{emb: emb})
-			}
-			groups[k].rows = append(groups[k].rows, i)
-		}
-	}
-	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
-	name := emb.Name()
-	a.text = kernels.NewMatrix(len(a.items), emb.Dim())
-	a.question = kernels.NewMatrix(len(a.items), emb.Dim())
-	m := newMeter(a.opt.Progress, int64(len(texts)+len(questions)), "embed ", "texts")
-	cached := 0
-	for _, g := range groups {
-		var fitKey []string // what the fit read: each text with its benchmark
-		if lexical {
-			for _, i := range g.rows {
-				fitKey = append(fitKey, a.items[i].Benchmark+"\x00"+texts[i])
-			}
-		}
-		for _, kind := range []struct {
-			name string
-			src  []string
-			dst  *kernels.Matrix
-		}{{"text", texts, a.text}, {"question", questions, a.question}} {
-			sub := make([]string, len(g.rows))
-			for k, i := range g.rows {
-				sub[k] = kind.src[i]
-			}
-			key := textKey(name, fitKey, sub)
-			e, err := cache.load(kind.name, key, len(sub), emb.Dim())
-			if err != nil {
-				m.exit()
-				return err
-			}
-			if e != nil {
-				cached += len(sub)
-				m.add(len(sub))
-			} else {
-				var bad []int
-				if e, bad, err = embedAll(ctx, g.emb, sub, m.add); err != nil {
-					m.exit()
-					return fmt.Errorf("embed %s: %w", map[string]string{"text": "item texts", "question": "questions"}[kind.name], err)
-				}
-				for _, k := range bad {
-					a.textFailed(g.rows[k])
-				}
-				// A matrix with a non-finite embedding is not cached, so
-				// that a resumed run finds the same failures.
-				if len(bad) == 0 {
-					if err := cache.store(kind.name, key, e); err != nil {
-						m.exit()
-						return err
-					}
-				}
-			}
-			for k, i := range g.rows {
-				copy(kind.dst.Row(i), e.Row(k))
-			}
-		}
-	}
-	m.finish()
-	if cached > 0 {
-		a.opt.Progress.Note("embeddings read from the cache", "dir", cache.dir, "texts", cached)
-	}
 	return nil
 }
 
@@ -858,11 +763,16 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	for p, i := range order {
 		s.Items[p] = a.items[i]
 	}
+	var err error
 	if attack.NeedsText(at) {
-		s.Text = permuteRows(a.text, order)
+		if s.Text, err = a.text.gather(order); err != nil {
+			return 0, err
+		}
 	}
 	if attack.NeedsQuestion(at) {
-		s.Question = permuteRows(a.question, order)
+		if s.Question, err = a.question.gather(order); err != nil {
+			return 0, err
+		}
 	}
 	if attack.FrameNeeds(at) != 0 {
 		s.Visual = permuteVisual(a.visual, order)
@@ -923,27 +833,17 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	return len(order), nil
 }
 
-func permuteRows(m *kernels.Matrix, order []int32) *kernels.Matrix {
-	out := kernels.NewMatrix(len(order), m.Cols)
-	for p, i := range order {
-		copy(out.Row(p), m.Row(int(i)))
-	}
-	return out
-}
-
 // finish turns the stored predictions into outcomes, finds the
 // near-duplicates, computes the cards and writes the reports.
 func (a *audit) finish(ctx context.Context, ref map[string]int) error {
-	// The question+options rows are read by the attackers only. The units'
-	// compact predictions stay until the cards, which read them one
-	// benchmark at a time (outcomes).
-	a.text = nil
+	// The units' compact predictions stay until the cards, which read
+	// them one benchmark at a time (outcomes).
 	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
 	t0 := time.Now()
 	dm := newMeter(a.opt.Progress, int64(len(a.items)), "duplicates", "items")
 	// Near-duplicates are pairs of items whose questions alone are close
 	// (001: "question cosine >= 0.9, confirmed with MPNet").
-	dup, err := dups.FindOpt(ctx, a.items, a.question, dups.DefaultThreshold, threads)
+	dup, err := dups.FindRows(ctx, a.items, a.question, dups.DefaultThreshold, threads)
 	if err != nil {
 		dm.exit()
 		return err

@@ -65,6 +65,30 @@ func (c embedCache) load(kind, key string, rows, cols int) (*kernels.Matrix, err
 	return m, nil
 }
 
+// open opens the cached matrix for reading by rows, or returns nil when
+// there is none, or a damaged one (the wrong shape, or shorter than its
+// header says), which is then computed again.
+func (c embedCache) open(kind, key string, rows, cols int) (*npy.RowFile, error) {
+	r, err := npy.OpenRows(c.path(kind, key))
+	if err != nil {
+		return nil, nil
+	}
+	if rr, cc := r.Shape(); rr != rows || cc != cols {
+		r.Close()
+		return nil, nil
+	}
+	return r, nil
+}
+
+// storeOpen stores m and opens the stored file for reading by rows, so
+// that the caller can let m go.
+func (c embedCache) storeOpen(kind, key string, m *kernels.Matrix) (*npy.RowFile, error) {
+	if err := c.store(kind, key, m); err != nil {
+		return nil, err
+	}
+	return npy.OpenRows(c.path(kind, key))
+}
+
 func (c embedCache) store(kind, key string, m *kernels.Matrix) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
