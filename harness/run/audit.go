@@ -485,8 +485,8 @@ type audit struct {
 	workers   int
 	attackers []attack.Attacker
 	orders    [][]int32
-	index     *orderIndex     // where each item sits in each order
-	folds     []int           // attack.Folds: the fold of each item
+	index     *orderIndex // where each item sits in each order
+	folds     []int      // attack.Folds: the fold of each item
 	text      *embedRows // question+options, one row per item, on disk
 	question  *embedRows // question alone, one row per item, on disk
 	store     *store
