@@ -29,12 +29,59 @@ func Confirm(items []*harness.Item, res *Result, second *kernels.Matrix) (*Resul
 		}
 		return nil, fmt.Errorf("confirm near duplicates: %d embedding rows for %d items", rows, len(items))
 	}
+	return confirm(items, res, second.Row)
+}
+
+// ConfirmPairs is Confirm with the second model's rows of the paired items
+// only: row j of second is that of item idx[j], idx being PairItems(res,
+// len(items)). A pool's confirmation then holds the rows of its pairs, not
+// a matrix of every item.
+func ConfirmPairs(items []*harness.Item, res *Result, idx []int, second *kernels.Matrix) (*Result, error) {
+	if res == nil {
+		return nil, fmt.Errorf("confirm near duplicates: no pairs to confirm")
+	}
+	if second == nil || second.Rows != len(idx) {
+		return nil, fmt.Errorf("confirm near duplicates: embedding rows for %d items, %d given", len(idx), rowsOf(second))
+	}
+	at := make(map[int]int, len(idx))
+	for j, i := range idx {
+		at[i] = j
+	}
+	var missing error
+	row := func(i int) []float32 {
+		j, ok := at[i]
+		if !ok {
+			missing = fmt.Errorf("confirm near duplicates: item %d is in a pair but has no row", i)
+			return make([]float32, second.Cols)
+		}
+		return second.Row(j)
+	}
+	out, err := confirm(items, res, row)
+	if err == nil {
+		err = missing
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func rowsOf(m *kernels.Matrix) int {
+	if m == nil {
+		return 0
+	}
+	return m.Rows
+}
+
+// confirm keeps the pairs of res whose rows under the second model (row(i)
+// for item i) have a cosine of at least res.Threshold.
+func confirm(items []*harness.Item, res *Result, row func(int) []float32) (*Result, error) {
 	out := &Result{Threshold: res.Threshold, Confirmed: true}
 	for _, p := range res.Pairs {
 		if p.A < 0 || p.B >= len(items) || p.A >= p.B {
 			return nil, fmt.Errorf("confirm near duplicates: bad pair (%d, %d) for %d items", p.A, p.B, len(items))
 		}
-		p.ConfirmSim = cosine(second.Row(p.A), second.Row(p.B))
+		p.ConfirmSim = cosine(row(p.A), row(p.B))
 		if p.ConfirmSim >= res.Threshold {
 			out.Pairs = append(out.Pairs, p)
 		} else {

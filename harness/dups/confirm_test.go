@@ -3,7 +3,9 @@ package dups_test
 import (
 	"context"
 	"math"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/attack/attacktest"
@@ -81,6 +83,22 @@ func TestConfirmKeepsOnlyPairsBothModelsFind(t *testing.T) {
 			got, err := dups.Confirm(items, res, tt.second)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The rows of the paired items alone give the same result.
+			idx := dups.PairItems(res, len(items))
+			sub := kernels.NewMatrix(len(idx), tt.second.Cols)
+			for j, i := range idx {
+				copy(sub.Row(j), tt.second.Row(i))
+			}
+			if byPairs, err := dups.ConfirmPairs(items, res, idx, sub); err != nil || !reflect.DeepEqual(byPairs, got) {
+				t.Errorf("ConfirmPairs differs from Confirm (error %v)", err)
+			}
+			if _, err := dups.ConfirmPairs(items, res, idx, &kernels.Matrix{Rows: 1, Cols: 2, Data: sub.Data[:2]}); err == nil {
+				t.Error("ConfirmPairs accepted fewer rows than items")
+			}
+			short := &kernels.Matrix{Rows: len(idx) - 1, Cols: sub.Cols, Data: sub.Data[sub.Cols:]}
+			if _, err := dups.ConfirmPairs(items, res, idx[1:], short); err == nil || !strings.Contains(err.Error(), "has no row") {
+				t.Errorf("ConfirmPairs without the row of a paired item: got %v", err)
 			}
 			pairs := func(ps []dups.Pair) [][2]int {
 				var out [][2]int

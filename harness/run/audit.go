@@ -991,11 +991,7 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 			}
 		}
 	}
-	full := kernels.NewMatrix(len(a.items), emb.Dim())
-	for j, i := range idx {
-		copy(full.Row(i), m.Row(j))
-	}
-	return dups.Confirm(a.items, dup, full)
+	return dups.ConfirmPairs(a.items, dup, idx, m)
 }
 
 // removeTemps deletes the temporary files an interrupted atomic write left.
