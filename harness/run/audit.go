@@ -486,9 +486,9 @@ type audit struct {
 	attackers []attack.Attacker
 	orders    [][]int32
 	index     *orderIndex // where each item sits in each order
-	folds     []int      // attack.Folds: the fold of each item
-	text      *embedRows // question+options, one row per item, on disk
-	question  *embedRows // question alone, one row per item, on disk
+	folds     []int       // attack.Folds: the fold of each item
+	text      *embedRows  // question+options, one row per item, on disk
+	question  *embedRows  // question alone, one row per item, on disk
 	store     *store
 	units     []*unit
 	res       *Result
