@@ -42,7 +42,7 @@ func stageRates(res *Result) []StageRate {
 		r := StageRate{Name: s.Name, Seconds: s.Time.Seconds()}
 		switch {
 		case s.Name == "attack":
-			r.Unit, r.Units = "items", answered // items x variants answered here
+			r.Unit, r.Units = "answers", answered // one per item, attacker and order: not items
 		case s.Name == "features" && res.Features != nil:
 			r.Unit, r.Units = "videos", res.Features.Videos
 		case s.Name == "cards" || s.Name == "duplicates":
