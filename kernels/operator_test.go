@@ -41,22 +41,30 @@ func relDiff(a, b []float64) float64 {
 	return math.Sqrt(d / s)
 }
 
+// operatorFixture is what the operator tests apply: image rows v (24
+// columns) and text rows tx (10), weights 1 to 4, and cols random columns
+// of n rows, from seeds seed, seed+1 and seed+2.
+func operatorFixture(seed uint64, n, cols int) (v, tx *Matrix, w, x []float64) {
+	v = embeddingLike(seed, n, 24, 30)
+	tx = embeddingLike(seed+1, n, 10, 12)
+	w = make([]float64, n)
+	for i := range w {
+		w[i] = float64(1 + i%4)
+	}
+	rng := rand.New(rand.NewPCG(seed+2, 1))
+	x = make([]float64, n*cols)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return v, tx, w, x
+}
+
 func TestJointKernelFormsAgree(t *testing.T) {
 	ctx := context.Background()
 	// 2,500 rows span three feature panels and three kernel tiles; 20
 	// columns span two column tasks of the single-kernel product.
 	const n, cols = 2500, 20
-	v := embeddingLike(21, n, 24, 30)
-	tx := embeddingLike(22, n, 10, 12)
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = float64(1 + i%4)
-	}
-	rng := rand.New(rand.NewPCG(23, 1))
-	x := make([]float64, n*cols)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
+	v, tx, w, x := operatorFixture(21, n, cols)
 	for _, tc := range []struct {
 		name string
 		t    *Matrix
@@ -127,17 +135,7 @@ func TestJointKernelChoosesCheaperForm(t *testing.T) {
 func TestFormedKernelAgrees(t *testing.T) {
 	ctx := context.Background()
 	const n, cols = 2500, 7
-	v := embeddingLike(41, n, 24, 30)
-	tx := embeddingLike(42, n, 10, 12)
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = float64(1 + i%4)
-	}
-	rng := rand.New(rand.NewPCG(43, 1))
-	x := make([]float64, n*cols)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
+	v, tx, w, x := operatorFixture(41, n, cols)
 	for _, tc := range []struct {
 		name string
 		t    *Matrix
