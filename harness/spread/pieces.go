@@ -2,6 +2,7 @@ package spread
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/vidscreen/vidscreen/gpu"
 )
@@ -29,4 +30,30 @@ func cut(ctx context.Context, pool *gpu.Pool, work string, n, size int, unit uin
 		lo := i * size
 		return fn(ctx, slot, lo, min(lo+size, n))
 	})
+}
+
+// scores cuts prompts into pieces of size, each claiming unit bytes a
+// prompt, and has the device's scorer (score with the piece's slot) give
+// one row of log-probabilities per prompt, written back in the order given.
+func scores[P any](ctx context.Context, pool *gpu.Pool, work string, devices int, prompts []P, size int, unit uint64,
+	score func(ctx context.Context, slot int, ps []P) ([][]float64, error)) ([][]float64, error) {
+	out := make([][]float64, len(prompts))
+	err := cut(ctx, pool, work, len(prompts), size, unit, func(ctx context.Context, slot, lo, hi int) error {
+		if slot >= devices {
+			return fmt.Errorf("spread: %s has no reader on device %d", work, slot)
+		}
+		s, err := score(ctx, slot, prompts[lo:hi])
+		if err != nil {
+			return err
+		}
+		if len(s) != hi-lo {
+			return fmt.Errorf("spread: %s gave %d scores for %d prompts", work, len(s), hi-lo)
+		}
+		copy(out[lo:hi], s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -3,7 +3,6 @@ package spread
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
@@ -55,23 +54,7 @@ func (r *LetterReader) Score(ctx context.Context, prompts []models.LetterPrompt)
 	if mem == 0 {
 		mem = PromptMemory
 	}
-	out := make([][]float64, len(prompts))
-	err := cut(ctx, r.Pool, r.Work, len(prompts), PromptPiece, mem, func(ctx context.Context, slot, lo, hi int) error {
-		if slot >= len(r.Readers) {
-			return fmt.Errorf("spread: %s has no reader on device %d", r.Work, slot)
-		}
-		s, err := r.Readers[slot].Score(ctx, prompts[lo:hi])
-		if err != nil {
-			return err
-		}
-		if len(s) != hi-lo {
-			return fmt.Errorf("spread: %s gave %d scores for %d prompts", r.Work, len(s), hi-lo)
-		}
-		copy(out[lo:hi], s)
-		return nil
+	return scores(ctx, r.Pool, r.Work, len(r.Readers), prompts, PromptPiece, mem, func(ctx context.Context, slot int, ps []models.LetterPrompt) ([][]float64, error) {
+		return r.Readers[slot].Score(ctx, ps)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }

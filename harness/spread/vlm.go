@@ -3,7 +3,6 @@ package spread
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
@@ -65,23 +64,7 @@ func (v *VLMScorer) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]
 	if mem == 0 {
 		mem = VLMMemory
 	}
-	out := make([][]float64, len(prompts))
-	err := cut(ctx, v.Pool, v.Work, len(prompts), VLMPiece, mem, func(ctx context.Context, slot, lo, hi int) error {
-		if slot >= len(v.Readers) {
-			return fmt.Errorf("spread: %s has no reader on device %d", v.Work, slot)
-		}
-		s, err := v.Readers[slot].Score(ctx, prompts[lo:hi])
-		if err != nil {
-			return err
-		}
-		if len(s) != hi-lo {
-			return fmt.Errorf("spread: %s gave %d scores for %d prompts", v.Work, len(s), hi-lo)
-		}
-		copy(out[lo:hi], s)
-		return nil
+	return scores(ctx, v.Pool, v.Work, len(v.Readers), prompts, VLMPiece, mem, func(ctx context.Context, slot int, ps []models.VLMPrompt) ([][]float64, error) {
+		return v.Readers[slot].Score(ctx, ps)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
