@@ -70,6 +70,31 @@ type fileJSON struct {
 	} `json:"padding"`
 }
 
+// maxTokenID bounds the ids a file may use. The tables indexed by id are
+// as long as the largest one, so a corrupt id (2,000,000,000) would ask
+// for tens of gigabytes; the largest real vocabularies have about 260,000
+// entries.
+const maxTokenID = 1<<22 - 1
+
+// maxSequence bounds the lengths a file may ask padding and truncation
+// for: a fixed padding length is allocated for every encoding. Real files
+// ask for 512 to 131,072 tokens.
+const maxSequence = 1 << 20
+
+func checkID(id int) error {
+	if id < 0 || id > maxTokenID {
+		return fmt.Errorf("id %d outside 0..%d", id, maxTokenID)
+	}
+	return nil
+}
+
+func checkLength(field string, n int) error {
+	if n < 0 || n > maxSequence {
+		return fmt.Errorf("%s %d outside 0..%d", field, n, maxSequence)
+	}
+	return nil
+}
+
 // loader carries the file name into the component builders, for errors.
 type loader struct{ name string }
 
@@ -110,7 +135,10 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 	if t.model, err = l.model(f.Model, t); err != nil {
 		return nil, err
 	}
-	for _, a := range f.AddedTokens {
+	for i, a := range f.AddedTokens {
+		if err := checkID(a.ID); err != nil {
+			return nil, fmt.Errorf("%s: added_tokens[%d] %q: %w", l.name, i, a.Content, err)
+		}
 		at := &addedToken{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.LStrip,
 			rstrip: a.RStrip, normalized: a.Normalized, special: a.Special}
 		t.added = append(t.added, at)
@@ -150,6 +178,12 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 		t.eowSuffix = b.suffix
 	}
 	if tr := f.Truncation; tr != nil {
+		if err := checkLength("truncation max_length", tr.MaxLength); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.name, err)
+		}
+		if err := checkLength("truncation stride", tr.Stride); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.name, err)
+		}
 		t.truncation = &Truncation{MaxLength: tr.MaxLength, Stride: tr.Stride}
 		switch tr.Strategy {
 		case "", "LongestFirst":
@@ -167,6 +201,9 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 	if p := f.Padding; p != nil {
 		t.padding = &Padding{PadID: p.PadID, PadTypeID: p.PadTypeID, PadToken: p.PadToken}
 		if p.PadToMultipleOf != nil {
+			if err := checkLength("padding pad_to_multiple_of", *p.PadToMultipleOf); err != nil {
+				return nil, fmt.Errorf("%s: %w", l.name, err)
+			}
 			t.padding.PadToMultipleOf = *p.PadToMultipleOf
 		}
 		if t.padding.Direction, err = l.direction(p.Direction); err != nil {
@@ -179,6 +216,9 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 		switch {
 		case json.Unmarshal(p.Strategy, &name) == nil && name == "BatchLongest":
 		case json.Unmarshal(p.Strategy, &fixed) == nil && fixed.Fixed != nil:
+			if err := checkLength("padding strategy Fixed", *fixed.Fixed); err != nil {
+				return nil, fmt.Errorf("%s: %w", l.name, err)
+			}
 			t.padding.Length = *fixed.Fixed
 		default:
 			return nil, l.unsupported("padding strategy", string(p.Strategy))

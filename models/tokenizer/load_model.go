@@ -46,6 +46,11 @@ func (l loader) model(raw json.RawMessage, t *Tokenizer) (model, error) {
 		if err := json.Unmarshal(head.Vocab, &vocab); err != nil {
 			return nil, l.bad("model", typ, fmt.Errorf("vocab: %w", err))
 		}
+		for tok, id := range vocab {
+			if err := checkID(id); err != nil {
+				return nil, l.bad("model", typ, fmt.Errorf("vocab entry %q: %w", tok, err))
+			}
+		}
 		v := newVocabulary(vocab)
 		unk := int32(-1)
 		if head.UnkToken != nil {

@@ -342,6 +342,12 @@ func TestLoadErrors(t *testing.T) {
 		{"lookahead regex without a scanner", `{"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a(?!b)"}, "behavior": "Isolated"}, "model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`, `pre_tokenizer Split pattern not supported`},
 		{"merge of unknown tokens", `{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}}`, `merge 0 ("a", "b"): token not in the vocabulary`},
 		{"unk token missing", `{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"a": 0}}}`, `unk_token "[UNK]" is not in the vocabulary`},
+		{"vocabulary id out of range", `{"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0, "b": 2000000000}}}`, `tok.json: model "WordLevel": vocab entry "b": id 2000000000 outside 0..4194303`},
+		{"negative vocabulary id", `{"model": {"type": "BPE", "vocab": {"a": -1}}}`, `vocab entry "a": id -1 outside`},
+		{"added token id out of range", `{"added_tokens": [{"id": 9000000000, "content": "<x>"}], "model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`, `tok.json: added_tokens[0] "<x>": id 9000000000 outside`},
+		{"fixed padding too long", `{"padding": {"strategy": {"Fixed": 100000000000}}, "model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`, `tok.json: padding strategy Fixed 100000000000 outside 0..1048576`},
+		{"negative pad multiple", `{"padding": {"strategy": "BatchLongest", "pad_to_multiple_of": -8}, "model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`, `padding pad_to_multiple_of -8 outside`},
+		{"truncation too long", `{"truncation": {"max_length": 4000000000}, "model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`, `truncation max_length 4000000000 outside`},
 		{"not JSON", `{"model": `, `tok.json: unexpected end of JSON input`},
 		{"no model", `{}`, `tok.json: no model`},
 	}
