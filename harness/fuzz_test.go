@@ -79,6 +79,7 @@ func FuzzParquetReader(f *testing.F) {
 		{ID: "b", Benchmark: "B", Video: "v", Question: "q2", Options: []string{"x", "y", "z"}},
 	}))
 	f.Add([]byte("PAR1PAR1"))
+	f.Add([]byte("PAR1\x00\x00\x00\x00\xff\xff\xff\xfaPAR1")) // a 4 GiB footer length
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewParquetReader(bytes.NewReader(data), int64(len(data)), "fuzz.parquet")
 		for err == nil {

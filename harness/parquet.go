@@ -2,9 +2,11 @@ package harness
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
@@ -87,8 +89,15 @@ func NewParquetReader(r io.ReaderAt, size int64, name string) (*ParquetReader, e
 }
 
 // openParquet is parquet.OpenFile that turns a panic on a malformed footer
-// into an error.
+// into an error. The library reads pages through unsafe conversions, so a
+// malformed length can also make it fault; SetPanicOnFault turns such a
+// fault on this goroutine into a panic the recover catches, instead of a
+// crash of the whole run (a fuzzing worker died so, not reproducibly).
 func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
+	if err := checkFooter(r, size); err != nil {
+		return nil, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			f, err = nil, fmt.Errorf("malformed file: %v", p)
@@ -97,9 +106,28 @@ func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 	return parquet.OpenFile(r, size)
 }
 
+// checkFooter checks that the footer length in a Parquet file's last 8
+// bytes fits the file: the library allocates that length (up to 4 GiB)
+// before reading it, so a corrupt length ran a fuzzing worker out of
+// memory.
+func checkFooter(r io.ReaderAt, size int64) error {
+	if size < 12 {
+		return fmt.Errorf("malformed file: %d bytes, shorter than the magic numbers", size)
+	}
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil && err != io.EOF {
+		return fmt.Errorf("read footer: %w", err)
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n+12 > size {
+		return fmt.Errorf("malformed file: footer of %d bytes in a file of %d", n, size)
+	}
+	return nil
+}
+
 // readRows is ReadRows that turns a panic of the Parquet library on
 // malformed pages into an error: the bytes come from outside.
 func readRows(r *parquet.Reader, rows []parquet.Row) (n int, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			n, err = 0, fmt.Errorf("malformed page: %v", p)

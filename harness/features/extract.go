@@ -151,7 +151,7 @@ type Stats struct {
 	FramesByDevice   []int
 	DecodedByDevice  []int
 	CaptionsByDevice []int
-	Captions       int
+	Captions         int
 	// Busy is the time each stage spent working, summed over its
 	// goroutines ("decode" counts the decoders' wall time as seen from the
 	// pool), and Wall the time of the whole call.
