@@ -92,7 +92,7 @@ func NewParquetReader(r io.ReaderAt, size int64, name string) (*ParquetReader, e
 // into an error. The library reads pages through unsafe conversions, so a
 // malformed length can also make it fault; SetPanicOnFault turns such a
 // fault on this goroutine into a panic the recover catches, instead of a
-// crash of the whole run (a fuzzing worker died so, not reproducibly).
+// crash of the whole run.
 func openParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 	if err := checkFooter(r, size); err != nil {
 		return nil, err
