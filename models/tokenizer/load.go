@@ -88,9 +88,10 @@ func checkID(id int) error {
 	return nil
 }
 
-func checkLength(field string, n int) error {
+// length checks a padding or truncation length against maxSequence.
+func (l loader) length(field string, n int) error {
 	if n < 0 || n > maxSequence {
-		return fmt.Errorf("%s %d outside 0..%d", field, n, maxSequence)
+		return fmt.Errorf("%s: %s %d outside 0..%d", l.name, field, n, maxSequence)
 	}
 	return nil
 }
@@ -178,11 +179,11 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 		t.eowSuffix = b.suffix
 	}
 	if tr := f.Truncation; tr != nil {
-		if err := checkLength("truncation max_length", tr.MaxLength); err != nil {
-			return nil, fmt.Errorf("%s: %w", l.name, err)
+		if err := l.length("truncation max_length", tr.MaxLength); err != nil {
+			return nil, err
 		}
-		if err := checkLength("truncation stride", tr.Stride); err != nil {
-			return nil, fmt.Errorf("%s: %w", l.name, err)
+		if err := l.length("truncation stride", tr.Stride); err != nil {
+			return nil, err
 		}
 		t.truncation = &Truncation{MaxLength: tr.MaxLength, Stride: tr.Stride}
 		switch tr.Strategy {
@@ -201,8 +202,8 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 	if p := f.Padding; p != nil {
 		t.padding = &Padding{PadID: p.PadID, PadTypeID: p.PadTypeID, PadToken: p.PadToken}
 		if p.PadToMultipleOf != nil {
-			if err := checkLength("padding pad_to_multiple_of", *p.PadToMultipleOf); err != nil {
-				return nil, fmt.Errorf("%s: %w", l.name, err)
+			if err := l.length("padding pad_to_multiple_of", *p.PadToMultipleOf); err != nil {
+				return nil, err
 			}
 			t.padding.PadToMultipleOf = *p.PadToMultipleOf
 		}
@@ -216,8 +217,8 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 		switch {
 		case json.Unmarshal(p.Strategy, &name) == nil && name == "BatchLongest":
 		case json.Unmarshal(p.Strategy, &fixed) == nil && fixed.Fixed != nil:
-			if err := checkLength("padding strategy Fixed", *fixed.Fixed); err != nil {
-				return nil, fmt.Errorf("%s: %w", l.name, err)
+			if err := l.length("padding strategy Fixed", *fixed.Fixed); err != nil {
+				return nil, err
 			}
 			t.padding.Length = *fixed.Fixed
 		default:
