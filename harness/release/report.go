@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	texttemplate "text/template"
+
+	"github.com/vidscreen/vidscreen/harness/htmlpage"
 )
 
 // A count is one row of a composition table.
@@ -184,23 +186,10 @@ At most {{.R.Lockfile.RedTeam.MaxRounds}} rounds of drop and refill; re-run atta
 {{range .ResidualRows}}| {{.Name}} | {{.Level}} | {{yes .Rerun}} | {{.N}} | {{printf "%.3f" .Accuracy}} | {{printf "%.3f" .Chance}} | {{pct .Margin}} | {{.Solved}} |
 {{end}}`))
 
-var page = template.Must(template.New("html").Funcs(funcs).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>release {{.R.Name}}</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1180px;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1em}th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}td.text{text-align:left}
-.bar{display:inline-block;height:.8em;background:#4a7bb7}.short{color:#a33}
-</style>
-</head>
-<body>
-<h1>Release {{.R.Name}}</h1>
+var page = htmlpage.New("html", funcs, `{{define "title"}}release {{.R.Name}}{{end}}{{define "body"}}<h1>Release {{.R.Name}}</h1>
 <p>{{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.<br>
 Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Pool.Snapshot}}</code>.</p>
-{{if .R.Lockfile.Shortfall}}<p class="short"><b>Short of the request:</b> {{.R.Lockfile.Shortfall}}.</p>{{end}}
+{{if .R.Lockfile.Shortfall}}<p class="warn"><b>Short of the request:</b> {{.R.Lockfile.Shortfall}}.</p>{{end}}
 <h2>Composition</h2>
 <table><tr><th>source</th><th>items</th><th></th></tr>
 {{range .Sources}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td class="text"><span class="bar" style="width:{{.N}}px"></span></td></tr>
@@ -228,6 +217,4 @@ Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Po
 <table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>solved</th></tr>
 {{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{.Solved}}</td></tr>
 {{end}}</table>
-</body>
-</html>
-`))
+{{end}}`)

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/htmlpage"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
@@ -39,27 +40,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return page.Execute(w, data)
 }
 
-var page = template.Must(template.New("index").Funcs(template.FuncMap{
+var page = htmlpage.New("index", template.FuncMap{
 	"pct": pct, "signed": signedPct, "optPct": optPct, "optInt": optInt, "level": levelCell,
 	"breaking": breaking, "yesNo": yesNo, "deref": func(x *float64) float64 { return *x },
 	"lv": levelName, "acc": auditorAccuracy,
 	"at":  func(c metrics.Card, l harness.Level) *metrics.LevelResult { return c.Levels.At(l) },
 	"ref": refCell, "unavailable": unavailable, "quality": quality,
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>vidscreen audit</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1180px;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1em}th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
-.charts{display:flex;flex-wrap:wrap;gap:1em}.charts figure{margin:0}figcaption{font-size:.85em;color:#555;max-width:600px}
-.ns{color:#888}section{border-top:2px solid #333;margin-top:2em}
-</style>
-</head>
-<body>
-<h1>vidscreen audit</h1>
+}, `{{define "title"}}vidscreen audit{{end}}{{define "body"}}<h1>vidscreen audit</h1>
 {{if .Version}}<p>vidscreen {{.Version}}</p>{{end}}
 <p>How far attackers that never see the video get on each benchmark. <b>eps</b> is the exploitability of a level: the
 largest margin over chance of any attacker at or below it (Video-Index, section 2); margins under
@@ -110,9 +97,7 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 {{range $c.Groups}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 </section>
-{{end}}</body>
-</html>
-`))
+{{end}}{{end}}`)
 
 func levelName(l *harness.Level) string {
 	if l == nil {

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/harness/htmlpage"
 )
 
 // reviewRows bounds the ambiguous items listed in screen.html; every one of
@@ -101,7 +103,7 @@ func nameOr(s string) string {
 	return s
 }
 
-var screenHTML = template.Must(template.New("screen").Funcs(template.FuncMap{
+var screenHTML = htmlpage.New("screen", template.FuncMap{
 	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join, "gatedNote": gatedNote,
 	"flags": func(r *Row) string {
 		var f []string
@@ -115,11 +117,7 @@ var screenHTML = template.Must(template.New("screen").Funcs(template.FuncMap{
 		}
 		return strings.Join(f, ", ")
 	},
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Screening of {{.S.Run}}</title>
-<style>body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td:first-child,th:first-child{text-align:left}td.q{text-align:left;max-width:40em}</style>
-</head><body>
-<h1>Screening of {{.S.Run}}</h1>
+}, `{{define "title"}}Screening of {{.S.Run}}{{end}}{{define "body"}}<h1>Screening of {{.S.Run}}</h1>
 <p>Screening attackers: {{join .S.Options.Attackers ", "}}. An item is removed when one of them solves it (a model reader: margin &gt; log 2 where scored; any other: correct where scored, not a seeded guess){{gatedNote .S}}, when it duplicates an item kept from another benchmark, when its video failed{{if .S.Options.DropQuality}}, or when it carries the data-quality flag {{join .S.Options.DropQuality " or "}}{{end}}.</p>
 <h2>What screening removes</h2>
 <table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>solved</th><th>cross-source duplicates</th><th>failed</th><th>quality</th><th>screened by</th></tr>
@@ -146,8 +144,7 @@ var screenHTML = template.Must(template.New("screen").Funcs(template.FuncMap{
 {{if .Review}}<table><tr><th>benchmark</th><th>id</th><th>question</th><th>answer</th><th>flags</th><th>agreement</th><th>diagnostics solving</th></tr>
 {{range .Review}}<tr><td>{{.Benchmark}}</td><td>{{.ID}}</td><td class="q">{{.Question}}</td><td>{{index .Options .Answer}}</td><td>{{flags .}}</td><td>{{pct .Agreement}}</td><td>{{.Diagnostics}}</td></tr>
 {{end}}</table>{{if .More}}<p>{{.More}} more in ambiguity.parquet.</p>{{end}}{{end}}
-</body></html>
-`))
+{{end}}`)
 
 // WriteHTML writes screen.html: what WriteMarkdown writes, and a section
 // listing the ambiguous items for review (the first 500; all of them are in

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/harness/htmlpage"
 )
 
 // WriteHTML writes index.html: one self-contained page (inline CSS and
@@ -73,20 +75,7 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 	return page.Execute(w, data)
 }
 
-var page = template.Must(template.New("index").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>vidscreen vidomni</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1180px;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1em}th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
-.charts{display:flex;flex-wrap:wrap;gap:1em}.charts figure{margin:0}figcaption{font-size:.85em;color:#555;max-width:520px}
-</style>
-</head>
-<body>
-<h1>VidOmni-Bench sentence-wise verification</h1>
+var page = htmlpage.New("index", nil, `{{define "title"}}vidscreen vidomni{{end}}{{define "body"}}<h1>VidOmni-Bench sentence-wise verification</h1>
 <p>Incorrect sentences are the positive class; precision, recall and F1 are computed per video-caption pair and averaged over pairs (VidOmni-Bench, equation 2), in percent. {{.Summary}}</p>
 <table>
 <tr><th>verifier</th><th>pairs judged</th><th>pairs scored</th><th>precision</th><th>recall</th><th>F1</th><th>unparsed replies</th></tr>
@@ -110,9 +99,7 @@ th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
 <tr><th>ensemble</th><th>pairs</th><th>precision</th><th>recall</th><th>F1</th><th>self → ensemble</th></tr>
 {{range .Ensembles}}<tr><td>{{.Key}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td>{{.Self}}</td></tr>
 {{end}}</table>{{end}}
-</body>
-</html>
-`))
+{{end}}`)
 
 // heatCell is one cell of a heat map; ok is false for an empty one.
 type heatCell struct {
