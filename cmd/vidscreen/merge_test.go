@@ -252,3 +252,40 @@ func TestMergeRefuses(t *testing.T) {
 		t.Errorf("unsharded audit into a shard directory: exit %d, %q; want 2 naming the shard", code, stderr)
 	}
 }
+
+// TestMergeAcceptsARelativeVideoRoot shards an audit whose --videos is
+// relative to the working directory: the shards record the root as an
+// absolute path for merge, so config.json must keep one form of it, or
+// merge refuses every shard as "a shard of another audit ([video_root]
+// differ)". The merge must write the unsharded audit's outputs, whether
+// that audit named the root relatively or absolutely.
+func TestMergeAcceptsARelativeVideoRoot(t *testing.T) {
+	needORT(t)
+	world := t.TempDir()
+	if code, _, stderr := runCmd("world", "--out", world, "--videos", "9", "--min-duration", "2", "--max-duration", "3"); code != 0 {
+		t.Fatalf("world: exit %d: %s", code, stderr)
+	}
+	tmp := t.TempDir()
+	// Relative to the test's working directory (a chdir would also move
+	// the ONNX Runtime library the tests find under .cache).
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--items", filepath.Join(world, "items.jsonl"), "--models", filepath.Join(world, "models"), "--levels", "option,frame"}
+	whole := filepath.Join(tmp, "whole-absolute")
+	if code, _, stderr := runAudit(append(common, "--videos", world, "--out", whole, "--quiet")...); code != 0 {
+		t.Fatalf("audit with an absolute --videos: exit %d\n%s", code, stderr)
+	}
+	wholeRel := filepath.Join(tmp, "whole-relative")
+	if code, _, stderr := runAudit(append(common, "--videos", rel, "--out", wholeRel, "--quiet")...); code != 0 {
+		t.Fatalf("audit with a relative --videos: exit %d\n%s", code, stderr)
+	}
+	sameRun(t, whole, wholeRel, "between audits naming the video root absolutely and relatively")
+	merged, _, _ := shardAndMerge(t, tmp, 2, append(common, "--videos", rel)...)
+	sameRun(t, whole, merged, "between the unsharded audit and the merge of shards given a relative --videos")
+}

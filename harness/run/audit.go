@@ -298,8 +298,12 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if lexical {
 		emb = textembed.NewLexical(0)
 	}
+	root, err := canonicalRoot(opt.VideoRoot)
+	if err != nil {
+		return nil, err
+	}
 	cfg := Config{
-		Format: formatVersion, VideoRoot: opt.VideoRoot, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
+		Format: formatVersion, VideoRoot: root, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
 		Attack: acfg, Duplicates: dups.DefaultThreshold, DuplicateText: "question", Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
 		Benchmarks: opt.Benchmarks, Limit: opt.Limit, BenchmarkItems: benchmarkItems(items),
 	}

@@ -80,6 +80,22 @@ type Config struct {
 	Shard string `json:"shard,omitempty"`
 }
 
+// canonicalRoot is the form of a video root config.json keeps: absolute
+// and cleaned, so that "--videos W" and "--videos $PWD/W" are one
+// configuration, and merge, which runs the shards' audit from the absolute
+// paths they recorded (cmd/vidscreen's shardInvocation), finds it equal to
+// each shard's. "" (no video root) stays "".
+func canonicalRoot(root string) (string, error) {
+	if root == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("video root %s: %w", root, err)
+	}
+	return abs, nil
+}
+
 // A ModelInput is an evaluated model's predictions file.
 type ModelInput struct {
 	Model string `json:"model"`
