@@ -175,6 +175,9 @@ func sameFile(a, b string) bool {
 // length; a file that cannot be read, or that holds a NaN or an infinity
 // (which would silently remove every pair of its row), is bad input.
 func loadEmbeddings(path string, normalize bool) (*kernels.Matrix, error) {
+	if err := checkMatrixShape(path); err != nil {
+		return nil, err
+	}
 	m, err := npy.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

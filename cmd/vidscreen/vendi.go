@@ -1,18 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
 // vendiExactLimit is the largest n solved exactly by default: the kernel
@@ -55,7 +58,10 @@ The estimate forms K once and holds it in memory when it fits in --kernel-memory
 (60,000 items: 7.2 GB); otherwise every product forms K again, tile by tile, which
 at SigLIP x BGE widths costs hours instead of minutes. Large orders (--q 1e308) are computed scaled by
 the largest eigenvalue and tend to the q = inf score. A NaN or an infinity in V or T is
-bad input (exit 2), named by file and first row.`,
+bad input (exit 2), named by file and first row; so is a file that is not a matrix
+(a 1-D array). --normalize=false takes the rows as they are, which must then already
+be of unit length: the score is defined for kernels with K_ii = 1 (Friedman and Dieng
+2023), and a row of another length is bad input, named by file and row.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			aPath := fs.String("a", "", "item embeddings `V.npy`, one item per row")
 			bPath := fs.String("b", "", "optional second embeddings `T.npy` for the joint kernel")
@@ -90,10 +96,20 @@ bad input (exit 2), named by file and first row.`,
 				if err != nil {
 					return err
 				}
+				if !*normalize {
+					if err := checkUnitRows(*aPath, v); err != nil {
+						return err
+					}
+				}
 				var t *kernels.Matrix
 				if *bPath != "" {
 					if t, err = loadEmbeddings(*bPath, *normalize); err != nil {
 						return err
+					}
+					if !*normalize {
+						if err := checkUnitRows(*bPath, t); err != nil {
+							return err
+						}
 					}
 					if t.Rows != v.Rows {
 						return fmt.Errorf("%w: %s has %d rows but %s has %d", errBadInput, *aPath, v.Rows, *bPath, t.Rows)
@@ -148,6 +164,54 @@ bad input (exit 2), named by file and first row.`,
 			}
 		},
 	}
+}
+
+// checkMatrixShape refuses a .npy whose header is not two-dimensional: the
+// reader takes a 1-D array as one column, which for embeddings would score
+// n scalars (every cosine 1 or -1) instead of saying the file is not a
+// matrix of rows. An unreadable header is left to npy.ReadFile's error.
+func checkMatrixShape(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	h, err := npy.ReadHeader(bufio.NewReader(f))
+	if err != nil || len(h.Shape) == 2 {
+		return nil
+	}
+	dims := make([]string, len(h.Shape))
+	for i, d := range h.Shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	shape := "(" + strings.Join(dims, ", ") + ")"
+	if len(dims) == 1 {
+		shape = "(" + dims[0] + ",)"
+	}
+	return fmt.Errorf("%w: %s: shape %s is not a matrix; want the embeddings one row per item (n x d)", errBadInput, path, shape)
+}
+
+// unitTolerance is how far a row's squared length may be from 1 and
+// still count as a unit row: float32 rows normalised elsewhere (numpy,
+// PyTorch) are off by a few 1e-7.
+const unitTolerance = 1e-3
+
+// checkUnitRows says which row of m (read from path) is not of unit
+// length. With --normalize=false the kernel is used as the rows give it,
+// and the Vendi score (Friedman and Dieng 2023, section 3) needs K_ii = 1:
+// rows of length 10 give eigenvalues of K/n summing to 100 and a score of
+// exp(-sum l log l) near 0, with no error.
+func checkUnitRows(path string, m *kernels.Matrix) error {
+	for i := 0; i < m.Rows; i++ {
+		var ss float64
+		for _, x := range m.Row(i) {
+			ss += float64(x) * float64(x)
+		}
+		if math.Abs(ss-1) > unitTolerance {
+			return fmt.Errorf("%w: %s row %d has length %.6g, not 1: with --normalize=false the rows must already be unit vectors (the Vendi score needs K_ii = 1); drop --normalize=false to scale them", errBadInput, path, i, math.Sqrt(ss))
+		}
+	}
+	return nil
 }
 
 func parseOrder(s string) (float64, error) {
