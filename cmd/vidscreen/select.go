@@ -58,14 +58,17 @@ cap + 1) and the relaxation recorded with its reason. --hardest K takes instead 
 items of each --per group (capability group, task or benchmark) with the lowest maximum
 percentile over the attackers' margins, one item per video (Video-Index: 210 per group).
 
-Red-team gate: the audit's attackers that learn from their pool (the option, text and
-pool learners: fixed-position, option-artifact, position-prior, copy, siblings, knn-vote,
-regression) attack the selection as its own pool, on the run's rotating orders; an item
-one of them answers correctly, not by a seeded guess, with margin log p(gold) - mean
-log p(others) > log 2 is dropped, never taken again, and the selection refilled, for at
-most --rounds rounds. The attackers that answer each item alone (the readers, the frame
-and order attackers) keep their screened verdicts. The last attack is the residual
-exploitability per level; what it still solves after the last round stays, counted.
+Red-team gate (Video-Index 5.2): the audit's attackers that learn from their pool (the
+option, text and pool learners: fixed-position, option-artifact, position-prior, copy,
+siblings, knn-vote, regression) attack the selection as its own pool, on the released
+option order and the run's rotating orders; an item one of them answers correctly, not by
+a seeded guess (the solve rule of harness/solve), is dropped when that attacker is
+significant on the selection, never taken again, and the selection refilled, for at most
+--rounds rounds. The attackers that answer each item alone (the readers, the frame and
+order attackers) carry over their screened verdicts, which drop an item only where the
+run's card finds the attacker significant on the item's benchmark. The last attack is the
+residual exploitability per level (abstentions counted at chance); what it still solves
+after the last round stays, counted.
 Texts are embedded as the audit did: lexically (fitted on the selection) or, when the
 run used a text_embed model, by the same model from --models.
 
@@ -174,7 +177,11 @@ the pool does not hold.`,
 				if err != nil {
 					return err
 				}
-				pool, err := release.FromScreen(ctx, s, cfg.AttackerVersions, float32(*sceneThreshold), kernels.Options{})
+				sig, err := readSignificant(filepath.Join(runDir, runs.CardsJSON))
+				if err != nil {
+					return err
+				}
+				pool, err := release.FromScreen(ctx, s, cfg.AttackerVersions, sig, float32(*sceneThreshold), kernels.Options{})
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
@@ -256,6 +263,41 @@ func openScreen(runDir, dir string, env *environment) (*screen.Screen, error) {
 	}
 	fmt.Fprintf(env.stderr, "vidscreen select: %s holds no screen: screening the run with the defaults of vidscreen screen (nothing written; run vidscreen screen %s to keep or configure it)\n", dir, runDir)
 	return s, nil
+}
+
+// readSignificant reads, per benchmark, the attackers the run's cards find
+// significantly above chance: a screened verdict the red-team gate carries
+// over drops an item only there (Video-Index 5.1, as screening does).
+func readSignificant(path string) (map[string][]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (a finished audit writes it last)", errBadInput, path, err)
+	}
+	var f struct {
+		Cards []struct {
+			Benchmark string `json:"benchmark"`
+			Attackers []struct {
+				Name        string `json:"name"`
+				Significant bool   `json:"significant"`
+			} `json:"attackers"`
+		} `json:"cards"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errBadInput, path, err)
+	}
+	out := map[string][]string{}
+	for _, c := range f.Cards {
+		if c.Benchmark == "" {
+			return nil, fmt.Errorf("%w: %s: a card without a benchmark", errBadInput, path)
+		}
+		out[c.Benchmark] = []string{}
+		for _, a := range c.Attackers {
+			if a.Significant {
+				out[c.Benchmark] = append(out[c.Benchmark], a.Name)
+			}
+		}
+	}
+	return out, nil
 }
 
 // openSelectEmbedder opens the text_embed role of dir and checks that it is

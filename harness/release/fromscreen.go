@@ -19,8 +19,11 @@ import (
 // whose video has no frame embedding (no video level ran, or the video
 // failed) are each their video's own scene. versions holds the version of
 // each attacker that answered the run (run.Config.AttackerVersions); nil
-// when the run does not say.
-func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]string, sceneThreshold float32, opt kernels.Options) (*Pool, error) {
+// when the run does not say. significant lists, per benchmark, the
+// attackers the run's cards find significantly above chance (cards.json);
+// nil when unknown, and every verdict then counts as significant, as
+// screening treats a run without cards.
+func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]string, significant map[string][]string, sceneThreshold float32, opt kernels.Options) (*Pool, error) {
 	all := attack.DefaultConfig()
 	all.Levels = harness.Levels()
 	learns := map[string]bool{}
@@ -58,7 +61,8 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 			if !v.Scored {
 				m = math.NaN()
 			}
-			c.Verdicts[k] = Verdict{Scored: v.Scored, Correct: v.Correct, Solved: v.Solved, Margin: m}
+			sig := significant == nil || slices.Contains(significant[r.Benchmark], atts[k].Name)
+			c.Verdicts[k] = Verdict{Scored: v.Scored, Abstained: v.Abstained, Correct: v.Correct, Solved: v.Solved, Margin: m, Significant: sig}
 		}
 		cands = append(cands, c)
 		if s.Embeddings.MeanFrame != nil && r.HasFrame && r.Embedding >= 0 {

@@ -25,7 +25,8 @@ func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
 		},
 		Embeddings: screen.Embeddings{MeanFrame: &kernels.Matrix{Rows: 4, Cols: 2, Data: []float32{1, 0, 0, 1, 1, 0.01, 0, 0}}},
 	}
-	p, err := FromScreen(context.Background(), s, map[string]string{"copy": "1"}, DefaultSceneThreshold, kernels.Options{})
+	sig := map[string][]string{"B": {"centre-frame"}, "C": {"copy"}}
+	p, err := FromScreen(context.Background(), s, map[string]string{"copy": "1"}, sig, DefaultSceneThreshold, kernels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +42,10 @@ func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
 	}
 	if !math.IsNaN(c1.Verdicts[1].Margin) || c3.Verdicts[1].Margin != 0.2 {
 		t.Errorf("verdicts %+v %+v: an unscored margin must be NaN", c1.Verdicts, c3.Verdicts)
+	}
+	// Significance is per benchmark: copy on C only, centre-frame on B only.
+	if c1.Verdicts[0].Significant || !c1.Verdicts[1].Significant || !c3.Verdicts[0].Significant || c3.Verdicts[1].Significant {
+		t.Errorf("significance %+v %+v: want copy on C, centre-frame on B", c1.Verdicts, c3.Verdicts)
 	}
 	if _, kept := optionOrder(c1.Item, 1); kept != "letter_prefix" {
 		t.Error("the screen's quality flags did not reach the item")

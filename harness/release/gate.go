@@ -32,17 +32,28 @@ type Attack struct {
 // items it scored, their mean chance, the margin between them, and how many
 // items it solves.
 type AttackerResidual struct {
-	Name     string        `json:"name"`
-	Level    harness.Level `json:"level"`
-	Rerun    bool          `json:"rerun"` // attacked the selection again (else its screened answers stand)
-	N        int           `json:"n"`     // items scored
-	Accuracy float64       `json:"accuracy"`
-	Chance   float64       `json:"chance"`
-	Margin   float64       `json:"margin"`
+	Name  string        `json:"name"`
+	Level harness.Level `json:"level"`
+	// Rerun is true when the attacker attacked the selection again, on the
+	// released option order; else its screened verdicts were carried over.
+	Rerun bool `json:"rerun"`
+	N     int  `json:"n"` // items scored
+	// Accuracy counts each abstention as 1/k_i of a correct answer (a
+	// chance-level outcome), never as its seeded guess.
+	Accuracy float64 `json:"accuracy"`
+	Chance   float64 `json:"chance"`
+	Margin   float64 `json:"margin"`
 	// Significant is Margin >= 2.326 sqrt(c(1-c)/n), the one-sided 1% rule
 	// of the cards.
 	Significant bool `json:"significant"`
-	Solved      int  `json:"solved"`
+	// Solved counts the items whose drop this attacker's verdict decides:
+	// a re-run attacker's only when it is Significant on the selection, a
+	// carried-over verdict's only when the attacker is significant on the
+	// item's benchmark (CountsOn lists those benchmarks). Ignored counts the
+	// items it solves where it is not.
+	Solved   int      `json:"solved"`
+	Ignored  int      `json:"solved_not_significant"`
+	CountsOn []string `json:"counts_on,omitempty"`
 }
 
 // LevelResidual is eps_l of a selection.

@@ -31,10 +31,19 @@ type Attacker struct {
 // A Verdict is what one attacker did with one candidate where it was
 // scored.
 type Verdict struct {
-	Scored  bool // some order scored the item (false: no verdict)
-	Correct bool
-	Solved  bool    // the screening rule says the attacker solves the item
-	Margin  float64 // log p(gold) - mean log p(others); NaN when not scored
+	Scored bool // some order scored the item (false: no verdict)
+	// Abstained is true when the attacker had nothing to go on and its
+	// choice is a seeded guess: the gate's residual counts it at the
+	// item's chance, never as its guess (Video-Index 5.2; issue 20.4).
+	Abstained bool
+	Correct   bool
+	Solved    bool    // the solve rule (harness/solve) says the attacker solves the item
+	Margin    float64 // log p(gold) - mean log p(others); NaN when not scored
+	// Significant is true when the run's card of the item's benchmark finds
+	// the attacker significantly above chance. A screened verdict the gate
+	// carries over drops an item only then, as screening does (Video-Index
+	// 5.1: an attacker at chance on a benchmark solves its items by luck).
+	Significant bool
 }
 
 // A Candidate is one screened item with what selection reads about it.
@@ -170,7 +179,7 @@ func hardness(p *Pool) []float64 {
 func (p *Pool) Snapshot() string {
 	h := sha256.New()
 	w := snapshotWriter{h: h}
-	w.str("vidscreen-pool/2")
+	w.str("vidscreen-pool/3")
 	w.int(len(p.Attackers))
 	for _, a := range p.Attackers {
 		w.str(a.Name)
@@ -200,6 +209,8 @@ func (p *Pool) Snapshot() string {
 		w.int(c.TemplateSize)
 		for _, v := range c.Verdicts {
 			w.bool(v.Scored)
+			w.bool(v.Abstained)
+			w.bool(v.Significant)
 			w.bool(v.Correct)
 			w.bool(v.Solved)
 			w.float(v.Margin)

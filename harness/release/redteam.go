@@ -13,6 +13,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -44,9 +45,6 @@ type AttackTeam struct {
 	// Workers bounds how many attackers run at once (GOMAXPROCS when 0);
 	// results do not depend on it.
 	Workers int
-	// Solved is the screening rule applied to the re-run attackers'
-	// answers; nil means Solved.
-	Solved func(metrics.ItemScore) bool
 }
 
 // ErrVersion refuses a red team whose learning attacker is another version
@@ -54,21 +52,28 @@ type AttackTeam struct {
 // the screen judged.
 var ErrVersion = errors.New("attacker version mismatch")
 
-// Solved is the default verdict rule of the red team on an attacker that
-// learns from its pool: the item was scored and answered correctly, not by
-// a seeded guess, with the margin rule of docs/attackers.md (log p(gold) -
-// mean log p(others) > log 2). A learner at chance answers a quarter of
-// four-option items correctly by luck; dropping those would empty the pool
-// without removing any shortcut, so the gate asks for a confident answer,
-// as screening asks of a model reader.
-func Solved(s metrics.ItemScore) bool {
-	return s.Scored && s.Correct && !s.Abstained && s.Margin > math.Ln2
-}
-
-// SolvedRule describes Solved, for the lockfile.
-const SolvedRule = "scored, correct, not abstained, margin log p(gold) - mean log p(others) > log 2"
+// SolvedRule describes how the gate judges an item, for the lockfile and the
+// report.
+const SolvedRule = "the solve rule (harness/solve, Video-Index 5.1): correct, not abstained, " +
+	"and margin > log 2 for readers with log-probabilities; a re-run attacker drops items only " +
+	"where it is significant on the selection, a carried-over verdict only where its attacker " +
+	"is significant on the item's benchmark; abstentions count at chance in the residual"
 
 // Attack implements RedTeam.
+//
+// Every attacker's answers are judged by the one solve rule (harness/solve;
+// Video-Index 5.1, the authors' pool screen): the learners the team re-runs
+// answer without log-probabilities of a model, so correctness alone. As
+// screening does with learners, a verdict drops an item only where its
+// attacker is significantly above chance: for a re-run attacker, on the
+// selection it attacked (its residual row); for a carried-over verdict, on
+// the item's benchmark by the run's cards (Verdict.Significant). An attacker
+// at chance answers a quarter of four-option items correctly by luck;
+// dropping those would drain the pool without removing a shortcut.
+//
+// The residual counts an abstention as a chance-level outcome, 1/k_i of a
+// correct answer, never as its seeded guess (DESIGN.md, the attack pyramid;
+// issue 20.4).
 func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack, error) {
 	items := make([]*harness.Item, len(picks))
 	for k, i := range picks {
@@ -105,10 +110,6 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	if err != nil {
 		return nil, err
 	}
-	solvedRule := t.Solved
-	if solvedRule == nil {
-		solvedRule = Solved
-	}
 	scores, err := metrics.ItemScores(items, outcomes, metrics.Config{Attack: cfg})
 	if err != nil {
 		return nil, err
@@ -117,30 +118,44 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	for _, s := range scores {
 		fresh[[2]int{s.Item, attackerIndex(p, s.Attacker)}] = s
 	}
+	return judge(p, picks, items, func(k, a int) (Verdict, bool) {
+		s, ok := fresh[[2]int{k, a}]
+		if !ok {
+			return Verdict{}, false
+		}
+		ans := solve.Answer{Scored: s.Scored, Abstained: s.Abstained, Correct: s.Correct, Margin: s.Margin}
+		return Verdict{Scored: s.Scored, Abstained: s.Abstained, Correct: s.Correct, Margin: s.Margin,
+			Solved: solve.Correct.Solves(ans)}, true
+	}), nil
+}
+
+// judge builds the attack of a selection from each attacker's verdicts:
+// fresh(k, a) gives the re-run verdict of pool attacker a on pick k (ok
+// false when none), and the pool's screened verdicts stand for attackers
+// that were not re-run. items are the picks as attacked (for their chance).
+func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Verdict, bool)) *Attack {
 	out := &Attack{Solvers: make([][]string, len(picks))}
 	for a, pa := range p.Attackers {
 		r := AttackerResidual{Name: pa.Name, Level: pa.Level, Rerun: pa.Pooled}
+		vs := make([]Verdict, len(picks))
 		var correct, chance float64
 		for k, i := range picks {
-			var scored, right, solved bool
+			v := p.Candidates[i].Verdicts[a]
 			if pa.Pooled {
-				s, ok := fresh[[2]int{k, a}]
-				scored, right, solved = ok && s.Scored, ok && s.Correct, ok && solvedRule(s)
-			} else {
-				v := p.Candidates[i].Verdicts[a]
-				scored, right, solved = v.Scored, v.Correct, v.Solved
+				v, _ = fresh(k, a)
 			}
-			if !scored {
+			vs[k] = v
+			if !v.Scored {
 				continue
 			}
 			r.N++
-			chance += items[k].Chance()
-			if right {
+			c := items[k].Chance()
+			chance += c
+			switch {
+			case v.Abstained:
+				correct += c // a chance-level outcome, not the seeded guess
+			case v.Correct:
 				correct++
-			}
-			if solved {
-				r.Solved++
-				out.Solvers[k] = append(out.Solvers[k], pa.Name)
 			}
 		}
 		if r.N > 0 {
@@ -149,10 +164,32 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 			r.Margin = round6(r.Accuracy - r.Chance)
 			r.Significant = significant(r.Margin, r.Chance, r.N)
 		}
+		var on []string
+		for k, i := range picks {
+			v := vs[k]
+			if !v.Solved {
+				continue
+			}
+			counts := r.Significant
+			if !pa.Pooled {
+				counts = v.Significant
+				if b := p.Candidates[i].Item.Benchmark; counts && !slices.Contains(on, b) {
+					on = append(on, b)
+				}
+			}
+			if !counts {
+				r.Ignored++
+				continue
+			}
+			r.Solved++
+			out.Solvers[k] = append(out.Solvers[k], pa.Name)
+		}
+		slices.Sort(on)
+		r.CountsOn = on
 		out.Attackers = append(out.Attackers, r)
 	}
 	out.Levels = residualLevels(out.Attackers)
-	return out, nil
+	return out
 }
 
 // run answers items with each attacker on each of its variants, as the

@@ -22,10 +22,16 @@ var (
 
 // attackPool builds a pool of n varied items over three sources, each on
 // its own video, with the attackers of the option, text and pool levels as
-// columns (their screened verdicts: scored, not solved). The two items
-// named planted-1 and planted-2 ask the same question with the same gold
-// option text and are the hardest of the pool, so a selection takes them.
+// columns (their screened verdicts: scored, not solved), and pairs planted
+// pairs: planted-k-1 and planted-k-2 ask one question with one gold option
+// text and are the hardest of the pool, so a selection takes them.
 func attackPool(t testing.TB, n int) (*Pool, attack.Config) {
+	return plantedPool(t, n, 1)
+}
+
+var instruments = []string{"drum", "violin", "flute", "harp", "cello", "trumpet", "guitar", "oboe", "banjo", "organ", "lute", "horn"}
+
+func plantedPool(t testing.TB, n, pairs int) (*Pool, attack.Config) {
 	t.Helper()
 	cfg := attack.DefaultConfig()
 	var atts []Attacker
@@ -49,9 +55,16 @@ func attackPool(t testing.TB, n int) (*Pool, attack.Config) {
 		opts := []string{"the " + nouns[(i+1)%len(nouns)], "the " + nouns[(i+4)%len(nouns)], "the " + nouns[(i+7)%len(nouns)], "the " + nouns[(i+10)%len(nouns)]}
 		add(fmt.Sprintf("item-%03d", i), []string{"S1", "S2", "S3"}[i%3], q, opts, int(mix64(uint64(i)+99)%4), float64(1+i%17))
 	}
-	planted := "Which instrument does the man on the left play after the song ends?"
-	add("planted-1", "S1", planted, []string{"the drum", "the violin", "the flute", "the harp"}, 1, -5)
-	add("planted-2", "S2", planted, []string{"the violin", "the harp", "the drum", "the flute"}, 0, -5)
+	for k := 0; k < pairs; k++ {
+		id, q := "planted", "Which instrument does the man on the left play after the song ends?"
+		if pairs > 1 {
+			id = fmt.Sprintf("planted-%d", k)
+			q = fmt.Sprintf("Which %s does the %s woman hand over when the %s starts?", nouns[k%len(nouns)], []string{"tall", "young", "old", "smiling", "masked", "seated"}[k%6], instruments[k%len(instruments)])
+		}
+		a, b, c, d := "the "+instruments[(k+0)%12], "the "+instruments[(k+1)%12], "the "+instruments[(k+2)%12], "the "+instruments[(k+3)%12]
+		add(id+"-1", []string{"S1", "S2", "S3"}[k%3], q, []string{a, b, c, d}, 1, -5)
+		add(id+"-2", []string{"S2", "S3", "S1"}[k%3], q, []string{b, d, a, c}, 0, -5)
+	}
 	p, err := NewPool(atts, cs)
 	if err != nil {
 		t.Fatal(err)
@@ -59,11 +72,12 @@ func attackPool(t testing.TB, n int) (*Pool, attack.Config) {
 	return p, cfg
 }
 
-// A planted shortcut: two items asking one question with one gold answer.
-// On the selection as its own pool the copy attacker lends the earlier
-// one's answer to the later; the gate must drop what it solves and refill.
+// Planted shortcuts: pairs of items asking one question with one gold
+// answer. On the selection as its own pool the copy attacker lends the
+// earlier one's answer to the later; with ten pairs in a selection of 30 it
+// is significant there, so the gate must drop what it solves and refill.
 func TestAttackTeamDropsAPlantedShortcut(t *testing.T) {
-	p, cfg := attackPool(t, 60)
+	p, cfg := plantedPool(t, 60, 10)
 	team := &AttackTeam{Config: cfg, Seed: 3, Workers: 2}
 	q := Query{Budget: 30, Caps: &Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 1}}
 	g, err := Gate(context.Background(), p, q, 3, team, 3)
@@ -75,17 +89,19 @@ func TestAttackTeamDropsAPlantedShortcut(t *testing.T) {
 	}
 	first := g.Rounds[0]
 	if first.SolvedBy["copy"] == 0 {
-		t.Fatalf("round 0: copy solved nothing (%+v); the planted pair should fall to it", first)
+		t.Fatalf("round 0: copy solved nothing (%+v); the planted pairs should fall to it", first)
 	}
 	final := ids(p, g.Selection.Picks)
 	dropped := 0
-	for _, id := range []string{"planted-1", "planted-2"} {
-		if !slices.Contains(final, id) {
-			dropped++
+	for k := 0; k < 10; k++ {
+		for _, id := range []string{fmt.Sprintf("planted-%d-1", k), fmt.Sprintf("planted-%d-2", k)} {
+			if !slices.Contains(final, id) {
+				dropped++
+			}
 		}
 	}
 	if dropped == 0 {
-		t.Errorf("both planted items are still in the release %v", final)
+		t.Errorf("every planted item is still in the release %v", final)
 	}
 	if len(final) != 30 {
 		t.Errorf("release holds %d items, want the budget of 30 after refilling", len(final))
@@ -240,5 +256,79 @@ func TestAttackTeamRefusesAnotherVersion(t *testing.T) {
 	team := &AttackTeam{Config: cfg, Seed: 1}
 	if _, err := team.Attack(context.Background(), p, []int{0, 1, 2}); !errors.Is(err, ErrVersion) {
 		t.Errorf("a copy attacker of version 0 was re-run as this vidscreen's: %v", err)
+	}
+}
+
+// verdictPool builds a pool of four four-option items, two of benchmark B
+// and two of C, with the attackers the gate carries over (none re-run), and
+// vs[a][i] the verdict of attacker a on item i.
+func verdictPool(t *testing.T, atts []Attacker, vs [][]Verdict) *Pool {
+	t.Helper()
+	var cs []Candidate
+	for i, b := range []string{"B", "B", "C", "C"} {
+		it := &harness.Item{ID: fmt.Sprint(i), Benchmark: b, Video: fmt.Sprint("v", i), Question: fmt.Sprint("q", i, "?"),
+			Options: []string{"w", "x", "y", "z"}, Task: "t"}
+		c := Candidate{Item: it, TemplateSize: 1, Template: i}
+		for a := range atts {
+			c.Verdicts = append(c.Verdicts, vs[a][i])
+		}
+		cs = append(cs, c)
+	}
+	p, err := NewPool(atts, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A carried-over verdict drops an item only on a benchmark whose card finds
+// its attacker significant (Video-Index 5.1, as screening does): the demo
+// release dropped items for question-match on a benchmark where it was not.
+func TestCarriedVerdictsCountOnlyWhereSignificant(t *testing.T) {
+	solved := func(sig bool) Verdict {
+		return Verdict{Scored: true, Correct: true, Solved: true, Margin: 0, Significant: sig}
+	}
+	p := verdictPool(t, []Attacker{{Name: "question-match", Level: harness.LevelText}},
+		[][]Verdict{{solved(true), solved(true), solved(false), solved(false)}})
+	team := &AttackTeam{Config: attack.DefaultConfig(), Seed: 1}
+	att, err := team.Attack(context.Background(), p, []int{0, 1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range [][]string{{"question-match"}, {"question-match"}, nil, nil} {
+		if !slices.Equal(att.Solvers[k], want) {
+			t.Errorf("item %d (%s): solvers %v, want %v", k, p.Candidates[k].Item.Benchmark, att.Solvers[k], want)
+		}
+	}
+	r := att.Attackers[0]
+	if r.Rerun || r.Solved != 2 || r.Ignored != 2 || !slices.Equal(r.CountsOn, []string{"B"}) {
+		t.Errorf("residual %+v: want carried over, 2 solved on B, 2 solved where not significant", r)
+	}
+}
+
+// The residual counts an abstention as a chance-level outcome, never as
+// its seeded guess (DESIGN.md, the attack pyramid; issue 20.4). By hand: a
+// right guess and a wrong guess (abstained) count 1/4 each, one right and
+// one wrong answer 1 and 0: accuracy (0.25 + 0.25 + 1 + 0) / 4 = 0.375,
+// margin 0.125 over the chance of 0.25; counting the guesses would give 0.5.
+func TestResidualCountsAbstentionsAtChance(t *testing.T) {
+	p := verdictPool(t, []Attacker{{Name: "blind-reader", Level: harness.LevelText}},
+		[][]Verdict{{
+			{Scored: true, Abstained: true, Correct: true, Significant: true},
+			{Scored: true, Abstained: true, Significant: true},
+			{Scored: true, Correct: true, Margin: 2, Solved: true, Significant: true},
+			{Scored: true, Margin: -1, Significant: true},
+		}})
+	team := &AttackTeam{Config: attack.DefaultConfig(), Seed: 1}
+	att, err := team.Attack(context.Background(), p, []int{0, 1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := att.Attackers[0]
+	if r.N != 4 || !approx(r.Accuracy, 0.375) || !approx(r.Chance, 0.25) || !approx(r.Margin, 0.125) {
+		t.Errorf("residual %+v: want n 4, accuracy 0.375, chance 0.25, margin 0.125", r)
+	}
+	if r.Solved != 1 || len(att.Solvers[0]) != 0 {
+		t.Errorf("residual %+v, solvers %v: a guess must not solve", r, att.Solvers)
 	}
 }

@@ -30,10 +30,23 @@ type summary struct {
 	FinalCaps    string
 	QueryText    string
 	ResidualRows []AttackerResidual
+	// Rerun and Carried name the attackers that attacked the selection
+	// again on the released option order and those whose screened
+	// verdicts were carried over (Video-Index 5.2; issue 20.6).
+	Rerun, Carried string
 }
 
 func (r *Release) summary() summary {
 	s := summary{R: r, ResidualRows: r.Gated.Residual.Attackers}
+	var rerun, carried []string
+	for _, a := range s.ResidualRows {
+		if a.Rerun {
+			rerun = append(rerun, a.Name)
+		} else {
+			carried = append(carried, a.Name)
+		}
+	}
+	s.Rerun, s.Carried = orNone(rerun), orNone(carried)
 	q := r.Lockfile.Query
 	s.EventsBy = q.Events
 	if s.EventsBy == "" {
@@ -101,6 +114,24 @@ func capsText(c Caps, budget int) string {
 		c.PerVideo, c.PerScene, c.PerTemplate, 100*c.SourceShare, itemCount(c.perSource(budget)))
 }
 
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// countsOn says where a carried-over verdict drops items.
+func countsOn(a AttackerResidual) string {
+	if a.Rerun {
+		if a.Significant {
+			return "the selection"
+		}
+		return "nowhere (not significant on the selection)"
+	}
+	return orNone(a.CountsOn)
+}
+
 func pct(x float64) string { return fmt.Sprintf("%+.1f%%", 100*x) }
 
 func solvedBy(m map[string]int) string {
@@ -114,7 +145,7 @@ func solvedBy(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-var funcs = template.FuncMap{"pct": pct, "solvedBy": solvedBy, "yes": func(b bool) string {
+var funcs = template.FuncMap{"pct": pct, "solvedBy": solvedBy, "countsOn": countsOn, "yes": func(b bool) string {
 	if b {
 		return "yes"
 	}
@@ -175,15 +206,18 @@ At most {{.R.Lockfile.RedTeam.MaxRounds}} rounds of drop and refill; re-run atta
 |---:|---:|---:|---:|---|
 {{range .R.Gated.Rounds}}| {{.Round}} | {{.Selected}} | {{.Solved}} | {{.Dropped}} | {{solvedBy .SolvedBy}} |
 {{end}}
+Re-ran on the released option order: {{.Rerun}}.
+Screened verdicts carried over (they drop an item only where the run's card finds the attacker significant on its benchmark): {{.Carried}}.
+
 ## Residual exploitability
 
 | level | eps | attacker | significant |
 |---|---:|---|---|
 {{range .R.Gated.Residual.Levels}}| {{.Level}} | {{pct .Eps}} | {{.Attacker}} | {{yes .Significant}} |
 {{end}}
-| attacker | level | re-run | n | accuracy | chance | margin | solved |
-|---|---|---|---:|---:|---:|---:|---:|
-{{range .ResidualRows}}| {{.Name}} | {{.Level}} | {{yes .Rerun}} | {{.N}} | {{printf "%.3f" .Accuracy}} | {{printf "%.3f" .Chance}} | {{pct .Margin}} | {{.Solved}} |
+| attacker | level | re-run | n | accuracy | chance | margin | solved | solved, not significant | drops on |
+|---|---|---|---:|---:|---:|---:|---:|---:|---|
+{{range .ResidualRows}}| {{.Name}} | {{.Level}} | {{yes .Rerun}} | {{.N}} | {{printf "%.3f" .Accuracy}} | {{printf "%.3f" .Chance}} | {{pct .Margin}} | {{.Solved}} | {{.Ignored}} | {{countsOn .}} |
 {{end}}`))
 
 var page = htmlpage.New("html", funcs, `{{define "title"}}release {{.R.Name}}{{end}}{{define "body"}}<h1>Release {{.R.Name}}</h1>
@@ -210,11 +244,13 @@ Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Po
 <table><tr><th>round</th><th>selected</th><th>solved</th><th>dropped</th><th>solved by</th></tr>
 {{range .R.Gated.Rounds}}<tr><td>{{.Round}}</td><td>{{.Selected}}</td><td>{{.Solved}}</td><td>{{.Dropped}}</td><td class="text">{{solvedBy .SolvedBy}}</td></tr>
 {{end}}</table>
+<p>Re-ran on the released option order: {{.Rerun}}.<br>
+Screened verdicts carried over (they drop an item only where the run's card finds the attacker significant on its benchmark): {{.Carried}}.</p>
 <h2>Residual exploitability</h2>
 <table><tr><th>level</th><th>eps</th><th>attacker</th><th>significant</th></tr>
 {{range .R.Gated.Residual.Levels}}<tr><td>{{.Level}}</td><td>{{pct .Eps}}</td><td class="text">{{.Attacker}}</td><td>{{yes .Significant}}</td></tr>
 {{end}}</table>
-<table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>solved</th></tr>
-{{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{.Solved}}</td></tr>
+<table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>solved</th><th>solved, not significant</th><th>drops on</th></tr>
+{{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{.Solved}}</td><td>{{.Ignored}}</td><td class="text">{{countsOn .}}</td></tr>
 {{end}}</table>
 {{end}}`)
