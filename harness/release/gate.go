@@ -43,9 +43,17 @@ type AttackerResidual struct {
 	Accuracy float64 `json:"accuracy"`
 	Chance   float64 `json:"chance"`
 	Margin   float64 `json:"margin"`
-	// Significant is Margin >= 2.326 sqrt(c(1-c)/n), the one-sided 1% rule
-	// of the cards.
-	Significant bool `json:"significant"`
+	// Significant is the cards' test on the selection (issue 20.4): PValue,
+	// the exact one-sided Poisson-binomial tail of the answered items'
+	// correct count under each item's own chance (abstentions left out of
+	// n), rejected at 0.05 after Holm's correction over the attackers of
+	// the selection.
+	Significant bool    `json:"significant"`
+	PValue      float64 `json:"p_value"`
+	// PaperSignificant is the papers' threshold, Margin >= 2.326
+	// sqrt(c(1-c)/n) (the authors' levels.py), beside it for comparison with
+	// the published tables.
+	PaperSignificant bool `json:"significant_paper"`
 	// Solved counts the items whose drop this attacker's verdict decides:
 	// a re-run attacker's only when it is Significant on the selection, a
 	// carried-over verdict's only when the attacker is significant on the
@@ -87,7 +95,8 @@ func residualLevels(rs []AttackerResidual) []LevelResidual {
 	return out
 }
 
-// significant is the cards' rule: a margin of at least 2.326 sqrt(c(1-c)/n).
+// significant is the papers' threshold: a margin of at least 2.326
+// sqrt(c(1-c)/n) (Video-Index; the authors' levels.py).
 func significant(margin, chance float64, n int) bool {
 	if n == 0 {
 		return false

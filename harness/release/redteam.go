@@ -133,12 +133,22 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 // fresh(k, a) gives the re-run verdict of pool attacker a on pick k (ok
 // false when none), and the pool's screened verdicts stand for attackers
 // that were not re-run. items are the picks as attacked (for their chance).
+//
+// Significance on the selection is the cards' test (issue 20.4): an exact
+// one-sided Poisson-binomial test of the answered items' correct count
+// against each item's own chance, Holm-corrected at metrics.Alpha over the
+// attackers that scored the selection. An abstention is a chance-level
+// outcome: it adds nothing to the evidence, so the test leaves it out of n.
 func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Verdict, bool)) *Attack {
 	out := &Attack{Solvers: make([][]string, len(picks))}
+	verdicts := make([][]Verdict, len(p.Attackers))
+	pvalues := make([]float64, len(p.Attackers))
 	for a, pa := range p.Attackers {
 		r := AttackerResidual{Name: pa.Name, Level: pa.Level, Rerun: pa.Pooled}
 		vs := make([]Verdict, len(picks))
 		var correct, chance float64
+		var answered []float64 // the chances of the items answered, not abstained
+		hits := 0
 		for k, i := range picks {
 			v := p.Candidates[i].Verdicts[a]
 			if pa.Pooled {
@@ -154,19 +164,34 @@ func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Ve
 			switch {
 			case v.Abstained:
 				correct += c // a chance-level outcome, not the seeded guess
-			case v.Correct:
-				correct++
+			default:
+				answered = append(answered, c)
+				if v.Correct {
+					correct++
+					hits++
+				}
 			}
 		}
+		pvalues[a] = math.NaN()
 		if r.N > 0 {
 			r.Accuracy = round6(correct / float64(r.N))
 			r.Chance = round6(chance / float64(r.N))
 			r.Margin = round6(r.Accuracy - r.Chance)
-			r.Significant = significant(r.Margin, r.Chance, r.N)
+			r.PaperSignificant = significant(r.Margin, r.Chance, r.N)
+			pvalues[a] = metrics.PoissonBinomialUpperTail(answered, hits)
+			r.PValue = round6(pvalues[a])
 		}
+		verdicts[a] = vs
+		out.Attackers = append(out.Attackers, r)
+	}
+	for a, sig := range metrics.Holm(pvalues, metrics.Alpha) {
+		out.Attackers[a].Significant = sig
+	}
+	for a, pa := range p.Attackers {
+		r := &out.Attackers[a]
 		var on []string
 		for k, i := range picks {
-			v := vs[k]
+			v := verdicts[a][k]
 			if !v.Solved {
 				continue
 			}
@@ -186,7 +211,6 @@ func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Ve
 		}
 		slices.Sort(on)
 		r.CountsOn = on
-		out.Attackers = append(out.Attackers, r)
 	}
 	out.Levels = residualLevels(out.Attackers)
 	return out

@@ -332,3 +332,38 @@ func TestResidualCountsAbstentionsAtChance(t *testing.T) {
 		t.Errorf("residual %+v, solvers %v: a guess must not solve", r, att.Solvers)
 	}
 }
+
+// A re-run learner drops items only where it is significant on the
+// selection (exact test, Holm over the selection's attackers): one lucky
+// right answer of eight four-option items (p = 1 - 0.75^8 = 0.90) drops
+// nothing; eight of eight (p = 0.25^8 = 1.5e-5) drop all eight.
+func TestRerunLearnerDropsOnlyWhereSignificant(t *testing.T) {
+	var cs []Candidate
+	for i := 0; i < 8; i++ {
+		it := &harness.Item{ID: fmt.Sprint(i), Benchmark: "B", Video: fmt.Sprint("v", i), Question: fmt.Sprint("q", i, "?"),
+			Options: []string{"w", "x", "y", "z"}, Task: "t"}
+		cs = append(cs, Candidate{Item: it, TemplateSize: 1, Template: i, Verdicts: []Verdict{{}}})
+	}
+	p, err := NewPool([]Attacker{{Name: "knn-vote", Level: harness.LevelPool, Pooled: true}}, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	picks := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	items := make([]*harness.Item, len(picks))
+	for k, i := range picks {
+		items[k] = p.Candidates[i].Item
+	}
+	for _, tt := range []struct {
+		right, solved, ignored int
+		p                      float64
+	}{{1, 0, 1, 1 - math.Pow(0.75, 8)}, {8, 8, 0, math.Pow(0.25, 8)}} {
+		att := judge(p, picks, items, func(k, a int) (Verdict, bool) {
+			ok := k < tt.right
+			return Verdict{Scored: true, Correct: ok, Solved: ok}, true
+		})
+		r := att.Attackers[0]
+		if r.Solved != tt.solved || r.Ignored != tt.ignored || !approx(r.PValue, round6(tt.p)) {
+			t.Errorf("%d of 8 right: %+v, want %d solved, %d ignored, p %.6f", tt.right, r, tt.solved, tt.ignored, tt.p)
+		}
+	}
+}
