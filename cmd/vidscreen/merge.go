@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness/completion"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
@@ -66,6 +67,11 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 					s, err := runs.ReadShard(dir)
 					if err != nil {
 						return auditError(err)
+					}
+					// A shard killed before it finished has no completion
+					// record; its shard.json may be another run's.
+					if _, err := completion.Check(dir); err != nil {
+						return fmt.Errorf("%w: shard %v", errBadInput, err)
 					}
 					if k == 0 {
 						inv = s.Invocation

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness/completion"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
@@ -211,6 +212,9 @@ func TestMergeRefuses(t *testing.T) {
 	c0 := shard("c0", "0/3", items)
 	unfinished := filepath.Join(tmp, "unfinished")
 	os.MkdirAll(unfinished, 0o755)
+	// A shard whose audit stopped before its completion record.
+	cut := shard("cut", "1/2", items)
+	os.Remove(filepath.Join(cut, completion.File))
 	whole := filepath.Join(tmp, "whole")
 	if code, _, stderr := runAudit("--items", items, "--out", whole, "--quiet"); code != 0 {
 		t.Fatalf("audit: exit %d\n%s", code, stderr)
@@ -229,6 +233,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"other audit", []string{"--out", filepath.Join(tmp, "m"), a0, b1}, 2, "other audit flags"},
 		{"not a shard", []string{"--out", filepath.Join(tmp, "m"), a0, unfinished}, 2, "no shard.json"},
 		{"unsharded run", []string{"--out", filepath.Join(tmp, "m"), whole}, 2, "no shard.json"},
+		{"unfinished shard", []string{"--out", filepath.Join(tmp, "m"), a0, cut}, 2, "the audit did not finish"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	iofs "io/fs"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
@@ -102,7 +103,7 @@ an unknown quality flag.`,
 				}
 				in, err := screen.Open(run)
 				if err != nil {
-					if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) {
+					if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) || errors.Is(err, completion.ErrUnfinished) {
 						return fmt.Errorf("%w: %v", errBadInput, err)
 					}
 					return err

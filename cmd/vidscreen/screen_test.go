@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
@@ -47,13 +48,21 @@ func TestScreenCommand(t *testing.T) {
 		}
 	}
 
+	// The same run with its completion record gone, as an audit killed in
+	// its write stage leaves it.
+	unfinished := filepath.Join(dir, "unfinished")
+	if err := os.CopyFS(unfinished, os.DirFS(run)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(unfinished, completion.File))
 	tests := []struct {
 		name   string
 		args   []string
 		stderr string
 	}{
 		{"no run", nil, "name one run directory"},
-		{"a directory that is no run", []string{dir}, "cards.json"},
+		{"a directory that is no run", []string{dir}, "not a run directory"},
+		{"a run whose audit did not finish", []string{unfinished}, "the audit did not finish (no complete.json"},
 		{"an attacker the run does not have", []string{run, "--attackers", "copy"}, `"copy" is not an attacker of the run`},
 		{"an unknown quality flag", []string{run, "--drop-quality", "blurry"}, `"blurry" is not a data-quality flag`},
 	}

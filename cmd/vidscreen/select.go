@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/release"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/screen"
@@ -165,6 +166,12 @@ the pool does not hold.`,
 					return &usageError{err.Error()}
 				}
 				runDir := args[0]
+				// A run whose outputs are not complete together (an audit
+				// killed while writing them) is refused before anything is
+				// read from it.
+				if _, err := completion.Check(runDir); err != nil {
+					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
+				}
 				cfgBytes, err := os.ReadFile(filepath.Join(runDir, runs.ConfigFile))
 				if err != nil {
 					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
@@ -252,7 +259,7 @@ func openScreen(runDir, dir string, env *environment) (*screen.Screen, error) {
 	}
 	in, err := screen.Open(runDir)
 	if err != nil {
-		if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) {
+		if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) || errors.Is(err, completion.ErrUnfinished) {
 			return nil, fmt.Errorf("%w: %v", errBadInput, err)
 		}
 		return nil, err

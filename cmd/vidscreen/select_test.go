@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/release"
 )
 
@@ -99,6 +100,13 @@ func TestSelectCommand(t *testing.T) {
 		t.Errorf("hardest: %+v", hard)
 	}
 
+	// The run with its completion record gone, as an audit killed in its
+	// write stage leaves it.
+	unfinished := filepath.Join(dir, "unfinished")
+	if err := os.CopyFS(unfinished, os.DirFS(run)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(unfinished, completion.File))
 	tests := []struct {
 		name   string
 		args   []string
@@ -112,6 +120,7 @@ func TestSelectCommand(t *testing.T) {
 		{"an event type with --hardest", []string{run, "--out", dir, "--hardest", "2", "--events", "group"}, "would not read --events"},
 		{"--per with a budget", []string{run, "--out", dir, "--budget", "3", "--per", "task"}, "--per: --budget composes under caps"},
 		{"a directory that is no run", []string{dir, "--out", dir, "--budget", "3"}, "not a finished audit"},
+		{"a run whose audit did not finish", []string{unfinished, "--out", dir, "--budget", "3"}, "the audit did not finish (no complete.json"},
 		{"a source the pool does not hold", []string{run, "--out", dir, "--budget", "3", "--sources", "MVBench"}, `source "MVBench": not in the screened pool`},
 		{"an unknown duration group", []string{run, "--out", dir, "--budget", "3", "--durations", "2h"}, `unknown duration group "2h"`},
 		{"item files the run did not audit", []string{run, "--out", dir, "--budget", "3", "--items", demoSubset(t, 5)}, "not one of the files the run audited"},

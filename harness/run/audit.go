@@ -19,6 +19,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/metrics"
@@ -172,6 +173,9 @@ type Result struct {
 	Shard *ShardSummary
 	// Seeded is the number of cache files a merge took from its shards.
 	Seeded int
+	// Outputs names the files the run wrote that its completion record
+	// (harness/completion) covers, config.json first.
+	Outputs []string
 }
 
 // A Stage is the wall time of one stage of an audit.
@@ -401,6 +405,11 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	removeTemps(opt.Out)
 	removeTemps(filepath.Join(opt.Out, CacheDir))
+	// From here the outputs may change: readers refuse the directory until
+	// the record is written again, last.
+	if err := completion.Remove(opt.Out); err != nil {
+		return nil, err
+	}
 
 	a := &audit{opt: opt, cfg: cfg, samples: samples, items: items, acfg: acfg, workers: workers, models: models,
 		res: &Result{Dir: opt.Out, Items: len(items), Sampled: read, Resumed: resumed, Extended: extended, Matches: matches}}
@@ -470,6 +479,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if err := writeStages(opt.Out, a.res); err != nil {
+		return nil, err
+	}
+	if err := completion.Write(opt.Out, harness.Version, a.res.Outputs); err != nil {
 		return nil, err
 	}
 	return a.res, nil
@@ -926,11 +938,13 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	}
 	outs = append(outs, a.embeddingOutputs()...)
 	wm := newMeter(a.opt.Progress, int64(len(outs)), "write", "files")
+	a.res.Outputs = []string{ConfigFile}
 	for _, out := range outs {
 		if err := atomicfile.Write(filepath.Join(a.opt.Out, out.name), out.write); err != nil {
 			wm.exit()
 			return err
 		}
+		a.res.Outputs = append(a.res.Outputs, out.name)
 		wm.add(1)
 	}
 	wm.finish()

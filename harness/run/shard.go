@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
@@ -204,6 +205,10 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 		return nil, err
 	}
 	if err := writeStages(a.opt.Out, a.res); err != nil {
+		return nil, err
+	}
+	a.res.Outputs = []string{ConfigFile, ShardFile}
+	if err := completion.Write(a.opt.Out, harness.Version, a.res.Outputs); err != nil {
 		return nil, err
 	}
 	return a.res, nil

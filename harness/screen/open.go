@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/report"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -38,8 +39,13 @@ var ErrOldRun = errors.New("the run directory lacks what screening reads")
 
 // Open reads the run directory dir of a finished audit: items.parquet (the
 // items and, per attacker, where it was scored and what it answered there),
-// cards.json (the attackers' levels) and the embedding files.
+// cards.json (the attackers' levels) and the embedding files. A run whose
+// completion record is missing or does not match its outputs is refused
+// with a *completion.UnfinishedError: its files may come from two runs.
 func Open(dir string) (*Input, error) {
+	if _, err := completion.Check(dir); err != nil {
+		return nil, err
+	}
 	attackers, significant, err := readAttackers(filepath.Join(dir, cardsFile))
 	if err != nil {
 		return nil, err

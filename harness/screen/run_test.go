@@ -3,12 +3,16 @@ package screen_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/screen"
@@ -113,5 +117,65 @@ func TestScreenOfARealAudit(t *testing.T) {
 func TestOpenRefusesWhatIsNotAFinishedAudit(t *testing.T) {
 	if _, err := screen.Open(t.TempDir()); err == nil {
 		t.Error("an empty directory opened as a run")
+	}
+}
+
+// An audit whose write stage is cut short leaves a run whose outputs come
+// from two runs: here an extension to a second benchmark wrote its
+// cards.json and cards.md, then failed at index.html, so items.parquet is
+// still the first run's. Screening must refuse it, saying the audit did not
+// finish, instead of screening the first run's items against the second
+// run's cards; rerunning the audit finishes it.
+func TestOpenRefusesARunWhoseWriteStageWasInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"nextqa.jsonl", "star.jsonl"} {
+		b, err := fs.ReadFile(demo.FS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, bytes.Join(lines[:12], nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	out := filepath.Join(dir, "run")
+	ctx := context.Background()
+	if _, err := run.Audit(ctx, run.Options{Items: files[:1], Out: out, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := screen.Open(out); err != nil {
+		t.Fatalf("the finished first run: %v", err)
+	}
+	// A directory that cannot be replaced by a file fails the write of
+	// index.html after cards.json is written.
+	index := filepath.Join(out, run.IndexHTML)
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(index, "blocker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Audit(ctx, run.Options{Items: files, Out: out, Seed: 3}); err == nil {
+		t.Fatal("the extension wrote index.html over a directory")
+	}
+	_, err := screen.Open(out)
+	if !errors.Is(err, completion.ErrUnfinished) || !strings.Contains(err.Error(), "rerun the same audit command") {
+		t.Fatalf("Open of a half-written run = %v, want the audit did not finish", err)
+	}
+	if err := os.RemoveAll(index); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Audit(ctx, run.Options{Items: files, Out: out, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := screen.Open(out)
+	if err != nil {
+		t.Fatalf("the finished extension: %v", err)
+	}
+	if len(in.Rows) != 24 {
+		t.Errorf("the finished extension has %d items, want 24", len(in.Rows))
 	}
 }
