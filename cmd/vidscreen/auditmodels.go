@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -254,17 +257,24 @@ func inputSide(c *imageprep.Config) int {
 }
 
 // roleName names a role's weights for cache keys and config.json: the role,
-// its folder's base name and the SHA-256 (first 16 hex digits) of each file
-// that decides its outputs, the tokenizer included. Files the folder lacks
-// are left out (a role has alternatives, such as the captioner's first-step
-// decoder).
+// its folder's base name, the settings models.json gives it (roleSettings)
+// and the SHA-256 (first 16 hex digits) of each file that decides its
+// outputs, the tokenizer included. Files the folder lacks are left out (a
+// role has alternatives, such as the captioner's first-step decoder).
 func roleName(role models.Role, folder string, spec models.RoleSpec, files ...string) (string, error) {
 	tok := spec.Tokenizer
 	if tok == "" {
 		tok = "tokenizer.json"
 	}
+	settings, err := roleSettings(spec)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "onnx:%s:%s", role, filepath.Base(folder))
+	if settings != "" {
+		b.WriteString(":" + settings)
+	}
 	for _, f := range append(files, tok) {
 		path := filepath.Join(folder, f)
 		fh, err := os.Open(path)
@@ -283,6 +293,45 @@ func roleName(role models.Role, folder string, spec models.RoleSpec, files ...st
 		fmt.Fprintf(&b, ":%s=sha256:%s", f, hex.EncodeToString(h.Sum(nil))[:16])
 	}
 	return b.String(), nil
+}
+
+// roleSettings is the part of a role's models.json entry that changes its
+// answers ("" when the entry sets none): every field but where the files
+// are (dir, and tokenizer, whose file roleName hashes) and the server
+// fields (a served role is not run by the audit), as key=value pairs in key
+// order, each value in JSON ("logit_scale=50,max_new_tokens=64"). A
+// captioner's max_new_tokens or image_text's logit_scale changes every
+// caption or frame score, so it must change config.json and the cache keys
+// as a changed weight file does (issue 24, 2.3). The fields are read from
+// the manifest's own encoding, so a setting added to models.RoleSpec later
+// is covered.
+func roleSettings(spec models.RoleSpec) (string, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", fmt.Errorf("role settings: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("role settings: %w", err)
+	}
+	for _, k := range []string{"dir", "tokenizer", "server", "server_model"} {
+		delete(m, k)
+	}
+	for k, v := range m {
+		if v == nil || v == false || v == float64(0) || v == "" {
+			delete(m, k)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v, err := json.Marshal(m[k])
+		if err != nil {
+			return "", fmt.Errorf("role settings: %w", err)
+		}
+		parts[i] = k + "=" + string(v)
+	}
+	return strings.Join(parts, ","), nil
 }
 
 // auditDevices reads --device: the devices of the run (gpu.Select; with
