@@ -55,7 +55,12 @@ per verifier x caption source (the diagonal is self-verification), and for the
 cross-model ensembles (a sentence is Incorrect if either verifier says so).
 A verdict gives labels (one 0|1 per sentence) or the verifier's raw reply, parsed
 as the paper's prompt asks (first line a JSON dictionary sentence_1..sentence_N);
-replies that cannot be parsed are counted and score 0 for their pair.`,
+replies that cannot be parsed are counted and score 0 for their pair. Every verifier
+must judge every labelled pair that has a Correct or Incorrect sentence: a missing
+verdict is bad input (exit 2) naming the verifier and its first missing pair, since
+leaving a hard pair out would raise a verifier's mean. --allow-missing scores each
+missing pair 0 instead (nothing flagged, its Incorrect sentences missed) and the
+reports count them per verifier.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			labels := fs.String("labels", "", "the labels JSONL `FILE`: one video-caption pair a line (required)")
 			var verdicts, self, ensembles stringList
@@ -65,6 +70,7 @@ replies that cannot be parsed are counted and score 0 for their pair.`,
 			noIncorrect := fs.String("no-incorrect", vidomni.NoIncorrectZero, "score pairs without an Incorrect sentence by `POLICY`: zero (0/0 is 0, as the paper's mean over all pairs), one (0/0 is 1) or skip (leave them out)")
 			fs.Var(&self, "self", "`VERIFIER=SOURCE`: the verifier is that caption source, for the self-verification diagonal when the names differ (repeatable)")
 			fs.Var(&ensembles, "ensemble", "score the ensemble `A+B` of two verifiers (repeatable; default every pair)")
+			allowMissing := fs.Bool("allow-missing", false, "score a pair a verifier gave no verdict on as 0 (its Incorrect sentences missed) instead of refusing the verdicts")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q", args)}
@@ -72,7 +78,7 @@ replies that cannot be parsed are counted and score 0 for their pair.`,
 				if *labels == "" || len(verdicts) == 0 || *out == "" {
 					return &usageError{"--labels, --verdicts and --out are required"}
 				}
-				opt := vidomni.Options{NoIncorrect: *noIncorrect, Self: map[string]string{}}
+				opt := vidomni.Options{NoIncorrect: *noIncorrect, Self: map[string]string{}, AllowMissing: *allowMissing}
 				var err error
 				if opt.Brackets, err = vidomni.ParseBrackets(*brackets); err != nil {
 					return &usageError{"--brackets: " + err.Error()}
@@ -111,7 +117,8 @@ replies that cannot be parsed are counted and score 0 for their pair.`,
 				s, err := vidomni.Score(pairs, vs, opt)
 				if err != nil {
 					var pe *harness.ParseError
-					if errors.As(err, &pe) || len(ensembles) > 0 {
+					var me *vidomni.MissingError
+					if errors.As(err, &pe) || errors.As(err, &me) || len(ensembles) > 0 {
 						return fmt.Errorf("%w: %v", errBadInput, err)
 					}
 					return err
@@ -119,10 +126,15 @@ replies that cannot be parsed are counted and score 0 for their pair.`,
 				if err := s.WriteDir(*out); err != nil {
 					return err
 				}
-				fmt.Fprintf(env.stdout, "%-24s %6s %9s %7s %6s %9s\n", "verifier", "pairs", "precision", "recall", "F1", "unparsed")
+				fmt.Fprintf(env.stdout, "%-24s %6s %9s %7s %6s %9s %8s\n", "verifier", "pairs", "precision", "recall", "F1", "unparsed", "missing")
+				missing := 0
 				for _, n := range s.VerifierNames() {
 					v := s.Verifiers[n]
-					fmt.Fprintf(env.stdout, "%-24s %6d %8.1f%% %6.1f%% %5.1f%% %9d\n", n, v.Pairs, 100*v.Precision, 100*v.Recall, 100*v.F1, v.Unparsed)
+					missing += v.Missing
+					fmt.Fprintf(env.stdout, "%-24s %6d %8.1f%% %6.1f%% %5.1f%% %9d %8d\n", n, v.Pairs, 100*v.Precision, 100*v.Recall, 100*v.F1, v.Unparsed, v.Missing)
+				}
+				if missing > 0 {
+					fmt.Fprintf(env.stdout, "pairs without a verdict: %d; each scores 0 for its verifier (--allow-missing)\n", missing)
 				}
 				if n := s.Unparsed(); n > 0 {
 					fmt.Fprintf(env.stdout, "replies that could not be parsed: %d; each scores 0 for its pair (scores.md lists them)\n", n)

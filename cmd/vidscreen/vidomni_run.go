@@ -112,6 +112,9 @@ func reportFailed(env *environment, failed []vidomni.FailedVideo) {
 	for _, f := range failed {
 		fmt.Fprintf(env.stderr, "vidscreen vidomni: skipped %s: %v\n", f.Video, f.Err)
 	}
+	if len(failed) > 0 {
+		fmt.Fprintf(env.stderr, "vidscreen vidomni: the pairs of the skipped videos (%d) have no verdict; vidomni score refuses them unless --allow-missing (each then scores 0)\n", len(failed))
+	}
 }
 
 func vidomniVerify() *subcommand {

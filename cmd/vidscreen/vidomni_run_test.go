@@ -211,8 +211,10 @@ func TestVidomniEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The pair "gone" has no video, so no verifier judged it: scored only
+	// with --allow-missing, as 0.
 	out := filepath.Join(dir, "scores")
-	code, stdout, stderr = runCmd("vidomni", "score", "--labels", labels, "--verdicts", sim, "--verdicts", vlm, "--verdicts", all, "--out", out)
+	code, stdout, stderr = runCmd("vidomni", "score", "--labels", labels, "--verdicts", sim, "--verdicts", vlm, "--verdicts", all, "--out", out, "--allow-missing")
 	if code != 0 {
 		t.Fatalf("score: exit %d: %s", code, stderr)
 	}
@@ -228,7 +230,7 @@ func TestVidomniEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(data, &scores); err != nil {
 		t.Fatal(err)
 	}
-	if len(scores.Verifiers) != 3 || scores.Verifiers["vlm_reader"].Pairs != 3 || len(scores.Ensembles) != 3 {
+	if len(scores.Verifiers) != 3 || scores.Verifiers["vlm_reader"].Pairs != 4 || len(scores.Ensembles) != 3 {
 		t.Errorf("scores.json: %s", data)
 	}
 	if !scores.Matrix["vlm_reader"]["vlm_reader"].Self {
@@ -357,13 +359,16 @@ func TestVidomniServer(t *testing.T) {
 		t.Errorf("stdout: %s", stdout)
 	}
 	out := filepath.Join(dir, "scores")
-	if code, _, stderr := runCmd("vidomni", "score", "--labels", labels, "--verdicts", verdicts, "--out", out); code != 0 {
+	if code, _, stderr := runCmd("vidomni", "score", "--labels", labels, "--verdicts", verdicts, "--out", out); code != 2 || !strings.Contains(stderr, `"fake-vlm" gave no verdict on pair "gone"`) {
+		t.Fatalf("score without the video of pair gone: exit %d, %s; want 2 naming the pair", code, stderr)
+	}
+	if code, _, stderr := runCmd("vidomni", "score", "--labels", labels, "--verdicts", verdicts, "--out", out, "--allow-missing"); code != 0 {
 		t.Fatalf("score: exit %d: %s", code, stderr)
 	}
 	var scores struct {
 		Verifiers map[string]struct {
-			Precision, Recall, F1 float64
-			Pairs, Unparsed       int
+			Precision, Recall, F1    float64
+			Pairs, Unparsed, Missing int
 		}
 	}
 	data, _ := os.ReadFile(filepath.Join(out, "scores.json"))
@@ -372,9 +377,9 @@ func TestVidomniServer(t *testing.T) {
 	}
 	// bbb-a: the car flagged, nothing else: P 1, R 1. bbb-b: snow
 	// flagged, the three jumps missed: P 1, R 1/2, F1 2/3. bars: unparsed,
-	// 0. Means over 3 pairs: P 2/3, R 1/2, F1 5/9.
+	// 0. gone: no verdict, 0. Means over 4 pairs: P 1/2, R 3/8, F1 5/12.
 	v := scores.Verifiers["fake-vlm"]
-	if v.Pairs != 3 || v.Unparsed != 1 || math.Abs(v.Precision-2.0/3) > 1e-9 || math.Abs(v.Recall-0.5) > 1e-9 || math.Abs(v.F1-5.0/9) > 1e-9 {
+	if v.Pairs != 4 || v.Unparsed != 1 || v.Missing != 1 || math.Abs(v.Precision-0.5) > 1e-9 || math.Abs(v.Recall-0.375) > 1e-9 || math.Abs(v.F1-5.0/12) > 1e-9 {
 		t.Errorf("fake-vlm scores %+v", v)
 	}
 

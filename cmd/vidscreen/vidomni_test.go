@@ -84,6 +84,51 @@ func TestVidomniScore(t *testing.T) {
 	}
 }
 
+// TestVidomniScoreMissingVerdicts: a verifier that skips a pair is
+// refused, naming it and the pair; with --allow-missing the pair scores 0
+// and the table counts it.
+func TestVidomniScoreMissingVerdicts(t *testing.T) {
+	td := filepath.Join("..", "..", "harness", "vidomni", "testdata")
+	labels := filepath.Join(td, "labels.jsonl")
+	data, err := os.ReadFile(filepath.Join(td, "verdicts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(l, `"pair": "p2", "verifier": "A"`) {
+			kept = append(kept, l)
+		}
+	}
+	verdicts := filepath.Join(t.TempDir(), "gappy.jsonl")
+	if err := os.WriteFile(verdicts, []byte(strings.Join(kept, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, _, stderr := runCmd("vidomni", "score", "--labels", labels, "--verdicts", verdicts, "--out", out)
+	if code != 2 || !strings.Contains(stderr, `verifier "A" gave no verdict on pair "p2"`) || !strings.Contains(stderr, "--allow-missing") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming verifier A and pair p2", code, stderr)
+	}
+	code, stdout, stderr := runCmd("vidomni", "score", "--labels", labels, "--verdicts", verdicts, "--out", out, "--allow-missing")
+	if code != 0 {
+		t.Fatalf("--allow-missing: exit %d: %s", code, stderr)
+	}
+	// A: p1 F1 2/3, p2 missing 0, p3 0: F1 22.2%, one pair missing.
+	if !strings.Contains(stdout, "22.2%") || !strings.Contains(stdout, "pairs without a verdict: 1") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	js, err := os.ReadFile(filepath.Join(out, "scores.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Verifiers map[string]struct{ Missing int } `json:"verifiers"`
+	}
+	if err := json.Unmarshal(js, &s); err != nil || s.Verifiers["A"].Missing != 1 || s.Verifiers["B"].Missing != 0 {
+		t.Errorf("scores.json verifiers %+v (%v), want A missing 1", s.Verifiers, err)
+	}
+}
+
 func TestVidomniSplit(t *testing.T) {
 	var o strings.Builder
 	env := &environment{stdin: strings.NewReader("Mr. Lee walks 3.5 m. He stops... then waits. \"Done.\" The end."), stdout: &o, stderr: &o, getenv: func(string) string { return "" }}

@@ -19,10 +19,11 @@ import (
 // heat map (figure 12) and the category recalls.
 func (s *Scores) WriteHTML(w io.Writer) error {
 	type verifierRow struct {
-		Name                    string
-		Judged, Pairs, Unparsed int
-		Precision, Recall, F1   string
-		Heat                    template.HTML
+		Name                   string
+		Judged, Missing, Pairs int
+		Unparsed               int
+		Precision, Recall, F1  string
+		Heat                   template.HTML
 	}
 	type catRow struct {
 		Name  string
@@ -40,6 +41,7 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 		CatRows    []catRow
 		Ensembles  []ensRow
 		Unparsed   int
+		Missing    int
 	}
 	c := s.counts
 	data.Summary = fmt.Sprintf("%s, %s (%d Incorrect, %d Unknown left out); %s without an Incorrect sentence: %s; %s with only Unknown sentences, left out. Duration brackets: %s.",
@@ -47,7 +49,8 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 	data.Unparsed = len(s.unparsed)
 	for _, n := range s.names {
 		v := s.Verifiers[n]
-		data.Verifiers = append(data.Verifiers, verifierRow{Name: n, Judged: s.pairsSeen[n], Pairs: v.Pairs, Unparsed: v.Unparsed,
+		data.Missing += v.Missing
+		data.Verifiers = append(data.Verifiers, verifierRow{Name: n, Judged: s.pairsSeen[n], Missing: v.Missing, Pairs: v.Pairs, Unparsed: v.Unparsed,
 			Precision: pct(v.Precision), Recall: pct(v.Recall), F1: pct(v.F1), Heat: template.HTML(s.typeDurationSVG(n))})
 	}
 	data.Matrix = template.HTML(s.matrixSVG())
@@ -78,9 +81,10 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 var page = htmlpage.New("index", nil, `{{define "title"}}vidscreen vidomni{{end}}{{define "body"}}<h1>VidOmni-Bench sentence-wise verification</h1>
 <p>Incorrect sentences are the positive class; precision, recall and F1 are computed per video-caption pair and averaged over pairs (VidOmni-Bench, equation 2), in percent. {{.Summary}}</p>
 <table>
-<tr><th>verifier</th><th>pairs judged</th><th>pairs scored</th><th>precision</th><th>recall</th><th>F1</th><th>unparsed replies</th></tr>
-{{range .Verifiers}}<tr><td>{{.Name}}</td><td>{{.Judged}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td>{{.Unparsed}}</td></tr>
+<tr><th>verifier</th><th>pairs judged</th><th>pairs missing</th><th>pairs scored</th><th>precision</th><th>recall</th><th>F1</th><th>unparsed replies</th></tr>
+{{range .Verifiers}}<tr><td>{{.Name}}</td><td>{{.Judged}}</td><td>{{.Missing}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td>{{.Unparsed}}</td></tr>
 {{end}}</table>
+{{if .Missing}}<p>Pairs missing: labelled pairs a verifier gave no verdict on (--allow-missing); each is scored 0, its Incorrect sentences missed.</p>{{end}}
 {{if .Unparsed}}<p>Replies that could not be parsed: {{.Unparsed}}; each scores 0 for its pair (scores.md lists them).</p>{{end}}
 <h2>F1 by complexity type and duration</h2>
 <div class="charts">

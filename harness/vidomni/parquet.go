@@ -23,7 +23,8 @@ type sentenceRow struct {
 	Categories string  `parquet:"categories"` // comma-separated
 	Verifier   string  `parquet:"verifier"`
 	// Predicted is 1 (flagged Incorrect), 0, or -1 when the verifier's
-	// reply could not be parsed.
+	// reply could not be parsed or it gave no verdict on the pair
+	// (--allow-missing).
 	Predicted int32 `parquet:"predicted"`
 	// Scored is false for Unknown sentences, which scoring leaves out.
 	Scored bool `parquet:"scored"`

@@ -108,10 +108,15 @@ func (s *Scores) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", mdCell(src), st.pairs, st.sentences, pct(float64(st.withIncorrect)/float64(st.pairs)), pct(st.shareSum/float64(st.pairs)))
 	}
 
-	fmt.Fprintf(&b, "\n## Verifiers\n\n| verifier | pairs judged | pairs scored | precision | recall | F1 | unparsed replies |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "\n## Verifiers\n\n| verifier | pairs judged | pairs missing | pairs scored | precision | recall | F1 | unparsed replies |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	var missing int
 	for _, n := range s.names {
 		v := s.Verifiers[n]
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %d |\n", mdCell(n), s.pairsSeen[n], v.Pairs, pct(v.Precision), pct(v.Recall), pct(v.F1), v.Unparsed)
+		missing += v.Missing
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s | %s | %s | %d |\n", mdCell(n), s.pairsSeen[n], v.Missing, v.Pairs, pct(v.Precision), pct(v.Recall), pct(v.F1), v.Unparsed)
+	}
+	if missing > 0 {
+		fmt.Fprintf(&b, "\nPairs missing: labelled pairs the verifier gave no verdict on (--allow-missing); each is scored 0, its Incorrect sentences missed.\n")
 	}
 
 	fmt.Fprintf(&b, "\n## F1 by complexity type\n\n| verifier |")

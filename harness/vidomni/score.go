@@ -41,6 +41,28 @@ type Options struct {
 	// Ensembles lists the verifier pairs to combine; nil means every
 	// pair of verifiers.
 	Ensembles [][2]string
+	// AllowMissing scores a pair a verifier gave no verdict on as one it
+	// judged and got wrong: nothing flagged, its Incorrect sentences all
+	// missed, 0 for precision, recall and F1 (as an unparsed reply).
+	// Without it a missing pair is a *MissingError: left out, it would
+	// raise the verifier's mean over pairs (F1 100 against 66.7 with one
+	// pair of three dropped), where equation 2 of the paper averages over
+	// all N pairs.
+	AllowMissing bool
+}
+
+// A MissingError says that a verifier gave no verdict on some labelled
+// pairs that are scored (a Correct or Incorrect sentence) and
+// Options.AllowMissing was not set.
+type MissingError struct {
+	Verifier string
+	Pair     *Pair // the first pair, in the labels' order, without its verdict
+	Count    int   // pairs the verifier left out
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("verifier %q gave no verdict on pair %q (%s:%d), the first of %d pairs it left out: every verifier must judge every labelled pair (the paper averages over all N pairs), or pass --allow-missing to score each missing pair 0 (its Incorrect sentences missed)",
+		e.Verifier, e.Pair.ID, e.Pair.File, e.Pair.Line, e.Count)
 }
 
 // Metrics are precision, recall and F1 averaged over Pairs pairs, as
@@ -57,6 +79,9 @@ type Metrics struct {
 type VerifierScore struct {
 	Metrics
 	Unparsed int `json:"unparsed"`
+	// Missing counts the labelled pairs it gave no verdict on, each
+	// scored 0 (Options.AllowMissing).
+	Missing int `json:"missing"`
 }
 
 // CategoryRecall is the share of the Incorrect sentences of one error
@@ -131,10 +156,11 @@ type unparsedReply struct {
 }
 
 // judgement is one verifier's labels on one pair; labels is nil when its
-// reply could not be parsed.
+// reply could not be parsed or, missing, it gave no verdict.
 type judgement struct {
-	pair   *Pair
-	labels []int8
+	pair    *Pair
+	labels  []int8
+	missing bool
 }
 
 // pairScore is precision, recall and F1 of one pair.
@@ -221,8 +247,10 @@ func (m mean) metrics() Metrics {
 // Verdict errors (a pair not in the labels, a verifier's second verdict on
 // a pair, labels that do not match the caption's sentences) are
 // *harness.ParseError values naming the verdicts file, line and field.
-// Pairs without a verdict from a verifier are not counted for it; the
-// Markdown report says how many each covered.
+// A labelled pair without a verdict from a verifier (one with a Correct or
+// Incorrect sentence: only those are scored) is a *MissingError
+// unless opt.AllowMissing, which scores it 0 for that verifier and counts
+// it in VerifierScore.Missing.
 func Score(pairs []*Pair, verdicts []*Verdict, opt Options) (*Scores, error) {
 	o := opt
 	switch o.NoIncorrect {
@@ -289,15 +317,46 @@ func Score(pairs []*Pair, verdicts []*Verdict, opt Options) (*Scores, error) {
 		judged[v.Verifier] = append(judged[v.Verifier], j)
 	}
 	for name, js := range judged {
-		sort.SliceStable(js, func(a, b int) bool { return pairIndex[js[a].pair.ID] < pairIndex[js[b].pair.ID] })
 		s.names = append(s.names, name)
 		s.pairsSeen[name] = len(js)
 	}
 	sort.Strings(s.names)
-	s.judged = judged
 	if len(s.names) == 0 {
 		return nil, errors.New("no verdicts to score")
 	}
+	missing := map[string]int{}
+	for _, name := range s.names {
+		js := judged[name]
+		if len(js) == len(pairs) {
+			continue
+		}
+		have := make(map[string]bool, len(js))
+		for _, j := range js {
+			have[j.pair.ID] = true
+		}
+		var first *Pair
+		for _, p := range pairs {
+			// A pair with only Unknown sentences is scored for no one.
+			if !have[p.ID] && p.anyKnown() {
+				if first == nil {
+					first = p
+				}
+				missing[name]++
+				js = append(js, judgement{pair: p, missing: true})
+			}
+		}
+		if first == nil {
+			continue
+		}
+		if !o.AllowMissing {
+			return nil, &MissingError{Verifier: name, Pair: first, Count: missing[name]}
+		}
+		judged[name] = js
+	}
+	for _, js := range judged {
+		sort.SliceStable(js, func(a, b int) bool { return pairIndex[js[a].pair.ID] < pairIndex[js[b].pair.ID] })
+	}
+	s.judged = judged
 	unparsed := map[string]int{}
 	for _, u := range s.unparsed {
 		unparsed[u.verifier]++
@@ -328,7 +387,7 @@ func Score(pairs []*Pair, verdicts []*Verdict, opt Options) (*Scores, error) {
 				}
 			}
 		}
-		s.Verifiers[name] = VerifierScore{Metrics: all.metrics(), Unparsed: unparsed[name]}
+		s.Verifiers[name] = VerifierScore{Metrics: all.metrics(), Unparsed: unparsed[name], Missing: missing[name]}
 		s.ByType[name] = metricsOf(byType, func(t int) string { return strconv.Itoa(t) })
 		s.ByDuration[name] = metricsOf(byBracket, func(b string) string { return b })
 		cats := map[string]CategoryRecall{}

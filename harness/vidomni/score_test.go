@@ -303,8 +303,75 @@ func TestReadersRefuseBadLines(t *testing.T) {
 	}
 }
 
+// TestScoreMissingVerdicts: a verifier that leaves a scored pair out must
+// not rank higher for it. Left out silently, A's F1 over p1 and p3 was
+// above its F1 over all three pairs; now the gap is an error, or with
+// AllowMissing the pair scores 0 (its Incorrect sentences missed).
+func TestScoreMissingVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		drop      [2]string // verifier, pair
+		wantPair  string    // the MissingError's pair; "" for none
+		p, r, f1  float64   // the verifier's metrics with AllowMissing
+		recallObj float64   // its recall on the Object category
+	}{
+		// p1 1, 1/2, 2/3; p2 missing 0; p3 (no Incorrect) 0.
+		{"A leaves out p2", [2]string{"A", "p2"}, "p2", 1.0 / 3, 1.0 / 6, 2.0 / 9, 1},
+		// p1 missing 0; p2 (1/2, 1, 2/3); p3 0. Object is p1's: missed.
+		{"A leaves out p1", [2]string{"A", "p1"}, "p1", 1.0 / 6, 1.0 / 3, 2.0 / 9, 0},
+		// p4 has only Unknown sentences: scored for no one, not missing.
+		{"A leaves out the all-Unknown p4", [2]string{"A", "p4"}, "", 0.5, 0.5, 4.0 / 9, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, verdicts := readFixture(t)
+			var kept []*Verdict
+			for _, v := range verdicts {
+				if v.Verifier != tc.drop[0] || v.Pair != tc.drop[1] {
+					kept = append(kept, v)
+				}
+			}
+			_, err := Score(pairs, kept, Options{})
+			var me *MissingError
+			switch {
+			case tc.wantPair == "" && err != nil:
+				t.Fatalf("Score: %v", err)
+			case tc.wantPair != "" && !errors.As(err, &me):
+				t.Fatalf("Score: %v, want a MissingError", err)
+			case tc.wantPair != "":
+				if me.Verifier != tc.drop[0] || me.Pair.ID != tc.wantPair || me.Count != 1 {
+					t.Errorf("MissingError %+v, want verifier %s, pair %s, count 1", me, tc.drop[0], tc.wantPair)
+				}
+				for _, w := range []string{`verifier "A"`, `pair "` + tc.wantPair + `"`, "labels.jsonl:", "--allow-missing"} {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("%q does not say %q", err, w)
+					}
+				}
+			}
+			s, err := Score(pairs, kept, Options{AllowMissing: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := s.Verifiers[tc.drop[0]]
+			checkMetrics(t, tc.drop[0], v.Metrics, tc.p, tc.r, tc.f1, 3)
+			if want := map[bool]int{true: 1, false: 0}[tc.wantPair != ""]; v.Missing != want {
+				t.Errorf("missing %d, want %d", v.Missing, want)
+			}
+			if got := s.ByCategory[tc.drop[0]]["Object"].Recall; got != tc.recallObj {
+				t.Errorf("Object recall %v, want %v", got, tc.recallObj)
+			}
+			full, err := Score(pairs, verdicts, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.F1 > full.Verifiers[tc.drop[0]].F1 {
+				t.Errorf("leaving a pair out raised F1 from %v to %v", full.Verifiers[tc.drop[0]].F1, v.F1)
+			}
+		})
+	}
+}
+
 // scores.json has exactly the issue's layout: six top-level keys, and per
-// verifier precision, recall, f1, pairs and unparsed.
+// verifier precision, recall, f1, pairs, unparsed and missing.
 func TestScoresJSONLayout(t *testing.T) {
 	pairs, verdicts := readFixture(t)
 	s, err := Score(pairs, verdicts, Options{})
@@ -326,7 +393,7 @@ func TestScoresJSONLayout(t *testing.T) {
 	if err := json.Unmarshal(top["verifiers"], &vs); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := sortedKeys(vs["A"]), []string{"f1", "pairs", "precision", "recall", "unparsed"}; !slices.Equal(got, want) {
+	if got, want := sortedKeys(vs["A"]), []string{"f1", "missing", "pairs", "precision", "recall", "unparsed"}; !slices.Equal(got, want) {
 		t.Fatalf("verifier keys %v, want %v", got, want)
 	}
 }
