@@ -32,96 +32,40 @@ func auditCommand(merge []string) *command {
 		name:  "audit",
 		short: "run the attackers on benchmark items and write report cards",
 		usage: "[--items FILE ...] --out DIR [--videos ROOT --models DIR] [flags]",
-		long: `Audit answers every item of the given benchmarks with attackers that never see the
-video (option, text and pool levels of the attack pyramid), finds near-duplicate questions
-within and across benchmarks, and writes per benchmark a report card: chance, each
-attacker's accuracy and margin with a bootstrap interval, the exploitability per level (and
-per task and group), data-quality counts and, with --reference (or --reference-model), s*
-and its coverage, the breaking level, video dependence m = s* - (c + eps_text) and residual.
+		long: `Audit answers every item of the given benchmarks with the attackers of the Video-Index
+attack pyramid and writes one report card per benchmark: chance, each attacker's accuracy
+and margin with a bootstrap interval, the exploitability eps of each level (per task and
+group too), near-duplicate questions within and across benchmarks, data-quality counts and,
+with a reference model's answers (--reference or --reference-model), s*, the breaking
+level, video dependence and residual.
 
-Learning attackers run on five rotating splits: order o puts fold o of one seeded 5-way
-partition last, and each is scored there, so every item is scored exactly once and every
-significance flag uses the card's n. --sample N audits N items per benchmark (stratified by
-task, then group; every item of smaller benchmarks), as Video-Index does with N = 300.
+Levels: option, text and pool read only the items' text (pool attackers also learn from
+other items' gold answers); with --videos and --models, frame and order run too, whose
+attackers see frames of each item's clip without their temporal order (one frame, captions,
+a bag of frames, shuffled frames) and become the default with the three text levels.
+Learning attackers are scored once per item over five rotating splits.
 
-Items are accepted with the quirks of real benchmarks (options padded with "", repeated
-option texts, letter prefixes, "none of the above"): they carry data-quality flags in
-items.parquet and are counted on the cards. Only structural errors are bad input.
+Without --items it audits the embedded demo: about a thousand real items from each of
+NExT-QA, Social-IQ 2.0, STAR and VideoHallucer (harness/demo/data). DIR receives the cards
+(cards.json, cards.md, index.html), items.parquet, duplicates.parquet, the embeddings
+screening reads, records.log, cache/, run.json and, last, complete.json, which marks the
+outputs as finished together. Run the same command again after an interruption: it resumes
+from what DIR holds and writes the bytes an uninterrupted run would; run it with only
+additions (new benchmarks, levels, models, a reference) and it extends the run. A DIR
+holding a run of other flags or inputs is refused, naming what differs.
 
-Without --items it audits the embedded default: about a thousand real items from each of
-NExT-QA, Social-IQ 2.0, STAR and VideoHallucer (licence notices in the source tree,
-harness/demo/data/README.md).
-
-DIR receives config.json, records.log (every prediction, appended as produced), cache/
-(embeddings as .npy), cards.json ({"vidscreen": version, "config": ..., "cards": [...]}, a
-pure function of the inputs, configuration and version), cards.md, index.html,
-items.parquet, duplicates.parquet, question.npy (and with a video level centre_frame.npy and
-mean_frame.npy: the embeddings vidscreen screen reads) and run.json (when, where, how long).
-Run the same command again after an interruption: it resumes from what DIR holds and
-writes the same bytes an uninterrupted run would. Run it with only additions (item files
-of new benchmarks, more levels, models for new attackers, a reference) and it extends the
-run: only the new work is computed, and the outputs are those of a fresh run of the new
-command (docs/audit.md, "Adding benchmarks or attackers to a run"). A DIR holding a run
-with other flags or inputs is refused, naming what differs.
-
-With --models DIR, the text_embed role of DIR/models.json (BGE) embeds the items for the
-pool attackers and the near-duplicate search instead of the lexical embedder (which is
-fitted on each benchmark's own texts), on --device; when the manifest also has dup_confirm
-(MPNet), a near-duplicate pair of questions is kept only if the second model's cosine is at
-or above the threshold too. duplicates.parquet then carries
-both similarities, and each card counts the pairs confirmation removed. config.json names
-the models with a hash of their files, so resuming with other models is refused.
-
-With --videos ROOT and --models DIR the frame and order levels run too (the default levels
-become all five): each item's video (video_path, else video, with a common extension
-added when it has none) is resolved under ROOT, each video is decoded once with FFmpeg
-at the frame times every attacker needs (the centre frame, about one frame per second,
-32 uniform frames of the item's clip), the frames go through image_text's image tower
-in batches and, for the 32 uniform frames, the captioner; their features are cached in
-DIR/cache by a hash of the video's bytes, the frame plan and the models' files, so a
-second or resumed run decodes nothing already cached. The attackers: centre-frame and
-centre-frame-qa (the centre frame against each option, or question + option, zero-shot
-by image_text), captions-match (the 32 captions against each option by text_embed) at
-the frame level; bag-of-frames-mean and bag-of-frames-max (Video-Oasis: the 32 frames
-of the ~1 fps set most similar to the question, option scored by the mean or the max
-of its similarity to them) at the order level. An attacker whose role is missing from
-the models directory is skipped with a line naming the role. A video that is missing,
-outside ROOT (.., an absolute path elsewhere, a symbolic link leaving it), corrupt or
-past --video-timeout fails only its items: the frame and order attackers abstain on
-them and each card counts them by reason under failures. With an lm_reader role the
-options-only, blind and (with a captioner) captions readers run too, scored on the
-option letters. Every model reader (lm_reader's and vlm_reader's) also answers on 8
-seeded permutations of each item's options: the card's permutation gives the accuracy
-range and the share of changed choices. With a vlm_reader the order level also reports, as diagnostics counted
-for no level, the model's accuracy on each half of the clip and on the 32-frame grid
-shifted by a third and two thirds of its step, with their retention of the in-order
-accuracy (order_diagnostics). Each card's effective_size is the Vendi score of the frames
-x question kernel on 200-item draws. DIR/stages.json records the
-measured rate of each stage of the last process (decode videos/s and frames/s,
-inference frames/s, attack items/s).
-
---reference-model computes s* with the vlm_reader role instead of a --reference file:
-its letter scores on the full protocol (32 uniform frames of each clip in time order,
-the question and every option; the best letter is the answer). On a long-video benchmark
-(its videos average at least 300 s) where that s* stays within 0.05 of chance, the
-128-frame probe of the same model supplies s* instead (Video-Index); each card's
-reference_source names the model, the frames, the 32-frame accuracy, the mean video
-duration and which reference was used and why.
-
---shard i/N splits an audit over machines: the run does only the feature stage, for the
-videos whose path hashes to shard i of N (a video's items stay together), into its own
-DIR (config.json names the shard; cache/ and shard.json hold what merge reads; it resumes
-like any run). "vidscreen merge" of the N shard directories then writes outputs
-byte-identical to this command's without --shard (docs/shards.md, deploy/README.md for
-Slurm and Kubernetes).
-
-Progress goes to stderr: on a terminal a bar per stage (read, embed, features, decode,
-inference, caption, attack, duplicates, cards, write) with count, rate and ETA; anywhere else (a pipe, tee, nohup, a batch
-scheduler's log) log lines in the --log-format, one when each stage starts and ends and one
-every few seconds while it runs (stage, done, total, rate, eta_s). A resumed run first says
-what it found stored and what is left. --quiet silences both. At the end a summary table of
-the cards is printed on stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad
-usage or bad input (the error names the file, line and field).`,
+Progress goes to stderr: on a terminal one line per running stage with its count, rate and
+ETA; elsewhere (a pipe, a batch log) log lines in --log-format. A summary of the cards goes
+to stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad usage or bad
+input (the error names the file, line and field). Every output, attacker and flag in full:
+docs/audit.md.`,
+		groups: []flagGroup{
+			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions"}},
+			{"Levels", []string{"levels", "frames", "permutations"}},
+			{"Models and devices", []string{"models", "device", "device-memory", "video-timeout"}},
+			{"Output", []string{"out", "log-format", "quiet"}},
+			{"Run control", []string{"seed", "workers", "shard"}},
+		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			var items stringList
 			fs.Var(&items, "items", "read benchmark items from `FILE` (JSONL, or Parquet when it ends in .parquet), or from every file a glob such as 'data/*.jsonl' matches, in name order; repeat for several, read in the order given; without it, audit the embedded default")

@@ -252,7 +252,8 @@ func TestAuditHelpDocumentsEveryFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, f := range []string{"-items", "-out", "-levels", "-reference", "-predictions", "-limit", "-benchmarks", "-log-format", "-quiet", "-seed", "-workers", "-video-root", "Exit status"} {
+	for _, f := range []string{"--items", "--out", "--levels", "--reference", "--predictions", "--limit", "--benchmarks", "--log-format", "--quiet", "--seed", "--workers", "--video-root", "Exit status",
+		"Input:", "Levels:", "Models and devices:", "Output:", "Run control:"} {
 		if !strings.Contains(stdout, f) {
 			t.Errorf("help lacks %s", f)
 		}

@@ -43,8 +43,9 @@ permutes the decoded frames with the seed, as the shuffled-frames probe does.
 Limits: at most 4,096 frames per run (memory is proportional to the frames asked for:
 about 3 bytes per output pixel per frame); a sampler that picks more is bad usage.
 Files of an earlier run left in DIR (frame_NNN.png past the new set, and the other
-format's contact.png or frames.npy) are removed, and the command says which. A truncated video is sampled over what it declares and fails
-with the reason when a frame lies past what it holds (vidscreen probe says how much).
+format's contact.png or frames.npy) are removed, and the command says which. A truncated
+video is sampled over what it declares and fails with the reason when a frame lies past
+what it holds (vidscreen probe says how much).
 Exit status: 2 for a bad command line or a video that cannot be read, 1 when the video
 ran past --timeout or writing failed.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {

@@ -26,6 +26,9 @@ type command struct {
 	short string // one line for the command list
 	usage string // argument synopsis, after "vidscreen NAME "
 	long  string // paragraph(s) printed by --help above the flags
+	// groups orders the flags of --help under headings; flags in no group
+	// follow under "Other flags".
+	groups []flagGroup
 	// flags declares the command's flags on fs and returns the function that runs
 	// it once fs has parsed the arguments. Returning a usageError (or wrapping
 	// errBadInput) makes vidscreen exit with status 2.
@@ -157,13 +160,11 @@ func run(ctx context.Context, args []string, env *environment) int {
 
 // printCommandHelp writes a command's whole help page: synopsis, text, flags.
 func printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: vidscreen %s %s\n\n", cmd.name, cmd.usage)
+	fmt.Fprintf(w, "%s\n\n", usageLines("usage: vidscreen "+cmd.name, cmd.usage))
 	if cmd.long != "" {
 		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(cmd.long))
 	}
-	fmt.Fprintf(w, "Flags:\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	printFlags(w, fs, cmd.groups)
 }
 
 func printTopUsage(w io.Writer, cmds []*command) {

@@ -79,13 +79,36 @@ func TestEveryCommandDocumentsEveryFlag(t *testing.T) {
 		}
 		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 		c.flags(fs, &environment{})
+		lines := strings.Split(out, "\n")
 		fs.VisitAll(func(f *flag.Flag) {
-			if !strings.Contains(out, "-"+f.Name) {
-				t.Errorf("%s --help does not document -%s", c.name, f.Name)
+			// Printed once, as the README writes it: "--items FILE".
+			n := 0
+			for _, l := range lines {
+				if l == "  --"+f.Name || strings.HasPrefix(l, "  --"+f.Name+" ") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%s --help shows --%s %d times, want once", c.name, f.Name, n)
 			}
 			if f.Usage == "" {
-				t.Errorf("%s: flag -%s has no usage text", c.name, f.Name)
+				t.Errorf("%s: flag --%s has no usage text", c.name, f.Name)
 			}
 		})
+		for _, g := range c.groups {
+			for _, name := range g.names {
+				if fs.Lookup(name) == nil {
+					t.Errorf("%s: help group %q names --%s, which the command does not define", c.name, g.title, name)
+				}
+			}
+		}
+		for i, l := range lines {
+			if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") {
+				t.Errorf("%s --help line %d writes a flag with one dash: %q", c.name, i+1, l)
+			}
+			if n := len([]rune(strings.ReplaceAll(l, "\t", "        "))); n > helpWidth {
+				t.Errorf("%s --help line %d is %d columns, over %d: %q", c.name, i+1, n, helpWidth, l)
+			}
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 // ("vidscreen models check", "vidscreen vidomni score").
 type subcommand struct {
 	name, usage, short, long string
+	groups                   []flagGroup // as a command's
 	flags                    func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error
 }
 
@@ -52,14 +53,22 @@ func subcommandHelp(parent, intro string, subs []*subcommand) string {
 		if strings.HasSuffix(b.String(), "\n") {
 			sep = "\n"
 		}
-		fmt.Fprintf(&b, "%svidscreen %s %s %s\n\n", sep, parent, s.name, s.usage)
+		fmt.Fprintf(&b, "%s%s\n\n", sep, usageLines("vidscreen "+parent+" "+s.name, s.usage))
 		for _, line := range strings.Split(strings.TrimSpace(s.long), "\n") {
 			fmt.Fprintf(&b, "\t%s\n", line)
 		}
 		fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
 		s.flags(fs, &environment{})
-		fs.SetOutput(&b)
-		fs.PrintDefaults()
+		var flags strings.Builder
+		printFlagsWidth(&flags, fs, s.groups, helpWidth-8) // indented by a tab
+		b.WriteString("\n")
+		for _, line := range strings.Split(strings.TrimRight(flags.String(), "\n"), "\n") {
+			if line == "" {
+				b.WriteString("\n")
+				continue
+			}
+			fmt.Fprintf(&b, "\t%s\n", line)
+		}
 	}
 	fmt.Fprintf(&b, "\nThe flags above belong to their subcommand; \"vidscreen %s\" has none of its own.", parent)
 	return b.String()
@@ -75,9 +84,8 @@ func (s *subcommand) run(ctx context.Context, parent string, args []string, env 
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(env.stdout, "usage: vidscreen %s %s %s\n\n%s\n\nFlags:\n", parent, s.name, s.usage, strings.TrimSpace(s.long))
-				fs.SetOutput(env.stdout)
-				fs.PrintDefaults()
+				fmt.Fprintf(env.stdout, "%s\n\n%s\n\n", usageLines("usage: vidscreen "+parent+" "+s.name, s.usage), strings.TrimSpace(s.long))
+				printFlags(env.stdout, fs, s.groups)
 				return nil
 			}
 			return &usageError{fmt.Sprintf("%s %s: %v", parent, s.name, err)}

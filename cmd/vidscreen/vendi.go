@@ -56,12 +56,12 @@ stochastic Lanczos quadrature estimate that needs only products with K: 16 block
 Lanczos steps with 32 probes, within 0.2% of the exact score where both were run.
 The estimate forms K once and holds it in memory when it fits in --kernel-memory
 (60,000 items: 7.2 GB); otherwise every product forms K again, tile by tile, which
-at SigLIP x BGE widths costs hours instead of minutes. Large orders (--q 1e308) are computed scaled by
-the largest eigenvalue and tend to the q = inf score. A NaN or an infinity in V or T is
-bad input (exit 2), named by file and first row; so is a file that is not a matrix
-(a 1-D array). --normalize=false takes the rows as they are, which must then already
-be of unit length: the score is defined for kernels with K_ii = 1 (Friedman and Dieng
-2023), and a row of another length is bad input, named by file and row.`,
+at SigLIP x BGE widths costs hours instead of minutes. Large orders (--q 1e308) are
+computed scaled by the largest eigenvalue and tend to the q = inf score. A NaN or an
+infinity in V or T is bad input (exit 2), named by file and first row; so is a file that
+is not a matrix (a 1-D array). --normalize=false takes the rows as they are, which must
+then already be of unit length: the score is defined for kernels with K_ii = 1 (Friedman
+and Dieng 2023), and a row of another length is bad input, named by file and row.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			aPath := fs.String("a", "", "item embeddings `V.npy`, one item per row")
 			bPath := fs.String("b", "", "optional second embeddings `T.npy` for the joint kernel")
