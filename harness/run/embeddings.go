@@ -20,6 +20,10 @@ const (
 	// compared (the run's embedder: text_embed with a models directory, else
 	// the lexical embedder fitted on each benchmark's texts).
 	QuestionNPY = "question.npy"
+	// TextNPY holds the question+options embeddings the pool attackers
+	// read: screening's duplicate steps compare them (Video-Index 5.1, the
+	// authors' pool/dedup.py embeds the item's whole text).
+	TextNPY = "text.npy"
 	// CentreFrameNPY holds the image_text embedding of each item's middle
 	// frame: the centre frame the frame level reads, or, in a run of the
 	// order level alone, the middle one of its bag of frames.
@@ -31,7 +35,7 @@ const (
 
 // embeddingOutputs lists the embedding files of the run and their writers.
 func (a *audit) embeddingOutputs() []output {
-	outs := []output{{QuestionNPY, a.question.writeNPY}}
+	outs := []output{{QuestionNPY, a.question.writeNPY}, {TextNPY, a.text.writeNPY}}
 	if a.visual == nil {
 		return outs
 	}

@@ -92,7 +92,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	for i, it := range a.items {
 		keys[i] = it.Key()
 	}
-	path := filepath.Join(a.opt.Out, CacheDir, fmt.Sprintf("perm-%s-%d-%s.json", at.Name(), o, textKey(fmt.Sprintf("%s/%d/%d", at.Name(), a.opt.Seed, o), nil, keys)))
+	path := PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
 	var stored []int
 	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &stored) == nil && len(stored) == len(a.items) && validChoices(a.items, stored) {
 		return stored, nil
@@ -131,6 +131,16 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	}
 	err = atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
 	return out, err
+}
+
+// PermutationFile is where the run directory dir keeps the choices of
+// attacker on option permutation o (0: the original order) of the items
+// whose keys (harness.Item.Key, in the run's order) are given, under seed:
+// a JSON list of the original index of each item's chosen option.
+// Screening reads the first four orders of the options-only and blind
+// readers from there (Video-Index 5.1: four seeded option orders).
+func PermutationFile(dir, attacker string, seed uint64, o int, keys []string) string {
+	return filepath.Join(dir, CacheDir, fmt.Sprintf("perm-%s-%d-%s.json", attacker, o, textKey(fmt.Sprintf("%s/%d/%d", attacker, seed, o), nil, keys)))
 }
 
 // validChoices reports whether every stored choice names an option of its
