@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/solve"
 )
 
 // An Input is what screening reads of a finished audit (Open): the run's
@@ -21,6 +22,15 @@ type Input struct {
 	// significantly above chance (cards.json); nil when unknown, and every
 	// screening attacker then screens every benchmark.
 	Significant map[string][]string
+	// Orders holds, per attacker judged on several option orders, the
+	// original index of the option it chose on each further seeded order
+	// of the run's permutation audit (orders 1, 2, 3; order 0 is the
+	// verdict itself), one choice per row. An attacker without them is
+	// judged on its one order.
+	Orders map[string][][]int32
+	// Notes says what the run lacks that the papers' rules read (Open
+	// fills it); Compute copies it into the screen.
+	Notes []string
 }
 
 // Compute screens in by opt. It does not modify in.
@@ -29,7 +39,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 	for k, a := range in.Attackers {
 		names[k] = a.Name
 	}
-	opt, err := opt.resolve(names)
+	opt, missing, err := opt.resolve(names)
 	if err != nil {
 		return nil, err
 	}
@@ -41,107 +51,121 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		}
 		drop |= q
 	}
-	s := &Screen{Run: in.Run, Options: opt, Embeddings: in.Embeddings}
-	for _, a := range in.Attackers {
-		a.Rule = RuleCorrect
-		if opt.isReader(a.Name) {
-			a.Rule = RuleMargin
+	s := &Screen{Run: in.Run, Options: opt, Embeddings: in.Embeddings, Notes: slices.Clone(in.Notes)}
+	if s.Notes == nil {
+		s.Notes = []string{}
+	}
+	if len(missing) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("default screeners the run does not have (their funnel steps are skipped): %v", missing))
+	}
+	rules := make([]solve.Rule, len(in.Attackers))
+	for k, a := range in.Attackers {
+		rules[k] = ruleOf(in, k, &opt)
+		a.Rule = rules[k].String()
+		a.Orders = 1
+		if len(in.Orders[a.Name]) > 0 {
+			a.Orders = 1 + len(in.Orders[a.Name])
 		}
 		a.Screens = slices.Contains(opt.Attackers, a.Name)
-		a.Diagnostic = slices.Contains(opt.Diagnostics, a.Name)
+		a.Test, a.Model = "", ""
 		s.Attackers = append(s.Attackers, a)
 	}
-	window := make([]bool, len(s.Attackers))
-	shuffled := make([]bool, len(s.Attackers))
-	for k, a := range s.Attackers {
-		window[k] = slices.Contains(opt.Window, a.Name)
-		shuffled[k] = slices.Contains(opt.Shuffled, a.Name)
-	}
-	// An attacker no better than chance on a benchmark solves its items by
-	// luck: it screens only where its card finds it significant, unless
-	// opt.EveryAttacker.
+	// A learner or matcher no better than chance on a benchmark solves its
+	// items by luck: it screens only where its card finds it significant,
+	// unless opt.EveryAttacker. The model readers remove what they answer
+	// on every benchmark (Video-Index 5.1).
 	gated := in.Significant
 	if opt.EveryAttacker {
 		gated = nil
 	}
 	s.Rows = make([]Row, len(in.Rows))
-	votes := make([]int, harness.MaxOptions)
 	for i := range in.Rows {
 		r := in.Rows[i]
 		if len(r.Verdicts) != len(s.Attackers) {
 			return nil, fmt.Errorf("item %s of %s: %d verdicts for %d attackers", r.ID, r.Benchmark, len(r.Verdicts), len(s.Attackers))
 		}
+		if r.VideoID == "" {
+			r.VideoID = r.Video
+		}
 		r.Verdicts = slices.Clone(r.Verdicts)
-		r.SolvedBy, r.Reasons = []string{}, []string{}
+		r.SolvedBy = []string{}
 		r.MaxMargin = math.NaN()
-		r.Diagnostics = 0
-		r.Redundancy, r.Sensitivity = false, false
-		clear(votes)
-		answers := 0
 		for k := range r.Verdicts {
 			v := &r.Verdicts[k]
 			a := &s.Attackers[k]
-			v.Solved = solved(v, a.Rule)
+			v.Solved, v.Orders, v.OrdersCorrect = judge(v, rules[k], in.Orders[a.Name], i, r.Answer)
 			if a.Screens && v.Scored && (math.IsNaN(r.MaxMargin) || v.Margin > r.MaxMargin) {
 				r.MaxMargin = v.Margin
 			}
-			if v.Solved && a.Screens && (gated == nil || slices.Contains(gated[r.Benchmark], a.Name)) {
+			if v.Solved && a.Screens && screensOn(a.Name, r.Benchmark, gated, &opt) {
 				r.SolvedBy = append(r.SolvedBy, a.Name)
 			}
-			if !a.Diagnostic {
-				continue
-			}
-			if v.Solved {
-				r.Diagnostics++
-				r.Redundancy = r.Redundancy || window[k]
-				r.Sensitivity = r.Sensitivity || shuffled[k]
-			}
-			if v.Scored && !v.Abstained && v.Choice >= 0 && int(v.Choice) < len(votes) {
-				votes[v.Choice]++
-				answers++
-			}
 		}
-		r.Agreement = 0
-		if answers > 0 {
-			r.Agreement = float64(slices.Max(votes)) / float64(answers)
-		}
-		// Diagnostics disagree when no option has a strict majority of
-		// their answers (Video-Oasis: "models fail to reach a consensus").
-		r.Consistency = answers >= 2 && 2*slices.Max(votes) <= answers
 		s.Rows[i] = r
 	}
-	markCrossDuplicates(s.Rows)
-	for i := range s.Rows {
-		r := &s.Rows[i]
-		if len(r.SolvedBy) > 0 {
-			r.Reasons = append(r.Reasons, ReasonSolved)
-		}
-		if r.CrossDuplicate {
-			r.Reasons = append(r.Reasons, ReasonDuplicate)
-		}
-		if r.Failure != "" {
-			r.Reasons = append(r.Reasons, ReasonFailed)
-		}
-		if drop != 0 && qualityOf(r.Quality)&drop != 0 {
-			r.Reasons = append(r.Reasons, ReasonQuality)
-		}
-		r.Kept = len(r.Reasons) == 0
-	}
+	clusterSizes(s.Rows)
+	s.Funnel = runFunnel(s, drop, gated)
 	s.Benchmarks = summarise(s, gated)
 	s.Consensus = consensus(s)
 	return s, nil
 }
 
-// solved applies an attacker's rule to its verdict. A seeded guess never
-// solves an item, nor does an answer on an order that did not score it.
-func solved(v *Verdict, rule string) bool {
-	if !v.Scored || v.Abstained || v.Choice < 0 {
-		return false
+// ruleOf is the solve rule of attacker k: a model reader's answers are
+// judged by correctness and margin where its margins are log-probability
+// margins, by correctness alone where it has none (every scored margin NaN:
+// a server that gives no log-probabilities); any other attacker's by
+// correctness (Video-Index 5.1, harness/solve).
+func ruleOf(in *Input, k int, opt *Options) solve.Rule {
+	if !opt.isReader(in.Attackers[k].Name) {
+		return solve.Correct
 	}
-	if rule == RuleMargin {
-		return v.Margin > ln2
+	for i := range in.Rows {
+		if v := in.Rows[i].Verdicts[k]; v.Scored && !math.IsNaN(v.Margin) {
+			return solve.Confident
+		}
 	}
-	return v.Correct
+	return solve.Correct
+}
+
+// judge applies rule to verdict v of row i (gold answer). With further
+// orders (the options-only and blind readers' seeded option orders), at
+// least three of the four must be correct (solve.SolvesOrders); the
+// permutation audit stores the choices of the further orders, not their
+// margins, so under solve.Confident the margin condition is read on the
+// original order: its margin > log 2 stands in for the authors' mean over
+// the four (docs/screen.md). It returns whether v solves its item, the
+// orders judged and how many were correct.
+func judge(v *Verdict, rule solve.Rule, orders [][]int32, i int, gold int32) (bool, int32, int32) {
+	first := solve.Answer{Scored: v.Scored && v.Choice >= 0, Abstained: v.Abstained, Correct: v.Correct, Margin: v.Margin}
+	if len(orders) == 0 {
+		n := int32(0)
+		if first.Scored && !first.Abstained && first.Correct {
+			n = 1
+		}
+		return rule.Solves(first), 1, n
+	}
+	answers := []solve.Answer{first}
+	for _, o := range orders {
+		answers = append(answers, solve.Answer{Scored: first.Scored, Abstained: v.Abstained, Correct: o[i] == gold})
+	}
+	n := int32(0)
+	for _, a := range answers {
+		if a.Scored && !a.Abstained && a.Correct {
+			n++
+		}
+	}
+	ok := solve.Correct.SolvesOrders(answers)
+	if rule == solve.Confident {
+		ok = ok && !math.IsNaN(v.Margin) && v.Margin > solve.Threshold
+	}
+	return ok, int32(len(answers)), n
+}
+
+// screensOn reports whether attacker name removes what it solves on
+// benchmark bench: a model reader everywhere, a learner or matcher where
+// its card finds it significant (gated nil: everywhere).
+func screensOn(name, bench string, gated map[string][]string, opt *Options) bool {
+	return opt.isReader(name) || gated == nil || slices.Contains(gated[bench], name)
 }
 
 func qualityOf(names []string) harness.Quality {
@@ -154,42 +178,20 @@ func qualityOf(names []string) harness.Quality {
 	return q
 }
 
-// markCrossDuplicates sets CrossDuplicate on the items of clusters that
-// span several benchmarks: the cluster stays with the benchmark of its
-// first member (in run order) that no screening attacker solves, or of its
-// first member when every one is solved; the members of the other
-// benchmarks go (Video-Index 5.1: "we then drop near-duplicate questions
-// across sources"). Duplicates within one source stay for the selector's
-// cap per question template. ClusterSize is filled in too.
-func markCrossDuplicates(rows []Row) {
-	members := map[int32][]int{}
-	var order []int32
+// clusterSizes fills ClusterSize from the near-duplicate clusters of
+// duplicates.parquet (the cards' question-text clusters; the selector's
+// question templates).
+func clusterSizes(rows []Row) {
+	size := map[int32]int32{}
 	for i := range rows {
-		c := rows[i].Cluster
-		if c < 0 {
-			rows[i].ClusterSize, rows[i].CrossDuplicate = 1, false
-			continue
+		if c := rows[i].Cluster; c >= 0 {
+			size[c]++
 		}
-		if _, ok := members[c]; !ok {
-			order = append(order, c)
-		}
-		members[c] = append(members[c], i)
 	}
-	for _, c := range order {
-		m := members[c]
-		for _, i := range m {
-			rows[i].ClusterSize = int32(len(m))
-			rows[i].CrossDuplicate = false
-		}
-		keep := rows[m[0]].Benchmark
-		for _, i := range m {
-			if len(rows[i].SolvedBy) == 0 {
-				keep = rows[i].Benchmark
-				break
-			}
-		}
-		for _, i := range m {
-			rows[i].CrossDuplicate = rows[i].Benchmark != keep
+	for i := range rows {
+		rows[i].ClusterSize = 1
+		if c := rows[i].Cluster; c >= 0 {
+			rows[i].ClusterSize = size[c]
 		}
 	}
 }

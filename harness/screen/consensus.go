@@ -3,49 +3,128 @@ package screen
 import (
 	"slices"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
 )
 
-// Thresholds are the consensus levels of Video-Oasis (Table 3): an item is a
-// shortcut at c when at least c diagnostic tests solve it.
+// Thresholds are the consensus levels of Video-Oasis (section 3.2, Table 3):
+// an item is a shortcut of a test at c when at least c of the test's
+// diagnostic models answer it correctly.
 var Thresholds = []int{1, 2, 3}
 
-// Consensus is the Video-Oasis view of a run (seed 003, section 3.2): the
-// diagnostic tests are attackers that see no video or a degraded one (every
-// attacker of the audit, unless Options.Diagnostics names fewer).
+// The six diagnostic tests of Video-Oasis (section 3.1, criteria 1 and 2),
+// in the paper's order.
+const (
+	TestBlind          = "blind"
+	TestAudio          = "audio transcript"
+	TestSummary        = "caption summary"
+	TestCentreFrame    = "centre frame"
+	TestFrameShuffling = "frame shuffling"
+	TestBagOfFrames    = "bag-of-frames"
+)
+
+// Tests lists the diagnostic tests in the paper's order.
+var Tests = []string{TestBlind, TestAudio, TestSummary, TestCentreFrame, TestFrameShuffling, TestBagOfFrames}
+
+// A diagnosticModel maps one attacker of the audit to the Video-Oasis test
+// it runs and the model it runs it with. Attackers that share a test and a
+// model are variants of one model (one image tower's bag-of-frames mean and
+// max): the model counts once, by its first variant the run has. Learners
+// and the text-level matcher are no test's models (Video-Oasis 3.2: the
+// tests are run by Video-LLMs and frozen VLMs, not by anything fitted to
+// the benchmark). The audit has no audio transcript attacker.
+type diagnosticModel struct{ attacker, test, model string }
+
+var diagnosticModels = []diagnosticModel{
+	{"blind-reader", TestBlind, "lm_reader"},
+	{"captions-reader", TestSummary, "lm_reader"},
+	{"captions-match", TestSummary, "text_embed"},
+	{"centre-frame-reader", TestCentreFrame, "vlm_reader"},
+	{"centre-frame", TestCentreFrame, "image_text"},
+	{"centre-frame-qa", TestCentreFrame, "image_text"},
+	{"shuffled-frames-reader", TestFrameShuffling, "vlm_reader"},
+	{"bag-of-frames-mean", TestBagOfFrames, "image_text"},
+	{"bag-of-frames-max", TestBagOfFrames, "image_text"},
+}
+
+// testOf returns the diagnostic model an attacker is, if any.
+func testOf(attacker string) (diagnosticModel, bool) {
+	for _, d := range diagnosticModels {
+		if d.attacker == attacker {
+			return d, true
+		}
+	}
+	return diagnosticModel{}, false
+}
+
+func diagnosticNames() []string {
+	out := make([]string, len(diagnosticModels))
+	for k, d := range diagnosticModels {
+		out[k] = d.attacker
+	}
+	return out
+}
+
+// Consensus is the Video-Oasis view of a run (seed 003, section 3.2).
 type Consensus struct {
-	Thresholds  []int    `json:"thresholds"`
+	Thresholds []int `json:"thresholds"`
+	// Diagnostics lists the attackers counted as diagnostic models.
 	Diagnostics []string `json:"diagnostics"`
+	// Tests describes each of the six tests: its models in this run.
+	Tests []TestInfo `json:"tests"`
 	// Benchmarks holds the shortcut ratios of each benchmark, sorted by
 	// name; Groups those of each capability group over all benchmarks
 	// (items without a group under ""), sorted by name.
 	Benchmarks []Shortcuts `json:"benchmarks"`
 	Groups     []Shortcuts `json:"groups"`
-	// Tests counts, per diagnostic test in the run's attacker order, the
-	// items it solves (Total) and those it alone solves (Unique: solved by
-	// this test and no other), over the whole run (Video-Oasis Table 5).
-	Tests []TestCount `json:"tests"`
+	// Counts holds, per test with a model, the items it makes shortcuts
+	// (Total) and those no other test does (Unique), at each threshold,
+	// over the whole run (Video-Oasis Table 5).
+	Counts []TestCount `json:"counts"`
 	// Ambiguity counts the items flagged for review, over the whole run.
 	Ambiguity Ambiguity `json:"ambiguity"`
+}
+
+// TestInfo is one diagnostic test of a run.
+type TestInfo struct {
+	Test   string  `json:"test"`
+	Models []Model `json:"models"`
+	// Note says what the test lacks: "not run" without a model, that
+	// consistency is not computed with one model; "" otherwise.
+	Note string `json:"note"`
+}
+
+// A Model is one diagnostic model of a test: the attackers that are its
+// variants, the first of which gives its answer.
+type Model struct {
+	Model     string   `json:"model"`
+	Attackers []string `json:"attackers"`
 }
 
 // Shortcuts are the consensus counts of a set of items.
 type Shortcuts struct {
 	Name  string `json:"name"`
 	Items int    `json:"items"`
-	// Shortcuts[k] is the number of items at least Thresholds[k]
-	// diagnostic tests solve, and Ratio[k] its share of Items.
+	// Shortcuts[k] is the number of items that are a shortcut of at least
+	// one test at Thresholds[k], and Ratio[k] its share of Items.
 	Shortcuts []int     `json:"shortcuts"`
 	Ratio     []float64 `json:"ratio"`
-	// Tests counts per diagnostic test, as Consensus.Tests, within the set.
+	// Chance[k] is the ratio chance alone would give at Thresholds[k]: each
+	// model that answered an item answering it right with probability one
+	// over its option count, independently; the per-item probability
+	// (Poisson-binomial per test, any test) averaged over the items.
+	Chance []float64 `json:"chance"`
+	// Tests counts per test, as Consensus.Counts, within the set.
 	Tests     []TestCount `json:"tests"`
 	Ambiguity Ambiguity   `json:"ambiguity"`
 }
 
-// A TestCount is one diagnostic test's total and unique solved items.
+// A TestCount is one diagnostic test's total and unique shortcuts at each
+// threshold.
 type TestCount struct {
 	Test   string `json:"test"`
-	Total  int    `json:"total"`
-	Unique int    `json:"unique"`
+	Total  []int  `json:"total"`
+	Unique []int  `json:"unique"`
 }
 
 // Ambiguity counts the items of each ambiguity flag (Video-Oasis Table 4).
@@ -57,27 +136,160 @@ type Ambiguity struct {
 	Any int `json:"any"`
 }
 
-// consensus computes the consensus counts of s.
-func consensus(s *Screen) *Consensus {
-	c := &Consensus{Thresholds: Thresholds, Diagnostics: []string{}}
-	var diag []int
-	for k, a := range s.Attackers {
-		if a.Diagnostic {
-			diag = append(diag, k)
-			c.Diagnostics = append(c.Diagnostics, a.Name)
+// A diagTest is a test's models as indices of the screen's attackers (the
+// answering variant of each model).
+type diagTest struct {
+	name   string
+	models []int
+}
+
+// diagnosticTests groups the diagnostic attackers of s into the tests, in
+// Tests order, and fills each attacker's Test and Model.
+func diagnosticTests(s *Screen) ([]diagTest, []TestInfo) {
+	var tests []diagTest
+	var infos []TestInfo
+	for _, t := range Tests {
+		info := TestInfo{Test: t, Models: []Model{}}
+		dt := diagTest{name: t}
+		for _, d := range diagnosticModels {
+			if d.test != t {
+				continue
+			}
+			k := slices.IndexFunc(s.Attackers, func(a Attacker) bool { return a.Name == d.attacker })
+			if k < 0 || !slices.Contains(s.Options.Diagnostics, d.attacker) {
+				continue
+			}
+			s.Attackers[k].Test, s.Attackers[k].Model = d.test, d.model
+			m := slices.IndexFunc(info.Models, func(m Model) bool { return m.Model == d.model })
+			if m < 0 {
+				info.Models = append(info.Models, Model{Model: d.model, Attackers: []string{d.attacker}})
+				dt.models = append(dt.models, k)
+				continue
+			}
+			info.Models[m].Attackers = append(info.Models[m].Attackers, d.attacker)
+		}
+		switch len(info.Models) {
+		case 0:
+			info.Note = "not run: the run has no model of this test"
+		case 1:
+			info.Note = "one model: consistency (the models of a test disagree) is not computed"
+		}
+		infos = append(infos, info)
+		if len(dt.models) > 0 {
+			tests = append(tests, dt)
 		}
 	}
+	return tests, infos
+}
+
+// rowConsensus fills the consensus fields of r: per test the number of its
+// models that answer it correctly (solved), the largest of them, the
+// agreement and consistency, and the chance of a shortcut at each
+// threshold.
+func rowConsensus(r *Row, tests []diagTest, window, shuffled []bool, votes []int) (perTest []int, chance []float64) {
+	perTest = make([]int, len(tests))
+	r.Diagnostics, r.Consistency = 0, false
+	clear(votes)
+	answers := 0
+	// none[k]: the chance that no test reaches Thresholds[k].
+	none := make([]float64, len(Thresholds))
+	for k := range none {
+		none[k] = 1
+	}
+	for j, t := range tests {
+		tv := make([]int, len(votes))
+		ta := 0
+		var p []float64
+		for _, k := range t.models {
+			v := &r.Verdicts[k]
+			if v.Solved {
+				perTest[j]++
+			}
+			if v.Scored && !v.Abstained && v.Choice >= 0 && int(v.Choice) < len(votes) {
+				votes[v.Choice]++
+				tv[v.Choice]++
+				answers++
+				ta++
+				if len(r.Options) > 0 {
+					p = append(p, 1/float64(len(r.Options)))
+				}
+			}
+		}
+		r.Diagnostics = max(r.Diagnostics, int32(perTest[j]))
+		// The models of a test disagree when no option has a strict
+		// majority of their answers (Video-Oasis 3.1, criteria 3:
+		// "models fail to reach a consensus"); a test with one model
+		// cannot disagree with itself.
+		if len(t.models) >= 2 && ta >= 2 && 2*slices.Max(tv) <= ta {
+			r.Consistency = true
+		}
+		tail := atLeast(p)
+		for k, c := range Thresholds {
+			if c < len(tail) {
+				none[k] *= 1 - tail[c]
+			}
+		}
+	}
+	r.Agreement = 0
+	if answers > 0 {
+		r.Agreement = float64(slices.Max(votes)) / float64(answers)
+	}
+	r.Redundancy, r.Sensitivity = false, false
+	for k := range r.Verdicts {
+		r.Redundancy = r.Redundancy || window[k] && r.Verdicts[k].Solved
+		r.Sensitivity = r.Sensitivity || shuffled[k] && r.Verdicts[k].Solved
+	}
+	chance = make([]float64, len(Thresholds))
+	for k := range chance {
+		chance[k] = 1 - none[k]
+	}
+	return perTest, chance
+}
+
+// atLeast returns, for independent events of probabilities p, the
+// probability that at least c of them happen, for c = 0..len(p) (the
+// Poisson-binomial tail, by the usual recurrence over the events).
+func atLeast(p []float64) []float64 {
+	exact := make([]float64, len(p)+1)
+	exact[0] = 1
+	for i, q := range p {
+		for c := i + 1; c >= 1; c-- {
+			exact[c] = exact[c]*(1-q) + exact[c-1]*q
+		}
+		exact[0] *= 1 - q
+	}
+	tail := make([]float64, len(p)+1)
+	sum := 0.0
+	for c := len(p); c >= 0; c-- {
+		sum += exact[c]
+		tail[c] = sum
+	}
+	return tail
+}
+
+// consensus computes the consensus counts of s.
+func consensus(s *Screen) *Consensus {
+	tests, infos := diagnosticTests(s)
+	c := &Consensus{Thresholds: Thresholds, Diagnostics: slices.Clone(s.Options.Diagnostics), Tests: infos}
+	window := make([]bool, len(s.Attackers))
+	shuffled := make([]bool, len(s.Attackers))
+	for k, a := range s.Attackers {
+		window[k] = slices.Contains(s.Options.Window, a.Name)
+		shuffled[k] = slices.Contains(s.Options.Shuffled, a.Name)
+	}
 	newSet := func(name string) *Shortcuts {
-		sh := &Shortcuts{Name: name, Shortcuts: make([]int, len(Thresholds)), Ratio: make([]float64, len(Thresholds))}
-		for _, k := range diag {
-			sh.Tests = append(sh.Tests, TestCount{Test: s.Attackers[k].Name})
+		sh := &Shortcuts{Name: name, Shortcuts: make([]int, len(Thresholds)), Ratio: make([]float64, len(Thresholds)), Chance: make([]float64, len(Thresholds)), Tests: []TestCount{}}
+		for _, t := range tests {
+			sh.Tests = append(sh.Tests, TestCount{Test: t.name, Total: make([]int, len(Thresholds)), Unique: make([]int, len(Thresholds))})
 		}
 		return sh
 	}
 	all := newSet("")
 	bench, group := map[string]*Shortcuts{}, map[string]*Shortcuts{}
+	votes := make([]int, harness.MaxOptions)
 	for i := range s.Rows {
 		r := &s.Rows[i]
+		perTest, chance := rowConsensus(r, tests, window, shuffled, votes)
 		for _, set := range []struct {
 			m   map[string]*Shortcuts
 			key string
@@ -87,28 +299,47 @@ func consensus(s *Screen) *Consensus {
 			}
 		}
 		for _, sh := range []*Shortcuts{all, bench[r.Benchmark], group[r.Group]} {
-			sh.add(r, diag)
+			sh.add(r, perTest, chance)
 		}
 	}
-	c.Tests, c.Ambiguity = all.Tests, all.Ambiguity
+	for _, sh := range append([]*Shortcuts{all}, append(mapValues(bench), mapValues(group)...)...) {
+		sh.finish()
+	}
+	c.Counts, c.Ambiguity = all.Tests, all.Ambiguity
 	c.Benchmarks = sortedSets(bench)
 	c.Groups = sortedSets(group)
 	return c
 }
 
-// add counts row r (diag: the indices of the diagnostic attackers).
-func (sh *Shortcuts) add(r *Row, diag []int) {
+func mapValues(m map[string]*Shortcuts) []*Shortcuts {
+	out := make([]*Shortcuts, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// add counts row r: perTest holds how many of each test's models answer it
+// correctly, chance its chance of a shortcut at each threshold.
+func (sh *Shortcuts) add(r *Row, perTest []int, chance []float64) {
 	sh.Items++
-	for k, t := range Thresholds {
-		if int(r.Diagnostics) >= t {
+	for k, c := range Thresholds {
+		if int(r.Diagnostics) >= c {
 			sh.Shortcuts[k]++
 		}
-	}
-	for j, k := range diag {
-		if r.Verdicts[k].Solved {
-			sh.Tests[j].Total++
-			if r.Diagnostics == 1 {
-				sh.Tests[j].Unique++
+		sh.Chance[k] += chance[k]
+		reached := 0
+		for _, n := range perTest {
+			if n >= c {
+				reached++
+			}
+		}
+		for j, n := range perTest {
+			if n >= c {
+				sh.Tests[j].Total[k]++
+				if reached == 1 {
+					sh.Tests[j].Unique[k]++
+				}
 			}
 		}
 	}
@@ -124,8 +355,15 @@ func (sh *Shortcuts) add(r *Row, diag []int) {
 	if r.Ambiguous() {
 		sh.Ambiguity.Any++
 	}
+}
+
+// finish turns the counts into shares of the items.
+func (sh *Shortcuts) finish() {
 	for k := range Thresholds {
-		sh.Ratio[k] = float64(sh.Shortcuts[k]) / float64(sh.Items)
+		if sh.Items > 0 {
+			sh.Ratio[k] = float64(sh.Shortcuts[k]) / float64(sh.Items)
+			sh.Chance[k] /= float64(sh.Items)
+		}
 	}
 }
 

@@ -6,9 +6,10 @@ import (
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
-// A blind model reader and a shuffled-frames reader on three items: the
-// reader's margin must pass log 2 to solve an item, and an item two
-// diagnostic tests solve is a shortcut at c = 2.
+// A blind model reader and a shuffled-frames reader on three items: a
+// reader solves an item when it answers it with a margin above log 2, the
+// funnel removes each item at the first step that solves it, and the
+// consensus counts each test's models (one each here: a shortcut at c = 1).
 func ExampleCompute() {
 	verdict := func(att string, choice int32, margin float64) screen.Verdict {
 		return screen.Verdict{Attacker: att, Scored: true, Choice: choice, Correct: choice == 0, Margin: margin}
@@ -29,13 +30,13 @@ func ExampleCompute() {
 		panic(err)
 	}
 	for _, r := range s.Rows {
-		fmt.Printf("%s: kept %v, solved by %v, sensitivity %v\n", r.ID, r.Kept, r.SolvedBy, r.Sensitivity)
+		fmt.Printf("%s: kept %v, removed by %q, solved by %v, sensitivity %v\n", r.ID, r.Kept, r.RemovedBy, r.SolvedBy, r.Sensitivity)
 	}
 	b := s.Consensus.Benchmarks[0]
 	fmt.Printf("shortcuts at c = 1, 2, 3: %v of %d\n", b.Shortcuts, b.Items)
 	// Output:
-	// confident: kept false, solved by [blind-reader shuffled-frames-reader], sensitivity true
-	// hesitant: kept true, solved by [], sensitivity false
-	// shuffled: kept false, solved by [shuffled-frames-reader], sensitivity true
-	// shortcuts at c = 1, 2, 3: [2 1 0] of 3
+	// confident: kept false, removed by "blind-reader", solved by [blind-reader shuffled-frames-reader], sensitivity true
+	// hesitant: kept true, removed by "", solved by [], sensitivity false
+	// shuffled: kept false, removed by "shuffled-frames-reader", solved by [shuffled-frames-reader], sensitivity true
+	// shortcuts at c = 1, 2, 3: [2 0 0] of 3
 }

@@ -124,7 +124,7 @@ func (s *Screen) writeAmbiguity(w io.Writer) error {
 			Options: r.Options, Answer: r.Answer, Consistency: r.Consistency, Redundancy: r.Redundancy, Sensitivity: r.Sensitivity,
 			Agreement: r.Agreement, Diagnostics: r.Diagnostics, SolvedBy: []string{}, Choices: []choice{}, Kept: r.Kept}
 		for k, v := range r.Verdicts {
-			if !s.Attackers[k].Diagnostic {
+			if s.Attackers[k].Test == "" {
 				continue
 			}
 			if v.Solved {

@@ -28,7 +28,10 @@ const (
 // The embedding files of a run directory and of a screen directory: one
 // float32 row per item, in the order of items.parquet and screen.parquet.
 const (
-	QuestionNPY    = "question.npy"
+	QuestionNPY = "question.npy"
+	// TextNPY holds the question+options embeddings the funnel's
+	// duplicate steps compare (read from the run, not written).
+	TextNPY        = "text.npy"
 	CentreFrameNPY = "centre_frame.npy"
 	MeanFrameNPY   = "mean_frame.npy"
 )
@@ -51,8 +54,12 @@ func Open(dir string) (*Input, error) {
 		return nil, err
 	}
 	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers, Significant: significant}
-	if in.Rows, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
+	var hashed bool
+	if in.Rows, hashed, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
 		return nil, err
+	}
+	if !hashed {
+		in.Notes = append(in.Notes, "the run records no content hash of its videos: the duplicate steps take two items to share a video when their video paths are equal")
 	}
 	q, err := readNPY(dir, QuestionNPY, len(in.Rows), true)
 	if err != nil {
@@ -64,6 +71,20 @@ func Open(dir string) (*Input, error) {
 	}
 	if in.Embeddings.MeanFrame, err = readNPY(dir, MeanFrameNPY, len(in.Rows), false); err != nil {
 		return nil, err
+	}
+	if in.Embeddings.Text, err = readNPY(dir, TextNPY, len(in.Rows), false); err != nil {
+		return nil, err
+	}
+	if in.Embeddings.Text == nil {
+		in.Notes = append(in.Notes, fmt.Sprintf("the run has no %s (written by an older vidscreen): the duplicate steps compare the question embeddings instead of question+options", TextNPY))
+	}
+	if in.Orders, err = readOrders(dir, in.Rows, attackers); err != nil {
+		return nil, err
+	}
+	for _, a := range attackers {
+		if slices.Contains(multiOrder, a.Name) && len(in.Orders[a.Name]) == 0 {
+			in.Notes = append(in.Notes, fmt.Sprintf("%s: the run's permutation audit holds no further option orders of it (off, or a merged run): it is judged on the original order alone, not three of four", a.Name))
+		}
 	}
 	for i := range in.Rows {
 		in.Rows[i].Embedding = int32(i)
@@ -144,19 +165,21 @@ func readAttackers(path string) ([]Attacker, map[string][]string, error) {
 // readItems reads items.parquet into rows holding one raw verdict per
 // attacker (in attackers' order). Columns are found by name, so the file
 // may have more than screening reads.
-func readItems(path string, attackers []Attacker) ([]Row, error) {
+// It also reports whether the file has a video_sha256 column (the content
+// identity of each item's video), which gives Row.VideoID.
+func readItems(path string, attackers []Attacker) ([]Row, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	col := map[string]int{} // top-level column name -> leaf index
 	for i, p := range pf.Schema().Columns() {
@@ -179,14 +202,15 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 		{"question", &c.question}, {"options", &c.options}, {"answer", &c.answer}, {"dup_cluster", &c.cluster},
 		{"duration", &c.duration}, {"failure", &c.failure}} {
 		if *x.dst, err = need(x.name); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
+	hashCol, hashed := col["video_sha256"]
 	flags := harness.QualityNames()
 	dq := make([]int, len(flags))
 	for k, fl := range flags {
 		if dq[k], err = need("dq_" + fl); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	type attCols struct{ pred, scored, abstained, correct, margin int }
@@ -198,7 +222,7 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 			dst    *int
 		}{{"pred", &ac[k].pred}, {"scored", &ac[k].scored}, {"abstained", &ac[k].abstained}, {"correct", &ac[k].correct}, {"margin", &ac[k].margin}} {
 			if *x.dst, err = need(p + x.suffix); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 	}
@@ -230,6 +254,9 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 				Task: one(c.task).String(), Group: one(c.group).String(), Question: one(c.question).String(),
 				Answer: one(c.answer).Int32(), Cluster: one(c.cluster).Int32(), Failure: one(c.failure).String(),
 			}
+			if hashed {
+				row.VideoID = one(hashCol).String()
+			}
 			for _, v := range cols[c.options] {
 				if !v.IsNull() {
 					row.Options = append(row.Options, v.String())
@@ -257,8 +284,8 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 			break
 		}
 		if rerr != nil {
-			return nil, fmt.Errorf("%s: %w", path, rerr)
+			return nil, false, fmt.Errorf("%s: %w", path, rerr)
 		}
 	}
-	return rows, nil
+	return rows, hashed, nil
 }

@@ -23,69 +23,109 @@ func share(n, of int) string {
 	return pct(float64(n) / float64(of))
 }
 
-// countTable writes a section of one row of counts per benchmark, its
-// columns named by the first benchmark's counts (every benchmark has the
-// same ones).
-func countTable(bw *bufio.Writer, title string, benchmarks []Summary, counts func(*Summary) []Count) {
-	fmt.Fprintf(bw, "\n## %s\n\n| benchmark |", title)
-	if len(benchmarks) > 0 {
-		cols := counts(&benchmarks[0])
-		for _, c := range cols {
+// ruleText says how an attacker solves an item, for the reports.
+const ruleText = "a model reader when it answers it: its top option is the gold one and log p(gold) - mean log p(others) > log 2 (the options-only and blind readers: at least three of four seeded option orders correct); any other attacker when it answers it correctly; a seeded guess never (Video-Index 5.1)"
+
+// WriteMarkdown writes screen.md: the funnel per benchmark, then the
+// consensus and the ambiguity counts.
+func (s *Screen) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# Screening of %s\n\n", s.Run)
+	fmt.Fprintf(bw, "The funnel (Video-Index 5.1), each step on what the earlier steps left, one reason per removed item (screen.parquet's removed_by): %s. An attacker solves an item as %s. Screening attackers: %s%s. Items whose video failed before a step that reads it are pending, neither kept nor removed.\n", strings.Join(s.Funnel, ", "), ruleText, strings.Join(s.Options.Attackers, ", "), gatedNote(s))
+	for _, n := range s.Notes {
+		fmt.Fprintf(bw, "\n- %s", n)
+	}
+	if len(s.Notes) > 0 {
+		fmt.Fprintln(bw)
+	}
+	fmt.Fprintf(bw, "\n| benchmark | items | kept | removed | pending | screened by |\n|---|---|---|---|---|---|\n")
+	for _, b := range s.Benchmarks {
+		fmt.Fprintf(bw, "| %s | %d | %d (%s) | %d | %d | %s |\n", b.Benchmark, b.Items, b.Kept, share(b.Kept, b.Items), b.Removed, b.Pending, strings.Join(b.Screening, ", "))
+	}
+	fmt.Fprintf(bw, "\n## Removed by each step (entering / removed)\n\n| benchmark |")
+	for _, st := range s.Funnel {
+		fmt.Fprintf(bw, " %s |", st)
+	}
+	fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|", len(s.Funnel)))
+	for _, b := range s.Benchmarks {
+		fmt.Fprintf(bw, "| %s |", b.Benchmark)
+		for _, st := range b.Funnel {
+			fmt.Fprintf(bw, " %d / %d%s |", st.Entering, st.Removed, pendingNote(st.Pending))
+		}
+		fmt.Fprintln(bw)
+	}
+	fmt.Fprintf(bw, "\n## Solved by each screening attacker, whichever step removed the item\n\n| benchmark |")
+	if len(s.Benchmarks) > 0 {
+		for _, c := range s.Benchmarks[0].ByAttacker {
 			fmt.Fprintf(bw, " %s |", c.Name)
 		}
-		fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|", len(cols)))
+		fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|", len(s.Benchmarks[0].ByAttacker)))
 	}
-	for i := range benchmarks {
-		fmt.Fprintf(bw, "| %s |", benchmarks[i].Benchmark)
-		for _, c := range counts(&benchmarks[i]) {
+	for _, b := range s.Benchmarks {
+		fmt.Fprintf(bw, "| %s |", b.Benchmark)
+		for _, c := range b.ByAttacker {
 			fmt.Fprintf(bw, " %d |", c.Items)
 		}
 		fmt.Fprintln(bw)
 	}
-}
-
-// WriteMarkdown writes screen.md: per benchmark what screening removes and
-// why, then the consensus and the ambiguity counts.
-func (s *Screen) WriteMarkdown(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# Screening of %s\n\n", s.Run)
-	fmt.Fprintf(bw, "Screening attackers: %s. An item is removed when one of them solves it (a model reader: margin > log 2 where scored; any other: correct where scored, not a seeded guess)%s, when it duplicates an item kept from another benchmark, when its video failed", strings.Join(s.Options.Attackers, ", "), gatedNote(s))
-	if len(s.Options.DropQuality) > 0 {
-		fmt.Fprintf(bw, ", or when it carries the data-quality flag %s", strings.Join(s.Options.DropQuality, " or "))
-	}
-	fmt.Fprintf(bw, ".\n\n| benchmark | items | kept | removed | solved | cross-source duplicates | failed | quality | screened by |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, b := range s.Benchmarks {
-		fmt.Fprintf(bw, "| %s | %d | %d (%s) | %d | %d | %d | %d | %d | %s |\n", b.Benchmark, b.Items, b.Kept, share(b.Kept, b.Items), b.Removed, b.Solved, b.Duplicates, b.Failed, b.Quality, strings.Join(b.Screening, ", "))
-	}
-	countTable(bw, "Items left after each stage", s.Benchmarks, func(b *Summary) []Count { return b.Chain })
-	countTable(bw, "Solved items by the lowest level that solves them", s.Benchmarks, func(b *Summary) []Count { return b.ByLevel })
 	c := s.Consensus
-	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis)\n\nDiagnostic tests: %s. An item is a shortcut at c when at least c of them solve it.\n\n", strings.Join(c.Diagnostics, ", "))
+	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis 3.2)\n\nAn item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently.\n\n| test | models | note |\n|---|---|---|\n")
+	for _, t := range c.Tests {
+		fmt.Fprintf(bw, "| %s | %s | %s |\n", t.Test, modelsText(t.Models), t.Note)
+	}
+	fmt.Fprintln(bw)
 	for _, set := range []struct {
 		title string
 		rows  []Shortcuts
 	}{{"benchmark", c.Benchmarks}, {"group", c.Groups}} {
 		fmt.Fprintf(bw, "| %s | items |", set.title)
 		for _, t := range c.Thresholds {
-			fmt.Fprintf(bw, " c >= %d |", t)
+			fmt.Fprintf(bw, " c >= %d | chance |", t)
 		}
-		fmt.Fprintf(bw, "\n|---|---|%s\n", strings.Repeat("---|", len(c.Thresholds)))
+		fmt.Fprintf(bw, "\n|---|---|%s\n", strings.Repeat("---|---|", len(c.Thresholds)))
 		for _, r := range set.rows {
 			fmt.Fprintf(bw, "| %s | %d |", nameOr(r.Name), r.Items)
 			for k := range c.Thresholds {
-				fmt.Fprintf(bw, " %d (%s) |", r.Shortcuts[k], pct(r.Ratio[k]))
+				fmt.Fprintf(bw, " %d (%s) | %s |", r.Shortcuts[k], pct(r.Ratio[k]), pct(r.Chance[k]))
 			}
 			fmt.Fprintln(bw)
 		}
 		fmt.Fprintln(bw)
 	}
-	fmt.Fprintf(bw, "| test | total | unique |\n|---|---|---|\n")
-	for _, t := range c.Tests {
-		fmt.Fprintf(bw, "| %s | %d | %d |\n", t.Test, t.Total, t.Unique)
+	fmt.Fprintf(bw, "| test |")
+	for _, t := range c.Thresholds {
+		fmt.Fprintf(bw, " total c >= %d | unique |", t)
+	}
+	fmt.Fprintf(bw, "\n|---|%s\n", strings.Repeat("---|---|", len(c.Thresholds)))
+	for _, t := range c.Counts {
+		fmt.Fprintf(bw, "| %s |", t.Test)
+		for k := range c.Thresholds {
+			fmt.Fprintf(bw, " %d | %d |", t.Total[k], t.Unique[k])
+		}
+		fmt.Fprintln(bw)
 	}
 	a := c.Ambiguity
-	fmt.Fprintf(bw, "\n## Ambiguity flags\n\nFor review (ambiguity.parquet): consistency (the diagnostic tests' answers have no majority) %d, redundancy (solved from one arbitrary stretch of the video) %d, sensitivity (solved with the frames shuffled) %d; %d items in all.\n", a.Consistency, a.Redundancy, a.Sensitivity, a.Any)
+	fmt.Fprintf(bw, "\n## Ambiguity flags\n\nFor review (ambiguity.parquet; Video-Oasis 3.1, criteria 3): consistency (the models of a test disagree: no option has a strict majority of their answers) %d, redundancy (solved from one arbitrary stretch of the video) %d, sensitivity (solved with the frames shuffled) %d; %d items in all.\n", a.Consistency, a.Redundancy, a.Sensitivity, a.Any)
 	return bw.Flush()
+}
+
+func pendingNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d pending)", n)
+}
+
+// modelsText lists a test's models with their attackers.
+func modelsText(ms []Model) string {
+	if len(ms) == 0 {
+		return "-"
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s (%s)", m.Model, strings.Join(m.Attackers, ", ")))
+	}
+	return strings.Join(out, "; ")
 }
 
 // gatedNote says where the screening attackers screen.
@@ -93,7 +133,7 @@ func gatedNote(s *Screen) string {
 	if s.Options.EveryAttacker {
 		return ""
 	}
-	return " on a benchmark whose card finds it significantly above chance (column \"screened by\")"
+	return " (a learner or matcher only on a benchmark whose card finds it significantly above chance: column \"screened by\")"
 }
 
 func nameOr(s string) string {
@@ -104,7 +144,7 @@ func nameOr(s string) string {
 }
 
 var screenHTML = htmlpage.New("screen", template.FuncMap{
-	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join, "gatedNote": gatedNote,
+	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join, "gatedNote": gatedNote, "models": modelsText,
 	"flags": func(r *Row) string {
 		var f []string
 		for _, x := range []struct {
@@ -118,30 +158,35 @@ var screenHTML = htmlpage.New("screen", template.FuncMap{
 		return strings.Join(f, ", ")
 	},
 }, `{{define "title"}}Screening of {{.S.Run}}{{end}}{{define "body"}}<h1>Screening of {{.S.Run}}</h1>
-<p>Screening attackers: {{join .S.Options.Attackers ", "}}. An item is removed when one of them solves it (a model reader: margin &gt; log 2 where scored; any other: correct where scored, not a seeded guess){{gatedNote .S}}, when it duplicates an item kept from another benchmark, when its video failed{{if .S.Options.DropQuality}}, or when it carries the data-quality flag {{join .S.Options.DropQuality " or "}}{{end}}.</p>
+<p>The funnel (Video-Index 5.1), each step on what the earlier steps left, one reason per removed item (screen.parquet's <code>removed_by</code>): {{join .S.Funnel ", "}}. An attacker solves an item as {{.Rule}}. Screening attackers: {{join .S.Options.Attackers ", "}}{{gatedNote .S}}. Items whose video failed before a step that reads it are pending, neither kept nor removed.</p>
+{{if .S.Notes}}<ul>{{range .S.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>What screening removes</h2>
-<table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>solved</th><th>cross-source duplicates</th><th>failed</th><th>quality</th><th>screened by</th></tr>
-{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td><td>{{.Items}}</td><td>{{.Kept}} ({{share .Kept .Items}})</td><td>{{.Removed}}</td><td>{{.Solved}}</td><td>{{.Duplicates}}</td><td>{{.Failed}}</td><td>{{.Quality}}</td><td>{{join .Screening ", "}}</td></tr>
+<table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>pending</th><th>screened by</th></tr>
+{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td><td>{{.Items}}</td><td>{{.Kept}} ({{share .Kept .Items}})</td><td>{{.Removed}}</td><td>{{.Pending}}</td><td>{{join .Screening ", "}}</td></tr>
 {{end}}</table>
-<h3>Items left after each stage</h3>
-<table>{{range $i, $b := .S.Benchmarks}}{{if eq $i 0}}<tr><th>benchmark</th>{{range $b.Chain}}<th>{{.Name}}</th>{{end}}</tr>{{end}}
-<tr><td>{{$b.Benchmark}}</td>{{range $b.Chain}}<td>{{.Items}}</td>{{end}}</tr>{{end}}</table>
-<h3>Solved items by the lowest level that solves them</h3>
-<table>{{range $i, $b := .S.Benchmarks}}{{if eq $i 0}}<tr><th>benchmark</th>{{range $b.ByLevel}}<th>{{.Name}}</th>{{end}}</tr>{{end}}
-<tr><td>{{$b.Benchmark}}</td>{{range $b.ByLevel}}<td>{{.Items}}</td>{{end}}</tr>{{end}}</table>
-<h2>Consensus (Video-Oasis)</h2>
-<p>Diagnostic tests: {{join .S.Consensus.Diagnostics ", "}}. An item is a shortcut at c when at least c of them solve it.</p>
+<h3>Removed by each step (removed_by; entering / removed)</h3>
+<table><tr><th>benchmark</th>{{range .S.Funnel}}<th>{{.}}</th>{{end}}</tr>
+{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td>{{range .Funnel}}<td>{{.Entering}} / {{.Removed}}{{if .Pending}} ({{.Pending}} pending){{end}}</td>{{end}}</tr>
+{{end}}</table>
+<h3>Solved by each screening attacker, whichever step removed the item</h3>
+<table>{{range $i, $b := .S.Benchmarks}}{{if eq $i 0}}<tr><th>benchmark</th>{{range $b.ByAttacker}}<th>{{.Name}}</th>{{end}}</tr>{{end}}
+<tr><td>{{$b.Benchmark}}</td>{{range $b.ByAttacker}}<td>{{.Items}}</td>{{end}}</tr>{{end}}</table>
+<h2>Consensus (Video-Oasis 3.2)</h2>
+<p>An item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently.</p>
+<table><tr><th>test</th><th>models</th><th>note</th></tr>
+{{range .S.Consensus.Tests}}<tr><td>{{.Test}}</td><td class="q">{{models .Models}}</td><td class="q">{{.Note}}</td></tr>
+{{end}}</table>
 {{$th := .S.Consensus.Thresholds}}
-{{range .Sets}}<table><tr><th>{{.Title}}</th><th>items</th>{{range $th}}<th>c &ge; {{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{nameOr .Name}}</td><td>{{.Items}}</td>{{$r := .}}{{range $k, $t := $th}}<td>{{index $r.Shortcuts $k}} ({{pct (index $r.Ratio $k)}})</td>{{end}}</tr>
+{{range .Sets}}<table><tr><th>{{.Title}}</th><th>items</th>{{range $th}}<th>c &ge; {{.}}</th><th>chance</th>{{end}}</tr>
+{{range .Rows}}<tr><td>{{nameOr .Name}}</td><td>{{.Items}}</td>{{$r := .}}{{range $k, $t := $th}}<td>{{index $r.Shortcuts $k}} ({{pct (index $r.Ratio $k)}})</td><td>{{pct (index $r.Chance $k)}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}
-<table><tr><th>test</th><th>total</th><th>unique</th></tr>
-{{range .S.Consensus.Tests}}<tr><td>{{.Test}}</td><td>{{.Total}}</td><td>{{.Unique}}</td></tr>
+<table><tr><th>test</th>{{range $th}}<th>total c &ge; {{.}}</th><th>unique</th>{{end}}</tr>
+{{range .S.Consensus.Counts}}<tr><td>{{.Test}}</td>{{$t := .}}{{range $k, $c := $th}}<td>{{index $t.Total $k}}</td><td>{{index $t.Unique $k}}</td>{{end}}</tr>
 {{end}}</table>
 <h2 id="ambiguity">Ambiguity flags for review</h2>
-{{with .S.Consensus.Ambiguity}}<p>Consistency (the diagnostic tests' answers have no majority): {{.Consistency}}; redundancy (solved from one arbitrary stretch of the video): {{.Redundancy}}; sensitivity (solved with the frames shuffled): {{.Sensitivity}}; {{.Any}} items in all, every one in ambiguity.parquet.</p>{{end}}
-{{if .Review}}<table><tr><th>benchmark</th><th>id</th><th>question</th><th>answer</th><th>flags</th><th>agreement</th><th>diagnostics solving</th></tr>
+{{with .S.Consensus.Ambiguity}}<p>Consistency (the models of a test disagree): {{.Consistency}}; redundancy (solved from one arbitrary stretch of the video): {{.Redundancy}}; sensitivity (solved with the frames shuffled): {{.Sensitivity}}; {{.Any}} items in all, every one in ambiguity.parquet.</p>{{end}}
+{{if .Review}}<table><tr><th>benchmark</th><th>id</th><th>question</th><th>answer</th><th>flags</th><th>agreement</th><th>most models of one test solving</th></tr>
 {{range .Review}}<tr><td>{{.Benchmark}}</td><td>{{.ID}}</td><td class="q">{{.Question}}</td><td>{{index .Options .Answer}}</td><td>{{flags .}}</td><td>{{pct .Agreement}}</td><td>{{.Diagnostics}}</td></tr>
 {{end}}</table>{{if .More}}<p>{{.More}} more in ambiguity.parquet.</p>{{end}}{{end}}
 {{end}}`)
@@ -156,10 +201,11 @@ func (s *Screen) WriteHTML(w io.Writer) error {
 	}
 	data := struct {
 		S      *Screen
+		Rule   string
 		Sets   []set
 		Review []*Row
 		More   int
-	}{S: s, Sets: []set{{"benchmark", s.Consensus.Benchmarks}, {"group", s.Consensus.Groups}}}
+	}{S: s, Rule: ruleText, Sets: []set{{"benchmark", s.Consensus.Benchmarks}, {"group", s.Consensus.Groups}}}
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if !r.Ambiguous() || r.Answer < 0 || int(r.Answer) >= len(r.Options) {

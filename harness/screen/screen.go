@@ -2,45 +2,48 @@ package screen
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
-// Rules by which a verdict says an item is solved.
+// The funnel's own steps besides the screening attackers' (Video-Index
+// 5.1; the authors' pool/screen.py runs them in this order around the
+// attack steps): a row's RemovedBy names the step that removed it, an
+// attack step by its attacker's name.
 const (
-	// RuleMargin: a model reader (its scores are the option letters'
-	// log-probabilities) solves an item where it was scored when log
-	// p(gold) - mean log p(others) > log 2 (docs/attackers.md, "solved
-	// share"; DESIGN: "the margin ... > log 2 marks an item as solved for
-	// screening").
-	RuleMargin = "margin"
-	// RuleCorrect: any other attacker solves an item where it was scored
-	// when it answered it correctly without abstaining.
-	RuleCorrect = "correct"
-)
-
-// Reasons screening removes an item, in the order of Row.Reasons.
-const (
-	ReasonSolved    = "solved"    // a screening attacker solves it
-	ReasonDuplicate = "duplicate" // a near-duplicate of an item kept from another source
-	ReasonFailed    = "failed"    // its video gave no features: its screening is incomplete
-	ReasonQuality   = "quality"   // it carries a data-quality flag Options.DropQuality names
+	// StepDuplicate: a near-duplicate of an item of the same benchmark on
+	// the same video (question+options cosine > 0.90); the smallest id of
+	// each group stays.
+	StepDuplicate = "duplicate"
+	// StepOptionFormat: a meta option, a repeated option text or an empty
+	// gold option (and any flag Options.DropQuality names).
+	StepOptionFormat = "option_format"
+	// StepCrossDuplicate: a near-duplicate of an item kept from an earlier
+	// benchmark on the same video (cosine >= 0.90), applied last.
+	StepCrossDuplicate = "cross_duplicate"
 )
 
 // An Attacker is one attacker of the run as screening uses it.
 type Attacker struct {
 	Name  string `json:"name"`
 	Level string `json:"level"`
-	// Rule is RuleMargin or RuleCorrect.
+	// Rule says what an answer must show to solve an item (solve.Rule):
+	// "correct and margin > log 2" for a model reader, "correct" for
+	// anything else.
 	Rule string `json:"rule"`
-	// Screens is true when an item this attacker solves is removed.
+	// Orders is the number of seeded option orders an item is judged on:
+	// four for the options-only and blind readers when the run's
+	// permutation audit holds them, one otherwise.
+	Orders int `json:"orders"`
+	// Screens is true when the attacker is a step of the funnel.
 	Screens bool `json:"screens"`
-	// Diagnostic is true when the attacker is one of the consensus's
-	// diagnostic tests.
-	Diagnostic bool `json:"diagnostic"`
+	// Test names the Video-Oasis diagnostic test the attacker is a model
+	// of ("" when it is none), and Model the model it stands for within
+	// the test (variants of one model share it).
+	Test  string `json:"test,omitempty"`
+	Model string `json:"model,omitempty"`
 }
 
 // A Verdict is what one attacker did with one item where it was scored
@@ -52,28 +55,34 @@ type Verdict struct {
 	Choice    int32   `parquet:"choice" json:"choice"` // -1 when the attacker has no prediction
 	Correct   bool    `parquet:"correct" json:"correct"`
 	Margin    float64 `parquet:"margin" json:"margin"`
-	Solved    bool    `parquet:"solved" json:"solved"`
+	// Orders and OrdersCorrect are the option orders the verdict was
+	// judged on and how many of them the attacker answered correctly
+	// (1 and 0 or 1 for an attacker judged on one order).
+	Orders        int32 `parquet:"orders" json:"orders"`
+	OrdersCorrect int32 `parquet:"orders_correct" json:"orders_correct"`
+	// Solved applies the attacker's rule (harness/solve) to the verdict.
+	Solved bool `parquet:"solved" json:"solved"`
 }
 
 // A Row is one screened item.
 type Row struct {
 	// Provenance.
-	ID        string   `parquet:"id"`
-	Benchmark string   `parquet:"benchmark"`
-	Video     string   `parquet:"video"`
-	Duration  *float64 `parquet:"duration,optional"` // seconds; nil when the item does not say
-	Task      string   `parquet:"task"`
-	Group     string   `parquet:"group"`
-	Question  string   `parquet:"question"`
-	Options   []string `parquet:"options,list"`
-	Answer    int32    `parquet:"answer"`
+	ID        string `parquet:"id"`
+	Benchmark string `parquet:"benchmark"`
+	Video     string `parquet:"video"`
+	// VideoID is the video's identity for the duplicate steps: the
+	// SHA-256 of its bytes where the run recorded it, else Video.
+	VideoID  string   `parquet:"video_id"`
+	Duration *float64 `parquet:"duration,optional"` // seconds; nil when the item does not say
+	Task     string   `parquet:"task"`
+	Group    string   `parquet:"group"`
+	Question string   `parquet:"question"`
+	Options  []string `parquet:"options,list"`
+	Answer   int32    `parquet:"answer"`
 	// Cluster is the item's near-duplicate cluster (duplicates.parquet: the
 	// row of its first member over all benchmarks) and ClusterSize its size.
 	Cluster     int32 `parquet:"dup_cluster"`
 	ClusterSize int32 `parquet:"dup_cluster_size"`
-	// CrossDuplicate is true when the cluster holds items of several
-	// benchmarks and this one is not of the benchmark screening keeps.
-	CrossDuplicate bool `parquet:"cross_duplicate"`
 	// Quality lists the item's data-quality flags (harness.QualityNames).
 	Quality []string `parquet:"quality,list"`
 	// Failure says why the item's video gave no features ("" when it did or
@@ -82,28 +91,38 @@ type Row struct {
 	// Verdicts holds one verdict per attacker of the run, in the order of
 	// Screen.Attackers.
 	Verdicts []Verdict `parquet:"verdicts,list"`
-	// SolvedBy lists the screening attackers that solve the item (on its
-	// benchmark, those significantly above chance; see Options).
+	// SolvedBy lists every screening attacker that solves the item (a
+	// learner or matcher on its benchmark only where significantly above
+	// chance; see Options), whichever step removed it: the detail behind
+	// RemovedBy.
 	SolvedBy []string `parquet:"solved_by,list"`
 	// MaxMargin is the largest margin over the screening attackers (all of
 	// them, significant or not) that
 	// scored the item (NaN when none did): its worst-case attacker score.
 	MaxMargin float64 `parquet:"max_margin"`
-	// Diagnostics is the number of diagnostic tests that solve the item:
-	// a Video-Oasis shortcut at consensus c when Diagnostics >= c.
+	// Diagnostics is the largest number of one diagnostic test's models
+	// that answer the item correctly: a Video-Oasis shortcut at consensus
+	// c when Diagnostics >= c (seed 003, section 3.2).
 	Diagnostics int32 `parquet:"diagnostics_solved"`
-	// Agreement is the share of the diagnostic answers (scored, not
-	// abstained) that chose the modal option; 0 with none.
+	// Agreement is the share of the diagnostic models' answers (scored,
+	// not abstained) that chose the modal option; 0 with none.
 	Agreement float64 `parquet:"agreement"`
 	// The ambiguity flags of Video-Oasis (section 3.1, criteria 3).
 	Consistency bool `parquet:"consistency"`
 	Redundancy  bool `parquet:"redundancy"`
 	Sensitivity bool `parquet:"sensitivity"`
-	// Kept is true when screening keeps the item; Reasons otherwise says
-	// why not (ReasonSolved, ReasonDuplicate, ReasonFailed, ReasonQuality,
-	// in that order).
-	Kept    bool     `parquet:"kept"`
-	Reasons []string `parquet:"reasons,list"`
+	// Kept is true when the item passed every step of the funnel.
+	// RemovedBy names the one step that removed it otherwise (the first
+	// that applies, in funnel order: StepDuplicate, StepOptionFormat, a
+	// screening attacker's name, StepCrossDuplicate), and DuplicateOf the
+	// item a duplicate step kept in its place (its id; benchmark/id across
+	// benchmarks). Pending names the step the item waits for when it
+	// reached a step that reads its video and its video failed: it is
+	// neither kept nor removed (the authors' pending_steps).
+	Kept        bool   `parquet:"kept"`
+	RemovedBy   string `parquet:"removed_by"`
+	DuplicateOf string `parquet:"duplicate_of"`
+	Pending     string `parquet:"pending"`
 	// Embedding is the item's row in the .npy files (QuestionNPY,
 	// CentreFrameNPY, MeanFrameNPY); -1 when it has none.
 	Embedding int32 `parquet:"embedding_row"`
@@ -127,8 +146,10 @@ func (r *Row) Verdict(attacker string) *Verdict {
 
 // Embeddings are the embedding rows of the screened items, one row per Row
 // (Row.Embedding). Question is always present; the frame matrices are nil
-// when no video level ran.
+// when no video level ran. Text (question+options, what the duplicate steps
+// compare) is read from the run and not written with the screen.
 type Embeddings struct {
+	Text        *kernels.Matrix
 	Question    *kernels.Matrix
 	CentreFrame *kernels.Matrix
 	MeanFrame   *kernels.Matrix
@@ -143,27 +164,40 @@ type Screen struct {
 	Rows      []Row      `json:"-"`
 	// Benchmarks summarises, per benchmark (sorted by name), what screening
 	// removes and why.
-	Benchmarks []Summary  `json:"benchmarks"`
-	Consensus  *Consensus `json:"consensus"`
+	Benchmarks []Summary `json:"benchmarks"`
+	// Funnel names the funnel's steps in the order they ran.
+	Funnel    []string   `json:"funnel"`
+	Consensus *Consensus `json:"consensus"`
+	// Notes says where screening had to do without something the papers'
+	// rule reads (a run without the permutation orders, without content
+	// hashes of its videos, with one VLM for both roles), one line each.
+	Notes      []string   `json:"notes"`
 	Embeddings Embeddings `json:"-"`
 }
 
-// Options configure screening. The zero value screens with every attacker,
-// counts every attacker as a diagnostic test and drops no quality flag.
+// Options configure screening. The zero value screens with
+// DefaultScreeners, counts the run's diagnostic models (DiagnosticTests) and
+// removes no quality flag beyond the option-format step's own.
 type Options struct {
-	// Attackers names the attackers whose solved items are removed; empty
-	// means all of the run's. Each removes items only on the benchmarks
-	// whose card finds it significantly above chance (elsewhere what it
-	// solves it solves by luck), unless EveryAttacker is set.
+	// Attackers names the screening attackers, the funnel's attack steps;
+	// empty means DefaultScreeners (those the run has). They run in
+	// pyramid order (the level of each, DefaultScreeners' order within a
+	// level). A learner or embedding matcher removes items only on the
+	// benchmarks whose card finds it significantly above chance (elsewhere
+	// what it solves it solves by luck), unless EveryAttacker is set; the
+	// model readers remove what they answer everywhere (Video-Index 5.1).
 	Attackers     []string `json:"attackers"`
 	EveryAttacker bool     `json:"every_attacker"`
-	// Diagnostics names the consensus's diagnostic tests; empty means every
-	// attacker of the run (none of them sees the whole video in order).
+	// Diagnostics names the attackers counted as the diagnostic models of
+	// the consensus; empty means every attacker of the run that
+	// DiagnosticTests lists. Each must be one of them: learners are never
+	// diagnostic models (Video-Oasis 3.2).
 	Diagnostics []string `json:"diagnostics"`
-	// DropQuality names data-quality flags whose items are removed.
+	// DropQuality names further data-quality flags whose items the
+	// option-format step removes.
 	DropQuality []string `json:"drop_quality"`
-	// Readers names attackers judged by RuleMargin besides those whose
-	// name ends in "-reader" (the model readers of the audit).
+	// Readers names attackers judged as model readers besides those whose
+	// name ends in "-reader".
 	Readers []string `json:"readers,omitempty"`
 	// Window names the attackers that read one arbitrary stretch of the
 	// video (Redundancy); empty means DefaultWindow.
@@ -173,6 +207,13 @@ type Options struct {
 	Shuffled []string `json:"shuffled"`
 }
 
+// DefaultScreeners are the funnel's attack steps (Video-Index 5.1): the
+// model readers that answer from the options alone, the question and
+// options, one frame (the centre of the 32-frame grid), and 32 frames in
+// order and shuffled. Captions and the contiguous tenth do not screen by
+// default; learners and matchers only when named.
+var DefaultScreeners = []string{"options-reader", "blind-reader", "centre-frame-reader", "full-video-reader", "shuffled-frames-reader"}
+
 // The attackers of the audit behind the ambiguity flags that read one part
 // of the video or its frames shuffled (docs/attackers.md, order level).
 var (
@@ -180,8 +221,9 @@ var (
 	DefaultShuffled = []string{"shuffled-frames-reader"}
 )
 
-// ln2 is the margin above which a model reader solves an item.
-var ln2 = math.Log(2)
+// multiOrder lists the readers judged on four seeded option orders
+// (Video-Index 5.1: options-only and blind, three of four).
+var multiOrder = []string{"options-reader", "blind-reader"}
 
 // isReader reports whether the attacker is a model reader: its scores are
 // log-probabilities of the option letters.
@@ -190,23 +232,41 @@ func (o *Options) isReader(name string) bool {
 }
 
 // resolve fills the defaults and checks that every name is an attacker of
-// the run.
-func (o Options) resolve(attackers []string) (Options, error) {
+// the run. It returns the default screeners the run lacks.
+func (o Options) resolve(attackers []string) (Options, []string, error) {
 	for _, list := range []struct {
 		flag  string
 		names []string
 	}{{"attackers", o.Attackers}, {"diagnostics", o.Diagnostics}, {"readers", o.Readers}} {
 		for _, n := range list.names {
 			if !slices.Contains(attackers, n) {
-				return o, fmt.Errorf("%s: %q is not an attacker of the run (it has %s)", list.flag, n, strings.Join(attackers, ", "))
+				return o, nil, fmt.Errorf("%s: %q is not an attacker of the run (it has %s)", list.flag, n, strings.Join(attackers, ", "))
 			}
 		}
 	}
+	for _, n := range o.Diagnostics {
+		if _, ok := testOf(n); !ok {
+			return o, nil, fmt.Errorf("diagnostics: %q is not a diagnostic model of a Video-Oasis test (learners never are; the models: %s)", n, strings.Join(diagnosticNames(), ", "))
+		}
+	}
+	var missing []string
 	if len(o.Attackers) == 0 {
-		o.Attackers = slices.Clone(attackers)
+		o.Attackers = []string{}
+		for _, n := range DefaultScreeners {
+			if slices.Contains(attackers, n) {
+				o.Attackers = append(o.Attackers, n)
+			} else {
+				missing = append(missing, n)
+			}
+		}
 	}
 	if len(o.Diagnostics) == 0 {
-		o.Diagnostics = slices.Clone(attackers)
+		o.Diagnostics = []string{}
+		for _, n := range attackers {
+			if _, ok := testOf(n); ok {
+				o.Diagnostics = append(o.Diagnostics, n)
+			}
+		}
 	}
 	if len(o.Window) == 0 {
 		o.Window = DefaultWindow
@@ -217,5 +277,5 @@ func (o Options) resolve(attackers []string) (Options, error) {
 	if o.DropQuality == nil {
 		o.DropQuality = []string{}
 	}
-	return o, nil
+	return o, missing, nil
 }

@@ -3,12 +3,15 @@ package screen
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -21,146 +24,230 @@ func v(att string, scored, abstained bool, choice int32, margin float64) Verdict
 }
 
 const (
+	or  = "options-reader"
 	fp  = "fixed-position"
 	br  = "blind-reader"
+	cfr = "centre-frame-reader"
 	sh  = "shuffled-frames-reader"
 	ten = "contiguous-tenth-reader"
 )
 
-// fixture is a hand-worked run of six items (gold 0 of four options) in two
-// benchmarks under four attackers; the expectations of each test are worked
-// out in its comments.
+// fixture is a hand-worked run of eleven items (gold 0 of four options) in
+// two benchmarks under six attackers; every verdict not named is scored and
+// wrong (choice 1, margin -1). What the funnel does with each item is
+// worked out beside it.
 func fixture() *Input {
-	opts := []string{"w", "x", "y", "z"}
-	row := func(id, bench, group string, cluster int32, vs ...Verdict) Row {
-		return Row{ID: id, Benchmark: bench, Video: id + ".mp4", Group: group, Question: "q " + id, Options: opts, Cluster: cluster, Quality: []string{}, Verdicts: vs}
+	atts := []Attacker{{Name: or, Level: "option"}, {Name: fp, Level: "option"}, {Name: br, Level: "text"},
+		{Name: cfr, Level: "frame"}, {Name: sh, Level: "order"}, {Name: ten, Level: "order"}}
+	type item struct {
+		id, bench, video string
+		emb              []float32
+		set              []Verdict
+		orders           []int32 // options-reader's choices on orders 1-3; nil: as on order 0
 	}
-	rows := []Row{
-		// a1: fixed-position correct; blind-reader margin 1.0 > log 2:
-		// two diagnostics solve it, lowest level option.
-		row("a1", "A", "temporal", 0, v(fp, true, false, 0, 0.3), v(br, true, false, 0, 1.0), v(sh, true, false, 0, 0.5), v(ten, true, true, 0, 0)),
-		// a2: blind-reader correct but margin 0.6 < log 2, not solved;
-		// shuffled solves it alone (sensitivity, unique); the tenth's 0.5
-		// is below log 2.
-		row("a2", "A", "temporal", 1, v(fp, true, false, 1, -0.2), v(br, true, false, 0, 0.6), v(sh, true, false, 0, 2.0), v(ten, true, false, 0, 0.5)),
-		// a3: nothing solves it; fixed-position was not scored; the three
-		// scored answers 2, 1, 3 have no majority (consistency). It leads
-		// the cross-source cluster {a3, b1} and is kept.
-		row("a3", "A", "temporal", 2, v(fp, false, false, 0, 0.1), v(br, true, false, 2, -1), v(sh, true, false, 1, -0.5), v(ten, true, false, 3, -2)),
-		// b1: nothing solves it, all answer 1; a cross-source duplicate of a3.
-		row("b1", "B", "", 2, v(fp, true, false, 1, -1), v(br, true, false, 1, -1), v(sh, true, false, 1, -1), v(ten, true, false, 1, -1)),
-		// b2: solved by fixed-position and the blind reader; video failed.
-		row("b2", "B", "", 4, v(fp, true, false, 0, 0.4), v(br, true, false, 0, 3), v(sh, true, true, 2, 0), v(ten, true, true, 1, 0)),
-		// b3: solved by the tenth alone (redundancy, unique); flagged
-		// repeated_option.
-		row("b3", "B", "", 5, v(fp, true, false, 2, -0.1), v(br, true, false, 0, 0.2), v(sh, true, false, 0, 0.1), v(ten, true, false, 0, 1.5)),
+	items := []item{
+		// a1: the options reader answers it on three of four orders with
+		// margin 2 > log 2; the blind reader solves it too. Removed by
+		// options-reader, the earlier step.
+		{"a1", "A", "v1", nil, []Verdict{v(or, true, false, 0, 2), v(br, true, false, 0, 1)}, []int32{0, 0, 1}},
+		// a2: the options reader chose option 2 while giving the gold a
+		// margin of 5.8 (wrong: not solved, the defect of issue 20); the
+		// blind reader abstained (a seeded guess of the gold: not
+		// solved); the centre-frame reader is right at margin 0.5 < log 2.
+		// Kept.
+		{"a2", "A", "v2", []float32{1, 0, 0}, []Verdict{v(or, true, false, 2, 5.8), v(br, true, true, 0, 3), v(cfr, true, false, 0, 0.5)}, nil},
+		// a4 and a3: one video, question+options cosine 0.995 > 0.90: a
+		// duplicate pair, and a3, the smaller id, stays though a4 comes
+		// first. a3 goes later to the centre-frame reader (margin 1).
+		{"a4", "A", "v3", []float32{0, 0.99, 0.1}, []Verdict{v(cfr, true, false, 0, 1)}, nil},
+		{"a3", "A", "v3", []float32{0, 1, 0}, []Verdict{v(cfr, true, false, 0, 1)}, nil},
+		// a5: a meta option: the option-format step removes it before the
+		// options reader, which solves it too.
+		{"a5", "A", "v5", nil, []Verdict{v(or, true, false, 0, 2)}, nil},
+		// a6: its video failed: the text steps do not remove it, so it is
+		// pending at the first step that reads the video.
+		{"a6", "A", "v6", nil, []Verdict{v(cfr, false, false, -1, 0), v(sh, false, false, -1, 0), v(ten, false, false, -1, 0)}, nil},
+		// a7: fixed-position (a learner) is right; it does not screen by
+		// default. Kept.
+		{"a7", "A", "v7", nil, []Verdict{v(fp, true, false, 0, 0)}, nil},
+		// b1: the same video as a2 by content (another path), cosine 0.951
+		// >= 0.90: a cross-benchmark duplicate, and A, the earlier
+		// benchmark, keeps a2.
+		{"b1", "B", "v2", []float32{0.95, 0.31, 0}, nil, nil},
+		// b2: the shuffled-frames reader solves it (margin 2). Removed by it.
+		{"b2", "B", "v8", nil, []Verdict{v(sh, true, false, 0, 2)}, nil},
+		// b3: the options reader is right on the original order with
+		// margin 2 but on only one of the three others: two of four, not
+		// solved. The tenth solves it, but it does not screen. Kept.
+		{"b3", "B", "v9", nil, []Verdict{v(or, true, false, 0, 2), v(ten, true, false, 0, 2)}, []int32{1, 2, 0}},
+		// b4: fixed-position is right. Kept by default.
+		{"b4", "B", "v10", nil, []Verdict{v(fp, true, false, 0, 0)}, nil},
 	}
-	rows[4].Failure = "missing"
-	rows[5].Quality = []string{"repeated_option"}
-	q := kernels.NewMatrix(len(rows), 2)
-	for i := range rows {
-		rows[i].Embedding = int32(i)
-		q.Row(i)[0] = float32(i)
+	in := &Input{Run: "fixture", Attackers: atts, Orders: map[string][][]int32{or: {nil, nil, nil}}}
+	q := kernels.NewMatrix(len(items), 3)
+	for i, it := range items {
+		r := Row{ID: it.id, Benchmark: it.bench, Video: it.id + ".mp4", VideoID: it.video, Group: "g" + it.bench, Question: "q " + it.id,
+			Options: []string{"w", "x", "y", "z"}, Cluster: -1, Quality: []string{}, Embedding: int32(i)}
+		for _, a := range atts {
+			x := v(a.Name, true, false, 1, -1)
+			for _, w := range it.set {
+				if w.Attacker == a.Name {
+					x = w
+				}
+			}
+			r.Verdicts = append(r.Verdicts, x)
+		}
+		emb := it.emb
+		if emb == nil {
+			emb = []float32{0, 0, 1}
+		}
+		copy(q.Row(i), emb)
+		orders := it.orders
+		if orders == nil {
+			c := r.Verdicts[0].Choice
+			orders = []int32{c, c, c}
+		}
+		for o := range 3 {
+			in.Orders[or][o] = append(in.Orders[or][o], orders[o])
+		}
+		in.Rows = append(in.Rows, r)
 	}
-	return &Input{Run: "fixture", Rows: rows, Embeddings: Embeddings{Question: q},
-		Attackers: []Attacker{{Name: fp, Level: "option"}, {Name: br, Level: "text"}, {Name: sh, Level: "order"}, {Name: ten, Level: "order"}}}
+	in.Rows[4].Options[3], in.Rows[4].Quality = "None of the above", []string{"meta_option"}
+	in.Rows[5].Failure = "missing"
+	in.Embeddings = Embeddings{Question: q, Text: q}
+	return in
 }
 
-func TestComputeHandWorked(t *testing.T) {
-	s, err := Compute(fixture(), Options{DropQuality: []string{"repeated_option"}})
+func TestFunnelHandWorked(t *testing.T) {
+	s, err := Compute(fixture(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantFunnel := []string{StepDuplicate, StepOptionFormat, or, br, cfr, sh, StepCrossDuplicate}
+	if !slices.Equal(s.Funnel, wantFunnel) {
+		t.Errorf("funnel %v, want %v", s.Funnel, wantFunnel)
+	}
 	want := []struct {
+		id          string
 		solvedBy    []string
-		diagnostics int32
-		cons, red   bool
-		sens        bool
-		agreement   float64
-		crossDup    bool
-		reasons     []string
+		removedBy   string
+		duplicateOf string
+		pending     string
 	}{
-		{[]string{fp, br}, 2, false, false, false, 1, false, []string{ReasonSolved}},
-		{[]string{sh}, 1, false, false, true, 0.75, false, []string{ReasonSolved}},
-		{nil, 0, true, false, false, 1.0 / 3, false, nil},
-		{nil, 0, false, false, false, 1, true, []string{ReasonDuplicate}},
-		{[]string{fp, br}, 2, false, false, false, 1, false, []string{ReasonSolved, ReasonFailed}},
-		{[]string{ten}, 1, false, true, false, 0.75, false, []string{ReasonSolved, ReasonQuality}},
+		{"a1", []string{or, br}, or, "", ""},
+		{"a2", []string{}, "", "", ""},
+		{"a4", []string{cfr}, StepDuplicate, "a3", ""},
+		{"a3", []string{cfr}, cfr, "", ""},
+		{"a5", []string{or}, StepOptionFormat, "", ""},
+		{"a6", []string{}, "", "", cfr},
+		{"a7", []string{}, "", "", ""},
+		{"b1", []string{}, StepCrossDuplicate, "A/a2", ""},
+		{"b2", []string{sh}, sh, "", ""},
+		{"b3", []string{}, "", "", ""},
+		{"b4", []string{}, "", "", ""},
 	}
 	for i, w := range want {
 		r := s.Rows[i]
-		if !slices.Equal(r.SolvedBy, w.solvedBy) || r.Diagnostics != w.diagnostics || r.Consistency != w.cons || r.Redundancy != w.red ||
-			r.Sensitivity != w.sens || r.Agreement != w.agreement || r.CrossDuplicate != w.crossDup || !slices.Equal(r.Reasons, w.reasons) || r.Kept != (len(w.reasons) == 0) {
-			t.Errorf("row %s = solved_by %v diagnostics %d flags %v/%v/%v agreement %v cross %v reasons %v kept %v; want %+v",
-				r.ID, r.SolvedBy, r.Diagnostics, r.Consistency, r.Redundancy, r.Sensitivity, r.Agreement, r.CrossDuplicate, r.Reasons, r.Kept, w)
+		kept := w.removedBy == "" && w.pending == ""
+		if r.ID != w.id || !slices.Equal(r.SolvedBy, w.solvedBy) || r.RemovedBy != w.removedBy || r.DuplicateOf != w.duplicateOf || r.Pending != w.pending || r.Kept != kept {
+			t.Errorf("row %s: solved_by %v removed_by %q duplicate_of %q pending %q kept %v; want %+v", r.ID, r.SolvedBy, r.RemovedBy, r.DuplicateOf, r.Pending, r.Kept, w)
 		}
 	}
-	if got := s.Rows[0].MaxMargin; got != 1.0 {
-		t.Errorf("max margin of a1 = %v, want 1 (the blind reader's)", got)
+	if a, b := s.Rows[0].Verdict(or), s.Rows[9].Verdict(or); a.Orders != 4 || a.OrdersCorrect != 3 || b.OrdersCorrect != 2 || b.Solved {
+		t.Errorf("options-reader orders: a1 %+v, b3 %+v; want 3 and 2 of 4 correct, b3 not solved", a, b)
 	}
-	if got := s.Rows[2].ClusterSize; got != 2 {
-		t.Errorf("cluster size of a3 = %d, want 2", got)
-	}
-	if s.Attackers[0].Rule != RuleCorrect || s.Attackers[1].Rule != RuleMargin {
+	if s.Attackers[0].Rule != solve.Confident.String() || s.Attackers[0].Orders != 4 || s.Attackers[1].Rule != solve.Correct.String() || s.Attackers[2].Orders != 1 {
 		t.Errorf("rules %+v", s.Attackers)
 	}
+	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "full-video-reader") {
+		t.Errorf("notes %q; want one naming the missing full-video-reader", s.Notes)
+	}
+	steps := func(counts ...[4]int) []Step {
+		var out []Step
+		for k, c := range counts {
+			out = append(out, Step{Name: wantFunnel[k], Entering: c[0], Removed: c[1], Pending: c[2]})
+		}
+		return out
+	}
 	wantSum := []Summary{
-		{Benchmark: "A", Items: 3, Screening: []string{fp, br, sh, ten}, Kept: 1, Removed: 2, Solved: 2,
-			ByLevel:    []Count{{"option", 1}, {"text", 0}, {"order", 1}},
-			ByAttacker: []Count{{fp, 1}, {br, 1}, {sh, 1}, {ten, 0}},
-			Chain:      []Count{{"items", 3}, {"after attacks", 1}, {"after cross-source duplicates", 1}, {"after failed videos", 1}, {"after quality flags", 1}}},
-		{Benchmark: "B", Items: 3, Screening: []string{fp, br, sh, ten}, Kept: 0, Removed: 3, Solved: 2, Duplicates: 1, Failed: 1, Quality: 1,
-			ByLevel:    []Count{{"option", 1}, {"text", 0}, {"order", 1}},
-			ByAttacker: []Count{{fp, 1}, {br, 1}, {sh, 0}, {ten, 1}},
-			Chain:      []Count{{"items", 3}, {"after attacks", 1}, {"after cross-source duplicates", 0}, {"after failed videos", 0}, {"after quality flags", 0}}},
+		{Benchmark: "A", Items: 7, Screening: []string{or, br, cfr, sh}, Kept: 2, Removed: 4, Pending: 1,
+			Funnel:     steps([4]int{7, 1, 0}, [4]int{6, 1, 0}, [4]int{5, 1, 0}, [4]int{4, 0, 0}, [4]int{4, 1, 1}, [4]int{2, 0, 0}, [4]int{2, 0, 0}),
+			ByAttacker: []Count{{or, 2}, {br, 1}, {cfr, 2}, {sh, 0}}},
+		{Benchmark: "B", Items: 4, Screening: []string{or, br, cfr, sh}, Kept: 2, Removed: 2,
+			Funnel:     steps([4]int{4, 0, 0}, [4]int{4, 0, 0}, [4]int{4, 0, 0}, [4]int{4, 0, 0}, [4]int{4, 0, 0}, [4]int{4, 1, 0}, [4]int{3, 1, 0}),
+			ByAttacker: []Count{{or, 0}, {br, 0}, {cfr, 0}, {sh, 1}}},
 	}
 	if !reflect.DeepEqual(s.Benchmarks, wantSum) {
 		t.Errorf("summaries\n %+v\nwant\n %+v", s.Benchmarks, wantSum)
 	}
-	c := s.Consensus
-	wantBench := []struct {
-		name  string
-		short []int
-	}{{"A", []int{2, 1, 0}}, {"B", []int{2, 1, 0}}}
-	for k, w := range wantBench {
-		if b := c.Benchmarks[k]; b.Name != w.name || b.Items != 3 || !slices.Equal(b.Shortcuts, w.short) {
-			t.Errorf("consensus of %s = %+v, want shortcuts %v", w.name, b, w.short)
-		}
+}
+
+// TestJudge: three readers on one item, one right with a margin above log
+// 2, one wrong with a big gold margin, one abstaining; and the text
+// readers' four orders.
+func TestJudge(t *testing.T) {
+	tests := []struct {
+		name   string
+		v      Verdict
+		rule   solve.Rule
+		orders []int32 // choices on orders 1-3
+		solved bool
+		right  int32
+	}{
+		{"right, margin 1.2 > log 2", v(br, true, false, 0, 1.2), solve.Confident, nil, true, 1},
+		{"right, margin 0.6 < log 2", v(br, true, false, 0, 0.6), solve.Confident, nil, false, 1},
+		{"wrong with a gold margin of 5.8", v(br, true, false, 2, 5.8), solve.Confident, nil, false, 0},
+		{"abstaining on the gold", v(br, true, true, 0, 3), solve.Confident, nil, false, 0},
+		{"not scored", v(br, false, false, 0, 3), solve.Confident, nil, false, 0},
+		{"a learner right", v(fp, true, false, 0, -4), solve.Correct, nil, true, 1},
+		{"three of four orders, margin 2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 3, 0}, true, 3},
+		{"three of four orders, wrong on the original", v(or, true, false, 1, 2), solve.Confident, []int32{0, 0, 0}, true, 3},
+		{"three of four orders, margin 0.5", v(or, true, false, 0, 0.5), solve.Confident, []int32{0, 0, 2}, false, 3},
+		{"two of four orders", v(or, true, false, 0, 2), solve.Confident, []int32{1, 0, 2}, false, 2},
+		{"three of four without log-probabilities", v(or, true, false, 0, math.NaN()), solve.Correct, []int32{0, 0, 2}, true, 3},
 	}
-	if g := c.Groups; len(g) != 2 || g[0].Name != "" || g[1].Name != "temporal" || g[1].Ratio[0] != 2.0/3 {
-		t.Errorf("groups %+v", g)
-	}
-	wantTests := []TestCount{{fp, 2, 0}, {br, 2, 0}, {sh, 1, 1}, {ten, 1, 1}}
-	if !slices.Equal(c.Tests, wantTests) {
-		t.Errorf("tests %+v, want %+v", c.Tests, wantTests)
-	}
-	if c.Ambiguity != (Ambiguity{Consistency: 1, Redundancy: 1, Sensitivity: 1, Any: 3}) {
-		t.Errorf("ambiguity %+v", c.Ambiguity)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var orders [][]int32
+			for _, c := range tt.orders {
+				orders = append(orders, []int32{c})
+			}
+			got, n, right := judge(&tt.v, tt.rule, orders, 0, 0)
+			if got != tt.solved || right != tt.right || n != int32(1+len(tt.orders)) {
+				t.Errorf("judge = %v, %d of %d correct; want %v, %d", got, right, n, tt.solved, tt.right)
+			}
+		})
 	}
 }
 
 func TestComputeOptions(t *testing.T) {
-	// The cards find the blind reader significant on A, fixed-position and
-	// the tenth on B.
-	sig := map[string][]string{"A": {br}, "B": {fp, ten}}
+	// The cards find fixed-position significant on A only.
+	sig := map[string][]string{"A": {fp}, "B": {}}
 	tests := []struct {
-		name string
-		opt  Options
-		sig  map[string][]string
-		kept []string // ids kept
-		err  bool
+		name   string
+		opt    Options
+		sig    map[string][]string
+		orders bool
+		kept   []string // ids kept
+		err    bool
 	}{
-		{"every attacker screens and no quality flag drops", Options{}, nil, []string{"a3"}, false},
-		{"the option level alone screens: the order readers' items stay", Options{Attackers: []string{fp}}, nil, []string{"a2", "a3", "b3"}, false},
-		{"an attacker screens only where it is significant: a2 (shuffled alone) stays", Options{}, sig, []string{"a2", "a3"}, false},
-		{"every attacker screens everywhere when asked", Options{EveryAttacker: true}, sig, []string{"a3"}, false},
-		{"an unknown attacker is refused", Options{Attackers: []string{"oracle"}}, nil, nil, true},
-		{"an unknown quality flag is refused", Options{DropQuality: []string{"blurry"}}, nil, nil, true},
+		{"the default screeners", Options{}, nil, true, []string{"a2", "a7", "b3", "b4"}, false},
+		{"without the permutation orders the options reader is judged on one order", Options{}, nil, false, []string{"a2", "a7", "b4"}, false},
+		{"a learner screens only where its card finds it significant; no video step, no pending item",
+			Options{Attackers: []string{fp, or}}, sig, true, []string{"a2", "a3", "a6", "b2", "b3", "b4"}, false},
+		{"every attacker screens everywhere when asked", Options{Attackers: []string{fp, or}, EveryAttacker: true}, sig, true, []string{"a2", "a3", "a6", "b2", "b3"}, false},
+		{"a further quality flag joins the option-format step", Options{DropQuality: []string{"empty_option"}}, nil, true, []string{"a2", "a7", "b3", "b4"}, false},
+		{"an unknown attacker is refused", Options{Attackers: []string{"oracle"}}, nil, true, nil, true},
+		{"a learner is never a diagnostic model", Options{Diagnostics: []string{fp}}, nil, true, nil, true},
+		{"an unknown quality flag is refused", Options{DropQuality: []string{"blurry"}}, nil, true, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := fixture()
 			in.Significant = tt.sig
+			if !tt.orders {
+				in.Orders = nil
+			}
 			s, err := Compute(in, tt.opt)
 			if tt.err {
 				if err == nil {
@@ -184,8 +271,110 @@ func TestComputeOptions(t *testing.T) {
 	}
 }
 
+// consensusFixture is a hand-worked run of four items (gold 0 of four
+// options) under the diagnostic models of four tests and a learner; see
+// TestConsensusHandWorked.
+func consensusFixture() *Input {
+	atts := []Attacker{{Name: br, Level: "text"}, {Name: cfr, Level: "frame"}, {Name: "centre-frame", Level: "frame"},
+		{Name: sh, Level: "order"}, {Name: "bag-of-frames-mean", Level: "order"}, {Name: "bag-of-frames-max", Level: "order"}, {Name: fp, Level: "option"}}
+	row := func(id string, vs ...Verdict) Row {
+		return Row{ID: id, Benchmark: "A", Video: id, Group: "g", Options: []string{"w", "x", "y", "z"}, Cluster: -1, Quality: []string{}, Embedding: -1, Verdicts: vs}
+	}
+	return &Input{Run: "consensus", Attackers: atts, Rows: []Row{
+		// c1: both centre-frame models right (the reader at margin 2):
+		// two models of one test, a shortcut at c = 1 and 2. The max
+		// variant of the bag of frames is right but the model answers by
+		// its mean variant, wrong; the learner is right and never counts.
+		row("c1", v(br, true, false, 1, -1), v(cfr, true, false, 0, 2), v("centre-frame", true, false, 0, 0), v(sh, true, false, 2, -1),
+			v("bag-of-frames-mean", true, false, 3, 0), v("bag-of-frames-max", true, false, 0, 0), v(fp, true, false, 0, 0)),
+		// c2: the blind and shuffled readers solve it, one model each: a
+		// shortcut at c = 1 only, of two tests; the centre-frame models
+		// chose 1 and 2 (consistency); solved shuffled (sensitivity).
+		row("c2", v(br, true, false, 0, 1.5), v(cfr, true, false, 1, -1), v("centre-frame", true, false, 2, 0), v(sh, true, false, 0, 3),
+			v("bag-of-frames-mean", true, false, 1, 0), v("bag-of-frames-max", true, false, 1, 0), v(fp, true, false, 1, 0)),
+		// c3: every model chose 1.
+		row("c3", v(br, true, false, 1, -1), v(cfr, true, false, 1, -1), v("centre-frame", true, false, 1, 0), v(sh, true, false, 1, -1),
+			v("bag-of-frames-mean", true, false, 1, 0), v("bag-of-frames-max", true, false, 1, 0), v(fp, true, false, 1, 0)),
+		// c4: the centre-frame reader abstained (no answer: one answering
+		// model in its test, whose chance is then 1/4); the image tower is
+		// right on the centre frame and on the bag of frames.
+		row("c4", v(br, true, false, 1, -1), v(cfr, true, true, 0, 5), v("centre-frame", true, false, 0, 0), v(sh, true, false, 1, -1),
+			v("bag-of-frames-mean", true, false, 0, 0), v("bag-of-frames-max", true, false, 0, 0), v(fp, true, false, 1, 0)),
+	}}
+}
+
+func TestConsensusHandWorked(t *testing.T) {
+	s, err := Compute(consensusFixture(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Consensus
+	wantDiag := []string{br, cfr, "centre-frame", sh, "bag-of-frames-mean", "bag-of-frames-max"}
+	if !slices.Equal(c.Diagnostics, wantDiag) {
+		t.Errorf("diagnostics %v, want %v (the learner is none)", c.Diagnostics, wantDiag)
+	}
+	wantTests := []TestInfo{
+		{TestBlind, []Model{{"lm_reader", []string{br}}}, "one model: consistency (the models of a test disagree) is not computed"},
+		{TestAudio, []Model{}, "not run: the run has no model of this test"},
+		{TestSummary, []Model{}, "not run: the run has no model of this test"},
+		{TestCentreFrame, []Model{{"vlm_reader", []string{cfr}}, {"image_text", []string{"centre-frame"}}}, ""},
+		{TestFrameShuffling, []Model{{"vlm_reader", []string{sh}}}, "one model: consistency (the models of a test disagree) is not computed"},
+		{TestBagOfFrames, []Model{{"image_text", []string{"bag-of-frames-mean", "bag-of-frames-max"}}}, "one model: consistency (the models of a test disagree) is not computed"},
+	}
+	if !reflect.DeepEqual(c.Tests, wantTests) {
+		t.Errorf("tests\n %+v\nwant\n %+v", c.Tests, wantTests)
+	}
+	wantRows := []struct {
+		diag       int32
+		cons, sens bool
+	}{{2, false, false}, {1, true, true}, {0, false, false}, {1, false, false}}
+	for i, w := range wantRows {
+		r := s.Rows[i]
+		if r.Diagnostics != w.diag || r.Consistency != w.cons || r.Sensitivity != w.sens || r.Redundancy {
+			t.Errorf("%s: diagnostics %d consistency %v sensitivity %v redundancy %v; want %+v", r.ID, r.Diagnostics, r.Consistency, r.Sensitivity, r.Redundancy, w)
+		}
+	}
+	b := c.Benchmarks[0]
+	if b.Items != 4 || !slices.Equal(b.Shortcuts, []int{3, 1, 0}) {
+		t.Errorf("shortcuts %v of %d, want [3 1 0] of 4", b.Shortcuts, b.Items)
+	}
+	// Chance: c1-c3 have five answering models in four tests (two in the
+	// centre frame's): P(no test has one right) = (3/4)^3 (3/4)^2, so
+	// 1 - 243/1024; two right only in the centre frame's, 1/16. c4 has
+	// four single-model tests answering: 1 - (3/4)^4 = 700/1024, and 0.
+	wantChance := []float64{(3*781.0/1024 + 700.0/1024) / 4, 3.0 / 16 / 4, 0}
+	for k, w := range wantChance {
+		if math.Abs(b.Chance[k]-w) > 1e-12 {
+			t.Errorf("chance at c = %d: %v, want %v", Thresholds[k], b.Chance[k], w)
+		}
+	}
+	wantCounts := []TestCount{
+		{TestBlind, []int{1, 0, 0}, []int{0, 0, 0}},
+		{TestCentreFrame, []int{2, 1, 0}, []int{1, 1, 0}},
+		{TestFrameShuffling, []int{1, 0, 0}, []int{0, 0, 0}},
+		{TestBagOfFrames, []int{1, 0, 0}, []int{0, 0, 0}},
+	}
+	if !reflect.DeepEqual(c.Counts, wantCounts) {
+		t.Errorf("counts %+v, want %+v", c.Counts, wantCounts)
+	}
+	if c.Ambiguity != (Ambiguity{Consistency: 1, Sensitivity: 1, Any: 1}) {
+		t.Errorf("ambiguity %+v", c.Ambiguity)
+	}
+}
+
+func TestAtLeast(t *testing.T) {
+	got := atLeast([]float64{0.5, 0.25})
+	// P(0 or more) 1; P(1 or more) 1 - 0.5*0.75; P(both) 0.125.
+	want := []float64{1, 0.625, 0.125}
+	for c := range want {
+		if math.Abs(got[c]-want[c]) > 1e-15 {
+			t.Errorf("atLeast = %v, want %v", got, want)
+		}
+	}
+}
+
 func TestWriteReadRoundTrip(t *testing.T) {
-	s, err := Compute(fixture(), Options{DropQuality: []string{"repeated_option"}})
+	s, err := Compute(fixture(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

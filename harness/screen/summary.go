@@ -3,37 +3,38 @@ package screen
 import (
 	"slices"
 	"strings"
-
-	"github.com/vidscreen/vidscreen/harness"
 )
 
-// A Summary says, for one benchmark, what screening removes and why.
+// A Summary says, for one benchmark, what the funnel removes and why.
 type Summary struct {
 	Benchmark string `json:"benchmark"`
 	Items     int    `json:"items"`
-	// Screening lists the attackers that screen the benchmark: the
-	// screening attackers its card finds significantly above chance (all
-	// of them with Options.EveryAttacker).
+	// Screening lists the attack steps that screen the benchmark, in
+	// funnel order: the model readers, and the learners and matchers its
+	// card finds significantly above chance (all of them with
+	// Options.EveryAttacker).
 	Screening []string `json:"screening"`
 	Kept      int      `json:"kept"`
 	Removed   int      `json:"removed"`
-	// Items removed for each reason; an item may have several, so these
-	// can add up to more than Removed.
-	Solved     int `json:"solved"`
-	Duplicates int `json:"cross_duplicates"`
-	Failed     int `json:"failed"`
-	Quality    int `json:"quality"`
-	// ByLevel counts the solved items by the lowest level of the pyramid
-	// whose screening attacker solves them, in pyramid order (levels that
-	// solve nothing are listed with 0).
-	ByLevel []Count `json:"solved_by_level"`
-	// ByAttacker counts the items each screening attacker solves, in the
-	// run's attacker order.
+	// Pending counts the items whose video failed before a step that reads
+	// it: neither kept nor removed.
+	Pending int `json:"pending"`
+	// Funnel holds, per step of Screen.Funnel, the items that entered it,
+	// those it removed and those left pending at it (the authors'
+	// funnel.csv per benchmark).
+	Funnel []Step `json:"funnel"`
+	// ByAttacker counts the items each screening attacker solves, whichever
+	// step removed them, in the run's attacker order: the detail behind
+	// the funnel (Row.SolvedBy).
 	ByAttacker []Count `json:"solved_by_attacker"`
-	// Chain counts the items left after each stage, applied in turn: the
-	// attacks, the cross-source near-duplicates, the failed videos, the
-	// quality flags (the chain of Video-Index 5.1 and Figure 1).
-	Chain []Count `json:"chain"`
+}
+
+// A Step is one funnel step's counts.
+type Step struct {
+	Name     string `json:"name"`
+	Entering int    `json:"entering"`
+	Removed  int    `json:"removed"`
+	Pending  int    `json:"pending"`
 }
 
 // A Count is a number of items under a name.
@@ -44,25 +45,14 @@ type Count struct {
 
 // summarise builds the per-benchmark summaries, sorted by benchmark.
 func summarise(s *Screen, gated map[string][]string) []Summary {
-	var levels []string
-	for _, l := range harness.Levels() {
-		for _, a := range s.Attackers {
-			if a.Screens && a.Level == l.String() && !slices.Contains(levels, a.Level) {
-				levels = append(levels, a.Level)
-			}
-		}
-	}
-	for _, a := range s.Attackers { // levels the harness does not know, last
-		if a.Screens && !slices.Contains(levels, a.Level) {
-			levels = append(levels, a.Level)
-		}
-	}
-	level := map[string]string{}
 	var screening []string
+	for _, k := range attackSteps(s.Attackers) {
+		screening = append(screening, s.Attackers[k].Name)
+	}
+	var solvers []string
 	for _, a := range s.Attackers {
-		level[a.Name] = a.Level
 		if a.Screens {
-			screening = append(screening, a.Name)
+			solvers = append(solvers, a.Name)
 		}
 	}
 	at := map[string]*Summary{}
@@ -73,57 +63,44 @@ func summarise(s *Screen, gated map[string][]string) []Summary {
 		if b == nil {
 			b = &Summary{Benchmark: r.Benchmark, Screening: []string{}}
 			for _, n := range screening {
-				if gated == nil || slices.Contains(gated[r.Benchmark], n) {
+				if screensOn(n, r.Benchmark, gated, &s.Options) {
 					b.Screening = append(b.Screening, n)
 				}
 			}
-			for _, l := range levels {
-				b.ByLevel = append(b.ByLevel, Count{Name: l})
+			for _, st := range s.Funnel {
+				b.Funnel = append(b.Funnel, Step{Name: st})
 			}
-			for _, n := range screening {
+			for _, n := range solvers {
 				b.ByAttacker = append(b.ByAttacker, Count{Name: n})
-			}
-			for _, st := range []string{"items", "after attacks", "after cross-source duplicates", "after failed videos", "after quality flags"} {
-				b.Chain = append(b.Chain, Count{Name: st})
 			}
 			at[r.Benchmark] = b
 			out = append(out, b)
 		}
 		b.Items++
-		if r.Kept {
+		switch {
+		case r.Kept:
 			b.Kept++
-		} else {
+		case r.Pending != "":
+			b.Pending++
+		default:
 			b.Removed++
 		}
-		has := func(reason string) bool { return slices.Contains(r.Reasons, reason) }
-		if has(ReasonSolved) {
-			b.Solved++
-			lowest := len(levels)
-			for _, n := range r.SolvedBy {
-				b.ByAttacker[slices.Index(screening, n)].Items++
-				lowest = min(lowest, slices.Index(levels, level[n]))
-			}
-			b.ByLevel[lowest].Items++
+		for _, n := range r.SolvedBy {
+			b.ByAttacker[slices.Index(solvers, n)].Items++
 		}
-		if has(ReasonDuplicate) {
-			b.Duplicates++
-		}
-		if has(ReasonFailed) {
-			b.Failed++
-		}
-		if has(ReasonQuality) {
-			b.Quality++
-		}
-		// The chain: an item leaves at its first reason.
-		left := 0
-		for k, reason := range []string{ReasonSolved, ReasonDuplicate, ReasonFailed, ReasonQuality} {
-			if has(reason) {
+		// The item enters each step up to the one that removed it or
+		// left it pending.
+		for k := range b.Funnel {
+			st := &b.Funnel[k]
+			st.Entering++
+			if st.Name == r.RemovedBy {
+				st.Removed++
 				break
 			}
-			left = k + 1
-		}
-		for k := 0; k <= left; k++ {
-			b.Chain[k].Items++
+			if st.Name == r.Pending {
+				st.Pending++
+				break
+			}
 		}
 	}
 	slices.SortFunc(out, func(x, y *Summary) int { return strings.Compare(x.Benchmark, y.Benchmark) })

@@ -1,0 +1,76 @@
+package screen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/solve"
+)
+
+// readOrders reads, for each attacker of multiOrder the run has, its
+// choices on the permutation audit's seeded option orders 1 to
+// solve.Orders-1 (order 0 is the original, items.parquet's verdict) from
+// the run's cache (run.PermutationFile), so that the options-only and blind
+// steps judge four orders without asking the model again (Video-Index 5.1).
+// An attacker whose orders are not all there gets none. The seed is
+// config.json's.
+func readOrders(dir string, rows []Row, attackers []Attacker) (map[string][][]int32, error) {
+	out := map[string][][]int32{}
+	b, err := os.ReadFile(filepath.Join(dir, run.ConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Seed uint64 `json:"seed"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, run.ConfigFile), err)
+	}
+	keys := make([]string, len(rows))
+	for i := range rows {
+		keys[i] = rows[i].Key()
+	}
+	for _, a := range attackers {
+		if !slices.Contains(multiOrder, a.Name) {
+			continue
+		}
+		var orders [][]int32
+		for o := 1; o < solve.Orders; o++ {
+			path := run.PermutationFile(dir, a.Name, cfg.Seed, o, keys)
+			b, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				orders = nil
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			var choices []int32
+			if err := json.Unmarshal(b, &choices); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if len(choices) != len(rows) {
+				return nil, fmt.Errorf("%s: %d choices for the %d items of %s", path, len(choices), len(rows), itemsFile)
+			}
+			for i, c := range choices {
+				if c < 0 || int(c) >= len(rows[i].Options) {
+					return nil, fmt.Errorf("%s: choice %d of item %s/%s (line 1, entry %d) names no option of its %d", path, c, rows[i].Benchmark, rows[i].ID, i, len(rows[i].Options))
+				}
+			}
+			orders = append(orders, choices)
+		}
+		if len(orders) > 0 {
+			out[a.Name] = orders
+		}
+	}
+	return out, nil
+}
