@@ -46,8 +46,16 @@ func (it *Item) check(videoRoot string) (field string, err error) {
 			return f.name, fieldError(ErrBadValue, "negative %s %g", f.name, *f.v)
 		}
 	}
+	// A clip holds the frames of [start, end): an empty one has none to
+	// sample, and failed the other items of its video when decoded.
 	if it.End != nil && it.Start != nil && *it.End < *it.Start {
 		return "end", fieldError(ErrBadValue, "end %g before start %g", *it.End, *it.Start)
+	}
+	if it.End != nil && it.Start != nil && *it.End == *it.Start {
+		return "end", fieldError(ErrBadValue, "end %g equals start: an empty clip (give end > start, or neither for the whole video)", *it.End)
+	}
+	if it.End != nil && it.Start == nil && *it.End == 0 {
+		return "end", fieldError(ErrBadValue, "end 0 with no start: an empty clip (give end > start, or neither for the whole video)")
 	}
 	if it.VideoPath != "" && videoRoot != "" {
 		if err := checkVideoPath(it.VideoPath, videoRoot); err != nil {

@@ -370,6 +370,11 @@ func (d *jsonFields) integer(field string) int {
 		return 0
 	}
 	n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+	if errors.Is(err, strconv.ErrRange) {
+		// Every integer field is an option index.
+		d.setErr(field, fieldError(ErrAnswerRange, "%s is not an index into the options (answers are 0-based)", bytes.TrimSpace(v)))
+		return 0
+	}
 	if err != nil {
 		d.setErr(field, fieldError(ErrFieldType, "%s is not an integer", bytes.TrimSpace(v)))
 		return 0

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // A ParquetReader reads items from a Parquet file whose columns are the item
@@ -27,9 +29,12 @@ type ParquetReader struct {
 	r     *parquet.Reader
 	field []string // top-level field of each leaf column
 	rows  []parquet.Row
-	n, i  int // rows buffered, next buffered row
-	row   int // rows returned so far
-	err   error
+	// unsignedAnswer: the answer column holds unsigned integers, whose
+	// bits read as int64 turn 2^64-1 into -1.
+	unsignedAnswer bool
+	n, i           int // rows buffered, next buffered row
+	row            int // rows returned so far
+	err            error
 }
 
 // parquetKinds says which physical types each known field accepts.
@@ -72,6 +77,11 @@ func NewParquetReader(r io.ReaderAt, size int64, name string) (*ParquetReader, e
 		ok := false
 		for _, want := range kinds {
 			ok = ok || k == want
+		}
+		if lt := leaf.Node.Type().LogicalType(); top == "answer" && lt != nil {
+			if it, ok := lt.Value.(*format.IntType); ok && !it.IsSigned {
+				pr.unsignedAnswer = true
+			}
 		}
 		repeated := leaf.MaxRepetitionLevel > 0
 		if !ok || repeated != (top == "options") {
@@ -235,6 +245,13 @@ func (r *ParquetReader) decode(row parquet.Row) (*Item, error) {
 			it.Answer = int(v.Int64())
 			if v.Kind() == parquet.Int32 {
 				it.Answer = int(v.Int32())
+			}
+			if r.unsignedAnswer && (v.Kind() == parquet.Int64 && v.Uint64() > math.MaxInt32 || v.Kind() == parquet.Int32 && v.Uint32() > math.MaxInt32) {
+				big := v.Uint64()
+				if v.Kind() == parquet.Int32 {
+					big = uint64(v.Uint32())
+				}
+				return nil, r.fail(field, fieldError(ErrAnswerRange, "%d is not an index into the options (answers are 0-based)", big))
 			}
 		case "duration":
 			it.Duration = parquetNumber(v)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,9 @@ func TestJSONLReaderRefusesBadItems(t *testing.T) {
 		{"an absolute video_path", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "video_path": "/etc/passwd"}`, "video_path", ErrVideoPathEscape},
 		{"a negative duration", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "duration": -1}`, "duration", ErrBadValue},
 		{"an end before the start", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "start": 5, "end": 2}`, "end", ErrBadValue},
+		{"an empty clip", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "start": 5, "end": 5}`, "end", ErrBadValue},
+		{"an empty clip from the start", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "end": 0}`, "end", ErrBadValue},
+		{"an answer of 2^64-1", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 18446744073709551615}`, "answer", ErrAnswerRange},
 		{"a duration given as text", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "duration": "3s"}`, "duration", ErrFieldType},
 		{"a truncated line", `{"id": "q", "benchmark": "B"`, "", ErrSyntax},
 		{"an array instead of an object", `["q"]`, "", ErrSyntax},
@@ -203,6 +207,38 @@ func TestParquetReaderReadsItems(t *testing.T) {
 	}
 	if items[1].Duration != nil || items[1].Meta != nil || len(items[1].Options) != 2 {
 		t.Errorf("row 2 = %+v", items[1])
+	}
+}
+
+// TestHugeAnswerNamesTheNumber: an answer of 2^64-1 in an unsigned
+// Parquet column was reported as "-1 is not an index", and in JSONL as
+// "not an integer"; both now say the number given.
+func TestHugeAnswerNamesTheNumber(t *testing.T) {
+	type unsignedAnswer struct {
+		ID        string   `parquet:"id"`
+		Benchmark string   `parquet:"benchmark"`
+		Video     string   `parquet:"video"`
+		Question  string   `parquet:"question"`
+		Options   []string `parquet:"options,list"`
+		Answer    uint64   `parquet:"answer"`
+	}
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "u.parquet")
+	row := unsignedAnswer{ID: "a", Benchmark: "B", Video: "v", Question: "q", Options: []string{"x", "y"}}
+	big := row
+	big.ID, big.Answer = "b", math.MaxUint64
+	if err := os.WriteFile(pq, writeParquet(t, []unsignedAnswer{row, big}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jl := filepath.Join(dir, "u.jsonl")
+	if err := os.WriteFile(jl, []byte(`{"id": "a", "benchmark": "B", "video": "v", "question": "q", "options": ["x","y"], "answer": 18446744073709551615}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, where string }{{pq, "u.parquet: row 2: field answer"}, {jl, "u.jsonl:1: field answer"}} {
+		_, err := ReadFiles(context.Background(), []string{tc.path}, ReadOptions{})
+		if !errors.Is(err, ErrAnswerRange) || !strings.Contains(err.Error(), tc.where) || !strings.Contains(err.Error(), "18446744073709551615 is not an index") {
+			t.Errorf("%s: %v; want %q and the number given", tc.path, err, tc.where)
+		}
 	}
 }
 

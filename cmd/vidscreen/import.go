@@ -144,8 +144,10 @@ func importRows(rows []predictions.Row, bench string) (items, preds []byte, err 
 			return nil, nil, fail("id", fmt.Errorf("%w: no id, question_id or index", harness.ErrMissingField))
 		case r.Video == "":
 			return nil, nil, fail("video", fmt.Errorf("%w: no video, video_id or video_name (vidscreen audits video benchmarks)", harness.ErrMissingField))
-		case len(r.Options) < 2:
+		case len(r.Options) == 0:
 			return nil, nil, fail("options", fmt.Errorf("%w: no options (A, B, ... columns, candidates or options)", harness.ErrMissingField))
+		case len(r.Options) == 1:
+			return nil, nil, fail("options", fmt.Errorf("%w: one option (%q); a multiple-choice item needs at least two", harness.ErrTooFewOptions, r.Options[0]))
 		}
 		if src, dup := seen[r.ID]; dup {
 			return nil, nil, fail("id", fmt.Errorf("%w: %q was already given at %s (VLMEvalKit's circular copies? import the dataset's own TSV)", harness.ErrDuplicateID, r.ID, src))

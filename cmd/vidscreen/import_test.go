@@ -83,11 +83,14 @@ func TestImportRefuses(t *testing.T) {
 	os.WriteFile(badAnswer, []byte("index\tvideo\tquestion\tA\tB\tanswer\n0\tv.mp4\tq?\tx\ty\tZ\n"), 0o644)
 	dupID := filepath.Join(dir, "dup.csv")
 	os.WriteFile(dupID, []byte("index,video,question,A,B,answer\n0,v.mp4,q?,x,y,A\n0,w.mp4,r?,x,y,B\n"), 0o644)
+	oneOption := filepath.Join(dir, "samples_videomme_2024-06-20T10-11-12.123456.jsonl")
+	os.WriteFile(oneOption, []byte(`{"doc_id": 0, "doc": {"video_id": "001", "question_id": "001-1", "question": "q?", "options": ["A. Apples."], "answer": "A"}, "target": "A", "resps": [["A"]], "filtered_resps": ["A"]}`+"\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"a row with one option", []string{"lmms-eval", oneOption}, `:1: field options: fewer than two options: one option ("A. Apples."); a multiple-choice item needs at least two`},
 		{"no video column", []string{"vlmevalkit", td("MMBench_style_results.csv")}, "MMBench_style_results.csv:2: field video: missing field"},
 		{"the other tool's file", []string{"vlmevalkit", td("samples_videomme_2024-06-20T10-11-12.123456.jsonl")}, "laid out as lmms-eval's files, not vlmevalkit's"},
 		{"an unknown tool", []string{"lmms", td("MVBench_results.xlsx")}, `unknown tool "lmms"`},
