@@ -9,8 +9,10 @@ import (
 	iofs "io/fs"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/screen"
+	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
 // screenSummary is what screen prints: where it wrote and, per benchmark,
@@ -85,8 +87,9 @@ models of a test disagree), redundancy (a --window attacker solves it: one arbit
 stretch of the video), sensitivity (a --shuffled attacker solves it: frames out of order).
 
 It prints a JSON summary. The outputs are a pure function of the run and the flags.
-Bad input (exit 2): RUN not a finished audit, an attacker name the run does not have, a
-diagnostic name that is no test's model, an unknown quality flag.`,
+Bad input (exit 2): RUN not a finished audit, a file of it missing or damaged (a
+truncated .npy), an attacker name the run does not have, a diagnostic name that is no
+test's model, an unknown quality flag.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the screen to `DIR` (default RUN/screen)")
 			attackers := fs.String("attackers", "", "comma-separated `NAMES` of the screening attackers, the funnel's attack steps (default options-reader, blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader: those the run has)")
@@ -114,7 +117,11 @@ diagnostic name that is no test's model, an unknown quality flag.`,
 				}
 				in, err := screen.Open(run)
 				if err != nil {
-					if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) || errors.Is(err, completion.ErrUnfinished) {
+					// A damaged file of the run (a truncated .npy, a bad
+					// items.parquet) is bad input, as a missing one is.
+					var fe *npy.FormatError
+					var pe *harness.ParseError
+					if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) || errors.Is(err, completion.ErrUnfinished) || errors.As(err, &fe) || errors.As(err, &pe) {
 						return fmt.Errorf("%w: %v", errBadInput, err)
 					}
 					return err

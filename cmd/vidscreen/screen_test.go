@@ -55,6 +55,32 @@ func TestScreenCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(unfinished, completion.File))
+	// A truncated question.npy, whether or not the completion record
+	// notices: bad input (exit 2) naming the file, as a missing one is.
+	truncated := filepath.Join(dir, "truncated")
+	if err := os.CopyFS(truncated, os.DirFS(run)); err != nil {
+		t.Fatal(err)
+	}
+	qpath := filepath.Join(truncated, screen.QuestionNPY)
+	st, err := os.Stat(qpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(qpath, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := completion.Check(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range rec.Outputs {
+		names = append(names, o.Name)
+	}
+	// Recorded again, so that the reader, not the record, meets the damage.
+	if err := completion.Write(truncated, rec.Vidscreen, names); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -63,6 +89,7 @@ func TestScreenCommand(t *testing.T) {
 		{"no run", nil, "name one run directory"},
 		{"a directory that is no run", []string{dir}, "not a run directory"},
 		{"a run whose audit did not finish", []string{unfinished}, "the audit did not finish (no complete.json"},
+		{"a truncated question.npy", []string{truncated}, "question.npy"},
 		{"an attacker the run does not have", []string{run, "--attackers", "copy"}, `"copy" is not an attacker of the run`},
 		{"an unknown quality flag", []string{run, "--drop-quality", "blurry"}, `"blurry" is not a data-quality flag`},
 	}
