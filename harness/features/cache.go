@@ -1,6 +1,7 @@
 package features
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -14,13 +15,14 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
 // cacheFormat changes whenever what a cache entry holds changes meaning.
-const cacheFormat = 1
+// Format 2: each file of an entry has its checksum beside it.
+const cacheFormat = 2
 
 // hashVideo returns the SHA-256 of a video file's bytes (SHA-NI hashes
 // faster than the disk reads on current CPUs, so a weaker hash gains
@@ -91,10 +93,13 @@ func (c cache) paths(key string) (npyPath, jsonPath string) {
 }
 
 // load returns the stored features of key, or nil when there are none or
-// they are damaged (they are then computed again).
+// they are torn or foreign (they are then computed again). A file whose
+// bytes disagree with its checksum (internal/checksum) is a
+// *checksum.DamagedError, which the caller reports and then treats as a
+// miss: the entry is computed again and overwritten.
 func (c cache) load(key string, dim int) (*Video, error) {
 	np, jp := c.paths(key)
-	b, err := os.ReadFile(jp)
+	b, err := checksum.ReadFile(jp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -105,7 +110,14 @@ func (c cache) load(key string, dim int) (*Video, error) {
 	if json.Unmarshal(b, &e) != nil || e.Format != cacheFormat || e.Key != key {
 		return nil, nil
 	}
-	m, err := npy.ReadFile(np)
+	nb, err := checksum.ReadFile(np)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := npy.Read(bytes.NewReader(nb))
 	if err != nil || m.Rows != len(e.Times) || m.Cols != dim || (e.Captions != nil && len(e.Captions) != len(e.Times)) {
 		return nil, nil
 	}
@@ -117,21 +129,26 @@ func (c cache) load(key string, dim int) (*Video, error) {
 }
 
 // store writes v's entry: the .npy first, then the .json that makes it
-// valid, each atomically, so a kill at any instant leaves either a whole
-// entry or one that load ignores.
+// valid, each atomically and each with its checksum, so a kill at any
+// instant leaves either a whole entry or one that load ignores.
 func (c cache) store(v *Video, plan string) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("feature cache: %w", err)
 	}
 	np, jp := c.paths(v.Key)
-	if err := atomicfile.Write(np, func(w io.Writer) error { return npy.Write(w, v.Embeddings, npy.Float32) }); err != nil {
+	// The .json goes first: a kill after the new .npy must not leave an
+	// old .json that makes it valid.
+	if err := os.Remove(jp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("feature cache: %w", err)
+	}
+	if err := checksum.Write(np, func(w io.Writer) error { return npy.Write(w, v.Embeddings, npy.Float32) }); err != nil {
 		return err
 	}
 	e := entry{Format: cacheFormat, Key: v.Key, Path: v.Path, Plan: plan, Info: v.Info, Captions: v.Captions}
 	for _, t := range v.Times {
 		e.Times = append(e.Times, int64(t))
 	}
-	return atomicfile.Write(jp, func(w io.Writer) error {
+	return checksum.Write(jp, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", " ")
 		return enc.Encode(&e)

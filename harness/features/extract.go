@@ -15,6 +15,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -123,6 +124,9 @@ type Item struct {
 	// Err holds the cause.
 	Failure string
 	Err     error
+	// Hash is the SHA-256 of the item's video file, hex ("" when it could
+	// not be read): what a stored answer read of the video is named by.
+	Hash string
 	// Video indexes Result.Videos (-1 on failure or when no Set was asked);
 	// Rows maps each Set's name to the rows of that video's Embeddings (and
 	// Captions) the item's clip takes, in time order.
@@ -157,6 +161,10 @@ type Stats struct {
 	// pool), and Wall the time of the whole call.
 	Busy map[string]time.Duration
 	Wall time.Duration
+	// Damaged describes each cache file whose bytes disagreed with its
+	// checksum (one flipped bit would otherwise change the answers): its
+	// entry was computed again and overwritten. In the order of the videos.
+	Damaged []string
 }
 
 // Result is the output of Extract.
@@ -252,9 +260,14 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 				p.err, p.fail = err, FailureMissing
 				return nil
 			}
+			p.hash = h
 			if p.plan != nil {
 				p.video.Key = videoKey(h, p.plan, &opt)
 				v, err := c.load(p.video.Key, dim)
+				if errors.Is(err, checksum.ErrDamaged) {
+					p.damaged = append(p.damaged, err.Error())
+					v, err = nil, nil
+				}
 				if err != nil {
 					return err
 				}
@@ -267,6 +280,10 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 			if len(opt.VLMSets) > 0 {
 				p.vkey = vlmKey(h, items, p.items, opt.VLMName, opt.Size, opt.VLMSets, opt.Seed)
 				e, err := loadVLM(opt.CacheDir, p.vkey, len(p.items))
+				if errors.Is(err, checksum.ErrDamaged) {
+					p.damaged = append(p.damaged, err.Error())
+					e, err = nil, nil
+				}
 				if err != nil {
 					return err
 				}
@@ -285,6 +302,9 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 		return nil, err
 	}
 	st.Busy["hash"] = time.Since(t0)
+	for _, p := range vids {
+		st.Damaged = append(st.Damaged, p.damaged...)
+	}
 	var todo []*planned
 	for _, p := range vids {
 		switch {
@@ -314,6 +334,9 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 
 	// Map every item's frame sets onto its video's rows.
 	for _, p := range vids {
+		for _, i := range p.items {
+			res.Items[i].Hash = p.hash
+		}
 		if p.fail != "" {
 			for _, i := range p.items {
 				res.Items[i].Failure, res.Items[i].Err = p.fail, p.err
@@ -374,6 +397,10 @@ type planned struct {
 	duration time.Duration
 	err      error
 	fail     string
+	// hash is the SHA-256 of the video's bytes ("" when unreadable);
+	// damaged lists its cache files whose checksums disagreed.
+	hash    string
+	damaged []string
 }
 
 // decodePlan is what one video's decoder takes: the union of the frame

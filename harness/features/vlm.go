@@ -19,7 +19,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -112,6 +112,9 @@ type VLMOptions struct {
 	Seed uint64
 	// Progress, if set, is told ("vlm-videos", n) as videos finish.
 	Progress func(what string, n int)
+	// Damaged, if set, is told of each cache file whose checksum disagreed
+	// (Stats.Damaged); its scores were computed again.
+	Damaged func(what string)
 }
 
 // vlmCacheFormat changes whenever what a VLM cache entry holds changes
@@ -150,6 +153,11 @@ func ReadVLM(ctx context.Context, items []*harness.Item, opt VLMOptions) ([]map[
 		Size: opt.Size, Decode: opt.Decode, Seed: opt.Seed, Progress: progress})
 	if err != nil {
 		return nil, err
+	}
+	if opt.Damaged != nil {
+		for _, d := range res.Stats.Damaged {
+			opt.Damaged(d)
+		}
 	}
 	out := make([]map[string][]float64, len(items))
 	for i, it := range res.Items {
@@ -372,7 +380,7 @@ func vlmPath(dir, key string) string { return filepath.Join(dir, "vlm-"+key+".js
 // loadVLM returns the cached entry of a key, or nil when there is none.
 // JSON writes each float64 so that it reads back to the same bits.
 func loadVLM(dir, key string, n int) (*vlmEntry, error) {
-	b, err := os.ReadFile(vlmPath(dir, key))
+	b, err := checksum.ReadFile(vlmPath(dir, key))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -390,7 +398,7 @@ func storeVLM(dir, key, path string, items []map[string][]float64, duration time
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("vlm cache: %w", err)
 	}
-	return atomicfile.Write(vlmPath(dir, key), func(w io.Writer) error {
+	return checksum.Write(vlmPath(dir, key), func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(vlmEntry{Format: vlmCacheFormat, Path: path, DurationNS: int64(duration), Items: items})
 	})
 }

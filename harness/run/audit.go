@@ -176,6 +176,10 @@ type Result struct {
 	// Outputs names the files the run wrote that its completion record
 	// (harness/completion) covers, config.json first.
 	Outputs []string
+	// CacheDamaged describes each cache file whose bytes disagreed with
+	// its checksum, which this process computed again (run.json counts
+	// them).
+	CacheDamaged []string
 }
 
 // A Stage is the wall time of one stage of an audit.
@@ -533,6 +537,7 @@ type audit struct {
 	// diagnostics are each benchmark's halves and shifted grids (nil
 	// unless the order level's VLM readers ran).
 	diagnostics map[string]*metrics.OrderDiagnostics
+	damagedMu   sync.Mutex // guards res.CacheDamaged
 }
 
 // A unit is one attacker on one variant: the work of one Attack call, whose
@@ -984,7 +989,7 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 	for j, i := range idx {
 		texts[j] = textembed.QuestionText(a.items[i])
 	}
-	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	cache := a.cache()
 	key := textKey(emb.Name(), nil, texts)
 	m, err := cache.load("confirm-question", key, len(texts), emb.Dim())
 	if err != nil {
@@ -1040,6 +1045,7 @@ type runInfo struct {
 	Units     int            `json:"units"`
 	Stored    int            `json:"units_stored"`
 	Dropped   int64          `json:"dropped_bytes"`
+	Damaged   int            `json:"cache_files_damaged"` // checksums that disagreed: computed again
 	Stages    []stageJSON    `json:"stages"`
 	Attackers []attackerJSON `json:"attackers"`
 }
@@ -1061,7 +1067,7 @@ type attackerJSON struct {
 func (a *audit) writeRunJSON(started time.Time) error {
 	host, _ := os.Hostname()
 	info := runInfo{Vidscreen: harness.Version, Commit: harness.Commit(), Started: started.UTC().Round(time.Second), Host: host,
-		Workers: a.workers, Resumed: a.res.Resumed, Units: a.res.Units, Stored: a.res.UnitsStored, Dropped: a.res.DroppedBytes}
+		Workers: a.workers, Resumed: a.res.Resumed, Units: a.res.Units, Stored: a.res.UnitsStored, Dropped: a.res.DroppedBytes, Damaged: len(a.res.CacheDamaged)}
 	for _, s := range a.res.Stages {
 		info.Stages = append(info.Stages, stageJSON{s.Name, s.Time.Seconds()})
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -8,13 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/vidscreen/vidscreen/harness/textembed"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
@@ -45,20 +45,56 @@ func textKey(embedder string, fit, texts []string) string {
 // An embedCache keeps embedding matrices as .npy files (float32, so numpy
 // reads them directly) under the run directory, named by content key: a
 // resumed run, or one over the same texts, reads them instead of embedding
-// again.
-type embedCache struct{ dir string }
+// again. Each file has its checksum beside it (internal/checksum): a file
+// whose bytes changed after it was written is reported through damaged and
+// computed again, never read.
+type embedCache struct {
+	dir     string
+	damaged func(what string) // nil: damaged files are recomputed silently
+}
+
+// cache is the embedding cache of a's run directory, which reports damaged
+// files to a.cacheDamaged.
+func (a *audit) cache() embedCache {
+	return embedCache{dir: filepath.Join(a.opt.Out, CacheDir), damaged: a.cacheDamaged}
+}
+
+// cacheDamaged reports a cache file whose bytes disagreed with its
+// checksum (what describes it), which is then computed again: a warning
+// line now, and a count in run.json (Result.CacheDamaged).
+func (a *audit) cacheDamaged(what string) {
+	a.damagedMu.Lock()
+	defer a.damagedMu.Unlock()
+	a.res.CacheDamaged = append(a.res.CacheDamaged, what)
+	a.opt.Progress.Note("warning: a cache file changed after it was written; it is computed again", "damage", what)
+}
 
 func (c embedCache) path(kind, key string) string {
 	return filepath.Join(c.dir, fmt.Sprintf("%s-%s.npy", kind, key))
 }
 
+// verify checks the file of kind and key against its checksum: true when
+// they agree; false when either is absent (never stored, or a store cut
+// short) or they disagree, which is reported.
+func (c embedCache) verify(kind, key string) bool {
+	err := checksum.Verify(c.path(kind, key))
+	if errors.Is(err, checksum.ErrDamaged) && c.damaged != nil {
+		c.damaged(err.Error())
+	}
+	return err == nil
+}
+
 // load returns the cached matrix, or nil when there is none (or a damaged
 // one, which is then computed again). rows and cols are the expected shape.
 func (c embedCache) load(kind, key string, rows, cols int) (*kernels.Matrix, error) {
-	m, err := npy.ReadFile(c.path(kind, key))
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := checksum.ReadFile(c.path(kind, key))
+	if errors.Is(err, checksum.ErrDamaged) && c.damaged != nil {
+		c.damaged(err.Error())
+	}
+	if err != nil {
 		return nil, nil
 	}
+	m, err := npy.Read(bytes.NewReader(b))
 	if err != nil || m.Rows != rows || m.Cols != cols {
 		return nil, nil
 	}
@@ -66,9 +102,13 @@ func (c embedCache) load(kind, key string, rows, cols int) (*kernels.Matrix, err
 }
 
 // open opens the cached matrix for reading by rows, or returns nil when
-// there is none, or a damaged one (the wrong shape, or shorter than its
-// header says), which is then computed again.
+// there is none, or a damaged one (its checksum disagrees, the wrong shape,
+// or shorter than its header says), which is then computed again. The
+// whole file is read once to check it.
 func (c embedCache) open(kind, key string, rows, cols int) (*npy.RowFile, error) {
+	if !c.verify(kind, key) {
+		return nil, nil
+	}
 	r, err := npy.OpenRows(c.path(kind, key))
 	if err != nil {
 		return nil, nil
@@ -93,7 +133,7 @@ func (c embedCache) store(kind, key string, m *kernels.Matrix) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}
-	return atomicfile.Write(c.path(kind, key), func(w io.Writer) error { return npy.Write(w, m, "<f4") })
+	return checksum.Write(c.path(kind, key), func(w io.Writer) error { return npy.Write(w, m, "<f4") })
 }
 
 // embedChunk is how many texts are embedded per call, so that progress can

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
@@ -93,7 +92,7 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical b
 	// One embedder per benchmark: the model for every benchmark, or the
 	// lexical embedder fitted on the benchmark's texts.
 	groups := textembed.BenchmarkItems(a.items)
-	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	cache := a.cache()
 	name := emb.Name()
 	a.text = newEmbedRows(len(a.items), emb.Dim())
 	a.question = newEmbedRows(len(a.items), emb.Dim())

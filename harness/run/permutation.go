@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +13,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 )
 
 // permutations runs the option-permutation audit: every model reader whose
@@ -94,7 +95,11 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	}
 	path := PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
 	var stored []int
-	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &stored) == nil && len(stored) == len(a.items) && validChoices(a.items, stored) {
+	b, err := checksum.ReadFile(path)
+	if errors.Is(err, checksum.ErrDamaged) {
+		a.cacheDamaged(err.Error())
+	}
+	if err == nil && json.Unmarshal(b, &stored) == nil && len(stored) == len(a.items) && validChoices(a.items, stored) {
 		return stored, nil
 	}
 	s, from := attack.PermuteOptions(base, a.opt.Seed, o)
@@ -129,7 +134,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	err = atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
+	err = checksum.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
 	return out, err
 }
 

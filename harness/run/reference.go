@@ -66,6 +66,7 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 		scores, err := features.ReadVLM(ctx, items, features.VLMOptions{
 			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
 			Reader: v.VLM, ReaderName: v.VLMName, Size: a.opt.decodeSize(needsOf(a.attackers)), Decode: v.Decode, Seed: a.opt.Seed,
+			Damaged: a.cacheDamaged,
 		})
 		if err != nil {
 			if ctx.Err() != nil {

@@ -170,6 +170,9 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 			return nil, a.interrupted(ctx, err)
 		}
 		a.res.Features = &fr.Stats
+		for _, d := range fr.Stats.Damaged {
+			a.cacheDamaged(d)
+		}
 		seen := map[string]bool{}
 		for k, it := range mine {
 			f := fr.Items[k]

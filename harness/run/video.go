@@ -202,6 +202,9 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	a.features = &fr.Stats
 	st := fr.Stats
+	for _, d := range st.Damaged {
+		a.cacheDamaged(d)
+	}
 	a.opt.Progress.Note("features done", "videos", st.Videos, "cached", st.Cached, "computed", st.Computed, "failed", st.Failed,
 		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "frames_by_device", fmt.Sprint(st.FramesByDevice), "captions", st.Captions)
 	a.decodedSeconds = make([]float64, len(a.items))
@@ -260,7 +263,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		}
 		itEmb = sp
 	}
-	cache := embedCache{dir: filepath.Join(a.opt.Out, CacheDir)}
+	cache := a.cache()
 	var qm, om, qom *kernels.Matrix
 	var bad []int
 	if needs.Has(attack.NeedBag) {

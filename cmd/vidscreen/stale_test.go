@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
+)
+
+// TestAuditRecomputesADamagedCacheFile flips one byte of a cached video's
+// frame embeddings and runs the audit again in the same directory: the
+// damage must be found by the file's checksum, said on stderr and counted
+// in run.json, and the outputs must be those of the undamaged run (the
+// flipped byte once changed mean_frame.npy with exit 0 and no word).
+func TestAuditRecomputesADamagedCacheFile(t *testing.T) {
+	items, root, modelsDir := worldFixture(t)
+	tmp := t.TempDir()
+	args := []string{"--items", items, "--videos", root, "--models", modelsDir, "--levels", "option,frame"}
+	dir, first := filepath.Join(tmp, "run"), filepath.Join(tmp, "first")
+	if code, _, stderr := runAudit(append(args, "--out", dir, "--quiet")...); code != 0 {
+		t.Fatalf("audit: exit %d\n%s", code, stderr)
+	}
+	if err := os.CopyFS(first, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	npys, _ := filepath.Glob(filepath.Join(dir, runs.CacheDir, "video-*.npy"))
+	if len(npys) == 0 {
+		t.Fatal("no video-*.npy in the cache")
+	}
+	b, err := os.ReadFile(npys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-3] ^= 0x40 // the exponent of the last embedding value
+	os.WriteFile(npys[0], b, 0o644)
+
+	code, _, stderr := runAudit(append(args, "--out", dir, "--log-format", "json")...)
+	if code != 0 {
+		t.Fatalf("audit again: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "changed after it was written") || !strings.Contains(stderr, filepath.Base(npys[0])) {
+		t.Errorf("stderr does not name the damaged file %s:\n%s", filepath.Base(npys[0]), stderr)
+	}
+	var info struct {
+		Damaged *int `json:"cache_files_damaged"`
+	}
+	rb, _ := os.ReadFile(filepath.Join(dir, runs.RunJSON))
+	if err := json.Unmarshal(rb, &info); err != nil || info.Damaged == nil || *info.Damaged != 1 {
+		t.Errorf("run.json cache_files_damaged = %v (%v); want 1\n%s", info.Damaged, err, rb)
+	}
+	sameRun(t, first, dir, "after a damaged cache file was computed again")
+	if got, _ := os.ReadFile(npys[0]); string(got) == string(b) {
+		t.Errorf("the damaged cache file was not rewritten")
+	}
+}
