@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
@@ -40,5 +41,58 @@ func TestSmallModelsDirPassesCheck(t *testing.T) {
 	}
 	if got := tok.Decode(ids); got != "what is the man doing? zq" {
 		t.Errorf("decode %q", got)
+	}
+}
+
+// TestSmallModelsDirCaptions checks that the captioner `vidscreen models
+// init` writes says what a frame shows, with the tokenizer it ships, so
+// that a clone without any downloaded tokenizer gets non-empty, meaningful
+// captions (issue 24: its captions used to decode to "").
+func TestSmallModelsDirCaptions(t *testing.T) {
+	rt, _ := tinyModels(t)
+	dir := t.TempDir()
+	if err := onnxbuild.WriteModelsDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rt.OpenCaptioner(m, CPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// frame draws a w x h frame of colour bg with a centred square of
+	// colour fg and side s (no square when s is 0).
+	frame := func(w, h, s int, bg, fg [3]byte) imageprep.Frame {
+		pix := make([]byte, 3*w*h)
+		for y := range h {
+			for x := range w {
+				c := bg
+				if s > 0 && x >= (w-s)/2 && x < (w+s)/2 && y >= (h-s)/2 && y < (h+s)/2 {
+					c = fg
+				}
+				copy(pix[3*(y*w+x):], c[:])
+			}
+		}
+		return imageprep.Frame{Pix: pix, Width: w, Height: h}
+	}
+	red, blue, yellow, green := [3]byte{220, 30, 30}, [3]byte{30, 70, 220}, [3]byte{245, 215, 30}, [3]byte{30, 160, 50}
+	for _, tc := range []struct {
+		frame imageprep.Frame
+		want  string
+	}{
+		{frame(160, 120, 50, blue, red), "a red square on a blue background"},
+		{frame(320, 240, 90, green, yellow), "a yellow square on a green background"},
+		{frame(64, 64, 0, yellow, yellow), "a yellow background"},
+	} {
+		got, err := c.CaptionFrames(context.Background(), []imageprep.Frame{tc.frame})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Text != tc.want {
+			t.Errorf("%dx%d frame: caption %q (ids %v), want %q", tc.frame.Width, tc.frame.Height, got[0].Text, got[0].IDs, tc.want)
+		}
 	}
 }
