@@ -26,11 +26,15 @@ type Captioner struct {
 }
 
 // TinyCaptionerVision and TinyCaptionerText size the tiny captioner, which
-// uses BERT's vocabulary with [CLS] (101) to start and [SEP] (102) to end,
-// as BLIP's text decoder does.
+// uses BERT's ids with [CLS] (101) to start and [SEP] (102) to end, as
+// BLIP's text decoder does. Its vocabulary is BERT's first 2,100 ids, the
+// ones models/testdata/bert_wordpiece_small.json keeps, so that every id it
+// writes decodes to the same text with that file and with the full BERT
+// tokenizer: with all 30,522 most of its ids were missing from the cut
+// file and its captions decoded to "" in a clone without the full one.
 var (
 	TinyCaptionerVision = VisionConfig{Channels: 3, Image: 32, Patch: 8, Hidden: 32, Heads: 4, Layers: 1, FFN: 64}
-	TinyCaptionerText   = DecoderConfig{Vocab: 30522, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 64, Cross: true}
+	TinyCaptionerText   = DecoderConfig{Vocab: 2100, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 64, Cross: true}
 )
 
 // NewCaptioner draws a captioner's weights from seed.
