@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/vidomni"
@@ -437,6 +438,19 @@ name (the paper draws one at random); "instruction" says which (1-5).`,
 				})
 				if err != nil {
 					return err
+				}
+				// A captioner whose ids its tokenizer does not know writes ""
+				// without an error: say so rather than hand on blank captions.
+				empty := 0
+				for _, c := range caps {
+					if strings.TrimSpace(c.Caption) == "" {
+						empty++
+					}
+				}
+				if empty > 0 {
+					fmt.Fprintf(env.stdout, "%d captions written to %s, %d of them empty\n", len(caps), *out, empty)
+					fmt.Fprintf(env.stderr, "warning: %d of the %d captions are empty (does the captioner's tokenizer.json know the ids it writes?)\n", empty, len(caps))
+					return nil
 				}
 				fmt.Fprintf(env.stdout, "%d captions written to %s\n", len(caps), *out)
 				return nil

@@ -156,6 +156,9 @@ type Stats struct {
 	DecodedByDevice  []int
 	CaptionsByDevice []int
 	Captions         int
+	// EmptyCaptions counts the captioned frames, written now or read from
+	// the cache, whose caption is empty or blank.
+	EmptyCaptions int
 	// Busy is the time each stage spent working, summed over its
 	// goroutines ("decode" counts the decoders' wall time as seen from the
 	// pool), and Wall the time of the whole call.
@@ -354,6 +357,11 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 		}
 		vi := len(res.Videos)
 		res.Videos = append(res.Videos, p.video)
+		empty, err := emptyCaptions(p.video, p.plan)
+		if err != nil {
+			return nil, fmt.Errorf("features: %s: %w", p.video.Path, err)
+		}
+		st.EmptyCaptions += empty
 		row := make(map[time.Duration]int, len(p.video.Times))
 		for r, t := range p.video.Times {
 			row[t] = r

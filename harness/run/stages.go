@@ -28,6 +28,9 @@ type StageRate struct {
 	// worked (the parts of the feature stage run at once), rather than
 	// wall time.
 	Busy bool `json:"busy,omitempty"`
+	// EmptyCaptions, on the features stage, counts the captioned frames
+	// whose caption is empty (written now or read from the cache).
+	EmptyCaptions int `json:"empty_captions,omitempty"`
 }
 
 // stageRates turns the result's stage times and the feature stage's counts
@@ -45,6 +48,7 @@ func stageRates(res *Result) []StageRate {
 			r.Unit, r.Units = "answers", answered // one per item, attacker and order: not items
 		case s.Name == "features" && res.Features != nil:
 			r.Unit, r.Units = "videos", res.Features.Videos
+			r.EmptyCaptions = res.Features.EmptyCaptions
 		case s.Name == "cards" || s.Name == "duplicates":
 			r.Unit, r.Units = "items", res.Items
 		}

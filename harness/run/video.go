@@ -206,7 +206,11 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		a.cacheDamaged(d)
 	}
 	a.opt.Progress.Note("features done", "videos", st.Videos, "cached", st.Cached, "computed", st.Computed, "failed", st.Failed,
-		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "frames_by_device", fmt.Sprint(st.FramesByDevice), "captions", st.Captions)
+		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "frames_by_device", fmt.Sprint(st.FramesByDevice), "captions", st.Captions, "empty_captions", st.EmptyCaptions)
+	if st.EmptyCaptions > 0 {
+		a.opt.Progress.Warn(fmt.Sprintf("the captioner wrote %d empty captions (does its tokenizer.json know the ids it writes?); the caption attackers see nothing of those frames", st.EmptyCaptions),
+			"empty_captions", st.EmptyCaptions, "captioner", v.CaptionerName)
+	}
 	a.decodedSeconds = make([]float64, len(a.items))
 	a.refScores = make([][]float64, len(a.items))
 	for i, f := range fr.Items {
