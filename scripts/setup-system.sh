@@ -1,25 +1,64 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vidscreen builds and tests against, skipping
 # those already present. Needs root (or sudo) on Debian 12.
+#
+#   scripts/setup-system.sh [--build | --runtime] [--list]
+#
+# With no option, everything `make setup` needs: what the build and the
+# tests use. --build is what building bin/vidscreen and fetching ONNX
+# Runtime need (the Dockerfile's build stage); --runtime is only the shared
+# libraries the binary loads (the Dockerfile's final stage). --list prints
+# the packages of the chosen set, one a line, and installs nothing.
 set -euo pipefail
 
-pkgs=(
-  # FFmpeg 5.1 for decode/ (go-astiav v0.16.0) and the ffmpeg CLI used by tests.
+profile=all list=0
+for a in "$@"; do
+  case $a in
+  --build) profile=build ;;
+  --runtime) profile=runtime ;;
+  --list) list=1 ;;
+  *) echo "usage: setup-system.sh [--build | --runtime] [--list]" >&2; exit 2 ;;
+  esac
+done
+
+# The libraries bin/vidscreen is linked against (readelf -d: its NEEDED
+# entries), by their Debian 12 packages: FFmpeg 5.1 and OpenBLAS/LAPACKE.
+# deploy/deploy_test.go checks the list against a built binary.
+runtime=(
+  libavcodec59 libavdevice59 libavfilter8 libavformat59 libavutil57
+  libswresample4 libswscale6
+  libopenblas0-pthread liblapacke
+)
+build=(
+  # FFmpeg 5.1 for decode/ (go-astiav v0.16.0).
   pkg-config libavcodec-dev libavformat-dev libavfilter-dev libavutil-dev
-  libswscale-dev libswresample-dev libavdevice-dev ffmpeg
+  libswscale-dev libswresample-dev libavdevice-dev
   # BLAS and LAPACK for kernels/.
   libopenblas-dev liblapacke-dev
+  # npm fetches ONNX Runtime from the npm registry (setup-ort.sh).
+  npm
+)
+tests=(
+  # The ffmpeg CLI used by tests.
+  ffmpeg
   # Side-by-side comparisons under bench/ and reference computations in tests.
   python3 python3-numpy python3-av python3-opencv python3-faiss python3-pil
-  # npm fetches ONNX Runtime from the npm registry.
-  npm
   # A single-node Slurm (scripts/slurm-local.sh) on which the test of the
   # deploy/slurm recipe runs the array and merge jobs for real.
   slurm-wlm munge
 )
+case $profile in
+runtime) pkgs=("${runtime[@]}") ;;
+build) pkgs=("${build[@]}") ;;
+all) pkgs=("${build[@]}" "${tests[@]}") ;;
+esac
 if [ "${VIDSCREEN_SETUP_EXTRA:-}" != "" ]; then
   read -r -a extra <<<"$VIDSCREEN_SETUP_EXTRA"
   pkgs+=("${extra[@]}")
+fi
+if [ $list = 1 ]; then
+  printf '%s\n' "${pkgs[@]}"
+  exit 0
 fi
 
 missing=()
