@@ -1,7 +1,9 @@
 // Package deploy_test checks the recipes of deploy/ as shipped: the
-// Kubernetes manifests parse and agree with each other (the shard count, the
-// volume, the flags), and the Slurm scripts are valid bash. The Slurm
-// recipe itself runs for real in cmd/vidscreen's TestSlurmRecipe.
+// Kubernetes manifests parse and agree with each other and with the
+// Dockerfile (the shard count, the volume, the flags, the image and where
+// it keeps ONNX Runtime), and the Slurm scripts are valid bash. Both
+// recipes run for real in cmd/vidscreen (TestSlurmRecipe,
+// TestKubernetesRecipe).
 package deploy_test
 
 import (
@@ -11,11 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/vidscreen/vidscreen/harness"
 )
 
 // A manifest is the part of a Kubernetes object these checks read.
@@ -26,19 +31,32 @@ type manifest struct {
 		Name string `yaml:"name"`
 	} `yaml:"metadata"`
 	Spec struct {
-		CompletionMode string   `yaml:"completionMode"`
-		Completions    *int     `yaml:"completions"`
-		Parallelism    *int     `yaml:"parallelism"`
-		AccessModes    []string `yaml:"accessModes"`
-		Template       struct {
+		CompletionMode       string   `yaml:"completionMode"`
+		Completions          *int     `yaml:"completions"`
+		Parallelism          *int     `yaml:"parallelism"`
+		BackoffLimit         *int     `yaml:"backoffLimit"`
+		BackoffLimitPerIndex *int     `yaml:"backoffLimitPerIndex"`
+		AccessModes          []string `yaml:"accessModes"`
+		PodFailurePolicy     struct {
+			Rules []struct {
+				Action      string `yaml:"action"`
+				OnExitCodes *struct {
+					ContainerName string `yaml:"containerName"`
+					Operator      string `yaml:"operator"`
+					Values        []int  `yaml:"values"`
+				} `yaml:"onExitCodes"`
+			} `yaml:"rules"`
+		} `yaml:"podFailurePolicy"`
+		Template struct {
 			Spec struct {
 				RestartPolicy string `yaml:"restartPolicy"`
 				Containers    []struct {
-					Name    string   `yaml:"name"`
-					Image   string   `yaml:"image"`
-					Command []string `yaml:"command"`
-					Args    []string `yaml:"args"`
-					Env     []struct {
+					Name            string   `yaml:"name"`
+					Image           string   `yaml:"image"`
+					ImagePullPolicy string   `yaml:"imagePullPolicy"`
+					Command         []string `yaml:"command"`
+					Args            []string `yaml:"args"`
+					Env             []struct {
 						Name  string `yaml:"name"`
 						Value string `yaml:"value"`
 					} `yaml:"env"`
@@ -103,6 +121,14 @@ func env(t *testing.T, m manifest, name string) string {
 	return ""
 }
 
+// optInt prints an optional field: its value, or "unset".
+func optInt(p *int) string {
+	if p == nil {
+		return "unset"
+	}
+	return strconv.Itoa(*p)
+}
+
 func TestKubernetesManifests(t *testing.T) {
 	pvc := read(t, "pvc.yaml")[0]
 	shards := read(t, "shard-job.yaml")[0]
@@ -110,6 +136,7 @@ func TestKubernetesManifests(t *testing.T) {
 	if pvc.Kind != "PersistentVolumeClaim" || !strings.Contains(strings.Join(pvc.Spec.AccessModes, ","), "ReadWriteMany") {
 		t.Errorf("pvc.yaml: %s %v; want a ReadWriteMany PersistentVolumeClaim (pods on several nodes share it)", pvc.Kind, pvc.Spec.AccessModes)
 	}
+	ortLib := dockerfile(t).env["VIDSCREEN_ORT_LIB"]
 	for _, job := range []manifest{shards, merge} {
 		s := job.Spec.Template.Spec
 		if job.APIVersion != "batch/v1" || job.Kind != "Job" || len(s.Containers) != 1 || s.RestartPolicy != "Never" {
@@ -119,6 +146,15 @@ func TestKubernetesManifests(t *testing.T) {
 			t.Errorf("%s: volumes %+v; want the claim %s", job.Metadata.Name, s.Volumes, pvc.Metadata.Name)
 		}
 		c := s.Containers[0]
+		// The Dockerfile's image at the version it is tagged with; a pinned
+		// tag is pulled once per node, where :latest is pulled every time
+		// and names whatever was pushed last.
+		if want := "vidscreen:" + harness.Version; c.Image != want || c.ImagePullPolicy != "IfNotPresent" {
+			t.Errorf("%s: image %q, imagePullPolicy %q; want %q (the Dockerfile's tag, harness.Version), IfNotPresent", job.Metadata.Name, c.Image, c.ImagePullPolicy, want)
+		}
+		if got := env(t, job, "VIDSCREEN_ORT_LIB"); got != ortLib {
+			t.Errorf("%s: VIDSCREEN_ORT_LIB %q, the Dockerfile's %q", job.Metadata.Name, got, ortLib)
+		}
 		if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != s.Volumes[0].Name || c.VolumeMounts[0].MountPath != "/data" {
 			t.Errorf("%s: volume mounts %+v; want the volume at /data", job.Metadata.Name, c.VolumeMounts)
 		}
@@ -130,6 +166,21 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Fatalf("shard-job.yaml: completionMode %q, completions %v, parallelism %v; want an Indexed Job", shards.Spec.CompletionMode, shards.Spec.Completions, shards.Spec.Parallelism)
 	}
 	n := *shards.Spec.Completions
+	// Retries per index: with one backoffLimit for the Job, one shard that
+	// keeps failing uses up the retries of all the others. Bad input
+	// (exit 2) fails its index without a retry.
+	if shards.Spec.BackoffLimitPerIndex == nil || shards.Spec.BackoffLimit != nil {
+		t.Errorf("shard-job.yaml: backoffLimit %s, backoffLimitPerIndex %s; want backoffLimitPerIndex alone", optInt(shards.Spec.BackoffLimit), optInt(shards.Spec.BackoffLimitPerIndex))
+	}
+	failIndex := false
+	for _, r := range shards.Spec.PodFailurePolicy.Rules {
+		if e := r.OnExitCodes; r.Action == "FailIndex" && e != nil && e.ContainerName == "shard" && e.Operator == "In" && slices.Contains(e.Values, 2) {
+			failIndex = true
+		}
+	}
+	if !failIndex {
+		t.Errorf("shard-job.yaml: no podFailurePolicy rule failing the index of a shard that exits 2 (bad input)")
+	}
 	if got := env(t, shards, "VIDSCREEN_SHARDS"); got != strconv.Itoa(n) {
 		t.Errorf("shard-job.yaml: VIDSCREEN_SHARDS %q, completions %d: they must agree", got, n)
 	}
@@ -179,17 +230,25 @@ func TestKubernetesManifests(t *testing.T) {
 	if got := strings.Fields(string(out)); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("merge-job.yaml runs vidscreen %q, want %q", got, want)
 	}
-	// And the shard script, as pod 2 of N.
+	// And the shard script, as pod 2 of N, with an --items glob that
+	// matches two files: vidscreen must get the glob, not the two names
+	// ("unexpected arguments"), and expand it itself.
+	items := filepath.Join(dir, "items")
+	os.Mkdir(items, 0o755)
+	for _, f := range []string{"a.jsonl", "b.jsonl"} {
+		os.WriteFile(filepath.Join(items, f), nil, 0o644)
+	}
+	glob := filepath.Join(items, "*.jsonl")
 	sc2 := exec.Command(sc.Command[0], append(sc.Command[1:], sc.Args[0])...)
 	sc2.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "VIDSCREEN_SHARDS="+strconv.Itoa(n), "JOB_COMPLETION_INDEX=2",
-		"VIDSCREEN_AUDIT_FLAGS=--items /nonexistent/items.jsonl --levels text")
+		"VIDSCREEN_AUDIT_FLAGS=--items "+glob+" --levels text")
 	out, err = sc2.Output()
 	if err != nil {
 		t.Fatalf("shard-job.yaml's script: %v", err)
 	}
-	wantShard := "audit --items /nonexistent/items.jsonl --levels text --shard 2/" + strconv.Itoa(n) + " --out /data/run/shard-2 --log-format json"
-	if got := strings.Join(strings.Fields(string(out)), " "); got != wantShard {
-		t.Errorf("shard-job.yaml runs vidscreen %q, want %q", got, wantShard)
+	wantShard := []string{"audit", "--items", glob, "--levels", "text", "--shard", "2/" + strconv.Itoa(n), "--out", "/data/run/shard-2", "--log-format", "json"}
+	if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, wantShard) {
+		t.Errorf("shard-job.yaml runs vidscreen with arguments %q, want %q", got, wantShard)
 	}
 }
 
