@@ -25,7 +25,9 @@ generated WordPiece tokenizer.json, and DIR/models.json naming them: a complete
 models directory, built by vidscreen itself with no download, so that
 "vidscreen audit --videos ROOT --models DIR" runs at once. The models are tiny and
 their weights are drawn from fixed seeds: they exercise every stage at full speed
-but their answers are not meaningful; docs/models.md says how to put real exports
+but their answers are not meaningful. The captioner is the exception: a hand-built
+one with its own vocabulary that names a frame's main colours and shapes ("a red
+square on a blue background"). docs/models.md says how to put real exports
 (SigLIP, BGE, MPNet, BLIP, a causal LM, SmolVLM) in their place. A DIR that
 already holds a models.json is refused unless --force is given.`,
 		flags: func(fls *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
