@@ -7,7 +7,6 @@ require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/rivo/uniseg v0.4.7
-	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/xuri/excelize/v2 v2.11.1
 	github.com/yalue/onnxruntime_go v1.27.0
 	go.yaml.in/yaml/v3 v3.0.4
@@ -23,7 +22,6 @@ require (
 	github.com/asticode/go-astikit v0.42.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
-	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect

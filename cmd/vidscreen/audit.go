@@ -170,7 +170,13 @@ docs/audit.md.`,
 					if err != nil {
 						return &usageError{"--device-memory: " + err.Error()}
 					}
-					ms, err := openAuditModels(*modelsDir, *device, budget, video || *refModel, env)
+					// The models' warnings go through the reporter, so that a
+					// JSON log stays JSON on every line.
+					menv := *env
+					if rep != nil {
+						menv.stderr = rep.Warnings("vidscreen audit: ")
+					}
+					ms, err := openAuditModels(*modelsDir, *device, budget, video || *refModel, &menv)
 					if err != nil {
 						return err
 					}
@@ -200,6 +206,9 @@ docs/audit.md.`,
 					return &usageError{"--device and --device-memory need --models: without models the audit runs no neural network"}
 				}
 				res, err := runs.Audit(ctx, opt)
+				// Every stage has ended: the reporter's lines are done before
+				// the summary, none after it.
+				rep.Close()
 				if err != nil {
 					return auditError(err)
 				}
@@ -227,7 +236,12 @@ func newReporter(w io.Writer, format string, quiet bool) (*progress.Reporter, er
 		return nil, nil
 	}
 	f, ok := w.(*os.File)
-	return progress.New(w, progress.Options{Terminal: ok && term.IsTerminal(int(f.Fd())), Format: format})
+	isTerm := ok && term.IsTerminal(int(f.Fd()))
+	width := 0
+	if isTerm {
+		width, _, _ = term.GetSize(int(f.Fd()))
+	}
+	return progress.New(w, progress.Options{Terminal: isTerm, Width: width, Format: format})
 }
 
 // expandGlobs replaces each --items value holding a glob metacharacter by
@@ -322,7 +336,15 @@ func auditError(err error) error {
 }
 
 func printAuditSummary(w io.Writer, res *runs.Result) error {
-	if err := report.WriteSummary(w, res.Cards); err != nil {
+	// The table fits the terminal it is printed on (100 columns anywhere
+	// else).
+	width := report.SummaryWidth
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			width = cols
+		}
+	}
+	if err := report.WriteSummaryWidth(w, res.Cards, width); err != nil {
 		return err
 	}
 	for _, c := range res.Cards {

@@ -131,6 +131,27 @@ func TestAuditProgressLogs(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, `msg="resuming: found stored predictions"`) || !strings.Contains(stderr, "units_left=0") {
 		t.Errorf("a resumed run: exit %d, stderr %s; want it to say what it found stored", code, stderr)
 	}
+	// A models directory without text_embed draws a warning: with
+	// --log-format json it is a JSON record too, like every other line.
+	needORT(t)
+	mdir := writeTinyModels(t, models.RoleDupConfirm)
+	code, _, stderr = runAudit("--items", items, "--out", filepath.Join(dir, "m"), "--models", mdir, "--log-format", "json", "--levels", "option")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	warned := false
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("--log-format json with --models wrote a line that is not JSON: %q", line)
+		}
+		if rec["level"] == "WARN" && strings.Contains(fmt.Sprint(rec["msg"]), "no text_embed role") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no JSON warning about the missing text_embed role:\n%s", stderr)
+	}
 	code, _, stderr = runAudit("--items", items, "--out", filepath.Join(dir, "x"), "--log-format", "yaml")
 	if code != 2 || !strings.Contains(stderr, "--log-format") {
 		t.Errorf("--log-format yaml: exit %d, %q; want 2", code, stderr)

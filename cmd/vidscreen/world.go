@@ -31,7 +31,8 @@ compares the cards with truth.json (see docs/world.md).
 The same flags give the same bytes. Writing into an existing world replaces its files.
 With --check nothing is written: the exit status is 0 when DIR already holds the world
 these flags describe (made by this version of vidscreen), 1 when it does not; make demo
-uses it to render the world once.`,
+uses it to render the world once. Progress (the videos rendered, with rate and ETA) goes to
+stderr as audit's does: a line on a terminal, log lines in --log-format elsewhere.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the world to `DIR` (required)")
 			seed := fs.Uint64("seed", 1, "seed of the scenes and items")
@@ -39,6 +40,8 @@ uses it to render the world once.`,
 			minDur := fs.Float64("min-duration", 4, "shortest video in seconds (some families need longer ones)")
 			maxDur := fs.Float64("max-duration", 40, "longest video in seconds")
 			check := fs.Bool("check", false, "write nothing; exit 0 if DIR already holds this world, 1 if not")
+			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
+			quiet := fs.Bool("quiet", false, "write no progress (a line per video rendered on a terminal, log lines elsewhere)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -68,8 +71,14 @@ uses it to render the world once.`,
 				if err := decode.SetLogLevel("error"); err != nil {
 					return err
 				}
+				rep, err := newReporter(env.stderr, *logFormat, *quiet)
+				if err != nil {
+					return err
+				}
+				opt.Progress = rep
 				start := time.Now()
 				w, err := world.Generate(ctx, *out, opt)
+				rep.Close()
 				if err != nil {
 					return err
 				}

@@ -1,16 +1,12 @@
 package progress
 
 import (
-	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 )
 
 // A Meter follows one stage of a run: total units of work (items, texts,
@@ -23,7 +19,6 @@ type Meter struct {
 	total int64
 	start time.Time
 	done  atomic.Int64
-	bar   *progressbar.ProgressBar
 
 	end  sync.Once
 	stop chan struct{} // closed when the stage ends; stops the ticker
@@ -41,49 +36,44 @@ func (r *Reporter) Stage(name string, total int64, unit string) *Meter {
 	r.mu.Lock()
 	r.open[m] = true
 	r.mu.Unlock()
+	m.tick.Add(1)
 	if r.term {
-		m.bar = newBar(r.w, total, name, unit)
-		m.bar.RenderBlank() // shown from the start, not at the first unit done
+		r.addLive(m)
+		go m.ticker(terminalTick)
 		return m
 	}
-	r.log.Info("stage start", "stage", name, "total", total, "unit", unit)
-	m.tick.Add(1)
-	go m.ticker()
+	r.log.Info("stage start", "stage", name, "total", totalAttr(total), "unit", unit)
+	go m.ticker(r.every)
 	return m
 }
 
-// newBar is a bar of total units on w with count, rate and ETA; a spinner
-// when total is unknown.
-func newBar(w io.Writer, total int64, name, unit string) *progressbar.ProgressBar {
+// totalAttr is a stage's total as its log records give it: the number, or
+// "unknown" (a stage that counts what it finds, as decode counts frames).
+func totalAttr(total int64) any {
 	if total <= 0 {
-		total = -1
+		return "unknown"
 	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(fmt.Sprintf("%-10s", name)),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString(unit),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionOnCompletion(func() { io.WriteString(w, "\n") }),
-	)
+	return total
 }
 
-// ticker writes a progress record every r.every until the stage ends, moved
-// or not: a silent log cannot tell a slow stage from a hung one.
-func (m *Meter) ticker() {
+// ticker reports the stage every interval until it ends, moved or not: a
+// silent log cannot tell a slow stage from a hung one, and on a terminal
+// the elapsed time runs. On a terminal it redraws the board; elsewhere it
+// writes a progress record.
+func (m *Meter) ticker(every time.Duration) {
 	defer m.tick.Done()
-	t := time.NewTicker(m.r.every)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-m.stop:
 			return
 		case <-t.C:
-			m.r.log.Info("stage progress", m.attrs(m.done.Load())...)
+			if m.r.term {
+				m.r.redraw(true)
+			} else {
+				m.r.log.Info("stage progress", m.attrs(m.done.Load())...)
+			}
 		}
 	}
 }
@@ -96,7 +86,7 @@ func (m *Meter) attrs(done int64) []any {
 	if elapsed > 0 {
 		rate = float64(done) / elapsed
 	}
-	a := []any{"stage", m.stage, "done", done, "total", m.total, "unit", m.unit,
+	a := []any{"stage", m.stage, "done", done, "total", totalAttr(m.total), "unit", m.unit,
 		"rate", round(rate), "elapsed_s", round(elapsed)}
 	if m.total > 0 && rate > 0 && done < m.total {
 		a = append(a, "eta_s", round(float64(m.total-done)/rate))
@@ -114,8 +104,8 @@ func (m *Meter) Add(n int64) {
 		return
 	}
 	m.done.Add(n)
-	if m.bar != nil {
-		m.bar.Add64(n)
+	if m.r.term {
+		m.r.redraw(false)
 	}
 }
 
@@ -146,10 +136,8 @@ func (m *Meter) close(stopped bool) {
 		delete(m.r.open, m)
 		m.r.mu.Unlock()
 		switch {
-		case m.bar != nil && (stopped || m.total <= 0):
-			m.bar.Exit() // a spinner has no end to finish at
-		case m.bar != nil:
-			m.bar.Finish()
+		case m.r.term:
+			m.r.endLive(m, stopped)
 		case stopped:
 			m.r.log.Warn("stage stopped", m.attrs(m.done.Load())...)
 		default:

@@ -130,29 +130,154 @@ func TestTextFormatIsOneLinePerRecord(t *testing.T) {
 	}
 }
 
-func TestTerminalDrawsABarAndNotes(t *testing.T) {
+// screen replays what the board writes as a terminal shows it: printable
+// text, newlines, and the three sequences the board uses (CSI n F, CSI J,
+// CSI K). It fails the test on any other escape, and on a line longer than
+// width (which a terminal would wrap).
+func screen(t *testing.T, out string, width int) []string {
+	t.Helper()
+	lines := []string{""}
+	row, col := 0, 0
+	put := func(r rune) {
+		l := []rune(lines[row])
+		for len(l) < col {
+			l = append(l, ' ')
+		}
+		if col < len(l) {
+			l[col] = r
+		} else {
+			l = append(l, r)
+		}
+		lines[row] = string(l)
+		col++
+	}
+	rs := []rune(out)
+	for k := 0; k < len(rs); k++ {
+		switch r := rs[k]; {
+		case r == '\n':
+			row, col = row+1, 0
+			if row == len(lines) {
+				lines = append(lines, "")
+			}
+		case r == '\x1b':
+			if k+1 >= len(rs) || rs[k+1] != '[' {
+				t.Fatalf("escape without CSI at %d in %q", k, out)
+			}
+			n, e := 0, k+2
+			for e < len(rs) && rs[e] >= '0' && rs[e] <= '9' {
+				n = n*10 + int(rs[e]-'0')
+				e++
+			}
+			switch rs[e] {
+			case 'F':
+				row, col = max(row-max(n, 1), 0), 0
+			case 'J':
+				lines = lines[:row+1]
+				lines[row] = string([]rune(lines[row])[:min(col, len([]rune(lines[row])))])
+			case 'K':
+				lines[row] = string([]rune(lines[row])[:min(col, len([]rune(lines[row])))])
+			default:
+				t.Fatalf("unexpected sequence CSI %d %c in %q", n, rs[e], out)
+			}
+			k = e
+		default:
+			put(r)
+			if col > width {
+				t.Fatalf("line %d runs past %d columns: %q", row, width, lines[row])
+			}
+		}
+	}
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// On a terminal every live stage has its own line, redrawn in place: two
+// stages running at once never share a line, a stage that ends leaves one
+// line saying so, and once the run ends nothing of the live lines is left,
+// so what is printed next (the summary) is the last thing on the screen.
+func TestTerminalBoardOneLinePerLiveStage(t *testing.T) {
 	var buf syncBuffer
-	r, err := New(&buf, Options{Terminal: true})
+	const width = 60
+	r, err := New(&buf, Options{Terminal: true, Width: width})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := &clock{t: time.Unix(1000, 0)}
+	r.now = c.now
 	r.Note("resumed", "stored", 2)
-	m := r.Stage("write", 2, "files")
-	m.Add(2)
+	decode := r.Stage("decode", 0, "frames")
+	videos := r.Stage("features", 100, "videos with a long unit name that does not fit")
+	c.advance(4 * time.Second)
+	decode.Add(978)
+	videos.Add(11)
+	r.redraw(true)
+	live := screen(t, buf.String(), width)
+	if len(live) != 3 {
+		t.Fatalf("screen while two stages run:\n%s\nwant the note and one line per stage", strings.Join(live, "\n"))
+	}
+	if !strings.HasPrefix(live[1], "decode ") || !strings.Contains(live[1], "978 frames (total unknown)") || strings.Contains(live[1], "features") {
+		t.Errorf("decode's line %q", live[1])
+	}
+	if !strings.HasPrefix(live[2], "features ") || !strings.Contains(live[2], "11/100") || !strings.HasSuffix(live[2], "…") {
+		t.Errorf("features' line %q, want its count, cut to the width", live[2])
+	}
+	r.Warn("vlm_reader is served by a server: skipped")
+	decode.Finish()
+	videos.Add(89)
+	videos.Finish()
+	r.Close()
+	buf.Write([]byte("summary\n"))
+	got := screen(t, buf.String(), width)
+	want := []string{
+		"resumed stored=2",
+		"warning: vlm_reader is served by a server: skipped",
+		"decode     done: 978 frames in 4s, 244 frames/s",
+		"features   done: 100 videos with a long unit name that doe…",
+		"summary",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("screen at the end:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A stage stopped by an error or Ctrl-C says where it stopped.
+func TestTerminalStoppedStage(t *testing.T) {
+	var buf syncBuffer
+	r, _ := New(&buf, Options{Terminal: true})
+	c := &clock{t: time.Unix(1000, 0)}
+	r.now = c.now
+	m := r.Stage("attack", 40, "items")
+	m.Add(10)
+	c.advance(65 * time.Second)
+	r.Close()
+	got := screen(t, buf.String(), 100)
+	if len(got) != 1 || got[0] != "attack     stopped at 10/40 items after 1m05s" {
+		t.Errorf("screen %q", got)
+	}
+}
+
+// Piped, a stage whose total is not known says so rather than total=0, and
+// a warning is a record in the run's format like every other line.
+func TestLogUnknownTotalAndWarnings(t *testing.T) {
+	var buf syncBuffer
+	r, _ := New(&buf, Options{Format: "json", Every: time.Hour})
+	m := r.Stage("decode", 0, "frames")
+	m.Add(3)
+	w := r.Warnings("vidscreen audit: ")
+	w.Write([]byte("vidscreen audit: lm_reader is served by x; the model readers are skipped\nand a second"))
+	w.Write([]byte(" line\n"))
 	m.Finish()
-	s := r.Stage("duplicates", 0, "joins") // a spinner: unknown total
-	s.Finish()
-	out := buf.String()
-	for _, want := range []string{"resumed stored=2\n", "write", "2/2", "duplicates"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("terminal output lacks %q:\n%q", want, out)
-		}
+	recs := records(t, buf.String())
+	if len(recs) != 4 {
+		t.Fatalf("records %v, want start, two warnings, done", recs)
 	}
-	if strings.Contains(out, "msg=") {
-		t.Errorf("terminal output holds log records:\n%q", out)
+	if recs[0]["total"] != "unknown" || recs[3]["total"] != "unknown" {
+		t.Errorf("records %v: total of an unknown-size stage", recs)
 	}
-	if !strings.HasSuffix(out, "\n") {
-		t.Errorf("terminal output does not end its last bar's line: %q", out)
+	if recs[1]["level"] != "WARN" || recs[1]["msg"] != "lm_reader is served by x; the model readers are skipped" || recs[2]["msg"] != "and a second line" {
+		t.Errorf("warning records %v %v", recs[1], recs[2])
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,8 +16,12 @@ const DefaultEvery = 5 * time.Second
 
 // Options configures a Reporter.
 type Options struct {
-	// Terminal selects bars; otherwise stages write log records.
+	// Terminal selects the board of live stages (one line each, redrawn
+	// in place); otherwise stages write log records.
 	Terminal bool
+	// Width is the terminal's width in columns (100 when 0): no line of
+	// the board is longer, so none wraps.
+	Width int
 	// Format of the log records: "text" (the default) or "json".
 	Format string
 	// Every is the interval between a running stage's log records
@@ -35,6 +40,12 @@ type Reporter struct {
 
 	mu   sync.Mutex
 	open map[*Meter]bool // meters started and not yet ended, stopped by Close
+
+	// The terminal's board (board.go), under mu but for lastDraw.
+	width    int
+	live     []*Meter // in the order they started
+	drawn    int      // lines of the board on the screen
+	lastDraw atomic.Int64
 }
 
 // ParseFormat checks a --log-format value.
@@ -54,7 +65,10 @@ func New(w io.Writer, opt Options) (*Reporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reporter{w: w, term: opt.Terminal, every: opt.Every, now: time.Now, open: map[*Meter]bool{}}
+	r := &Reporter{w: w, term: opt.Terminal, every: opt.Every, now: time.Now, open: map[*Meter]bool{}, width: opt.Width}
+	if r.width <= 0 {
+		r.width = 100
+	}
 	if r.every <= 0 {
 		r.every = DefaultEvery
 	}
@@ -77,7 +91,8 @@ func (r *Reporter) Logger() *slog.Logger {
 }
 
 // Note reports one event of the run (what a resumed run found stored, a
-// cache hit): a log record, or on a terminal one plain line.
+// cache hit): a log record, or on a terminal one plain line above the live
+// stages.
 func (r *Reporter) Note(msg string, args ...any) {
 	if r == nil {
 		return
@@ -86,13 +101,15 @@ func (r *Reporter) Note(msg string, args ...any) {
 		r.log.Info(msg, args...)
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.printAbove(plainLine(msg, args))
+}
+
+func plainLine(msg string, args []any) string {
 	line := msg
 	for i := 0; i+1 < len(args); i += 2 {
 		line += fmt.Sprintf(" %v=%v", args[i], args[i+1])
 	}
-	fmt.Fprintln(r.w, line)
+	return line
 }
 
 // Close ends every stage still open (as stopped) so that no ticker

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -209,26 +210,80 @@ func quality(m map[string]int) string {
 // WriteSummary writes the table vidscreen audit prints at the end: one line
 // per benchmark, aligned for a terminal.
 func WriteSummary(w io.Writer, cards []metrics.Card) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	return WriteSummaryWidth(w, cards, SummaryWidth)
+}
+
+// SummaryWidth is the width WriteSummary fits its table to: a terminal of
+// 100 columns shows it unwrapped.
+const SummaryWidth = 100
+
+// WriteSummaryWidth is WriteSummary fitting the table to width columns:
+// when the whole table is wider, it leaves out the columns a reader can
+// best spare (near-duplicate share, then the strongest attacker, then the
+// breaking level and s*), in that order, until it fits, and says which
+// are left out (cards.md has them all). The benchmark, n, chance and eps
+// columns always stay.
+func WriteSummaryWidth(w io.Writer, cards []metrics.Card, width int) error {
 	ran := levelsRun(cards)
-	fmt.Fprintf(tw, "benchmark\tn\tchance\t")
+	type column struct {
+		head  string
+		cell  func(c metrics.Card) string
+		spare int // 0: always kept; otherwise the order it is left out in
+	}
+	cols := []column{
+		{"benchmark", func(c metrics.Card) string { return c.Benchmark }, 0},
+		{"n", func(c metrics.Card) string { return fmt.Sprint(c.N) }, 0},
+		{"chance", func(c metrics.Card) string { return pct(c.Chance) }, 0},
+	}
 	for _, l := range ran {
-		fmt.Fprintf(tw, "eps %s\t", l)
+		cols = append(cols, column{"eps " + l.String(), func(c metrics.Card) string { return levelCell(c.Levels.At(l)) }, 0})
 	}
-	fmt.Fprintf(tw, "strongest attacker\ts*\tbreaks@0.05\tnear-dup\t\n")
-	for _, c := range cards {
-		best := "-"
-		if _, l, ok := c.Levels.Top(); ok {
-			best = l.Attacker
+	cols = append(cols,
+		column{"strongest attacker", func(c metrics.Card) string {
+			if _, l, ok := c.Levels.Top(); ok {
+				return l.Attacker
+			}
+			return "-"
+		}, 2},
+		column{"s*", refCell, 4},
+		column{"breaks@0.05", func(c metrics.Card) string { return breaking(c, "0.05") }, 3},
+		column{"near-dup", func(c metrics.Card) string { return optPct(c.NearDuplicateShare) }, 1},
+	)
+	render := func(cols []column) []byte {
+		var b bytes.Buffer
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, col := range cols {
+			fmt.Fprintf(tw, "%s\t", col.head)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t", c.Benchmark, c.N, pct(c.Chance))
-		for _, l := range ran {
-			fmt.Fprintf(tw, "%s\t", levelCell(c.Levels.At(l)))
+		fmt.Fprintln(tw)
+		for _, c := range cards {
+			for _, col := range cols {
+				fmt.Fprintf(tw, "%s\t", col.cell(c))
+			}
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", best, refCell(c), breaking(c, "0.05"), optPct(c.NearDuplicateShare))
+		tw.Flush()
+		return b.Bytes()
 	}
-	if err := tw.Flush(); err != nil {
+	var left []string
+	out := render(cols)
+	for spare := 1; widest(out) > width && spare <= 4; spare++ {
+		kept := cols[:0:0]
+		for _, col := range cols {
+			if col.spare == spare {
+				left = append(left, col.head)
+			} else {
+				kept = append(kept, col)
+			}
+		}
+		cols = kept
+		out = render(cols)
+	}
+	if _, err := w.Write(out); err != nil {
 		return err
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(w, "(left out to fit %d columns: %s; cards.md has every column)\n", width, strings.Join(left, ", "))
 	}
 	if ev := truth.EvaluateCards(cards); ev != nil {
 		fmt.Fprintf(w, "\naudit of the auditor (world-* benchmarks, docs/world.md):\n")
@@ -331,4 +386,13 @@ func failureList(f map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", f[r], r))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// widest is the width of the longest line of b, in runes.
+func widest(b []byte) int {
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		n = max(n, len([]rune(line)))
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,5 +273,48 @@ func TestParquetReadsBackWithPyArrow(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != want {
 			t.Errorf("pyarrow on %s: %v, %s (want %s rows)", name, err, out, want)
 		}
+	}
+}
+
+// The summary fits the width it is given: wider than the table it prints
+// every column; narrower, it leaves out the columns a reader can best spare,
+// in order, says so, and never the eps columns.
+func TestWriteSummaryFitsTheWidth(t *testing.T) {
+	r := fixture(t)
+	tests := []struct {
+		width int
+		left  string // the columns left out, as the note names them; "" for none
+	}{
+		{200, ""},
+		{100, "near-dup"},
+		{85, "near-dup, strongest attacker"},
+		{40, "near-dup, strongest attacker, breaks@0.05, s*"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.width), func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteSummaryWidth(&b, r.Cards, tt.width); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+			table := lines
+			if tt.left != "" {
+				note := lines[len(lines)-1]
+				if want := "(left out to fit " + fmt.Sprint(tt.width) + " columns: " + tt.left + "; cards.md has every column)"; note != want {
+					t.Errorf("note %q, want %q", note, want)
+				}
+				table = lines[:len(lines)-1]
+			} else if strings.Contains(b.String(), "left out") {
+				t.Errorf("a table that fits says columns were left out:\n%s", b.String())
+			}
+			if !strings.Contains(table[0], "eps option") || !strings.Contains(table[0], "eps pool") {
+				t.Errorf("header %q lacks the eps columns", table[0])
+			}
+			for _, l := range table {
+				if n := len([]rune(l)); n > tt.width && strings.Count(tt.left, ",") < 3 {
+					t.Errorf("line of %d columns at width %d: %q", n, tt.width, l)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -38,6 +39,10 @@ type Options struct {
 	// Workers encodes this many videos at once (GOMAXPROCS when 0); the
 	// bytes do not depend on it.
 	Workers int
+	// Progress, when not nil, is told of each video encoded (a stage
+	// "render"), so a person waiting sees the work move; it is no part of
+	// the world and does not change its bytes.
+	Progress *progress.Reporter
 }
 
 func (o *Options) defaults() error {
@@ -239,14 +244,21 @@ func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(w.Options.Workers)
+	render := opt.Progress.Stage("render", int64(len(w.videos)), "videos")
 	for _, v := range w.videos {
 		g.Go(func() error {
-			return writeVideo(gctx, filepath.Join(dir, VideosDir, v.id+".mp4"), &v.scene, w.Options)
+			if err := writeVideo(gctx, filepath.Join(dir, VideosDir, v.id+".mp4"), &v.scene, w.Options); err != nil {
+				return err
+			}
+			render.Add(1)
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
+		render.Exit()
 		return nil, err
 	}
+	render.Finish()
 	if err := onnxbuild.WriteColourModels(filepath.Join(dir, ModelsDir)); err != nil {
 		return nil, fmt.Errorf("world: %w", err)
 	}
