@@ -1,0 +1,419 @@
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// Backend runs the threshold join and the top-k searches on a Device. It
+// implements kernels.Joiner and kernels.NeighbourSearcher with the CPU
+// kernels' contract: the same pairs and neighbours, in the same order,
+// because the device's products only shortlist candidates (within twice
+// the worst rounding error of its Precision) and each is decided by
+// kernels.Dot64 on the host.
+type Backend struct {
+	Device Device
+	// Workers is the number of device workers (streams) run at once; 0
+	// means 2, enough to overlap one tile's extraction with the next
+	// tile's product.
+	Workers int
+}
+
+var (
+	_ kernels.Joiner            = (*Backend)(nil)
+	_ kernels.NeighbourSearcher = (*Backend)(nil)
+)
+
+// emitBatch bounds the pairs handed to emit in one call, as the CPU join does.
+const emitBatch = 1 << 16
+
+func (b *Backend) workers() int {
+	if b.Workers > 0 {
+		return b.Workers
+	}
+	return 2
+}
+
+// ThresholdJoin implements kernels.Joiner: every pair (i, j) with
+// a_i . b_j >= tau; b == nil joins a with itself, i < j. emit gets the
+// pairs in increasing (I, J) order, from one goroutine. opt.Threads
+// bounds the host threads of the float64 re-check.
+func (b *Backend) ThresholdJoin(ctx context.Context, a, bm *kernels.Matrix, tau float32, opt kernels.Options, emit func([]kernels.Pair) error) error {
+	self := bm == nil
+	if self {
+		bm = a
+	}
+	if a.Cols != bm.Cols {
+		return fmt.Errorf("threshold join: a has %d columns, b has %d", a.Cols, bm.Cols)
+	}
+	if a.Rows > math.MaxInt32 || bm.Rows > math.MaxInt32 {
+		return fmt.Errorf("threshold join: more than 2^31 rows")
+	}
+	if math.IsNaN(float64(tau)) {
+		return fmt.Errorf("threshold join: tau is NaN")
+	}
+	if a.Rows == 0 || bm.Rows == 0 || a.Cols == 0 {
+		// Nothing for a device to do (and a zero-length product is a
+		// corner cuBLAS need not define): the CPU join answers.
+		var other *kernels.Matrix
+		if !self {
+			other = bm
+		}
+		return kernels.CPU{}.ThresholdJoin(ctx, a, other, tau, opt, emit)
+	}
+	na, maxB := kernels.RowNorms(a)
+	if !self {
+		_, maxB = kernels.RowNorms(bm)
+	}
+	bound := b.Device.Precision().bound(a.Cols)
+	ra, rb, free, err := b.upload(a, bm, self)
+	if err != nil {
+		return err
+	}
+	defer free()
+	tileRows, tileCols := b.Device.TileShape()
+	mask := All
+	if self {
+		mask = Upper
+	}
+	nBlocks := (a.Rows + tileRows - 1) / tileRows
+	job := func(w Worker, blk int) ([]kernels.Pair, error) {
+		r0 := blk * tileRows
+		rows := min(tileRows, a.Rows-r0)
+		floors := make([]float32, rows)
+		for i := range floors {
+			// Candidates need only beat tau less the worst rounding error
+			// (the same floor as the CPU join's, with this device's bound).
+			floors[i] = float32(float64(tau) - 2*bound*na[r0+i]*maxB - 1e-30)
+		}
+		c0 := 0
+		if self {
+			c0 = r0
+		}
+		var cands []Candidate
+		var out []kernels.Pair
+		for cs := c0; cs < bm.Rows; cs += tileCols {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			t := Tile{A: ra, B: rb, R0: r0, Rows: rows, C0: cs, Cols: min(tileCols, bm.Rows-cs), Mask: mask}
+			if err := w.Product(t); err != nil {
+				return nil, err
+			}
+			if cands, err = w.Extract(floors, cands[:0]); err != nil {
+				return nil, err
+			}
+			for _, c := range cands {
+				i, j := r0+int(c.Row), cs+int(c.Col)
+				if s := kernels.Dot64(a.Row(i), bm.Row(j)); s >= float64(tau) {
+					out = append(out, kernels.Pair{I: int32(i), J: int32(j), Sim: float32(s)})
+				}
+			}
+		}
+		slices.SortFunc(out, comparePairs)
+		return out, nil
+	}
+	sink := func(ps []kernels.Pair) error {
+		for len(ps) > 0 {
+			n := min(len(ps), emitBatch)
+			if err := emit(ps[:n]); err != nil {
+				return err
+			}
+			ps = ps[n:]
+		}
+		return nil
+	}
+	return runOrdered(ctx, b.Device, min(b.workers(), nBlocks), nBlocks, job, sink)
+}
+
+func comparePairs(x, y kernels.Pair) int {
+	if x.I != y.I {
+		return int(x.I - y.I)
+	}
+	return int(x.J - y.J)
+}
+
+// TopK implements kernels.NeighbourSearcher: for each row of q, the k rows
+// of x with the largest dot product, ordered by descending float64 product,
+// ties by ascending index, as kernels.TopK.
+func (b *Backend) TopK(ctx context.Context, q, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
+	if q.Cols != x.Cols {
+		return nil, fmt.Errorf("top-k: queries have %d columns, rows %d", q.Cols, x.Cols)
+	}
+	return b.topK(ctx, q, x, k, false, opt)
+}
+
+// TopKEarlier implements kernels.NeighbourSearcher: for each row i of x,
+// its k nearest among rows j < i, as kernels.TopKEarlier.
+func (b *Backend) TopKEarlier(ctx context.Context, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
+	return b.topK(ctx, x, x, k, true, opt)
+}
+
+func (b *Backend) topK(ctx context.Context, q, x *kernels.Matrix, k int, earlier bool, opt kernels.Options) (*kernels.Neighbours, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("top-k: k = %d < 0", k)
+	}
+	if x.Rows > math.MaxInt32 {
+		return nil, fmt.Errorf("top-k: more than 2^31 rows")
+	}
+	if k == 0 || q.Rows == 0 || x.Rows == 0 || q.Cols == 0 {
+		if earlier {
+			return kernels.CPU{}.TopKEarlier(ctx, x, k, opt)
+		}
+		return kernels.CPU{}.TopK(ctx, q, x, k, opt)
+	}
+	out := &kernels.Neighbours{K: k, Index: make([]int32, q.Rows*k), Sim: make([]float32, q.Rows*k)}
+	for i := range out.Index {
+		out.Index[i] = -1
+		out.Sim[i] = float32(math.Inf(-1))
+	}
+	nq, _ := kernels.RowNorms(q)
+	_, maxX := kernels.RowNorms(x)
+	bound := b.Device.Precision().bound(q.Cols)
+	rq, rx, free, err := b.upload(q, x, earlier)
+	if err != nil {
+		return nil, err
+	}
+	defer free()
+	tileRows, tileCols := b.Device.TileShape()
+	mask := All
+	if earlier {
+		mask = Lower
+	}
+	limit := 4*k + 64
+	nBlocks := (q.Rows + tileRows - 1) / tileRows
+	job := func(w Worker, blk int) (struct{}, error) {
+		r0 := blk * tileRows
+		rows := min(tileRows, q.Rows-r0)
+		lists := make([]shortlist, rows)
+		margins := make([]float64, rows)
+		for i := range lists {
+			lists[i].admit = float32(math.Inf(-1))
+			margins[i] = bound * nq[r0+i] * maxX
+		}
+		cEnd := x.Rows
+		if earlier {
+			cEnd = r0 + rows - 1
+		}
+		floors := make([]float32, rows)
+		var cands []Candidate
+		for cs := 0; cs < cEnd; cs += tileCols {
+			if err := ctx.Err(); err != nil {
+				return struct{}{}, err
+			}
+			t := Tile{A: rq, B: rx, R0: r0, Rows: rows, C0: cs, Cols: min(tileCols, cEnd-cs), Mask: mask}
+			if err := w.Product(t); err != nil {
+				return struct{}{}, err
+			}
+			kth, err := w.RowKth(k)
+			if err != nil {
+				return struct{}{}, err
+			}
+			for i := range floors {
+				// k entries of this tile reach kth, so the k-th exact
+				// product is at least kth less one margin, and anything
+				// below kth less two margins cannot make the top k (the
+				// CPU's prune rule).
+				floors[i] = max(lists[i].admit, float32(float64(kth[i])-2*margins[i]))
+			}
+			if cands, err = w.Extract(floors, cands[:0]); err != nil {
+				return struct{}{}, err
+			}
+			for _, c := range cands {
+				l := &lists[c.Row]
+				l.c = append(l.c, candidate{j: int32(cs) + c.Col, s: c.Value})
+			}
+			for i := range lists {
+				if len(lists[i].c) >= limit {
+					lists[i].prune(k, margins[i])
+				}
+			}
+		}
+		for i := range lists {
+			l := &lists[i]
+			if len(l.c) > k {
+				l.prune(k, margins[i])
+			}
+			qi := q.Row(r0 + i)
+			for ci := range l.c {
+				l.c[ci].e = kernels.Dot64(qi, x.Row(int(l.c[ci].j)))
+			}
+			slices.SortFunc(l.c, func(a, b candidate) int {
+				if a.e != b.e {
+					if a.e > b.e {
+						return -1
+					}
+					return 1
+				}
+				return int(a.j - b.j)
+			})
+			base := (r0 + i) * k
+			for r := 0; r < k && r < len(l.c); r++ {
+				out.Index[base+r] = l.c[r].j
+				out.Sim[base+r] = float32(l.c[r].e)
+			}
+		}
+		return struct{}{}, nil
+	}
+	if err := runOrdered(ctx, b.Device, min(b.workers(), nBlocks), nBlocks, job, func(struct{}) error { return nil }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type candidate struct {
+	j int32
+	s float32 // the device's product
+	e float64 // the exact (float64) product
+}
+
+// shortlist keeps every row that may still be among the k best of one
+// query, as the CPU top-k's does.
+type shortlist struct {
+	admit float32 // candidates below this cannot make the top k
+	c     []candidate
+}
+
+func (s *shortlist) prune(k int, margin float64) {
+	vals := make([]float32, len(s.c))
+	for i, c := range s.c {
+		vals[i] = c.s
+	}
+	slices.Sort(vals)
+	kth := vals[len(vals)-k]
+	s.admit = max(s.admit, float32(float64(kth)-2*margin))
+	keep := s.c[:0]
+	for _, c := range s.c {
+		if c.s >= s.admit {
+			keep = append(keep, c)
+		}
+	}
+	s.c = keep
+}
+
+// upload makes a and b resident (b is a when same) and returns a function
+// that frees both; on error nothing stays allocated.
+func (b *Backend) upload(a, bm *kernels.Matrix, same bool) (ra, rb Resident, free func(), err error) {
+	ra, err = b.Device.Upload(a)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: upload %d x %d: %w", b.Device.Name(), a.Rows, a.Cols, err)
+	}
+	rb = ra
+	if !same {
+		if rb, err = b.Device.Upload(bm); err != nil {
+			err = fmt.Errorf("%s: upload %d x %d: %w", b.Device.Name(), bm.Rows, bm.Cols, err)
+			return nil, nil, nil, errors.Join(err, ra.Free())
+		}
+	}
+	return ra, rb, func() {
+		// Free errors after a finished computation change no result;
+		// the device reports them again on its next call.
+		_ = ra.Free()
+		if rb != ra {
+			_ = rb.Free()
+		}
+	}, nil
+}
+
+// runOrdered runs job(w, i) for i in [0, n) on workers goroutines, each
+// with its own Worker of dev, and passes the results to sink in increasing
+// i from the calling goroutine; at most two results per worker wait for
+// the sink, which bounds memory. The first error (a job's, the sink's,
+// ctx's, or a worker's opening or closing) stops the rest and is returned.
+func runOrdered[T any](ctx context.Context, dev Device, workers, n int, job func(w Worker, i int) (T, error), sink func(T) error) error {
+	if n == 0 {
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		i   int
+		r   T
+		err error
+	}
+	window := 2 * workers
+	slots := make(chan struct{}, window)
+	results := make(chan result, window)
+	idx := make(chan int)
+	go func() {
+		defer close(idx)
+		for i := 0; i < n; i++ {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case idx <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := dev.NewWorker()
+			if err != nil {
+				results <- result{-1, *new(T), fmt.Errorf("%s: open worker: %w", dev.Name(), err)}
+				return
+			}
+			defer func() {
+				if err := w.Close(); err != nil {
+					results <- result{-1, *new(T), fmt.Errorf("%s: close worker: %w", dev.Name(), err)}
+				}
+			}()
+			for i := range idx {
+				r, err := job(w, i)
+				results <- result{i, r, err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+	pending := make(map[int]result)
+	var first error
+	want := 0
+	for res := range results {
+		if first != nil {
+			continue // drain so the workers can exit
+		}
+		if res.err != nil {
+			first = res.err
+			cancel()
+			continue
+		}
+		pending[res.i] = res
+		for {
+			r, ok := pending[want]
+			if !ok {
+				break
+			}
+			delete(pending, want)
+			if err := sink(r.r); err != nil {
+				first = err
+				cancel()
+				break
+			}
+			<-slots
+			want++
+		}
+	}
+	if first == nil && want < n {
+		first = ctx.Err()
+		if first == nil {
+			first = context.Canceled
+		}
+	}
+	return first
+}
