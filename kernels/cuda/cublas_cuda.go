@@ -1,0 +1,136 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/ebitengine/purego"
+)
+
+// DefaultCUBLAS lists the cuBLAS sonames tried, newest first: the library
+// is loaded at run time, never linked, because the one a machine has
+// follows its CUDA version (13 on a CUDA 13 machine, 11 from Debian's
+// 11.8 packages) and a binary linked to one would not start where only
+// another is.
+var DefaultCUBLAS = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}
+
+// cublas is the part of cuBLAS the tiles need, bound by dlopen as ONNX
+// Runtime's CUDA provider and ollama's discover/ load theirs.
+type cublas struct {
+	path        string
+	version     int
+	create      func(handle *uintptr) int32
+	destroy     func(handle uintptr) int32
+	setStream   func(handle uintptr, stream uintptr) int32
+	setMathMode func(handle uintptr, mode int32) int32
+	getVersion  func(handle uintptr, version *int32) int32
+	sgemm       func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float32, a uintptr, lda int32, b uintptr, ldb int32, beta *float32, c uintptr, ldc int32) int32
+}
+
+// cuBLAS enums (cublas_api.h).
+const (
+	cublasOpN              = 0
+	cublasOpT              = 1
+	cublasDefaultMath      = 0
+	cublasTF32TensorOpMath = 3
+)
+
+// loadCUBLAS opens the first of paths that loads and has every symbol;
+// the error names each one tried.
+func loadCUBLAS(paths []string) (*cublas, error) {
+	var errs []string
+	for _, p := range paths {
+		c, err := openCUBLAS(p)
+		if err == nil {
+			return c, nil
+		}
+		errs = append(errs, fmt.Sprintf("%s: %v", p, err))
+	}
+	return nil, errors.New(strings.Join(errs, "; "))
+}
+
+func openCUBLAS(path string) (*cublas, error) {
+	// dlerror is per thread: read it on the thread that failed.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {
+		return nil, err
+	}
+	c := &cublas{path: path}
+	for _, b := range []struct {
+		fptr any
+		name string
+	}{
+		{&c.create, "cublasCreate_v2"},
+		{&c.destroy, "cublasDestroy_v2"},
+		{&c.setStream, "cublasSetStream_v2"},
+		{&c.setMathMode, "cublasSetMathMode"},
+		{&c.getVersion, "cublasGetVersion_v2"},
+		{&c.sgemm, "cublasSgemm_v2"},
+	} {
+		sym, err := purego.Dlsym(lib, b.name)
+		if err != nil {
+			purego.Dlclose(lib)
+			return nil, fmt.Errorf("symbol %s: %w", b.name, err)
+		}
+		purego.RegisterFunc(b.fptr, sym)
+	}
+	return c, nil
+}
+
+func (c *cublas) check(what string, status int32) error {
+	if status == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %s (cublasStatus_t %d)", what, cublasStatusName(status), status)
+}
+
+// cublasStatusName spells cuBLAS's status codes (cublas_api.h).
+func cublasStatusName(s int32) string {
+	switch s {
+	case 1:
+		return "CUBLAS_STATUS_NOT_INITIALIZED"
+	case 3:
+		return "CUBLAS_STATUS_ALLOC_FAILED"
+	case 7:
+		return "CUBLAS_STATUS_INVALID_VALUE"
+	case 8:
+		return "CUBLAS_STATUS_ARCH_MISMATCH"
+	case 11:
+		return "CUBLAS_STATUS_MAPPING_ERROR"
+	case 13:
+		return "CUBLAS_STATUS_EXECUTION_FAILED"
+	case 14:
+		return "CUBLAS_STATUS_INTERNAL_ERROR"
+	case 15:
+		return "CUBLAS_STATUS_NOT_SUPPORTED"
+	case 16:
+		return "CUBLAS_STATUS_LICENSE_ERROR"
+	}
+	return "unknown status"
+}
+
+// sgemmNT computes, on stream's order, the row-major tile
+// C (rows x cols, leading dimension ldc) = A (rows x d) . B (cols x d)^T.
+// cuBLAS is column-major: the row-major C is the column-major C^T =
+// B . A^T, where the column-major views of A and B are A^T and B^T.
+func (c *cublas) sgemmNT(handle uintptr, a, b, out uintptr, rows, cols, d, ldc int) error {
+	one, zero := float32(1), float32(0)
+	st := c.sgemm(handle, cublasOpT, cublasOpN, int32(cols), int32(rows), int32(d),
+		&one, b, int32(d), a, int32(d), &zero, out, int32(ldc))
+	return c.check("cublasSgemm", st)
+}
+
+// handleVersion returns cuBLAS's version, 13xxx style, through a handle.
+func (c *cublas) handleVersion(handle uintptr) int {
+	var v int32
+	if c.getVersion(handle, &v) != 0 {
+		return 0
+	}
+	return int(v)
+}

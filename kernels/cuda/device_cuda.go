@@ -1,0 +1,494 @@
+//go:build cuda
+
+package cuda
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// kernelsPTX is kernels.cu compiled by `make ptx` for compute_80; the
+// driver JIT-compiles it for the chip it runs on (sm_80, sm_90, later).
+//
+//go:embed kernels.ptx
+var kernelsPTX string
+
+// GPU tile shape: 4096 x 16384 float32 is 256 MiB of scratch per worker and
+// 137 GFLOP per tile at d = 1024, milliseconds on a Hopper, so the launches
+// and the copies of candidates and floors between tiles cost little.
+const (
+	gpuTileRows = 4096
+	gpuTileCols = 16384
+	// Candidates a worker can take back from one tile before it grows its
+	// buffer and extracts again (12 bytes each).
+	initialCandidates = 1 << 20
+)
+
+// OpenOptions adjust Open. The zero value loads the first of
+// DefaultCUBLAS found and computes in FP32.
+type OpenOptions struct {
+	// CUBLAS lists the cuBLAS libraries to try (sonames or paths); nil
+	// means DefaultCUBLAS. NoCUBLAS skips it and uses the package's own
+	// GEMM kernel.
+	CUBLAS   []string
+	NoCUBLAS bool
+	// Precision of the products. TF32 needs cuBLAS (the own kernel is
+	// FP32 only) and is refused without it.
+	Precision Precision
+}
+
+// GPU is a Device on one CUDA device: its primary context (the one ONNX
+// Runtime and FFmpeg use too), the module of kernels.cu, and cuBLAS when a
+// library loads. Workers have a stream and scratch each. Close releases
+// the context; memory is allocated with cuMemAlloc (never managed).
+type GPU struct {
+	ordinal int
+	name    string
+	dev     cu.Device
+	ctx     cu.CUContext
+	mod     cu.Module
+	gemm    cu.Function
+	kth     cu.Function
+	extract cu.Function
+	blas    *cublas
+	blasMsg string // why cuBLAS is not used, when it is not
+	prec    Precision
+}
+
+// Open opens CUDA device ordinal. The error says what failed (no such
+// device, context, module JIT); callers fall back to kernels.CPU.
+//
+// gorgonia.org/cu calls cuInit when the program starts and exits the
+// process if it fails, so a binary built with the cuda tag needs a
+// working driver with at least one device to start at all: the default
+// build, which loads the driver only at run time, is for other machines.
+func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	n, err := cu.NumDevices()
+	if err != nil {
+		return nil, fmt.Errorf("cuda: count devices: %w", err)
+	}
+	if ordinal < 0 || ordinal >= n {
+		return nil, fmt.Errorf("cuda:%d: no such device (%d found)", ordinal, n)
+	}
+	g = &GPU{ordinal: ordinal, prec: opt.Precision}
+	if g.dev, err = cu.GetDevice(ordinal); err != nil {
+		return nil, fmt.Errorf("cuda:%d: %w", ordinal, err)
+	}
+	if g.name, err = g.dev.Name(); err != nil {
+		return nil, fmt.Errorf("cuda:%d: name: %w", ordinal, err)
+	}
+	if g.ctx, err = g.dev.RetainPrimaryCtx(); err != nil {
+		return nil, fmt.Errorf("cuda:%d: retain primary context: %w", ordinal, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, g.Close())
+			g = nil
+		}
+	}()
+	if err = cu.SetCurrentContext(g.ctx); err != nil {
+		return nil, fmt.Errorf("cuda:%d: set context: %w", ordinal, err)
+	}
+	if g.mod, err = cu.LoadData(kernelsPTX); err != nil {
+		return nil, fmt.Errorf("cuda:%d: load kernels (PTX JIT): %w", ordinal, err)
+	}
+	for _, f := range []struct {
+		fn   *cu.Function
+		name string
+	}{{&g.gemm, "sgemm_nt"}, {&g.kth, "row_kth"}, {&g.extract, "extract"}} {
+		if *f.fn, err = g.mod.Function(f.name); err != nil {
+			return nil, fmt.Errorf("cuda:%d: kernel %s: %w", ordinal, f.name, err)
+		}
+	}
+	if opt.NoCUBLAS {
+		g.blasMsg = "cuBLAS not asked for"
+	} else {
+		paths := opt.CUBLAS
+		if paths == nil {
+			paths = DefaultCUBLAS
+		}
+		if g.blas, err = loadCUBLAS(paths); err != nil {
+			g.blasMsg = err.Error()
+			err = nil
+		}
+	}
+	if g.prec == TF32 && g.blas == nil {
+		return nil, fmt.Errorf("cuda:%d: TF32 products need cuBLAS (%s)", ordinal, g.blasMsg)
+	}
+	return g, nil
+}
+
+// Name implements Device: "cuda:0 NVIDIA H200 (cuBLAS libcublas.so.13, fp32)".
+func (g *GPU) Name() string {
+	gemm := "own GEMM kernel"
+	if g.blas != nil {
+		gemm = "cuBLAS " + g.blas.path
+	}
+	return fmt.Sprintf("cuda:%d %s (%s, %s)", g.ordinal, g.name, gemm, g.prec)
+}
+
+// CUBLASMissing says why cuBLAS is not used; empty when it is.
+func (g *GPU) CUBLASMissing() string {
+	if g.blas != nil {
+		return ""
+	}
+	return g.blasMsg
+}
+
+// Precision implements Device.
+func (g *GPU) Precision() Precision { return g.prec }
+
+// TileShape implements Device.
+func (g *GPU) TileShape() (rows, cols int) { return gpuTileRows, gpuTileCols }
+
+// Close unloads the module and releases the primary context.
+func (g *GPU) Close() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var errs []error
+	if g.mod != (cu.Module{}) {
+		if err := cu.SetCurrentContext(g.ctx); err != nil {
+			errs = append(errs, err)
+		} else if err := g.mod.Unload(); err != nil {
+			errs = append(errs, fmt.Errorf("unload module: %w", err))
+		}
+		g.mod = cu.Module{}
+	}
+	if g.ctx != (cu.CUContext{}) {
+		if err := g.dev.ReleasePrimaryCtx(); err != nil {
+			errs = append(errs, fmt.Errorf("release primary context: %w", err))
+		}
+		g.ctx = cu.CUContext{}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("cuda:%d: close: %w", g.ordinal, errors.Join(errs...))
+	}
+	return nil
+}
+
+// bind locks the calling goroutine to its thread and makes the device's
+// context current there; the returned func undoes the lock.
+func (g *GPU) bind() (func(), error) {
+	runtime.LockOSThread()
+	if err := cu.SetCurrentContext(g.ctx); err != nil {
+		runtime.UnlockOSThread()
+		return nil, fmt.Errorf("cuda:%d: set context: %w", g.ordinal, err)
+	}
+	return runtime.UnlockOSThread, nil
+}
+
+type gpuResident struct {
+	g          *GPU
+	ptr        cu.DevicePtr
+	rows, cols int
+}
+
+func (r *gpuResident) Rows() int { return r.rows }
+func (r *gpuResident) Cols() int { return r.cols }
+
+func (r *gpuResident) Free() error {
+	if r.ptr == 0 {
+		return nil
+	}
+	unbind, err := r.g.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	err = cu.MemFree(r.ptr)
+	r.ptr = 0
+	return err
+}
+
+// Upload implements Device: one cuMemAlloc and a synchronous copy.
+func (g *GPU) Upload(m *kernels.Matrix) (Resident, error) {
+	unbind, err := g.bind()
+	if err != nil {
+		return nil, err
+	}
+	defer unbind()
+	n := int64(len(m.Data)) * 4
+	if n == 0 {
+		n = 4 // cuMemAlloc refuses zero bytes
+	}
+	ptr, err := cu.MemAlloc(n)
+	if err != nil {
+		return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", n, err)
+	}
+	if len(m.Data) > 0 {
+		if err := cu.MemcpyHtoD(ptr, unsafe.Pointer(&m.Data[0]), int64(len(m.Data))*4); err != nil {
+			return nil, errors.Join(fmt.Errorf("copy to device: %w", err), cu.MemFree(ptr))
+		}
+	}
+	return &gpuResident{g: g, ptr: ptr, rows: m.Rows, cols: m.Cols}, nil
+}
+
+type gpuWorker struct {
+	g       *GPU
+	stream  cu.Stream
+	handle  uintptr // cuBLAS handle; 0 without cuBLAS
+	tile    cu.DevicePtr
+	floors  cu.DevicePtr
+	kthBuf  cu.DevicePtr
+	count   cu.DevicePtr
+	out     cu.DevicePtr
+	outCap  int
+	host    []uint32 // candidates copied back
+	t       Tile
+	hasTile bool
+}
+
+// NewWorker implements Device: a non-blocking stream, a cuBLAS handle on
+// it, and the tile, floor and candidate buffers. On error everything
+// allocated so far is freed.
+func (g *GPU) NewWorker() (_ Worker, err error) {
+	unbind, err := g.bind()
+	if err != nil {
+		return nil, err
+	}
+	defer unbind()
+	w := &gpuWorker{g: g}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, w.free())
+		}
+	}()
+	if w.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	if g.blas != nil {
+		if err = g.blas.check("cublasCreate", g.blas.create(&w.handle)); err != nil {
+			w.handle = 0
+			return nil, err
+		}
+		if err = g.blas.check("cublasSetStream", g.blas.setStream(w.handle, uintptr(unsafe.Pointer(w.stream.C())))); err != nil {
+			return nil, err
+		}
+		mode := int32(cublasDefaultMath)
+		if g.prec == TF32 {
+			mode = cublasTF32TensorOpMath
+		}
+		if err = g.blas.check("cublasSetMathMode", g.blas.setMathMode(w.handle, mode)); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range []struct {
+		p     *cu.DevicePtr
+		bytes int64
+	}{
+		{&w.tile, gpuTileRows * gpuTileCols * 4},
+		{&w.floors, gpuTileRows * 4},
+		{&w.kthBuf, gpuTileRows * 4},
+		{&w.count, 4},
+		{&w.out, initialCandidates * 12},
+	} {
+		if *b.p, err = cu.MemAlloc(b.bytes); err != nil {
+			return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", b.bytes, err)
+		}
+	}
+	w.outCap = initialCandidates
+	return w, nil
+}
+
+func (w *gpuWorker) free() error {
+	var errs []error
+	for _, p := range []*cu.DevicePtr{&w.tile, &w.floors, &w.kthBuf, &w.count, &w.out} {
+		if *p != 0 {
+			if err := cu.MemFree(*p); err != nil {
+				errs = append(errs, err)
+			}
+			*p = 0
+		}
+	}
+	if w.handle != 0 {
+		if err := w.g.blas.check("cublasDestroy", w.g.blas.destroy(w.handle)); err != nil {
+			errs = append(errs, err)
+		}
+		w.handle = 0
+	}
+	if w.stream != (cu.Stream{}) {
+		if err := w.stream.Destroy(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close implements Worker.
+func (w *gpuWorker) Close() error {
+	unbind, err := w.g.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	if err := w.stream.Synchronize(); err != nil {
+		return errors.Join(fmt.Errorf("synchronize: %w", err), w.free())
+	}
+	return w.free()
+}
+
+func (w *gpuWorker) launch(fn cu.Function, gx, gy, bx int, args ...unsafe.Pointer) error {
+	return fn.Launch(gx, gy, 1, bx, 1, 1, 0, w.stream, args)
+}
+
+// Product implements Worker: cuBLAS's Sgemm or the own kernel, queued on
+// the worker's stream (RowKth and Extract wait for it).
+func (w *gpuWorker) Product(t Tile) error {
+	if t.Rows <= 0 || t.Cols <= 0 || t.Rows > gpuTileRows || t.Cols > gpuTileCols {
+		return fmt.Errorf("cuda: tile %d x %d outside 1..%d x 1..%d", t.Rows, t.Cols, gpuTileRows, gpuTileCols)
+	}
+	a, b := t.A.(*gpuResident), t.B.(*gpuResident)
+	d := a.cols
+	unbind, err := w.g.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	aPtr := a.ptr + cu.DevicePtr(t.R0*d*4)
+	bPtr := b.ptr + cu.DevicePtr(t.C0*d*4)
+	if w.handle != 0 {
+		err = w.g.blas.sgemmNT(w.handle, uintptr(aPtr), uintptr(bPtr), uintptr(w.tile), t.Rows, t.Cols, d, t.Cols)
+	} else {
+		rows, cols, dd, ldc := int64(t.Rows), int64(t.Cols), int64(d), int64(t.Cols)
+		err = w.launch(w.g.gemm, (t.Cols+63)/64, (t.Rows+63)/64, 256,
+			unsafe.Pointer(&aPtr), unsafe.Pointer(&bPtr), unsafe.Pointer(&w.tile),
+			unsafe.Pointer(&rows), unsafe.Pointer(&cols), unsafe.Pointer(&dd), unsafe.Pointer(&ldc))
+	}
+	if err != nil {
+		w.hasTile = false
+		return fmt.Errorf("cuda:%d: tile product: %w", w.g.ordinal, err)
+	}
+	w.t, w.hasTile = t, true
+	return nil
+}
+
+// RowKth implements Worker with the row_kth kernel.
+func (w *gpuWorker) RowKth(k int) ([]float32, error) {
+	if !w.hasTile {
+		return nil, errors.New("cuda: RowKth before Product")
+	}
+	unbind, err := w.g.bind()
+	if err != nil {
+		return nil, err
+	}
+	defer unbind()
+	t := w.t
+	rows, cols, ldc := int64(t.Rows), int64(t.Cols), int64(t.Cols)
+	r0, c0, mask, kk := int64(t.R0), int64(t.C0), int64(t.Mask), int64(k)
+	if err := w.launch(w.g.kth, t.Rows, 1, 256,
+		unsafe.Pointer(&w.tile), unsafe.Pointer(&rows), unsafe.Pointer(&cols), unsafe.Pointer(&ldc),
+		unsafe.Pointer(&r0), unsafe.Pointer(&c0), unsafe.Pointer(&mask), unsafe.Pointer(&kk),
+		unsafe.Pointer(&w.kthBuf)); err != nil {
+		return nil, fmt.Errorf("cuda:%d: row_kth: %w", w.g.ordinal, err)
+	}
+	out := make([]float32, t.Rows)
+	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&out[0]), w.kthBuf, int64(t.Rows)*4, w.stream); err != nil {
+		return nil, fmt.Errorf("cuda:%d: copy k-th values: %w", w.g.ordinal, err)
+	}
+	if err := w.stream.Synchronize(); err != nil {
+		return nil, fmt.Errorf("cuda:%d: row_kth: %w", w.g.ordinal, err)
+	}
+	return out, nil
+}
+
+// Extract implements Worker with the extract kernel; when the tile has
+// more candidates than the buffer holds, the buffer grows to fit and the
+// same tile is extracted again.
+func (w *gpuWorker) Extract(floors []float32, dst []Candidate) ([]Candidate, error) {
+	if !w.hasTile {
+		return nil, errors.New("cuda: Extract before Product")
+	}
+	t := w.t
+	if len(floors) != t.Rows {
+		return nil, fmt.Errorf("cuda: %d floors for %d tile rows", len(floors), t.Rows)
+	}
+	unbind, err := w.g.bind()
+	if err != nil {
+		return nil, err
+	}
+	defer unbind()
+	if err := cu.MemcpyHtoDAsync(w.floors, unsafe.Pointer(&floors[0]), int64(len(floors))*4, w.stream); err != nil {
+		return nil, fmt.Errorf("cuda:%d: copy floors: %w", w.g.ordinal, err)
+	}
+	for {
+		var n uint32
+		if err := w.runExtract(&n); err != nil {
+			return nil, err
+		}
+		if int(n) > w.outCap {
+			if err := w.grow(int(n)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if n == 0 {
+			return dst, nil
+		}
+		if cap(w.host) < 3*int(n) {
+			w.host = make([]uint32, 3*int(n))
+		}
+		h := w.host[:3*int(n)]
+		if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&h[0]), w.out, int64(len(h))*4, w.stream); err != nil {
+			return nil, fmt.Errorf("cuda:%d: copy candidates: %w", w.g.ordinal, err)
+		}
+		if err := w.stream.Synchronize(); err != nil {
+			return nil, fmt.Errorf("cuda:%d: copy candidates: %w", w.g.ordinal, err)
+		}
+		for i := 0; i < len(h); i += 3 {
+			dst = append(dst, Candidate{Row: int32(h[i]), Col: int32(h[i+1]), Value: math.Float32frombits(h[i+2])})
+		}
+		return dst, nil
+	}
+}
+
+// runExtract zeroes the counter, runs extract over the tile and returns
+// the number of entries found (written up to outCap).
+func (w *gpuWorker) runExtract(n *uint32) error {
+	t := w.t
+	if err := cu.MemsetD32Async(w.count, 0, 1, w.stream); err != nil {
+		return fmt.Errorf("cuda:%d: clear count: %w", w.g.ordinal, err)
+	}
+	rows, cols, ldc := int64(t.Rows), int64(t.Cols), int64(t.Cols)
+	r0, c0, mask, capacity := int64(t.R0), int64(t.C0), int64(t.Mask), int64(w.outCap)
+	// Blocks of 256 threads sweep a row's columns: a few blocks per row
+	// keep every SM busy without each thread looping long.
+	gx := min((t.Cols+255)/256, 16)
+	if err := w.launch(w.g.extract, gx, t.Rows, 256,
+		unsafe.Pointer(&w.tile), unsafe.Pointer(&rows), unsafe.Pointer(&cols), unsafe.Pointer(&ldc),
+		unsafe.Pointer(&r0), unsafe.Pointer(&c0), unsafe.Pointer(&mask), unsafe.Pointer(&w.floors),
+		unsafe.Pointer(&w.out), unsafe.Pointer(&capacity), unsafe.Pointer(&w.count)); err != nil {
+		return fmt.Errorf("cuda:%d: extract: %w", w.g.ordinal, err)
+	}
+	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(n), w.count, 4, w.stream); err != nil {
+		return fmt.Errorf("cuda:%d: copy count: %w", w.g.ordinal, err)
+	}
+	if err := w.stream.Synchronize(); err != nil {
+		return fmt.Errorf("cuda:%d: extract: %w", w.g.ordinal, err)
+	}
+	return nil
+}
+
+// grow replaces the candidate buffer with one of at least n entries.
+func (w *gpuWorker) grow(n int) error {
+	if err := cu.MemFree(w.out); err != nil {
+		return fmt.Errorf("cuda:%d: free candidates: %w", w.g.ordinal, err)
+	}
+	w.out, w.outCap = 0, 0
+	c := max(n, 2*initialCandidates)
+	p, err := cu.MemAlloc(int64(c) * 12)
+	if err != nil {
+		return fmt.Errorf("cuda:%d: cuMemAlloc %d candidates: %w", w.g.ordinal, c, err)
+	}
+	w.out, w.outCap = p, c
+	return nil
+}
