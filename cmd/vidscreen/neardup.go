@@ -70,6 +70,7 @@ written through a temporary file and a rename, mode 0644.`,
 			out := fs.String("out", "", "write the pairs to `FILE` (Parquet)")
 			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so dot products are cosines")
 			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
+			device := fs.String("device", "cpu", "join on `DEVICE`: cpu, cuda or cuda:N (the GPU kernels of bin/vidscreen-cuda; the same pairs; without a usable GPU, or in bin/vidscreen, the CPU after one line saying why)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -85,6 +86,11 @@ written through a temporary file and a rename, mode 0644.`,
 						return &usageError{fmt.Sprintf("--out %s names the input %s: writing it would overwrite the input", *out, in)}
 					}
 				}
+				joiner, release, err := joinerFor(*device, env)
+				if err != nil {
+					return err
+				}
+				defer release()
 				a, err := loadEmbeddings(*aPath, *normalize)
 				if err != nil {
 					return err
@@ -110,7 +116,7 @@ written through a temporary file and a rename, mode 0644.`,
 				err = writeParquetAtomically(*out, func(f *os.File) error {
 					pw := parquet.NewGenericWriter[neardupRow](f, parquet.Compression(&parquet.Zstd))
 					rows := make([]neardupRow, 0, 1<<16)
-					err := kernels.ThresholdJoin(ctx, a, b, float32(*tau), kernels.Options{Threads: *threads}, func(ps []kernels.Pair) error {
+					err := joiner.ThresholdJoin(ctx, a, b, float32(*tau), kernels.Options{Threads: *threads}, func(ps []kernels.Pair) error {
 						rows = rows[:0]
 						for _, p := range ps {
 							rows = append(rows, neardupRow{p.I, p.J, p.Sim})
