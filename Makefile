@@ -43,3 +43,31 @@ fuzz:
 
 bench: setup
 	@bash bench/run.sh
+
+# The cuda build (bin/vidscreen-cuda, -tags cuda): GPU kernels on
+# gorgonia.org/cu, which needs cuda.h and libcuda at build time. CUDA 11.8's
+# headers, stub libraries and nvcc come from Debian's non-free component,
+# unpacked into an ignored folder (no driver installed). bin/vidscreen stays
+# free of any CUDA library.
+CUDA_DEV_DIR := $(CURDIR)/.cache/cuda-dev
+CUDA_CGO := CGO_CFLAGS="-I$(CUDA_DEV_DIR)/usr/include" CGO_LDFLAGS="-L$(CUDA_DEV_DIR)/usr/lib/x86_64-linux-gnu/stubs"
+NVCC := $(CUDA_DEV_DIR)/bin/nvcc
+
+.PHONY: setup-cuda-dev build-cuda vet-cuda check-cuda-link ptx
+
+setup-cuda-dev:
+	@bash scripts/setup-cuda-dev.sh "$(CUDA_DEV_DIR)"
+
+build-cuda: setup-cuda-dev
+	$(CUDA_CGO) $(GO) build -tags cuda -o bin/vidscreen-cuda ./cmd/vidscreen
+
+vet-cuda: setup-cuda-dev
+	$(CUDA_CGO) $(GO) vet -tags cuda ./...
+
+# bin/vidscreen must link no CUDA library; bin/vidscreen-cuda must link libcuda.so.1.
+check-cuda-link: build build-cuda
+	@bash scripts/check-cuda-link.sh bin/vidscreen bin/vidscreen-cuda
+
+# Regenerates kernels/cuda/kernels.ptx from kernels.cu (committed, embedded).
+ptx: setup-cuda-dev
+	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/kernels.ptx kernels/cuda/kernels.cu
