@@ -1,6 +1,8 @@
 // Package blas is the thin edge between the kernels and a BLAS/LAPACK
 // library: OpenBLAS and LAPACKE through cgo when cgo is on (the default
-// build), gonum's pure-Go implementations otherwise.
+// build), gonum's pure-Go implementations otherwise or under the
+// noopenblas build tag (a cgo binary that must link nothing but the C
+// library and the CUDA driver: the device check's).
 //
 // Products take gonum's blas.Float32Level3/Float64Level3 signatures (row
 // major), so the kernels can swap this Implementation for gonum's own
