@@ -66,11 +66,14 @@ type GPU struct {
 // Open opens CUDA device ordinal. The error says what failed (no such
 // device, context, module JIT); callers fall back to kernels.CPU.
 //
-// gorgonia.org/cu calls cuInit when the program starts and exits the
-// process if it fails, so a binary built with the cuda tag needs a
-// working driver with at least one device to start at all: the default
-// build, which loads the driver only at run time, is for other machines.
+// The binary links libcuda.so.1, so it needs the driver's library to
+// start; where the driver answers cuInit with an error (no GPU, a stub
+// library) the program still starts (see cuinit_cuda.go) and Open returns
+// that error.
 func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
+	if err := initError(); err != nil {
+		return nil, fmt.Errorf("cuda:%d: %w", ordinal, err)
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	n, err := cu.NumDevices()
