@@ -1,0 +1,96 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// openOrSkip opens cuda:0 as opt says or skips, naming why no device
+// answered (on a machine with only the toolkit's stub libcuda, cuInit's
+// CUDA_ERROR_STUB_LIBRARY).
+func openOrSkip(t *testing.T, opt OpenOptions) *GPU {
+	t.Helper()
+	g, err := Open(0, opt)
+	if err != nil {
+		t.Skipf("no GPU answers: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return g
+}
+
+// TestGPUMatchesCPU holds each way of computing tiles on the GPU (cuBLAS
+// fp32, the own GEMM kernel, cuBLAS tf32) to the CPU kernels: the join's
+// pairs in order, top-k and prequential top-k neighbour for neighbour,
+// on shapes that leave partial tiles.
+func TestGPUMatchesCPU(t *testing.T) {
+	ctx := context.Background()
+	a := plantedRows(5000, 200, 11)
+	q := nearCopies(a, 700, 12)
+	for _, c := range []struct {
+		name string
+		opt  OpenOptions
+	}{
+		{"cuBLAS fp32", OpenOptions{}},
+		{"own GEMM kernel", OpenOptions{NoCUBLAS: true}},
+		{"cuBLAS tf32", OpenOptions{Precision: TF32}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := openOrSkip(t, c.opt)
+			t.Logf("device %s", g.Name())
+			be := &Backend{Device: g}
+			for _, tau := range []float32{0.9, 0.5} {
+				want := collect(t, func(emit func([]kernels.Pair) error) error {
+					return kernels.ThresholdJoin(ctx, a, nil, tau, kernels.Options{}, emit)
+				})
+				got := collect(t, func(emit func([]kernels.Pair) error) error {
+					return be.ThresholdJoin(ctx, a, nil, tau, kernels.Options{}, emit)
+				})
+				if !slices.Equal(got, want) {
+					t.Fatalf("tau %v: %d pairs, CPU %d (first difference at %d)", tau, len(got), len(want), firstDiff(got, want))
+				}
+			}
+			for _, k := range []int{1, 10, 300} {
+				want, err := kernels.TopK(ctx, q, a, k, kernels.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := be.TopK(ctx, q, a, k, kernels.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Index, want.Index) || !slices.Equal(got.Sim, want.Sim) {
+					t.Fatalf("top-%d differs from the CPU's", k)
+				}
+				want, err = kernels.TopKEarlier(ctx, a, k, kernels.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err = be.TopKEarlier(ctx, a, k, kernels.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Index, want.Index) || !slices.Equal(got.Sim, want.Sim) {
+					t.Fatalf("earlier top-%d differs from the CPU's", k)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenRefusesAMissingOrdinal: the error names the device.
+func TestOpenRefusesAMissingOrdinal(t *testing.T) {
+	openOrSkip(t, OpenOptions{})
+	if g, err := Open(1<<20, OpenOptions{}); err == nil {
+		g.Close()
+		t.Fatal("opened cuda:1048576")
+	}
+}
