@@ -53,7 +53,7 @@ CUDA_DEV_DIR := $(CURDIR)/.cache/cuda-dev
 CUDA_CGO := CGO_CFLAGS="-I$(CUDA_DEV_DIR)/usr/include" CGO_LDFLAGS="-L$(CUDA_DEV_DIR)/usr/lib/x86_64-linux-gnu/stubs"
 NVCC := $(CUDA_DEV_DIR)/bin/nvcc
 
-.PHONY: setup-cuda-dev build-cuda vet-cuda check-cuda-link ptx
+.PHONY: setup-cuda-dev build-cuda vet-cuda check-cuda-link ptx test-cuda
 
 setup-cuda-dev:
 	@bash scripts/setup-cuda-dev.sh "$(CUDA_DEV_DIR)"
@@ -71,3 +71,12 @@ check-cuda-link: build build-cuda
 # Regenerates kernels/cuda/kernels.ptx from kernels.cu (committed, embedded).
 ptx: setup-cuda-dev
 	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/kernels.ptx kernels/cuda/kernels.cu
+
+# The cuda build's tests on a machine without a GPU: the toolkit's stub
+# libcuda.so stands in for the driver (cuInit answers CUDA_ERROR_STUB_LIBRARY),
+# so the GPU tests skip saying so and --device cuda:0 is seen to fall back.
+CUDA_STUB_DRIVER := $(CUDA_DEV_DIR)/stub-driver
+test-cuda: setup-cuda-dev
+	@mkdir -p "$(CUDA_STUB_DRIVER)" && ln -sf "$(CUDA_DEV_DIR)/usr/lib/x86_64-linux-gnu/stubs/libcuda.so" "$(CUDA_STUB_DRIVER)/libcuda.so.1"
+	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda ./kernels/cuda
+	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda -run 'TestNeardupDevice' -v ./cmd/vidscreen
