@@ -52,7 +52,7 @@ if [ -z "${VIDSCREEN_CUBLAS_LIB:-}" ]; then
     done
   done
 fi
-echo "device-check: cuBLAS ${VIDSCREEN_CUBLAS_LIB:-from the loader's path, if any}"
+echo "device-check: cuBLAS: ${VIDSCREEN_CUBLAS_LIB:-none named, the dynamic loader searches its path}"
 command -v nvidia-smi >/dev/null && nvidia-smi -L || true
 timeout "$limit" "$bin" run --reference "$ref" --out "$report"
 echo "device-check: report in $report"
