@@ -53,10 +53,13 @@ type Card struct {
 	// benchmark (--sample); null when every item is audited.
 	Sample *Sample `json:"sample"`
 	Chance float64 `json:"chance"` // mean of 1/len(options)
-	// Significance is 2.326 * sqrt(c(1-c)/n): a margin below it is not
-	// significant at one-sided 1% (docs/attackers.md, attack pyramid). Every
-	// attacker's and level's flag uses the same rule with the same n: over
-	// the rotating splits every item is scored exactly once.
+	// Significance is the papers' own threshold, 2.326 * sqrt(c(1-c)/n)
+	// (the Video-Index authors' levels.py), with c and n those of the
+	// reference's items when the run has a reference and of the card's
+	// items otherwise. It is kept for comparison with the published tables
+	// (each attacker's PaperMargin is read against it); the flags
+	// Significant are the exact test after Holm's correction
+	// (docs/attackers.md, "significant").
 	Significance float64 `json:"significance"`
 	// Embedder names what embedded the texts the pool attackers and the
 	// near-duplicate search read (the lexical embedder fitted on this
@@ -85,13 +88,16 @@ type Card struct {
 	// first level with eps >= s* - c - delta, or null when none of the levels
 	// that ran breaks; the whole map is null without a reference.
 	BreakingLevel map[string]*string `json:"breaking_level"`
-	// VideoDependence is m = s* - (c + eps_text): the reference's accuracy
-	// minus the strongest result up to the text level (Video-Index 3.3);
-	// Residual is s* - c - eps of the highest level run. Unavailable says,
-	// for each figure left null, what it needs.
-	VideoDependence *float64          `json:"video_dependence"`
-	Residual        *float64          `json:"residual"`
-	Unavailable     map[string]string `json:"unavailable,omitempty"`
+	// VideoDependence is m = s* minus the accuracy of the stronger blind
+	// reader (Video-Index 3.3: the blind-reader models only, not
+	// question-match, not the running maximum), which VideoDependenceReader
+	// names; Residual is s* - c - eps of the highest level run.
+	// Unavailable says, for each figure left null, what it needs (m: a
+	// blind reader).
+	VideoDependence       *float64          `json:"video_dependence"`
+	VideoDependenceReader string            `json:"video_dependence_reader,omitempty"`
+	Residual              *float64          `json:"residual"`
+	Unavailable           map[string]string `json:"unavailable,omitempty"`
 	// ALCAttacker is the pool attacker with the largest final-stage margin;
 	// LearningCurve and ALC are its learning curve (accuracy per tenth of
 	// the positions, averaged over orders) and its normalised area under it
@@ -123,10 +129,16 @@ type Card struct {
 	// benchmark that the first embedder found and the confirming one
 	// rejected (dups.Confirm); absent when no second model confirmed them.
 	UnconfirmedDuplicates *int `json:"unconfirmed_duplicate_pairs,omitempty"`
-	// LevelsRun lists the levels whose attackers ran, from the least access
-	// to the most, so that a card that is not broken says how far up the
-	// pyramid it was tested.
+	// LevelsRun lists the levels whose attackers ran and answered, from
+	// the least access to the most, so that a card that is not broken says
+	// how far up the pyramid it was tested.
 	LevelsRun []harness.Level `json:"levels_run"`
+	// LevelsNotRun maps each level that was asked for but whose attackers
+	// answered no item ("frame", "order", ...) to why: no attacker of it
+	// ran, or every answer was a seeded guess, e.g. "30 videos failed:
+	// missing 30". Such a level is null in Levels: no eps, no
+	// significance, not the maximum of the levels below.
+	LevelsNotRun map[string]string `json:"levels_not_run,omitempty"`
 	// Failures counts the items whose video gave no features, or for one of
 	// whose texts a model gave a NaN or an infinity, by reason ("missing",
 	// "outside-root", "corrupt", "timeout", "non-finite-embedding", ...);
@@ -224,11 +236,15 @@ type Sample struct {
 }
 
 // A LevelResult is eps_l, the largest margin over chance of any attacker at
-// or below level l (Video-Index eq. 1, nested sets), and who reached it.
+// or below level l (Video-Index eq. 1, nested sets), and who reached it,
+// with that attacker's exact test: Significant after Holm's correction,
+// SignificantUncorrected on its own p-value.
 type LevelResult struct {
-	Eps         float64 `json:"eps"`
-	Attacker    string  `json:"attacker"`
-	Significant bool    `json:"significant"`
+	Eps                    float64 `json:"eps"`
+	Attacker               string  `json:"attacker"`
+	Significant            bool    `json:"significant"`
+	SignificantUncorrected bool    `json:"significant_uncorrected"`
+	PValue                 float64 `json:"p_value"`
 }
 
 // Flow is a count shared with another benchmark.
@@ -259,17 +275,39 @@ type AttackerResult struct {
 	LearnsFromPool bool `json:"learns_from_pool"`
 	// CILow and CIHigh bound Accuracy: the seeded bootstrap percentile
 	// interval over the scored items.
-	CILow       float64 `json:"ci_low"`
-	CIHigh      float64 `json:"ci_high"`
-	Chance      float64 `json:"chance"`
-	Significant bool    `json:"significant"`
-	Orders      int     `json:"orders"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	Chance float64 `json:"chance"`
+	// PValue is the exact one-sided p-value of the attacker's right
+	// answers against each item's own chance (a Poisson-binomial tail over
+	// its Answered outcomes: an abstention is a chance-level outcome and
+	// moves nothing). Significant is its rejection after Holm's correction
+	// at 0.05 over the attackers of the benchmark that answered;
+	// SignificantUncorrected is PValue <= 0.05 alone. A margin that passes
+	// uncorrected only is "not significant after correction" on the
+	// reports (issue 20, point 4).
+	PValue                 float64 `json:"p_value"`
+	Answered               int     `json:"answered"`
+	Significant            bool    `json:"significant"`
+	SignificantUncorrected bool    `json:"significant_uncorrected"`
+	// PaperMargin is the margin as the Video-Index authors' levels.py
+	// reads it: accuracy minus chance over the PaperN items both the
+	// reference and the attacker scored; PaperSignificant compares it with
+	// the card's Significance. Null without a reference or with fewer than
+	// 30 common items (the authors drop such an attacker).
+	PaperMargin      *float64 `json:"paper_margin"`
+	PaperN           int      `json:"paper_n,omitempty"`
+	PaperSignificant *bool    `json:"paper_significant"`
+	Orders           int      `json:"orders"`
 	// AccuracyAll is the accuracy over every position, early ones included.
 	AccuracyAll float64 `json:"accuracy_all"`
 	// AbstainShare is the share of predictions that were seeded guesses.
 	AbstainShare float64 `json:"abstain_share"`
-	// SolvedShare is the share of the card's items the attacker solved:
-	// answered correctly where scored (items.parquet's <name>_solved).
+	// SolvedShare is the share of the card's items the attacker solved
+	// where scored, by package solve's rule (Video-Index 5.1, the authors'
+	// pool screen): a model reader scoring letters must be right AND have a
+	// margin above log 2, any other attacker right; a seeded guess never
+	// solves (items.parquet's <name>_solved).
 	SolvedShare float64 `json:"solved_share"`
 	// LearningCurve is the accuracy in each tenth of the positions of the
 	// orders (averaged over orders), for prequential attackers only.

@@ -13,12 +13,20 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
-// significanceZ is the one-sided 1% normal quantile of docs/attackers.md's
-// significance rule 2.326 * sqrt(c(1-c)/n).
+// significanceZ is the one-sided 1% normal quantile of the papers' own
+// threshold 2.326 * sqrt(c(1-c)/n) (the Video-Index authors' levels.py),
+// kept on the card beside the exact test for comparison with the published
+// tables.
 const significanceZ = 2.326
+
+// paperMinN is the fewest items an attacker must share with the reference
+// for its paper-style margin: the authors' levels.py drops an attacker with
+// fewer than 30.
+const paperMinN = 30
 
 // digits is the rounding of every float in a card: enough for any figure a
 // person reads, few enough that the last bits of a sum never reach the JSON.
@@ -34,12 +42,19 @@ type attackerInfo struct {
 	level       harness.Level
 	prequential bool
 	orders      int
+	// rule is when an answer of the attacker solves an item (package
+	// solve): Confident for the model readers, Correct otherwise.
+	rule solve.Rule
 }
 
 func configured(cfg attack.Config) []attackerInfo {
 	var out []attackerInfo
 	for _, a := range attack.Attackers(cfg) {
-		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg)})
+		rule := solve.Correct
+		if attack.ScoresLetters(a) {
+			rule = solve.Confident
+		}
+		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule})
 	}
 	return out
 }
@@ -153,10 +168,11 @@ func benchmarkCard(ctx context.Context, items []*harness.Item, atts []attackerIn
 		c.Attackers = append(c.Attackers, r)
 		all = append(all, ss)
 	}
-	c.Levels = levels(c.Attackers, cfg.Attack.Levels)
+	correct(c.Attackers)
+	c.Levels, c.LevelsNotRun = levels(c.Attackers, cfg.Attack.Levels)
 	c.Failures = map[string]int{}
 	for _, l := range harness.Levels() {
-		if slices.Contains(cfg.Attack.Levels, l) {
+		if slices.Contains(cfg.Attack.Levels, l) && c.LevelsNotRun[l.String()] == "" {
 			c.LevelsRun = append(c.LevelsRun, l)
 		}
 	}
@@ -164,7 +180,7 @@ func benchmarkCard(ctx context.Context, items []*harness.Item, atts []attackerIn
 	c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
 	c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })
 	c.DataQuality = dataQuality(items, members)
-	withReference(&c, items, members, ref, dup, cfg)
+	withReference(&c, items, members, all, ref, dup, cfg)
 	withDuplicates(&c, dup)
 	return c, nil
 }
@@ -220,6 +236,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 		for k, r := range rs {
 			var ok, ch float64
 			seen := map[int32]bool{}
+			var t exactTest
 			for _, s := range ss[k] {
 				if key(items[s.item]) != name {
 					continue
@@ -227,6 +244,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 				ok += credit(items, s)
 				ch += items[s.item].Chance()
 				seen[s.item] = true
+				t.add(items, s)
 			}
 			part[k] = AttackerResult{Name: r.Name, Level: r.Level}
 			if len(seen) == 0 {
@@ -241,9 +259,10 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 			}
 			part[k].Accuracy, part[k].Chance, part[k].N = ok/cnt, ch/cnt, len(seen)
 			part[k].Margin = round(part[k].Accuracy - part[k].Chance)
-			part[k].Significant = part[k].Margin >= significance(part[k].Chance, part[k].N)
+			part[k].Answered, part[k].PValue = len(t.p), t.pValue()
 		}
-		bd.Levels = levels(part, ran)
+		correct(part)
+		bd.Levels, _ = levels(part, ran)
 		out[x] = bd
 	}
 	return out
@@ -374,6 +393,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	var ok, ch, scoredN, all float64
 	var abstains, total int
 	var scoredOnes []scored
+	var test exactTest
 	curveOK := make([]float64, buckets)
 	curveChance := make([]float64, buckets)
 	curveN := make([]float64, buckets)
@@ -397,8 +417,9 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 				}
 				pi.stageSum += c
 				pi.stageN++
-				pi.solved = pi.solved || s.solved()
+				pi.solved = pi.solved || a.rule.Solves(s.answer())
 				ok += c
+				test.add(items, s)
 				ch += items[s.item].Chance()
 				scoredN++
 				scoredOnes = append(scoredOnes, s)
@@ -424,9 +445,9 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 		r.Accuracy, r.Chance = ok/scoredN, ch/scoredN
 	}
 	r.Margin = r.Accuracy - r.Chance
-	// The same rule as the card's threshold, at the number of items scored:
-	// the card's n whenever the orders cover every item.
-	r.Significant = scoredN > 0 && round(r.Margin) >= round(significance(r.Chance, r.N))
+	// The exact test; Significant is set by correct, over the benchmark's
+	// attackers.
+	r.Answered, r.PValue = len(test.p), test.pValue()
 	keys := make([]int, 0, len(acc))
 	for i := range acc {
 		keys = append(keys, i)
@@ -490,9 +511,10 @@ func credit(items []*harness.Item, s scored) float64 {
 	return b2f(s.correct)
 }
 
-// solved reports whether the answer is right on its own merit: correct and
-// not a guess.
-func (s scored) solved() bool { return s.correct && !s.abstain }
+// answer is s as the solve rule reads it.
+func (s scored) answer() solve.Answer {
+	return solve.Answer{Scored: s.scored, Abstained: s.abstain, Correct: s.correct, Margin: s.margin}
+}
 
 func b2f(b bool) float64 {
 	if b {
@@ -512,28 +534,52 @@ func bootstrapSeed(seed uint64, benchmark, attacker string) uint64 {
 }
 
 // levels computes the running maximum of the attackers' margins over the
-// levels that ran (Video-Index section 2: the profile is nondecreasing).
-func levels(rs []AttackerResult, ran []harness.Level) Levels {
-	var out Levels
+// levels that ran (Video-Index section 2: the profile is nondecreasing). A
+// level asked for whose attackers answered no item (none ran, or every
+// answer was a seeded guess) is not run: it gets no eps and no
+// significance, rather than the maximum of the levels below (the authors'
+// levels.py: "a level without an attacker value is not measured"), and
+// notRun says why.
+func levels(rs []AttackerResult, ran []harness.Level) (out Levels, notRun map[string]string) {
 	var best *AttackerResult
 	for _, l := range harness.Levels() {
+		present, answered := false, false
 		for k := range rs {
-			if rs[k].Level == l && !math.IsInf(rs[k].Margin, -1) && (best == nil || rs[k].Margin > best.Margin) {
+			if rs[k].Level != l {
+				continue
+			}
+			present = true
+			if rs[k].Answered == 0 || math.IsInf(rs[k].Margin, -1) {
+				continue
+			}
+			answered = true
+			if best == nil || rs[k].Margin > best.Margin {
 				best = &rs[k]
 			}
 		}
-		if best == nil || !slices.Contains(ran, l) {
+		if !slices.Contains(ran, l) {
 			continue
 		}
-		out.Set(l, &LevelResult{Eps: best.Margin, Attacker: best.Name, Significant: best.Significant})
+		if !answered {
+			if notRun == nil {
+				notRun = map[string]string{}
+			}
+			notRun[l.String()] = "no attacker of this level ran"
+			if present {
+				notRun[l.String()] = "its attackers answered no item (every answer a seeded guess)"
+			}
+			continue
+		}
+		out.Set(l, &LevelResult{Eps: best.Margin, Attacker: best.Name, Significant: best.Significant,
+			SignificantUncorrected: best.SignificantUncorrected, PValue: best.PValue})
 	}
-	return out
+	return out, notRun
 }
 
 // withReference fills the figures that need a reference model: s* and its
 // coverage, the breaking levels, the video dependence, the residual and the
 // cluster-weighted s*. Figures it cannot give are named in c.Unavailable.
-func withReference(c *Card, items []*harness.Item, members []int, ref Reference, dup *dups.Result, cfg Config) {
+func withReference(c *Card, items []*harness.Item, members []int, all [][]scored, ref Reference, dup *dups.Result, cfg Config) {
 	unavailable := func(field, why string) {
 		if c.Unavailable == nil {
 			c.Unavailable = map[string]string{}
@@ -546,7 +592,8 @@ func withReference(c *Card, items []*harness.Item, members []int, ref Reference,
 		}
 		return
 	}
-	var ok, n, wok, wn float64
+	var ok, n, wok, wn, refChance float64
+	onRef := map[int32]bool{}
 	for _, i := range members {
 		p, has := ref[items[i].Key()]
 		if !has {
@@ -555,6 +602,8 @@ func withReference(c *Card, items []*harness.Item, members []int, ref Reference,
 		hit := b2f(p == items[i].Answer)
 		ok += hit
 		n++
+		refChance += items[i].Chance()
+		onRef[int32(i)] = true
 		if dup != nil {
 			w := 1 / float64(dup.WithinSize[i])
 			wok += w * hit
@@ -569,6 +618,8 @@ func withReference(c *Card, items []*harness.Item, members []int, ref Reference,
 		return
 	}
 	c.ReferencePartial = int(n) < len(members)
+	c.Significance = round(significance(refChance/n, int(n)))
+	withPaperMargins(c, items, all, onRef)
 	s := ok / n
 	c.ReferenceAccuracy = roundPtr(s)
 	c.ReferenceN = int(n)
@@ -591,17 +642,68 @@ func withReference(c *Card, items []*harness.Item, members []int, ref Reference,
 			}
 		}
 	}
-	// m = s* - (c + eps_text), eps_text the running maximum up to the text
-	// level: the strongest text-level result (Video-Index 3.3).
-	if t := c.Levels.Text; t != nil {
-		c.VideoDependence = roundPtr(s - c.Chance - t.Eps)
+	// m = s* minus the accuracy of the stronger blind reader (Video-Index
+	// 3.3): the blind-reader models only, not question-match and not the
+	// running maximum, which keeps the option level's learners out of it.
+	var blind *AttackerResult
+	for k := range c.Attackers {
+		a := &c.Attackers[k]
+		if isBlindReader(a.Name) && a.Answered > 0 && (blind == nil || a.Accuracy > blind.Accuracy) {
+			blind = a
+		}
+	}
+	if blind != nil {
+		c.VideoDependence = roundPtr(s - blind.Accuracy)
+		c.VideoDependenceReader = blind.Name
 	} else {
-		unavailable("video_dependence", "needs the text level")
+		unavailable("video_dependence", "needs a blind reader (blind-reader, from lm_reader): m is s* minus the stronger blind reader's accuracy (Video-Index 3.3); none answered an item")
 	}
 	if _, top, ok := c.Levels.Top(); ok {
 		c.Residual = roundPtr(s - c.Chance - top.Eps)
 	} else {
 		unavailable("residual", "needs at least one level")
+	}
+}
+
+// isBlindReader reports whether an attacker is a blind language-model
+// reader: blind-reader, or one of its variants on another lm_reader model
+// ("blind-reader:<model>").
+func isBlindReader(name string) bool {
+	return name == "blind-reader" || strings.HasPrefix(name, "blind-reader:")
+}
+
+// withPaperMargins sets each attacker's margin as the Video-Index authors'
+// levels.py computes it, for comparison with the published tables: over the
+// items both the reference and the attacker scored, an attacker with fewer
+// than 30 such items dropped, compared with c.Significance, the threshold
+// 2.326 sqrt(c(1-c)/n_ref) on the reference's items.
+func withPaperMargins(c *Card, items []*harness.Item, all [][]scored, onRef map[int32]bool) {
+	for k := range c.Attackers {
+		a := &c.Attackers[k]
+		sum := map[int32]float64{}
+		cnt := map[int32]float64{}
+		for _, s := range all[k] {
+			if onRef[s.item] {
+				sum[s.item] += credit(items, s)
+				cnt[s.item]++
+			}
+		}
+		if len(sum) < paperMinN {
+			continue
+		}
+		keys := make([]int32, 0, len(sum))
+		for i := range sum {
+			keys = append(keys, i)
+		}
+		slices.Sort(keys) // a fixed order of summation
+		var acc, ch float64
+		for _, i := range keys {
+			acc += sum[i] / cnt[i]
+			ch += items[i].Chance()
+		}
+		m := round((acc - ch) / float64(len(sum)))
+		sig := m >= c.Significance
+		a.PaperMargin, a.PaperN, a.PaperSignificant = &m, len(sum), &sig
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -91,10 +92,12 @@ func TestSignificanceUsesTheSameNEverywhere(t *testing.T) {
 	}
 }
 
-// TestVideoDependenceIsSStarMinusTheTextLevel: m = s* - (c + eps_text), with
-// eps_text the running maximum up to the text level, never the blind reader
-// alone; without the text level the card says why m is missing.
-func TestVideoDependenceIsSStarMinusTheTextLevel(t *testing.T) {
+// TestVideoDependenceIsSStarMinusTheBlindReader: m = s* minus the accuracy
+// of the stronger blind reader (Video-Index 3.3), not s* - c - eps_text:
+// neither question-match nor the option level's learners, which the
+// running maximum would take, set it. Without a blind reader the card says
+// why m is missing.
+func TestVideoDependenceIsSStarMinusTheBlindReader(t *testing.T) {
 	items := oneBenchmark(100)
 	ref := metrics.Reference{}
 	for i, it := range items {
@@ -104,19 +107,24 @@ func TestVideoDependenceIsSStarMinusTheTextLevel(t *testing.T) {
 		}
 		ref[it.Key()] = p
 	}
+	ac := attack.DefaultConfig()
+	ac.Roles = []string{attack.RoleLMReader}
 	var outcomes []metrics.Outcome
 	outcomes = append(outcomes, scoredOnce(items, "fixed-position", harness.LevelOption, func(i int) bool { return i < 70 })...)
-	outcomes = append(outcomes, scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 60 })...)
-	c := cardOf(t, items, outcomes, ref, metrics.DefaultConfig(attack.DefaultConfig()))
-	// s* 0.9, c 0.5, eps_text = max(0.2 option, 0.1 text) = 0.2.
-	if c.VideoDependence == nil || !near(*c.VideoDependence, 0.2) {
-		t.Errorf("video dependence %v, want 0.9 - 0.5 - 0.2 = 0.2", c.VideoDependence)
+	outcomes = append(outcomes, scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 80 })...)
+	withBlind := append(outcomes, scoredOnce(items, "blind-reader", harness.LevelText, func(i int) bool { return i < 65 })...)
+	c := cardOf(t, items, withBlind, ref, metrics.DefaultConfig(ac))
+	// s* 0.9, blind reader 0.65; the old rule gave 0.9 - 0.5 - 0.3 = 0.1.
+	if c.VideoDependence == nil || !near(*c.VideoDependence, 0.25) || c.VideoDependenceReader != "blind-reader" {
+		t.Errorf("video dependence %v (%q), want 0.9 - 0.65 = 0.25 (blind-reader)", c.VideoDependence, c.VideoDependenceReader)
 	}
-	ac := attack.DefaultConfig()
-	ac.Levels = []harness.Level{harness.LevelOption, harness.LevelPool}
-	c = cardOf(t, items, outcomes[:100], ref, metrics.DefaultConfig(ac))
-	if c.VideoDependence != nil || c.Unavailable["video_dependence"] != "needs the text level" {
-		t.Errorf("without the text level: video dependence %v, unavailable %v", c.VideoDependence, c.Unavailable)
+	// The breaking level keeps the running maximum: text's eps is 0.3.
+	if c.Levels.Text == nil || !near(c.Levels.Text.Eps, 0.3) {
+		t.Errorf("text level %+v, want the running maximum 0.3", c.Levels.Text)
+	}
+	c = cardOf(t, items, outcomes, ref, metrics.DefaultConfig(ac))
+	if c.VideoDependence != nil || !strings.Contains(c.Unavailable["video_dependence"], "blind reader") {
+		t.Errorf("without a blind reader: video dependence %v, unavailable %v", c.VideoDependence, c.Unavailable)
 	}
 }
 

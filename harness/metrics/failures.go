@@ -1,19 +1,31 @@
 package metrics
 
-import "github.com/vidscreen/vidscreen/harness"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+)
 
 // CountFailures fills each card's Failures: failures[i] is why item i's
-// video gave no features ("" when it did, or when no video level ran).
+// video gave no features ("" when it did, or when no video level ran). A
+// frame or order level that is not run because its attackers had nothing
+// to read then says how many videos failed and why (issue 20, point 11),
+// e.g. "30 videos failed: missing 30".
 func CountFailures(cards []Card, items []*harness.Item, failures []string) {
 	at := map[string]*Card{}
 	for k := range cards {
 		at[cards[k].Benchmark] = &cards[k]
 	}
+	// videos[benchmark][reason] holds the distinct videos that failed so.
+	videos := map[string]map[string]map[string]bool{}
 	for i, f := range failures {
 		if f == "" {
 			continue
 		}
-		c := at[items[i].Benchmark]
+		b := items[i].Benchmark
+		c := at[b]
 		if c == nil {
 			continue
 		}
@@ -21,5 +33,49 @@ func CountFailures(cards []Card, items []*harness.Item, failures []string) {
 			c.Failures = map[string]int{}
 		}
 		c.Failures[f]++
+		if videos[b] == nil {
+			videos[b] = map[string]map[string]bool{}
+		}
+		if videos[b][f] == nil {
+			videos[b][f] = map[string]bool{}
+		}
+		videos[b][f][items[i].Video] = true
 	}
+	for b, byReason := range videos {
+		c := at[b]
+		why := failedVideos(byReason)
+		for _, l := range []harness.Level{harness.LevelFrame, harness.LevelOrder} {
+			if _, ok := c.LevelsNotRun[l.String()]; ok {
+				c.LevelsNotRun[l.String()] = why
+			}
+		}
+	}
+}
+
+// failedVideos says how many distinct videos failed, by reason, most
+// frequent first: "30 videos failed: missing 28, corrupt 2".
+func failedVideos(byReason map[string]map[string]bool) string {
+	reasons := make([]string, 0, len(byReason))
+	all := map[string]bool{}
+	for r, vs := range byReason {
+		reasons = append(reasons, r)
+		for v := range vs {
+			all[v] = true
+		}
+	}
+	slices.SortFunc(reasons, func(a, b string) int {
+		if d := len(byReason[b]) - len(byReason[a]); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(reasons))
+	for k, r := range reasons {
+		parts[k] = fmt.Sprintf("%s %d", r, len(byReason[r]))
+	}
+	noun := "videos"
+	if len(all) == 1 {
+		noun = "video"
+	}
+	return fmt.Sprintf("%d %s failed: %s", len(all), noun, strings.Join(parts, ", "))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/solve"
 )
 
 // An ItemScore is one cell of the per-item table: what one attacker did with
@@ -25,8 +26,9 @@ type ItemScore struct {
 	Scored    bool
 	Correct   bool
 	Abstained bool
-	// Solved is Scored && Correct && !Abstained: the item falls to the
-	// attacker where it was scored, and not by a guess.
+	// Solved says the item falls to the attacker where it was scored, by
+	// package solve's rule (Video-Index 5.1): right and, for a model reader
+	// scoring letters, with a margin above log 2; never by a guess.
 	Solved bool
 }
 
@@ -116,7 +118,7 @@ func (t *cellTable) scores(atts []attackerInfo) []ItemScore {
 			Margin:    round(c.margin),
 			Correct:   c.scored && c.correct,
 			Abstained: c.abstain,
-			Solved:    c.scored && c.correct && !c.abstain,
+			Solved:    a.rule.Solves(solve.Answer{Scored: c.scored, Abstained: c.abstain, Correct: c.correct, Margin: c.margin}),
 			Variants:  int(c.n),
 		})
 	}

@@ -17,6 +17,23 @@ func runsDiagnostics(needs attack.Needs) bool {
 	return needs.Has(attack.NeedVLMShuffled) || needs.Has(attack.NeedVLMTenth)
 }
 
+// diagnosticSets returns the base of the order diagnostics and their
+// conditions: the halves and shifted grids, then the order level's own
+// shuffled and contiguous-tenth sets when their readers run, since their
+// retention against the same model on the in-order frames is Video-Index
+// 3.6's headline ("shuffling retains a median 96%").
+func diagnosticSets(needs attack.Needs, frames int) (features.VLMSet, []features.VLMSet) {
+	base, conds := features.DiagnosticSets(frames)
+	_, shuffled, tenth := features.VLMSets(frames)
+	if needs.Has(attack.NeedVLMShuffled) {
+		conds = append(conds, shuffled)
+	}
+	if needs.Has(attack.NeedVLMTenth) {
+		conds = append(conds, tenth)
+	}
+	return base, conds
+}
+
 // orderDiagnostics computes each benchmark's halves and shifted grids from
 // vlm_reader's letter scores (scores[i] by set name; nil for an item whose
 // video failed): per condition, the accuracy over the items it answered

@@ -1,9 +1,11 @@
 package run
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
 )
 
@@ -64,6 +66,38 @@ func TestOrderDiagnosticsByHand(t *testing.T) {
 		c := d.Conditions[k]
 		if c.Name != w.name || c.N != w.n || !eq(c.Accuracy, w.acc) || !eq(c.Retention, w.keep) {
 			t.Errorf("condition %d: %s n %d accuracy %v retention %v; want %+v", k, c.Name, c.N, c.Accuracy, c.Retention, w)
+		}
+	}
+}
+
+// TestOrderRetentionOfShuffledAndTenth: with the order level's readers the
+// diagnostics gain shuffled and tenth, each with its retention against the
+// in-order base on the same items (Video-Index 3.6). Two items, both right
+// in order; shuffled right on both (retention 1), tenth right on one (0.5).
+func TestOrderRetentionOfShuffledAndTenth(t *testing.T) {
+	base, conds := diagnosticSets(attack.NeedVLMShuffled|attack.NeedVLMTenth, 32)
+	var names []string
+	for _, c := range conds {
+		names = append(names, c.Name)
+	}
+	if want := "[vlm-half1 vlm-half2 vlm-off1 vlm-off2 vlm-shuffled vlm-tenth]"; fmt.Sprint(names) != want {
+		t.Fatalf("conditions %v, want %s", names, want)
+	}
+	if _, only := diagnosticSets(attack.NeedVLMShuffled, 32); len(only) != 5 {
+		t.Errorf("shuffled alone: %d conditions, want 5", len(only))
+	}
+	r, w := []float64{-0.1, -2.4}, []float64{-2.4, -0.1}
+	var items []*harness.Item
+	scores := make([]map[string][]float64, 2)
+	for i := range scores {
+		items = append(items, &harness.Item{ID: fmt.Sprint(i), Benchmark: "B", Options: []string{"x", "y"}, Answer: 0})
+		scores[i] = map[string][]float64{base.Name: r, "vlm-shuffled": r, "vlm-tenth": r}
+	}
+	scores[1]["vlm-tenth"] = w
+	d := orderDiagnostics(items, scores, base, conds, "vlm_reader:tiny", 32)["B"]
+	for name, want := range map[string]float64{"shuffled": 1, "tenth": 0.5} {
+		if got, ok := d.Retention(name); !ok || got != want {
+			t.Errorf("%s retention %v (%v), want %v", name, got, ok, want)
 		}
 	}
 }

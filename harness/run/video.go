@@ -223,7 +223,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		for i, f := range fr.Items {
 			scores[i] = f.VLM
 		}
-		base, conds := features.DiagnosticSets(a.opt.frames())
+		base, conds := diagnosticSets(needs, a.opt.frames())
 		a.diagnostics = orderDiagnostics(a.items, scores, base, conds, "vlm_reader:"+v.VLMName, a.opt.frames())
 	}
 	if needs == 0 {
