@@ -46,18 +46,25 @@ var page = htmlpage.New("index", template.FuncMap{
 	"lv": levelName, "acc": auditorAccuracy,
 	"at":  func(c metrics.Card, l harness.Level) *metrics.LevelResult { return c.Levels.At(l) },
 	"ref": refCell, "unavailable": unavailable, "quality": quality,
+	"cell": cardLevelCell, "sig": significantCell, "notRun": notRunList,
+	"warnings": FailureWarnings, "retention": RetentionSummary,
 }, `{{define "title"}}vidscreen audit{{end}}{{define "body"}}<h1>vidscreen audit</h1>
 {{if .Version}}<p>vidscreen {{.Version}}</p>{{end}}
 <p>How far attackers that never see the video get on each benchmark. <b>eps</b> is the exploitability of a level: the
-largest margin over chance of any attacker at or below it (Video-Index, section 2); margins under
-2.326&#8239;&radic;(c(1&minus;c)/n) are not significant (<span class="ns">ns</span>). With reference answers, a
+largest margin over chance of any attacker at or below it (Video-Index, section 2). A margin is significant when an
+exact one-sided test against each item's own chance rejects at 0.05 after Holm's correction over the benchmark's
+attackers (an abstention counts as chance); <span class="ns">ns</span> marks one that is not, and "not significant after
+correction" one that passes alone only. The papers' threshold 2.326&#8239;&radic;(c(1&minus;c)/n) is on each card
+for comparison with the published tables. With reference answers, a
 benchmark breaks at the first level whose eps reaches s*&nbsp;&minus;&nbsp;c&nbsp;&minus;&nbsp;&delta;. Every item is scored
 once over the five rotating splits, so n is the number of items. Attackers that learn from the pool read other items'
 gold answers (pool access by Video-Index's definition), whatever their level.</p>
 <table>
 <tr><th>benchmark</th><th>n</th><th>chance</th>{{range .Levels}}<th>eps {{.}}</th>{{end}}<th>s*</th><th>breaks at (&delta; 0.05)</th><th>near-dup share</th><th>cross-benchmark dups</th></tr>
-{{$levels := .Levels}}{{range .Cards}}{{$c := .}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $levels}}<td>{{level (at $c .)}}</td>{{end}}<td>{{ref .}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td></tr>
+{{$levels := .Levels}}{{range .Cards}}{{$c := .}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $levels}}<td>{{cell $c .}}</td>{{end}}<td>{{ref .}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td></tr>
 {{end}}</table>
+{{range warnings .Cards}}<p class="warning"><b>Warning:</b> {{.}}.</p>
+{{end}}<p>{{retention .Cards}}</p>
 {{with .Auditor}}<section id="auditor">
 <h2>Audit of the auditor</h2>
 <p>The world-* benchmarks are rendered by <code>vidscreen world</code> with a known shortcut per family
@@ -72,8 +79,8 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 </section>
 {{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
 <h2>{{$c.Benchmark}}</h2>
-<p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.
-{{if $c.ReferenceAccuracy}}Reference accuracy s* {{ref $c}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
+<p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, the papers' significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.{{with notRun $c}} Not run: {{.}}.{{end}}
+{{if $c.ReferenceAccuracy}}Reference accuracy s* {{ref $c}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence m = s* &minus; {{$c.VideoDependenceReader}} accuracy = {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
 {{end}}
 {{if $c.Unavailable}}Not available: {{unavailable $c.Unavailable}}.{{end}}
 {{if $c.DataQuality}}Data quality: {{quality $c.DataQuality}}.{{end}}
@@ -83,8 +90,8 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 {{if .Curves}}<figure>{{.Curves}}<figcaption>Learning curves: accuracy per tenth of each seeded order, averaged over orders{{if $c.ALC}}; ALC of the strongest pool attacker ({{$c.ALCAttacker}}) {{printf "%.3f" (deref $c.ALC)}}{{end}}.</figcaption></figure>{{end}}
 </div>
 <table>
-<tr><th>attacker</th><th>level</th><th>learns from pool</th><th>accuracy</th><th>95% interval</th><th>margin</th><th>significant</th><th>n</th><th>orders</th><th>abstained</th><th>solved</th></tr>
-{{range $c.Attackers}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yesNo .LearnsFromPool}}</td><td>{{pct .Accuracy}}</td><td>{{pct .CILow}} &ndash; {{pct .CIHigh}}</td><td>{{signed .Margin}}</td><td>{{yesNo .Significant}}</td><td>{{.N}}</td><td>{{.Orders}}</td><td>{{pct .AbstainShare}}</td><td>{{pct .SolvedShare}}</td></tr>
+<tr><th>attacker</th><th>level</th><th>learns from pool</th><th>accuracy</th><th>95% interval</th><th>margin</th><th>p</th><th>significant</th><th>n</th><th>orders</th><th>abstained</th><th>solved</th></tr>
+{{range $c.Attackers}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yesNo .LearnsFromPool}}</td><td>{{pct .Accuracy}}</td><td>{{pct .CILow}} &ndash; {{pct .CIHigh}}</td><td>{{signed .Margin}}</td><td>{{printf "%.3g" .PValue}}</td><td>{{sig .}}</td><td>{{.N}}</td><td>{{.Orders}}</td><td>{{pct .AbstainShare}}</td><td>{{pct .SolvedShare}}</td></tr>
 {{end}}</table>
 {{if $c.Tasks}}<h3>By task</h3>
 <table>

@@ -25,7 +25,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "vidscreen %s. ", r.Version)
 	}
 	fmt.Fprintf(bw, "eps is the exploitability of a level: the largest margin over chance of any attacker at or below it (Video-Index, section 2). ")
-	fmt.Fprintf(bw, "A margin below 2.326 sqrt(c(1-c)/n) is not significant (marked `ns`); n is the number of items scored, each once over the five rotating splits. ")
+	fmt.Fprintf(bw, "A margin is significant when an exact one-sided test against each item's own chance rejects at 0.05 after Holm's correction over the benchmark's attackers (an abstention counts as chance); `ns` marks one that is not, and \"%s\" one that passes alone only. ", notSignificantAfterCorrection)
+	fmt.Fprintf(bw, "The papers' threshold 2.326 sqrt(c(1-c)/n) is given on each card for comparison with the published tables. ")
 	fmt.Fprintf(bw, "Attackers marked as learning from the pool read other items' gold answers (pool access by Video-Index's definition), whatever their level.\n\n")
 	fmt.Fprintf(bw, "| benchmark | n | chance |")
 	for _, l := range ran {
@@ -39,10 +40,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, c := range r.Cards {
 		fmt.Fprintf(bw, "| %s | %d | %s |", mdEscape(c.Benchmark), c.N, pct(c.Chance))
 		for _, l := range ran {
-			fmt.Fprintf(bw, " %s |", levelCell(c.Levels.At(l)))
+			fmt.Fprintf(bw, " %s |", cardLevelCell(c, l))
 		}
 		fmt.Fprintf(bw, " %s | %s | %s | %s |\n", refCell(c), breaking(c, "0.05"), optPct(c.NearDuplicateShare), optInt(c.CrossBenchmarkDuplicates))
 	}
+	for _, w := range FailureWarnings(r.Cards) {
+		fmt.Fprintf(bw, "\n**Warning:** %s.\n", mdEscape(w))
+	}
+	fmt.Fprintf(bw, "\n%s\n", RetentionSummary(r.Cards))
 	if ev := truth.EvaluateCards(r.Cards); ev != nil {
 		fmt.Fprintf(bw, "\n## Audit of the auditor\n\n")
 		fmt.Fprintf(bw, "The world-* benchmarks carry a known shortcut per family (docs/world.md). ")
@@ -66,11 +71,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if c.Sample != nil {
 			fmt.Fprintf(bw, " (a sample of %d: %s)", c.Sample.Of, mdEscape(c.Sample.Method))
 		}
-		fmt.Fprintf(bw, ", chance %s, significance threshold %s", pct(c.Chance), pct(c.Significance))
+		fmt.Fprintf(bw, ", chance %s, the papers' significance threshold %s", pct(c.Chance), pct(c.Significance))
 		if c.Embedder != "" {
 			fmt.Fprintf(bw, "; texts embedded by %s", mdEscape(c.Embedder))
 		}
 		fmt.Fprintf(bw, "; levels run: %s.", levelList(c))
+		if nr := notRunList(c); nr != "" {
+			fmt.Fprintf(bw, " Not run: %s.", mdEscape(nr))
+		}
 		if len(c.Failures) > 0 {
 			fmt.Fprintf(bw, " Items whose video failed (the frame and order attackers abstained): %s.", failureList(c.Failures))
 		}
@@ -78,11 +86,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(bw, " Effective size (Vendi of the frames x question kernel, %d draws of %d of %d items): %.1f (95%% %.1f to %.1f).", e.Draws, e.DrawSize, e.N, e.Mean, e.Low, e.High)
 		}
 		fmt.Fprintf(bw, "\n\n")
-		fmt.Fprintf(bw, "| attacker | level | learns from pool | accuracy | 95%% interval | margin | significant | n | orders | abstained | solved |\n")
-		fmt.Fprintf(bw, "|---|---|---|---:|---|---:|---|---:|---:|---:|---:|\n")
+		fmt.Fprintf(bw, "| attacker | level | learns from pool | accuracy | 95%% interval | margin | p | significant | n | orders | abstained | solved |\n")
+		fmt.Fprintf(bw, "|---|---|---|---:|---|---:|---:|---|---:|---:|---:|---:|\n")
 		for _, a := range c.Attackers {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s to %s | %s | %s | %d | %d | %s | %s |\n", mdEscape(a.Name), a.Level, yesNo(a.LearnsFromPool), pct(a.Accuracy),
-				pct(a.CILow), pct(a.CIHigh), signedPct(a.Margin), yesNo(a.Significant), a.N, a.Orders, pct(a.AbstainShare), pct(a.SolvedShare))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s to %s | %s | %.3g | %s | %d | %d | %s | %s |\n", mdEscape(a.Name), a.Level, yesNo(a.LearnsFromPool), pct(a.Accuracy),
+				pct(a.CILow), pct(a.CIHigh), signedPct(a.Margin), a.PValue, significantCell(a), a.N, a.Orders, pct(a.AbstainShare), pct(a.SolvedShare))
 		}
 		for _, bd := range []struct {
 			name string
@@ -122,7 +130,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, ". Breaking level: %s at delta 0.03, %s at 0.05, %s at 0.08.", breaking(c, "0.03"), breaking(c, "0.05"), breaking(c, "0.08"))
 			if c.VideoDependence != nil {
-				fmt.Fprintf(bw, " Video dependence %s.", signedPct(*c.VideoDependence))
+				fmt.Fprintf(bw, " Video dependence m = s* - %s accuracy = %s.", mdEscape(c.VideoDependenceReader), signedPct(*c.VideoDependence))
 			}
 			if c.Residual != nil {
 				fmt.Fprintf(bw, " Residual %s.", signedPct(*c.Residual))
@@ -210,7 +218,21 @@ func quality(m map[string]int) string {
 // WriteSummary writes the table vidscreen audit prints at the end: one line
 // per benchmark, aligned for a terminal.
 func WriteSummary(w io.Writer, cards []metrics.Card) error {
-	return WriteSummaryWidth(w, cards, SummaryWidth)
+	if err := WriteSummaryWidth(w, cards, SummaryWidth); err != nil {
+		return err
+	}
+	return writeShortfalls(w, cards)
+}
+
+// writeShortfalls writes, below the summary's table, a warning per
+// benchmark more than 5% of whose videos failed and the median order
+// retention (issue 20, points 7 and 11).
+func writeShortfalls(w io.Writer, cards []metrics.Card) error {
+	for _, line := range FailureWarnings(cards) {
+		fmt.Fprintf(w, "warning: %s\n", line)
+	}
+	_, err := fmt.Fprintln(w, RetentionSummary(cards))
+	return err
 }
 
 // SummaryWidth is the width WriteSummary fits its table to: a terminal of
@@ -225,6 +247,7 @@ const SummaryWidth = 100
 // columns always stay.
 func WriteSummaryWidth(w io.Writer, cards []metrics.Card, width int) error {
 	ran := levelsRun(cards)
+	corrected := false // some cell is "ns*": the footnote says what it means
 	type column struct {
 		head  string
 		cell  func(c metrics.Card) string
@@ -236,7 +259,11 @@ func WriteSummaryWidth(w io.Writer, cards []metrics.Card, width int) error {
 		{"chance", func(c metrics.Card) string { return pct(c.Chance) }, 0},
 	}
 	for _, l := range ran {
-		cols = append(cols, column{"eps " + l.String(), func(c metrics.Card) string { return levelCell(c.Levels.At(l)) }, 0})
+		cols = append(cols, column{"eps " + l.String(), func(c metrics.Card) string {
+			cell, star := summaryLevelCell(c, l)
+			corrected = corrected || star
+			return cell
+		}, 0})
 	}
 	cols = append(cols,
 		column{"strongest attacker", func(c metrics.Card) string {
@@ -282,6 +309,9 @@ func WriteSummaryWidth(w io.Writer, cards []metrics.Card, width int) error {
 	if _, err := w.Write(out); err != nil {
 		return err
 	}
+	if corrected {
+		fmt.Fprintf(w, "ns*: %s (Holm)\n", notSignificantAfterCorrection)
+	}
 	if len(left) > 0 {
 		fmt.Fprintf(w, "(left out to fit %d columns: %s; cards.md has every column)\n", width, strings.Join(left, ", "))
 	}
@@ -315,7 +345,10 @@ func levelCell(l *metrics.LevelResult) string {
 		return "-"
 	}
 	s := signedPct(l.Eps)
-	if !l.Significant {
+	switch {
+	case l.SignificantUncorrected && !l.Significant:
+		s += " " + notSignificantAfterCorrection
+	case !l.Significant:
 		s += " ns"
 	}
 	return s

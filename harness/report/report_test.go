@@ -42,13 +42,14 @@ func fixture(t *testing.T) *Report {
 		{
 			Benchmark: "Social-IQ-2.0", N: 3, Chance: 0.25, Significance: 0.5815,
 			ReferenceAccuracy: ptr(0.6667), ReferenceN: 3,
-			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact"}, Pool: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact"}},
+			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact", SignificantUncorrected: true, PValue: 0.03}, Pool: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact", SignificantUncorrected: true, PValue: 0.03}},
+			LevelsNotRun: map[string]string{"frame": "3 videos failed: missing 3"}, Failures: map[string]int{"missing": 3},
 			Attackers: []metrics.AttackerResult{
-				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.3873, Margin: 0.1373, N: 3, CILow: 0.3, CIHigh: 0.47, Chance: 0.25, Orders: 5, LearnsFromPool: true, LearningCurve: []float64{0.25, 0.3, 0.35, 0.38, 0.39}, ALC: ptr(0.12)},
-				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.25, Margin: 0, N: 3, CILow: 0.2, CIHigh: 0.3, Chance: 0.25, Orders: 5, LearnsFromPool: true, AbstainShare: 1},
+				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.3873, Margin: 0.1373, N: 3, CILow: 0.3, CIHigh: 0.47, Chance: 0.25, Orders: 5, LearnsFromPool: true, LearningCurve: []float64{0.25, 0.3, 0.35, 0.38, 0.39}, ALC: ptr(0.12), PValue: 0.03, Answered: 3, SignificantUncorrected: true},
+				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.25, Margin: 0, N: 3, CILow: 0.2, CIHigh: 0.3, Chance: 0.25, Orders: 5, LearnsFromPool: true, AbstainShare: 1, PValue: 1},
 			},
 			BreakingLevel:   map[string]*string{"0.03": nil, "0.05": nil, "0.08": ptr("option")},
-			VideoDependence: ptr(0.28), Residual: ptr(0.2794),
+			VideoDependence: ptr(0.28), VideoDependenceReader: "blind-reader", Residual: ptr(0.2794),
 			NearDuplicateShare: ptr(0.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(3), SharedVideoItems: ptr(0),
 			WeightedReferenceAccuracy: ptr(0.6667), ReferenceCoverage: ptr(1.0), Embedder: "lexical-w12-c34-d512 (IDF fitted on each benchmark's own texts)",
 			Tasks: []metrics.Breakdown{
@@ -63,8 +64,8 @@ func fixture(t *testing.T) *Report {
 			Unavailable: map[string]string{"reference_accuracy": "needs a reference model's answers (--reference)"},
 			Levels:      metrics.Levels{Option: &metrics.LevelResult{Eps: -0.028, Attacker: "option-artifact"}, Pool: pool},
 			Attackers: []metrics.AttackerResult{
-				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.472, Margin: -0.028, N: 2, CILow: 0.4, CIHigh: 0.55, Chance: 0.5, Orders: 5, LearnsFromPool: true},
-				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.935, Margin: 0.435, N: 2, CILow: 0.9, CIHigh: 0.97, Chance: 0.5, Significant: true, Orders: 5, LearnsFromPool: true, SolvedShare: 0.5, LearningCurve: []float64{0.5, 0.8, 0.93}},
+				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.472, Margin: -0.028, N: 2, CILow: 0.4, CIHigh: 0.55, Chance: 0.5, Orders: 5, LearnsFromPool: true, PValue: 0.75, Answered: 2},
+				{Name: "siblings", Level: harness.LevelPool, Accuracy: 0.935, Margin: 0.435, N: 2, CILow: 0.9, CIHigh: 0.97, Chance: 0.5, Significant: true, SignificantUncorrected: true, PValue: 0.00390625, Answered: 2, Orders: 5, LearnsFromPool: true, SolvedShare: 0.5, LearningCurve: []float64{0.5, 0.8, 0.93}},
 			},
 			ALCAttacker: "siblings", LearningCurve: []float64{0.5, 0.8, 0.93}, ALC: ptr(0.5),
 			NearDuplicateShare: ptr(1.0), CrossBenchmarkDuplicates: ptr(0), DistinctClusters: ptr(1), SharedVideoItems: ptr(0),
