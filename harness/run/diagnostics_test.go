@@ -101,3 +101,25 @@ func TestOrderRetentionOfShuffledAndTenth(t *testing.T) {
 		}
 	}
 }
+
+func TestNoVideoRead(t *testing.T) {
+	items := []*harness.Item{{ID: "a", Benchmark: "B", Video: "x.mp4"}, {ID: "b", Benchmark: "B", Video: "y.mp4"}}
+	missing := features.Item{Failure: "missing", Err: fmt.Errorf("open /r/x.mp4: no such file")}
+	tests := []struct {
+		name string
+		got  []features.Item
+		want string
+	}{
+		{"all failed", []features.Item{missing, missing}, "no video of the 2 items could be read under --videos /r: the first, x.mp4 (item a of B), is missing: open /r/x.mp4: no such file"},
+		{"one read", []features.Item{missing, {}}, ""},
+		{"no items", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := noVideoRead(items, tt.got, "/r")
+			if got := fmt.Sprint(err); (err == nil) != (tt.want == "") || err != nil && got != tt.want {
+				t.Errorf("noVideoRead = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

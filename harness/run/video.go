@@ -218,6 +218,9 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		a.decodedSeconds[i] = f.Duration.Seconds()
 		a.refScores[i] = f.VLM[referenceSet(ReferenceFrames).Name]
 	}
+	if err := noVideoRead(a.items, fr.Items, a.opt.VideoRoot); err != nil {
+		return err
+	}
 	if runsDiagnostics(needs) {
 		scores := make([]map[string][]float64, len(a.items))
 		for i, f := range fr.Items {
@@ -551,4 +554,27 @@ func (m *featureMeter) end(ok bool) {
 			m.meters[what].Exit()
 		}
 	}
+}
+
+// noVideoRead is the error of a run none of whose videos could be read: a
+// wrong --videos root, most likely, which would otherwise give cards whose
+// frame and order levels all abstained (issue 20, point 11). It names the
+// root and the first failing item's video; nil when any video was read or
+// there were none.
+func noVideoRead(items []*harness.Item, got []features.Item, root string) error {
+	first := -1
+	for i := range got {
+		if got[i].Failure == "" {
+			return nil
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	f := got[first]
+	return fmt.Errorf("no video of the %d items could be read under --videos %s: the first, %s (item %s of %s), is %s: %v",
+		len(got), root, items[first].Video, items[first].ID, items[first].Benchmark, f.Failure, f.Err)
 }
