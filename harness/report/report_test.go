@@ -42,7 +42,7 @@ func fixture(t *testing.T) *Report {
 		{
 			Benchmark: "Social-IQ-2.0", N: 3, Chance: 0.25, Significance: 0.5815,
 			ReferenceAccuracy: ptr(0.6667), ReferenceN: 3,
-			Levels: metrics.Levels{Option: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact", SignificantUncorrected: true, PValue: 0.03}, Pool: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact", SignificantUncorrected: true, PValue: 0.03}},
+			Levels:       metrics.Levels{Option: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact", SignificantUncorrected: true, PValue: 0.03}, Pool: &metrics.LevelResult{Eps: 0.1373, Attacker: "option-artifact", SignificantUncorrected: true, PValue: 0.03}},
 			LevelsNotRun: map[string]string{"frame": "3 videos failed: missing 3"}, Failures: map[string]int{"missing": 3},
 			Attackers: []metrics.AttackerResult{
 				{Name: "option-artifact", Level: harness.LevelOption, Accuracy: 0.3873, Margin: 0.1373, N: 3, CILow: 0.3, CIHigh: 0.47, Chance: 0.25, Orders: 5, LearnsFromPool: true, LearningCurve: []float64{0.25, 0.3, 0.35, 0.38, 0.39}, ALC: ptr(0.12), PValue: 0.03, Answered: 3, SignificantUncorrected: true},
