@@ -81,7 +81,8 @@ type Card struct {
 	Attackers []AttackerResult `json:"attackers"`
 	// Tasks and Groups break the card down by the items' task and group
 	// fields (sorted by name; empty names are listed as ""): n and eps per
-	// level over the items of each, significance by the same rule at that n.
+	// level over the items of each, each level's flag by the same exact test
+	// and Holm's correction over the attackers on those items.
 	Tasks  []Breakdown `json:"tasks,omitempty"`
 	Groups []Breakdown `json:"groups,omitempty"`
 	// BreakingLevel maps each tolerance delta ("0.03", "0.05", "0.08") to the
