@@ -71,7 +71,7 @@ func (b *Backend) ThresholdJoin(ctx context.Context, a, bm *kernels.Matrix, tau 
 	if !self {
 		_, maxB = kernels.RowNorms(bm)
 	}
-	bound := b.Device.Precision().bound(a.Cols)
+	bound := b.Device.Precision().Bound(a.Cols)
 	ra, rb, free, err := b.upload(a, bm, self)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (b *Backend) topK(ctx context.Context, q, x *kernels.Matrix, k int, earlier
 	}
 	nq, _ := kernels.RowNorms(q)
 	_, maxX := kernels.RowNorms(x)
-	bound := b.Device.Precision().bound(q.Cols)
+	bound := b.Device.Precision().Bound(q.Cols)
 	rq, rx, free, err := b.upload(q, x, earlier)
 	if err != nil {
 		return nil, err

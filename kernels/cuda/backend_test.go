@@ -258,11 +258,11 @@ func TestThresholdJoinStopsOnEmitError(t *testing.T) {
 func TestTF32BoundCoversInputRounding(t *testing.T) {
 	// A unit-row product rounded to TF32 inputs moves by up to about 2^-9;
 	// the band must cover that and stay below the 2e-2 (BF16).
-	b := TF32.bound(1024)
+	b := TF32.Bound(1024)
 	if b < 0x1p-9 || b > 5e-3 {
 		t.Fatalf("TF32 bound at d=1024 is %g, want in [2^-9, 5e-3]", b)
 	}
-	if FP32.bound(1024) != kernels.RoundingBound(1024) {
+	if FP32.Bound(1024) != kernels.RoundingBound(1024) {
 		t.Fatal("the FP32 bound is not the CPU join's gamma")
 	}
 }

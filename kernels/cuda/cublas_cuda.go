@@ -22,12 +22,10 @@ var DefaultCUBLAS = []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so
 // Runtime's CUDA provider and ollama's discover/ load theirs.
 type cublas struct {
 	path        string
-	version     int
 	create      func(handle *uintptr) int32
 	destroy     func(handle uintptr) int32
 	setStream   func(handle uintptr, stream uintptr) int32
 	setMathMode func(handle uintptr, mode int32) int32
-	getVersion  func(handle uintptr, version *int32) int32
 	sgemm       func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float32, a uintptr, lda int32, b uintptr, ldb int32, beta *float32, c uintptr, ldc int32) int32
 }
 
@@ -70,7 +68,6 @@ func openCUBLAS(path string) (*cublas, error) {
 		{&c.destroy, "cublasDestroy_v2"},
 		{&c.setStream, "cublasSetStream_v2"},
 		{&c.setMathMode, "cublasSetMathMode"},
-		{&c.getVersion, "cublasGetVersion_v2"},
 		{&c.sgemm, "cublasSgemm_v2"},
 	} {
 		sym, err := purego.Dlsym(lib, b.name)
@@ -124,13 +121,4 @@ func (c *cublas) sgemmNT(handle uintptr, a, b, out uintptr, rows, cols, d, ldc i
 	st := c.sgemm(handle, cublasOpT, cublasOpN, int32(cols), int32(rows), int32(d),
 		&one, b, int32(d), a, int32(d), &zero, out, int32(ldc))
 	return c.check("cublasSgemm", st)
-}
-
-// handleVersion returns cuBLAS's version, 13xxx style, through a handle.
-func (c *cublas) handleVersion(handle uintptr) int {
-	var v int32
-	if c.getVersion(handle, &v) != 0 {
-		return 0
-	}
-	return int(v)
 }

@@ -102,14 +102,14 @@ func (p Precision) String() string {
 	return "fp32"
 }
 
-// bound is the worst-case error of one tile entry of length-d rows,
+// Bound is the worst-case error of one tile entry of length-d rows,
 // relative to ||a_i||*||b_j||. FP32 is gamma_d (kernels.RoundingBound).
 // TF32 adds the rounding of both inputs: each loses at most 2^-10 of
 // itself (truncation, the worst a conversion can do; round to nearest
 // loses half that), so a product is off by at most (2^-9 + 2^-20) of
 // |a_k||b_k|, and the float32 sum of the rounded products adds gamma_d of
 // their norms, which are at most (1+2^-10)^2 larger.
-func (p Precision) bound(d int) float64 {
+func (p Precision) Bound(d int) float64 {
 	g := kernels.RoundingBound(d)
 	if p != TF32 {
 		return g
