@@ -56,3 +56,61 @@ func TestAuditRecomputesADamagedCacheFile(t *testing.T) {
 		t.Errorf("the damaged cache file was not rewritten")
 	}
 }
+
+// TestAuditAfterAVideoChangesMatchesAFreshAudit audits, changes a video,
+// and audits again in the same directory: the outputs must be those of a
+// fresh audit of the videos as they are now. A stored answer read the old
+// bytes (or a failure), so it is computed again: once, truncating a video,
+// auditing, restoring it and auditing again reused the failed items'
+// guesses and showed no failure, exit 0.
+func TestAuditAfterAVideoChangesMatchesAFreshAudit(t *testing.T) {
+	items, root, modelsDir := worldFixture(t)
+	video := filepath.Join(root, "videos", "w0000.mp4")
+	whole, err := os.ReadFile(video)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncate := func() { os.WriteFile(video, whole[:len(whole)/3], 0o644) }
+	restore := func() { os.WriteFile(video, whole, 0o644) }
+	// Another video's bytes: decodable, but not what the answers read.
+	other, err := os.ReadFile(filepath.Join(root, "videos", "w0005.mp4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func() { os.WriteFile(video, other, 0o644) }
+	tests := []struct {
+		name         string
+		before, then func()
+		failures     bool // the final card counts failures
+	}{
+		{"truncated, then restored", truncate, restore, false},
+		{"whole, then truncated", restore, truncate, true},
+		{"whole, then replaced by another video", restore, replace, false},
+	}
+	args := []string{"--items", items, "--videos", root, "--models", modelsDir, "--quiet"}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			dir := filepath.Join(tmp, "run")
+			tc.before()
+			if code, _, stderr := runAudit(append(args, "--out", dir)...); code != 0 {
+				t.Fatalf("first audit: exit %d\n%s", code, stderr)
+			}
+			tc.then()
+			defer restore()
+			code, _, stderr := runAudit(append(args, "--out", dir)...)
+			if code != 0 {
+				t.Fatalf("audit again: exit %d\n%s", code, stderr)
+			}
+			fresh := filepath.Join(tmp, "fresh")
+			if code, _, stderr := runAudit(append(args, "--out", fresh)...); code != 0 {
+				t.Fatalf("fresh audit: exit %d\n%s", code, stderr)
+			}
+			sameRun(t, fresh, dir, "between a fresh audit and one run again after the video changed")
+			cards, _ := os.ReadFile(filepath.Join(dir, runs.CardsJSON))
+			if got := strings.Contains(string(cards), `"truncated"`) || strings.Contains(string(cards), `"corrupt"`); got != tc.failures {
+				t.Errorf("cards.json counts a failed video: %v, want %v", got, tc.failures)
+			}
+		})
+	}
+}

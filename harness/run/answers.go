@@ -2,6 +2,7 @@ package run
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
@@ -28,6 +29,10 @@ type answers struct {
 	margin []float64
 	sum    []uint32 // fingerprint of the scores' bits
 	whole  map[int32]attack.Prediction
+	// input holds, for a unit whose attacker reads frames, what each
+	// prediction read of the item's video (inputID of Record.Input); nil
+	// for the other units.
+	input []uint64
 }
 
 // The bits of answers.flags.
@@ -62,6 +67,26 @@ func (s *answers) put(i int32, it *harness.Item, p attack.Prediction) {
 		s.flags[i] |= answerAbstain
 	}
 	s.choice[i], s.margin[i], s.sum[i] = uint8(a.Choice), a.Margin, fingerprint(p.Scores)
+}
+
+// drop forgets the prediction held for item i, so that it is computed
+// again.
+func (s *answers) drop(i int32) {
+	delete(s.whole, i)
+	s.flags[i], s.choice[i], s.margin[i], s.sum[i] = 0, 0, 0, 0
+	if s.input != nil {
+		s.input[i] = 0
+	}
+}
+
+// inputID is the number a Record.Input is held as (its 16 hex digits; 0
+// for "" or anything else).
+func inputID(input string) uint64 {
+	v, err := strconv.ParseUint(input, 16, 64)
+	if err != nil || len(input) != 16 {
+		return 0
+	}
+	return v
 }
 
 // fingerprint is the 32-bit FNV-1a hash of the scores' bits.

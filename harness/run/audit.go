@@ -393,7 +393,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	resumed, err := claimDir(opt.Out, &cfg)
 	var mismatch *ConfigMismatchError
 	extended := false
-	if errors.As(err, &mismatch) {
+	if errors.As(err, &mismatch) && mismatch.Format == "" {
 		if extended, err = extendDir(opt.Out, &cfg, mismatch); extended {
 			resumed = true
 			opt.Progress.Note("extending the run: only the new benchmarks and attackers are computed", "dir", opt.Out)
@@ -454,6 +454,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if err := a.videoStage(ctx, emb); err != nil {
 		return nil, err
 	}
+	a.dropStale()
 	if a.features != nil {
 		a.stage("features", t0)
 		a.res.Features = a.features
@@ -519,6 +520,10 @@ type audit struct {
 	// texts ("" when neither; nil when no item failed).
 	visual   []*attack.Visual
 	failures []string
+	// inputs names what the frame attackers read of each item's video
+	// (Record.Input: its SHA-256's first 16 hex digits; "" when it could
+	// not be read, or no video level ran).
+	inputs   []string
 	features *features.Stats
 	// meanFrames and questionTE are the v_i and t_i of the effective size:
 	// the unit mean embedding of each item's uniform frames (nil when its
@@ -547,6 +552,11 @@ type unit struct {
 	variant  int
 	ans      *answers // by item index
 	stored   int
+	// frames is true when the attacker reads the video: its answers hold
+	// and store what they read of it (Record.Input), and the answer of an
+	// item whose video failed is not stored (a failure is not a result:
+	// the next run tries the video again).
+	frames bool
 }
 
 func (a *audit) unitOf(name string, variant int) (*unit, bool) {
@@ -563,7 +573,11 @@ func (a *audit) unitOf(name string, variant int) (*unit, bool) {
 func (a *audit) loadRecords() error {
 	for i, at := range a.attackers {
 		for v := 0; v < attack.Variants(at, a.acfg); v++ {
-			a.units = append(a.units, &unit{attacker: i, variant: v, ans: newAnswers(len(a.items))})
+			u := &unit{attacker: i, variant: v, ans: newAnswers(len(a.items)), frames: attack.FrameNeeds(at) != 0}
+			if u.frames {
+				u.ans.input = make([]uint64, len(a.items))
+			}
+			a.units = append(a.units, u)
 		}
 	}
 	index := make(map[string]int, len(a.items))
@@ -588,6 +602,9 @@ func (a *audit) loadRecords() error {
 			u.stored++
 		}
 		u.ans.put(int32(i), a.items[i], r.Pred)
+		if u.ans.input != nil {
+			u.ans.input[i] = inputID(r.Input)
+		}
 		return nil
 	})
 	if err != nil {
@@ -832,7 +849,14 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 		if pos != nil {
 			position = pos[p]
 		}
-		recs = append(recs, Record{Key: a.items[i].Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: preds[p]})
+		rec := Record{Key: a.items[i].Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: preds[p]}
+		if u.frames {
+			if a.failures != nil && a.failures[i] != "" {
+				continue // answered (an abstention) for the cards, not kept
+			}
+			rec.Input = a.inputs[i]
+		}
+		recs = append(recs, rec)
 		if len(recs) == batch {
 			if err := a.store.Append(recs); err != nil {
 				return 0, err
@@ -849,6 +873,9 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 		if !u.ans.has(i) {
 			u.stored++
 			u.ans.put(i, a.items[i], preds[p])
+			if u.ans.input != nil {
+				u.ans.input[i] = inputID(a.inputs[i])
+			}
 		}
 	}
 	return len(order), nil

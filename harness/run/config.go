@@ -21,8 +21,13 @@ import (
 // formatVersion names the layout of a run directory (records, caches,
 // outputs). A run directory written by another layout is refused.
 // Version 2: orders are rotating splits, near-duplicates compare questions,
-// the lexical embedder is fitted per benchmark.
-const formatVersion = "vidscreen-run/2"
+// the lexical embedder is fitted per benchmark. Version 3: a record names
+// what its answer read of the video (Record.Input) and no failed item's
+// answer is stored, every cache file has its checksum beside it, the video
+// root is absolute, the models' names hold their models.json settings, and
+// other stored results of this version changed meaning (clips validated,
+// completion records).
+const formatVersion = "vidscreen-run/3"
 
 // An Input is one file the run read, identified by its content so that a run
 // directory refuses to resume over changed inputs (and accepts moved ones).
@@ -141,9 +146,16 @@ func inputOf(d harness.Digest) Input {
 type ConfigMismatchError struct {
 	Dir    string
 	Fields []string // top-level keys of config.json that differ
+	// Format is the stored run's format when it is not this vidscreen's
+	// (formatVersion): its records and caches mean something else, so it
+	// can be neither resumed nor extended.
+	Format string
 }
 
 func (e *ConfigMismatchError) Error() string {
+	if e.Format != "" {
+		return fmt.Sprintf("%s holds a run of format %s, written by another version of vidscreen; this one writes %s, whose stored answers and caches mean something else (see formatVersion in harness/run/config.go), so it cannot resume or extend it: audit into a new --out, or delete %s and run again", e.Dir, e.Format, formatVersion, e.Dir)
+	}
 	return fmt.Sprintf("%s holds a run with a different configuration (%v differ); resume it with the same flags and inputs, extend it with more benchmarks, levels or models only, or choose another --out", e.Dir, e.Fields)
 }
 
@@ -173,6 +185,12 @@ func claimDir(dir string, cfg *Config) (resumed bool, err error) {
 	case err == nil:
 		if bytes.Equal(have, want) {
 			return true, nil
+		}
+		var stored struct {
+			Format string `json:"format"`
+		}
+		if json.Unmarshal(have, &stored) == nil && stored.Format != cfg.Format {
+			return false, &ConfigMismatchError{Dir: dir, Fields: []string{"format"}, Format: fmt.Sprintf("%q", stored.Format)}
 		}
 		return false, &ConfigMismatchError{Dir: dir, Fields: diffKeys(have, want)}
 	case !errors.Is(err, fs.ErrNotExist):

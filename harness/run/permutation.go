@@ -90,8 +90,17 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 // deterministic, so the figures are the same either way).
 func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base *attack.Stream, o int) ([]int, error) {
 	keys := make([]string, len(a.items))
+	frames := attack.FrameNeeds(at) != 0
 	for i, it := range a.items {
 		keys[i] = it.Key()
+		if frames {
+			// What a VLM reader's answers read of the video, and whether it
+			// failed: a restored or replaced video is another key.
+			keys[i] += "\x00" + a.inputs[i]
+			if a.failures != nil {
+				keys[i] += "\x00" + a.failures[i]
+			}
+		}
 	}
 	path := PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
 	var stored []int

@@ -20,6 +20,12 @@ import (
 type Record struct {
 	Key      string // harness.Item.Key
 	Attacker string
+	// Input names what the answer read beyond the run's configuration
+	// (which config.json fixes): for an attacker that reads frames, the
+	// SHA-256 of the item's video (its first 16 hex digits, as
+	// features.Item.Hash), so that an answer is never served for other
+	// bytes than it read; "" for the others.
+	Input    string
 	Variant  int
 	Position int
 	Pred     attack.Prediction
@@ -30,7 +36,7 @@ type Record struct {
 //	<payload length> <CRC-32 (IEEE) of the payload, 8 hex digits> <payload>\n
 //
 // and the payload is space-separated: the quoted item key, the quoted
-// attacker, variant, position, choice, abstain (0 or 1), and the scores
+// attacker, the quoted input (Record.Input), variant, position, choice, abstain (0 or 1), and the scores
 // joined by commas (shortest decimal that reads back to the same float64,
 // "NaN", "+Inf" or "-Inf"; "-" when there are none). A line whose length,
 // checksum or syntax is wrong is never read back as a record: it can only be
@@ -45,6 +51,8 @@ func appendRecord(dst []byte, scratch *[]byte, r *Record) []byte {
 	payload = strconv.AppendQuoteToASCII(payload, r.Key)
 	payload = append(payload, ' ')
 	payload = strconv.AppendQuoteToASCII(payload, r.Attacker)
+	payload = append(payload, ' ')
+	payload = strconv.AppendQuoteToASCII(payload, r.Input)
 	payload = append(payload, ' ')
 	payload = strconv.AppendInt(payload, int64(r.Variant), 10)
 	payload = append(payload, ' ')
@@ -105,6 +113,9 @@ func parseRecord(line []byte) (Record, error) {
 		return r, err
 	}
 	if r.Attacker, s, err = quoted(s); err != nil {
+		return r, err
+	}
+	if r.Input, s, err = quoted(s); err != nil {
 		return r, err
 	}
 	var ints [4]int

@@ -14,6 +14,7 @@ var sampleRecords = []Record{
 	{Key: "NExT-QA\x00val/4010069381_6", Attacker: "fixed-position", Variant: 0, Position: 17, Pred: attack.Prediction{Choice: 2, Scores: []float64{-1.6094379124341003, -1.2, 0.1 + 0.2}}},
 	{Key: "B\x00id with spaces \"and quotes\"", Attacker: "copy", Variant: 4, Position: 0, Pred: attack.Prediction{Choice: 1, Scores: []float64{math.Inf(-1), 0}, Abstain: true}},
 	{Key: "B\x00ünïcode", Attacker: "k-NN vote", Variant: 1, Position: 3, Pred: attack.Prediction{Choice: 0}},
+	{Key: "B\x00v", Attacker: "centre-frame", Input: "0123456789abcdef", Pred: attack.Prediction{Choice: 1, Scores: []float64{0.25, 0.75}}},
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
@@ -79,7 +80,7 @@ func TestStoreDropsTornTailAndAppendsAfterIt(t *testing.T) {
 		if dropped != int64(cut) || !reflect.DeepEqual(got, sampleRecords[:2]) {
 			t.Fatalf("cut at %d: dropped %d, read %d records", cut, dropped, len(got))
 		}
-		if err := s.Append(sampleRecords[2:]); err != nil {
+		if err := s.Append(sampleRecords[2:3]); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()

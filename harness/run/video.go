@@ -213,7 +213,11 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	a.decodedSeconds = make([]float64, len(a.items))
 	a.refScores = make([][]float64, len(a.items))
+	a.inputs = make([]string, len(a.items))
 	for i, f := range fr.Items {
+		if len(f.Hash) >= 16 {
+			a.inputs[i] = f.Hash[:16]
+		}
 		a.fail(i, f.Failure)
 		a.decodedSeconds[i] = f.Duration.Seconds()
 		a.refScores[i] = f.VLM[referenceSet(ReferenceFrames).Name]
@@ -381,6 +385,36 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	a.visual = vis
 	return nil
+}
+
+// dropStale forgets the stored answers of the frame attackers that were
+// made of other bytes than the items' videos hold now, or whose videos now
+// fail (a video replaced, restored after a failed run, or truncated since):
+// such an answer belongs to another video, and is computed again, as a
+// fresh run would (issue 24, 2.1). A run without a video level has no such
+// answers.
+func (a *audit) dropStale() {
+	dropped := 0
+	for _, u := range a.units {
+		if !u.frames {
+			continue
+		}
+		for i := range a.items {
+			i32 := int32(i)
+			if !u.ans.has(i32) {
+				continue
+			}
+			failed := a.failures != nil && a.failures[i] != ""
+			if failed || a.inputs == nil || u.ans.input[i] != inputID(a.inputs[i]) {
+				u.ans.drop(i32)
+				u.stored--
+				dropped++
+			}
+		}
+	}
+	if dropped > 0 {
+		a.opt.Progress.Note("stored answers read other bytes than the videos hold now, or their videos now fail: computed again", "answers", dropped)
+	}
 }
 
 // featureOptions configures features.Extract for the frame sets needs
