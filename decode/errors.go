@@ -24,6 +24,12 @@ const (
 	KindTimeout          Kind = "timeout"           // the per-video deadline passed
 )
 
+// ErrClipOutside is what a sampler's error matches when the clip it was
+// given does not overlap the video (it starts at or after the video's end,
+// or ends before its first frame): a fault of the item that asked for the
+// clip, not of the video, whose other items sample it as usual.
+var ErrClipOutside = errors.New("clip outside the video")
+
 // A VideoError reports why one video failed. Err keeps the cause, with
 // FFmpeg's own message where FFmpeg produced the error.
 type VideoError struct {

@@ -219,22 +219,36 @@ func newFrameGrid(in Info, clip Clip) (frameGrid, error) {
 		return frameGrid{}, fmt.Errorf("sample %s: duration unknown", in.Path)
 	}
 	g := frameGrid{first: in.Start, step: 1 / fps}
-	lo, hi := 0, total // frames [lo, hi)
-	if clip.Start > in.Start {
-		lo = int(math.Ceil((clip.Start-in.Start).Seconds()*fps - 1e-6))
-	}
-	if clip.End > 0 && clip.End < in.End() {
-		hi = int(math.Ceil((clip.End-in.Start).Seconds()*fps - 1e-6))
-	}
 	if clip.End > 0 && clip.End <= clip.Start {
 		return frameGrid{}, fmt.Errorf("sample %s: clip end %v is not after its start %v", in.Path, clip.End, clip.Start)
 	}
-	if lo >= total {
-		return frameGrid{}, fmt.Errorf("sample %s: clip starts at %v, after the video's end %v", in.Path, clip.Start, in.End())
+	// The video shows frames from in.Start to the end of its last frame;
+	// a clip that does not overlap that span has nothing to sample.
+	end := in.Start + time.Duration(math.Round(float64(total)*g.step*1e9))
+	if in.Duration > 0 {
+		end = max(end, in.End())
 	}
-	lo, hi = max(lo, 0), min(max(hi, 1), total)
+	if clip.Start >= end {
+		return frameGrid{}, fmt.Errorf("sample %s: clip starts at %v, at or after the video's end %v: %w", in.Path, clip.Start, end, ErrClipOutside)
+	}
+	if clip.End > 0 && clip.End <= in.Start {
+		return frameGrid{}, fmt.Errorf("sample %s: clip ends at %v, before the video's first frame at %v: %w", in.Path, clip.End, in.Start, ErrClipOutside)
+	}
+	lo, hi := 0, total // frames [lo, hi): those that start inside the clip
+	if clip.Start > in.Start {
+		lo = int(math.Ceil((clip.Start-in.Start).Seconds()*fps - 1e-6))
+	}
+	if clip.End > 0 && clip.End < end {
+		hi = int(math.Ceil((clip.End-in.Start).Seconds()*fps - 1e-6))
+	}
+	lo, hi = max(lo, 0), min(hi, total)
 	if hi <= lo {
-		return frameGrid{}, fmt.Errorf("sample %s: clip %v-%v lies outside the video (%v-%v)", in.Path, clip.Start, clip.End, in.Start, in.End())
+		// No frame starts inside the clip (one shorter than a frame, or
+		// one inside the last frame: 6.49-6.5 s of a 6.5 s video): it
+		// shows the frame on screen at its start.
+		k := int(math.Floor((clip.Start-in.Start).Seconds()*fps + 1e-6))
+		lo = min(max(k, 0), total-1)
+		hi = lo + 1
 	}
 	g.lo, g.n = lo, hi-lo
 	return g, nil
@@ -245,6 +259,24 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// maxSamplerFrames bounds the frames one sampler picks, as ParseSampler
+// bounds the counts it is given.
+const maxSamplerFrames = 100000
+
+// spreadLarge is spread(n, m) for an n too large for a slice of n (or
+// for an int): round(i(n-1)/(m-1)) for i < m, as float64 values.
+func spreadLarge(n float64, m int) []float64 {
+	out := make([]float64, m)
+	if m == 1 {
+		out[0] = math.Floor((n - 1) / 2)
+		return out
+	}
+	for i := range out {
+		out[i] = math.Round(float64(i) * (n - 1) / float64(m-1))
+	}
+	return out
 }
 
 // spread returns m frame numbers of 0..n-1 on the grid round(i(n-1)/(m-1)).
@@ -311,20 +343,27 @@ func (s fpsSampler) Times(in Info, clip Clip, _ uint64) ([]time.Duration, error)
 		return nil, err
 	}
 	length := float64(g.n) * g.step
-	count := int(math.Ceil(length*s.rate - 1e-9))
-	count = max(count, 1)
-	var frames []int
-	for j := 0; j < count; j++ {
-		// Frame shown at start + j/R.
-		frames = append(frames, min(int(math.Floor(float64(j)/s.rate/g.step+1e-9)), g.n-1))
+	fcount := math.Max(math.Ceil(length*s.rate-1e-9), 1)
+	if s.max == 0 && fcount > maxSamplerFrames {
+		// fps:1e7 asked for 3e8 times of a 30 s video, and the slices
+		// alone ran the process out of memory.
+		return nil, fmt.Errorf("sample %s: sampler %s picks %.0f frames from the %.3gs clip, more than %d: lower the rate or add max:M", in.Path, s, fcount, length, maxSamplerFrames)
 	}
-	if s.max > 0 && len(frames) > s.max {
-		pick := spread(len(frames), s.max)
-		kept := make([]int, len(pick))
-		for i, p := range pick {
-			kept[i] = frames[p]
+	// Frame j of the sampler is the one shown at start + j/R; with max:M
+	// only the M picked ones are computed.
+	frameOf := func(j float64) int { return int(math.Min(math.Floor(j/s.rate/g.step+1e-9), float64(g.n-1))) }
+	var js []float64
+	if s.max > 0 && fcount > float64(s.max) {
+		js = spreadLarge(fcount, s.max)
+	} else {
+		js = make([]float64, int(fcount))
+		for j := range js {
+			js[j] = float64(j)
 		}
-		frames = kept
+	}
+	frames := make([]int, len(js))
+	for i, j := range js {
+		frames[i] = frameOf(j)
 	}
 	return g.times(frames, 0), nil
 }
@@ -404,6 +443,9 @@ func (s timesSampler) String() string {
 func (s timesSampler) Times(in Info, clip Clip, _ uint64) ([]time.Duration, error) {
 	base := max(clip.Start, 0)
 	end := in.End()
+	if base >= end {
+		return nil, fmt.Errorf("sample %s: clip starts at %v, at or after the video's end %v: %w", in.Path, base, end, ErrClipOutside)
+	}
 	if clip.End > 0 && clip.End < end {
 		end = clip.End
 	}

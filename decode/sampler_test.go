@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"slices"
@@ -43,6 +44,15 @@ func TestSamplers(t *testing.T) {
 		{"offset:1 is a third into each segment", "offset:1,n:4", Clip{}, []int{25, 100, 175, 250}},
 		{"offset:2,steps:4 is half way into each", "offset:2,n:4,steps:4", Clip{}, []int{37, 112, 187, 262}},
 		{"times are seconds from the clip start", "times:0,1.5,2", Clip{Start: time.Second}, []int{30, 75, 90}},
+		// A clip in which no frame starts shows the frame on screen at its
+		// start; "clip starts at 9.99s, after the video's end 10s" was the
+		// error for the last one.
+		// fps:1e7 built 1e8 times before max:4 kept four.
+		{"fps:1e7,max:4 computes only the four it keeps", "fps:1e7,max:4", Clip{}, []int{0, 99, 199, 299}},
+		{"fps:1e300,max:2 is the first and last frame", "fps:1e300,max:2", Clip{}, []int{0, 299}},
+		{"a clip inside the last frame takes it", "uniform:4", Clip{Start: 9990 * time.Millisecond, End: 10 * time.Second}, []int{299, 299, 299, 299}},
+		{"a clip shorter than a frame takes the one shown", "centre", Clip{Start: 2010 * time.Millisecond, End: 2020 * time.Millisecond}, []int{60}},
+		{"a clip past the end takes the frames up to it", "uniform:2", Clip{Start: 9 * time.Second, End: 20 * time.Second}, []int{270, 299}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,6 +155,7 @@ func TestSampleErrors(t *testing.T) {
 		{"clip ends before it starts", tenSeconds, Clip{Start: 3 * time.Second, End: 2 * time.Second}, "uniform:4"},
 		{"clip after the video", tenSeconds, Clip{Start: 20 * time.Second}, "uniform:4"},
 		{"time past the clip", tenSeconds, Clip{End: 2 * time.Second}, "times:3"},
+		{"fps:1e7 with no max (1e8 frames)", tenSeconds, Clip{}, "fps:1e7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +163,38 @@ func TestSampleErrors(t *testing.T) {
 				t.Errorf("got times %v, want an error", ts)
 			}
 		})
+	}
+}
+
+// TestClipOutsideVideo: a clip that does not overlap the video is an
+// ErrClipOutside for every sampler, so that a harness fails that item
+// alone, and the message says where the video ends.
+func TestClipOutsideVideo(t *testing.T) {
+	started := tenSeconds
+	started.Start = 2 * time.Second
+	for _, tc := range []struct {
+		name string
+		in   Info
+		clip Clip
+		msg  string
+	}{
+		{"a clip starting at the end", tenSeconds, Clip{Start: 10 * time.Second}, "clip starts at 10s, at or after the video's end 10s"},
+		{"a clip after the end", tenSeconds, Clip{Start: 20 * time.Second, End: 21 * time.Second}, "clip starts at 20s"},
+		{"a clip before the first frame", started, Clip{Start: 0, End: time.Second}, "before the video's first frame at 2s"},
+	} {
+		for _, spec := range []string{"uniform:4", "centre", "fps:1", "window:4,frac:0.1", "half:1,n:2", "offset:1,n:2", "times:0"} {
+			if spec == "times:0" && tc.clip.Start < tc.in.Start {
+				continue // times count from the clip start, wherever the video starts
+			}
+			_, err := Sample(tc.in, tc.clip, spec, 3)
+			if !errors.Is(err, ErrClipOutside) {
+				t.Errorf("%s, %s: %v, want ErrClipOutside", tc.name, spec, err)
+				continue
+			}
+			if spec != "times:0" && !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("%s, %s: %q does not say %q", tc.name, spec, err, tc.msg)
+			}
+		}
 	}
 }
 

@@ -120,7 +120,8 @@ type Video struct {
 // Item is what one item got.
 type Item struct {
 	// Failure names why the item's video gave no features: "outside-root",
-	// "missing", or a decode.Kind ("corrupt", "truncated", "timeout", ...).
+	// "missing", "clip-outside-video" (this item's clip only), or a
+	// decode.Kind ("corrupt", "truncated", "timeout", ...).
 	// Err holds the cause.
 	Failure string
 	Err     error
@@ -179,11 +180,16 @@ type Result struct {
 
 // FailureOutsideRoot and FailureMissing are the reasons that come before
 // decoding; FailureNonFinite is a model that gave a NaN or an infinity for
-// one of the video's frames; the others are decode.Kind values.
+// one of the video's frames; FailureClipOutside is one item's clip; the
+// others are decode.Kind values.
 const (
 	FailureOutsideRoot = "outside-root"
 	FailureMissing     = "missing"
 	FailureNonFinite   = "non-finite-embedding"
+	// FailureClipOutside is an item whose clip does not overlap its
+	// video (it starts at or after the video's end): that item fails, the
+	// video's other items keep their features.
+	FailureClipOutside = "clip-outside-video"
 )
 
 // Extract computes (or reads from the cache) the features of every item's
@@ -366,10 +372,16 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 		for r, t := range p.video.Times {
 			row[t] = r
 		}
+	items:
 		for _, i := range p.items {
 			rows := map[string][]int{}
 			for _, s := range opt.Sets {
 				ts, err := s.Sampler.Times(p.video.Info, clipOf(items[i]), 0)
+				if errors.Is(err, decode.ErrClipOutside) {
+					// This item alone: the video's other items keep their rows.
+					res.Items[i] = Item{Video: -1, Failure: FailureClipOutside, Err: fmt.Errorf("%s: %w", items[i].Source, err)}
+					continue items
+				}
 				if err != nil {
 					return nil, fmt.Errorf("features: %s: frame set %s: %w", items[i].Source, s.Name, err)
 				}

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -97,11 +98,16 @@ func newPlan(reqs []request) *planSampler {
 }
 
 // Times returns the union of the requests' times, ascending. The clip
-// argument is ignored: each request carries its own.
+// argument is ignored: each request carries its own. A request whose clip
+// lies outside the video adds nothing: its item fails alone
+// (FailureClipOutside), not the video's other items.
 func (p *planSampler) Times(in decode.Info, _ decode.Clip, seed uint64) ([]time.Duration, error) {
 	var all []time.Duration
 	for _, r := range p.reqs {
 		ts, err := r.set.Sampler.Times(in, r.clip, seed)
+		if errors.Is(err, decode.ErrClipOutside) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("frame set %s: %w", r.set.Name, err)
 		}
@@ -136,6 +142,9 @@ func (p *planSampler) captionTimes(in decode.Info, seed uint64) (map[time.Durati
 			continue
 		}
 		ts, err := r.set.Sampler.Times(in, r.clip, seed)
+		if errors.Is(err, decode.ErrClipOutside) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -179,6 +179,9 @@ func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Option
 		seed := itemSeed(opt.Seed, it)
 		for si, s := range opt.VLMSets {
 			ts, err := s.Sampler.Times(info, clipOf(it), seed)
+			if errors.Is(err, decode.ErrClipOutside) {
+				continue // no scores: the item's clip has no frames
+			}
 			if err != nil {
 				return nil, fmt.Errorf("features: %s: frame set %s: %w", it.Source, s.Name, err)
 			}
@@ -318,6 +321,9 @@ func (p seededPlan) Times(in decode.Info, _ decode.Clip, _ uint64) ([]time.Durat
 	var all []time.Duration
 	for _, r := range p {
 		ts, err := r.sampler.Times(in, r.clip, r.seed)
+		if errors.Is(err, decode.ErrClipOutside) {
+			continue // its item fails alone (see planSampler.Times)
+		}
 		if err != nil {
 			return nil, err
 		}
