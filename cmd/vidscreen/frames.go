@@ -40,8 +40,12 @@ Samplers: uniform:N, centre, fps:R[,max:M], window:N,frac:F, half:1|2[,n:N],
 offset:K[,n:N][,steps:S], times:T1,T2,... (seconds from the clip start). --shuffle
 permutes the decoded frames with the seed, as the shuffled-frames probe does.
 
-Limits: at most 4,096 frames per run (memory is proportional to the frames asked for:
-about 3 bytes per output pixel per frame); a sampler that picks more is bad usage.
+Limits: at most 4,096 frames per run, and the frames held at once (3 bytes per output
+pixel per frame, plus a frame being encoded per core) must fit --max-memory (default
+4 GiB: 4,096 frames at --size 224, about 40 at --size native of an 8K video); a sampler
+that picks more, or a size that makes them larger, is bad usage (exit 2), checked from
+the probe before anything is decoded. Ctrl-C or SIGTERM stops the command between two
+frames, decoded or written, with a non-zero exit.
 Files of an earlier run left in DIR (frame_NNN.png past the new set, and the other
 format's contact.png or frames.npy) are removed, and the command says which. A truncated
 video is sampled over what it declares and fails with the reason when a frame lies past
@@ -60,6 +64,7 @@ ran past --timeout or writing failed.`,
 			timeout := fs.Duration("timeout", 5*time.Minute, "give up on the video after `D`")
 			format := fs.String("format", "png", "write `FORMAT`: png (one file per frame and a contact sheet labelled with the times) or npy (one (N, H, W, 3) uint8 array, frames.npy)")
 			ffLog := fs.String("ffmpeg-log", "fatal", "let FFmpeg print its own messages at `LEVEL` (quiet, error, warning, info)")
+			maxMemory := fs.Float64("max-memory", 4, "refuse a run whose frames would hold more than `GIB` gibibytes")
 			return func(ctx context.Context, args []string) error {
 				args, err := parseInterspersed(fs, args)
 				if err != nil {
@@ -86,10 +91,20 @@ ran past --timeout or writing failed.`,
 				if err := decode.SetLogLevel(*ffLog); err != nil {
 					return &usageError{err.Error()}
 				}
-				if n, err := countFrames(ctx, args[0], sampler, clip, *seed); err != nil {
+				if !(*maxMemory > 0) || math.IsInf(*maxMemory, 0) {
+					return &usageError{fmt.Sprintf("--max-memory %v: want a positive number of GiB", *maxMemory)}
+				}
+				in, n, err := countFrames(ctx, args[0], sampler, clip, *seed)
+				if err != nil {
 					return err
-				} else if n > maxFramesOut {
+				}
+				if n > maxFramesOut {
 					return &usageError{fmt.Sprintf("--sampler %s picks %d frames from %s; frames writes at most %d", sampler, n, args[0], maxFramesOut)}
+				}
+				if need := framesMemory(in, size, n); need > *maxMemory*(1<<30) {
+					w, h := size.Of(in.DisplaySize())
+					return &usageError{fmt.Sprintf("--sampler %s picks %d frames of %dx%d (--size %s) from %s: %.1f GiB held at once, over --max-memory %g GiB; pick fewer frames, a smaller --size, or raise --max-memory",
+						sampler, n, w, h, *sizeSpec, args[0], need/(1<<30), *maxMemory)}
 				}
 				pool := &decode.Pool{Workers: 1, Threads: *threads,
 					Options: decode.Options{HWAccel: *hwaccel, Timeout: *timeout},
@@ -115,7 +130,7 @@ ran past --timeout or writing failed.`,
 					if *shuffle {
 						order = decode.Shuffle(len(r.Frames), *seed)
 					}
-					return writeFrames(env, *out, r, order, *format)
+					return writeFrames(ctx, env, *out, r, order, *format)
 				})
 			}
 		},
@@ -127,20 +142,32 @@ ran past --timeout or writing failed.`,
 const maxFramesOut = 4096
 
 // countFrames says how many frames sampler picks from the video, from a
-// probe (nothing is decoded).
-func countFrames(ctx context.Context, path string, sampler decode.Sampler, clip decode.Clip, seed uint64) (int, error) {
+// probe (nothing is decoded), and returns the probe.
+func countFrames(ctx context.Context, path string, sampler decode.Sampler, clip decode.Clip, seed uint64) (decode.Info, int, error) {
 	in, err := decode.Probe(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return in, 0, ctx.Err()
 		}
-		return 0, fmt.Errorf("%w: %v", errBadInput, err)
+		return in, 0, fmt.Errorf("%w: %v", errBadInput, err)
 	}
 	times, err := sampler.Times(in, clip, seed)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", errBadInput, path, err)
+		return in, 0, fmt.Errorf("%w: %s: %v", errBadInput, path, err)
 	}
-	return len(times), nil
+	return in, len(times), nil
+}
+
+// framesMemory is the memory, in bytes, that n frames of the video at size
+// take in this command: every frame's RGB (3 bytes a pixel) is held until
+// the contact sheet is drawn, one RGBA copy (4 bytes a pixel) per core is
+// being encoded, and the sheet is at most maxSheetSide squared in RGBA.
+// 4,096 frames of an 8K video natively asked for 400 GB and died in a Go
+// fatal out-of-memory; the decoder's own frame buffers are not counted.
+func framesMemory(in decode.Info, size decode.Size, n int) float64 {
+	w, h := size.Of(in.DisplaySize())
+	px := float64(w) * float64(h)
+	return 3*px*float64(n) + 4*px*float64(min(n, runtime.GOMAXPROCS(0))) + 4*maxSheetSide*maxSheetSide
 }
 
 // maxClipSeconds bounds --clip: time.Duration holds about 292 years.
@@ -175,7 +202,7 @@ func parseClip(s string) (decode.Clip, error) {
 	return c, nil
 }
 
-func writeFrames(env *environment, dir string, r *decode.Result, order []int, format string) error {
+func writeFrames(ctx context.Context, env *environment, dir string, r *decode.Result, order []int, format string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -199,7 +226,7 @@ func writeFrames(env *environment, dir string, r *decode.Result, order []int, fo
 		written = fmt.Sprintf("%s (%d, %d, %d, 3) uint8", framesNPY, len(frames), h, w)
 		keep = 0 // no frame PNG belongs to this run
 	} else {
-		if err := writeFramePNGs(dir, frames, asked); err != nil {
+		if err := writeFramePNGs(ctx, dir, frames, asked); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "%-16s %10s %10s %7s\n", "file", "asked (s)", "shown (s)", "frame")
@@ -232,15 +259,33 @@ const (
 // the times asked for, on every core. PNG encoding, not decoding, was the
 // cost of this command: zlib at its default level spent several times the
 // decoder's time on a few dozen small frames, so frames use the fastest
-// level (the files are for looking at, and stay lossless).
-func writeFramePNGs(dir string, frames []decode.Frame, asked []time.Duration) error {
-	var g errgroup.Group
+// level (the files are for looking at, and stay lossless). A cancelled ctx
+// (Ctrl-C, SIGTERM) stops it before the next file: thousands of frames
+// took minutes to write, with the signal ignored until the last.
+func writeFramePNGs(ctx context.Context, dir string, frames []decode.Frame, asked []time.Duration) error {
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	g.Go(func() error { return writePNG(filepath.Join(dir, contactPNG), contactSheet(frames, asked)) })
+	g.Go(func() error {
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		return writePNG(filepath.Join(dir, contactPNG), contactSheet(frames, asked))
+	})
 	for pos, f := range frames {
-		g.Go(func() error { return writePNG(filepath.Join(dir, frameName(pos)), rgbImage(f)) })
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			return writePNG(filepath.Join(dir, frameName(pos)), rgbImage(f))
+		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // writeFramesNPY writes the frames as one (N, H, W, 3) uint8 array, as

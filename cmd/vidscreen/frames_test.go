@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -62,6 +64,12 @@ func TestFramesBadInput(t *testing.T) {
 		{"an unknown sampler", []string{video, "--sampler", "sideways:3", "--out", t.TempDir()}, "sideways"},
 		{"no --out", []string{video}, "--out"},
 		{"a clip whose end is before its start", []string{video, "--clip", "5-2", "--out", t.TempDir()}, "--clip"},
+		// fps:1e7 built ten million times and died of a Go fatal
+		// out-of-memory; native frames past --max-memory likewise.
+		{"a rate that picks millions of frames", []string{video, "--sampler", "fps:1e7", "--out", t.TempDir()}, "sampler fps:1e+07 picks"},
+		{"frames past --max-memory", []string{video, "--sampler", "uniform:64", "--size", "native", "--max-memory", "0.01", "--out", t.TempDir()}, "over --max-memory 0.01 GiB"},
+		{"a non-positive --max-memory", []string{video, "--max-memory", "0", "--out", t.TempDir()}, "--max-memory"},
+		{"a clip after the video", []string{video, "--clip", "100-101", "--out", t.TempDir()}, "at or after the video's end"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,9 +179,30 @@ func BenchmarkFramePNGs(b *testing.B) {
 	}
 	dir := b.TempDir()
 	for b.Loop() {
-		if err := writeFramePNGs(dir, res.Frames, res.Times); err != nil {
+		if err := writeFramePNGs(context.Background(), dir, res.Frames, res.Times); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N*len(res.Frames))/b.Elapsed().Seconds(), "frames/s")
+}
+
+// TestFramePNGsStopOnCancel: a cancelled context (Ctrl-C, SIGTERM) stops
+// writing before the next frame; it used to write every frame first.
+func TestFramePNGsStopOnCancel(t *testing.T) {
+	frames := make([]decode.Frame, 200)
+	asked := make([]time.Duration, len(frames))
+	for i := range frames {
+		frames[i] = decode.Frame{Width: 64, Height: 48, RGB: make([]byte, 64*48*3)}
+		asked[i] = time.Duration(i) * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	err := writeFramePNGs(ctx, dir, frames, asked)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "frame_*.png")); len(names) > 0 {
+		t.Errorf("a cancelled run wrote %d frames", len(names))
+	}
 }
