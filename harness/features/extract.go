@@ -143,7 +143,14 @@ type Item struct {
 
 // Stats count the work of one Extract call.
 type Stats struct {
+	// Videos counts the videos whose paths resolved, Failed those of them
+	// that gave no features; Unresolved counts the distinct video names
+	// whose path did not resolve (missing, outside the root), which are in
+	// neither. FailedBy counts both, failed and unresolved, by reason
+	// ("missing", "outside-root", "corrupt", ...).
 	Videos, Cached, Computed, Failed int
+	Unresolved                       int
+	FailedBy                         map[string]int
 	// Opened is the number of videos handed to the decoders: each is
 	// opened and decoded once, for every frame set and VLM set at once.
 	Opened         int
@@ -218,6 +225,8 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 	}
 
 	// Plan: resolve and group by file, in order of first use.
+	st.FailedBy = map[string]int{}
+	unresolved := map[string]bool{}
 	var vids []*planned
 	byPath := map[string]*planned{}
 	reqs := map[*planned][]request{}
@@ -226,6 +235,11 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 		path, err := harness.ResolveVideo(opt.Root, it)
 		if err != nil {
 			res.Items[i].Failure, res.Items[i].Err = pathFailure(err), err
+			if ref := it.VideoPath + "\x00" + it.Video; !unresolved[ref] {
+				unresolved[ref] = true
+				st.Unresolved++
+				st.FailedBy[res.Items[i].Failure]++
+			}
 			continue
 		}
 		p, ok := byPath[path]
@@ -347,6 +361,7 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 			res.Items[i].Hash = p.hash
 		}
 		if p.fail != "" {
+			st.FailedBy[p.fail]++
 			for _, i := range p.items {
 				res.Items[i].Failure, res.Items[i].Err = p.fail, p.err
 			}

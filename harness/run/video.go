@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/vidscreen/vidscreen/decode"
@@ -206,6 +208,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		a.cacheDamaged(d)
 	}
 	a.opt.Progress.Note("features done", "videos", st.Videos, "cached", st.Cached, "computed", st.Computed, "failed", st.Failed,
+		"unresolved", st.Unresolved, "failed_by", failedBy(st.FailedBy),
 		"opened", st.Opened, "frames_decoded", st.FramesDecoded, "frames_embedded", st.FramesEmbedded, "frames_by_device", fmt.Sprint(st.FramesByDevice), "captions", st.Captions, "empty_captions", st.EmptyCaptions)
 	if st.EmptyCaptions > 0 {
 		a.opt.Progress.Warn(fmt.Sprintf("the captioner wrote %d empty captions (does its tokenizer.json know the ids it writes?); the caption attackers see nothing of those frames", st.EmptyCaptions),
@@ -611,4 +614,21 @@ func noVideoRead(items []*harness.Item, got []features.Item, root string) error 
 	f := got[first]
 	return fmt.Errorf("no video of the %d items could be read under --videos %s: the first, %s (item %s of %s), is %s: %v",
 		len(got), root, items[first].Video, items[first].ID, items[first].Benchmark, f.Failure, f.Err)
+}
+
+// failedBy formats the failed and unresolved videos by reason, reasons in
+// name order: "missing:7,outside-root:2" ("none" for none).
+func failedBy(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	reasons := make([]string, 0, len(m))
+	for r := range m {
+		reasons = append(reasons, r)
+	}
+	slices.Sort(reasons)
+	for i, r := range reasons {
+		reasons[i] = fmt.Sprintf("%s:%d", r, m[r])
+	}
+	return strings.Join(reasons, ",")
 }
