@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,16 @@ import (
 // letters run from A to P (docs/audit.md, answer parsing).
 const MaxOptions = 16
 
+// MaxTextBytes bounds each text field of an item (id, benchmark, video,
+// question, task, group, video_path and each option): 64 KiB, over 60
+// times the longest question (524 bytes) and option (1,029 bytes) of the
+// four development benchmarks. What an item costs grows with its text (the
+// lexical embedder holds about 16 hashed n-gram bytes per text byte, each
+// model's tokenizer a token per few bytes): one 10 MB question, which
+// MaxLineBytes admits, cost the audit 1.0 GB; at this bound an item costs
+// a few megabytes at most.
+const MaxTextBytes = 64 << 10
+
 // check validates the decoded item it against the rules every reader applies
 // (docs/audit.md, Items), returning the offending field and the reason. Duplicate
 // ids are checked across files by ReadFiles, not here.
@@ -20,6 +31,18 @@ func (it *Item) check(videoRoot string) (field string, err error) {
 	}{{"id", it.ID}, {"benchmark", it.Benchmark}, {"video", it.Video}, {"question", it.Question}} {
 		if strings.TrimSpace(f.v) == "" {
 			return f.name, fieldError(ErrEmptyField, "%s must not be empty", f.name)
+		}
+	}
+	for _, f := range []struct {
+		name, v string
+	}{{"id", it.ID}, {"benchmark", it.Benchmark}, {"video", it.Video}, {"question", it.Question}, {"task", it.Task}, {"group", it.Group}, {"video_path", it.VideoPath}} {
+		if len(f.v) > MaxTextBytes {
+			return f.name, fieldError(ErrTooLarge, "%s holds %d bytes, more than %d (MaxTextBytes)", f.name, len(f.v), MaxTextBytes)
+		}
+	}
+	for i, o := range it.Options {
+		if len(o) > MaxTextBytes {
+			return fmt.Sprintf("options[%d]", i), fieldError(ErrTooLarge, "option %d holds %d bytes, more than %d (MaxTextBytes)", i, len(o), MaxTextBytes)
 		}
 	}
 	switch n := len(it.Options); {

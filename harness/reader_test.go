@@ -78,6 +78,8 @@ func TestJSONLReaderRefusesBadItems(t *testing.T) {
 		{"an end before the start", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "start": 5, "end": 2}`, "end", ErrBadValue},
 		{"an empty clip", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "start": 5, "end": 5}`, "end", ErrBadValue},
 		{"an empty clip from the start", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "end": 0}`, "end", ErrBadValue},
+		{"a question past MaxTextBytes", `{"id": "q", "benchmark": "B", "video": "v", "question": "` + strings.Repeat("a", MaxTextBytes+1) + `", "options": ["a","b"], "answer": 0}`, "question", ErrTooLarge},
+		{"an option past MaxTextBytes", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","` + strings.Repeat("b", MaxTextBytes+1) + `"], "answer": 0}`, "options[1]", ErrTooLarge},
 		{"an answer of 2^64-1", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 18446744073709551615}`, "answer", ErrAnswerRange},
 		{"a duration given as text", `{"id": "q", "benchmark": "B", "video": "v", "question": "q", "options": ["a","b"], "answer": 0, "duration": "3s"}`, "duration", ErrFieldType},
 		{"a truncated line", `{"id": "q", "benchmark": "B"`, "", ErrSyntax},
