@@ -14,13 +14,13 @@ package htmlpage
 //   - colours are from Okabe and Ito's colour-blind safe set ("Color
 //     Universal Design", 2008), as the charts'.
 const Style = `:root{--ink:#222;--muted:#555;--rule:#ddd;--head:#f4f4f4;--warn:#fff4e5;--warn-edge:#d55e00;--alarm:#fde8e8;--flag:#fff9db}
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.45;margin:2em auto;max-width:1180px;padding:0 1em;color:var(--ink)}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.45;margin:2em auto;max-width:1360px;padding:0 1em;color:var(--ink)}
 h1{font-size:1.7em;margin:.2em 0 .5em}h2{margin-top:1.6em}h3{margin:1.2em 0 .3em}
 section{border-top:2px solid #333;margin-top:2em}
 table{border-collapse:collapse;margin:.5em 0 1em;display:block;max-width:100%;overflow-x:auto}
 caption{caption-side:top;text-align:left;font-weight:600;padding:.2em 0 .4em;color:var(--muted)}
-th,td{border-bottom:1px solid var(--rule);padding:.25em .6em;text-align:right;white-space:nowrap;vertical-align:top;font-variant-numeric:tabular-nums}
-th{background:var(--head)}
+th,td{border-bottom:1px solid var(--rule);padding:.25em .5em;text-align:right;white-space:nowrap;vertical-align:top;font-variant-numeric:tabular-nums}
+th{background:var(--head);white-space:normal}
 th:first-child,td:first-child,th.text,td.text{text-align:left}
 td.text{white-space:normal;min-width:8em}td.q{white-space:normal;min-width:16em;max-width:40em;text-align:left}
 tr.alarm td{background:var(--alarm)}tr.flag td{background:var(--flag)}
@@ -33,4 +33,5 @@ figure h3,figure h4{margin:.4em 0}figcaption{font-size:.85em;color:var(--muted);
 svg{max-width:100%;height:auto}
 .bar{display:inline-block;height:.8em;background:#0072b2}
 code{font-size:.92em}
+@media (max-width:600px){body{margin:1em auto;padding:0 .6em}h1{font-size:1.4em}}
 `

@@ -34,6 +34,11 @@ type summary struct {
 	// again on the released option order and those whose screened
 	// verdicts were carried over (Video-Index 5.2; issue 20.6).
 	Rerun, Carried string
+	// Warnings say, at the top of both reports, what makes the release not
+	// yet shortcut-free: a level still significant on the released items,
+	// or items still solved in the gate's last round (Video-Index 5.2: the
+	// gate stops at its round limit, not at a clean selection).
+	Warnings []string
 }
 
 func (r *Release) summary() summary {
@@ -47,6 +52,7 @@ func (r *Release) summary() summary {
 		}
 	}
 	s.Rerun, s.Carried = orNone(rerun), orNone(carried)
+	s.Warnings = r.warnings()
 	q := r.Lockfile.Query
 	s.EventsBy = q.Events
 	if s.EventsBy == "" {
@@ -98,6 +104,26 @@ func (r *Release) summary() summary {
 	}
 	s.QueryText = strings.Join(parts, "; ")
 	return s
+}
+
+// warnings lists what the reader of a release must know first.
+func (r *Release) warnings() []string {
+	var out []string
+	var sig []string
+	for _, l := range r.Gated.Residual.Levels {
+		if l.Significant {
+			sig = append(sig, fmt.Sprintf("%s (eps %+.1f%% by %s)", l.Level, 100*l.Eps, l.Attacker))
+		}
+	}
+	if len(sig) > 0 {
+		out = append(out, "The released items are still significantly exploitable at "+strings.Join(sig, ", ")+": see Residual exploitability.")
+	}
+	if rounds := r.Gated.Rounds; len(rounds) > 0 {
+		if last := rounds[len(rounds)-1]; last.Solved > 0 {
+			out = append(out, fmt.Sprintf("The red-team gate's last round (%d) still solved %d of the %d selected items; they stay in the release (the gate ran out of rounds: --rounds).", last.Round, last.Solved, last.Selected))
+		}
+	}
+	return out
 }
 
 func counts(m map[string]int) []count {
@@ -168,7 +194,10 @@ var markdown = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncM
 
 {{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.
 Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot {{.R.Lockfile.Pool.Snapshot}}.
-{{- if .R.Lockfile.Shortfall}}
+{{- range .Warnings}}
+
+**Not shortcut-free:** {{.}}
+{{- end}}{{- if .R.Lockfile.Shortfall}}
 
 **Short of the request:** {{.R.Lockfile.Shortfall}}.
 {{- end}}
@@ -223,7 +252,8 @@ Screened verdicts carried over (they drop an item only where the run's card find
 var page = htmlpage.New("html", funcs, `{{define "title"}}release {{.R.Name}}{{end}}{{define "body"}}<h1>Release {{.R.Name}}</h1>
 <p>{{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.<br>
 Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Pool.Snapshot}}</code>.</p>
-{{if .R.Lockfile.Shortfall}}<p class="warn"><b>Short of the request:</b> {{.R.Lockfile.Shortfall}}.</p>{{end}}
+{{range .Warnings}}<p class="warn"><b>Not shortcut-free:</b> {{.}}</p>
+{{end}}{{if .R.Lockfile.Shortfall}}<p class="warn"><b>Short of the request:</b> {{.R.Lockfile.Shortfall}}.</p>{{end}}
 <h2>Composition</h2>
 <table><tr><th>source</th><th>items</th><th></th></tr>
 {{range .Sources}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td class="text"><span class="bar" style="width:{{.N}}px"></span></td></tr>

@@ -7,7 +7,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -81,5 +84,38 @@ func TestGateStopsWhenCancelled(t *testing.T) {
 	p := testPool(t, many("A", "t", 4, 5))
 	if _, err := Gate(ctx, p, Query{Budget: 2}, 1, &plantedTeam{}, 3); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled gate returned %v", err)
+	}
+}
+
+// A release that is not shortcut-free says so at the top of its reports: a
+// level still significant on the released items, or items the gate's last
+// round still solved.
+func TestReportWarnsWhenNotShortcutFree(t *testing.T) {
+	clean := []LevelResidual{{Level: harness.LevelOption, Eps: 0.01, Attacker: "a"}}
+	tests := []struct {
+		name   string
+		levels []LevelResidual
+		rounds []Round
+		want   []string
+	}{
+		{"a clean release warns of nothing", clean, []Round{{Round: 1, Selected: 10, Solved: 2}, {Round: 2, Selected: 10}}, nil},
+		{"a significant level is named", []LevelResidual{{Level: harness.LevelOption, Eps: 0.01, Attacker: "a"}, {Level: harness.LevelPool, Eps: 0.213, Attacker: "knn-vote", Significant: true}},
+			[]Round{{Round: 1, Selected: 10}}, []string{"still significantly exploitable at pool (eps +21.3% by knn-vote)"}},
+		{"items solved in the last round are counted", clean, []Round{{Round: 1, Selected: 10, Solved: 4}, {Round: 3, Selected: 10, Solved: 2}},
+			[]string{"last round (3) still solved 2 of the 10 selected items"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Release{Gated: &Gated{Rounds: tt.rounds, Residual: &Attack{Levels: tt.levels}}}
+			got := r.warnings()
+			if len(got) != len(tt.want) {
+				t.Fatalf("warnings %q, want %d", got, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("warning %q lacks %q", got[i], w)
+				}
+			}
+		})
 	}
 }

@@ -192,15 +192,28 @@ func refCell(c metrics.Card) string {
 	return s
 }
 
+// unavailable lists the figures a card leaves null by the reason for each,
+// one reason once: "reference accuracy, breaking level, video dependence
+// and residual: each needs a reference model's answers (--reference)".
 func unavailable(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	byWhy := map[string][]string{}
+	for k, why := range m {
+		byWhy[why] = append(byWhy[why], strings.ReplaceAll(k, "_", " "))
 	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s, which %s", strings.ReplaceAll(k, "_", " "), m[k])
+	whys := make([]string, 0, len(byWhy))
+	for why := range byWhy {
+		whys = append(whys, why)
+	}
+	slices.Sort(whys)
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		fields := byWhy[why]
+		slices.Sort(fields)
+		if len(fields) == 1 {
+			parts[i] = fmt.Sprintf("%s, which %s", fields[0], why)
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s and %s: each %s", strings.Join(fields[:len(fields)-1], ", "), fields[len(fields)-1], why)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -24,8 +24,9 @@ const (
 )
 
 // palette colours the learning curves (Okabe and Ito's colour-blind safe
-// set, "Color Universal Design", 2008).
-var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"}
+// set, "Color Universal Design", 2008), less its yellow (#F0E442), whose
+// contrast on white is too low for a thin line.
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
 
 // axis maps [lo, hi] onto the plot's vertical extent.
 type axis struct{ lo, hi float64 }
@@ -54,6 +55,20 @@ func niceAxis(lo, hi float64) (axis, []float64) {
 	return a, ticks
 }
 
+// tickLabel writes tick t in percent with as many decimals as the grid's
+// step needs: a 2.5% grid reads 17.5%, 20.0%, 22.5%, not 18%, 20%, 22%.
+func tickLabel(t float64, ticks []float64) string {
+	decimals := 0
+	if len(ticks) > 1 {
+		step := 100 * (ticks[1] - ticks[0])
+		for decimals < 3 && math.Abs(step-math.Round(step)) > 1e-6 {
+			step *= 10
+			decimals++
+		}
+	}
+	return fmt.Sprintf("%.*f%%", decimals, 100*t)
+}
+
 // legendW is the extra width on the right of a chart with a legend.
 const legendW = 130
 
@@ -66,17 +81,30 @@ func yAxis(b *strings.Builder, a axis, ticks []float64, label string) {
 	for _, t := range ticks {
 		y := a.y(t)
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e5e5e5"/>`, padL, padL+plotW, y, y)
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" dominant-baseline="middle">%s</text>`, padL-6, y, html.EscapeString(fmt.Sprintf("%.0f%%", 100*t)))
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" dominant-baseline="middle">%s</text>`, padL-6, y, html.EscapeString(tickLabel(t, ticks)))
 	}
 	fmt.Fprintf(b, `<text x="14" y="%d" font-size="11" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`, padT+plotH/2, padT+plotH/2, html.EscapeString(label))
 	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#333"/>`, padL, padL, padT, padT+plotH)
 }
 
-func hline(b *strings.Builder, a axis, v float64, colour, label string) {
+// hline draws a dashed line at v across the plot with its label in the
+// right margin (labelW wide), beside the line's end, where no bar or curve
+// can cover it; two labels closer than a line of text are moved apart.
+func hline(b *strings.Builder, a axis, v float64, colour, label string, taken *[]float64) {
 	y := a.y(v)
 	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="5 4" stroke-width="1.5"/>`, padL, padL+plotW, y, y, colour)
-	fmt.Fprintf(b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" fill="%s">%s</text>`, padL+plotW-2, y-4, colour, html.EscapeString(label))
+	ly := y + 4
+	for _, t := range *taken {
+		if math.Abs(ly-t) < 12 {
+			ly = t + 12
+		}
+	}
+	*taken = append(*taken, ly)
+	fmt.Fprintf(b, `<text x="%d" y="%.1f" font-size="11" fill="%s">%s</text>`, padL+plotW+6, ly, colour, html.EscapeString(label))
 }
+
+// labelW is the right margin of a chart with line labels.
+const labelW = 96
 
 // levelProfileSVG draws eps per level as bars, with s* - c (when there is a
 // reference) and the significance threshold as dashed lines: a level whose
@@ -103,7 +131,7 @@ func levelProfileSVG(c metrics.Card) string {
 	}
 	a, ticks := niceAxis(lo, hi*1.05)
 	var b strings.Builder
-	svgOpen(&b, chartW, "Level profile of "+c.Benchmark+": exploitability per level")
+	svgOpen(&b, chartW+labelW, "Level profile of "+c.Benchmark+": exploitability per level")
 	yAxis(&b, a, ticks, "eps (margin over chance)")
 	slot := float64(plotW) / float64(max(len(bars), 1))
 	zero := a.y(0)
@@ -123,12 +151,17 @@ func levelProfileSVG(c metrics.Card) string {
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%+.1f%%</text>`, x0+slot*0.3, labelY, 100*x.l.Eps)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12" text-anchor="middle">%s</text>`, x0+slot*0.3, padT+plotH+16, x.name)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#555">%s</text>`, x0+slot*0.3, padT+plotH+30, html.EscapeString(x.l.Attacker))
+		// The attacker's name fits its slot (about 5.5 px a character at
+		// this size) or is cut, whole in the bar's tooltip: neighbouring
+		// names never run into each other.
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#555"><title>%s</title>%s</text>`, x0+slot*0.3, padT+plotH+30,
+			html.EscapeString(x.l.Attacker), html.EscapeString(cut(x.l.Attacker, int(slot/5.5))))
 	}
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#333"/>`, padL, padL+plotW, zero, zero)
-	hline(&b, a, c.Significance, colourSignificanceThresh, "significance threshold")
+	var taken []float64
+	hline(&b, a, c.Significance, colourSignificanceThresh, "significance", &taken)
 	if c.ReferenceAccuracy != nil {
-		hline(&b, a, gap, colourReference, "s* − c")
+		hline(&b, a, gap, colourReference, "s* − c", &taken)
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
@@ -161,7 +194,7 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 	}
 	a, ticks := niceAxis(math.Max(0, lo-0.02), math.Min(1, hi+0.02))
 	var b strings.Builder
-	svgOpen(&b, chartW+legendW, "Learning curves of "+c.Benchmark)
+	svgOpen(&b, chartW+labelW+legendW, "Learning curves of "+c.Benchmark)
 	yAxis(&b, a, ticks, "accuracy")
 	n := len(ss[0].curve)
 	x := func(i, n int) float64 { return float64(padL) + float64(plotW)*(float64(i)+0.5)/float64(n) }
@@ -169,7 +202,8 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%d</text>`, x(i, n), padT+plotH+16, (i+1)*100/n)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">%% of the order answered</text>`, padL+plotW/2, padT+plotH+32)
-	hline(&b, a, c.Chance, colourSignificanceThresh, "chance")
+	var taken []float64
+	hline(&b, a, c.Chance, colourSignificanceThresh, "chance", &taken)
 	for k, s := range ss {
 		colour := palette[k%len(palette)]
 		pts := make([]string, len(s.curve))
@@ -178,8 +212,20 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 		}
 		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"><title>%s</title></polyline>`, strings.Join(pts, " "), colour, html.EscapeString(s.name))
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>`,
-			chartW, padT+4+k*14, colour, chartW+14, padT+13+k*14, html.EscapeString(s.name))
+			chartW+labelW, padT+4+k*14, colour, chartW+labelW+14, padT+13+k*14, html.EscapeString(s.name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String(), true
+}
+
+// cut shortens s to at most n runes, ending it with "…" when cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 2 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
 }

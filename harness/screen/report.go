@@ -11,8 +11,13 @@ import (
 )
 
 // reviewRows bounds the ambiguous items listed in screen.html; every one of
-// them is in ambiguity.parquet.
-const reviewRows = 500
+// them is in ambiguity.parquet. The first reviewShown are shown, the rest
+// folded away (a <details> element), so that a hundred flagged items do
+// not bury the page.
+const (
+	reviewRows  = 500
+	reviewShown = 20
+)
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
@@ -161,8 +166,8 @@ var screenHTML = htmlpage.New("screen", template.FuncMap{
 <p>The funnel (Video-Index 5.1), each step on what the earlier steps left, one reason per removed item (screen.parquet's <code>removed_by</code>): {{join .S.Funnel ", "}}. An attacker solves an item as {{.Rule}}. Screening attackers: {{join .S.Options.Attackers ", "}}{{gatedNote .S}}. Items whose video failed before a step that reads it are pending, neither kept nor removed.</p>
 {{if .S.Notes}}<ul>{{range .S.Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>What screening removes</h2>
-<table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>pending</th><th>screened by</th></tr>
-{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td><td>{{.Items}}</td><td>{{.Kept}} ({{share .Kept .Items}})</td><td>{{.Removed}}</td><td>{{.Pending}}</td><td>{{join .Screening ", "}}</td></tr>
+<table><tr><th>benchmark</th><th>items</th><th>kept</th><th>removed</th><th>pending</th><th class="text">screened by</th></tr>
+{{range .S.Benchmarks}}<tr><td>{{.Benchmark}}</td><td>{{.Items}}</td><td>{{.Kept}} ({{share .Kept .Items}})</td><td>{{.Removed}}</td><td>{{.Pending}}</td><td class="text">{{join .Screening ", "}}</td></tr>
 {{end}}</table>
 <h3>Removed by each step (removed_by; entering / removed)</h3>
 <table><tr><th>benchmark</th>{{range .S.Funnel}}<th>{{.}}</th>{{end}}</tr>
@@ -173,27 +178,31 @@ var screenHTML = htmlpage.New("screen", template.FuncMap{
 <tr><td>{{$b.Benchmark}}</td>{{range $b.ByAttacker}}<td>{{.Items}}</td>{{end}}</tr>{{end}}</table>
 <h2>Consensus (Video-Oasis 3.2)</h2>
 <p>An item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently.</p>
-<table><tr><th>test</th><th>models</th><th>note</th></tr>
+<table><caption>The tests and their diagnostic models</caption><tr><th>test</th><th class="text">models</th><th class="text">note</th></tr>
 {{range .S.Consensus.Tests}}<tr><td>{{.Test}}</td><td class="q">{{models .Models}}</td><td class="q">{{.Note}}</td></tr>
 {{end}}</table>
 {{$th := .S.Consensus.Thresholds}}
-{{range .Sets}}<table><tr><th>{{.Title}}</th><th>items</th>{{range $th}}<th>c &ge; {{.}}</th><th>chance</th>{{end}}</tr>
+{{range .Sets}}<table><caption>Shortcuts by {{.Title}}: items at c or more (their share), against chance</caption><tr><th>{{.Title}}</th><th>items</th>{{range $th}}<th>c &ge; {{.}}</th><th>chance</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{nameOr .Name}}</td><td>{{.Items}}</td>{{$r := .}}{{range $k, $t := $th}}<td>{{index $r.Shortcuts $k}} ({{pct (index $r.Ratio $k)}})</td><td>{{pct (index $r.Chance $k)}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}
-<table><tr><th>test</th>{{range $th}}<th>total c &ge; {{.}}</th><th>unique</th>{{end}}</tr>
+<table><caption>Shortcuts per test: all it finds, and those no other test finds (unique)</caption><tr><th>test</th>{{range $th}}<th>total c &ge; {{.}}</th><th>unique</th>{{end}}</tr>
 {{range .S.Consensus.Counts}}<tr><td>{{.Test}}</td>{{$t := .}}{{range $k, $c := $th}}<td>{{index $t.Total $k}}</td><td>{{index $t.Unique $k}}</td>{{end}}</tr>
 {{end}}</table>
 <h2 id="ambiguity">Ambiguity flags for review</h2>
 {{with .S.Consensus.Ambiguity}}<p>Consistency (the models of a test disagree): {{.Consistency}}; redundancy (solved from one arbitrary stretch of the video): {{.Redundancy}}; sensitivity (solved with the frames shuffled): {{.Sensitivity}}; {{.Any}} items in all, every one in ambiguity.parquet.</p>{{end}}
-{{if .Review}}<table><tr><th>benchmark</th><th>id</th><th>question</th><th>answer</th><th>flags</th><th>agreement</th><th>most models of one test solving</th></tr>
-{{range .Review}}<tr><td>{{.Benchmark}}</td><td>{{.ID}}</td><td class="q">{{.Question}}</td><td>{{index .Options .Answer}}</td><td>{{flags .}}</td><td>{{pct .Agreement}}</td><td>{{.Diagnostics}}</td></tr>
-{{end}}</table>{{if .More}}<p>{{.More}} more in ambiguity.parquet.</p>{{end}}{{end}}
-{{end}}`)
+{{if .Review}}<p>The first {{len .Review}} of them, in the run's order; every one, with its options and answers, is in <a href="ambiguity.parquet">ambiguity.parquet</a>.</p>
+{{template "review" .Review}}
+{{if .Folded}}<details><summary>{{len .Folded}} more{{if .More}} (and {{.More}} only in ambiguity.parquet){{end}}</summary>
+{{template "review" .Folded}}
+</details>{{else if .More}}<p>{{.More}} more in ambiguity.parquet.</p>{{end}}{{end}}
+{{end}}{{define "review"}}<table><tr><th>benchmark</th><th class="text">id</th><th class="text">question</th><th class="text">answer</th><th class="text">flags</th><th>agreement</th><th>most models of one test solving</th></tr>
+{{range .}}<tr><td>{{.Benchmark}}</td><td class="text">{{.ID}}</td><td class="q">{{.Question}}</td><td class="text">{{index .Options .Answer}}</td><td class="text">{{flags .}}</td><td>{{pct .Agreement}}</td><td>{{.Diagnostics}}</td></tr>
+{{end}}</table>{{end}}`)
 
 // WriteHTML writes screen.html: what WriteMarkdown writes, and a section
-// listing the ambiguous items for review (the first 500; all of them are in
-// ambiguity.parquet).
+// listing the ambiguous items for review (the first 20 shown, the next 480
+// folded under "more"; all of them are in ambiguity.parquet).
 func (s *Screen) WriteHTML(w io.Writer) error {
 	type set struct {
 		Title string
@@ -203,17 +212,21 @@ func (s *Screen) WriteHTML(w io.Writer) error {
 		S      *Screen
 		Rule   string
 		Sets   []set
-		Review []*Row
-		More   int
+		Review []*Row // shown
+		Folded []*Row // listed under "more"
+		More   int    // only in ambiguity.parquet
 	}{S: s, Rule: ruleText, Sets: []set{{"benchmark", s.Consensus.Benchmarks}, {"group", s.Consensus.Groups}}}
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		if !r.Ambiguous() || r.Answer < 0 || int(r.Answer) >= len(r.Options) {
 			continue
 		}
-		if len(data.Review) < reviewRows {
+		switch {
+		case len(data.Review) < reviewShown:
 			data.Review = append(data.Review, r)
-		} else {
+		case len(data.Review)+len(data.Folded) < reviewRows:
+			data.Folded = append(data.Folded, r)
+		default:
 			data.More++
 		}
 	}

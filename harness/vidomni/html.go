@@ -42,11 +42,13 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 		Ensembles  []ensRow
 		Unparsed   int
 		Missing    int
+		Warnings   []string
 	}
 	c := s.counts
 	data.Summary = fmt.Sprintf("%s, %s (%d Incorrect, %d Unknown left out); %s without an Incorrect sentence: %s; %s with only Unknown sentences, left out. Duration brackets: %s.",
 		plural(c.pairs, "pair"), plural(c.sentences, "sentence"), c.incorrect, c.unknown, plural(c.noIncorrect, "pair"), s.policyText(), plural(c.onlyUnknown, "pair"), s.bracketText())
 	data.Unparsed = len(s.unparsed)
+	data.Warnings = s.flagAllWarnings()
 	for _, n := range s.names {
 		v := s.Verifiers[n]
 		data.Missing += v.Missing
@@ -80,6 +82,8 @@ func (s *Scores) WriteHTML(w io.Writer) error {
 
 var page = htmlpage.New("index", nil, `{{define "title"}}vidscreen vidomni{{end}}{{define "body"}}<h1>VidOmni-Bench sentence-wise verification</h1>
 <p>Incorrect sentences are the positive class; precision, recall and F1 are computed per video-caption pair and averaged over pairs (VidOmni-Bench, equation 2), in percent. {{.Summary}}</p>
+{{range .Warnings}}<p class="warn">{{.}}</p>
+{{end}}
 <table>
 <tr><th>verifier</th><th>pairs judged</th><th>pairs missing</th><th>pairs scored</th><th>precision</th><th>recall</th><th>F1</th><th>unparsed replies</th></tr>
 {{range .Verifiers}}<tr><td>{{.Name}}</td><td>{{.Judged}}</td><td>{{.Missing}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td>{{.Unparsed}}</td></tr>
@@ -88,7 +92,7 @@ var page = htmlpage.New("index", nil, `{{define "title"}}vidscreen vidomni{{end}
 {{if .Unparsed}}<p>Replies that could not be parsed: {{.Unparsed}}; each scores 0 for its pair (scores.md lists them).</p>{{end}}
 <h2>F1 by complexity type and duration</h2>
 <div class="charts">
-{{range .Verifiers}}<figure>{{.Heat}}<figcaption>{{.Name}}: F1 per complexity type and duration bracket; the number under each value is the pairs scored, an empty cell has none.</figcaption></figure>
+{{range .Verifiers}}<figure><h3>{{.Name}}</h3>{{.Heat}}<figcaption>{{.Name}}: F1 per complexity type and duration bracket; the number under each value is the pairs scored, an empty cell has none.</figcaption></figure>
 {{end}}</div>
 <h2>Verifier x caption source</h2>
 <div class="charts"><figure>{{.Matrix}}<figcaption>F1 of each verifier (rows) on the captions of each source (columns); outlined cells are self-verification.</figcaption></figure></div>
@@ -100,10 +104,33 @@ var page = htmlpage.New("index", nil, `{{define "title"}}vidscreen vidomni{{end}
 {{if .Ensembles}}<h2>Cross-model ensembles</h2>
 <p>A sentence is Incorrect if either verifier says so, on the pairs both judged; the last column compares a member's self-verification F1 with the ensemble's on that member's own captions.</p>
 <table>
-<tr><th>ensemble</th><th>pairs</th><th>precision</th><th>recall</th><th>F1</th><th>self → ensemble</th></tr>
-{{range .Ensembles}}<tr><td>{{.Key}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td>{{.Self}}</td></tr>
+<tr><th>ensemble</th><th>pairs</th><th>precision</th><th>recall</th><th>F1</th><th class="text">self → ensemble</th></tr>
+{{range .Ensembles}}<tr><td>{{.Key}}</td><td>{{.Pairs}}</td><td>{{.Precision}}</td><td>{{.Recall}}</td><td>{{.F1}}</td><td class="text">{{.Self}}</td></tr>
 {{end}}</table>{{end}}
 {{end}}`)
+
+// flagAllWarnings names the verifiers that flagged every sentence they
+// judged as Incorrect: their recall is 100% by construction and their
+// precision only the share of Incorrect sentences, so a high F1 there says
+// nothing about verification (VidOmni-Bench, equation 2, rewards recall).
+func (s *Scores) flagAllWarnings() []string {
+	var out []string
+	for _, n := range s.names {
+		total, flagged := 0, 0
+		for _, j := range s.judged[n] {
+			for _, l := range j.labels {
+				total++
+				if l == 1 {
+					flagged++
+				}
+			}
+		}
+		if total > 0 && flagged == total {
+			out = append(out, fmt.Sprintf("%s flagged every sentence it judged (%d of %d) as Incorrect: its recall is 100%% by construction and its precision is the share of Incorrect sentences, so its F1 measures the labels, not the verifier.", n, flagged, total))
+		}
+	}
+	return out
+}
 
 // heatCell is one cell of a heat map; ok is false for an empty one.
 type heatCell struct {
