@@ -170,6 +170,7 @@ func benchmarkCard(ctx context.Context, items []*harness.Item, atts []attackerIn
 	}
 	correct(c.Attackers)
 	c.Levels, c.LevelsNotRun = levels(c.Attackers, cfg.Attack.Levels)
+	notRunForFailures(&c, items, members, cfg.Failures)
 	c.Failures = map[string]int{}
 	for _, l := range harness.Levels() {
 		if slices.Contains(cfg.Attack.Levels, l) && c.LevelsNotRun[l.String()] == "" {
@@ -535,24 +536,22 @@ func bootstrapSeed(seed uint64, benchmark, attacker string) uint64 {
 
 // levels computes the running maximum of the attackers' margins over the
 // levels that ran (Video-Index section 2: the profile is nondecreasing). A
-// level asked for whose attackers answered no item (none ran, or every
-// answer was a seeded guess) is not run: it gets no eps and no
-// significance, rather than the maximum of the levels below (the authors'
-// levels.py: "a level without an attacker value is not measured"), and
-// notRun says why.
+// level asked for of which no attacker scored an item is not run: it gets
+// no eps and no significance, rather than the maximum of the levels below
+// (the authors' levels.py: "a level without an attacker value is not
+// measured"), and notRun says why. An attacker that abstained on every
+// item did run: it found nothing to go on (all options tied), which is a
+// result; a level whose attackers had no video to read is taken out by
+// notRunForFailures.
 func levels(rs []AttackerResult, ran []harness.Level) (out Levels, notRun map[string]string) {
 	var best *AttackerResult
 	for _, l := range harness.Levels() {
-		present, answered := false, false
+		scored := false
 		for k := range rs {
-			if rs[k].Level != l {
+			if rs[k].Level != l || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
 				continue
 			}
-			present = true
-			if rs[k].Answered == 0 || math.IsInf(rs[k].Margin, -1) {
-				continue
-			}
-			answered = true
+			scored = true
 			if best == nil || rs[k].Margin > best.Margin {
 				best = &rs[k]
 			}
@@ -560,14 +559,11 @@ func levels(rs []AttackerResult, ran []harness.Level) (out Levels, notRun map[st
 		if !slices.Contains(ran, l) {
 			continue
 		}
-		if !answered {
+		if !scored {
 			if notRun == nil {
 				notRun = map[string]string{}
 			}
 			notRun[l.String()] = "no attacker of this level ran"
-			if present {
-				notRun[l.String()] = "its attackers answered no item (every answer a seeded guess)"
-			}
 			continue
 		}
 		out.Set(l, &LevelResult{Eps: best.Margin, Attacker: best.Name, Significant: best.Significant,

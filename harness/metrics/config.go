@@ -24,6 +24,10 @@ type Config struct {
 	// 0.05, about the 95% sampling margin of a 300-item accuracy; docs/attackers.md
 	// asks for 0.03 and 0.08 too).
 	Deltas []float64
+	// Failures, when not nil, says per item of the run why its video gave
+	// no features ("" when it did): a benchmark every one of whose videos
+	// failed gets its frame and order levels marked not run.
+	Failures []string `json:"-"`
 	// Threads bounds the bootstrap's goroutines; results do not depend on it.
 	Threads int `json:"-"`
 }

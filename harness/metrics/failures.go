@@ -10,9 +10,9 @@ import (
 
 // CountFailures fills each card's Failures: failures[i] is why item i's
 // video gave no features ("" when it did, or when no video level ran). A
-// frame or order level that is not run because its attackers had nothing
-// to read then says how many videos failed and why (issue 20, point 11),
-// e.g. "30 videos failed: missing 30".
+// frame or order level that is not run because every video of the
+// benchmark failed (Config.Failures) then says how many and why (issue 20,
+// point 11), e.g. "30 videos failed: missing 30".
 func CountFailures(cards []Card, items []*harness.Item, failures []string) {
 	at := map[string]*Card{}
 	for k := range cards {
@@ -43,12 +43,42 @@ func CountFailures(cards []Card, items []*harness.Item, failures []string) {
 	}
 	for b, byReason := range videos {
 		c := at[b]
-		why := failedVideos(byReason)
-		for _, l := range []harness.Level{harness.LevelFrame, harness.LevelOrder} {
-			if _, ok := c.LevelsNotRun[l.String()]; ok {
-				c.LevelsNotRun[l.String()] = why
+		for l, why := range c.LevelsNotRun {
+			if why == videosFailed {
+				c.LevelsNotRun[l] = failedVideos(byReason)
 			}
 		}
+	}
+}
+
+// videosFailed is the reason notRunForFailures gives before CountFailures
+// says how many videos failed and why.
+const videosFailed = "every video of the benchmark failed"
+
+// notRunForFailures takes the frame and order levels out of a card when the
+// video of every one of its items failed (failures[i] non-empty; nil when
+// no video level ran): their attackers then abstained on everything for
+// want of a video, which is not a result (issue 20, point 11: a wrong
+// --videos root drew frame and order bars). The levels below are kept; the
+// card's LevelsNotRun says why, and CountFailures adds the count.
+func notRunForFailures(c *Card, items []*harness.Item, members []int, failures []string) {
+	if failures == nil || len(members) == 0 {
+		return
+	}
+	for _, i := range members {
+		if failures[i] == "" {
+			return
+		}
+	}
+	for _, l := range []harness.Level{harness.LevelFrame, harness.LevelOrder} {
+		if c.Levels.At(l) == nil {
+			continue
+		}
+		c.Levels.Set(l, nil)
+		if c.LevelsNotRun == nil {
+			c.LevelsNotRun = map[string]string{}
+		}
+		c.LevelsNotRun[l.String()] = videosFailed
 	}
 }
 

@@ -154,10 +154,12 @@ func TestMedianRetention(t *testing.T) {
 	}
 }
 
-// TestFramesNotRunWhenEveryVideoFailed: the frame level's only attacker
-// abstained on every item (every video missing): the level is not run,
-// with the failures' count and reason, not the maximum of the levels below
-// (issue 20, point 11).
+// TestFramesNotRunWhenEveryVideoFailed: every video of the benchmark
+// failed, so the frame level's attacker abstained on every item for want of
+// a video: the level is not run, with the failures' count and reason, not
+// the maximum of the levels below (issue 20, point 11). The same attacker
+// abstaining because it found nothing (all options tied) with the videos
+// read did run, and its level stays.
 func TestFramesNotRunWhenEveryVideoFailed(t *testing.T) {
 	items := oneBenchmark(4)
 	items[1].Video = items[0].Video // three distinct videos
@@ -169,16 +171,28 @@ func TestFramesNotRunWhenEveryVideoFailed(t *testing.T) {
 	ac := attack.DefaultConfig()
 	ac.Roles = []string{attack.RoleImageText}
 	ac.Levels = []harness.Level{harness.LevelText, harness.LevelFrame}
-	c := cardOf(t, items, append(out, frame...), nil, metrics.DefaultConfig(ac))
+	cfg := metrics.DefaultConfig(ac)
+	c := cardOf(t, items, append(out, frame...), nil, cfg)
+	if c.Levels.Frame == nil || c.LevelsNotRun != nil {
+		t.Errorf("videos read, nothing found: frame level %+v, not run %v; want it run", c.Levels.Frame, c.LevelsNotRun)
+	}
+	failures := []string{"missing", "missing", "missing", "corrupt"}
+	cfg.Failures = failures
+	c = cardOf(t, items, append(out, frame...), nil, cfg)
 	if c.Levels.Frame != nil || c.Levels.Text == nil {
 		t.Fatalf("levels %+v: want text and no frame", c.Levels)
 	}
 	cards := []metrics.Card{c}
-	metrics.CountFailures(cards, items, []string{"missing", "missing", "missing", "corrupt"})
+	metrics.CountFailures(cards, items, failures)
 	if got, want := cards[0].LevelsNotRun["frame"], "3 videos failed: missing 2, corrupt 1"; got != want {
 		t.Errorf("frame not run: %q, want %q", got, want)
 	}
 	if fmt.Sprint(cards[0].LevelsRun) != "[text]" || cards[0].Failures["missing"] != 3 {
 		t.Errorf("levels run %v, failures %v", cards[0].LevelsRun, cards[0].Failures)
+	}
+	// One video read: the level ran.
+	cfg.Failures = []string{"missing", "", "missing", "corrupt"}
+	if c := cardOf(t, items, append(out, frame...), nil, cfg); c.Levels.Frame == nil {
+		t.Errorf("one video read: frame level not run (%v)", c.LevelsNotRun)
 	}
 }

@@ -910,6 +910,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	mcfg.Threads = threads.Threads
 	cm := newMeter(a.opt.Progress, int64(len(a.items)), "cards", "items")
 	mcfg.Embedder = a.cfg.Embedder
+	mcfg.Failures = a.failures
 	for _, si := range a.samples {
 		if mcfg.Samples == nil {
 			mcfg.Samples = map[string]metrics.Sample{}
