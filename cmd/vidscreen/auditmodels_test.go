@@ -39,9 +39,11 @@ func TestRoleSettings(t *testing.T) {
 // TestRoleSettingsAreConfiguration changes one setting of a role in
 // models.json: the audit's config.json must change with it (it was
 // byte-identical while the cards changed), and the run directory of the
-// old setting must refuse the new one rather than serve its stored
-// answers. The captioner is read at the frame level only where a reader
-// or text_embed reads its captions: models init's roles, not the world's.
+// old setting, run again with the new one, must compute again the answers
+// that read the changed model, and only those, to write what a fresh audit
+// of the new setting writes. The captioner is read at the frame level only
+// where a reader or text_embed reads its captions: models init's roles,
+// not the world's.
 func TestRoleSettingsAreConfiguration(t *testing.T) {
 	tests := []struct {
 		name, role, field string
@@ -56,7 +58,7 @@ func TestRoleSettingsAreConfiguration(t *testing.T) {
 			items, root, modelsDir := tc.fixture(t)
 			tmp := t.TempDir()
 			audit := func(modelsDir, out string) (int, string) {
-				code, _, stderr := runAudit("--items", items, "--videos", root, "--models", modelsDir, "--levels", "frame", "--out", out, "--quiet")
+				code, _, stderr := runAudit("--items", items, "--videos", root, "--models", modelsDir, "--levels", "option,frame", "--out", out, "--quiet")
 				return code, stderr
 			}
 			base := filepath.Join(tmp, "base")
@@ -80,19 +82,36 @@ func TestRoleSettingsAreConfiguration(t *testing.T) {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(dir, models.ManifestFile), b, 0o644)
-			out := filepath.Join(tmp, "changed")
-			if code, stderr := audit(dir, out); code != 0 {
+			fresh := filepath.Join(tmp, "fresh")
+			if code, stderr := audit(dir, fresh); code != 0 {
 				t.Fatalf("audit: exit %d\n%s", code, stderr)
 			}
-			config, _ := os.ReadFile(filepath.Join(out, runs.ConfigFile))
+			config, _ := os.ReadFile(filepath.Join(fresh, runs.ConfigFile))
 			if bytes.Equal(config, baseConfig) {
 				t.Errorf("config.json did not change with %s's %s", tc.role, tc.field)
 			}
 			if want := fmt.Sprintf("%s=%v", tc.field, tc.value); !strings.Contains(string(config), want) {
 				t.Errorf("config.json does not say %s:\n%s", want, config)
 			}
-			if code, stderr := audit(dir, base); code != 2 || !strings.Contains(stderr, "different configuration") {
-				t.Errorf("the old setting's run directory with the new setting: exit %d, %q; want 2, refused", code, stderr)
+			if code, stderr := audit(dir, base); code != 0 {
+				t.Fatalf("the old setting's run directory with the new setting: exit %d\n%s", code, stderr)
+			}
+			sameRun(t, fresh, base, "between a fresh audit of the new setting and the old run given it")
+			var info struct {
+				Attackers []struct {
+					Name     string `json:"name"`
+					Level    string `json:"level"`
+					Variants int    `json:"variants"`
+				} `json:"attackers"`
+			}
+			raw, _ := os.ReadFile(filepath.Join(base, runs.RunJSON))
+			if err := json.Unmarshal(raw, &info); err != nil || len(info.Attackers) == 0 {
+				t.Fatalf("run.json: %v\n%s", err, raw)
+			}
+			for _, at := range info.Attackers {
+				if recomputed := at.Variants > 0; recomputed != (at.Level == "frame") {
+					t.Errorf("%s (%s level): %d variants computed again after %s changed", at.Name, at.Level, at.Variants, tc.role)
+				}
 			}
 		})
 	}

@@ -396,7 +396,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if errors.As(err, &mismatch) && mismatch.Format == "" {
 		if extended, err = extendDir(opt.Out, &cfg, mismatch); extended {
 			resumed = true
-			opt.Progress.Note("extending the run: only the new benchmarks and attackers are computed", "dir", opt.Out)
+			opt.Progress.Note("extending the run: only the new benchmarks and attackers, and the answers that read a changed video model, are computed", "dir", opt.Out)
 		} else if err == nil {
 			err = mismatch
 		}

@@ -58,7 +58,15 @@ func benchmarkItems(items []*harness.Item) map[string]string {
 // other field must be equal.
 var (
 	growableLists = []string{"items", "models", "benchmarks", "attack.levels", "attack.roles", "videos.sets", "videos.vlm_sets"}
-	settable      = []string{"reference", "video_root", "lm_reader", "confirm_embedder", "videos", "attack.bag_k", "attack.roles", "videos.captioner", "videos.vlm_reader", "videos.vlm_size"}
+	// replaceable are the models of the video levels: a stored frame or
+	// order answer names the models its video's features were made with
+	// (Record.Input, videoInput), so one whose model changed is computed
+	// again, and only those answers; the features, VLM scores and text
+	// embeddings of the new model are cached under its own keys. Every
+	// other model (text_embed, lm_reader) is read by attackers that learn
+	// or store no such name: changing it is another run.
+	replaceable = []string{"videos.image_text", "videos.captioner", "videos.vlm_reader", "reference_model.vlm_reader"}
+	settable    = []string{"reference", "video_root", "lm_reader", "confirm_embedder", "videos", "attack.bag_k", "attack.roles", "videos.captioner", "videos.vlm_reader", "videos.vlm_size"}
 )
 
 // extendsConfig reports whether the configuration want only adds to have
@@ -118,6 +126,7 @@ func extendsObject(prefix string, h, w map[string]any, blocking []string) []stri
 				}
 			}
 		case slices.Contains(settable, path) && (hv == nil || hv == ""):
+		case slices.Contains(replaceable, path):
 		default:
 			ho, hok := hv.(map[string]any)
 			wo, wok := wv.(map[string]any)

@@ -20,11 +20,10 @@ import (
 type Record struct {
 	Key      string // harness.Item.Key
 	Attacker string
-	// Input names what the answer read beyond the run's configuration
-	// (which config.json fixes): for an attacker that reads frames, the
-	// SHA-256 of the item's video (its first 16 hex digits, as
-	// features.Item.Hash), so that an answer is never served for other
-	// bytes than it read; "" for the others.
+	// Input names what the answer read beyond what config.json fixes: for
+	// an attacker that reads frames, the item's video bytes and the models
+	// that made its features (videoInput), so that an answer is never
+	// served for other bytes or models than it read; "" for the others.
 	Input    string
 	Variant  int
 	Position int

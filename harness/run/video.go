@@ -2,6 +2,9 @@ package run
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -218,9 +221,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	a.refScores = make([][]float64, len(a.items))
 	a.inputs = make([]string, len(a.items))
 	for i, f := range fr.Items {
-		if len(f.Hash) >= 16 {
-			a.inputs[i] = f.Hash[:16]
-		}
+		a.inputs[i] = videoInput(f.Hash, a.cfg.Videos)
 		a.fail(i, f.Failure)
 		a.decodedSeconds[i] = f.Duration.Seconds()
 		a.refScores[i] = f.VLM[referenceSet(ReferenceFrames).Name]
@@ -388,6 +389,22 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	a.visual = vis
 	return nil
+}
+
+// videoInput is the Record.Input of a frame or order answer about a video
+// whose bytes hash to hash: 16 hex digits of a SHA-256 of that hash and of
+// how the video's features were made (VideoConfig: the models with their
+// files' hashes and settings, the frame sets), so that an answer is used
+// only while both are what it read. "" when the video could not be read.
+func videoInput(hash string, v *VideoConfig) string {
+	if hash == "" {
+		return ""
+	}
+	b, _ := json.Marshal(v) // a struct of strings and ints: cannot fail
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s\n", len(hash), hash)
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // dropStale forgets the stored answers of the frame attackers that were
