@@ -4,12 +4,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/world"
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 func newWorldCommand() *command {
@@ -82,16 +86,7 @@ stderr as audit's does: a line on a terminal, log lines in --log-format elsewher
 				if err != nil {
 					return err
 				}
-				tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "family\tvideos\titems\texpected level\tplanted")
-				for _, f := range w.Truth.Families {
-					exp := "none"
-					if f.Expected != nil {
-						exp = f.Expected.String()
-					}
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", f.Name, f.Videos, f.Items, exp, f.Shortcut)
-				}
-				if err := tw.Flush(); err != nil {
+				if err := writeFamilies(env.stdout, w.Truth.Families, outputWidth(env.stdout)); err != nil {
 					return err
 				}
 				fmt.Fprintf(env.stdout, "\nworld: %d videos, %d items in %s (%.1f s); %s\n", w.Truth.Videos, len(w.Items), *out,
@@ -100,4 +95,55 @@ stderr as audit's does: a line on a terminal, log lines in --log-format elsewher
 			}
 		},
 	}
+}
+
+// writeFamilies prints the world's families as a table that fits width
+// columns: the description of each planted shortcut, the last column, is
+// cut to fit (truth.json and docs/world.md hold it whole).
+func writeFamilies(w io.Writer, fams []truth.FamilyTruth, width int) error {
+	rows := [][]string{{"family", "videos", "items", "expected level", "planted"}}
+	for _, f := range fams {
+		exp := "none"
+		if f.Expected != nil {
+			exp = f.Expected.String()
+		}
+		rows = append(rows, []string{f.Name, fmt.Sprint(f.Videos), fmt.Sprint(f.Items), exp, f.Shortcut})
+	}
+	cols := make([]int, 4)
+	for _, r := range rows {
+		for k := range cols {
+			cols[k] = max(cols[k], len([]rune(r[k]))+2)
+		}
+	}
+	prefix := 0
+	for _, c := range cols {
+		prefix += c
+	}
+	cut := false
+	var b strings.Builder
+	for _, r := range rows {
+		for k, c := range cols {
+			fmt.Fprintf(&b, "%-*s", c, r[k])
+		}
+		planted := []rune(r[4])
+		if room := max(width-1-prefix, 8); len(planted) > room {
+			planted, cut = append(planted[:room-1], '…'), true
+		}
+		b.WriteString(string(planted) + "\n")
+	}
+	if cut {
+		b.WriteString("(each shortcut in full: truth.json, docs/world.md)\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// outputWidth is the width of w when it is a terminal, else 100 columns.
+func outputWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 100
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
 
 func TestWorldWritesAWorld(t *testing.T) {
@@ -47,6 +49,34 @@ func TestWorldRejectsBadUsage(t *testing.T) {
 	} {
 		if code, _, _ := runCmd(args...); code != 2 {
 			t.Errorf("%s: exit %d, want 2", name, code)
+		}
+	}
+}
+
+// world's table of families fits the width it is printed at: a planted
+// shortcut's description is cut, and the table says where it is whole.
+func TestWriteFamiliesFitsTheWidth(t *testing.T) {
+	fams := []truth.FamilyTruth{
+		{Name: "option-artifact", Videos: 3, Items: 12, Shortcut: "the correct option is the only long, specific one; the others are two-word stock phrases"},
+		{Name: "clean", Videos: 3, Items: 6, Shortcut: "none"},
+	}
+	for _, width := range []int{60, 100, 300} {
+		var b strings.Builder
+		if err := writeFamilies(&b, fams, width); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			if n := len([]rune(l)); n >= width {
+				t.Errorf("width %d: line of %d columns: %q", width, n, l)
+			}
+		}
+		cut := strings.Contains(out, "…")
+		if cut != (width < 120) || cut != strings.Contains(out, "in full: truth.json") {
+			t.Errorf("width %d: cut %v, note %v:\n%s", width, cut, strings.Contains(out, "in full"), out)
+		}
+		if !strings.Contains(out, "clean") || !strings.Contains(out, "none\n") {
+			t.Errorf("width %d: the short rows are not whole:\n%s", width, out)
 		}
 	}
 }
