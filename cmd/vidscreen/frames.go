@@ -52,6 +52,11 @@ video is sampled over what it declares and fails with the reason when a frame li
 what it holds (vidscreen probe says how much).
 Exit status: 2 for a bad command line or a video that cannot be read, 1 when the video
 ran past --timeout or writing failed.`,
+		groups: []flagGroup{
+			{"Which frames", []string{"sampler", "clip", "seed", "shuffle"}},
+			{"Output", []string{"out", "format", "size"}},
+			{"Decoding and run control", []string{"hwaccel", "threads", "timeout", "max-memory", "ffmpeg-log"}},
+		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the PNG files to directory `DIR` (created if missing; required)")
 			samplerSpec := fs.String("sampler", "uniform:32", "pick frames with sampler `SPEC`")

@@ -92,6 +92,13 @@ lockfile (without its name): the same run, screen, flags and seed give the same 
 byte-identical files at any --workers; anything else gives another name. Select prints a
 JSON summary. Exit 2: bad flags, RUN not a finished audit, a source or duration group
 the pool does not hold.`,
+		groups: []flagGroup{
+			{"Input and models", []string{"screen", "items", "models", "device"}},
+			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events"}},
+			{"Caps", []string{"cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold"}},
+			{"Red-team gate and run control", []string{"rounds", "seed", "workers"}},
+			{"Output", []string{"out"}},
+		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the release to `DIR` (required)")
 			budget := fs.Int("budget", 0, "compose a release of `N` items")
