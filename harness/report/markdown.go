@@ -234,13 +234,13 @@ func WriteSummary(w io.Writer, cards []metrics.Card) error {
 	if err := WriteSummaryWidth(w, cards, SummaryWidth); err != nil {
 		return err
 	}
-	return writeShortfalls(w, cards)
+	return WriteShortfalls(w, cards)
 }
 
-// writeShortfalls writes, below the summary's table, a warning per
+// WriteShortfalls writes, below the summary's table, a warning per
 // benchmark more than 5% of whose videos failed and the median order
 // retention (issue 20, points 7 and 11).
-func writeShortfalls(w io.Writer, cards []metrics.Card) error {
+func WriteShortfalls(w io.Writer, cards []metrics.Card) error {
 	for _, line := range FailureWarnings(cards) {
 		fmt.Fprintf(w, "warning: %s\n", line)
 	}
