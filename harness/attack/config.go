@@ -172,6 +172,7 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&bagOfFrames{k: k, useMax: true}, RoleImageText)
 		add(&shuffledReader{}, RoleVLMReader, RoleImageText)
 		add(&tenthReader{}, RoleVLMReader, RoleImageText)
+		add(&fullVideoReader{}, RoleVLMReader, RoleImageText)
 	}
 	return out
 }

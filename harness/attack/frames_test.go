@@ -150,7 +150,7 @@ func TestFrameAttackersWithoutTheirRoleAreSkippedByName(t *testing.T) {
 	skipped := attack.Skipped(cfg)
 	want := []struct{ attacker, role string }{
 		{"captions-match", "captioner"}, {"captions-reader", "captioner"}, {"centre-frame-reader", "vlm_reader"},
-		{"shuffled-frames-reader", "vlm_reader"}, {"contiguous-tenth-reader", "vlm_reader"},
+		{"shuffled-frames-reader", "vlm_reader"}, {"contiguous-tenth-reader", "vlm_reader"}, {"full-video-reader", "vlm_reader"},
 	}
 	if len(skipped) != len(want) {
 		t.Fatalf("skipped %q, want %d lines", skipped, len(want))
@@ -181,7 +181,7 @@ func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
 	}
 	n := 0
 	for _, line := range attack.Skipped(cfg) {
-		for _, name := range []string{"centre-frame-reader", "shuffled-frames-reader", "contiguous-tenth-reader"} {
+		for _, name := range []string{"centre-frame-reader", "shuffled-frames-reader", "contiguous-tenth-reader", "full-video-reader"} {
 			if strings.Contains(line, name+" skipped") {
 				n++
 				if !strings.Contains(line, "no image_text role") {
@@ -190,7 +190,7 @@ func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
 			}
 		}
 	}
-	if n != 3 {
-		t.Errorf("%d VLM readers reported skipped, want 3: %q", n, attack.Skipped(cfg))
+	if n != 4 {
+		t.Errorf("%d VLM readers reported skipped, want 4: %q", n, attack.Skipped(cfg))
 	}
 }

@@ -43,7 +43,7 @@ type Visual struct {
 
 	// VLM holds the vlm_reader's letter log-probabilities for the item, one
 	// per option, under each frame set the VLM readers read (keyed by
-	// VLMCentre, VLMShuffled, VLMTenth). A set is absent when the feature
+	// VLMCentre, VLMShuffled, VLMTenth, VLMInOrder). A set is absent when the feature
 	// stage made no scores for it (the video failed, or the prompt did not
 	// fit the model even with one frame).
 	VLM map[string][]float64
@@ -54,6 +54,7 @@ const (
 	VLMCentre   = "vlm-centre"   // the clip's centre frame
 	VLMShuffled = "vlm-shuffled" // the uniform frames in a seeded shuffle
 	VLMTenth    = "vlm-tenth"    // uniform frames of one seeded contiguous tenth
+	VLMInOrder  = "vlm-in-order" // the uniform frames in time order (full-video-reader)
 )
 
 // Needs says what a frame attacker reads from the feature stage, so that a
@@ -68,6 +69,7 @@ const (
 	NeedVLMCentre                     // Visual.VLM[VLMCentre]
 	NeedVLMShuffled                   // Visual.VLM[VLMShuffled]
 	NeedVLMTenth                      // Visual.VLM[VLMTenth]
+	NeedVLMInOrder                    // Visual.VLM[VLMInOrder]
 )
 
 // Has reports whether n includes every feature of m.

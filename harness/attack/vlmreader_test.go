@@ -26,9 +26,10 @@ func TestVLMReadersByHand(t *testing.T) {
 		{"centre-frame-reader", attack.VLMCentre},
 		{"shuffled-frames-reader", attack.VLMShuffled},
 		{"contiguous-tenth-reader", attack.VLMTenth},
+		{"full-video-reader", attack.VLMInOrder},
 	} {
 		t.Run(tc.attacker, func(t *testing.T) {
-			vlm := map[string][]float64{attack.VLMCentre: other, attack.VLMShuffled: other, attack.VLMTenth: other}
+			vlm := map[string][]float64{attack.VLMCentre: other, attack.VLMShuffled: other, attack.VLMTenth: other, attack.VLMInOrder: other}
 			vlm[tc.set] = read
 			it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b", "c"}, Answer: 1}
 			s := &attack.Stream{Seed: 1, Items: []*harness.Item{it}, Visual: []*attack.Visual{{VLM: vlm}}}

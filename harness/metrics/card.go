@@ -258,6 +258,11 @@ type Flow struct {
 type AttackerResult struct {
 	Name  string        `json:"name"`
 	Level harness.Level `json:"level"`
+	// ScreeningOnly is true for an attacker that is a step of the
+	// screening funnel and no level's (full-video-reader: 32 frames in
+	// order is the reference protocol, Video-Index 5.1): it is reported,
+	// and no eps counts it.
+	ScreeningOnly bool `json:"screening_only,omitempty"`
 	// Accuracy is the share of scored answers that are correct; for a
 	// prequential attacker only the final stage (the scored fold, last in
 	// each order) counts, where it has learned from the rest (Video-Index

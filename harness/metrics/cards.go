@@ -45,6 +45,9 @@ type attackerInfo struct {
 	// rule is when an answer of the attacker solves an item (package
 	// solve): Confident for the model readers, Correct otherwise.
 	rule solve.Rule
+	// screening is true for a screening step only (attack.ScreeningOnly):
+	// no level's eps counts it.
+	screening bool
 }
 
 func configured(cfg attack.Config) []attackerInfo {
@@ -54,7 +57,7 @@ func configured(cfg attack.Config) []attackerInfo {
 		if attack.ScoresLetters(a) {
 			rule = solve.Confident
 		}
-		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule})
+		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule, attack.ScreeningOnly(a)})
 	}
 	return out
 }
@@ -247,7 +250,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 				seen[s.item] = true
 				t.add(items, s)
 			}
-			part[k] = AttackerResult{Name: r.Name, Level: r.Level}
+			part[k] = AttackerResult{Name: r.Name, Level: r.Level, ScreeningOnly: r.ScreeningOnly}
 			if len(seen) == 0 {
 				part[k].Margin = math.Inf(-1)
 				continue
@@ -436,6 +439,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 	r := AttackerResult{
 		Name:           a.name,
 		Level:          a.level,
+		ScreeningOnly:  a.screening,
 		N:              len(acc),
 		Orders:         len(variants),
 		LearnsFromPool: a.prequential,
@@ -548,7 +552,7 @@ func levels(rs []AttackerResult, ran []harness.Level) (out Levels, notRun map[st
 	for _, l := range harness.Levels() {
 		scored := false
 		for k := range rs {
-			if rs[k].Level != l || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
+			if rs[k].Level != l || rs[k].ScreeningOnly || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
 				continue
 			}
 			scored = true

@@ -223,3 +223,33 @@ func TestAbstentionsCountAsChance(t *testing.T) {
 		})
 	}
 }
+
+// TestScreeningOnlyAttackersStayOutOfEps: full-video-reader (32 frames in
+// order, a screening step of Video-Index 5.1 and the reference protocol
+// itself) is reported on the card but sets no level's eps: the order level
+// is the shuffled reader's +0.1, not its +0.45.
+func TestScreeningOnlyAttackersStayOutOfEps(t *testing.T) {
+	items := oneBenchmark(100)
+	var outcomes []metrics.Outcome
+	outcomes = append(outcomes, scoredOnce(items, "shuffled-frames-reader", harness.LevelOrder, func(i int) bool { return i < 60 })...)
+	outcomes = append(outcomes, scoredOnce(items, "full-video-reader", harness.LevelOrder, func(i int) bool { return i < 95 })...)
+	ac := attack.DefaultConfig()
+	ac.Levels = harness.Levels()
+	ac.Roles = []string{attack.RoleVLMReader, attack.RoleImageText}
+	c := cardOf(t, items, outcomes, nil, metrics.DefaultConfig(ac))
+	if o := c.Levels.Order; o == nil || o.Attacker != "shuffled-frames-reader" || !near(o.Eps, 0.1) {
+		t.Errorf("order level %+v, want the shuffled reader's +0.1", o)
+	}
+	found := false
+	for _, r := range c.Attackers {
+		if r.Name == "full-video-reader" {
+			found = true
+			if !r.ScreeningOnly || !near(r.Margin, 0.45) {
+				t.Errorf("full-video-reader %+v, want screening only at +0.45", r)
+			}
+		}
+	}
+	if !found {
+		t.Error("full-video-reader is not on the card")
+	}
+}

@@ -44,7 +44,9 @@ func (t *exactTest) pValue() float64 {
 // point 4: one benchmark has 10 to 20 attackers, and at 0.05 each one of
 // them in two would be flagged by luck alone), and SignificantUncorrected by
 // its own p-value at Alpha. An attacker that answered nothing tests nothing
-// and is in no family.
+// and is in no family; nor is a screening step (ScreeningOnly: 32 frames in
+// order is the reference protocol, not a shortcut test), which keeps its
+// uncorrected flag only.
 func correct(rs []AttackerResult) {
 	var idx []int
 	var ps []float64
@@ -53,9 +55,12 @@ func correct(rs []AttackerResult) {
 		if rs[k].Answered == 0 {
 			continue
 		}
+		rs[k].SignificantUncorrected = rs[k].PValue <= Alpha
+		if rs[k].ScreeningOnly {
+			continue
+		}
 		idx = append(idx, k)
 		ps = append(ps, rs[k].PValue)
-		rs[k].SignificantUncorrected = rs[k].PValue <= Alpha
 	}
 	for j, rej := range Holm(ps, Alpha) {
 		rs[idx[j]].Significant = rej

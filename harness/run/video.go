@@ -112,11 +112,14 @@ func (o *Options) frames() int {
 func vlmSets(needs attack.Needs, frames, perms int) []features.VLMSet {
 	centre, shuffled, tenth := features.VLMSets(frames)
 	centre.Permutations, shuffled.Permutations, tenth.Permutations = perms, perms, perms
+	// full-video-reader reads the frames in order: the temporal
+	// diagnostics' base set, scored once for both (inOrder).
+	inOrder, _ := features.DiagnosticSets(frames)
 	var sets []features.VLMSet
 	for _, s := range []struct {
 		n   attack.Needs
 		set features.VLMSet
-	}{{attack.NeedVLMCentre, centre}, {attack.NeedVLMShuffled, shuffled}, {attack.NeedVLMTenth, tenth}} {
+	}{{attack.NeedVLMCentre, centre}, {attack.NeedVLMShuffled, shuffled}, {attack.NeedVLMTenth, tenth}, {attack.NeedVLMInOrder, inOrder}} {
 		if needs.Has(s.n) {
 			sets = append(sets, s.set)
 		}
@@ -169,6 +172,22 @@ func frameSets(needs attack.Needs, frames int) []features.Set {
 		sets = append(sets, uniform)
 	}
 	return sets
+}
+
+// inOrderScores returns vlm, with the scores of the in-order set (named
+// name by the feature stage) also under attack.VLMInOrder, the key
+// full-video-reader reads; vlm itself is not changed.
+func inOrderScores(vlm map[string][]float64, name string) map[string][]float64 {
+	sc, ok := vlm[name]
+	if !ok {
+		return vlm
+	}
+	out := make(map[string][]float64, len(vlm)+1)
+	for k, v := range vlm {
+		out[k] = v
+	}
+	out[attack.VLMInOrder] = sc
+	return out
 }
 
 func needsOf(atts []attack.Attacker) attack.Needs {
@@ -244,8 +263,9 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 
 	n := len(a.items)
 	vis := make([]*attack.Visual, n)
+	inOrder, _ := features.DiagnosticSets(a.opt.frames())
 	for i, f := range fr.Items {
-		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias(), VLM: f.VLM}
+		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias(), VLM: inOrderScores(f.VLM, inOrder.Name)}
 	}
 
 	// Texts in the image_text space: questions, options, question+option.

@@ -78,8 +78,19 @@ func Open(dir string) (*Input, error) {
 	if in.Embeddings.Text == nil {
 		in.Notes = append(in.Notes, fmt.Sprintf("the run has no %s (written by an older vidscreen): the duplicate steps compare the question embeddings instead of question+options", TextNPY))
 	}
-	if in.Orders, err = readOrders(dir, in.Rows, attackers); err != nil {
+	cfg, err := readConfig(dir)
+	if err != nil {
 		return nil, err
+	}
+	if in.Orders, err = readOrders(dir, in.Rows, attackers, cfg); err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(attackers, func(a Attacker) bool { return a.Name == "full-video-reader" || a.Name == "shuffled-frames-reader" }) {
+		vlm := "vlm_reader"
+		if cfg != nil && cfg.Videos != nil && cfg.Videos.VLMReader != "" {
+			vlm += " (" + cfg.Videos.VLMReader + ")"
+		}
+		in.Notes = append(in.Notes, fmt.Sprintf("one VLM: the 32-frame steps (full-video-reader, shuffled-frames-reader) use %s, the model of the single-frame step, where Video-Index 5.1 uses a smaller one", vlm))
 	}
 	for _, a := range attackers {
 		if slices.Contains(multiOrder, a.Name) && len(in.Orders[a.Name]) == 0 {

@@ -13,6 +13,31 @@ import (
 	"github.com/vidscreen/vidscreen/harness/solve"
 )
 
+// runConfig is what screening reads of a run's config.json.
+type runConfig struct {
+	Seed   uint64 `json:"seed"`
+	Videos *struct {
+		VLMReader string `json:"vlm_reader"`
+	} `json:"videos"`
+}
+
+// readConfig reads dir's config.json; nil when there is none.
+func readConfig(dir string) (*runConfig, error) {
+	path := filepath.Join(dir, run.ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg := &runConfig{}
+	if err := json.Unmarshal(b, cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
 // readOrders reads, for each attacker of multiOrder the run has, its
 // choices on the permutation audit's seeded option orders 1 to
 // solve.Orders-1 (order 0 is the original, items.parquet's verdict) from
@@ -20,20 +45,10 @@ import (
 // steps judge four orders without asking the model again (Video-Index 5.1).
 // An attacker whose orders are not all there gets none. The seed is
 // config.json's.
-func readOrders(dir string, rows []Row, attackers []Attacker) (map[string][][]int32, error) {
+func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (map[string][][]int32, error) {
 	out := map[string][][]int32{}
-	b, err := os.ReadFile(filepath.Join(dir, run.ConfigFile))
-	if errors.Is(err, fs.ErrNotExist) {
+	if cfg == nil {
 		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var cfg struct {
-		Seed uint64 `json:"seed"`
-	}
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, run.ConfigFile), err)
 	}
 	keys := make([]string, len(rows))
 	for i := range rows {
