@@ -31,12 +31,16 @@ var signatures = map[Role]map[string]signature{
 		"encoder_model.onnx":        {inputs: [][]string{{"pixel_values"}}, outputs: [][]string{{"last_hidden_state"}}},
 		"decoder_model_merged.onnx": {inputs: [][]string{{"input_ids"}, {"encoder_hidden_states"}}, outputs: [][]string{{"logits"}}},
 	},
-	RoleLMReader: {"model.onnx": {inputs: [][]string{{"input_ids"}, {"attention_mask"}}, outputs: [][]string{{"logits"}}}},
-	RoleVLMReader: {
-		"vision_encoder.onnx":       {inputs: [][]string{{"pixel_values"}}, outputs: [][]string{{"image_features", "image_embeds"}}},
-		"embed_tokens.onnx":         {inputs: [][]string{{"input_ids"}}, outputs: [][]string{{"inputs_embeds"}}},
-		"decoder_model_merged.onnx": {inputs: [][]string{{"inputs_embeds"}, {"attention_mask"}}, outputs: [][]string{{"logits"}}},
-	},
+	RoleLMReader:     {"model.onnx": {inputs: [][]string{{"input_ids"}, {"attention_mask"}}, outputs: [][]string{{"logits"}}}},
+	RoleVLMReader:    vlmSignatures,
+	RoleScreenReader: vlmSignatures,
+}
+
+// vlmSignatures are the files of a VLM role, vlm_reader or screen_reader.
+var vlmSignatures = map[string]signature{
+	"vision_encoder.onnx":       {inputs: [][]string{{"pixel_values"}}, outputs: [][]string{{"image_features", "image_embeds"}}},
+	"embed_tokens.onnx":         {inputs: [][]string{{"input_ids"}}, outputs: [][]string{{"inputs_embeds"}}},
+	"decoder_model_merged.onnx": {inputs: [][]string{{"inputs_embeds"}, {"attention_mask"}}, outputs: [][]string{{"logits"}}},
 }
 
 var encoderSignature = signature{

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,10 +26,20 @@ const (
 	RoleCaptioner  Role = "captioner"   // image to text, greedy with a cache
 	RoleLMReader   Role = "lm_reader"   // causal LM: prompt to option-letter log-probabilities
 	RoleVLMReader  Role = "vlm_reader"  // vision encoder + decoder: frames and prompt to letters
+	// RoleScreenReader is a second, smaller VLM (the layout of vlm_reader)
+	// for the screening funnel's 32-frame steps (Video-Index 5.1: "a weaker
+	// VLM" answers from 32 frames in order and shuffled). Optional: without
+	// it vlm_reader serves those steps too.
+	RoleScreenReader Role = "screen_reader"
 )
 
-// Roles lists every role in the order reports print them.
-var Roles = []Role{RoleImageText, RoleTextEmbed, RoleDupConfirm, RoleCaptioner, RoleLMReader, RoleVLMReader}
+// Roles lists every role models init writes and models check checks, in
+// the order reports print them; OptionalRoles those a models directory may
+// add.
+var (
+	Roles         = []Role{RoleImageText, RoleTextEmbed, RoleDupConfirm, RoleCaptioner, RoleLMReader, RoleVLMReader}
+	OptionalRoles = []Role{RoleScreenReader}
+)
 
 // Pooling turns token rows into one sentence vector.
 type Pooling string
@@ -75,10 +86,27 @@ type RoleSpec struct {
 }
 
 // Manifest maps roles to folders.
+//
+// A role of models.json is one entry (an object) or a list of entries, each
+// a model of the tests that use the role (the Video-Oasis diagnostic tests
+// are run by several models, seed 003 section 3.2). Roles holds each role's
+// first entry, the one the pyramid's attackers use; Extra the entries after
+// it, in the file's order.
 type Manifest struct {
 	// Dir is the models directory the manifest was read from.
-	Dir   string            `json:"-"`
-	Roles map[Role]RoleSpec `json:"roles"`
+	Dir   string              `json:"-"`
+	Roles map[Role]RoleSpec   `json:"roles"`
+	Extra map[Role][]RoleSpec `json:"extra,omitempty"`
+}
+
+// Entries returns every entry of role: the first (Roles) then Extra; none
+// when the manifest has no such role.
+func (m *Manifest) Entries(role Role) []RoleSpec {
+	first, ok := m.Roles[role]
+	if !ok {
+		return nil
+	}
+	return append([]RoleSpec{first}, m.Extra[role]...)
 }
 
 // layout lists, per role, the files a folder holds. Each entry is a list of
@@ -91,6 +119,8 @@ var layout = map[Role][][]string{
 		{"tokenizer.json"}, {"preprocessor_config.json"}, {"config.json"}},
 	RoleLMReader: {{"model.onnx", "decoder_model_merged.onnx"}, {"tokenizer.json"}},
 	RoleVLMReader: {{"vision_encoder.onnx"}, {"embed_tokens.onnx"}, {"decoder_model_merged.onnx", "decoder_model.onnx"},
+		{"tokenizer.json"}, {"preprocessor_config.json"}},
+	RoleScreenReader: {{"vision_encoder.onnx"}, {"embed_tokens.onnx"}, {"decoder_model_merged.onnx", "decoder_model.onnx"},
 		{"tokenizer.json"}, {"preprocessor_config.json"}},
 }
 
@@ -139,16 +169,41 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 		if _, ok := layout[role]; !ok {
 			return nil, fmt.Errorf("%s: roles.%s: unknown role; roles are %s", path, name, roleList())
 		}
-		var spec RoleSpec
-		d := json.NewDecoder(bytes.NewReader(msg))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&spec); err != nil {
-			return nil, jsonError(path, data, err, "roles."+name)
+		// One entry, or a list of entries (the first is the role's).
+		msgs := []json.RawMessage{msg}
+		list := bytes.HasPrefix(bytes.TrimSpace(msg), []byte("["))
+		if list {
+			msgs = nil
+			if err := json.Unmarshal(msg, &msgs); err != nil {
+				return nil, jsonError(path, data, err, "roles."+name)
+			}
+			if len(msgs) == 0 {
+				return nil, fmt.Errorf("%s: line %d: roles.%s: an empty list (give one entry or more)", path, lineOf(data, `"`+name+`"`), name)
+			}
 		}
-		if err := spec.validate(role); err != nil {
-			return nil, fmt.Errorf("%s: line %d: roles.%s.%w", path, lineOf(data, `"`+name+`"`), name, err)
+		for k, em := range msgs {
+			field := "roles." + name
+			if list {
+				field = fmt.Sprintf("roles.%s[%d]", name, k)
+			}
+			var spec RoleSpec
+			d := json.NewDecoder(bytes.NewReader(em))
+			d.DisallowUnknownFields()
+			if err := d.Decode(&spec); err != nil {
+				return nil, jsonError(path, data, err, field)
+			}
+			if err := spec.validate(role); err != nil {
+				return nil, fmt.Errorf("%s: line %d: %s.%w", path, lineOf(data, `"`+name+`"`), field, err)
+			}
+			if k == 0 {
+				m.Roles[role] = spec
+				continue
+			}
+			if m.Extra == nil {
+				m.Extra = map[Role][]RoleSpec{}
+			}
+			m.Extra[role] = append(m.Extra[role], spec)
 		}
-		m.Roles[role] = spec
 	}
 	return m, nil
 }
@@ -157,8 +212,8 @@ func (s RoleSpec) validate(role Role) error {
 	if s.Dir == "" && s.Server == "" {
 		return fmt.Errorf("dir: missing (the folder holding %s)", ExpectedFiles(role))
 	}
-	if s.Server != "" && role != RoleLMReader && role != RoleVLMReader {
-		return fmt.Errorf("server: only lm_reader and vlm_reader can be served by an OpenAI-compatible server")
+	if s.Server != "" && role != RoleLMReader && role != RoleVLMReader && role != RoleScreenReader {
+		return fmt.Errorf("server: only lm_reader, vlm_reader and screen_reader can be served by an OpenAI-compatible server")
 	}
 	switch s.Pooling {
 	case "", PoolCLS, PoolMean:
@@ -211,9 +266,9 @@ func lineOf(data []byte, needle string) int {
 }
 
 func roleList() string {
-	s := make([]string, len(Roles))
-	for i, r := range Roles {
-		s[i] = string(r)
+	var s []string
+	for _, r := range append(slices.Clone(Roles), OptionalRoles...) {
+		s = append(s, string(r))
 	}
 	return strings.Join(s, ", ")
 }

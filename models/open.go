@@ -180,7 +180,16 @@ func (r *Runtime) OpenCaptioner(m *Manifest, dev Device) (*Captioner, error) {
 // OpenVLMReader opens vlm_reader on dev; config.json's bos_token_id, when
 // present, starts every prompt.
 func (r *Runtime) OpenVLMReader(m *Manifest, dev Device) (*VLMReader, error) {
-	files, spec, err := m.roleFiles(RoleVLMReader)
+	return r.OpenVLMRole(m, RoleVLMReader, dev)
+}
+
+// OpenVLMRole opens a VLM role, vlm_reader or screen_reader (the screening
+// funnel's smaller VLM, Video-Index 5.1), on dev.
+func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev Device) (*VLMReader, error) {
+	if role != RoleVLMReader && role != RoleScreenReader {
+		return nil, fmt.Errorf("OpenVLMRole: role %s is not a VLM", role)
+	}
+	files, spec, err := m.roleFiles(role)
 	if err != nil {
 		return nil, err
 	}

@@ -137,6 +137,35 @@ func TestOpenRolesFromManifest(t *testing.T) {
 		}
 	})
 
+	t.Run("screen_reader opens a VLM folder as vlm_reader does", func(t *testing.T) {
+		sm, err := ParseManifest(filepath.Join(dir, ManifestFile), []byte(`{"roles": {"screen_reader": {"dir": "vlm", "max_length": 120}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := rt.OpenVLMRole(sm, RoleScreenReader, CPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		v, err := rt.OpenVLMReader(m, CPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		p := VLMPrompt{Text: "Frames: <image> Question: " + questions[0] + " A. yes B. no Answer:", Images: randomImages(23, 1, 3, 32), Options: 2}
+		a, err := s.Score(ctx, []VLMPrompt{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := v.Score(ctx, []VLMPrompt{p})
+		if err != nil || !slices.Equal(a[0], b[0]) {
+			t.Errorf("screen_reader %v, vlm_reader %v (%v) on the same folder", a, b, err)
+		}
+		if _, err := rt.OpenVLMRole(sm, RoleLMReader, CPU); err == nil {
+			t.Error("lm_reader opened as a VLM")
+		}
+	})
+
 	t.Run("vlm_reader starts prompts with config.json's bos_token_id", func(t *testing.T) {
 		v, err := rt.OpenVLMReader(m, CPU)
 		if err != nil {
