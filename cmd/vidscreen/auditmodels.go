@@ -202,6 +202,30 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 	} else if ok && spec.Server != "" {
 		fmt.Fprintf(env.stderr, "vidscreen audit: vlm_reader is served by %s; audit reads letter scores from ONNX files only, so the VLM readers are skipped\n", spec.Server)
 	}
+	// screen_reader, the funnel's smaller VLM (Video-Index 5.1), answers
+	// full-video-reader's 32 frames in order; without one vlm_reader does.
+	if spec, ok := m.Roles[models.RoleScreenReader]; ok && spec.Server == "" && v.VLM != nil {
+		sr := &spread.VLMScorer{Pool: pool, Work: string(models.RoleScreenReader)}
+		for _, dev := range devs {
+			r, err := rt.OpenVLMRole(m, models.RoleScreenReader, dev)
+			if err != nil {
+				return fail(err)
+			}
+			out.closes = append(out.closes, r.Close)
+			sr.Readers = append(sr.Readers, r)
+		}
+		folder, spec, _ := m.Folder(models.RoleScreenReader)
+		if v.ScreenName, err = roleName(models.RoleScreenReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"); err != nil {
+			return fail(err)
+		}
+		v.ScreenSize = v.VLMSize
+		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {
+			v.ScreenSize = decode.Size{Short: inputSide(cfg)}
+		}
+		v.Screen = sr
+	} else if ok && spec.Server != "" {
+		fmt.Fprintf(env.stderr, "vidscreen audit: screen_reader is served by %s; audit reads letter scores from ONNX files only, so vlm_reader answers full-video-reader\n", spec.Server)
+	}
 	if len(v.ImageText) == 0 {
 		v = nil
 	} else {
@@ -238,7 +262,7 @@ const poolWorkers = 4
 func noteDevices(rep interface{ Note(string, ...any) }, pool *gpu.Pool) {
 	for _, u := range pool.Usage() {
 		args := []any{"device", u.Device.ID()}
-		for _, role := range []string{"decode", string(models.RoleImageText), "image_text_text", string(models.RoleCaptioner), string(models.RoleTextEmbed), string(models.RoleDupConfirm), string(models.RoleLMReader), string(models.RoleVLMReader)} {
+		for _, role := range []string{"decode", string(models.RoleImageText), "image_text_text", string(models.RoleCaptioner), string(models.RoleTextEmbed), string(models.RoleDupConfirm), string(models.RoleLMReader), string(models.RoleVLMReader), string(models.RoleScreenReader)} {
 			if n := u.Done[role]; n > 0 {
 				args = append(args, role, n)
 			}

@@ -341,6 +341,10 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 				cfg.Videos.VLMSets = append(cfg.Videos.VLMSets, s.String())
 			}
 		}
+		if v.Screen != nil && needs.Has(attack.NeedVLMInOrder) {
+			cfg.Videos.ScreenReader = v.ScreenName
+			cfg.Videos.ScreenSets = []string{opt.screenSet().String() + "@" + opt.screenDecodeSize(needs).String()}
+		}
 	}
 	if opt.ReferenceModel {
 		cfg.ReferenceModel = &ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,

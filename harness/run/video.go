@@ -62,6 +62,14 @@ type VideoModels struct {
 	VLM     features.VLMScorer
 	VLMName string
 	VLMSize decode.Size
+	// Screen is the screen_reader role: the smaller VLM of the screening
+	// funnel's 32-frames-in-order step, full-video-reader (Video-Index
+	// 5.1). Nil when the models directory has none: vlm_reader serves it.
+	// ScreenName names its weights, ScreenSize the size its frames are
+	// decoded at.
+	Screen     features.VLMScorer
+	ScreenName string
+	ScreenSize decode.Size
 }
 
 // roles lists the roles of the models an audit has, for attack.Config.
@@ -96,6 +104,10 @@ type VideoConfig struct {
 	Sets      []string `json:"frame_sets"`
 	VLMReader string   `json:"vlm_reader,omitempty"`
 	VLMSets   []string `json:"vlm_frame_sets,omitempty"`
+	// ScreenReader names the screen_reader model full-video-reader asked
+	// (absent when vlm_reader served it), ScreenSets its frame sets.
+	ScreenReader string   `json:"screen_reader,omitempty"`
+	ScreenSets   []string `json:"screen_frame_sets,omitempty"`
 }
 
 // frames is the number of uniform frames of the frame and order attackers.
@@ -172,6 +184,58 @@ func frameSets(needs attack.Needs, frames int) []features.Set {
 		sets = append(sets, uniform)
 	}
 	return sets
+}
+
+// screenSet is the frame set screen_reader scores for full-video-reader: the
+// run's uniform frames in time order.
+func (o *Options) screenSet() features.VLMSet {
+	inOrder, _ := features.DiagnosticSets(o.frames())
+	return features.VLMSet{Name: "screen-" + strings.TrimPrefix(inOrder.Name, "vlm-"), Sampler: inOrder.Sampler}
+}
+
+// screenDecodeSize is the size screen_reader's frames are decoded at: the
+// run's decode size, or screen_reader's input side where larger, so that
+// the frames it reads are those vlm_reader reads whenever they can be.
+func (o *Options) screenDecodeSize(needs attack.Needs) decode.Size {
+	size := o.decodeSize(needs)
+	size.Short = max(size.Short, o.Video.ScreenSize.Short)
+	return size
+}
+
+// screenReaderScores replaces, in vis, the in-order scores full-video-reader
+// reads (attack.VLMInOrder) by screen_reader's on the same frames: the
+// funnel's smaller VLM (Video-Index 5.1). Every item's come from
+// screen_reader, so the step is one model's: an item it could not score
+// (its video failed, its prompt fits no frame count) has none, and the
+// reader guesses there. The scores are computed, or read from the run's
+// cache, in a pass of their own (features.ReadVLM), keyed by screen_reader's
+// weights.
+func (a *audit) screenReaderScores(ctx context.Context, vis []*attack.Visual) error {
+	v := a.opt.Video
+	set := a.opt.screenSet()
+	scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
+		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
+		Reader: v.Screen, ReaderName: v.ScreenName, Size: a.opt.screenDecodeSize(needsOf(a.attackers)), Decode: v.Decode, Seed: a.opt.Seed,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+		}
+		return fmt.Errorf("screen_reader: %w", err)
+	}
+	for i, x := range vis {
+		m := make(map[string][]float64, len(x.VLM)+1)
+		for k, sc := range x.VLM {
+			if k != attack.VLMInOrder {
+				m[k] = sc
+			}
+		}
+		if sc, ok := scores[i][set.Name]; ok && x.Failure == "" {
+			m[attack.VLMInOrder] = sc
+		}
+		x.VLM = m
+	}
+	return nil
 }
 
 // inOrderScores returns vlm, with the scores of the in-order set (named
@@ -266,6 +330,11 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	inOrder, _ := features.DiagnosticSets(a.opt.frames())
 	for i, f := range fr.Items {
 		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias(), VLM: inOrderScores(f.VLM, inOrder.Name)}
+	}
+	if v.Screen != nil && needs.Has(attack.NeedVLMInOrder) {
+		if err := a.screenReaderScores(ctx, vis); err != nil {
+			return err
+		}
 	}
 
 	// Texts in the image_text space: questions, options, question+option.

@@ -85,13 +85,7 @@ func Open(dir string) (*Input, error) {
 	if in.Orders, err = readOrders(dir, in.Rows, attackers, cfg); err != nil {
 		return nil, err
 	}
-	if slices.ContainsFunc(attackers, func(a Attacker) bool { return a.Name == "full-video-reader" || a.Name == "shuffled-frames-reader" }) {
-		vlm := "vlm_reader"
-		if cfg != nil && cfg.Videos != nil && cfg.Videos.VLMReader != "" {
-			vlm += " (" + cfg.Videos.VLMReader + ")"
-		}
-		in.Notes = append(in.Notes, fmt.Sprintf("one VLM: the 32-frame steps (full-video-reader, shuffled-frames-reader) use %s, the model of the single-frame step, where Video-Index 5.1 uses a smaller one", vlm))
-	}
+	in.Notes = append(in.Notes, vlmNotes(attackers, cfg)...)
 	for _, a := range attackers {
 		if slices.Contains(multiOrder, a.Name) && len(in.Orders[a.Name]) == 0 {
 			in.Notes = append(in.Notes, fmt.Sprintf("%s: the run's permutation audit holds no further option orders of it (off, or a merged run): it is judged on the original order alone, not three of four", a.Name))
@@ -103,6 +97,29 @@ func Open(dir string) (*Input, error) {
 		in.Rows[i].HasFrame = in.Rows[i].Failure == "" && (c != nil && !zeroRow(c, i) || m != nil && !zeroRow(m, i))
 	}
 	return in, nil
+}
+
+// vlmNotes says which VLM answered the funnel's 32-frame steps: Video-Index
+// 5.1 uses a smaller VLM for them than for the single frame (the
+// screen_reader role); a run without one used vlm_reader throughout.
+func vlmNotes(attackers []Attacker, cfg *runConfig) []string {
+	has := func(name string) bool {
+		return slices.ContainsFunc(attackers, func(a Attacker) bool { return a.Name == name })
+	}
+	if !has("full-video-reader") && !has("shuffled-frames-reader") {
+		return nil
+	}
+	vlm, screen := "vlm_reader", ""
+	if cfg != nil && cfg.Videos != nil {
+		if cfg.Videos.VLMReader != "" {
+			vlm += " (" + cfg.Videos.VLMReader + ")"
+		}
+		screen = cfg.Videos.ScreenReader
+	}
+	if screen == "" {
+		return []string{fmt.Sprintf("one VLM: the 32-frame steps (full-video-reader, shuffled-frames-reader) use %s, the model of the single-frame step, where Video-Index 5.1 uses a smaller one (a screen_reader role)", vlm)}
+	}
+	return []string{fmt.Sprintf("full-video-reader used screen_reader (%s); the shuffled step is the card's shuffled-frames-reader, on %s", screen, vlm)}
 }
 
 func zeroRow(m *kernels.Matrix, i int) bool {

@@ -17,7 +17,8 @@ import (
 type runConfig struct {
 	Seed   uint64 `json:"seed"`
 	Videos *struct {
-		VLMReader string `json:"vlm_reader"`
+		VLMReader    string `json:"vlm_reader"`
+		ScreenReader string `json:"screen_reader"`
 	} `json:"videos"`
 }
 

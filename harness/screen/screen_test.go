@@ -432,3 +432,33 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from %s; if the change is intended, run go test ./harness/screen -update and review the diff", name, path)
 	}
 }
+
+// TestVLMNotes: the report says which VLM answered the 32-frame steps.
+func TestVLMNotes(t *testing.T) {
+	video := func(vlm, screen string) *runConfig {
+		c := &runConfig{}
+		c.Videos = &struct {
+			VLMReader    string `json:"vlm_reader"`
+			ScreenReader string `json:"screen_reader"`
+		}{vlm, screen}
+		return c
+	}
+	tests := []struct {
+		name      string
+		attackers []Attacker
+		cfg       *runConfig
+		want      string // "" for no note
+	}{
+		{"no 32-frame step", []Attacker{{Name: br}}, video("v", ""), ""},
+		{"one VLM", []Attacker{{Name: "full-video-reader"}, {Name: sh}}, video("onnx:vlm_reader:smol", ""), "one VLM: the 32-frame steps (full-video-reader, shuffled-frames-reader) use vlm_reader (onnx:vlm_reader:smol)"},
+		{"a screen_reader", []Attacker{{Name: "full-video-reader"}, {Name: sh}}, video("onnx:vlm_reader:big", "onnx:screen_reader:small"), "full-video-reader used screen_reader (onnx:screen_reader:small); the shuffled step is the card's shuffled-frames-reader, on vlm_reader (onnx:vlm_reader:big)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := vlmNotes(tt.attackers, tt.cfg)
+			if (tt.want == "") != (len(got) == 0) || len(got) > 0 && !strings.HasPrefix(got[0], tt.want) {
+				t.Errorf("notes %q, want one starting %q", got, tt.want)
+			}
+		})
+	}
+}
