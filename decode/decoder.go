@@ -147,6 +147,7 @@ func (d *Decoder) openCodec() error {
 	}
 	cc.SetThreadCount(threads)
 	cc.SetThreadType(astiav.ThreadTypeFrame | astiav.ThreadTypeSlice)
+	setCodecLogID(cc, d.src.logID) // before Open, which copies it to the frame threads
 	if err := cc.Open(codec, nil); err != nil {
 		kind := KindCorrupt
 		if errors.Is(err, astiav.ErrPatchwelcome) || errors.Is(err, astiav.ErrDecoderNotFound) || errors.Is(err, astiav.ErrExperimental) {
@@ -162,6 +163,7 @@ func (d *Decoder) finishCodec(cc *astiav.CodecContext) error {
 		return fmt.Errorf("decode %s: %w", d.src.path, err)
 	}
 	setPacketTimeBase(cc, d.src.st)
+	setCodecLogID(cc, d.src.logID) // NVDEC's context, opened elsewhere
 	return nil
 }
 

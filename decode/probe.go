@@ -116,7 +116,9 @@ type source struct {
 	untimed bool
 	rate    astiav.Rational
 	// atStart is true while nothing has been read since opening.
-	atStart   bool
+	atStart bool
+	// logID names the video in FFmpeg's log lines (log.go).
+	logID     uintptr
 	interrupt ioInterrupt
 	info      Info
 }
@@ -141,6 +143,8 @@ func (s *source) open(ctx context.Context) error {
 	if s.fc == nil {
 		return fmt.Errorf("decode %s: cannot allocate a format context", s.path)
 	}
+	s.logID = registerLogVideo(s.path)
+	setFormatLogID(s.fc, s.logID)
 	var err error
 	if s.interrupt, err = newIOInterrupt(s.fc); err != nil {
 		s.fc.Free()
@@ -218,6 +222,10 @@ func (s *source) close() {
 	if s.interrupt.p != nil {
 		s.interrupt.free()
 		s.interrupt.p = nil
+	}
+	if s.logID != 0 {
+		unregisterLogVideo(s.logID)
+		s.logID = 0
 	}
 }
 

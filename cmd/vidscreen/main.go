@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vidscreen/vidscreen/decode"
 )
 
 // A command is one subcommand of vidscreen.
@@ -90,6 +92,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "vidscreen: still stopping %v after the signal; exiting\n", stopGrace)
 		os.Exit(1)
 	}()
+	// FFmpeg's own lines, errors and worse, each naming its video
+	// ("ffmpeg: VIDEO: error: ..."); frames and probe set their own level.
+	if err := decode.SetLogLevel("error"); err != nil {
+		panic(err)
+	}
 	env := &environment{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	code := run(ctx, os.Args[1:], env)
 	stop()
