@@ -3,10 +3,12 @@ package predictions
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -58,6 +60,9 @@ func readProject(r io.Reader, name string) ([]Row, error) {
 		switch x := v.(type) {
 		case json.Number:
 			i, err := x.Int64()
+			if errors.Is(err, strconv.ErrRange) {
+				return fail("pred", fmt.Errorf("%w: %s is not an index into the options (0-based)", harness.ErrAnswerRange, x))
+			}
 			if err != nil {
 				return fail("pred", fmt.Errorf("%w: %s is not an integer option index", harness.ErrFieldType, x))
 			}

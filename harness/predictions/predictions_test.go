@@ -169,6 +169,7 @@ func TestReadRefusesBadFiles(t *testing.T) {
 	}{
 		{"a project line without pred", write("a.jsonl", `{"id": "x", "benchmark": "B"}`+"\n"), "a.jsonl:1: field pred: missing field", harness.ErrMissingField},
 		{"a fractional pred", write("b.jsonl", `{"id": "x", "benchmark": "B", "pred": 1.5}`+"\n"), "b.jsonl:1: field pred: wrong type: 1.5 is not an integer", harness.ErrFieldType},
+		{"a pred of 2^64-1", write("h.jsonl", `{"id": "x", "benchmark": "B", "pred": 18446744073709551615}`+"\n"), "h.jsonl:1: field pred: answer out of range: 18446744073709551615 is not an index", harness.ErrAnswerRange},
 		{"a broken line", write("c.jsonl", `{"id": "x", "pred": 1}`+"\n"+`{"id": `+"\n"), "c.jsonl:2: not a JSON object", harness.ErrSyntax},
 		{"a sample whose doc is text", write("samples_t.jsonl", `{"doc_id": 0, "doc": "q", "filtered_resps": ["A"]}`+"\n"), "samples_t.jsonl:1: field doc: wrong type", harness.ErrFieldType},
 		{"a table without a question column", write("d.tsv", "index\tA\tB\n0\tx\ty\n"), "d.tsv:1: field question: missing field", harness.ErrMissingField},
