@@ -196,3 +196,33 @@ func TestFramesNotRunWhenEveryVideoFailed(t *testing.T) {
 		t.Errorf("one video read: frame level not run (%v)", c.LevelsNotRun)
 	}
 }
+
+// TestPaperMarginsOnTheReferencesItems: the authors' levels.py reads each
+// margin on the items both the reference and the attacker scored, against
+// 2.326 sqrt(c(1-c)/n_ref) on the reference's items, and drops an attacker
+// with fewer than 30 such items. 40 yes/no items, the reference answering
+// the first 35, question-match right on the first 30: on those 35 the
+// margin is 30/35 - 0.5 = 0.357143 against 2.326 sqrt(0.25/35) = 0.196581.
+func TestPaperMarginsOnTheReferencesItems(t *testing.T) {
+	items := oneBenchmark(40)
+	out := scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 30 })
+	ref := func(n int) metrics.Reference {
+		r := metrics.Reference{}
+		for _, it := range items[:n] {
+			r[it.Key()] = it.Answer
+		}
+		return r
+	}
+	cfg := metrics.DefaultConfig(attack.DefaultConfig())
+	c := cardOf(t, items, out, ref(35), cfg)
+	a := c.Attackers[0]
+	if a.PaperMargin == nil || !near(*a.PaperMargin, 30.0/35-0.5) || a.PaperN != 35 || a.PaperSignificant == nil || !*a.PaperSignificant {
+		t.Errorf("paper margin %v n %d significant %v, want %v over 35, true", a.PaperMargin, a.PaperN, a.PaperSignificant, 30.0/35-0.5)
+	}
+	if want := 2.326 * math.Sqrt(0.25/35); !near(c.Significance, want) {
+		t.Errorf("paper threshold %v, want %v on the reference's 35 items", c.Significance, want)
+	}
+	if a := cardOf(t, items, out, ref(29), cfg).Attackers[0]; a.PaperMargin != nil || a.PaperSignificant != nil {
+		t.Errorf("29 common items: paper margin %v, want none (the authors drop it)", a.PaperMargin)
+	}
+}
