@@ -39,7 +39,7 @@ func newSelectCommand() *command {
 	return &command{
 		name:  "select",
 		short: "compose a benchmark from a screened audit, red-team it and release it under a lockfile",
-		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3]",
+		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3] [--videos ROOT]",
 		long: `Select builds a release from the items screening keeps in the run directory RUN of a
 finished audit (Video-Index 5.2-5.3). It reads the screen in RUN/screen (or --screen DIR),
 which "vidscreen screen RUN" writes; when there is none, it screens the run itself with
@@ -52,7 +52,9 @@ duration groups (0-15s, 15-60s, 1-3m, 3-10m, 10-30m, 30-60m, 60m+, unknown), eve
 (smaller near-duplicate clusters), then a lower worst-case attacker percentile. Caps: one
 item per video and per visual scene (videos whose mean frame embeddings have cosine >=
 --scene-threshold, by leader clustering; per video without frame embeddings), five per
-question template (near-duplicate cluster), 5% of the budget per source. When the pool
+question template (near-duplicate cluster), 5% of the budget per source. A video is
+identified by its content (the SHA-256 of its file) when --videos ROOT is given, as the
+audit's cards count shared videos (Video-Index 4.5), else by its video id. When the pool
 cannot fill the budget under the caps, the cap that blocks the most remaining items on
 its own is relaxed one step (source share doubled, template cap doubled, scene or video
 cap + 1) and the relaxation recorded with its reason. --hardest K takes instead the K
@@ -118,6 +120,7 @@ the pool does not hold.`,
 			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one")
 			device := fs.String("device", "cpu", "`DEVICE` the text_embed model runs on (cpu, cuda or cuda:N)")
+			videos := fs.String("videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
 			var itemFiles stringList
 			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
 			return func(ctx context.Context, args []string) error {
@@ -204,6 +207,20 @@ the pool does not hold.`,
 						return err
 					}
 				}
+				videosBy := ""
+				if *videos != "" {
+					n, err := release.IdentifyVideos(ctx, pool, *videos)
+					if err != nil {
+						return err
+					}
+					if n.Read == 0 && n.Unread > 0 {
+						return fmt.Errorf("%w: --videos %s: no video of the pool could be read (first: %s)", errBadInput, *videos, n.FirstUnread)
+					}
+					videosBy = fmt.Sprintf("content (SHA-256 of the video file under --videos): %d items read, %d by video id", n.Read, n.Unread)
+					if n.Unread > 0 {
+						fmt.Fprintf(env.stderr, "vidscreen select: %d of %d videos could not be read under %s and count by video id (first: %s)\n", n.Unread, n.Read+n.Unread, *videos, n.FirstUnread)
+					}
+				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
 				embedder := "lexical, fitted on the selection"
 				if !strings.HasPrefix(cfg.Embedder, "lexical") {
@@ -225,7 +242,7 @@ the pool does not hold.`,
 				sum := sha256.Sum256(cfgBytes)
 				r, err := release.Compose(ctx, pool, release.Spec{Query: q, Seed: *seed, Rounds: *rounds, Team: team,
 					Attack: attackCfg, Embedder: embedder, Rule: release.SolvedRule,
-					Run: "sha256:" + hex.EncodeToString(sum[:]), Screen: screenCfg})
+					Run: "sha256:" + hex.EncodeToString(sum[:]), Screen: screenCfg, Videos: videosBy})
 				if err != nil {
 					if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 						return err

@@ -78,6 +78,12 @@ func TestSelectCommand(t *testing.T) {
 	if other := selectRelease(filepath.Join(dir, "s6"), "--budget", "24", "--seed", "6"); other.Release == one.Release {
 		t.Errorf("seeds 5 and 6 give one name %s", one.Release)
 	}
+	// --videos identifies videos by content; the lockfile says how many
+	// were read (here none can be: the demo's videos are not there, so
+	// select refuses the root).
+	if code, _, stderr := runCmd("select", run, "--out", filepath.Join(dir, "v"), "--budget", "24", "--videos", dir); code != 2 || !strings.Contains(stderr, "no video of the pool could be read") {
+		t.Errorf("--videos with no video: exit %d, %s", code, stderr)
+	}
 	hard := selectRelease(filepath.Join(dir, "hard"), "--hardest", "4", "--per", "benchmark")
 	b, err := os.ReadFile(filepath.Join(dir, "hard", release.LockfileFile))
 	if err != nil {
@@ -86,6 +92,9 @@ func TestSelectCommand(t *testing.T) {
 	var lock release.Lockfile
 	if err := json.Unmarshal(b, &lock); err != nil {
 		t.Fatal(err)
+	}
+	if lock.Pool.Videos != release.VideosByID {
+		t.Errorf("without --videos the lockfile says videos are identified by %q", lock.Pool.Videos)
 	}
 	per := map[string]int{}
 	for _, it := range lock.Items {

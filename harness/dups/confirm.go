@@ -76,7 +76,7 @@ func rowsOf(m *kernels.Matrix) int {
 // confirm keeps the pairs of res whose rows under the second model (row(i)
 // for item i) have a cosine of at least res.Threshold.
 func confirm(items []*harness.Item, res *Result, row func(int) []float32) (*Result, error) {
-	out := &Result{Threshold: res.Threshold, Confirmed: true}
+	out := &Result{Threshold: res.Threshold, Confirmed: true, VideosBy: res.VideosBy, videoIdentity: res.videoIdentity}
 	for _, p := range res.Pairs {
 		if p.A < 0 || p.B >= len(items) || p.A >= p.B {
 			return nil, fmt.Errorf("confirm near duplicates: bad pair (%d, %d) for %d items", p.A, p.B, len(items))

@@ -58,8 +58,9 @@ type Benchmark struct {
 	// CrossItems counts its items with a near duplicate in another benchmark;
 	// CrossPairs counts those pairs.
 	CrossItems, CrossPairs int
-	// SharedVideoItems counts its items whose video (same video id)
-	// appears in another benchmark too: items, not distinct ids (Video-Index
+	// SharedVideoItems counts its items whose video (by Result.VideosBy:
+	// content when the videos were read, else the video id) appears in
+	// another benchmark too: items, not distinct ids (Video-Index
 	// 4.5: "a tenth of items use videos that appear in another benchmark").
 	SharedVideoItems int
 	// Unconfirmed counts the pairs touching the benchmark (within it or
@@ -88,6 +89,12 @@ type Result struct {
 	// nonzero counts.
 	Flows  []Flow
 	Videos []Flow
+	// VideosBy says what identifies a video for Videos and
+	// SharedVideoItems: VideosByID or VideosByContent (SharedVideos).
+	VideosBy string
+	// videoIdentity is the identity SharedVideos set, kept so that a
+	// confirmation's summary counts shared videos alike.
+	videoIdentity func(i int) string
 	// Confirmed is true when a second model confirmed the pairs (Confirm):
 	// Pairs then holds only those it confirmed, and Unconfirmed the pairs
 	// the first model found and the second rejected, sorted by (A, B).
@@ -215,31 +222,13 @@ func summarise(res *Result, items []*harness.Item) {
 			stats[k].NearDuplicateShare /= float64(stats[k].N)
 		}
 	}
-	// Shared videos: every video id with the set of benchmarks using it; an
-	// item counts once for each other benchmark that uses its video.
-	videoBenchmarks := map[string][]string{}
-	for _, it := range items {
-		bs := videoBenchmarks[it.Video]
-		if !slices.Contains(bs, it.Benchmark) {
-			videoBenchmarks[it.Video] = append(bs, it.Benchmark)
-		}
-	}
-	videos := map[[2]string]int{}
-	for _, it := range items {
-		bs := videoBenchmarks[it.Video]
-		if len(bs) < 2 {
-			continue
-		}
-		stats[at[it.Benchmark]].SharedVideoItems++
-		for _, other := range bs {
-			if other != it.Benchmark {
-				videos[[2]string{it.Benchmark, other}]++
-			}
-		}
-	}
 	res.Benchmarks = stats
 	res.Flows = sortedFlows(flows)
-	res.Videos = sortedFlows(videos)
+	identity := res.videoIdentity
+	if identity == nil {
+		identity = func(i int) string { return IDPrefix + items[i].Video }
+	}
+	res.countSharedVideos(items, identity)
 }
 
 func flowKey(a, b string) [2]string {

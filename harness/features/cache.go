@@ -24,10 +24,11 @@ import (
 // Format 2: each file of an entry has its checksum beside it.
 const cacheFormat = 2
 
-// hashVideo returns the SHA-256 of a video file's bytes (SHA-NI hashes
+// HashVideo returns the SHA-256 of a video file's bytes, hex (SHA-NI hashes
 // faster than the disk reads on current CPUs, so a weaker hash gains
-// nothing).
-func hashVideo(path string) (string, error) {
+// nothing). It is the video's identity by content (Item.Content), which
+// select computes alike for its per-video cap.
+func HashVideo(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

@@ -2,6 +2,8 @@ package features
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"os"
 	"path/filepath"
@@ -145,6 +147,22 @@ func TestExtract(t *testing.T) {
 	for i, it := range res.Items {
 		if it.Failure != wantFail[i] {
 			t.Errorf("item %s: failure %q (%v), want %q", items[i].ID, it.Failure, it.Err, wantFail[i])
+		}
+	}
+	// Hash is the SHA-256 of the file read: one for the two items of
+	// bbb.mp4, none where no file was read (missing, outside the root).
+	for i, it := range res.Items {
+		want := ""
+		if wantFail[i] == "" || wantFail[i] == string(decode.KindCorrupt) {
+			b, err := os.ReadFile(filepath.Join(root, items[i].VideoPath))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(b)
+			want = hex.EncodeToString(sum[:])
+		}
+		if it.Hash != want {
+			t.Errorf("item %s: content %q, want %q", items[i].ID, it.Hash, want)
 		}
 	}
 	if st := res.Stats; st.Videos != 4 || st.Computed != 3 || st.Failed != 1 || st.Cached != 0 {

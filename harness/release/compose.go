@@ -25,6 +25,10 @@ type Spec struct {
 	// screening's configuration, for the lockfile (either may be empty).
 	Run    string
 	Screen json.RawMessage
+	// Videos says what identified a video for the one-per-video cap
+	// (IdentifyVideos), for the lockfile and the report; empty means the
+	// video id.
+	Videos string
 }
 
 // A Release is a gated selection registered under its name.
@@ -37,6 +41,10 @@ type Release struct {
 	Gated *Gated
 	Pool  *Pool
 }
+
+// VideosByID is Lockfile.Pool.Videos when no video was read: the video id
+// identifies a video for the one-per-video cap.
+const VideosByID = "video id (no --videos: one clip under two names counts as two videos)"
 
 // Compose draws a selection for spec.Query from p, puts it through the
 // red-team gate and registers it: each item's options shuffled (seeded),
@@ -62,6 +70,10 @@ func Compose(ctx context.Context, p *Pool, spec Spec) (*Release, error) {
 	l.Pool.Items = len(p.Candidates)
 	l.Pool.Run = spec.Run
 	l.Pool.Screen = spec.Screen
+	l.Pool.Videos = spec.Videos
+	if l.Pool.Videos == "" {
+		l.Pool.Videos = VideosByID
+	}
 	l.RedTeam.MaxRounds = spec.Rounds
 	l.RedTeam.Embedder = spec.Embedder
 	l.RedTeam.Rule = spec.Rule

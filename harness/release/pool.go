@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/dups"
 )
 
 // An Attacker names one column of a pool's verdicts.
@@ -59,11 +60,22 @@ type Candidate struct {
 	TemplateSize int
 	// Verdicts holds one verdict per attacker of the pool.
 	Verdicts []Verdict
+	// Video is the identity of the item's video (dups.VideoIdentity): its
+	// content hash when select read the videos (--videos), else empty and
+	// the video id stands. The cards count shared videos by the same
+	// identity (Video-Index 4.5).
+	Video string
 }
 
-// video is the key of the item's video: the video id, which benchmarks that
-// share a video share (as the near-duplicate analysis counts them).
-func (c *Candidate) video() string { return c.Item.Video }
+// video is the key of the item's video for the one-per-video cap: its
+// identity by content when known, else its video id (benchmarks that ship
+// one clip under one name share it).
+func (c *Candidate) video() string {
+	if c.Video != "" {
+		return c.Video
+	}
+	return dups.VideoIdentity(c.Item, "")
+}
 
 // template is the key of the item's question template: its cluster when
 // it has near-duplicates, else the item itself, so that two items without
@@ -80,7 +92,7 @@ func (c *Candidate) scene() string {
 	if c.Scene != "" {
 		return c.Scene
 	}
-	return "video:" + c.Item.Video
+	return "video:" + c.video()
 }
 
 // A Pool is the screened pool selection draws from: its attackers and its
@@ -191,7 +203,7 @@ func (p *Pool) Snapshot() string {
 	for i := range p.Candidates {
 		c := &p.Candidates[i]
 		it := c.Item
-		for _, s := range []string{it.ID, it.Benchmark, it.Video, it.Question, it.Task, it.Group, it.VideoPath, string(it.Meta), c.Scene} {
+		for _, s := range []string{it.ID, it.Benchmark, it.Video, it.Question, it.Task, it.Group, it.VideoPath, string(it.Meta), c.Scene, c.Video} {
 			w.str(s)
 		}
 		w.int(len(it.Options))

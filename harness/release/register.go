@@ -33,6 +33,9 @@ type Lockfile struct {
 		Run string `json:"run,omitempty"`
 		// Screen is the screening's configuration, when the caller gives it.
 		Screen json.RawMessage `json:"screen,omitempty"`
+		// Videos says what identifies a video for the one-per-video cap:
+		// its content (the SHA-256 of the file) or its video id.
+		Videos string `json:"videos"`
 	} `json:"pool"`
 	Query Query  `json:"query"`
 	Seed  uint64 `json:"seed"`

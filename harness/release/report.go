@@ -193,7 +193,7 @@ func (r *Release) WriteHTML(w io.Writer) error {
 var markdown = texttemplate.Must(texttemplate.New("md").Funcs(texttemplate.FuncMap(funcs)).Parse(`# Release {{.R.Name}}
 
 {{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.
-Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot {{.R.Lockfile.Pool.Snapshot}}.
+Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot {{.R.Lockfile.Pool.Snapshot}}; videos identified by {{.R.Lockfile.Pool.Videos}}.
 {{- range .Warnings}}
 
 **Not shortcut-free:** {{.}}
@@ -251,7 +251,7 @@ Screened verdicts carried over (they drop an item only where the run's card find
 
 var page = htmlpage.New("html", funcs, `{{define "title"}}release {{.R.Name}}{{end}}{{define "body"}}<h1>Release {{.R.Name}}</h1>
 <p>{{len .R.Items}} items: {{.Mode}}, from {{.QueryText}}; seed {{.R.Lockfile.Seed}}; selector {{.R.Lockfile.Selector}}, vidscreen {{.R.Lockfile.Vidscreen}}.<br>
-Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Pool.Snapshot}}</code>.</p>
+Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Pool.Snapshot}}</code>; videos identified by {{.R.Lockfile.Pool.Videos}}.</p>
 {{range .Warnings}}<p class="warn"><b>Not shortcut-free:</b> {{.}}</p>
 {{end}}{{if .R.Lockfile.Shortfall}}<p class="warn"><b>Short of the request:</b> {{.R.Lockfile.Shortfall}}.</p>{{end}}
 <h2>Composition</h2>

@@ -1,0 +1,85 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/features"
+)
+
+// VideoCount says how IdentifyVideos identified a pool's videos.
+type VideoCount struct {
+	// Read counts the candidates whose video file was read and hashed;
+	// Unread those whose file could not be resolved or read, which keep
+	// their video id.
+	Read, Unread int
+	// FirstUnread names the first candidate whose file was not read, and
+	// why ("" when every one was).
+	FirstUnread string
+}
+
+// IdentifyVideos sets each candidate's Video to its identity by content:
+// the SHA-256 of its video file under root (features.HashVideo, as the
+// audit's feature extraction computes it), so that the one-per-video cap
+// counts one clip shipped under two names once, as the cards count shared
+// videos (Video-Index 4.5). A candidate whose file cannot be resolved or
+// read keeps its video id. Files are hashed a few at a time; each path
+// once.
+func IdentifyVideos(ctx context.Context, p *Pool, root string) (VideoCount, error) {
+	paths := make([]string, len(p.Candidates))
+	why := make([]error, len(p.Candidates))
+	var files []string
+	at := map[string]int{}
+	for i := range p.Candidates {
+		path, err := harness.ResolveVideo(root, p.Candidates[i].Item)
+		if err != nil {
+			why[i] = err
+			continue
+		}
+		paths[i] = path
+		if _, ok := at[path]; !ok {
+			at[path] = len(files)
+			files = append(files, path)
+		}
+	}
+	sums := make([]string, len(files))
+	errs := make([]error, len(files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(min(4, runtime.GOMAXPROCS(0)))
+	for k, f := range files {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			sums[k], errs[k] = features.HashVideo(f)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return VideoCount{}, err
+	}
+	var n VideoCount
+	for i := range p.Candidates {
+		c := &p.Candidates[i]
+		content := ""
+		if why[i] == nil {
+			content, why[i] = sums[at[paths[i]]], errs[at[paths[i]]]
+		}
+		if why[i] != nil {
+			content = ""
+			n.Unread++
+			if n.FirstUnread == "" {
+				n.FirstUnread = fmt.Sprintf("%s: %v", keyOf(c), why[i])
+			}
+		} else {
+			n.Read++
+		}
+		c.Video = dups.VideoIdentity(c.Item, content)
+	}
+	return n, nil
+}
