@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vidscreen/vidscreen/harness/dups"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
@@ -123,6 +124,7 @@ func TestAuditVideoLevels(t *testing.T) {
 		Cards []struct {
 			Levels    map[string]*struct{ Attacker string } `json:"levels"`
 			LevelsRun []string                              `json:"levels_run"`
+			SharedBy  string                                `json:"shared_videos_by"`
 			Failures  map[string]int                        `json:"failures"`
 			Effective *struct {
 				Mean float64 `json:"mean"`
@@ -160,6 +162,10 @@ func TestAuditVideoLevels(t *testing.T) {
 	c := doc.Cards[0]
 	if strings.Join(c.LevelsRun, ",") != "option,text,pool,frame,order" || c.Levels["frame"] == nil || c.Levels["order"] == nil {
 		t.Errorf("levels run %v, levels %v: want all five", c.LevelsRun, c.Levels)
+	}
+	// The audit read the videos: shared videos are matched by content.
+	if c.SharedBy != dups.VideosByContent {
+		t.Errorf("shared videos matched by %q, want %q", c.SharedBy, dups.VideosByContent)
 	}
 	// 18 items over 9 paths: twice each of corrupt, gone, link (outside) and ../ (outside).
 	want := map[string]int{"corrupt": 2, "missing": 2, "outside-root": 4}

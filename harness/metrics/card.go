@@ -119,10 +119,13 @@ type Card struct {
 	// DistinctClusters is the number of near-duplicate clusters within the
 	// benchmark; SharedVideoItems the number of its items whose video
 	// another benchmark uses too (Video-Index 4.5 counts items), split by
-	// benchmark in SharedVideoFlows.
+	// benchmark in SharedVideoFlows; SharedVideosBy says what identifies a
+	// video there: its content (the SHA-256 of the file, when the audit read
+	// the videos) or, without videos, its video id (dups.VideosBy).
 	DistinctClusters *int   `json:"distinct_clusters"`
 	SharedVideoItems *int   `json:"shared_video_items"`
 	SharedVideoFlows []Flow `json:"shared_video_flows,omitempty"`
+	SharedVideosBy   string `json:"shared_videos_by,omitempty"`
 	// WeightedReferenceAccuracy is s* with each item weighted by the inverse
 	// size of its near-duplicate cluster within the benchmark.
 	WeightedReferenceAccuracy *float64 `json:"weighted_reference_accuracy"`
@@ -234,6 +237,11 @@ type Sample struct {
 	Of int `json:"of"`
 	// Method names the draw, e.g. "stratified by task, then group; seed 1".
 	Method string `json:"method"`
+	// Duplicates counts the drawn items that left as near-duplicates of
+	// another (one item per near-duplicate group, blog 001), Replaced how
+	// many of them unsampled items replaced.
+	Duplicates int `json:"near_duplicates_left"`
+	Replaced   int `json:"replaced"`
 }
 
 // A LevelResult is eps_l, the largest margin over chance of any attacker at

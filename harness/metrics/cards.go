@@ -720,6 +720,7 @@ func withDuplicates(c *Card, dup *dups.Result) {
 	c.CrossBenchmarkDuplicates = &d.CrossItems
 	c.DistinctClusters = &d.Clusters
 	c.SharedVideoItems = &d.SharedVideoItems
+	c.SharedVideosBy = dup.VideosBy
 	if dup.Confirmed {
 		c.UnconfirmedDuplicates = &d.Unconfirmed
 	}

@@ -99,7 +99,7 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 {{end}}
 {{if and $c.Unavailable $.AnyReference}}Not available: {{unavailable $c.Unavailable}}.{{end}}
 {{if $c.DataQuality}}Data quality: {{quality $c.DataQuality}}.{{end}}
-{{if $c.NearDuplicateShare}}Near-duplicate questions: {{optPct $c.NearDuplicateShare}} of items within the benchmark, {{optInt $c.CrossBenchmarkDuplicates}} items with one in another benchmark{{if $c.SharedVideoItems}}, {{optInt $c.SharedVideoItems}} items using a video another benchmark uses{{end}}.{{end}}</p>
+{{if $c.NearDuplicateShare}}Near-duplicate questions: {{optPct $c.NearDuplicateShare}} of items within the benchmark, {{optInt $c.CrossBenchmarkDuplicates}} items with one in another benchmark{{if $c.SharedVideoItems}}, {{optInt $c.SharedVideoItems}} items using a video another benchmark uses{{if $c.SharedVideosBy}} (videos matched by {{$c.SharedVideosBy}}){{end}}{{end}}.{{end}}</p>
 <div class="charts">
 <figure>{{.Profile}}<figcaption>Level profile: eps per level (red: significant). The dashed lines mark the significance threshold{{if $c.ReferenceAccuracy}} and s*&nbsp;&minus;&nbsp;c: a bar reaching it breaks the benchmark{{end}}.</figcaption></figure>
 {{if .Curves}}<figure>{{.Curves}}<figcaption>Learning curves: accuracy per tenth of each seeded order, averaged over orders{{if $c.ALC}}; ALC of the strongest pool attacker ({{$c.ALCAttacker}}) {{printf "%.3f" (deref $c.ALC)}}{{end}}.</figcaption></figure>{{end}}

@@ -160,6 +160,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				if len(c.SharedVideoFlows) > 0 {
 					fmt.Fprintf(bw, " (%s)", flows(c.SharedVideoFlows, "items"))
 				}
+				if c.SharedVideosBy != "" {
+					fmt.Fprintf(bw, ", videos matched by %s", c.SharedVideosBy)
+				}
 			}
 			if c.UnconfirmedDuplicates != nil {
 				fmt.Fprintf(bw, "; confirmation by a second model removed %d pairs", *c.UnconfirmedDuplicates)

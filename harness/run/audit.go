@@ -299,7 +299,15 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		models = append(models, metrics.EvaluatedModel{Name: mf.Name, Answers: answers})
 	}
 	read := len(items)
-	items, samples := harness.Sample(items, opt.Sample, opt.Seed)
+	// The sample keeps one item per near-duplicate group, by the audit's
+	// own text embedder (blog 001; harness.Sample).
+	items, samples, err := harness.Sample(ctx, items, opt.Sample, opt.Seed, sampleEmbedder(items, opt.Embedder))
+	if err != nil {
+		return nil, err
+	}
+	for _, si := range samples {
+		opt.Progress.Note("sample", "benchmark", si.Benchmark, "items", si.N, "of", si.Of, "near_duplicates", si.Duplicates, "replaced", si.Refilled)
+	}
 
 	emb := opt.Embedder
 	lexical := emb == nil
@@ -314,6 +322,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		Format: formatVersion, VideoRoot: root, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
 		Attack: acfg, Duplicates: dups.DefaultThreshold, DuplicateText: "question", Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
 		Benchmarks: opt.Benchmarks, Limit: opt.Limit, BenchmarkItems: benchmarkItems(items),
+	}
+	if opt.Sample > 0 {
+		cfg.SampleRule = harness.SampleRule
 	}
 	if lexical {
 		cfg.Embedder += " (IDF fitted on each benchmark's own texts)"
@@ -527,8 +538,13 @@ type audit struct {
 	// inputs names what the frame attackers read of each item's video
 	// (Record.Input: its SHA-256's first 16 hex digits; "" when it could
 	// not be read, or no video level ran).
-	inputs   []string
-	features *features.Stats
+	inputs []string
+	// videoContent holds each item's video content hash (the SHA-256 the
+	// feature extraction computes; "" where the file was not read); nil
+	// when no video was read. Shared videos are counted by it (Video-Index
+	// 4.5; dups.VideoIdentity).
+	videoContent []string
+	features     *features.Stats
 	// meanFrames and questionTE are the v_i and t_i of the effective size:
 	// the unit mean embedding of each item's uniform frames (nil when its
 	// video failed) and the text_embed embedding of its question (nil
@@ -902,6 +918,13 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	}
 	dm.add(len(a.items))
 	dm.finish()
+	if a.videoContent != nil {
+		ids := make([]string, len(a.items))
+		for i, it := range a.items {
+			ids[i] = dups.VideoIdentity(it, a.videoContent[i])
+		}
+		dup.SharedVideos(a.items, ids, dups.VideosByContent)
+	}
 	if a.opt.Confirm != nil {
 		if dup, err = a.confirm(ctx, dup); err != nil {
 			return err
@@ -919,7 +942,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		if mcfg.Samples == nil {
 			mcfg.Samples = map[string]metrics.Sample{}
 		}
-		mcfg.Samples[si.Benchmark] = metrics.Sample{Of: si.Of, Method: si.Method}
+		mcfg.Samples[si.Benchmark] = metrics.Sample{Of: si.Of, Method: si.Method, Duplicates: si.Duplicates, Replaced: si.Refilled}
 	}
 	cards, scores, err := metrics.CardsByBenchmark(ctx, a.items, a.outcomes(), metrics.Reference(ref), dup, mcfg)
 	if err != nil {
@@ -1111,4 +1134,33 @@ func (a *audit) writeRunJSON(started time.Time) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(a.opt.Out, RunJSON), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+}
+
+// sampleEmbedder is the question embedder of the sample's near-duplicate
+// rule (harness.Sample): the audit's text_embed model when it has one,
+// else a lexical embedder fitted on the benchmark's own texts as read
+// (the audit's lexical embedder is fitted on the sampled ones, which do not
+// exist yet).
+func sampleEmbedder(items []*harness.Item, model textembed.TextEmbedder) harness.QuestionEmbedder {
+	return func(ctx context.Context, benchmark string, questions []string) ([][]float32, error) {
+		emb := model
+		if emb == nil {
+			var own []*harness.Item
+			for _, it := range items {
+				if it.Benchmark == benchmark {
+					own = append(own, it)
+				}
+			}
+			emb = textembed.LexicalPerBenchmark(own, 0)[0].Lexical
+		}
+		m, err := emb.Embed(ctx, questions)
+		if err != nil {
+			return nil, err
+		}
+		out := make([][]float32, m.Rows)
+		for r := range out {
+			out[r] = m.Row(r)
+		}
+		return out, nil
+	}
 }

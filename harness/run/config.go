@@ -46,9 +46,13 @@ type Config struct {
 	Reference *Input  `json:"reference"`
 	VideoRoot string  `json:"video_root"`
 	Seed      uint64  `json:"seed"`
-	// Sample is the --sample size per benchmark (0: every item).
-	Sample   int    `json:"sample"`
-	Embedder string `json:"embedder"`
+	// Sample is the --sample size per benchmark (0: every item);
+	// SampleRule how the sample treats near-duplicates (harness.SampleRule;
+	// absent without --sample), so that a run sampled under another rule is
+	// not resumed as this one.
+	Sample     int    `json:"sample"`
+	SampleRule string `json:"sample_rule,omitempty"`
+	Embedder   string `json:"embedder"`
 	// Confirm names the embedder that confirms near-duplicate pairs; empty
 	// (and absent from config.json) when none does.
 	Confirm string `json:"confirm_embedder,omitempty"`

@@ -86,6 +86,12 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 		if c.N != 80 || c.Sample == nil || c.Sample.Of != 120 || !strings.Contains(c.Sample.Method, "stratified by task, then group") {
 			t.Errorf("%s: n %d, sample %+v", c.Benchmark, c.N, c.Sample)
 		}
+		// One item per near-duplicate group, each replaced from the 40
+		// unsampled items (blog 001).
+		if c.Sample != nil && (c.Sample.Replaced != c.Sample.Duplicates || !strings.Contains(c.Sample.Method, "near-duplicates left")) {
+			t.Errorf("%s: sample %+v: want every near-duplicate replaced, and said", c.Benchmark, c.Sample)
+		}
+		t.Logf("%s: %d near-duplicates left the sample, %d replaced", c.Benchmark, c.Sample.Duplicates, c.Sample.Replaced)
 		for _, r := range c.Attackers {
 			// The flags are the exact test's, Holm-corrected: a corrected
 			// pass is a raw pass, and a raw pass is p <= 0.05.
@@ -120,7 +126,7 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 	if err := json.Unmarshal(cj, &file); err != nil {
 		t.Fatal(err)
 	}
-	if file.Vidscreen != harness.Version || file.Config.Sample != 80 || file.Config.Seed != 2 || len(file.Config.Items) != 1 || file.Config.Items[0].SHA256 == "" || len(file.Cards) != 4 {
+	if file.Vidscreen != harness.Version || file.Config.Sample != 80 || file.Config.SampleRule != harness.SampleRule || file.Config.Seed != 2 || len(file.Config.Items) != 1 || file.Config.Items[0].SHA256 == "" || len(file.Cards) != 4 {
 		t.Errorf("cards.json head: %q, config %+v, %d cards", file.Vidscreen, file.Config, len(file.Cards))
 	}
 	if _, err := os.Stat(filepath.Join(out, RunJSON)); err != nil {

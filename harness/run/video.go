@@ -303,8 +303,10 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	a.decodedSeconds = make([]float64, len(a.items))
 	a.refScores = make([][]float64, len(a.items))
 	a.inputs = make([]string, len(a.items))
+	a.videoContent = make([]string, len(a.items))
 	for i, f := range fr.Items {
 		a.inputs[i] = videoInput(f.Hash, a.cfg.Videos)
+		a.videoContent[i] = f.Hash
 		a.fail(i, f.Failure)
 		a.decodedSeconds[i] = f.Duration.Seconds()
 		a.refScores[i] = f.VLM[referenceSet(ReferenceFrames).Name]
