@@ -61,7 +61,7 @@ input (the error names the file, line and field). Every output, attacker and fla
 docs/audit.md.`,
 		groups: []flagGroup{
 			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions"}},
-			{"Levels", []string{"levels", "frames", "permutations"}},
+			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
 			{"Models and devices", []string{"models", "device", "device-memory", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
 			{"Run control", []string{"seed", "workers", "shard"}},
@@ -84,6 +84,7 @@ docs/audit.md.`,
 			fs.StringVar(&videoRoot, "video-root", "", "the same as --videos `ROOT`")
 			modelsDir := fs.String("models", "", "embed item texts with the text_embed model of `DIR`/models.json (and confirm near-duplicates with its dup_confirm model, when listed) instead of the lexical embedder; with --videos, run its image_text and captioner models on the frames")
 			frames := fs.Int("frames", 32, "show the frame and order attackers `N` uniform frames of each clip (captions, the shuffled and the contiguous-tenth VLM readers, the mean frame of the effective size); Video-Index uses 32")
+			crossPool := fs.Bool("cross-pool", false, "also run copy-xpool and knn-vote-xpool, whose store is preloaded with the run's other benchmarks (Video-Index blog tables 14-15, superscript c): reported beside copy and knn-vote on each card, in no level's eps; holds every item's embeddings in memory")
 			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
 			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (every role, text_embed, dup_confirm, lm_reader, image_text, the captioner and vlm_reader, is opened once per device with the CUDA provider on that GPU, and each device gets its own NVDEC decoders and memory budget; the work is shared out so that every device stays busy, and the outputs do not depend on the device count), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why")
 			deviceMemory := fs.String("device-memory", "0", "give each device of --device a memory budget of `SIZE` (40GiB, 512MiB, or bytes) that the model runs placed on it claim from, their batches sized to fit; 0: 90% of each GPU's free memory, and none on the CPU (set it with cpu:N to size and place the work as on GPUs of that size)")
@@ -141,7 +142,7 @@ docs/audit.md.`,
 				if err != nil {
 					return err
 				}
-				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames, Permutations: permutationsOption(*perms),
+				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames, Permutations: permutationsOption(*perms), CrossPool: *crossPool,
 					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel, Merge: merge}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err

@@ -27,6 +27,9 @@ type Stream struct {
 	// Visual holds, per item in Items, what the feature stage made of its
 	// video; nil when no attacker of the run reads frames (see FrameNeeds).
 	Visual []*Visual
+	// Pool is every item of the run, for the cross-pool attackers
+	// (CrossPool); nil for the others.
+	Pool *Pool
 }
 
 // answered reports n more items answered to s.Progress, if any.

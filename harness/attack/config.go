@@ -46,6 +46,13 @@ type Config struct {
 	// the audit off. The audit multiplies a reader's prompts (nine times on
 	// the default), which a pool of 500,000 items may not want to pay.
 	Permutations int `json:"permutations,omitempty"`
+	// CrossPool adds, at the pool level, the cross-pool variants of the copy
+	// and k-NN attackers (copy-xpool, knn-vote-xpool): their store is
+	// preloaded with the run's other benchmarks (the blog, 001, tables
+	// 14-15, superscript c). They are reported beside the within-benchmark
+	// variants and enter no level's eps, so that a benchmark's eps does not
+	// depend on which other benchmarks share its run.
+	CrossPool bool `json:"cross_pool,omitempty"`
 	// Threads bounds the kernels' parallelism; results do not depend on it.
 	Threads int `json:"-"`
 	// Cache, shared by every copy of the configuration, lets the attackers
@@ -116,6 +123,9 @@ func Attackers(cfg Config) []Attacker {
 			&knnVote{cfg: cfg, cache: cache},
 			&regression{cfg: cfg},
 		)
+		if cfg.CrossPool {
+			out = append(out, &copyXPool{cfg: cfg, cache: cache}, &knnXPool{cfg: cfg, cache: cache})
+		}
 	}
 	for _, f := range frameAttackers(cfg) {
 		if f.missing == "" {

@@ -49,29 +49,43 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 	if err := checkRows(a.Name(), s.Text, s); err != nil {
 		return nil, err
 	}
-	k := a.cfg.K
-	if k < 1 {
-		k = 8
-	}
-	opt := a.cfg.kernelOptions()
-	idx, err := a.cache.knnIndex.get(ctx, s, s.Text, topSearch{candidateDepth * k, opt})
+	norm := normOptions(s)
+	out := make([]Prediction, len(s.Items))
+	err := nearestEarlier(ctx, a.cfg, a.cache, s, func(p int, near []earlier) {
+		out[p] = a.vote(s, norm, p, near)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("knn vote: %w", err)
 	}
+	return out, nil
+}
+
+// nearestEarlier calls fn with every stream position p and the cfg.K
+// nearest items of its benchmark answered before it (by question+options
+// embedding, ties to the earlier), benchmark by benchmark in name order and
+// each in stream order. near is reused after fn returns.
+func nearestEarlier(ctx context.Context, cfg Config, cache *Cache, s *Stream, fn func(p int, near []earlier)) error {
+	k := cfg.K
+	if k < 1 {
+		k = 8
+	}
+	opt := cfg.kernelOptions()
+	idx, err := cache.knnIndex.get(ctx, s, s.Text, topSearch{candidateDepth * k, opt})
+	if err != nil {
+		return err
+	}
 	pos := positions(s)
-	norm := normOptions(s)
-	out := make([]Prediction, len(s.Items))
 	var buf []earlier
 	for _, store := range benchmarkStores(s) {
 		prefix := int(math.Ceil(prefixShare * float64(len(store))))
 		nb, err := kernels.TopKEarlier(ctx, subRows(s.Text, store[:prefix]), k, opt)
 		if err != nil {
-			return nil, fmt.Errorf("knn vote: %w", err)
+			return err
 		}
 		for q, p := range store {
 			if q%1024 == 0 {
 				if err := ctx.Err(); err != nil {
-					return nil, err
+					return err
 				}
 				if q > 0 {
 					s.answered(1024)
@@ -88,11 +102,11 @@ func (a *knnVote) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 			} else {
 				buf = fromList(idx, s, pos, store, q, k, buf)
 			}
-			out[p] = a.vote(s, norm, p, buf)
+			fn(p, buf)
 		}
 		s.answered(len(store) - (len(store)-1)/1024*1024)
 	}
-	return out, nil
+	return nil
 }
 
 // vote turns the nearest earlier items into a prediction for item p.

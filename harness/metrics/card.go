@@ -287,6 +287,11 @@ type AttackerResult struct {
 	// definition), even at the option level: fixed-position and
 	// option-artifact learn where the answers sit and which option texts win.
 	LearnsFromPool bool `json:"learns_from_pool"`
+	// CrossPool is true for a cross-pool attacker (copy-xpool,
+	// knn-vote-xpool): its store also holds the run's other benchmarks
+	// (the blog, 001, tables 14-15, superscript c). It is reported beside
+	// the within-benchmark variant and enters no level's eps.
+	CrossPool bool `json:"cross_pool,omitempty"`
 	// CILow and CIHigh bound Accuracy: the seeded bootstrap percentile
 	// interval over the scored items.
 	CILow  float64 `json:"ci_low"`

@@ -48,6 +48,9 @@ type attackerInfo struct {
 	// screening is true for a screening step only (attack.ScreeningOnly):
 	// no level's eps counts it.
 	screening bool
+	// crossPool marks a cross-pool attacker (attack.CrossPool): reported
+	// beside, in no level's eps.
+	crossPool bool
 }
 
 func configured(cfg attack.Config) []attackerInfo {
@@ -57,7 +60,7 @@ func configured(cfg attack.Config) []attackerInfo {
 		if attack.ScoresLetters(a) {
 			rule = solve.Confident
 		}
-		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule, attack.ScreeningOnly(a)})
+		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule, attack.ScreeningOnly(a), attack.CrossPool(a)})
 	}
 	return out
 }
@@ -443,6 +446,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 		N:              len(acc),
 		Orders:         len(variants),
 		LearnsFromPool: a.prequential,
+		CrossPool:      a.crossPool,
 		AccuracyAll:    all / nv,
 		AbstainShare:   float64(abstains) / float64(total),
 	}
@@ -547,12 +551,14 @@ func bootstrapSeed(seed uint64, benchmark, attacker string) uint64 {
 // item did run: it found nothing to go on (all options tied), which is a
 // result; a level whose attackers had no video to read is taken out by
 // notRunForFailures.
+// The cross-pool attackers are reported beside and enter no level
+// (docs/attackers.md, pool level).
 func levels(rs []AttackerResult, ran []harness.Level) (out Levels, notRun map[string]string) {
 	var best *AttackerResult
 	for _, l := range harness.Levels() {
 		scored := false
 		for k := range rs {
-			if rs[k].Level != l || rs[k].ScreeningOnly || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
+			if rs[k].Level != l || rs[k].ScreeningOnly || rs[k].CrossPool || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
 				continue
 			}
 			scored = true

@@ -89,6 +89,9 @@ type Options struct {
 	// read (captions, the shuffled and the tenth readers, the mean frame of
 	// the effective size); 0 means the 32 of Video-Index.
 	Frames int
+	// CrossPool runs the cross-pool variants of the copy and k-NN attackers
+	// (attack.Config.CrossPool), reported beside, in no level's eps.
+	CrossPool bool
 	// Permutations is how many seeded permutations of each item's options
 	// the model readers' option-permutation audit scores: 0 means the 8 of
 	// Video-Index, a negative count none (attack.Config.Permutations).
@@ -236,6 +239,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	acfg := attack.DefaultConfig()
 	acfg.Permutations = opt.Permutations
+	acfg.CrossPool = opt.CrossPool
 	if len(opt.Levels) > 0 {
 		// A set, kept in pyramid order: "--levels text,option" is the same
 		// configuration as "option,text", on a first run and on resume.
@@ -544,7 +548,14 @@ type audit struct {
 	// when no video was read. Shared videos are counted by it (Video-Index
 	// 4.5; dups.VideoIdentity).
 	videoContent []string
-	features     *features.Stats
+	// xpool is the run's cross-pool store (every item with its text and
+	// question rows), built on the first cross-pool unit (crossPool).
+	xpool struct {
+		once sync.Once
+		pool *attack.Pool
+		err  error
+	}
+	features *features.Stats
 	// meanFrames and questionTE are the v_i and t_i of the effective size:
 	// the unit mean embedding of each item's uniform frames (nil when its
 	// video failed) and the text_embed embedding of its question (nil
@@ -834,6 +845,11 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	}
 	if attack.FrameNeeds(at) != 0 {
 		s.Visual = permuteVisual(a.visual, order)
+	}
+	if attack.CrossPool(at) {
+		if s.Pool, err = a.crossPool(); err != nil {
+			return 0, err
+		}
 	}
 	preds, err := at.Attack(ctx, s)
 	if err != nil {
@@ -1163,4 +1179,27 @@ func sampleEmbedder(items []*harness.Item, model textembed.TextEmbedder) harness
 		}
 		return out, nil
 	}
+}
+
+// crossPool returns every item of the run with its question+options and
+// question rows, the store the cross-pool attackers preload with the other
+// benchmarks (attack.Pool; the blog, 001, tables 14-15). It holds the
+// run's whole embedding matrices in memory: the cross-pool attackers are
+// asked for (--cross-pool), never run by default.
+func (a *audit) crossPool() (*attack.Pool, error) {
+	a.xpool.once.Do(func() {
+		all := make([]int32, len(a.items))
+		for i := range all {
+			all[i] = int32(i)
+		}
+		p := &attack.Pool{Items: a.items}
+		if p.Text, a.xpool.err = a.text.gather(all); a.xpool.err != nil {
+			return
+		}
+		if p.Question, a.xpool.err = a.question.gather(all); a.xpool.err != nil {
+			return
+		}
+		a.xpool.pool = p
+	})
+	return a.xpool.pool, a.xpool.err
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,48 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, RunJSON)); err != nil {
 		t.Errorf("no run.json: %v", err)
+	}
+}
+
+// TestAuditCrossPoolStore audits benchmark B, whose 40 items repeat the
+// questions, options and answers of A's (as IntentQA repeats NExT-QA's),
+// with --cross-pool: copy-xpool answers B from A's items in its preloaded
+// store (the blog, 001, tables 14-15, superscript c), while copy, whose
+// store holds B alone, has nothing to copy; copy-xpool is marked cross_pool
+// and no level's eps comes from it.
+func TestAuditCrossPoolStore(t *testing.T) {
+	var b strings.Builder
+	words := []string{"red", "blue", "green", "tall", "small", "quick", "slow", "round", "flat", "old"}
+	for _, bench := range []string{"A", "B"} {
+		for i := 0; i < 40; i++ {
+			q := fmt.Sprintf("why did the %s %s man hold the %s box near clip %d", words[i%10], words[(i/10+3)%10], words[(i*7)%10], i)
+			opts := []string{"to " + words[i%10], "to " + words[(i+1)%10], "to " + words[(i+2)%10], "to " + words[(i+3)%10]}
+			fmt.Fprintf(&b, `{"id":"%d","benchmark":%q,"video":"v%s%d","question":%q,"options":["%s","%s","%s","%s"],"answer":%d}`+"\n",
+				i, bench, bench, i, q, opts[0], opts[1], opts[2], opts[3], (i*3)%4)
+		}
+	}
+	items := filepath.Join(t.TempDir(), "items.jsonl")
+	if err := os.WriteFile(items, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustAudit(t, Options{Items: []string{items}, Out: filepath.Join(t.TempDir(), "run"), Seed: 1, Workers: 2,
+		Levels: []harness.Level{harness.LevelPool}, CrossPool: true})
+	for _, c := range res.Cards {
+		acc := map[string]metrics.AttackerResult{}
+		for _, r := range c.Attackers {
+			acc[r.Name] = r
+		}
+		x, ok := acc["copy-xpool"]
+		if !ok || !x.CrossPool || acc["copy"].CrossPool || !acc["knn-vote-xpool"].CrossPool {
+			t.Fatalf("%s: attackers %+v: want copy-xpool and knn-vote-xpool marked cross_pool", c.Benchmark, c.Attackers)
+		}
+		if x.Accuracy < 0.9 || acc["copy"].AbstainShare < 0.9 {
+			t.Errorf("%s: copy-xpool accuracy %.3f, copy abstains on %.3f: want the twin benchmark's answers copied across, none within", c.Benchmark, x.Accuracy, acc["copy"].AbstainShare)
+		}
+		for _, l := range []*metrics.LevelResult{c.Levels.Pool} {
+			if l != nil && strings.HasSuffix(l.Attacker, "-xpool") {
+				t.Errorf("%s: eps pool from %s: a cross-pool attacker entered a level", c.Benchmark, l.Attacker)
+			}
+		}
 	}
 }
