@@ -284,12 +284,16 @@ func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
 	}
 	cut := filepath.Join(tmp, "cut")
 	// cached counts the videos whose features and VLM scores are both
-	// stored (each cache entry names its video's path).
+	// stored (each cache entry names its video's path; an entry is stored
+	// once the checksum of its last file is written beside it).
 	cached := func() int {
 		paths := func(glob string) map[string]bool {
 			out := map[string]bool{}
 			m, _ := filepath.Glob(filepath.Join(cut, runs.CacheDir, glob))
 			for _, f := range m {
+				if _, err := os.Stat(f + ".sha256"); err != nil {
+					continue
+				}
 				var e struct{ Path string }
 				if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &e) == nil {
 					out[e.Path] = true
