@@ -16,7 +16,9 @@
 //	infer    the image tower in dynamic batches (frames of several videos
 //	         share a run), then the captioner on the frames that need captions
 //	store    one .npy of frame embeddings and one .json of times and captions
-//	         per video in the cache directory, written atomically
+//	         per video in the cache directory, written atomically, each
+//	         with its SHA-256 beside it (internal/checksum): a file whose
+//	         bytes changed since is reported (Stats.Damaged) and recomputed
 //
 // A video that is missing, outside the video root, unreadable, corrupt or
 // past its deadline fails only its own items: Result.Items records the

@@ -8,6 +8,12 @@
 // A run can be killed at any instant. Started again on the same directory
 // with the same configuration (config.json), it drops the torn tail of the
 // records, skips every stored unit and writes outputs byte-identical to
-// those of an uninterrupted run; with another configuration it is refused.
-// Outputs never depend on the number of workers.
+// those of an uninterrupted run; with another configuration it is refused
+// (or extended, when the configuration only adds to it). A stored answer of
+// an attacker that reads frames names the video bytes and video models it
+// read (Record.Input), and is computed again when they change; the answer
+// of an item whose video failed is not stored. Every cache file has its
+// checksum beside it (internal/checksum) and a damaged one is computed
+// again and reported. Outputs never depend on the number of workers (the
+// record file holds the same records in the order the units finished).
 package run
