@@ -134,6 +134,22 @@ func Plan(opt Options) (*World, error) {
 		w.videos = append(w.videos, v)
 	}
 	w.Items, w.Truth = p.items(w.videos, opt)
+	for redraws := 0; ; redraws++ {
+		f := priorFamily(fams, w.Items)
+		if f == "" {
+			break
+		}
+		if redraws == maxRedraws {
+			return nil, fmt.Errorf("world seed %d: family %s carries an answer prior after %d draws", opt.Seed, f, maxRedraws)
+		}
+		for _, v := range w.videos {
+			if v.family.Name == f {
+				v.scene, v.items = Scene{Duration: v.duration}, nil
+				v.family.build(p, v)
+			}
+		}
+		w.Items, w.Truth = p.items(w.videos, opt)
+	}
 	return w, nil
 }
 
