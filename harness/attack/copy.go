@@ -55,17 +55,24 @@ func (a *copyAttacker) Attack(ctx context.Context, s *Stream) ([]Prediction, err
 			out[p] = abstain(s.Seed, a.Name(), it)
 			continue
 		}
-		j, _ := mapAnswer(norm[best], s.Items[best].Answer, norm[p])
-		if j < 0 {
-			out[p] = abstain(s.Seed, a.Name(), it)
-			continue
-		}
-		w := make([]float64, len(it.Options))
-		for o := range w {
-			w[o] = copyPrior
-		}
-		w[j]++
-		out[p] = decide(logNormalize(w), s.Seed, a.Name(), it)
+		out[p] = lend(s.Seed, a.Name(), it, norm[best], s.Items[best].Answer, norm[p])
 	}
 	return out, nil
+}
+
+// lend is the copy attackers' answer to it: the gold answer of the nearest
+// earlier question (its normalised options src), mapped onto the item's
+// options dst by text, else by letter; when it maps onto none of them the
+// attacker abstains.
+func lend(seed uint64, name string, it *harness.Item, src []string, answer int, dst []string) Prediction {
+	j, _ := mapAnswer(src, answer, dst)
+	if j < 0 {
+		return abstain(seed, name, it)
+	}
+	w := make([]float64, len(it.Options))
+	for o := range w {
+		w[o] = copyPrior
+	}
+	w[j]++
+	return decide(logNormalize(w), seed, name, it)
 }

@@ -92,17 +92,7 @@ func (a *copyXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, error)
 				out[p] = abstain(s.Seed, a.Name(), it)
 				continue
 			}
-			j, _ := mapAnswer(src, answer, norm[p])
-			if j < 0 {
-				out[p] = abstain(s.Seed, a.Name(), it)
-				continue
-			}
-			w := make([]float64, len(it.Options))
-			for o := range w {
-				w[o] = copyPrior
-			}
-			w[j]++
-			out[p] = decide(logNormalize(w), s.Seed, a.Name(), it)
+			out[p] = lend(s.Seed, a.Name(), it, src, answer, norm[p])
 		}
 	}
 	return out, nil

@@ -111,31 +111,41 @@ func nearestEarlier(ctx context.Context, cfg Config, cache *Cache, s *Stream, fn
 
 // vote turns the nearest earlier items into a prediction for item p.
 func (a *knnVote) vote(s *Stream, norm [][]string, p int, near []earlier) Prediction {
-	it := s.Items[p]
+	return voteNeighbours(s.Seed, a.Name(), s.Items[p], norm[p], len(near), func(i int) ([]string, int, float32) {
+		e := near[i]
+		return norm[e.pos], s.Items[e.pos].Answer, e.sim
+	})
+}
+
+// voteNeighbours is the k-NN vote of the within-pool and cross-pool
+// attackers: each of n neighbours (its normalised options, gold answer and
+// cosine, from at) with a positive cosine votes its answer, mapped onto
+// the item's options (dst) by text, else by letter, weighted by the
+// cosine; with no vote the attacker abstains.
+func voteNeighbours(seed uint64, name string, it *harness.Item, dst []string, n int, at func(i int) ([]string, int, float32)) Prediction {
 	w := make([]float64, len(it.Options))
 	voted := false
-	for _, n := range near {
-		if n.sim <= 0 {
+	for i := range n {
+		src, answer, sim := at(i)
+		if sim <= 0 {
 			continue
 		}
-		c, _ := mapAnswer(norm[n.pos], s.Items[n.pos].Answer, norm[p])
+		c, _ := mapAnswer(src, answer, dst)
 		if c < 0 {
 			continue
 		}
-		w[c] += float64(n.sim)
+		w[c] += float64(sim)
 		voted = true
 	}
 	if !voted {
-		return abstain(s.Seed, a.Name(), it)
+		return abstain(seed, name, it)
 	}
 	for o := range w {
 		w[o] += knnPrior
 	}
-	return decide(logNormalize(w), s.Seed, a.Name(), it)
+	return decide(logNormalize(w), seed, name, it)
 }
 
-// earlier is a neighbour answered before the item: its stream position and
-// cosine.
 type earlier struct {
 	pos int
 	sim float32

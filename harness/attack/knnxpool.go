@@ -98,25 +98,7 @@ func (a *knnXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 
 // vote is knnVote.vote over voters.
 func (a *knnXPool) vote(s *Stream, norm [][]string, p int, near []voter) Prediction {
-	it := s.Items[p]
-	w := make([]float64, len(it.Options))
-	voted := false
-	for _, n := range near {
-		if n.sim <= 0 {
-			continue
-		}
-		c, _ := mapAnswer(n.norm, n.answer, norm[p])
-		if c < 0 {
-			continue
-		}
-		w[c] += float64(n.sim)
-		voted = true
-	}
-	if !voted {
-		return abstain(s.Seed, a.Name(), it)
-	}
-	for o := range w {
-		w[o] += knnPrior
-	}
-	return decide(logNormalize(w), s.Seed, a.Name(), it)
+	return voteNeighbours(s.Seed, a.Name(), s.Items[p], norm[p], len(near), func(i int) ([]string, int, float32) {
+		return near[i].norm, near[i].answer, near[i].sim
+	})
 }
