@@ -24,6 +24,7 @@ var itemColumns = []reflect.StructField{
 	{Name: "Cluster", Type: reflect.TypeFor[int32](), Tag: `parquet:"dup_cluster"`},
 	{Name: "Duration", Type: reflect.TypeFor[*float64](), Tag: `parquet:"duration,optional"`},
 	{Name: "Failure", Type: reflect.TypeFor[string](), Tag: `parquet:"failure"`},
+	{Name: "VideoSHA256", Type: reflect.TypeFor[string](), Tag: `parquet:"video_sha256"`},
 }
 
 // perAttacker are the columns of each attacker, in order, by suffix.
@@ -44,7 +45,10 @@ var perAttacker = []struct {
 // options (a list), n_options, answer, dup_cluster (the near-duplicate
 // cluster id of duplicates.parquet; -1 without a duplicate analysis),
 // duration (seconds; null when the item does not say), failure (why the
-// item's video gave no features, Report.Failures; "" otherwise), one
+// item's video gave no features, Report.Failures; "" otherwise),
+// video_sha256 (the SHA-256 of the item's video file, hex, that the feature
+// stage read, Report.VideoSHA256; "" when no video level ran or the video
+// failed), one
 // boolean dq_<flag> per data-quality flag (harness.QualityNames), then for
 // each attacker (in column order) <name>_pred (the option chosen where the
 // item was scored; -1 when the attacker has no prediction), <name>_scored
@@ -98,6 +102,9 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		}
 		if i < len(r.Failures) {
 			row.Field(11).SetString(r.Failures[i])
+		}
+		if i < len(r.VideoSHA256) && (i >= len(r.Failures) || r.Failures[i] == "") {
+			row.Field(12).SetString(r.VideoSHA256[i])
 		}
 		for k, f := range flags {
 			q, _ := harness.Flag(f)

@@ -46,6 +46,12 @@ type Report struct {
 	// Failures holds, per item, why its video gave no features ("" when it
 	// did); nil when no video level ran.
 	Failures []string
+	// VideoSHA256 holds, per item, the SHA-256 (hex) of its video file as
+	// the feature stage read it ("" where it could not be read); nil when
+	// no video was read. items.parquet's video_sha256 column writes it for
+	// the items whose video gave features: the content identity of the
+	// screening funnel's duplicate steps (Video-Index 5.1, pool/dedup.py).
+	VideoSHA256 []string
 }
 
 // cardsFile is the layout of cards.json.

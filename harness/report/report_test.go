@@ -194,7 +194,7 @@ func TestItemsParquetReadsBack(t *testing.T) {
 	for _, c := range f.Schema().Columns() {
 		cols = append(cols, strings.Join(c, "."))
 	}
-	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure," +
+	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure,video_sha256," +
 		"dq_empty_option,dq_repeated_option,dq_letter_prefix,dq_meta_option," +
 		"option_artifact_pred,option_artifact_scored,option_artifact_abstained,option_artifact_correct,option_artifact_margin,option_artifact_solved," +
 		"siblings_pred,siblings_scored,siblings_abstained,siblings_correct,siblings_margin,siblings_solved"
@@ -231,6 +231,55 @@ func TestItemsParquetReadsBack(t *testing.T) {
 			got.Margin != float64(i)-1.5 || got.Solved != (i == 3 || i == 4) {
 			t.Errorf("row %d = %+v", i, got)
 		}
+	}
+}
+
+// TestItemsParquetVideoHash: video_sha256 holds the hash the feature stage
+// read where the video gave features, "" where it failed or was not read,
+// and "" throughout a run without videos.
+func TestItemsParquetVideoHash(t *testing.T) {
+	type row struct {
+		Hash string `parquet:"video_sha256"`
+	}
+	r := fixture(t)
+	n := len(r.Items)
+	for _, tt := range []struct {
+		name             string
+		hashes, failures []string
+		want             func(i int) string
+	}{
+		{"no videos", nil, nil, func(int) string { return "" }},
+		{"item 1 failed (decoded: hashed), item 2 unread", func() []string {
+			h := make([]string, n)
+			for i := range h {
+				h[i] = strings.Repeat(string(rune('a'+i)), 64)
+			}
+			h[2] = ""
+			return h
+		}(), func() []string { f := make([]string, n); f[1], f[2] = "corrupt", "missing"; return f }(),
+			func(i int) string {
+				if i == 1 || i == 2 {
+					return ""
+				}
+				return strings.Repeat(string(rune('a'+i)), 64)
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r.VideoSHA256, r.Failures = tt.hashes, tt.failures
+			var b bytes.Buffer
+			if err := r.WriteItemsParquet(&b); err != nil {
+				t.Fatal(err)
+			}
+			rows, err := parquet.Read[row](bytes.NewReader(b.Bytes()), int64(b.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, got := range rows {
+				if got.Hash != tt.want(i) {
+					t.Errorf("row %d: video_sha256 %q, want %q", i, got.Hash, tt.want(i))
+				}
+			}
+		})
 	}
 }
 

@@ -1004,7 +1004,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	if err != nil {
 		return err
 	}
-	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup, Failures: a.failures}
+	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup, Failures: a.failures, VideoSHA256: a.videoContent}
 	outs := []output{
 		{CardsJSON, rep.WriteCardsJSON},
 		{CardsMarkdown, rep.WriteMarkdown},
