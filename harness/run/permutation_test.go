@@ -92,6 +92,19 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 	if len(perms) != 2*9 {
 		t.Fatalf("%d stored permutations, want 2 readers x 9 orders", len(perms))
 	}
+	// Each stored order keeps every item's choice and its gold margin.
+	for _, p := range perms {
+		b, _ := os.ReadFile(p)
+		choices, margins, err := DecodePermutation(b, res.Items)
+		if err != nil || len(choices) != res.Items || len(margins) != res.Items {
+			t.Fatalf("%s: %d choices, %d margins, %v", filepath.Base(p), len(choices), len(margins), err)
+		}
+		for i, m := range margins {
+			if math.IsNaN(m) || math.IsInf(m, 0) {
+				t.Errorf("%s: item %d has no margin", filepath.Base(p), i)
+			}
+		}
+	}
 	os.WriteFile(perms[0], []byte("[1, 2"), 0o644)
 	mustAudit(t, opt)
 	if n.Load() == 0 {
@@ -148,5 +161,28 @@ func TestPermutationCountIsConfigured(t *testing.T) {
 	// Each permutation is one more prompt per item and reader.
 	if !(0 < asked["off"] && asked["off"] < asked["two"] && asked["two"] < asked["default"]) {
 		t.Errorf("prompts asked: off %d, two %d, default %d; want 0 < off < two < default", asked["off"], asked["two"], asked["default"])
+	}
+}
+
+// TestDecodePermutation: the stored record gives choices and margins (NaN
+// for a null); a file written before the margins were kept, a plain list of
+// choices, gives nil margins (absent, not zeros); a count that is not the
+// items' is refused.
+func TestDecodePermutation(t *testing.T) {
+	c, m, err := DecodePermutation([]byte(`{"choices":[0,2,1],"margins":[2,null,-0.5]}`+"\n"), 3)
+	if err != nil || len(c) != 3 || c[1] != 2 || len(m) != 3 || m[0] != 2 || !math.IsNaN(m[1]) || m[2] != -0.5 {
+		t.Errorf("record: %v, %v, %v", c, m, err)
+	}
+	c, m, err = DecodePermutation([]byte("[0,2,1]\n"), 3)
+	if err != nil || len(c) != 3 || c[2] != 1 || m != nil {
+		t.Errorf("old list: %v, %v, %v; want the choices and no margins", c, m, err)
+	}
+	if c, m, err = DecodePermutation([]byte(`{"choices":[0,2,1]}`), 3); err != nil || m != nil || len(c) != 3 {
+		t.Errorf("record without margins: %v, %v, %v", c, m, err)
+	}
+	for _, bad := range []string{"[0,2]", `{"choices":[0,2,1],"margins":[1]}`, "[1, 2", "{}"} {
+		if _, _, err := DecodePermutation([]byte(bad), 3); err == nil {
+			t.Errorf("%s decoded for 3 items", bad)
+		}
 	}
 }
