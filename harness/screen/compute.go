@@ -28,6 +28,12 @@ type Input struct {
 	// verdict itself), one choice per row. An attacker without them is
 	// judged on its one order.
 	Orders map[string][][]int32
+	// OrderMargins holds, per attacker of Orders, its gold margin (log
+	// p(gold) - mean log p(others)) on each of those orders, one per row
+	// (NaN where it has none); nil for an attacker whose orders the run
+	// stored without margins, which is then held to the margin of the
+	// original order instead of the mean over the four.
+	OrderMargins map[string][][]float64
 	// Notes says what the run lacks that the papers' rules read (Open
 	// fills it); Compute copies it into the screen.
 	Notes []string
@@ -93,7 +99,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		for k := range r.Verdicts {
 			v := &r.Verdicts[k]
 			a := &s.Attackers[k]
-			v.Solved, v.Orders, v.OrdersCorrect = judge(v, rules[k], in.Orders[a.Name], i, r.Answer)
+			v.Solved, v.Orders, v.OrdersCorrect = judge(v, rules[k], in.Orders[a.Name], in.OrderMargins[a.Name], i, r.Answer)
 			if a.Screens && v.Scored && (math.IsNaN(r.MaxMargin) || v.Margin > r.MaxMargin) {
 				r.MaxMargin = v.Margin
 			}
@@ -129,13 +135,14 @@ func ruleOf(in *Input, k int, opt *Options) solve.Rule {
 
 // judge applies rule to verdict v of row i (gold answer). With further
 // orders (the options-only and blind readers' seeded option orders), at
-// least three of the four must be correct (solve.SolvesOrders); the
-// permutation audit stores the choices of the further orders, not their
-// margins, so under solve.Confident the margin condition is read on the
-// original order: its margin > log 2 stands in for the authors' mean over
-// the four (docs/screen.md). It returns whether v solves its item, the
-// orders judged and how many were correct.
-func judge(v *Verdict, rule solve.Rule, orders [][]int32, i int, gold int32) (bool, int32, int32) {
+// least three of the four must be correct and, under solve.Confident, the
+// mean margin over the four above log 2 (solve.SolvesOrders; Video-Index
+// 5.1). margins holds the further orders' margins; where the run stored
+// none (nil: a permutation cache written before vidscreen kept them), the
+// margin condition is read on the original order instead (docs/screen.md).
+// It returns whether v solves its item, the orders judged and how many were
+// correct.
+func judge(v *Verdict, rule solve.Rule, orders [][]int32, margins [][]float64, i int, gold int32) (bool, int32, int32) {
 	first := solve.Answer{Scored: v.Scored && v.Choice >= 0, Abstained: v.Abstained, Correct: v.Correct, Margin: v.Margin}
 	if len(orders) == 0 {
 		n := int32(0)
@@ -144,15 +151,25 @@ func judge(v *Verdict, rule solve.Rule, orders [][]int32, i int, gold int32) (bo
 		}
 		return rule.Solves(first), 1, n
 	}
+	if len(margins) != len(orders) {
+		margins = nil
+	}
 	answers := []solve.Answer{first}
-	for _, o := range orders {
-		answers = append(answers, solve.Answer{Scored: first.Scored, Abstained: v.Abstained, Correct: o[i] == gold})
+	for k, o := range orders {
+		a := solve.Answer{Scored: first.Scored, Abstained: v.Abstained, Correct: o[i] == gold, Margin: math.NaN()}
+		if margins != nil {
+			a.Margin = margins[k][i]
+		}
+		answers = append(answers, a)
 	}
 	n := int32(0)
 	for _, a := range answers {
 		if a.Scored && !a.Abstained && a.Correct {
 			n++
 		}
+	}
+	if margins != nil {
+		return rule.SolvesOrders(answers), int32(len(answers)), n
 	}
 	ok := solve.Correct.SolvesOrders(answers)
 	if rule == solve.Confident {

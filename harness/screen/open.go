@@ -54,13 +54,10 @@ func Open(dir string) (*Input, error) {
 		return nil, err
 	}
 	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers, Significant: significant}
-	var hashed bool
-	if in.Rows, hashed, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
+	if in.Rows, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
 		return nil, err
 	}
-	if !hashed {
-		in.Notes = append(in.Notes, "the run records no content hash of its videos: the duplicate steps take two items to share a video when their video paths are equal")
-	}
+	in.Notes = append(in.Notes, identityNote(in.Rows))
 	q, err := readNPY(dir, QuestionNPY, len(in.Rows), true)
 	if err != nil {
 		return nil, err
@@ -82,21 +79,54 @@ func Open(dir string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Orders, err = readOrders(dir, in.Rows, attackers, cfg); err != nil {
+	if in.Orders, in.OrderMargins, err = readOrders(dir, in.Rows, attackers, cfg); err != nil {
 		return nil, err
 	}
 	in.Notes = append(in.Notes, vlmNotes(attackers, cfg)...)
-	for _, a := range attackers {
-		if slices.Contains(multiOrder, a.Name) && len(in.Orders[a.Name]) == 0 {
-			in.Notes = append(in.Notes, fmt.Sprintf("%s: the run's permutation audit holds no further option orders of it (off, or a merged run): it is judged on the original order alone, not three of four", a.Name))
-		}
-	}
+	in.Notes = append(in.Notes, orderNotes(in)...)
 	for i := range in.Rows {
 		in.Rows[i].Embedding = int32(i)
 		c, m := in.Embeddings.CentreFrame, in.Embeddings.MeanFrame
 		in.Rows[i].HasFrame = in.Rows[i].Failure == "" && (c != nil && !zeroRow(c, i) || m != nil && !zeroRow(m, i))
 	}
 	return in, nil
+}
+
+// identityNote says how the duplicate steps identify the rows' videos: by
+// the SHA-256 of their bytes (items.parquet's video_sha256) where the run
+// recorded it, by the video path elsewhere (Video-Index 5.1, pool/dedup.py
+// compares videos by content).
+func identityNote(rows []Row) string {
+	hashed := 0
+	for i := range rows {
+		if rows[i].VideoID != "" {
+			hashed++
+		}
+	}
+	switch {
+	case hashed == 0:
+		return "video identity: by path: the run records no content hash of its videos (no video level ran, or an older vidscreen wrote it), so the duplicate steps take two items to share a video when their video paths are equal"
+	case hashed < len(rows):
+		return fmt.Sprintf("video identity: by content (the SHA-256 of the video's bytes, items.parquet video_sha256) for %d of %d items; the %d whose video failed or was not read are compared by their video paths", hashed, len(rows), len(rows)-hashed)
+	}
+	return "video identity: by content: the duplicate steps take two items to share a video when the SHA-256 of their videos' bytes is the same (items.parquet video_sha256)"
+}
+
+// orderNotes says which options-only and blind readers the run cannot
+// judge as Video-Index 5.1 does (three of four seeded option orders, mean
+// margin over the four): without further orders, or without their margins.
+func orderNotes(in *Input) []string {
+	var out []string
+	for _, a := range in.Attackers {
+		switch {
+		case !slices.Contains(multiOrder, a.Name):
+		case len(in.Orders[a.Name]) == 0:
+			out = append(out, fmt.Sprintf("%s: the run's permutation audit holds no further option orders of it (off, or a merged run): it is judged on the original order alone, not three of four", a.Name))
+		case in.OrderMargins[a.Name] == nil:
+			out = append(out, fmt.Sprintf("%s: the run's permutation cache keeps the choices of its further option orders but not their margins (written before vidscreen kept them): three of four orders must be correct, and the margin condition is read on the original order instead of the mean over the four", a.Name))
+		}
+	}
+	return out
 }
 
 // vlmNotes says which VLM answered the funnel's 32-frame steps: Video-Index
@@ -193,21 +223,22 @@ func readAttackers(path string) ([]Attacker, map[string][]string, error) {
 // readItems reads items.parquet into rows holding one raw verdict per
 // attacker (in attackers' order). Columns are found by name, so the file
 // may have more than screening reads.
-// It also reports whether the file has a video_sha256 column (the content
-// identity of each item's video), which gives Row.VideoID.
-func readItems(path string, attackers []Attacker) ([]Row, bool, error) {
+// A video_sha256 column (the content identity of each item's video, ""
+// where the run read none) gives Row.VideoID; a file without one leaves it
+// empty, and Compute then identifies the video by its path.
+func readItems(path string, attackers []Attacker) ([]Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	col := map[string]int{} // top-level column name -> leaf index
 	for i, p := range pf.Schema().Columns() {
@@ -230,7 +261,7 @@ func readItems(path string, attackers []Attacker) ([]Row, bool, error) {
 		{"question", &c.question}, {"options", &c.options}, {"answer", &c.answer}, {"dup_cluster", &c.cluster},
 		{"duration", &c.duration}, {"failure", &c.failure}} {
 		if *x.dst, err = need(x.name); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	hashCol, hashed := col["video_sha256"]
@@ -238,7 +269,7 @@ func readItems(path string, attackers []Attacker) ([]Row, bool, error) {
 	dq := make([]int, len(flags))
 	for k, fl := range flags {
 		if dq[k], err = need("dq_" + fl); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	type attCols struct{ pred, scored, abstained, correct, margin int }
@@ -250,7 +281,7 @@ func readItems(path string, attackers []Attacker) ([]Row, bool, error) {
 			dst    *int
 		}{{"pred", &ac[k].pred}, {"scored", &ac[k].scored}, {"abstained", &ac[k].abstained}, {"correct", &ac[k].correct}, {"margin", &ac[k].margin}} {
 			if *x.dst, err = need(p + x.suffix); err != nil {
-				return nil, false, err
+				return nil, err
 			}
 		}
 	}
@@ -312,8 +343,8 @@ func readItems(path string, attackers []Attacker) ([]Row, bool, error) {
 			break
 		}
 		if rerr != nil {
-			return nil, false, fmt.Errorf("%s: %w", path, rerr)
+			return nil, fmt.Errorf("%s: %w", path, rerr)
 		}
 	}
-	return rows, hashed, nil
+	return rows, nil
 }

@@ -40,16 +40,17 @@ func readConfig(dir string) (*runConfig, error) {
 }
 
 // readOrders reads, for each attacker of multiOrder the run has, its
-// choices on the permutation audit's seeded option orders 1 to
-// solve.Orders-1 (order 0 is the original, items.parquet's verdict) from
-// the run's cache (run.PermutationFile), so that the options-only and blind
-// steps judge four orders without asking the model again (Video-Index 5.1).
-// An attacker whose orders are not all there gets none. The seed is
-// config.json's.
-func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (map[string][][]int32, error) {
-	out := map[string][][]int32{}
+// choices and gold margins on the permutation audit's seeded option orders
+// 1 to solve.Orders-1 (order 0 is the original, items.parquet's verdict)
+// from the run's cache (run.PermutationFile), so that the options-only and
+// blind steps judge four orders without asking the model again
+// (Video-Index 5.1). An attacker whose orders are not all there gets none;
+// one whose orders' files keep no margins (written before vidscreen kept
+// them) gets its choices and no margins. The seed is config.json's.
+func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (map[string][][]int32, map[string][][]float64, error) {
+	out, margins := map[string][][]int32{}, map[string][][]float64{}
 	if cfg == nil {
-		return out, nil
+		return out, margins, nil
 	}
 	keys := make([]string, len(rows))
 	for i := range rows {
@@ -60,6 +61,7 @@ func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (m
 			continue
 		}
 		var orders [][]int32
+		var ms [][]float64
 		for o := 1; o < solve.Orders; o++ {
 			path := run.PermutationFile(dir, a.Name, cfg.Seed, o, keys)
 			b, err := os.ReadFile(path)
@@ -68,25 +70,29 @@ func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (m
 				break
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			var choices []int32
-			if err := json.Unmarshal(b, &choices); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+			choices, m, err := run.DecodePermutation(b, len(rows))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w (for the %d items of %s)", path, err, len(rows), itemsFile)
 			}
-			if len(choices) != len(rows) {
-				return nil, fmt.Errorf("%s: %d choices for the %d items of %s", path, len(choices), len(rows), itemsFile)
-			}
+			cs := make([]int32, len(choices))
 			for i, c := range choices {
-				if c < 0 || int(c) >= len(rows[i].Options) {
-					return nil, fmt.Errorf("%s: choice %d of item %s/%s (line 1, entry %d) names no option of its %d", path, c, rows[i].Benchmark, rows[i].ID, i, len(rows[i].Options))
+				if c < 0 || c >= len(rows[i].Options) {
+					return nil, nil, fmt.Errorf("%s: choice %d of item %s/%s (entry %d) names no option of its %d", path, c, rows[i].Benchmark, rows[i].ID, i, len(rows[i].Options))
 				}
+				cs[i] = int32(c)
 			}
-			orders = append(orders, choices)
+			orders = append(orders, cs)
+			ms = append(ms, m)
 		}
-		if len(orders) > 0 {
-			out[a.Name] = orders
+		if len(orders) == 0 {
+			continue
+		}
+		out[a.Name] = orders
+		if !slices.ContainsFunc(ms, func(m []float64) bool { return m == nil }) {
+			margins[a.Name] = ms
 		}
 	}
-	return out, nil
+	return out, margins, nil
 }

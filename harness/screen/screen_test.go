@@ -187,32 +187,48 @@ func TestFunnelHandWorked(t *testing.T) {
 // readers' four orders.
 func TestJudge(t *testing.T) {
 	tests := []struct {
-		name   string
-		v      Verdict
-		rule   solve.Rule
-		orders []int32 // choices on orders 1-3
-		solved bool
-		right  int32
+		name    string
+		v       Verdict
+		rule    solve.Rule
+		orders  []int32   // choices on orders 1-3
+		margins []float64 // margins on orders 1-3; nil: the cache kept none
+		solved  bool
+		right   int32
 	}{
-		{"right, margin 1.2 > log 2", v(br, true, false, 0, 1.2), solve.Confident, nil, true, 1},
-		{"right, margin 0.6 < log 2", v(br, true, false, 0, 0.6), solve.Confident, nil, false, 1},
-		{"wrong with a gold margin of 5.8", v(br, true, false, 2, 5.8), solve.Confident, nil, false, 0},
-		{"abstaining on the gold", v(br, true, true, 0, 3), solve.Confident, nil, false, 0},
-		{"not scored", v(br, false, false, 0, 3), solve.Confident, nil, false, 0},
-		{"a learner right", v(fp, true, false, 0, -4), solve.Correct, nil, true, 1},
-		{"three of four orders, margin 2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 3, 0}, true, 3},
-		{"three of four orders, wrong on the original", v(or, true, false, 1, 2), solve.Confident, []int32{0, 0, 0}, true, 3},
-		{"three of four orders, margin 0.5", v(or, true, false, 0, 0.5), solve.Confident, []int32{0, 0, 2}, false, 3},
-		{"two of four orders", v(or, true, false, 0, 2), solve.Confident, []int32{1, 0, 2}, false, 2},
-		{"three of four without log-probabilities", v(or, true, false, 0, math.NaN()), solve.Correct, []int32{0, 0, 2}, true, 3},
+		{"right, margin 1.2 > log 2", v(br, true, false, 0, 1.2), solve.Confident, nil, nil, true, 1},
+		{"right, margin 0.6 < log 2", v(br, true, false, 0, 0.6), solve.Confident, nil, nil, false, 1},
+		{"wrong with a gold margin of 5.8", v(br, true, false, 2, 5.8), solve.Confident, nil, nil, false, 0},
+		{"abstaining on the gold", v(br, true, true, 0, 3), solve.Confident, nil, nil, false, 0},
+		{"not scored", v(br, false, false, 0, 3), solve.Confident, nil, nil, false, 0},
+		{"a learner right", v(fp, true, false, 0, -4), solve.Correct, nil, nil, true, 1},
+		{"three of four orders, margin 2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 3, 0}, nil, true, 3},
+		{"three of four orders, wrong on the original", v(or, true, false, 1, 2), solve.Confident, []int32{0, 0, 0}, nil, true, 3},
+		{"three of four orders, margin 0.5", v(or, true, false, 0, 0.5), solve.Confident, []int32{0, 0, 2}, nil, false, 3},
+		{"two of four orders", v(or, true, false, 0, 2), solve.Confident, []int32{1, 0, 2}, nil, false, 2},
+		// The mean margin over the four orders (Video-Index 5.1): right on
+		// the original and orders 1 and 2, wrong on order 3. Margins 2, 2,
+		// 2, -2: mean 1 > log 2, solved. Margins 1, 1, 1, -2: mean 0.25 <
+		// log 2, not solved, though the original's margin 1 > log 2.
+		{"three of four, margins 2, 2, 2, -2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 3}, []float64{2, 2, -2}, true, 3},
+		{"three of four, margins 1, 1, 1, -2", v(or, true, false, 0, 1), solve.Confident, []int32{0, 0, 3}, []float64{1, 1, -2}, false, 3},
+		// A cache without margins (written before vidscreen kept them):
+		// the margin condition falls back to the original order's.
+		{"three of four, margins 1, ?, ?, ?", v(or, true, false, 0, 1), solve.Confident, []int32{0, 0, 3}, nil, true, 3},
+		// A missing margin counts as the floor: it never raises the mean.
+		{"three of four, margins 2, 2, NaN, -2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 3}, []float64{2, math.NaN(), -2}, false, 3},
+		{"three of four without log-probabilities", v(or, true, false, 0, math.NaN()), solve.Correct, []int32{0, 0, 2}, nil, true, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var orders [][]int32
-			for _, c := range tt.orders {
+			var margins [][]float64
+			for k, c := range tt.orders {
 				orders = append(orders, []int32{c})
+				if tt.margins != nil {
+					margins = append(margins, []float64{tt.margins[k]})
+				}
 			}
-			got, n, right := judge(&tt.v, tt.rule, orders, 0, 0)
+			got, n, right := judge(&tt.v, tt.rule, orders, margins, 0, 0)
 			if got != tt.solved || right != tt.right || n != int32(1+len(tt.orders)) {
 				t.Errorf("judge = %v, %d of %d correct; want %v, %d", got, right, n, tt.solved, tt.right)
 			}
