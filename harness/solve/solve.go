@@ -15,7 +15,11 @@
 // unscored answer never solves.
 package solve
 
-import "math"
+import (
+	"math"
+
+	"github.com/vidscreen/vidscreen/models/openai"
+)
 
 // Threshold is the margin above which a confident reader solves an item:
 // log 2, the authors' pool screen (Video-Index 5.1).
@@ -23,8 +27,12 @@ const Threshold = math.Ln2
 
 // LogFloor is the log-probability given to an option letter absent from the
 // reader's top 20 log-probabilities: log(1e-6), the authors' floor
-// (video_index/pool/logprobs.py), so margins compare with theirs.
-const LogFloor = -13.815510557964274 // math.Log(1e-6)
+// (video_index/pool/logprobs.py), so margins compare with theirs. It is the
+// served readers' constant (models/openai, which floors the letters it
+// scores): defined in the models layer, which may not import the harness,
+// so that the floor the scores carry and the floor the rule applies are one
+// value.
+const LogFloor = openai.LogFloor
 
 // Orders and MinCorrect are the text readers' multi-order rule: at least
 // MinCorrect of Orders seeded option orders correct (Video-Index 5.1:

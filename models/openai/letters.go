@@ -67,6 +67,14 @@ type Request struct {
 	Letters  []string
 }
 
+// LogFloor is the log-probability given to an option letter none of whose
+// variants is among the candidates the server returned (its top 20):
+// log(1e-6), the Video-Index authors' floor (video_index/pool/logprobs.py),
+// so that margins compare with theirs. harness/solve.LogFloor is this
+// constant: it is defined here, in the models layer that produces the
+// scores, because models must not import the harness above it.
+const LogFloor = -13.815510557964274 // math.Log(1e-6)
+
 // Scores are the merged log-probabilities of the letters at the first
 // generated position.
 type Scores struct {
