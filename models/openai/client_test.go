@@ -56,29 +56,29 @@ func lse(v ...float64) float64 {
 func TestLetterLogProbsRecordedReplies(t *testing.T) {
 	abcd := []string{"A", "B", "C", "D"}
 	tests := []struct {
-		name      string
-		fixture   string
-		chat      bool
-		wantPath  string
-		want      []float64
-		wantFound []bool
-		wantFloor float64
-		wantBest  string
+		name       string
+		fixture    string
+		chat       bool
+		wantPath   string
+		want       []float64
+		wantFound  []bool
+		wantLowest float64
+		wantBest   string
 	}{
 		{
 			name: "vLLM completions merges \" A\" with \"A\"", fixture: "vllm_completions.json", wantPath: "/v1/completions",
 			want:      []float64{lse(-1.6605978608131408, -4.410597860813141), lse(-0.4105978608131408, -2.9105978608131408), -3.4105978608131408, -4.035597860813141},
-			wantFound: []bool{true, true, true, true}, wantFloor: -6.535597860813141, wantBest: "B",
+			wantFound: []bool{true, true, true, true}, wantLowest: -6.535597860813141, wantBest: "B",
 		},
 		{
 			name: "vLLM chat, D present and a letter missing", fixture: "vllm_chat.json", chat: true, wantPath: "/v1/chat/completions",
-			want:      []float64{-2.0, -3.5, lse(-0.25, -3.5), -3.0},
-			wantFound: []bool{true, false, true, true}, wantFloor: -3.5, wantBest: "C",
+			want:      []float64{-2.0, LogFloor, lse(-0.25, -3.5), -3.0},
+			wantFound: []bool{true, false, true, true}, wantLowest: -3.5, wantBest: "C",
 		},
 		{
 			name: "llama.cpp chat with token ids", fixture: "llamacpp_chat.json", chat: true, wantPath: "/v1/chat/completions",
-			want:      []float64{lse(-0.10536051565782628, -3.2188758248682006), -3.506557897319982, -4.605170185988091, -4.605170185988091},
-			wantFound: []bool{true, true, true, false}, wantFloor: -4.605170185988091, wantBest: "A",
+			want:      []float64{lse(-0.10536051565782628, -3.2188758248682006), -3.506557897319982, -4.605170185988091, LogFloor},
+			wantFound: []bool{true, true, true, false}, wantLowest: -4.605170185988091, wantBest: "A",
 		},
 	}
 	for _, tt := range tests {
@@ -111,8 +111,8 @@ func TestLetterLogProbsRecordedReplies(t *testing.T) {
 					t.Errorf("%s: %v (found %v), want %v (found %v)", abcd[i], s.LogProbs[i], s.Found[i], tt.want[i], tt.wantFound[i])
 				}
 			}
-			if s.Floor != tt.wantFloor {
-				t.Errorf("floor %v, want %v", s.Floor, tt.wantFloor)
+			if s.Lowest != tt.wantLowest {
+				t.Errorf("lowest %v, want %v", s.Lowest, tt.wantLowest)
 			}
 			if got := s.Letters[s.Best()]; got != tt.wantBest {
 				t.Errorf("best %s, want %s", got, tt.wantBest)

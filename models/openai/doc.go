@@ -6,8 +6,10 @@
 // One request per prompt asks for one token (max_tokens 1, temperature 0)
 // with the top log-probabilities of that first position, on /completions
 // (logprobs N) or /chat/completions (logprobs true, top_logprobs N). The
-// candidates whose text is a letter once surrounding white space is removed
-// (" A", "A", "\nA") are merged per letter by log-sum-exp. For a
+// candidates whose text is a letter once surrounding white space and an
+// opening parenthesis are removed (" A", "A", "\nA", "(A") are merged per
+// letter by log-sum-exp; a letter with no candidate gets LogFloor, log(1e-6),
+// the Video-Index authors' floor, and is marked as floored. For a
 // vision-language model, chat messages carry frames as PNG data URLs
 // (RGBImage), between text parts.
 //

@@ -79,12 +79,28 @@ const LogFloor = -13.815510557964274 // math.Log(1e-6)
 // generated position.
 type Scores struct {
 	Letters  []string
-	LogProbs []float64 // natural log; for a letter not Found, Floor
-	Found    []bool    // whether any variant of the letter was among the candidates
-	// Floor is the lowest candidate log-probability returned: every token
-	// outside the candidates is at most this likely, so it bounds from above
-	// the log-probability of a letter not found.
-	Floor float64
+	LogProbs []float64 // natural log; LogFloor for a letter not Found
+	// Found says, per letter, whether any variant of it was among the
+	// candidates; a letter not Found was floored (its score is LogFloor, not
+	// a log-probability the server gave).
+	Found []bool
+	// Lowest is the lowest candidate log-probability returned: every token
+	// outside the candidates is at most this likely. It is reported, not
+	// used: a floored letter gets LogFloor even when Lowest is below it, as
+	// the authors do.
+	Lowest float64
+}
+
+// Floored returns how many letters were given LogFloor because no variant
+// of theirs was among the candidates.
+func (s Scores) Floored() int {
+	n := 0
+	for _, f := range s.Found {
+		if !f {
+			n++
+		}
+	}
+	return n
 }
 
 // Best returns the index of the most likely letter (the first on ties).
@@ -267,30 +283,36 @@ func key(c candidate) string {
 
 // letterOf returns the letter a token spells once white space (and the
 // SentencePiece and GPT-2 space markers, for servers that return raw pieces)
-// is removed.
+// and one opening parenthesis before it are removed: "A", " A", "\nA", "(A",
+// " (A" and "\u2581A" all spell A.
 func letterOf(tok string) string {
 	tok = strings.NewReplacer("\u2581", " ", "\u0120", " ", "\u010a", "\n").Replace(tok)
-	return strings.TrimSpace(tok)
+	tok = strings.TrimSpace(tok)
+	if rest, ok := strings.CutPrefix(tok, "("); ok {
+		tok = strings.TrimSpace(rest)
+	}
+	return tok
 }
 
 // mergeLetters sums, in log space, the probabilities of every candidate
-// spelling each letter: p(A) = p(" A") + p("A") + ... (log-sum-exp).
+// spelling each letter: p(A) = p("A") + p(" A") + p("(A") + ... (log-sum-exp).
+// A letter none of whose variants is a candidate gets LogFloor.
 func mergeLetters(cands []candidate, letters []string) Scores {
-	s := Scores{Letters: letters, LogProbs: make([]float64, len(letters)), Found: make([]bool, len(letters)), Floor: math.Inf(1)}
+	s := Scores{Letters: letters, LogProbs: make([]float64, len(letters)), Found: make([]bool, len(letters)), Lowest: math.Inf(1)}
 	variants := make([][]float64, len(letters))
 	index := map[string]int{}
 	for i, l := range letters {
 		index[l] = i
 	}
 	for _, c := range cands {
-		s.Floor = math.Min(s.Floor, c.Logprob)
+		s.Lowest = math.Min(s.Lowest, c.Logprob)
 		if i, ok := index[letterOf(c.Token)]; ok {
 			variants[i] = append(variants[i], c.Logprob)
 		}
 	}
 	for i, v := range variants {
 		if len(v) == 0 {
-			s.LogProbs[i] = s.Floor
+			s.LogProbs[i] = LogFloor
 			continue
 		}
 		s.Found[i] = true
