@@ -15,11 +15,7 @@
 // unscored answer never solves.
 package solve
 
-import (
-	"math"
-
-	"github.com/vidscreen/vidscreen/models/openai"
-)
+import "math"
 
 // Threshold is the margin above which a confident reader solves an item:
 // log 2, the authors' pool screen (Video-Index 5.1).
@@ -27,12 +23,12 @@ const Threshold = math.Ln2
 
 // LogFloor is the log-probability given to an option letter absent from the
 // reader's top 20 log-probabilities: log(1e-6), the authors' floor
-// (video_index/pool/logprobs.py), so margins compare with theirs. It is the
-// served readers' constant (models/openai, which floors the letters it
-// scores): defined in the models layer, which may not import the harness,
-// so that the floor the scores carry and the floor the rule applies are one
-// value.
-const LogFloor = openai.LogFloor
+// (video_index/pool/logprobs.py), so margins compare with theirs. The served
+// letter scorer (models/openai) floors the letters it scores at its own
+// openai.LogFloor: the models layer may not import the harness, and a rule
+// need not import an HTTP client for one number; the test holds the two
+// equal.
+const LogFloor = -13.815510557964274 // math.Log(1e-6)
 
 // Orders and MinCorrect are the text readers' multi-order rule: at least
 // MinCorrect of Orders seeded option orders correct (Video-Index 5.1:

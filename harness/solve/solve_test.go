@@ -3,6 +3,8 @@ package solve
 import (
 	"math"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/models/openai"
 )
 
 func TestSolves(t *testing.T) {
@@ -68,7 +70,7 @@ func TestSolvesOrders(t *testing.T) {
 }
 
 func TestLogFloor(t *testing.T) {
-	if LogFloor != math.Log(1e-6) {
-		t.Fatalf("LogFloor = %v, want log(1e-6) = %v", LogFloor, math.Log(1e-6))
+	if LogFloor != math.Log(1e-6) || LogFloor != openai.LogFloor {
+		t.Fatalf("LogFloor = %v, want log(1e-6) = %v, the served scorer's floor (openai.LogFloor = %v)", LogFloor, math.Log(1e-6), openai.LogFloor)
 	}
 }
