@@ -77,6 +77,16 @@ func Compose(ctx context.Context, p *Pool, spec Spec) (*Release, error) {
 	l.RedTeam.MaxRounds = spec.Rounds
 	l.RedTeam.Embedder = spec.Embedder
 	l.RedTeam.Rule = spec.Rule
+	l.RedTeam.Rerun, l.RedTeam.Carried = []string{}, []string{}
+	if g.Residual != nil {
+		for _, a := range g.Residual.Attackers {
+			if a.Rerun {
+				l.RedTeam.Rerun = append(l.RedTeam.Rerun, a.Name)
+			} else {
+				l.RedTeam.Carried = append(l.RedTeam.Carried, a.Name)
+			}
+		}
+	}
 	orders := make([][]int, len(g.Selection.Picks))
 	kept := make([]string, len(g.Selection.Picks))
 	l.Items = make([]LockedItem, len(g.Selection.Picks))

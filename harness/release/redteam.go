@@ -45,6 +45,29 @@ type AttackTeam struct {
 	// Workers bounds how many attackers run at once (GOMAXPROCS when 0);
 	// results do not depend on it.
 	Workers int
+	// Readers, when set, reads the selection again with the model readers
+	// whose answer depends on the option order (Video-Index 5.2: the VLM
+	// at 32 frames in order), so that they re-run on the released order
+	// instead of carrying their screened verdicts over.
+	Readers ModelReaders
+}
+
+// ModelReaders is what the red team needs to re-run model readers on the
+// selection: the feature stage of the audit (decode and the reader's
+// letter scores) run on the items as released.
+type ModelReaders interface {
+	// Attackers names the model attackers it reads for.
+	Attackers() []string
+	// Visual returns, per item (options in the released order), what the
+	// feature stage made of it for those attackers.
+	Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error)
+}
+
+// modelConfig is cfg with the roles the model readers of r need, so that
+// attack.Attackers lists them.
+func modelConfig(cfg attack.Config) attack.Config {
+	cfg.Roles = []string{attack.RoleVLMReader, attack.RoleImageText}
+	return cfg
 }
 
 // ErrVersion refuses a red team whose learning attacker is another version
@@ -92,66 +115,108 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	for _, a := range attack.Attackers(cfg) {
 		byName[a.Name()] = a
 	}
+	var readers []string
+	if t.Readers != nil {
+		readers = t.Readers.Attackers()
+		for _, a := range attack.Attackers(modelConfig(t.Config)) {
+			if slices.Contains(readers, a.Name()) {
+				byName[a.Name()] = a
+			}
+		}
+	}
 	var rerun []attack.Attacker
-	for _, pa := range p.Attackers {
-		if !pa.Pooled {
+	again := make([]bool, len(p.Attackers)) // pool attacker a re-runs
+	models := false
+	for k, pa := range p.Attackers {
+		reader := slices.Contains(readers, pa.Name)
+		if !pa.Pooled && !reader {
 			continue
 		}
 		a, ok := byName[pa.Name]
 		if !ok {
 			return nil, fmt.Errorf("attacker %s of the pool is not in the audit's configuration (levels %v)", pa.Name, cfg.Levels)
 		}
+		again[k], models = true, models || reader
 		if v := attack.Version(a); pa.Version != "" && v != pa.Version {
 			return nil, fmt.Errorf("%w: the run's %s is version %s and this vidscreen's is %s: audit the run again with this vidscreen before selecting from it", ErrVersion, pa.Name, pa.Version, v)
 		}
 		rerun = append(rerun, a)
 	}
-	outcomes, err := t.run(ctx, cfg, rerun, items)
+	var vis []*attack.Visual
+	if models {
+		var err error
+		if vis, err = t.Readers.Visual(ctx, items); err != nil {
+			return nil, fmt.Errorf("red team: read the selection again: %w", err)
+		}
+		if len(vis) != len(items) {
+			return nil, fmt.Errorf("red team: %d visual records for %d items", len(vis), len(items))
+		}
+	}
+	outcomes, err := t.run(ctx, cfg, rerun, items, vis)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := metrics.ItemScores(items, outcomes, metrics.Config{Attack: cfg})
+	scoreCfg := cfg
+	if models {
+		scoreCfg = modelConfig(cfg) // the model readers among the attackers it knows
+	}
+	scores, err := metrics.ItemScores(items, outcomes, metrics.Config{Attack: scoreCfg})
 	if err != nil {
 		return nil, err
 	}
 	fresh := map[[2]int]metrics.ItemScore{} // (selection index, pool attacker index)
+	// A model reader's answers are judged by correctness and margin where
+	// its margins are log-probability margins (harness/solve; screening's
+	// rule), the learners' by correctness alone.
+	rules := make([]solve.Rule, len(p.Attackers))
 	for _, s := range scores {
-		fresh[[2]int{s.Item, attackerIndex(p, s.Attacker)}] = s
+		a := attackerIndex(p, s.Attacker)
+		fresh[[2]int{s.Item, a}] = s
+		if slices.Contains(readers, s.Attacker) && s.Scored && !math.IsNaN(s.Margin) {
+			rules[a] = solve.Confident
+		}
 	}
-	return judge(p, picks, items, func(k, a int) (Verdict, bool) {
+	return judge(p, picks, items, again, func(k, a int) (Verdict, bool) {
 		s, ok := fresh[[2]int{k, a}]
 		if !ok {
 			return Verdict{}, false
 		}
 		ans := solve.Answer{Scored: s.Scored, Abstained: s.Abstained, Correct: s.Correct, Margin: s.Margin}
 		return Verdict{Scored: s.Scored, Abstained: s.Abstained, Correct: s.Correct, Margin: s.Margin,
-			Solved: solve.Correct.Solves(ans)}, true
+			Solved: rules[a].Solves(ans)}, true
 	}), nil
 }
 
 // judge builds the attack of a selection from each attacker's verdicts:
 // fresh(k, a) gives the re-run verdict of pool attacker a on pick k (ok
-// false when none), and the pool's screened verdicts stand for attackers
-// that were not re-run. items are the picks as attacked (for their chance).
+// false when none) for the attackers again marks (nil: the Pooled ones),
+// and the pool's screened verdicts stand for attackers that were not
+// re-run. items are the picks as attacked (for their chance).
 //
 // Significance on the selection is the cards' test (issue 20.4): an exact
 // one-sided Poisson-binomial test of the answered items' correct count
 // against each item's own chance, Holm-corrected at metrics.Alpha over the
 // attackers that scored the selection. An abstention is a chance-level
 // outcome: it adds nothing to the evidence, so the test leaves it out of n.
-func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Verdict, bool)) *Attack {
+func judge(p *Pool, picks []int, items []*harness.Item, again []bool, fresh func(k, a int) (Verdict, bool)) *Attack {
+	if again == nil {
+		again = make([]bool, len(p.Attackers))
+		for a, pa := range p.Attackers {
+			again[a] = pa.Pooled
+		}
+	}
 	out := &Attack{Solvers: make([][]string, len(picks))}
 	verdicts := make([][]Verdict, len(p.Attackers))
 	pvalues := make([]float64, len(p.Attackers))
 	for a, pa := range p.Attackers {
-		r := AttackerResidual{Name: pa.Name, Level: pa.Level, Rerun: pa.Pooled}
+		r := AttackerResidual{Name: pa.Name, Level: pa.Level, Rerun: again[a]}
 		vs := make([]Verdict, len(picks))
 		var correct, chance float64
 		var answered []float64 // the chances of the items answered, not abstained
 		hits := 0
 		for k, i := range picks {
 			v := p.Candidates[i].Verdicts[a]
-			if pa.Pooled {
+			if again[a] {
 				v, _ = fresh(k, a)
 			}
 			vs[k] = v
@@ -196,7 +261,7 @@ func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Ve
 				continue
 			}
 			counts := r.Significant
-			if !pa.Pooled {
+			if !again[a] {
 				counts = v.Significant
 				if b := p.Candidates[i].Item.Benchmark; counts && !slices.Contains(on, b) {
 					on = append(on, b)
@@ -218,7 +283,7 @@ func judge(p *Pool, picks []int, items []*harness.Item, fresh func(k, a int) (Ve
 
 // run answers items with each attacker on each of its variants, as the
 // audit does: the seeded rotating orders, every item scored once.
-func (t *AttackTeam) run(ctx context.Context, cfg attack.Config, atts []attack.Attacker, items []*harness.Item) ([]metrics.Outcome, error) {
+func (t *AttackTeam) run(ctx context.Context, cfg attack.Config, atts []attack.Attacker, items []*harness.Item, vis []*attack.Visual) ([]metrics.Outcome, error) {
 	if len(atts) == 0 || len(items) == 0 {
 		return nil, nil
 	}
@@ -278,6 +343,12 @@ func (t *AttackTeam) run(ctx context.Context, cfg attack.Config, atts []attack.A
 			}
 			if attack.NeedsQuestion(un.a) {
 				s.Question = permuteRows(question, order)
+			}
+			if attack.FrameNeeds(un.a) != 0 {
+				s.Visual = make([]*attack.Visual, len(order))
+				for pos, i := range order {
+					s.Visual[pos] = vis[i]
+				}
 			}
 			preds, err := un.a.Attack(gctx, s)
 			if err != nil {

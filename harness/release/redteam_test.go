@@ -357,7 +357,7 @@ func TestRerunLearnerDropsOnlyWhereSignificant(t *testing.T) {
 		right, solved, ignored int
 		p                      float64
 	}{{1, 0, 1, 1 - math.Pow(0.75, 8)}, {8, 8, 0, math.Pow(0.25, 8)}} {
-		att := judge(p, picks, items, func(k, a int) (Verdict, bool) {
+		att := judge(p, picks, items, nil, func(k, a int) (Verdict, bool) {
 			ok := k < tt.right
 			return Verdict{Scored: true, Correct: ok, Solved: ok}, true
 		})
@@ -365,5 +365,116 @@ func TestRerunLearnerDropsOnlyWhereSignificant(t *testing.T) {
 		if r.Solved != tt.solved || r.Ignored != tt.ignored || !approx(r.PValue, round6(tt.p)) {
 			t.Errorf("%d of 8 right: %+v, want %d solved, %d ignored, p %.6f", tt.right, r, tt.solved, tt.ignored, tt.p)
 		}
+	}
+}
+
+// fakeReaders answers full-video-reader from letter scores it makes from
+// the options it is shown: the gold text (by the source item) gets log
+// 0.9, the others log(0.1/3). With origin set it scores instead the gold's
+// position in the source order, as a reader shown the unshuffled options.
+type fakeReaders struct {
+	gold   map[string]string // released id -> gold option text
+	answer map[string]int    // released id -> gold position in the source order
+	origin bool
+	seen   [][]string
+}
+
+func (f *fakeReaders) Attackers() []string { return []string{"full-video-reader"} }
+
+func (f *fakeReaders) Visual(_ context.Context, items []*harness.Item) ([]*attack.Visual, error) {
+	out := make([]*attack.Visual, len(items))
+	for k, it := range items {
+		f.seen = append(f.seen, slices.Clone(it.Options))
+		sc := make([]float64, len(it.Options))
+		for j, o := range it.Options {
+			sc[j] = math.Log(0.1 / 3)
+			if (!f.origin && o == f.gold[it.ID]) || (f.origin && j == f.answer[it.ID]) {
+				sc[j] = math.Log(0.9)
+			}
+		}
+		out[k] = &attack.Visual{VLM: map[string][]float64{attack.VLMInOrder: sc}}
+	}
+	return out, nil
+}
+
+// With Readers, full-video-reader re-runs on the selection with its options
+// in the released (shuffled) order, and is judged by the solve rule there:
+// a reader that finds the gold text wherever the shuffle put it solves
+// every item; one that answers the gold's source position is right only
+// where the shuffle left it in place. Without Readers its screened
+// verdicts are carried over.
+func TestAttackTeamRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
+	var cs []Candidate
+	gold, answer := map[string]string{}, map[string]int{}
+	for i := 0; i < 12; i++ {
+		it := &harness.Item{ID: fmt.Sprint(i), Benchmark: "B", Video: fmt.Sprint("v", i), Question: fmt.Sprint("what is shown in clip ", i, "?"),
+			Options: []string{"a red ball", "a blue cup", "a green hat", "a white dog"}, Answer: i % 4, Task: "t"}
+		gold["B/"+it.ID], answer["B/"+it.ID] = it.Options[it.Answer], it.Answer
+		cs = append(cs, Candidate{Item: it, TemplateSize: 1, Template: i, Verdicts: []Verdict{{Scored: true, Margin: -1}}})
+	}
+	p, err := NewPool([]Attacker{{Name: "full-video-reader", Level: harness.LevelOrder}}, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	picks := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	const seed = 3
+	moved := 0
+	for _, i := range picks {
+		src := p.Candidates[i].Item
+		order, _ := optionOrder(src, seed)
+		if order[src.Answer] != src.Answer {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatal("the shuffle moved no gold option: the test shows nothing")
+	}
+	f := &fakeReaders{gold: gold, answer: answer}
+	cfg := attack.DefaultConfig()
+	cfg.Levels = append(cfg.Levels, harness.LevelFrame, harness.LevelOrder)
+	team := &AttackTeam{Config: cfg, Seed: seed, Readers: f}
+	att, err := team.Attack(context.Background(), p, picks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range picks {
+		src := p.Candidates[i].Item
+		order, _ := optionOrder(src, seed)
+		want := make([]string, len(order))
+		for j, o := range order {
+			want[j] = src.Options[o]
+		}
+		if !slices.Equal(f.seen[k], want) {
+			t.Errorf("item %d: the reader saw %q, want the released order %q", k, f.seen[k], want)
+		}
+		if !slices.Equal(att.Solvers[k], []string{"full-video-reader"}) {
+			t.Errorf("item %d: solvers %v, want full-video-reader", k, att.Solvers[k])
+		}
+	}
+	if r := att.Attackers[0]; !r.Rerun || r.N != 12 || r.Solved != 12 || !r.Significant {
+		t.Errorf("residual %+v: want re-run, 12 scored, 12 solved, significant", r)
+	}
+	// The source positions are right only where the gold stayed.
+	f = &fakeReaders{gold: gold, answer: answer, origin: true}
+	team.Readers = f
+	if att, err = team.Attack(context.Background(), p, picks); err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for k := range picks {
+		if v := att.Attackers[0]; v.Rerun && slices.Contains(att.Solvers[k], "full-video-reader") {
+			right++
+		}
+	}
+	if r := att.Attackers[0]; !r.Rerun || r.Solved+r.Ignored != len(picks)-moved || right > len(picks)-moved {
+		t.Errorf("a reader of the source positions: %+v (%d items solved); want %d right, the golds the shuffle left in place", r, right, len(picks)-moved)
+	}
+	// Without Readers the screened verdicts are carried over.
+	team.Readers = nil
+	if att, err = team.Attack(context.Background(), p, picks); err != nil {
+		t.Fatal(err)
+	}
+	if r := att.Attackers[0]; r.Rerun || r.Solved != 0 {
+		t.Errorf("without Readers: %+v, want carried over, nothing solved", r)
 	}
 }

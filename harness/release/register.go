@@ -44,11 +44,16 @@ type Lockfile struct {
 	Attackers []Attacker      `json:"attackers"`
 	Attack    json.RawMessage `json:"attack"`
 	// RedTeam is how the gate attacked: at most MaxRounds rounds of drop
-	// and refill, the embedder of the re-run attackers and the verdict rule.
+	// and refill, the embedder of the re-run attackers and the verdict rule;
+	// Rerun names the attackers that attacked the selection again on the
+	// released option order, Carried those whose screened verdicts were
+	// carried over (Video-Index 5.2; issue 20.6).
 	RedTeam struct {
-		MaxRounds int    `json:"max_rounds"`
-		Embedder  string `json:"embedder"`
-		Rule      string `json:"rule"`
+		MaxRounds int      `json:"max_rounds"`
+		Embedder  string   `json:"embedder"`
+		Rule      string   `json:"rule"`
+		Rerun     []string `json:"rerun"`
+		Carried   []string `json:"carried_over"`
 	} `json:"red_team"`
 	Rounds      []Round      `json:"rounds"`
 	Relaxations []Relaxation `json:"relaxations"`
