@@ -39,7 +39,7 @@ func newSelectCommand() *command {
 	return &command{
 		name:  "select",
 		short: "compose a benchmark from a screened audit, red-team it and release it under a lockfile",
-		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3] [--videos ROOT]",
+		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3] [--videos ROOT] [--models DIR]",
 		long: `Select builds a release from the items screening keeps in the run directory RUN of a
 finished audit (Video-Index 5.2-5.3). It reads the screen in RUN/screen (or --screen DIR),
 which "vidscreen screen RUN" writes; when there is none, it screens the run itself with
@@ -67,9 +67,14 @@ siblings, knn-vote, regression) attack the selection as its own pool, on the rel
 option order and the run's rotating orders; an item one of them answers correctly, not by
 a seeded guess (the solve rule of harness/solve), is dropped when that attacker is
 significant on the selection, never taken again, and the selection refilled, for at most
---rounds rounds. The attackers that answer each item alone (the readers, the frame and
-order attackers) carry over their screened verdicts, which drop an item only where the
-run's card finds the attacker significant on the item's benchmark. The last attack is the
+--rounds rounds. With --videos ROOT and --models DIR naming a vlm_reader, the VLM at 32
+frames in order (full-video-reader, on the model the audit asked: screen_reader where the
+run used one) re-reads the selection on the released option order too, through the
+audit's feature stage, and drops what it answers correctly with a margin above log 2 when
+it is significant on the selection. The other attackers that answer each item alone (the
+readers, the frame and order attackers; full-video-reader without --videos and a
+vlm_reader) carry over their screened verdicts, which drop an item only where the run's
+card finds the attacker significant on the item's benchmark. The last attack is the
 residual exploitability per level (abstentions counted at chance); what it still solves
 after the last round stays, counted.
 Texts are embedded as the audit did: lexically (fitted on the selection) or, when the
@@ -118,8 +123,8 @@ the pool does not hold.`,
 			capTemplate := fs.Int("cap-template", 5, "initial cap of items per question template (`N`)")
 			capSource := fs.Float64("cap-source", 0.05, "initial cap per source, as a `SHARE` of the budget")
 			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
-			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one")
-			device := fs.String("device", "cpu", "`DEVICE` the text_embed model runs on (cpu, cuda or cuda:N)")
+			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos and a vlm_reader, full-video-reader re-runs on the released option order")
+			device := fs.String("device", "cpu", "`DEVICE` the --models roles run on (cpu, cuda or cuda:N)")
 			videos := fs.String("videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
 			var itemFiles stringList
 			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
@@ -222,6 +227,14 @@ the pool does not hold.`,
 					}
 				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
+				readers, closeReaders, err := openSelectReaders(*modelsDir, *videos, *device, cfg, env)
+				if err != nil {
+					return err
+				}
+				defer closeReaders()
+				if readers != nil {
+					team.Readers = readers
+				}
 				embedder := "lexical, fitted on the selection"
 				if !strings.HasPrefix(cfg.Embedder, "lexical") {
 					emb, closeFn, err := openSelectEmbedder(*modelsDir, *device, cfg.Embedder, env)
@@ -251,6 +264,9 @@ the pool does not hold.`,
 						return fmt.Errorf("%w: %v", errBadInput, err)
 					}
 					return err
+				}
+				if readers != nil && readers.unread > 0 {
+					fmt.Fprintf(env.stderr, "vidscreen select: %s could not read %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", fullVideoReader, readers.unread, readers.items, *videos)
 				}
 				if err := r.Write(*out); err != nil {
 					return err

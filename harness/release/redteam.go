@@ -27,8 +27,9 @@ const releasePool = "release"
 // the pool's Pooled attackers (those that learn from the other items of
 // their pool: their answers on the selection differ from those on the
 // screened pool) on the selection as one pool, on the audit's seeded
-// rotating orders, and takes the screened verdicts of the others, which
-// answer each item alone and so answer it the same in any pool.
+// rotating orders, and the model readers Readers serves (full-video-reader)
+// on the released option order too; it takes the screened verdicts of the
+// others, which answer each item alone.
 type AttackTeam struct {
 	// Config is the attack configuration of the audit whose pool this is.
 	Config attack.Config

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/release"
+)
+
+// TestSelectRerunsTheVLMOnTheReleasedOrder audits a generated world's videos at
+// all five levels with the models `models init` writes, then selects from it:
+// with --videos and --models the red team asks the run's VLM again, on the
+// selection's 32 frames in order with the options as released, so
+// full-video-reader re-ran (every selected item scored) and the report and
+// lockfile say so; without them its verdicts are carried over, as before.
+func TestSelectRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
+	items, root, _ := worldFixture(t)
+	dir := t.TempDir()
+	// The world's own models have no readers; those of `models init` have
+	// every role, vlm_reader and screen_reader among them.
+	modelsDir := filepath.Join(dir, "models-init")
+	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
+		t.Fatalf("models init: exit %d: %s", code, stderr)
+	}
+	run := filepath.Join(dir, "run")
+	if code, _, stderr := runAudit("--items", items, "--videos", root, "--models", modelsDir, "--out", run, "--quiet"); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	selectRun := func(out string, args ...string) (release.Lockfile, string) {
+		t.Helper()
+		code, _, stderr := runCmd(append([]string{"select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1"}, args...)...)
+		if code != 0 {
+			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, release.LockfileFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lock release.Lockfile
+		if err := json.Unmarshal(b, &lock); err != nil {
+			t.Fatal(err)
+		}
+		md, err := os.ReadFile(filepath.Join(out, release.ReportMarkdown))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lock, string(md)
+	}
+	lock, md := selectRun(filepath.Join(dir, "models"), "--items", items, "--videos", root, "--models", modelsDir)
+	if !slices.Contains(lock.RedTeam.Rerun, fullVideoReader) || slices.Contains(lock.RedTeam.Carried, fullVideoReader) {
+		t.Errorf("with --videos and --models the lockfile has re-run %v, carried over %v: want %s re-run", lock.RedTeam.Rerun, lock.RedTeam.Carried, fullVideoReader)
+	}
+	rerun := ""
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "Re-ran on the released option order:") {
+			rerun = l
+		}
+	}
+	if !strings.Contains(rerun, fullVideoReader) {
+		t.Errorf("the report's re-run line %q does not name %s", rerun, fullVideoReader)
+	}
+	// The reader answered every released item: its row counts each of
+	// them scored.
+	row := ""
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| "+fullVideoReader+" |") {
+			row = l
+		}
+	}
+	if f := strings.Split(row, "|"); len(f) < 5 || strings.TrimSpace(f[3]) != "yes" || strings.TrimSpace(f[4]) != fmt.Sprint(len(lock.Items)) {
+		t.Errorf("report row %q: want re-ran, %d scored", row, len(lock.Items))
+	}
+	// --models without --videos: text_embed only, as before.
+	lock, _ = selectRun(filepath.Join(dir, "plain"), "--models", modelsDir)
+	if slices.Contains(lock.RedTeam.Rerun, fullVideoReader) || !slices.Contains(lock.RedTeam.Carried, fullVideoReader) {
+		t.Errorf("without --videos and --models the lockfile has re-run %v, carried over %v: want %s carried over", lock.RedTeam.Rerun, lock.RedTeam.Carried, fullVideoReader)
+	}
+}
