@@ -348,7 +348,7 @@ func printAuditSummary(w io.Writer, res *runs.Result) error {
 	if err := report.WriteSummaryWidth(w, res.Cards, width); err != nil {
 		return err
 	}
-	if err := report.WriteShortfalls(w, res.Cards); err != nil {
+	if err := report.WriteShortfalls(w, res.Cards, width); err != nil {
 		return err
 	}
 	for _, c := range res.Cards {

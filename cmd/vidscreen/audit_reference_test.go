@@ -60,9 +60,11 @@ func TestAuditReferenceModel(t *testing.T) {
 					RefAcc     *float64 `json:"reference_accuracy"`
 					RefN       int      `json:"reference_n"`
 					Dependence *float64 `json:"video_dependence"`
-					Levels     map[string]*struct {
-						Eps float64 `json:"eps"`
-					} `json:"levels"`
+					DepReader  string   `json:"video_dependence_reader"`
+					Attackers  []struct {
+						Name     string  `json:"name"`
+						Accuracy float64 `json:"accuracy"`
+					} `json:"attackers"`
 					Source *struct {
 						Model      string   `json:"model"`
 						Frames     int      `json:"frames"`
@@ -98,9 +100,19 @@ func TestAuditReferenceModel(t *testing.T) {
 			if !wantProbe && *c.RefAcc != *s.Accuracy32 {
 				t.Errorf("s* %v, want the 32-frame accuracy %v", *c.RefAcc, *s.Accuracy32)
 			}
-			text := c.Levels["text"]
-			if c.RefAcc == nil || c.Dependence == nil || text == nil || math.Abs(*c.Dependence-(*c.RefAcc-c.Chance-text.Eps)) > 2e-4 {
-				t.Errorf("video dependence %v, want s* %v - c %v - eps_text %+v", c.Dependence, c.RefAcc, c.Chance, text)
+			// m = s* minus the blind reader's accuracy (Video-Index 3.3), not
+			// s* - c - eps_text.
+			blind := -1.0
+			for _, a := range c.Attackers {
+				if a.Name == "blind-reader" {
+					blind = a.Accuracy
+				}
+			}
+			if blind < 0 {
+				t.Fatalf("no blind-reader on the card: %+v", c.Attackers)
+			}
+			if c.RefAcc == nil || c.Dependence == nil || c.DepReader != "blind-reader" || math.Abs(*c.Dependence-(*c.RefAcc-blind)) > 2e-4 {
+				t.Errorf("video dependence %v by %q, want s* %v - blind-reader's accuracy %v", c.Dependence, c.DepReader, c.RefAcc, blind)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/harness/report"
 )
 
 // A flagGroup is one heading of a command's help and the flags under it,
@@ -79,7 +81,7 @@ func printFlag(w io.Writer, f *flag.Flag, width int) {
 		usage += " (default " + def + ")"
 	}
 	fmt.Fprintln(w, head)
-	for _, line := range wrap(usage, width-6) {
+	for _, line := range report.Wrap(usage, width-6) {
 		fmt.Fprintf(w, "      %s\n", line)
 	}
 }
@@ -100,32 +102,11 @@ func defaultText(f *flag.Flag) string {
 	return f.DefValue
 }
 
-// wrap breaks text into lines of at most width runes at spaces (a longer
-// word stays whole on its own line).
-func wrap(text string, width int) []string {
-	var lines []string
-	var cur strings.Builder
-	for _, word := range strings.Fields(text) {
-		if cur.Len() > 0 && len([]rune(cur.String()))+1+len([]rune(word)) > width {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(word)
-	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
-	}
-	return lines
-}
-
 // usageLines wraps a synopsis "usage: vidscreen NAME ARGS" to helpWidth,
 // continuing under the command's arguments.
 func usageLines(head, args string) string {
 	indent := strings.Repeat(" ", len([]rune(head))+1)
-	lines := wrap(args, helpWidth-len(indent))
+	lines := report.Wrap(args, helpWidth-len(indent))
 	if len(lines) == 0 {
 		return head
 	}

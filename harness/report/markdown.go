@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/metrics"
@@ -237,18 +238,53 @@ func WriteSummary(w io.Writer, cards []metrics.Card) error {
 	if err := WriteSummaryWidth(w, cards, SummaryWidth); err != nil {
 		return err
 	}
-	return WriteShortfalls(w, cards)
+	return WriteShortfalls(w, cards, SummaryWidth)
 }
 
 // WriteShortfalls writes, below the summary's table, a warning per
 // benchmark more than 5% of whose videos failed and the median order
-// retention (issue 20, points 7 and 11).
-func WriteShortfalls(w io.Writer, cards []metrics.Card) error {
+// retention (issue 20, points 7 and 11), each wrapped to width columns as
+// the table is fitted to them.
+func WriteShortfalls(w io.Writer, cards []metrics.Card, width int) error {
+	lines := make([]string, 0, 4)
 	for _, line := range FailureWarnings(cards) {
-		fmt.Fprintf(w, "warning: %s\n", line)
+		lines = append(lines, "warning: "+line)
 	}
-	_, err := fmt.Fprintln(w, RetentionSummary(cards))
-	return err
+	lines = append(lines, RetentionSummary(cards))
+	for _, line := range lines {
+		for _, l := range Wrap(line, width) {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Wrap breaks text into lines of at most width runes at spaces (a longer
+// word stays whole on its own line).
+func Wrap(text string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	n := 0 // runes in cur
+	for _, word := range strings.Fields(text) {
+		k := utf8.RuneCountInString(word)
+		if n > 0 && n+1+k > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += k
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }
 
 // SummaryWidth is the width WriteSummary fits its table to: a terminal of
