@@ -37,6 +37,10 @@ type Config struct {
 	// Reader is the lm_reader role, when the run has one; the model readers
 	// need it (and RoleLMReader in Roles).
 	Reader LetterReader `json:"-"`
+	// Extra holds the later lm_reader entries of models.json, in its order:
+	// each runs the blind test again as blind-reader#2, #3, ... (a further
+	// model of the Video-Oasis blind test, DiagnosticOnly), and nothing else.
+	Extra []LetterReader `json:"-"`
 	// BagK is how many frames the bag-of-frames attackers keep (Video-Oasis:
 	// the top 32 of the ~1 fps set by similarity to the question).
 	BagK int `json:"bag_k,omitempty"`
@@ -162,7 +166,10 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&optionsReader{cfg.Reader}, RoleLMReader)
 	}
 	if cfg.has(harness.LevelText) {
-		add(&blindReader{cfg.Reader}, RoleLMReader)
+		add(&blindReader{r: cfg.Reader}, RoleLMReader)
+		for k, r := range cfg.Extra {
+			add(&blindReader{r: r, model: k + 1}, RoleLMReader)
+		}
 	}
 	if cfg.has(harness.LevelFrame) {
 		add(&centreFrame{}, RoleImageText)

@@ -24,10 +24,18 @@ func (a *optionsReader) Attack(ctx context.Context, s *Stream) ([]Prediction, er
 
 // blindReader is the blind language-model reader (Video-Index 3.3, text
 // level): lm_reader sees the question and the lettered options, no video.
-type blindReader struct{ r LetterReader }
+// model is the lm_reader entry it asks: 0, the first, is the pyramid's
+// blind-reader; a later entry k (models.json's list, Config.Extra) makes
+// blind-reader#<k+1>, a further model of the Video-Oasis blind test that is
+// diagnostic only (DiagnosticOnly).
+type blindReader struct {
+	r     LetterReader
+	model int
+}
 
-func (*blindReader) Name() string         { return "blind-reader" }
-func (*blindReader) Level() harness.Level { return harness.LevelText }
+func (a *blindReader) Name() string         { return ModelName("blind-reader", a.model) }
+func (*blindReader) Level() harness.Level   { return harness.LevelText }
+func (a *blindReader) diagnosticOnly() bool { return a.model > 0 }
 
 func (a *blindReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) models.LetterPrompt { return letterPrompt(it, true, "") })
