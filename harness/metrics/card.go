@@ -292,6 +292,13 @@ type AttackerResult struct {
 	// (the blog, 001, tables 14-15, superscript c). It is reported beside
 	// the within-benchmark variant and enters no level's eps.
 	CrossPool bool `json:"cross_pool,omitempty"`
+	// DiagnosticOnly is true for a further model of a Video-Oasis
+	// diagnostic test (seed 003, section 3.2), run on a later entry of its
+	// role in models.json (blind-reader#2 on the second lm_reader entry):
+	// it is reported and screening's consensus counts it, but it enters no
+	// level's eps, no Holm family and not m, so the pyramid's figures stay
+	// those of the role's first entry, comparable with the papers.
+	DiagnosticOnly bool `json:"diagnostic_only,omitempty"`
 	// CILow and CIHigh bound Accuracy: the seeded bootstrap percentile
 	// interval over the scored items.
 	CILow  float64 `json:"ci_low"`

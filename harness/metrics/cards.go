@@ -51,6 +51,9 @@ type attackerInfo struct {
 	// crossPool marks a cross-pool attacker (attack.CrossPool): reported
 	// beside, in no level's eps.
 	crossPool bool
+	// diagnostic marks a further model of a Video-Oasis test
+	// (attack.DiagnosticOnly): reported, in no eps and no Holm family.
+	diagnostic bool
 }
 
 func configured(cfg attack.Config) []attackerInfo {
@@ -60,7 +63,7 @@ func configured(cfg attack.Config) []attackerInfo {
 		if attack.ScoresLetters(a) {
 			rule = solve.Confident
 		}
-		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule, attack.ScreeningOnly(a), attack.CrossPool(a)})
+		out = append(out, attackerInfo{a.Name(), a.Level(), attack.Prequential(a), attack.Variants(a, cfg), rule, attack.ScreeningOnly(a), attack.CrossPool(a), attack.DiagnosticOnly(a)})
 	}
 	return out
 }
@@ -253,7 +256,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 				seen[s.item] = true
 				t.add(items, s)
 			}
-			part[k] = AttackerResult{Name: r.Name, Level: r.Level, ScreeningOnly: r.ScreeningOnly}
+			part[k] = AttackerResult{Name: r.Name, Level: r.Level, ScreeningOnly: r.ScreeningOnly, DiagnosticOnly: r.DiagnosticOnly}
 			if len(seen) == 0 {
 				part[k].Margin = math.Inf(-1)
 				continue
@@ -447,6 +450,7 @@ func attackerResult(ctx context.Context, items []*harness.Item, a attackerInfo, 
 		Orders:         len(variants),
 		LearnsFromPool: a.prequential,
 		CrossPool:      a.crossPool,
+		DiagnosticOnly: a.diagnostic,
 		AccuracyAll:    all / nv,
 		AbstainShare:   float64(abstains) / float64(total),
 	}
@@ -552,13 +556,14 @@ func bootstrapSeed(seed uint64, benchmark, attacker string) uint64 {
 // result; a level whose attackers had no video to read is taken out by
 // notRunForFailures.
 // The cross-pool attackers are reported beside and enter no level
-// (docs/attackers.md, pool level).
+// (docs/attackers.md, pool level); nor do the further models of a
+// Video-Oasis test (DiagnosticOnly: blind-reader#2, ...).
 func levels(rs []AttackerResult, ran []harness.Level) (out Levels, notRun map[string]string) {
 	var best *AttackerResult
 	for _, l := range harness.Levels() {
 		scored := false
 		for k := range rs {
-			if rs[k].Level != l || rs[k].ScreeningOnly || rs[k].CrossPool || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
+			if rs[k].Level != l || rs[k].ScreeningOnly || rs[k].CrossPool || rs[k].DiagnosticOnly || rs[k].N == 0 || math.IsInf(rs[k].Margin, -1) {
 				continue
 			}
 			scored = true
@@ -673,7 +678,9 @@ func withReference(c *Card, items []*harness.Item, members []int, all [][]scored
 
 // isBlindReader reports whether an attacker is a blind language-model
 // reader: blind-reader, or one of its variants on another lm_reader model
-// ("blind-reader:<model>").
+// ("blind-reader:<model>"). The diagnostic-only blind-reader#2, ... of
+// lm_reader's later entries are not: m stays the first entry's, as the
+// pyramid's other figures do.
 func isBlindReader(name string) bool {
 	return name == "blind-reader" || strings.HasPrefix(name, "blind-reader:")
 }

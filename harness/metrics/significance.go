@@ -45,8 +45,9 @@ func (t *exactTest) pValue() float64 {
 // them in two would be flagged by luck alone), and SignificantUncorrected by
 // its own p-value at Alpha. An attacker that answered nothing tests nothing
 // and is in no family; nor is a screening step (ScreeningOnly: 32 frames in
-// order is the reference protocol, not a shortcut test), which keeps its
-// uncorrected flag only.
+// order is the reference protocol, not a shortcut test) or a further model
+// of a Video-Oasis test (DiagnosticOnly), which keep their uncorrected flag
+// only.
 func correct(rs []AttackerResult) {
 	var idx []int
 	var ps []float64
@@ -56,7 +57,7 @@ func correct(rs []AttackerResult) {
 			continue
 		}
 		rs[k].SignificantUncorrected = rs[k].PValue <= Alpha
-		if rs[k].ScreeningOnly {
+		if rs[k].ScreeningOnly || rs[k].DiagnosticOnly {
 			continue
 		}
 		idx = append(idx, k)

@@ -1,13 +1,16 @@
 package metrics_test
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 // TestSignificanceIsExactAndHolmCorrected: six yes/no items, siblings right
@@ -225,4 +228,49 @@ func TestPaperMarginsOnTheReferencesItems(t *testing.T) {
 	if a := cardOf(t, items, out, ref(29), cfg).Attackers[0]; a.PaperMargin != nil || a.PaperSignificant != nil {
 		t.Errorf("29 common items: paper margin %v, want none (the authors drop it)", a.PaperMargin)
 	}
+}
+
+// TestDiagnosticOnlyAttackersEnterNoEpsAndNoFamily: blind-reader#2, the
+// blind test on a later lm_reader entry, right on all twelve items, is
+// reported (diagnostic only, uncorrected flag kept) but sets no level's
+// eps and joins no Holm family: the card's levels and the other
+// attackers' significance are those of the run without it.
+func TestDiagnosticOnlyAttackersEnterNoEpsAndNoFamily(t *testing.T) {
+	items := oneBenchmark(12)
+	base := append(scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 9 }),
+		scoredOnce(items, "blind-reader", harness.LevelText, func(i int) bool { return i < 8 })...)
+	extra := append(slices.Clone(base), scoredOnce(items, "blind-reader#2", harness.LevelText, func(int) bool { return true })...)
+	var cards [2]metrics.Card
+	for k, outcomes := range [][]metrics.Outcome{base, extra} {
+		ac := attack.DefaultConfig()
+		ac.Levels, ac.Orders, ac.Permutations = []harness.Level{harness.LevelText}, 1, -1
+		ac.Roles, ac.Reader = []string{attack.RoleLMReader}, noReader{}
+		if k == 1 {
+			ac.Extra = []attack.LetterReader{noReader{}}
+		}
+		cards[k] = cardOf(t, items, outcomes, nil, metrics.DefaultConfig(ac))
+	}
+	if a, b := cards[0].Levels.Text, cards[1].Levels.Text; a == nil || b == nil || *a != *b || b.Attacker == "blind-reader#2" {
+		t.Errorf("text level %+v without blind-reader#2, %+v with it", a, b)
+	}
+	sig := map[string]metrics.AttackerResult{}
+	for _, r := range cards[1].Attackers {
+		sig[r.Name] = r
+	}
+	if x, ok := sig["blind-reader#2"]; !ok || !x.DiagnosticOnly || x.Significant || !x.SignificantUncorrected || x.Accuracy != 1 {
+		t.Errorf("blind-reader#2 %+v: want reported, diagnostic only, significant uncorrected only", x)
+	}
+	for _, r := range cards[0].Attackers {
+		if r.DiagnosticOnly || r.Significant != sig[r.Name].Significant || r.PValue != sig[r.Name].PValue {
+			t.Errorf("%s: %+v without blind-reader#2, %+v with it", r.Name, r, sig[r.Name])
+		}
+	}
+}
+
+// noReader stands for lm_reader where the outcomes are given.
+type noReader struct{}
+
+func (noReader) Encode(models.LetterPrompt) ([]int, error) { return nil, nil }
+func (noReader) Score(context.Context, []models.LetterPrompt) ([][]float64, error) {
+	return nil, nil
 }

@@ -19,11 +19,18 @@ const failureWarnShare = 0.05
 // the benchmark's attackers (issue 20, point 4).
 const notSignificantAfterCorrection = "not significant after correction"
 
+// diagnosticOnlyCell is the significance cell of a further model of a
+// Video-Oasis test (metrics.AttackerResult.DiagnosticOnly): it is in no
+// Holm family and no eps.
+const diagnosticOnlyCell = "diagnostic only (no eps, no Holm family)"
+
 // significantCell says whether an attacker's margin is significant: "yes"
 // after Holm's correction, "not significant after correction" when only its
-// own p-value passes, "no" otherwise.
+// own p-value passes, "no" otherwise; a diagnostic-only attacker says so.
 func significantCell(a metrics.AttackerResult) string {
 	switch {
+	case a.DiagnosticOnly:
+		return diagnosticOnlyCell
 	case a.Significant:
 		return "yes"
 	case a.SignificantUncorrected:
