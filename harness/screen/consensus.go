@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
 )
 
 // Thresholds are the consensus levels of Video-Oasis (section 3.2, Table 3):
@@ -47,10 +48,17 @@ var diagnosticModels = []diagnosticModel{
 	{"bag-of-frames-max", TestBagOfFrames, "image_text"},
 }
 
-// testOf returns the diagnostic model an attacker is, if any.
+// testOf returns the diagnostic model an attacker is, if any. An attacker
+// on a later entry of its role (attack.ModelName: blind-reader#2 on the
+// second lm_reader entry) is a further model of its base's test, its model
+// the role's entry ("lm_reader#2").
 func testOf(attacker string) (diagnosticModel, bool) {
+	base, k := attack.SplitModel(attacker)
 	for _, d := range diagnosticModels {
-		if d.attacker == attacker {
+		if d.attacker == base {
+			if k > 0 {
+				d.attacker, d.model = attacker, attack.ModelName(d.model, k)
+			}
 			return d, true
 		}
 	}
@@ -151,14 +159,23 @@ func diagnosticTests(s *Screen) ([]diagTest, []TestInfo) {
 	for _, t := range Tests {
 		info := TestInfo{Test: t, Models: []Model{}}
 		dt := diagTest{name: t}
+		// In the table's order, each entry followed by its attackers on
+		// the role's later entries (blind-reader, blind-reader#2, ...).
+		var ds []diagnosticModel
 		for _, d := range diagnosticModels {
 			if d.test != t {
 				continue
 			}
-			k := slices.IndexFunc(s.Attackers, func(a Attacker) bool { return a.Name == d.attacker })
-			if k < 0 || !slices.Contains(s.Options.Diagnostics, d.attacker) {
-				continue
+			for _, a := range s.Attackers {
+				if base, _ := attack.SplitModel(a.Name); base == d.attacker {
+					if e, _ := testOf(a.Name); slices.Contains(s.Options.Diagnostics, e.attacker) {
+						ds = append(ds, e)
+					}
+				}
 			}
+		}
+		for _, d := range ds {
+			k := slices.IndexFunc(s.Attackers, func(a Attacker) bool { return a.Name == d.attacker })
 			s.Attackers[k].Test, s.Attackers[k].Model = d.test, d.model
 			m := slices.IndexFunc(info.Models, func(m Model) bool { return m.Model == d.model })
 			if m < 0 {

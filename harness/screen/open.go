@@ -119,7 +119,7 @@ func orderNotes(in *Input) []string {
 	var out []string
 	for _, a := range in.Attackers {
 		switch {
-		case !slices.Contains(multiOrder, a.Name):
+		case !isMultiOrder(a.Name):
 		case len(in.Orders[a.Name]) == 0:
 			out = append(out, fmt.Sprintf("%s: the run's permutation audit holds no further option orders of it (off, or a merged run): it is judged on the original order alone, not three of four", a.Name))
 		case in.OrderMargins[a.Name] == nil:

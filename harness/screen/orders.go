@@ -57,7 +57,7 @@ func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (m
 		keys[i] = rows[i].Key()
 	}
 	for _, a := range attackers {
-		if !slices.Contains(multiOrder, a.Name) {
+		if !isMultiOrder(a.Name) {
 			continue
 		}
 		var orders [][]int32

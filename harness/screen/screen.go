@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -225,10 +226,20 @@ var (
 // (Video-Index 5.1: options-only and blind, three of four).
 var multiOrder = []string{"options-reader", "blind-reader"}
 
+// isMultiOrder reports whether the attacker is judged on four seeded
+// option orders: a reader of multiOrder, or one of them on a later entry of
+// its role (blind-reader#2).
+func isMultiOrder(name string) bool {
+	base, _ := attack.SplitModel(name)
+	return slices.Contains(multiOrder, base)
+}
+
 // isReader reports whether the attacker is a model reader: its scores are
-// log-probabilities of the option letters.
+// log-probabilities of the option letters. A reader on a later entry of its
+// role (blind-reader#2) is one too.
 func (o *Options) isReader(name string) bool {
-	return strings.HasSuffix(name, "-reader") || slices.Contains(o.Readers, name)
+	base, _ := attack.SplitModel(name)
+	return strings.HasSuffix(base, "-reader") || slices.Contains(o.Readers, name)
 }
 
 // resolve fills the defaults and checks that every name is an attacker of
