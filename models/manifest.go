@@ -109,6 +109,22 @@ func (m *Manifest) Entries(role Role) []RoleSpec {
 	return append([]RoleSpec{first}, m.Extra[role]...)
 }
 
+// Entry returns a manifest whose role is entry k of role in m (0 the
+// first, as Entries orders them), the other roles as m has them, so that
+// the Open functions open a later entry; nil when role has no entry k.
+func (m *Manifest) Entry(role Role, k int) *Manifest {
+	es := m.Entries(role)
+	if k < 0 || k >= len(es) {
+		return nil
+	}
+	out := &Manifest{Dir: m.Dir, Roles: map[Role]RoleSpec{}, Extra: m.Extra}
+	for r, s := range m.Roles {
+		out.Roles[r] = s
+	}
+	out.Roles[role] = es[k]
+	return out
+}
+
 // layout lists, per role, the files a folder holds. Each entry is a list of
 // alternatives: the first that exists is used.
 var layout = map[Role][][]string{

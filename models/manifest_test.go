@@ -75,6 +75,20 @@ func TestManifestRoleLists(t *testing.T) {
 	if e := m.Entries(RoleScreenReader); e != nil {
 		t.Errorf("screen_reader entries %+v of a manifest without it", e)
 	}
+	// Entry(role, k) opens entry k as the role, the others untouched.
+	e1 := m.Entry(RoleLMReader, 1)
+	if dir, spec, err := e1.Folder(RoleLMReader); err != nil || dir != "/models/llama" || spec.MaxLength != 512 {
+		t.Errorf("Entry(lm_reader, 1).Folder = %q, %+v, %v; want the second entry", dir, spec, err)
+	}
+	if dir, _, _ := e1.Folder(RoleVLMReader); dir != "/models/smolvlm" {
+		t.Errorf("Entry(lm_reader, 1) changed vlm_reader: %q", dir)
+	}
+	if dir, _, _ := m.Folder(RoleLMReader); dir != "/models/qwen" {
+		t.Errorf("Entry changed the manifest it came from: lm_reader %q", dir)
+	}
+	if m.Entry(RoleLMReader, 3) != nil || m.Entry(RoleScreenReader, 0) != nil {
+		t.Errorf("Entry of an entry a role lacks is not nil")
+	}
 }
 
 func TestParseDevices(t *testing.T) {
