@@ -184,6 +184,7 @@ docs/audit.md.`,
 					defer ms.Close()
 					if ms.reader != nil {
 						opt.Reader, opt.ReaderName = ms.reader, ms.readerName
+						opt.ExtraReaders, opt.ExtraReaderNames = ms.extra, ms.extraNames
 					}
 					if ms.embed != nil {
 						opt.Embedder = ms.embed

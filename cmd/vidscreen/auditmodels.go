@@ -33,6 +33,12 @@ type auditModels struct {
 	reader         attack.LetterReader
 	// readerName names reader's weights.
 	readerName string
+	// extra and extraNames are the later lm_reader entries of models.json
+	// (ONNX ones; a served entry is skipped, said on stderr), each a
+	// further model of the blind test (blind-reader#2, ...), and their
+	// weights' names.
+	extra      []attack.LetterReader
+	extraNames []string
 	video      *runs.VideoModels // nil unless the video levels run
 	// devices shares the run's devices among the roles; its counts say
 	// what each device did.
@@ -89,6 +95,13 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	has := func(r models.Role) bool { _, ok := m.Roles[r]; return ok }
+	// Only lm_reader's later entries run (blind-reader#2, ...); those of
+	// the other roles are parsed and left out, said once each.
+	for _, r := range append(slices.Clone(models.Roles), models.OptionalRoles...) {
+		if n := len(m.Extra[r]); n > 0 && r != models.RoleLMReader {
+			fmt.Fprintf(env.stderr, "vidscreen audit: %s lists %d further entries; only lm_reader's later entries run (as blind-reader#2, ...), so %s's first entry alone is used\n", r, n, r)
+		}
+	}
 	if has(models.RoleTextEmbed) {
 		embed := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleTextEmbed)}
 		confirm := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleDupConfirm)}
@@ -125,6 +138,32 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 			return fail(err)
 		}
 		out.reader = lr
+		// The later entries: further models of the Video-Oasis blind test,
+		// blind-reader#2, #3, ... in the list's order over the entries
+		// opened (a served one is skipped).
+		for k, espec := range m.Entries(models.RoleLMReader)[1:] {
+			if espec.Server != "" {
+				fmt.Fprintf(env.stderr, "vidscreen audit: lm_reader entry %d is served by %s; audit reads letter scores from ONNX files only, so it runs no blind-reader#N\n", k+2, espec.Server)
+				continue
+			}
+			em := m.Entry(models.RoleLMReader, k+1)
+			xr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
+			for _, dev := range devs {
+				ls, err := rt.OpenLetterScorer(em, dev)
+				if err != nil {
+					return fail(fmt.Errorf("lm_reader entry %d: %w", k+2, err))
+				}
+				out.closes = append(out.closes, ls.Close)
+				xr.Readers = append(xr.Readers, ls)
+			}
+			folder, espec, _ := em.Folder(models.RoleLMReader)
+			name, err := roleName(models.RoleLMReader, folder, espec, "model.onnx", "decoder_model_merged.onnx", "config.json")
+			if err != nil {
+				return fail(err)
+			}
+			out.extra = append(out.extra, xr)
+			out.extraNames = append(out.extraNames, name)
+		}
 	} else if ok {
 		fmt.Fprintf(env.stderr, "vidscreen audit: lm_reader is served by %s; audit reads letter scores from ONNX files only, so the model readers are skipped\n", spec.Server)
 	}

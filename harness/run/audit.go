@@ -100,6 +100,12 @@ type Options struct {
 	// blind and captions readers ask it. ReaderName names its weights.
 	Reader     attack.LetterReader
 	ReaderName string
+	// ExtraReaders are the later lm_reader entries of models.json, each
+	// running the blind test as a further diagnostic model (blind-reader#2,
+	// ...; attack.Config.Extra); ExtraReaderNames name their weights, in
+	// the same order. Used only with Reader.
+	ExtraReaders     []attack.LetterReader
+	ExtraReaderNames []string
 	// Embedder embeds item texts; nil means a textembed.Lexical of the
 	// default width fitted on each benchmark's own question+options texts.
 	Embedder textembed.TextEmbedder
@@ -254,6 +260,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if hasVideoLevel(acfg.Levels) || opt.Reader != nil {
 		acfg.Roles = opt.roles()
 		acfg.Reader = opt.Reader
+		if opt.Reader != nil {
+			acfg.Extra = opt.ExtraReaders
+		}
 	}
 	// The kernels of each unit share the machine with the other workers.
 	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
@@ -337,6 +346,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		cfg.Confirm = opt.Confirm.Name()
 	}
 	cfg.LMReader = opt.ReaderName
+	if opt.Reader != nil && len(opt.ExtraReaders) > 0 {
+		cfg.LMReaderExtra = opt.ExtraReaderNames
+	}
 	cfg.AttackerVersions = map[string]string{}
 	for _, at := range attack.Attackers(acfg) {
 		cfg.AttackerVersions[at.Name()] = attack.Version(at)

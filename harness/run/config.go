@@ -59,6 +59,9 @@ type Config struct {
 	// LMReader names the lm_reader model (its files' hashes) the readers
 	// asked; absent without one.
 	LMReader string `json:"lm_reader,omitempty"`
+	// LMReaderExtra names the later lm_reader entries (blind-reader#2, ...
+	// ask them), in models.json's order; absent without any.
+	LMReaderExtra []string `json:"lm_reader_extra,omitempty"`
 	// Videos names how the video features were made; absent when no frame
 	// or order attacker ran.
 	Videos *VideoConfig `json:"videos,omitempty"`
