@@ -19,6 +19,7 @@ targets=(
 	"./harness FuzzReadReference"
 	"./harness/predictions FuzzReadJSONL"
 	"./harness/predictions FuzzReadDelimited"
+	"./harness/predictions FuzzReadLMMSEval"
 	"./kernels/npy FuzzRead"
 	"./models FuzzParseManifest"
 	"./models/tokenizer FuzzFromJSON"

@@ -16,14 +16,16 @@ import (
 // question_id, videoID, task_type, options, answer; MVBench: video,
 // candidates, answer as text; NExT-QA: qid, a0..a4, answer as an index;
 // LongVideoBench: candidates, correct_choice; EgoSchema: q_uid, option).
+// videoID comes before video_id: Video-MME has both, and only videoID
+// names the file (video_id is its number, "001").
 var (
 	idNames       = []string{"id", "question_id", "qid", "q_uid", "uid", "index"}
 	benchNames    = []string{"benchmark", "dataset"}
-	videoNames    = []string{"video", "video_id", "videoid", "video_name", "video_path", "vid"}
+	videoNames    = []string{"video", "videoid", "video_id", "video_name", "video_path", "vid"}
 	questionNames = []string{"question", "query", "prompt_question"}
 	optionNames   = []string{"options", "candidates", "choices", "option"}
 	goldNames     = []string{"answer", "correct_choice", "gold", "gt", "label"}
-	taskNames     = []string{"task", "task_type", "question_type", "category", "sub_category", "type"}
+	taskNames     = []string{"task", "task_type", "task_category", "question_type", "category", "sub_category", "type"}
 	predNames     = []string{"prediction", "pred", "response", "output"}
 )
 

@@ -8,11 +8,13 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/answer"
 )
 
 // decodeLine decodes one JSON object, numbers kept exact.
@@ -115,35 +117,33 @@ func readLMMSEval(r io.Reader, name string) ([]Row, error) {
 		fail := func(field string, err error) error {
 			return &harness.ParseError{File: name, Line: line, Field: field, Err: err}
 		}
-		docv, ok := m["doc"].(map[string]any)
-		if !ok {
-			return fail("doc", fmt.Errorf("%w: want the document as an object", harness.ErrFieldType))
-		}
-		doc := newRecord(docv)
 		row := Row{Source: fmt.Sprintf("%s:%d", name, line), File: name, Line: line, Benchmark: task, Choice: -1}
-		row.ID = doc.str(idNames)
-		if row.ID == "" {
-			if s, ok := text(m["doc_id"]); ok {
-				row.ID = s
+		metricName, metric := metricObject(m)
+		if dv, hasDoc := m["doc"]; hasDoc {
+			docv, ok := dv.(map[string]any)
+			if !ok {
+				return fail("doc", fmt.Errorf("%w: want the document as an object", harness.ErrFieldType))
 			}
+			if err := rowFromDoc(newRecord(docv), m, &row); err != nil {
+				return err
+			}
+		} else if err := rowFromLog(m, metricName, metric, &row); err != nil {
+			return err
 		}
-		row.Video = doc.str(videoNames)
-		row.Question = doc.str(questionNames)
-		row.Task = doc.str(taskNames)
-		row.Duration = doc.number([]string{"duration"})
-		var field string
-		if row.Options, field, err = doc.options(); err != nil {
-			return fail("doc."+field, fmt.Errorf("%w: %v", harness.ErrFieldType, err))
-		}
-		row.Gold, row.GoldIndex = doc.gold(goldNames)
-		if row.Gold == "" {
-			row.Gold, row.GoldIndex = newRecord(m).gold([]string{"target"})
-		}
+		row.Gold = strings.TrimSpace(row.Gold)
 		if fr, ok := m["filtered_resps"]; ok {
 			row.HasPrediction = true
 			if err := sampleReply(fr, &row); err != nil {
 				return fail("filtered_resps", fmt.Errorf("%w: %v", harness.ErrFieldType, err))
 			}
+		}
+		// The task's own parse of the reply (Video-MME's pred_answer) is
+		// what the task scored: use it, so that the accuracy is the one
+		// lmms-eval reported; "" is its unparsed reply.
+		if pa, ok := metric["pred_answer"].(string); ok && row.Choice < 0 {
+			row.HasPrediction = true
+			row.Reply = strings.TrimSpace(pa)
+			row.ReplyFrom = metricName + ".pred_answer"
 		}
 		rows = append(rows, row)
 		return nil
@@ -151,13 +151,169 @@ func readLMMSEval(r io.Reader, name string) ([]Row, error) {
 	return rows, err
 }
 
+// rowFromDoc fills row from the benchmark's record that lmms-eval up to
+// v0.3 logs as doc.
+func rowFromDoc(doc record, m map[string]any, row *Row) error {
+	row.ItemsFrom = "doc"
+	row.ID = doc.str(idNames)
+	if row.ID == "" {
+		if s, ok := text(m["doc_id"]); ok {
+			row.ID = s
+		}
+	}
+	row.Video = doc.str(videoNames)
+	row.Question = doc.str(questionNames)
+	row.Task = doc.str(taskNames)
+	row.Duration, row.DurationGroup = duration(doc)
+	opts, field, err := doc.options()
+	if err != nil {
+		return &harness.ParseError{File: row.File, Line: row.Line, Field: "doc." + field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
+	}
+	row.Options = opts
+	row.Gold, row.GoldIndex = doc.gold(goldNames)
+	if row.Gold == "" {
+		row.Gold, row.GoldIndex = newRecord(m).gold([]string{"target"})
+	}
+	return nil
+}
+
+// rowFromLog fills row from a line without doc (lmms-eval since v0.4):
+// the question and lettered options from input, the prompt the model was
+// given; the id, video, task and duration from the task's metric object
+// (Video-MME's videomme_perception_score); the gold from target, else the
+// metric object's answer.
+func rowFromLog(m map[string]any, metricName string, metric record, row *Row) error {
+	fail := func(field string, err error) error {
+		return &harness.ParseError{File: row.File, Line: row.Line, Field: field, Err: err}
+	}
+	row.ItemsFrom = "input"
+	if metricName != "" {
+		row.ItemsFrom = "input and " + metricName
+	}
+	in, ok := m["input"]
+	if !ok {
+		return fail("input", fmt.Errorf("%w: a line without doc must hold the prompt (input) to read the question and options from", harness.ErrMissingField))
+	}
+	prompt, ok := in.(string)
+	if !ok {
+		return fail("input", fmt.Errorf("%w: got %T, want the prompt as text", harness.ErrFieldType, in))
+	}
+	row.Question, row.Options = parsePrompt(prompt)
+	if len(row.Options) < 2 {
+		return fail("input", fmt.Errorf("%w: the prompt holds no run of lettered options (\"A. ...\", \"B. ...\" lines); a multiple-choice item needs at least two", harness.ErrTooFewOptions))
+	}
+	row.ID = metric.str(idNames)
+	if row.ID == "" {
+		if s, ok := text(m["doc_id"]); ok {
+			row.ID = s
+		}
+	}
+	row.Video = metric.str(logVideoNames)
+	if row.Video == "" {
+		// Video-MME before v0.6 logs no video: its question ids are
+		// <video number>-<question>, the number standing for the video.
+		if g := videoNumber.FindStringSubmatch(row.ID); g != nil {
+			row.Video, row.VideoFrom = g[1], "the question id"
+		}
+	}
+	row.Task = metric.str(taskNames)
+	row.Duration, row.DurationGroup = duration(metric)
+	row.Gold, row.GoldIndex = newRecord(m).gold([]string{"target"})
+	if row.Gold == "" {
+		row.Gold, row.GoldIndex = metric.gold(goldNames)
+	}
+	return nil
+}
+
+// logVideoNames are the names of the video in a metric object: the video
+// file's id first (Video-MME's videoID, not its video_id number).
+var logVideoNames = []string{"video", "videoid", "video_name", "video_path", "video_id", "vid"}
+
+var videoNumber = regexp.MustCompile(`^(\d+)-\d+$`)
+
+// metricObject finds the task's metric object in a line: the first, by
+// name, object-valued field other than doc that holds an id or the task's
+// parse of the reply.
+func metricObject(m map[string]any) (string, record) {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		obj, ok := m[k].(map[string]any)
+		if !ok || k == "doc" {
+			continue
+		}
+		r := newRecord(obj)
+		if _, _, ok := r.first(append([]string{"pred_answer"}, idNames...)); ok {
+			return k, r
+		}
+	}
+	return "", record{}
+}
+
+// duration reads a duration in seconds, or a duration given as a category
+// (Video-MME's "short", "medium", "long"), which is kept as the group.
+func duration(r record) (*float64, string) {
+	if d := r.number([]string{"duration"}); d != nil {
+		return d, ""
+	}
+	return nil, r.str([]string{"duration"})
+}
+
+// optionLine is one lettered option of a prompt: "A. text", "(A) text",
+// "A) text" or "A: text".
+var optionLine = regexp.MustCompile(`^\(?([A-P])[.):]\s+(\S.*)$`)
+
+// parsePrompt reads a multiple-choice prompt as lmms-eval's tasks write it
+// (Video-MME: an instruction line, the question, one "A. text" line per
+// option, then the post prompt): the options are the first run of lines
+// lettered A, B, C, ... in order, and the question is the last line before
+// them that is not "Options:".
+func parsePrompt(p string) (question string, options []string) {
+	lines := strings.Split(strings.ReplaceAll(p, "\r\n", "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		g := optionLine.FindStringSubmatch(strings.TrimSpace(lines[i]))
+		if g == nil || g[1] != "A" {
+			continue
+		}
+		var opts []string
+		j := i
+		for ; j < len(lines); j++ {
+			g := optionLine.FindStringSubmatch(strings.TrimSpace(lines[j]))
+			if g == nil || g[1] != answer.Letter(len(opts)) {
+				break
+			}
+			opts = append(opts, strings.TrimSpace(g[2]))
+		}
+		if len(opts) < 2 {
+			continue
+		}
+		for k := i - 1; k >= 0; k-- {
+			l := strings.TrimSpace(lines[k])
+			if l == "" || strings.EqualFold(strings.TrimSuffix(l, ":"), "options") {
+				continue
+			}
+			question = l
+			break
+		}
+		return question, opts
+	}
+	return "", nil
+}
+
 // sampleReply reads filtered_resps: a generated reply (a string, possibly
 // nested in lists), or per option a [log-likelihood, is-greedy] pair whose
 // largest log-likelihood is the model's choice.
 func sampleReply(v any, row *Row) error {
+	if s, ok := v.(string); ok {
+		row.Reply = s // since v0.7, one request's reply unwrapped
+		return nil
+	}
 	list, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("got %T, want a list", v)
+		return fmt.Errorf("got %T, want the reply, a list of replies or of [log-likelihood, is-greedy] pairs", v)
 	}
 	if len(list) == 0 {
 		return nil // no reply: counted as unparsed

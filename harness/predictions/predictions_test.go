@@ -96,7 +96,7 @@ func TestLoad(t *testing.T) {
 	}{
 		{"samples_videomme_2024-06-20T10-11-12.123456.jsonl", LMMSEval,
 			map[string]int{"Video-MME\x00001-1": 2, "Video-MME\x00001-2": 1},
-			"4 rows, 2 matched (2 by id, 0 by question text and options); replies read by answer-is 1, letter 1; 1 unmatched: testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:4; 1 unparsed (no option named): testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:3; 1 items of those benchmarks have no answer"},
+			"4 rows, 2 matched (2 by id, 0 by question text and options); replies read by letter 2; 1 unmatched: testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:4; 1 unparsed (no option named): testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:3; 1 items of those benchmarks have no answer"},
 		{"samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl", LMMSEval,
 			map[string]int{"NExT-QA\x004010069381_6": 2, "NExT-QA\x004882821564_1": 2},
 			"2 rows, 2 matched (0 by id, 2 by question text and options); replies read by index 2"},

@@ -29,6 +29,14 @@ type Row struct {
 	Options   []string
 	Task      string
 	Duration  *float64
+	// DurationGroup is a duration the file gives as a category
+	// (Video-MME's "short", "medium", "long"); Duration is then nil.
+	DurationGroup string
+	// ItemsFrom says where an lmms-eval line's item came from: "doc" (the
+	// benchmark's record, up to v0.3) or "input and <metric object>" (the
+	// prompt and the task's metric fields, since v0.4); VideoFrom is set
+	// when the video was inferred ("the question id").
+	ItemsFrom, VideoFrom string
 
 	// Gold is the correct answer as the file writes it (a letter, an
 	// option's text or, as GoldIndex, an index); GoldIndex is -1 when the
@@ -41,6 +49,9 @@ type Row struct {
 	// best log-likelihood of a multiple-choice lmms-eval task), else -1.
 	Reply  string
 	Choice int
+	// ReplyFrom names the field holding the tool's own parse of the reply
+	// when Reply is that parse (lmms-eval's <metric>.pred_answer).
+	ReplyFrom string
 	// HasPrediction is false for a benchmark file without model answers.
 	HasPrediction bool
 }
@@ -56,6 +67,19 @@ const (
 
 // ErrFormat reports a file whose layout is none of the known ones.
 var ErrFormat = errors.New("unknown layout")
+
+// Describe names a layout as its users know it.
+func (f Format) Describe() string {
+	switch f {
+	case Project:
+		return "vidscreen predictions JSONL ({\"id\", \"benchmark\", \"pred\"} lines)"
+	case VLMEvalKit:
+		return "a VLMEvalKit table (.xlsx, .tsv, .csv)"
+	case LMMSEval:
+		return "an lmms-eval samples file (lines with filtered_resps)"
+	}
+	return string(f)
+}
 
 // Read reads every row of the file at path, choosing the layout from the
 // name and content: .xlsx, .tsv and .csv are VLMEvalKit tables; a JSON

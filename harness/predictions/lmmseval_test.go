@@ -1,0 +1,208 @@
+package predictions
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+)
+
+// The layouts lmms-eval's save_results_samples (loggers/evaluation_tracker.py)
+// wrote since v0.4, as the tests write them:
+//
+//   - v0.4-v0.6: <YYYYmmdd_HHMMSS>_samples_<task>.jsonl without doc and
+//     arguments (and without resps when they equal the filtered reply):
+//     doc_id, target (str), filtered_resps (one entry per request),
+//     doc_hash, input (the first request's prompt) and the task's metric
+//     object. Video-MME's (tasks/videomme/utils.py, videomme_process_results)
+//     is videomme_perception_score: question_id, duration, category,
+//     sub_category, task_category, pred_answer (its extract_characters_regex
+//     of the reply, "" when it finds no letter), answer; since v0.6 also
+//     score and videoID.
+//   - v0.7+: the same, with filtered_resps unwrapped to the bare reply when
+//     a document has one request.
+
+// videommePrompt is videomme_doc_to_text with the llava_vid post prompt.
+func videommePrompt(question string, options ...string) string {
+	return "Select the best answer to the following multiple-choice question based on the video and the subtitles. Respond with only the letter (A, B, C, or D) of the correct option.\n" +
+		question + "\n" + strings.Join(options, "\n") + "\nThe best answer is:"
+}
+
+func jsonLine(t testing.TB, m map[string]any) string {
+	t.Helper()
+	var b bytes.Buffer
+	e := jsonEncoder(&b)
+	if err := e.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// lmmsV04 is a v0.4-0.5 Video-MME log: no doc, no videoID in the metric
+// object; the second reply is one of the "!!!!" a model writes when its
+// generation breaks, which the task parses as "".
+func lmmsV04(t testing.TB) string {
+	return jsonLine(t, map[string]any{
+		"doc_id": 0, "target": "C", "filtered_resps": []any{"C"}, "doc_hash": "4f1c",
+		"input":                     "<image>\n" + videommePrompt("How many apples are on the tree?", "A. One.", "B. Two.", "C. Three.", "D. Four."),
+		"videomme_perception_score": map[string]any{"question_id": "001-1", "duration": "short", "category": "Knowledge", "sub_category": "Humanity & History", "task_category": "Counting Problem", "pred_answer": "C", "answer": "C"},
+	}) + jsonLine(t, map[string]any{
+		"doc_id": 1, "target": "A", "filtered_resps": []any{"!!!!!!!!!!!!!!!!"}, "resps": []any{[]any{"!!!!!!!!!!!!!!!!\n"}}, "doc_hash": "1e2d",
+		"input":                     "<image>\n" + videommePrompt("What is the genre of this video?", "A. A news report.", "B. A documentary.", "C. A travel vlog.", "D. A tutorial."),
+		"videomme_perception_score": map[string]any{"question_id": "001-2", "duration": "short", "category": "Knowledge", "sub_category": "Humanity & History", "task_category": "Object Recognition", "pred_answer": "", "answer": "A"},
+	})
+}
+
+// lmmsV07 is a v0.7 Video-MME log: filtered_resps a bare string, videoID
+// in the metric object, a reply the task parsed differently from its text
+// ("The answer is B" with pred_answer B).
+func lmmsV07(t testing.TB) string {
+	return jsonLine(t, map[string]any{
+		"doc_id": 0, "target": "B", "filtered_resps": "The answer is B.", "doc_hash": "aa01",
+		"input":                     "Which planet appears first?\nOptions:\nA. Mars.\nB. Venus.\nC. Saturn.\nD. Earth.\nAnswer with the option's letter from the given choices directly.",
+		"videomme_perception_score": map[string]any{"question_id": "002-1", "duration": "medium", "category": "Knowledge", "sub_category": "Astronomy", "task_category": "Temporal Perception", "pred_answer": "B", "answer": "B", "score": 1.0, "videoID": "zzzzzzzzzzz"},
+	}) + jsonLine(t, map[string]any{
+		"doc_id": 1, "target": "D", "filtered_resps": "A", "doc_hash": "aa02",
+		"input":                     "Which planet appears last?\nOptions:\nA. Mars.\nB. Venus.\nC. Saturn.\nD. Earth.\nAnswer with the option's letter from the given choices directly.",
+		"videomme_perception_score": map[string]any{"question_id": "002-2", "duration": "medium", "category": "Knowledge", "sub_category": "Astronomy", "task_category": "Temporal Perception", "pred_answer": "A", "answer": "D", "score": 0.0, "videoID": "zzzzzzzzzzz"},
+	})
+}
+
+// lmmsGeneric is a v0.7 line of a task without a metric object holding an
+// id (a generic multiple-choice task whose metric is a number): the id is
+// doc_id, the gold target given as the option's text, and a list of lists
+// of replies (several generations per request).
+func lmmsGeneric(t testing.TB) string {
+	return jsonLine(t, map[string]any{
+		"doc_id": 7, "target": "strum the string", "filtered_resps": []any{[]any{"(C) strum the string", "C"}}, "doc_hash": "77",
+		"input":       "how do the two man play the instrument\n(A) roll the handle\n(B) tap their feet\n(C) strum the string\nAnswer with the option's letter.",
+		"exact_match": 1.0,
+	})
+}
+
+func writeFile(t *testing.T, dir, name, s string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadLMMSEvalWithoutDoc(t *testing.T) {
+	dir := t.TempDir()
+	type want struct {
+		id, video, question, task, group, gold, reply string
+		options                                       []string
+		choice                                        int
+		itemsFrom, videoFrom, replyFrom               string
+	}
+	const metric = "input and videomme_perception_score"
+	tests := []struct {
+		name, file string
+		rows       []want
+	}{
+		{"v0.4-0.6 without doc", writeFile(t, dir, "20250712_101112_samples_videomme.jsonl", lmmsV04(t)), []want{
+			{"001-1", "001", "How many apples are on the tree?", "Counting Problem", "short", "C", "C", []string{"One.", "Two.", "Three.", "Four."}, -1, metric, "the question id", "videomme_perception_score.pred_answer"},
+			{"001-2", "001", "What is the genre of this video?", "Object Recognition", "short", "A", "", []string{"A news report.", "A documentary.", "A travel vlog.", "A tutorial."}, -1, metric, "the question id", "videomme_perception_score.pred_answer"},
+		}},
+		{"v0.7 bare-string replies", writeFile(t, dir, "20251020_080910_samples_videomme.jsonl", lmmsV07(t)), []want{
+			{"002-1", "zzzzzzzzzzz", "Which planet appears first?", "Temporal Perception", "medium", "B", "B", []string{"Mars.", "Venus.", "Saturn.", "Earth."}, -1, metric, "", "videomme_perception_score.pred_answer"},
+			{"002-2", "zzzzzzzzzzz", "Which planet appears last?", "Temporal Perception", "medium", "D", "A", []string{"Mars.", "Venus.", "Saturn.", "Earth."}, -1, metric, "", "videomme_perception_score.pred_answer"},
+		}},
+		{"a task without a metric object", writeFile(t, dir, "20251020_080910_samples_nextqa_mc.jsonl", lmmsGeneric(t)), []want{
+			{"7", "", "how do the two man play the instrument", "", "", "strum the string", "(C) strum the string", []string{"roll the handle", "tap their feet", "strum the string"}, -1, "input", "", ""},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, format, err := Read(tt.file)
+			if err != nil || format != LMMSEval {
+				t.Fatalf("format %s, error %v", format, err)
+			}
+			if len(rows) != len(tt.rows) {
+				t.Fatalf("%d rows, want %d", len(rows), len(tt.rows))
+			}
+			for i, w := range tt.rows {
+				r := rows[i]
+				got := want{r.ID, r.Video, r.Question, r.Task, r.DurationGroup, r.Gold, r.Reply, r.Options, r.Choice, r.ItemsFrom, r.VideoFrom, r.ReplyFrom}
+				if got.id != w.id || got.video != w.video || got.question != w.question || got.task != w.task || got.group != w.group || got.gold != w.gold || got.reply != w.reply || !slices.Equal(got.options, w.options) || got.choice != w.choice || got.itemsFrom != w.itemsFrom || got.videoFrom != w.videoFrom || got.replyFrom != w.replyFrom {
+					t.Errorf("row %d\n got %+v\nwant %+v", i+1, got, w)
+				}
+				if r.Duration != nil || !r.HasPrediction || r.Line != i+1 || r.Benchmark != TaskName(tt.file) {
+					t.Errorf("row %d: duration %v, has prediction %v, line %d, benchmark %q", i+1, r.Duration, r.HasPrediction, r.Line, r.Benchmark)
+				}
+			}
+		})
+	}
+}
+
+func TestReadLMMSEvalRefusesBadLines(t *testing.T) {
+	dir := t.TempDir()
+	good := lmmsV07(t)
+	tests := []struct {
+		name, body, want string
+		reason           error
+	}{
+		{"no input", good + `{"doc_id": 2, "target": "A", "filtered_resps": "A"}` + "\n", ":3: field input: missing field", harness.ErrMissingField},
+		{"an input that is not text", good + `{"doc_id": 2, "target": "A", "filtered_resps": "A", "input": ["q"]}` + "\n", ":3: field input: wrong type: got []interface {}", harness.ErrFieldType},
+		{"a prompt with one option", `{"doc_id": 0, "target": "A", "filtered_resps": "A", "input": "q?\nA. yes\nAnswer."}` + "\n", ":1: field input: fewer than two options: the prompt holds no run of lettered options", harness.ErrTooFewOptions},
+		{"a reply that is a number", `{"doc_id": 0, "target": "A", "filtered_resps": 3, "input": "q?\nA. yes\nB. no"}` + "\n", ":1: field filtered_resps: wrong type: got json.Number", harness.ErrFieldType},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Read(writeFile(t, dir, "20251020_080910_samples_t.jsonl", tt.body))
+			var pe *harness.ParseError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "samples_t.jsonl"+tt.want) || !errors.Is(err, tt.reason) {
+				t.Errorf("error %v; want a *ParseError containing %q and wrapping %v", err, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestParsePrompt(t *testing.T) {
+	for _, tt := range []struct {
+		in, question string
+		options      []string
+	}{
+		{videommePrompt("Q?", "A. x", "B. y"), "Q?", []string{"x", "y"}},
+		{"pre Q?\nOptions:\nA. x\nB. y\nC. z\nanswer", "pre Q?", []string{"x", "y", "z"}},
+		{"Q?\n(A) x\n(B) y\n(D) w", "Q?", []string{"x", "y"}},
+		{"A. lone\nQ?\nA. x\nB. y", "Q?", []string{"x", "y"}}, // a first "A." line alone is not the options
+		{"no options here", "", nil},
+	} {
+		q, opts := parsePrompt(tt.in)
+		if q != tt.question || !slices.Equal(opts, tt.options) {
+			t.Errorf("parsePrompt(%q) = %q, %q; want %q, %q", tt.in, q, opts, tt.question, tt.options)
+		}
+	}
+}
+
+// FuzzReadLMMSEval feeds the lmms-eval reader arbitrary bytes after the
+// layouts of every release: no panic, and what is accepted matches into
+// the options.
+func FuzzReadLMMSEval(f *testing.F) {
+	addFiles(f, "samples_*.jsonl")
+	f.Add([]byte(lmmsV04(f)))
+	f.Add([]byte(lmmsV07(f)))
+	f.Add([]byte(lmmsGeneric(f)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := readLMMSEval(bufio.NewReader(bytes.NewReader(data)), "fuzz.jsonl")
+		if err == nil {
+			checkMatch(t, rows)
+		}
+	})
+}
+
+func jsonEncoder(b *bytes.Buffer) *json.Encoder {
+	e := json.NewEncoder(b)
+	e.SetEscapeHTML(false)
+	return e
+}
