@@ -7,7 +7,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -30,10 +33,20 @@ vlmevalkit reads one of VLMEvalKit's tables: its dataset TSV or a model's result
 question, the options as A, B, ... columns or a candidates list, answer (a letter or the
 option's text), and optionally task_type or category, duration and prediction.
 
-lmms-eval reads a samples_<task>_<time>.jsonl file that lmms-eval writes with
---log_samples: each line's doc is the benchmark's own record (question_id or id, video,
-question, options or candidates or a0..a4, answer), target the gold answer and
-filtered_resps the model's reply.
+lmms-eval reads the samples file lmms-eval writes with --log_samples, in every layout
+since v0.2.3: samples_<task>_<time>.jsonl and <YYYYmmdd_HHMMSS>_samples_<task>.jsonl. Up to
+v0.3 each line's doc is the benchmark's own record (question_id or id, video, question,
+options or candidates or a0..a4, answer). Since v0.4 there is no doc: the question and
+the lettered options ("A. ..." lines) are read from input, the prompt the model was
+given; the id, video, task and duration from the task's metric object (an object field
+holding question_id, such as Video-MME's videomme_perception_score); the gold from
+target (a letter or the text), else the metric object's answer. A duration given as a
+category ("short") is kept as meta.duration_group. filtered_resps is the reply: a string
+(v0.7), a list or a list of lists, or per option a [log-likelihood, is-greedy] pair.
+Where the metric object holds the task's own parse of the reply (pred_answer), that is
+the reply, so the accuracy is the one lmms-eval reported. stderr says where the items
+came from and, for the replies, the accuracy with unparsed replies counted wrong (as
+lmms-eval counts them) and the ids of the first unparsed ones.
 
 When the file holds a model's replies (prediction, filtered_resps), they are written
 beside the items as {"id", "benchmark", "pred"} lines (pred the reply as written, or the
@@ -73,20 +86,27 @@ bad input, 1 any other failure.`,
 					return &usageError{"--out FILE is required"}
 				}
 				rows, format, err := predictions.Read(file)
+				if format != "" && format != want && !errors.Is(err, os.ErrNotExist) {
+					// The layout is known before the rows are read: name
+					// it rather than the error reading it as this tool's.
+					hint := ""
+					if format == predictions.LMMSEval || format == predictions.VLMEvalKit {
+						hint = fmt.Sprintf(": use `vidscreen import %s`", format)
+					}
+					return &usageError{fmt.Sprintf("%s is laid out as %s's files, not %s's: expected %s, found %s%s", file, format, want, want.Describe(), format.Describe(), hint)}
+				}
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
-				}
-				if format != want {
-					return &usageError{fmt.Sprintf("%s is laid out as %s's files, not %s's", file, format, want)}
 				}
 				name := *bench
 				if name == "" {
 					name = defaultBenchmark(file, format)
 				}
-				items, preds, err := importRows(rows, name)
+				items, preds, sum, err := importRows(rows, name)
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
+				sum.print(env.stderr, file)
 				if err := atomicfile.WriteBytes(*out, items); err != nil {
 					return err
 				}
@@ -126,12 +146,75 @@ type importedItem struct {
 	Answer    int      `json:"answer"`
 	Task      string   `json:"task"`
 	Duration  *float64 `json:"duration"`
+	// Meta holds what the schema has no field for: a duration given as a
+	// category ({"duration_group": "short"}).
+	Meta json.RawMessage `json:"meta,omitempty"`
 }
 
 // importRows turns rows into item lines and, when the rows carry replies,
 // prediction lines. Each item is checked by the item reader itself; an
 // error names the row it came from.
-func importRows(rows []predictions.Row, bench string) (items, preds []byte, err error) {
+func importRows(rows []predictions.Row, bench string) (items, preds []byte, sum importSummary, err error) {
+	items, preds, err = importRowsInto(rows, bench, &sum)
+	return items, preds, sum, err
+}
+
+// importSummary is what an import says on stderr about where its items
+// and replies came from.
+type importSummary struct {
+	itemsFrom map[string]int // source -> rows
+	videoFrom map[string]int
+	replyFrom map[string]int
+	replies   int
+	correct   int
+	unparsed  []string // the ids of replies naming no option
+}
+
+func (s *importSummary) count(m *map[string]int, k string) {
+	if k == "" {
+		return
+	}
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	(*m)[k]++
+}
+
+func sortedCounts(m map[string]int) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%d from %s", v, k))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+func (s *importSummary) print(w io.Writer, file string) {
+	if len(s.itemsFrom) > 0 {
+		fmt.Fprintf(w, "vidscreen import: %s: items read %s\n", file, sortedCounts(s.itemsFrom))
+	}
+	if len(s.videoFrom) > 0 {
+		fmt.Fprintf(w, "vidscreen import: %s: the file names no video file; the video of each item: %s (a video number, not a file name: the video levels will not find it)\n", file, sortedCounts(s.videoFrom))
+	}
+	if s.replies == 0 {
+		return
+	}
+	if len(s.replyFrom) > 0 {
+		fmt.Fprintf(w, "vidscreen import: %s: replies as the tool parsed them: %s\n", file, sortedCounts(s.replyFrom))
+	}
+	fmt.Fprintf(w, "vidscreen import: %s: %d replies, %d right: accuracy %.1f%% with unparsed replies counted wrong", file, s.replies, s.correct, 100*float64(s.correct)/float64(s.replies))
+	if n := len(s.unparsed); n > 0 {
+		shown := s.unparsed[:min(n, 5)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(", and %d more", n-len(shown))
+		}
+		fmt.Fprintf(w, "; %d unparsed (no option named): %s%s", n, strings.Join(shown, ", "), more)
+	}
+	fmt.Fprintln(w)
+}
+
+func importRowsInto(rows []predictions.Row, bench string, sum *importSummary) (items, preds []byte, err error) {
 	var ib, pb bytes.Buffer
 	hasPreds := false
 	seen := map[string]string{} // id -> Source of its row
@@ -159,11 +242,29 @@ func importRows(rows []predictions.Row, bench string) (items, preds []byte, err 
 				return nil, nil, fail("answer", fmt.Errorf("%w: %q is neither an option letter nor the text of one option", harness.ErrAnswerRange, r.Gold))
 			}
 		}
-		b, _ := json.Marshal(importedItem{ID: r.ID, Benchmark: bench, Video: r.Video, Question: r.Question, Options: r.Options, Answer: gold, Task: r.Task, Duration: r.Duration})
+		it := importedItem{ID: r.ID, Benchmark: bench, Video: r.Video, Question: r.Question, Options: r.Options, Answer: gold, Task: r.Task, Duration: r.Duration}
+		if r.DurationGroup != "" {
+			it.Meta, _ = json.Marshal(map[string]string{"duration_group": r.DurationGroup})
+		}
+		b, _ := json.Marshal(it)
 		ib.Write(b)
 		ib.WriteByte('\n')
+		sum.count(&sum.itemsFrom, r.ItemsFrom)
+		sum.count(&sum.videoFrom, r.VideoFrom)
 		if r.HasPrediction {
 			hasPreds = true
+			sum.replies++
+			sum.count(&sum.replyFrom, r.ReplyFrom)
+			choice := r.Choice
+			if choice < 0 {
+				choice, _ = answer.Parse(r.Reply, r.Options)
+			}
+			switch {
+			case choice < 0 || choice >= len(r.Options):
+				sum.unparsed = append(sum.unparsed, r.ID)
+			case choice == gold:
+				sum.correct++
+			}
 			var pred any = r.Reply
 			if r.Choice >= 0 {
 				pred = r.Choice

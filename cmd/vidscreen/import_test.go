@@ -23,7 +23,7 @@ func TestImport(t *testing.T) {
 		first      string // the first item line
 	}{
 		{"lmms-eval", "samples_videomme_2024-06-20T10-11-12.123456.jsonl", "videomme", 4, true,
-			`{"id":"001-1","benchmark":"videomme","video":"001","question":"When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?","options":["A. Apples.","B. Candles.","C. Berries.","D. The three kinds are of the same number."],"answer":2,"task":"Counting Problem","duration":null}`},
+			`{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?","options":["A. Apples.","B. Candles.","C. Berries.","D. The three kinds are of the same number."],"answer":2,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}`},
 		{"lmms-eval", "samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl", "nextqa_mc_test", 2, true,
 			`{"id":"6","benchmark":"nextqa_mc_test","video":"4010069381","question":"how do the two man play the instrument","options":["roll the handle","tap their feet","strum the string","hit with sticks","pat with hand"],"answer":0,"task":"CH","duration":null}`},
 		{"vlmevalkit", "MVBench_results.xlsx", "MVBench_results", 4, true,
@@ -97,6 +97,116 @@ func TestImportRefuses(t *testing.T) {
 		{"an answer naming no option", []string{"vlmevalkit", badAnswer}, `bad.tsv:2: field answer: answer out of range: "Z"`},
 		{"a repeated id", []string{"vlmevalkit", dupID}, `dup.csv:3: field id: duplicate id: "0" was already given at ` + dupID + ":2"},
 		{"no file", []string{"vlmevalkit"}, "want the tool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out.jsonl")
+			code, _, stderr := runCmd(append(append([]string{"import"}, tt.args...), "--out", out)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, stderr, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a refused import wrote its output")
+			}
+		})
+	}
+}
+
+// The lmms-eval layouts since v0.4 (no doc; v0.7's bare-string replies),
+// written here as lmms-eval's save_results_samples writes them: see
+// harness/predictions/lmmseval_test.go.
+const (
+	videommeInstruction = "Select the best answer to the following multiple-choice question based on the video and the subtitles. Respond with only the letter (A, B, C, or D) of the correct option."
+	lmmsV04Lines        = `{"doc_id": 0, "target": "C", "filtered_resps": ["C"], "doc_hash": "4f1c", "input": "<image>\n` + videommeInstruction + `\nHow many apples are on the tree?\nA. One.\nB. Two.\nC. Three.\nD. Four.\nThe best answer is:", "videomme_perception_score": {"question_id": "001-1", "duration": "short", "category": "Knowledge", "sub_category": "Humanity & History", "task_category": "Counting Problem", "pred_answer": "C", "answer": "C"}}
+{"doc_id": 1, "target": "A", "filtered_resps": ["!!!!!!!!!!!!!!!!"], "doc_hash": "1e2d", "input": "<image>\n` + videommeInstruction + `\nWhat is the genre of this video?\nA. A news report.\nB. A documentary.\nC. A travel vlog.\nD. A tutorial.\nThe best answer is:", "videomme_perception_score": {"question_id": "001-2", "duration": "short", "category": "Knowledge", "sub_category": "Humanity & History", "task_category": "Object Recognition", "pred_answer": "", "answer": "A"}}
+{"doc_id": 2, "target": "B", "filtered_resps": ["The answer is B."], "doc_hash": "1e2e", "input": "<image>\n` + videommeInstruction + `\nWho speaks first?\nA. The host.\nB. The guest.\nC. Nobody.\nD. A narrator.\nThe best answer is:", "videomme_perception_score": {"question_id": "001-3", "duration": "short", "category": "Knowledge", "sub_category": "Humanity & History", "task_category": "Object Recognition", "pred_answer": "B", "answer": "B"}}
+`
+	lmmsV07Lines = `{"doc_id": 0, "target": "B", "filtered_resps": "The answer is B.", "doc_hash": "aa01", "input": "Which planet appears first?\nOptions:\nA. Mars.\nB. Venus.\nC. Saturn.\nD. Earth.\nAnswer with the option's letter from the given choices directly.", "videomme_perception_score": {"question_id": "002-1", "duration": "medium", "category": "Knowledge", "sub_category": "Astronomy", "task_category": "Temporal Perception", "pred_answer": "B", "answer": "B", "score": 1.0, "videoID": "zzzzzzzzzzz"}}
+{"doc_id": 1, "target": "D", "filtered_resps": "A", "doc_hash": "aa02", "input": "Which planet appears last?\nOptions:\nA. Mars.\nB. Venus.\nC. Saturn.\nD. Earth.\nAnswer with the option's letter from the given choices directly.", "videomme_perception_score": {"question_id": "002-2", "duration": "medium", "category": "Knowledge", "sub_category": "Astronomy", "task_category": "Temporal Perception", "pred_answer": "A", "answer": "D", "score": 0.0, "videoID": "zzzzzzzzzzz"}}
+`
+)
+
+func TestImportLMMSEvalWithoutDoc(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, file, body string
+		items, preds     string
+		stderr           []string
+	}{
+		{"v0.4-0.6", "20250712_101112_samples_videomme.jsonl", lmmsV04Lines,
+			`{"id":"001-1","benchmark":"videomme","video":"001","question":"How many apples are on the tree?","options":["One.","Two.","Three.","Four."],"answer":2,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}
+{"id":"001-2","benchmark":"videomme","video":"001","question":"What is the genre of this video?","options":["A news report.","A documentary.","A travel vlog.","A tutorial."],"answer":0,"task":"Object Recognition","duration":null,"meta":{"duration_group":"short"}}
+{"id":"001-3","benchmark":"videomme","video":"001","question":"Who speaks first?","options":["The host.","The guest.","Nobody.","A narrator."],"answer":1,"task":"Object Recognition","duration":null,"meta":{"duration_group":"short"}}
+`,
+			`{"benchmark":"videomme","id":"001-1","pred":"C"}
+{"benchmark":"videomme","id":"001-2","pred":""}
+{"benchmark":"videomme","id":"001-3","pred":"B"}
+`,
+			[]string{"items read 3 from input and videomme_perception_score", "the video of each item: 3 from the question id", "replies as the tool parsed them: 3 from videomme_perception_score.pred_answer", "3 replies, 2 right: accuracy 66.7% with unparsed replies counted wrong; 1 unparsed (no option named): 001-2"}},
+		{"v0.7", "20251020_080910_samples_videomme.jsonl", lmmsV07Lines,
+			`{"id":"002-1","benchmark":"videomme","video":"zzzzzzzzzzz","question":"Which planet appears first?","options":["Mars.","Venus.","Saturn.","Earth."],"answer":1,"task":"Temporal Perception","duration":null,"meta":{"duration_group":"medium"}}
+{"id":"002-2","benchmark":"videomme","video":"zzzzzzzzzzz","question":"Which planet appears last?","options":["Mars.","Venus.","Saturn.","Earth."],"answer":3,"task":"Temporal Perception","duration":null,"meta":{"duration_group":"medium"}}
+`,
+			`{"benchmark":"videomme","id":"002-1","pred":"B"}
+{"benchmark":"videomme","id":"002-2","pred":"A"}
+`,
+			[]string{"items read 2 from input and videomme_perception_score", "2 replies, 1 right: accuracy 50.0% with unparsed replies counted wrong\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := filepath.Join(dir, tt.file)
+			os.WriteFile(in, []byte(tt.body), 0o644)
+			var first []byte
+			for run := range 2 {
+				out := filepath.Join(dir, "items.jsonl")
+				code, _, stderr := runCmd("import", "lmms-eval", in, "--out", out)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				items, _ := os.ReadFile(out)
+				preds, _ := os.ReadFile(filepath.Join(dir, "items.predictions.jsonl"))
+				if string(items) != tt.items || string(preds) != tt.preds {
+					t.Errorf("items\n%s\nwant\n%s\npredictions\n%s\nwant\n%s", items, tt.items, preds, tt.preds)
+				}
+				for _, w := range tt.stderr {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("stderr %q lacks %q", stderr, w)
+					}
+				}
+				both := append(items, preds...)
+				if run == 1 && string(both) != string(first) {
+					t.Error("a second import of the same file wrote other bytes")
+				}
+				first = both
+				if _, err := harness.ReadFiles(context.Background(), []string{out}, harness.ReadOptions{}); err != nil {
+					t.Fatalf("the imported items do not read back: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestImportLMMSEvalRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	v07 := write("20251020_080910_samples_videomme.jsonl", lmmsV07Lines)
+	noInput := write("20251020_080910_samples_a.jsonl", lmmsV07Lines+`{"doc_id": 2, "target": "A", "filtered_resps": "A"}`+"\n")
+	badGold := write("20251020_080910_samples_b.jsonl", strings.Replace(lmmsV07Lines, `"target": "D"`, `"target": "Z"`, 1))
+	noVideo := write("20251020_080910_samples_c.jsonl", `{"doc_id": 0, "target": "A", "filtered_resps": "A", "input": "q?\nA. yes\nB. no"}`+"\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"vlmevalkit given an lmms-eval file", []string{"vlmevalkit", v07}, "expected a VLMEvalKit table (.xlsx, .tsv, .csv), found an lmms-eval samples file (lines with filtered_resps): use `vidscreen import lmms-eval`"},
+		{"vlmevalkit given a broken lmms-eval file", []string{"vlmevalkit", noInput}, "use `vidscreen import lmms-eval`"},
+		{"a line without input", []string{"lmms-eval", noInput}, "samples_a.jsonl:3: field input: missing field"},
+		{"a target naming no option", []string{"lmms-eval", badGold}, `samples_b.jsonl:2: field answer: answer out of range: "Z"`},
+		{"no video", []string{"lmms-eval", noVideo}, "samples_c.jsonl:1: field video: missing field"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

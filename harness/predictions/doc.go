@@ -9,8 +9,11 @@
 //   - VLMEvalKit's result tables (.xlsx, .tsv, .csv): one row per question
 //     with the columns index, question, A, B, ... (or candidates, a list
 //     literal), answer and prediction, plus video, category and others;
-//   - lmms-eval's samples_<task>_<time>.jsonl: one JSON object per line with
-//     doc (the benchmark's own record), target and filtered_resps.
+//   - lmms-eval's samples files (samples_<task>_<time>.jsonl, and
+//     <YYYYmmdd_HHMMSS>_samples_<task>.jsonl since v0.2.4): one JSON object
+//     per line with target and filtered_resps, and up to v0.3 doc (the
+//     benchmark's own record); since v0.4 the item is read from input (the
+//     prompt's question and lettered options) and the task's metric object.
 //
 // Each row becomes a Row. Match then pairs rows with items: by benchmark and
 // id where the file's ids are the items' ids (and its question, if given,
