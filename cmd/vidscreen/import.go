@@ -33,8 +33,9 @@ vlmevalkit reads one of VLMEvalKit's tables: its dataset TSV or a model's result
 question, the options as A, B, ... columns or a candidates list, answer (a letter or the
 option's text), and optionally task_type or category, duration and prediction.
 
-lmms-eval reads the samples file lmms-eval writes with --log_samples, in every layout
-since v0.2.3: samples_<task>_<time>.jsonl and <YYYYmmdd_HHMMSS>_samples_<task>.jsonl. Up to
+lmms-eval reads the samples lmms-eval writes with --log_samples, in every layout: the
+<task>.json object of v0.2.0-v0.2.3 (its logs list), samples_<task>_<time>.jsonl and
+<YYYYmmdd_HHMMSS>_samples_<task>.jsonl. Up to
 v0.3 each line's doc is the benchmark's own record (question_id or id, video, question,
 options or candidates or a0..a4, answer). Since v0.4 there is no doc: the question and
 the lettered options ("A. ..." lines) are read from input, the prompt the model was

@@ -186,6 +186,42 @@ func TestImportLMMSEvalWithoutDoc(t *testing.T) {
 	}
 }
 
+// TestImportLMMSEvalV02 imports the <task>.json of lmms-eval v0.2.0-v0.2.3:
+// one pretty-printed object whose logs are the samples.
+func TestImportLMMSEvalV02(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "videomme.json")
+	os.WriteFile(in, []byte(`{
+    "args": {"model": "llava_vid", "log_samples": true},
+    "model_configs": {"task": "videomme"},
+    "logs": [
+        {
+            "doc_id": 0,
+            "doc": {"video_id": "001", "videoID": "fFjv93ACGo8", "duration": "short", "question_id": "001-1", "task_type": "Counting Problem", "question": "How many apples?", "options": ["A. One.", "B. Two."], "answer": "B"},
+            "target": "B",
+            "arguments": ["<image>\nHow many apples?"],
+            "resps": [["B"]],
+            "filtered_resps": ["B"]
+        }
+    ],
+    "time": "0620_1011"
+}
+`), 0o644)
+	out := filepath.Join(dir, "items.jsonl")
+	code, _, stderr := runCmd("import", "lmms-eval", in, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	want := `{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"How many apples?","options":["A. One.","B. Two."],"answer":1,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}` + "\n"
+	if string(b) != want || !strings.Contains(stderr, "items read 1 from doc") {
+		t.Errorf("items\n%s\nwant\n%s\nstderr %q", b, want, stderr)
+	}
+	if code, _, stderr := runCmd("import", "vlmevalkit", in, "--out", out+"2"); code != 2 || !strings.Contains(stderr, "use `vidscreen import lmms-eval`") {
+		t.Errorf("vlmevalkit on a v0.2 log: exit %d, %q", code, stderr)
+	}
+}
+
 func TestImportLMMSEvalRefuses(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {

@@ -9,7 +9,9 @@
 //   - VLMEvalKit's result tables (.xlsx, .tsv, .csv): one row per question
 //     with the columns index, question, A, B, ... (or candidates, a list
 //     literal), answer and prediction, plus video, category and others;
-//   - lmms-eval's samples files (samples_<task>_<time>.jsonl, and
+//   - lmms-eval's samples: v0.2.0-v0.2.3's <task>.json, one object whose
+//     logs list holds the samples; the samples files since
+//     (samples_<task>_<time>.jsonl, and
 //     <YYYYmmdd_HHMMSS>_samples_<task>.jsonl since v0.2.4): one JSON object
 //     per line with target and filtered_resps, and up to v0.3 doc (the
 //     benchmark's own record); since v0.4 the item is read from input (the

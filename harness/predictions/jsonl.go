@@ -114,41 +114,101 @@ func readLMMSEval(r io.Reader, name string) ([]Row, error) {
 		if err != nil {
 			return err
 		}
-		fail := func(field string, err error) error {
-			return &harness.ParseError{File: name, Line: line, Field: field, Err: err}
-		}
-		row := Row{Source: fmt.Sprintf("%s:%d", name, line), File: name, Line: line, Benchmark: task, Choice: -1}
-		metricName, metric := metricObject(m)
-		if dv, hasDoc := m["doc"]; hasDoc {
-			docv, ok := dv.(map[string]any)
-			if !ok {
-				return fail("doc", fmt.Errorf("%w: want the document as an object", harness.ErrFieldType))
-			}
-			if err := rowFromDoc(newRecord(docv), m, &row); err != nil {
-				return err
-			}
-		} else if err := rowFromLog(m, metricName, metric, &row); err != nil {
+		row, err := lmmsRow(m, name, task, line, 0)
+		if err != nil {
 			return err
-		}
-		row.Gold = strings.TrimSpace(row.Gold)
-		if fr, ok := m["filtered_resps"]; ok {
-			row.HasPrediction = true
-			if err := sampleReply(fr, &row); err != nil {
-				return fail("filtered_resps", fmt.Errorf("%w: %v", harness.ErrFieldType, err))
-			}
-		}
-		// The task's own parse of the reply (Video-MME's pred_answer) is
-		// what the task scored: use it, so that the accuracy is the one
-		// lmms-eval reported; "" is its unparsed reply.
-		if pa, ok := metric["pred_answer"].(string); ok && row.Choice < 0 {
-			row.HasPrediction = true
-			row.Reply = strings.TrimSpace(pa)
-			row.ReplyFrom = metricName + ".pred_answer"
 		}
 		rows = append(rows, row)
 		return nil
 	})
 	return rows, err
+}
+
+// readLMMSEvalLogs reads the <task>.json lmms-eval v0.2.0-v0.2.3 wrote
+// with --log_samples: one object {"args", "model_configs", "logs": [...],
+// "time"}, logs holding one sample per document as the later samples
+// files do. An error names the sample as a row (logs[0] is row 1).
+func readLMMSEvalLogs(b []byte, name string) ([]Row, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var top struct {
+		Logs []json.RawMessage `json:"logs"`
+	}
+	if err := d.Decode(&top); err != nil {
+		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: not lmms-eval's <task>.json object with logs: %v", harness.ErrSyntax, err)}
+	}
+	task := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	rows := make([]Row, 0, len(top.Logs))
+	for i, raw := range top.Logs {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var m map[string]any
+		if err := d.Decode(&m); err != nil || m == nil {
+			return nil, &harness.ParseError{File: name, Row: i + 1, Field: "logs", Err: fmt.Errorf("%w: want each sample as an object", harness.ErrFieldType)}
+		}
+		row, err := lmmsRow(m, name, task, 0, i+1)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// isLMMSEvalLogs says whether a .json file is lmms-eval's v0.2 <task>.json:
+// an object with a logs list.
+func isLMMSEvalLogs(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n\ufeff")
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return false
+	}
+	l, ok := top["logs"]
+	return ok && len(bytes.TrimSpace(l)) > 0 && bytes.TrimSpace(l)[0] == '['
+}
+
+// lmmsRow reads one sample of an lmms-eval log, at line (a JSON Lines
+// file) or rec (the logs of a <task>.json).
+func lmmsRow(m map[string]any, name, task string, line, rec int) (Row, error) {
+	fail := func(field string, err error) error {
+		return &harness.ParseError{File: name, Line: line, Row: rec, Field: field, Err: err}
+	}
+	source := fmt.Sprintf("%s:%d", name, line)
+	if line == 0 {
+		source = fmt.Sprintf("%s: row %d", name, rec)
+	}
+	row := Row{Source: source, File: name, Line: line, Rec: rec, Benchmark: task, Choice: -1}
+	metricName, metric := metricObject(m)
+	if dv, hasDoc := m["doc"]; hasDoc {
+		docv, ok := dv.(map[string]any)
+		if !ok {
+			return Row{}, fail("doc", fmt.Errorf("%w: want the document as an object", harness.ErrFieldType))
+		}
+		if err := rowFromDoc(newRecord(docv), m, &row); err != nil {
+			return Row{}, err
+		}
+	} else if err := rowFromLog(m, metricName, metric, &row); err != nil {
+		return Row{}, err
+	}
+	row.Gold = strings.TrimSpace(row.Gold)
+	if fr, ok := m["filtered_resps"]; ok {
+		row.HasPrediction = true
+		if err := sampleReply(fr, &row); err != nil {
+			return Row{}, fail("filtered_resps", fmt.Errorf("%w: %v", harness.ErrFieldType, err))
+		}
+	}
+	// The task's own parse of the reply (Video-MME's pred_answer) is
+	// what the task scored: use it, so that the accuracy is the one
+	// lmms-eval reported; "" is its unparsed reply.
+	if pa, ok := metric["pred_answer"].(string); ok && row.Choice < 0 {
+		row.HasPrediction = true
+		row.Reply = strings.TrimSpace(pa)
+		row.ReplyFrom = metricName + ".pred_answer"
+	}
+	return row, nil
 }
 
 // rowFromDoc fills row from the benchmark's record that lmms-eval up to
@@ -167,7 +227,7 @@ func rowFromDoc(doc record, m map[string]any, row *Row) error {
 	row.Duration, row.DurationGroup = duration(doc)
 	opts, field, err := doc.options()
 	if err != nil {
-		return &harness.ParseError{File: row.File, Line: row.Line, Field: "doc." + field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
+		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: "doc." + field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
 	}
 	row.Options = opts
 	row.Gold, row.GoldIndex = doc.gold(goldNames)
@@ -184,7 +244,7 @@ func rowFromDoc(doc record, m map[string]any, row *Row) error {
 // metric object's answer.
 func rowFromLog(m map[string]any, metricName string, metric record, row *Row) error {
 	fail := func(field string, err error) error {
-		return &harness.ParseError{File: row.File, Line: row.Line, Field: field, Err: err}
+		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: field, Err: err}
 	}
 	row.ItemsFrom = "input"
 	if metricName != "" {

@@ -185,18 +185,24 @@ func TestParsePrompt(t *testing.T) {
 	}
 }
 
-// FuzzReadLMMSEval feeds the lmms-eval reader arbitrary bytes after the
-// layouts of every release: no panic, and what is accepted matches into
+// FuzzReadLMMSEval feeds the lmms-eval readers (samples JSON Lines and
+// v0.2's <task>.json) arbitrary bytes after the layouts of every release: no panic, and what is accepted matches into
 // the options.
 func FuzzReadLMMSEval(f *testing.F) {
 	addFiles(f, "samples_*.jsonl")
 	f.Add([]byte(lmmsV04(f)))
 	f.Add([]byte(lmmsV07(f)))
 	f.Add([]byte(lmmsGeneric(f)))
+	f.Add([]byte(lmmsV02(f, map[string]any{"question": "q", "options": []any{"x", "y"}, "answer": 1, "video": "v"})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := readLMMSEval(bufio.NewReader(bytes.NewReader(data)), "fuzz.jsonl")
 		if err == nil {
 			checkMatch(t, rows)
+		}
+		if isLMMSEvalLogs(data) {
+			if rows, err := readLMMSEvalLogs(data, "fuzz.json"); err == nil {
+				checkMatch(t, rows)
+			}
 		}
 	})
 }
@@ -205,4 +211,44 @@ func jsonEncoder(b *bytes.Buffer) *json.Encoder {
 	e := json.NewEncoder(b)
 	e.SetEscapeHTML(false)
 	return e
+}
+
+// lmmsV02 is the <task>.json of lmms-eval v0.2.0-v0.2.3 (__main__.py):
+// {"args", "model_configs", "logs": [samples sorted by doc_id], "time"},
+// pretty-printed with indent 4, each sample with doc, target, arguments,
+// resps and filtered_resps.
+func lmmsV02(t testing.TB, secondDoc any) string {
+	b, err := json.MarshalIndent(map[string]any{
+		"args":          map[string]any{"model": "llava_vid", "tasks": "videomme", "log_samples": true},
+		"model_configs": map[string]any{"task": "videomme", "output_type": "generate_until"},
+		"time":          "0620_1011",
+		"logs": []any{
+			map[string]any{"doc_id": 0, "doc": map[string]any{"video_id": "001", "videoID": "fFjv93ACGo8", "duration": "short", "question_id": "001-1", "task_type": "Counting Problem", "question": "How many apples?", "options": []any{"A. One.", "B. Two."}, "answer": "B"}, "target": "B", "arguments": []any{"<image>\nHow many apples?"}, "resps": []any{[]any{"B"}}, "filtered_resps": []any{"B"}},
+			map[string]any{"doc_id": 1, "doc": secondDoc, "target": "A", "resps": []any{[]any{"A"}}, "filtered_resps": []any{"A"}},
+		},
+	}, "", "    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+func TestReadLMMSEvalV02TaskJSON(t *testing.T) {
+	dir := t.TempDir()
+	doc := map[string]any{"video_id": "002", "videoID": "zzzzzzzzzzz", "duration": 42.5, "question_id": "002-1", "task_type": "Temporal Perception", "question": "What comes first?", "options": []any{"A. A star.", "B. A moon."}, "answer": "A"}
+	rows, format, err := Read(writeFile(t, dir, "videomme.json", lmmsV02(t, doc)))
+	if err != nil || format != LMMSEval || len(rows) != 2 {
+		t.Fatalf("%d rows, format %s, error %v", len(rows), format, err)
+	}
+	r := rows[1]
+	if r.ID != "002-1" || r.Video != "zzzzzzzzzzz" || r.Benchmark != "videomme" || r.Task != "Temporal Perception" || r.Duration == nil || *r.Duration != 42.5 || r.Gold != "A" || r.Reply != "A" || r.ItemsFrom != "doc" || r.Rec != 2 || !strings.HasSuffix(r.Source, "videomme.json: row 2") {
+		t.Errorf("row %+v", r)
+	}
+	if g := rows[0].DurationGroup; g != "short" || rows[0].Duration != nil {
+		t.Errorf("duration %v, group %q; want the category kept", rows[0].Duration, g)
+	}
+	_, _, err = Read(writeFile(t, dir, "bad.json", lmmsV02(t, "not a doc")))
+	if !errors.Is(err, harness.ErrFieldType) || !strings.Contains(err.Error(), "bad.json: row 2: field doc: wrong type") {
+		t.Errorf("error %v; want row 2's doc named", err)
+	}
 }

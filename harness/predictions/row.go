@@ -100,6 +100,17 @@ func Read(path string) ([]Row, Format, error) {
 		rows, err := readDelimited(f, path)
 		return rows, VLMEvalKit, err
 	}
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		// lmms-eval v0.2.0-v0.2.3 wrote <task>.json, one object with logs.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, "", openError(path, err)
+		}
+		if isLMMSEvalLogs(b) {
+			rows, err := readLMMSEvalLogs(b, path)
+			return rows, LMMSEval, err
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", openError(path, err)
