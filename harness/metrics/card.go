@@ -296,8 +296,9 @@ type AttackerResult struct {
 	// diagnostic test (seed 003, section 3.2), run on a later entry of its
 	// role in models.json (blind-reader#2 on the second lm_reader entry):
 	// it is reported and screening's consensus counts it, but it enters no
-	// level's eps, no Holm family and not m, so the pyramid's figures stay
-	// those of the role's first entry, comparable with the papers.
+	// level's eps and no Holm family, so the levels stay those of the role's
+	// first entry, comparable with the papers (m, the stronger blind
+	// reader's, may take it: Video-Index 3.3).
 	DiagnosticOnly bool `json:"diagnostic_only,omitempty"`
 	// CILow and CIHigh bound Accuracy: the seeded bootstrap percentile
 	// interval over the scored items.

@@ -256,7 +256,7 @@ func breakdowns(items []*harness.Item, members []int, rs []AttackerResult, ss []
 				seen[s.item] = true
 				t.add(items, s)
 			}
-			part[k] = AttackerResult{Name: r.Name, Level: r.Level, ScreeningOnly: r.ScreeningOnly, DiagnosticOnly: r.DiagnosticOnly}
+			part[k] = AttackerResult{Name: r.Name, Level: r.Level, ScreeningOnly: r.ScreeningOnly, CrossPool: r.CrossPool, DiagnosticOnly: r.DiagnosticOnly}
 			if len(seen) == 0 {
 				part[k].Margin = math.Inf(-1)
 				continue
@@ -677,12 +677,13 @@ func withReference(c *Card, items []*harness.Item, members []int, all [][]scored
 }
 
 // isBlindReader reports whether an attacker is a blind language-model
-// reader: blind-reader, or one of its variants on another lm_reader model
-// ("blind-reader:<model>"). The diagnostic-only blind-reader#2, ... of
-// lm_reader's later entries are not: m stays the first entry's, as the
-// pyramid's other figures do.
+// reader: blind-reader, one of its variants on another lm_reader model
+// ("blind-reader:<model>"), or the blind-reader#2, ... of lm_reader's later
+// entries. Video-Index 3.3 subtracts the stronger of its blind readers, so
+// every blind model the user lists is a candidate for m, although the later
+// entries enter no eps.
 func isBlindReader(name string) bool {
-	return name == "blind-reader" || strings.HasPrefix(name, "blind-reader:")
+	return name == "blind-reader" || strings.HasPrefix(name, "blind-reader:") || strings.HasPrefix(name, "blind-reader#")
 }
 
 // withPaperMargins sets each attacker's margin as the Video-Index authors'
