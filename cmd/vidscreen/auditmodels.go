@@ -242,7 +242,10 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		fmt.Fprintf(env.stderr, "vidscreen audit: vlm_reader is served by %s; audit reads letter scores from ONNX files only, so the VLM readers are skipped\n", spec.Server)
 	}
 	// screen_reader, the funnel's smaller VLM (Video-Index 5.1), answers
-	// full-video-reader's 32 frames in order; without one vlm_reader does.
+	// its 32-frame steps: full-video-reader's frames in order and
+	// shuffled-frames-screen-reader's shuffled ones; without one vlm_reader
+	// answers full-video-reader and the funnel's shuffled step is the
+	// card's shuffled-frames-reader.
 	if spec, ok := m.Roles[models.RoleScreenReader]; ok && spec.Server == "" && v.VLM != nil {
 		sr := &spread.VLMScorer{Pool: pool, Work: string(models.RoleScreenReader)}
 		for _, dev := range devs {
@@ -263,7 +266,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		}
 		v.Screen = sr
 	} else if ok && spec.Server != "" {
-		fmt.Fprintf(env.stderr, "vidscreen audit: screen_reader is served by %s; audit reads letter scores from ONNX files only, so vlm_reader answers full-video-reader\n", spec.Server)
+		fmt.Fprintf(env.stderr, "vidscreen audit: screen_reader is served by %s; audit reads letter scores from ONNX files only, so vlm_reader answers the 32-frame steps\n", spec.Server)
 	}
 	if len(v.ImageText) == 0 {
 		v = nil

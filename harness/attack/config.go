@@ -190,6 +190,11 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&shuffledReader{}, RoleVLMReader, RoleImageText)
 		add(&tenthReader{}, RoleVLMReader, RoleImageText)
 		add(&fullVideoReader{}, RoleVLMReader, RoleImageText)
+		// The funnel's shuffled step on screen_reader, only where the
+		// models directory has one: without it nothing is skipped.
+		if slices.Contains(cfg.Roles, RoleScreenReader) {
+			add(&shuffledScreenReader{}, RoleScreenReader, RoleVLMReader, RoleImageText)
+		}
 	}
 	return out
 }

@@ -55,6 +55,9 @@ const (
 	VLMShuffled = "vlm-shuffled" // the uniform frames in a seeded shuffle
 	VLMTenth    = "vlm-tenth"    // uniform frames of one seeded contiguous tenth
 	VLMInOrder  = "vlm-in-order" // the uniform frames in time order (full-video-reader)
+	// VLMShuffledScreen holds screen_reader's scores of VLMShuffled's
+	// frames, in the same shuffle (shuffled-frames-screen-reader).
+	VLMShuffledScreen = "screen-shuffled"
 )
 
 // Needs says what a frame attacker reads from the feature stage, so that a
@@ -94,6 +97,9 @@ const (
 	RoleTextEmbed = "text_embed"
 	RoleCaptioner = "captioner"
 	RoleVLMReader = "vlm_reader"
+	// RoleScreenReader is the funnel's smaller VLM (Video-Index 5.1): with
+	// it, shuffled-frames-screen-reader runs.
+	RoleScreenReader = "screen_reader"
 )
 
 // dot is the cosine of two unit vectors.

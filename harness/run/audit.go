@@ -368,9 +368,11 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 				cfg.Videos.VLMSets = append(cfg.Videos.VLMSets, s.String())
 			}
 		}
-		if v.Screen != nil && needs.Has(attack.NeedVLMInOrder) {
+		if sets := opt.screenSets(needs); len(sets) > 0 {
 			cfg.Videos.ScreenReader = v.ScreenName
-			cfg.Videos.ScreenSets = []string{opt.screenSet().String() + "@" + opt.screenDecodeSize(needs).String()}
+			for _, s := range sets {
+				cfg.Videos.ScreenSets = append(cfg.Videos.ScreenSets, s.String()+"@"+opt.screenDecodeSize(needs).String())
+			}
 		}
 	}
 	if opt.ReferenceModel {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/spread"
 )
 
 // TestFullVideoReaderReadsTheInOrderSet: the full-video reader's need adds
@@ -28,5 +29,30 @@ func TestFullVideoReaderReadsTheInOrderSet(t *testing.T) {
 	}
 	if none := inOrderScores(map[string][]float64{}, base.Name); len(none) != 0 {
 		t.Errorf("without the set: %v", none)
+	}
+}
+
+// TestScreenShuffledSet: screen_reader's shuffled set is
+// shuffled-frames-reader's frames in the same seeded shuffle (the sampler
+// and shuffle of features.VLMSets), on the original option order, under
+// the key shuffled-frames-screen-reader reads; a run without a
+// screen_reader scores no screen set.
+func TestScreenShuffledSet(t *testing.T) {
+	_, shuffled, _ := features.VLMSets(32)
+	o := &Options{Video: &VideoModels{}}
+	got := o.screenShuffledSet()
+	if got.Name != attack.VLMShuffledScreen || got.Sampler.String() != shuffled.Sampler.String() || !got.Shuffle || got.Permutations != 0 {
+		t.Errorf("screen set %v, shuffled-frames-reader's %v", got, shuffled)
+	}
+	if sets := o.screenSets(attack.NeedVLMShuffled | attack.NeedVLMInOrder); len(sets) != 0 {
+		t.Errorf("without a screen_reader: sets %v", sets)
+	}
+	o.Video.Screen = &spread.VLMScorer{}
+	var names []string
+	for _, s := range o.screenSets(attack.NeedVLMShuffled | attack.NeedVLMInOrder) {
+		names = append(names, s.Name)
+	}
+	if !slices.Equal(names, []string{o.screenSet().Name, attack.VLMShuffledScreen}) {
+		t.Errorf("sets %v", names)
 	}
 }

@@ -63,8 +63,10 @@ type VideoModels struct {
 	VLMName string
 	VLMSize decode.Size
 	// Screen is the screen_reader role: the smaller VLM of the screening
-	// funnel's 32-frames-in-order step, full-video-reader (Video-Index
-	// 5.1). Nil when the models directory has none: vlm_reader serves it.
+	// funnel's 32-frame steps (Video-Index 5.1), full-video-reader and
+	// shuffled-frames-screen-reader. Nil when the models directory has
+	// none: vlm_reader serves full-video-reader, and the funnel's shuffled
+	// step is the card's shuffled-frames-reader.
 	// ScreenName names its weights, ScreenSize the size its frames are
 	// decoded at.
 	Screen     features.VLMScorer
@@ -90,6 +92,9 @@ func (o *Options) roles() []string {
 	if v := o.Video; v != nil && v.VLM != nil {
 		out = append(out, attack.RoleVLMReader)
 	}
+	if v := o.Video; v != nil && v.VLM != nil && v.Screen != nil {
+		out = append(out, attack.RoleScreenReader)
+	}
 	return out
 }
 
@@ -104,8 +109,9 @@ type VideoConfig struct {
 	Sets      []string `json:"frame_sets"`
 	VLMReader string   `json:"vlm_reader,omitempty"`
 	VLMSets   []string `json:"vlm_frame_sets,omitempty"`
-	// ScreenReader names the screen_reader model full-video-reader asked
-	// (absent when vlm_reader served it), ScreenSets its frame sets.
+	// ScreenReader names the screen_reader model the funnel's 32-frame
+	// steps asked (absent when vlm_reader served them), ScreenSets its
+	// frame sets.
 	ScreenReader string   `json:"screen_reader,omitempty"`
 	ScreenSets   []string `json:"screen_frame_sets,omitempty"`
 }
@@ -193,6 +199,33 @@ func (o *Options) screenSet() features.VLMSet {
 	return features.VLMSet{Name: "screen-" + strings.TrimPrefix(inOrder.Name, "vlm-"), Sampler: inOrder.Sampler}
 }
 
+// screenShuffledSet is the frame set screen_reader scores for
+// shuffled-frames-screen-reader: shuffled-frames-reader's frames in its
+// seeded shuffle (the shuffle is drawn from the run's seed and the item
+// alone), on the original option order.
+func (o *Options) screenShuffledSet() features.VLMSet {
+	_, shuffled, _ := features.VLMSets(o.frames())
+	shuffled.Name = attack.VLMShuffledScreen
+	return shuffled
+}
+
+// screenSets returns the sets screen_reader scores: the in-order frames
+// when full-video-reader runs, the shuffled ones when
+// shuffled-frames-screen-reader does; none without a screen_reader.
+func (o *Options) screenSets(needs attack.Needs) []features.VLMSet {
+	if o.Video == nil || o.Video.Screen == nil {
+		return nil
+	}
+	var sets []features.VLMSet
+	if needs.Has(attack.NeedVLMInOrder) {
+		sets = append(sets, o.screenSet())
+	}
+	if needs.Has(attack.NeedVLMShuffled) {
+		sets = append(sets, o.screenShuffledSet())
+	}
+	return sets
+}
+
 // screenDecodeSize is the size screen_reader's frames are decoded at: the
 // run's decode size, or screen_reader's input side where larger, so that
 // the frames it reads are those vlm_reader reads whenever they can be.
@@ -203,18 +236,19 @@ func (o *Options) screenDecodeSize(needs attack.Needs) decode.Size {
 }
 
 // screenReaderScores replaces, in vis, the in-order scores full-video-reader
-// reads (attack.VLMInOrder) by screen_reader's on the same frames: the
-// funnel's smaller VLM (Video-Index 5.1). Every item's come from
-// screen_reader, so the step is one model's: an item it could not score
-// (its video failed, its prompt fits no frame count) has none, and the
-// reader guesses there. The scores are computed, or read from the run's
-// cache, in a pass of their own (features.ReadVLM), keyed by screen_reader's
-// weights.
-func (a *audit) screenReaderScores(ctx context.Context, vis []*attack.Visual) error {
+// reads (attack.VLMInOrder) by screen_reader's on the same frames, and puts
+// screen_reader's scores of the shuffled frames under
+// attack.VLMShuffledScreen (shuffled-frames-screen-reader): the funnel's
+// smaller VLM (Video-Index 5.1). The card's shuffled-frames-reader keeps
+// vlm_reader's. Every item's come from screen_reader, so each step is one
+// model's: an item it could not score (its video failed, its prompt fits no
+// frame count) has none, and the reader guesses there. The scores are
+// computed, or read from the run's cache, in a pass of their own
+// (features.ReadVLM), keyed by screen_reader's weights.
+func (a *audit) screenReaderScores(ctx context.Context, vis []*attack.Visual, sets []features.VLMSet) error {
 	v := a.opt.Video
-	set := a.opt.screenSet()
 	scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
-		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
+		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: sets,
 		Reader: v.Screen, ReaderName: v.ScreenName, Size: a.opt.screenDecodeSize(needsOf(a.attackers)), Decode: v.Decode, Seed: a.opt.Seed,
 	})
 	if err != nil {
@@ -223,15 +257,17 @@ func (a *audit) screenReaderScores(ctx context.Context, vis []*attack.Visual) er
 		}
 		return fmt.Errorf("screen_reader: %w", err)
 	}
+	key := map[string]string{a.opt.screenSet().Name: attack.VLMInOrder, attack.VLMShuffledScreen: attack.VLMShuffledScreen}
 	for i, x := range vis {
-		m := make(map[string][]float64, len(x.VLM)+1)
+		m := make(map[string][]float64, len(x.VLM)+len(sets))
 		for k, sc := range x.VLM {
-			if k != attack.VLMInOrder {
-				m[k] = sc
-			}
+			m[k] = sc
 		}
-		if sc, ok := scores[i][set.Name]; ok && x.Failure == "" {
-			m[attack.VLMInOrder] = sc
+		for _, set := range sets {
+			delete(m, key[set.Name])
+			if sc, ok := scores[i][set.Name]; ok && x.Failure == "" {
+				m[key[set.Name]] = sc
+			}
 		}
 		x.VLM = m
 	}
@@ -333,8 +369,8 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	for i, f := range fr.Items {
 		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias(), VLM: inOrderScores(f.VLM, inOrder.Name)}
 	}
-	if v.Screen != nil && needs.Has(attack.NeedVLMInOrder) {
-		if err := a.screenReaderScores(ctx, vis); err != nil {
+	if sets := a.opt.screenSets(needs); len(sets) > 0 {
+		if err := a.screenReaderScores(ctx, vis, sets); err != nil {
 			return err
 		}
 	}
