@@ -4,20 +4,26 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
-// TestAuditScreenReader: with a screen_reader role, full-video-reader's 32
-// frames in order are scored by it, in a pass of its own (the device work
-// counts screen_reader prompts, config.json names it), and the card's
+// TestAuditScreenReader: with a screen_reader role, the funnel's 32-frame
+// steps are scored by it, in a pass of its own (the device work counts
+// screen_reader prompts, config.json names it and its two frame sets):
+// full-video-reader's frames in order, and shuffled-frames-screen-reader's
+// frames in shuffled-frames-reader's seeded shuffle; the card's
 // shuffled-frames-reader stays vlm_reader's. The screen_reader here is the
 // vlm_reader folder itself, so its answers must equal vlm_reader's on the
-// same frames: the run without it.
+// same frames: the run without it. Screening the run with a screen_reader
+// takes the shuffled step from shuffled-frames-screen-reader's verdicts
+// and says which VLM served each 32-frame step.
 func TestAuditScreenReader(t *testing.T) {
 	items, root, modelsDir := videoFixture(t)
 	b, err := os.ReadFile(filepath.Join(modelsDir, "models.json"))
@@ -48,9 +54,20 @@ func TestAuditScreenReader(t *testing.T) {
 		Margin float64 `parquet:"full_video_reader_margin"`
 		Shuf   float64 `parquet:"shuffled_frames_reader_margin"`
 	}
+	type shufScreen struct {
+		Pred   int32   `parquet:"shuffled_frames_screen_reader_pred"`
+		Margin float64 `parquet:"shuffled_frames_screen_reader_margin"`
+		Shuf   float64 `parquet:"shuffled_frames_reader_margin"`
+		ShufP  int32   `parquet:"shuffled_frames_reader_pred"`
+		Guess  bool    `parquet:"shuffled_frames_screen_reader_abstained"`
+		ShufG  bool    `parquet:"shuffled_frames_reader_abstained"`
+		Failed string  `parquet:"failure"`
+	}
 	var got [2][]cell
+	var outs [2]string
 	for k, dir := range []string{modelsDir, withScreen} {
 		out := filepath.Join(tmp, filepath.Base(filepath.Dir(dir))+"-"+filepath.Base(dir))
+		outs[k] = out
 		code, _, stderr := runAudit("--items", items, "--out", out, "--videos", root, "--models", dir, "--levels", "order", "--workers", "1")
 		if code != 0 {
 			t.Fatalf("audit with %s: exit %d\n%s", dir, code, stderr)
@@ -60,7 +77,8 @@ func TestAuditScreenReader(t *testing.T) {
 		}
 		var cfg struct {
 			Videos struct {
-				ScreenReader string `json:"screen_reader"`
+				ScreenReader string   `json:"screen_reader"`
+				ScreenSets   []string `json:"screen_frame_sets"`
 			} `json:"videos"`
 		}
 		b, err := os.ReadFile(filepath.Join(out, runs.ConfigFile))
@@ -69,6 +87,9 @@ func TestAuditScreenReader(t *testing.T) {
 		}
 		if named := strings.Contains(cfg.Videos.ScreenReader, "screen_reader"); named != (k == 1) {
 			t.Errorf("models %s: config.json names screen_reader %q", dir, cfg.Videos.ScreenReader)
+		}
+		if sets := strings.Join(cfg.Videos.ScreenSets, " "); (k == 1) != (strings.Contains(sets, "screen-uniform-") && strings.Contains(sets, "screen-shuffled=uniform:32+shuffle")) {
+			t.Errorf("models %s: config.json's screen_frame_sets %q", dir, sets)
 		}
 		if got[k], err = parquet.ReadFile[cell](filepath.Join(out, runs.ItemsParquet)); err != nil {
 			t.Fatal(err)
@@ -81,5 +102,107 @@ func TestAuditScreenReader(t *testing.T) {
 		if got[0][i] != got[1][i] {
 			t.Errorf("item %d: %+v with vlm_reader, %+v with the same model as screen_reader", i, got[0][i], got[1][i])
 		}
+	}
+	// Without a screen_reader the run has no shuffled-frames-screen-reader;
+	// with it, its answers are vlm_reader's on the same shuffled frames.
+	if _, err := parquet.ReadFile[shufScreen](filepath.Join(outs[0], runs.ItemsParquet)); err == nil {
+		if b, _ := os.ReadFile(filepath.Join(outs[0], runs.CardsJSON)); strings.Contains(string(b), "shuffled-frames-screen-reader") {
+			t.Error("the run without a screen_reader has a shuffled-frames-screen-reader")
+		}
+	}
+	shuf, err := parquet.ReadFile[shufScreen](filepath.Join(outs[1], runs.ItemsParquet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An item without scores (its video failed, its prompt fits no frame
+	// count) gets each attacker's own seeded guess; every other item is
+	// answered from the model's scores.
+	scored := 0
+	for i, r := range shuf {
+		if r.Guess != r.ShufG || r.Failed != "" && !r.Guess || !r.Guess && (r.Pred != r.ShufP || r.Margin != r.Shuf) {
+			t.Errorf("item %d: shuffled-frames-screen-reader %+v, against shuffled-frames-reader on the same model and shuffle", i, r)
+		}
+		if !r.Guess {
+			scored++
+		}
+	}
+	if scored == 0 {
+		t.Error("shuffled-frames-screen-reader scored no item")
+	}
+	var cards struct {
+		Cards []struct {
+			Attackers []struct {
+				Name          string `json:"name"`
+				ScreeningOnly bool   `json:"screening_only"`
+			} `json:"attackers"`
+			Levels map[string]struct {
+				Attacker string `json:"attacker"`
+			} `json:"levels"`
+		} `json:"cards"`
+	}
+	if b, err := os.ReadFile(filepath.Join(outs[1], runs.CardsJSON)); err != nil || json.Unmarshal(b, &cards) != nil || len(cards.Cards) == 0 {
+		t.Fatalf("cards.json: %v", err)
+	}
+	for _, c := range cards.Cards {
+		found := false
+		for _, a := range c.Attackers {
+			if a.Name == screen.ShuffledScreenReader {
+				found = true
+				if !a.ScreeningOnly {
+					t.Errorf("%s is not screening only on the card", a.Name)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("card without %s: %+v", screen.ShuffledScreenReader, c.Attackers)
+		}
+		for l, r := range c.Levels {
+			if r.Attacker == screen.ShuffledScreenReader {
+				t.Errorf("level %s's eps is %s's", l, r.Attacker)
+			}
+		}
+	}
+
+	// The funnel's shuffled step: shuffled-frames-screen-reader with a
+	// screen_reader, shuffled-frames-reader without, the note naming the
+	// VLM of each 32-frame step.
+	for k, out := range outs {
+		code, _, stderr := runCmd("screen", out)
+		if code != 0 {
+			t.Fatalf("screen %s: exit %d: %s", out, code, stderr)
+		}
+		s, err := screen.Read(filepath.Join(out, "screen"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		step, other := "shuffled-frames-reader", screen.ShuffledScreenReader
+		if k == 1 {
+			step, other = other, step
+		}
+		if !slices.Contains(s.Funnel, step) || slices.Contains(s.Funnel, other) || slices.Index(s.Funnel, step) != slices.Index(s.Funnel, "full-video-reader")+1 {
+			t.Errorf("run %d: funnel %v, want %s after full-video-reader and no %s", k, s.Funnel, step, other)
+		}
+		notes := strings.Join(s.Notes, "\n")
+		if want := map[int]string{0: "one VLM: the 32-frame steps", 1: "the 32-frame steps use screen_reader (onnx:screen_reader"}[k]; !strings.Contains(notes, want) {
+			t.Errorf("run %d: notes %q, want %q", k, notes, want)
+		}
+		// Each removal at the shuffled step is that attacker's verdict.
+		removed := 0
+		for _, r := range s.Rows {
+			v := r.Verdict(step)
+			if v == nil {
+				t.Fatalf("row %s: no %s verdict", r.ID, step)
+			}
+			if r.RemovedBy == step {
+				removed++
+				if !v.Solved {
+					t.Errorf("row %s: removed by %s, which does not solve it: %+v", r.ID, step, v)
+				}
+			}
+			if r.RemovedBy == "" && r.Pending == "" && v.Solved {
+				t.Errorf("row %s: kept though %s solves it", r.ID, step)
+			}
+		}
+		t.Logf("run %d: %d removed by %s; notes %q", k, removed, step, notes)
 	}
 }

@@ -67,7 +67,8 @@ smallest id stays), option_format (a meta option, a repeated option, an empty go
 or a flag --drop-quality names: empty_option, repeated_option, letter_prefix, meta_option),
 the screening attackers in pyramid order (--attackers; by default options-reader,
 blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader, those the
-run has), and cross_duplicate (other benchmarks, same video, cosine >= 0.90; the earliest
+run has; a run audited with a screen_reader role screens its shuffled step with
+shuffled-frames-screen-reader instead), and cross_duplicate (other benchmarks, same video, cosine >= 0.90; the earliest
 benchmark of the run stays). An item whose video failed before a step that reads it is
 pending: neither kept nor removed.
 
@@ -92,7 +93,7 @@ truncated .npy), an attacker name the run does not have, a diagnostic name that 
 test's model, an unknown quality flag.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the screen to `DIR` (default RUN/screen)")
-			attackers := fs.String("attackers", "", "comma-separated `NAMES` of the screening attackers, the funnel's attack steps (default options-reader, blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader: those the run has)")
+			attackers := fs.String("attackers", "", "comma-separated `NAMES` of the screening attackers, the funnel's attack steps (default options-reader, blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader, or shuffled-frames-screen-reader where the run has it: those the run has)")
 			every := fs.Bool("every-attacker", false, "let a screening learner or matcher remove items also on benchmarks where its card does not find it significantly above chance")
 			diagnostics := fs.String("diagnostics", "", "comma-separated `NAMES` of the attackers counted as the consensus's diagnostic models (default every one the run has)")
 			dropQuality := fs.String("drop-quality", "", "comma-separated data-quality `FLAGS` whose items the option-format step removes besides meta and repeated options and an empty gold option")

@@ -76,6 +76,9 @@ func attackSteps(attackers []Attacker) []int {
 		return slices.Index(harness.Levels(), l)
 	}
 	def := func(name string) int {
+		if name == ShuffledScreenReader {
+			name = "shuffled-frames-reader" // the same step on screen_reader
+		}
 		if k := slices.Index(DefaultScreeners, name); k >= 0 {
 			return k
 		}

@@ -149,6 +149,9 @@ func vlmNotes(attackers []Attacker, cfg *runConfig) []string {
 	if screen == "" {
 		return []string{fmt.Sprintf("one VLM: the 32-frame steps (full-video-reader, shuffled-frames-reader) use %s, the model of the single-frame step, where Video-Index 5.1 uses a smaller one (a screen_reader role)", vlm)}
 	}
+	if has(ShuffledScreenReader) {
+		return []string{fmt.Sprintf("the 32-frame steps use screen_reader (%s): full-video-reader, and %s as the shuffled step; the card's shuffled-frames-reader stays on %s (the order level and the retention compare it with the same model in order)", screen, ShuffledScreenReader, vlm)}
+	}
 	return []string{fmt.Sprintf("full-video-reader used screen_reader (%s); the shuffled step is the card's shuffled-frames-reader, on %s", screen, vlm)}
 }
 

@@ -212,8 +212,16 @@ type Options struct {
 // model readers that answer from the options alone, the question and
 // options, one frame (the centre of the 32-frame grid), and 32 frames in
 // order and shuffled. Captions and the contiguous tenth do not screen by
-// default; learners and matchers only when named.
+// default; learners and matchers only when named. A run with a
+// screen_reader role screens its shuffled step with ShuffledScreenReader
+// in place of shuffled-frames-reader.
 var DefaultScreeners = []string{"options-reader", "blind-reader", "centre-frame-reader", "full-video-reader", "shuffled-frames-reader"}
+
+// ShuffledScreenReader is the funnel's shuffled step on the screen_reader
+// role, the smaller VLM of Video-Index 5.1 (harness/attack): the card's
+// shuffled-frames-reader stays on vlm_reader, and a run that has both
+// screens with this one by default.
+const ShuffledScreenReader = "shuffled-frames-screen-reader"
 
 // The attackers of the audit behind the ambiguity flags that read one part
 // of the video or its frames shuffled (docs/attackers.md, order level).
@@ -264,6 +272,9 @@ func (o Options) resolve(attackers []string) (Options, []string, error) {
 	if len(o.Attackers) == 0 {
 		o.Attackers = []string{}
 		for _, n := range DefaultScreeners {
+			if n == "shuffled-frames-reader" && slices.Contains(attackers, ShuffledScreenReader) {
+				n = ShuffledScreenReader
+			}
 			if slices.Contains(attackers, n) {
 				o.Attackers = append(o.Attackers, n)
 			} else {

@@ -468,6 +468,7 @@ func TestVLMNotes(t *testing.T) {
 		{"no 32-frame step", []Attacker{{Name: br}}, video("v", ""), ""},
 		{"one VLM", []Attacker{{Name: "full-video-reader"}, {Name: sh}}, video("onnx:vlm_reader:smol", ""), "one VLM: the 32-frame steps (full-video-reader, shuffled-frames-reader) use vlm_reader (onnx:vlm_reader:smol)"},
 		{"a screen_reader", []Attacker{{Name: "full-video-reader"}, {Name: sh}}, video("onnx:vlm_reader:big", "onnx:screen_reader:small"), "full-video-reader used screen_reader (onnx:screen_reader:small); the shuffled step is the card's shuffled-frames-reader, on vlm_reader (onnx:vlm_reader:big)"},
+		{"a screen_reader for both steps", []Attacker{{Name: "full-video-reader"}, {Name: sh}, {Name: ShuffledScreenReader}}, video("onnx:vlm_reader:big", "onnx:screen_reader:small"), "the 32-frame steps use screen_reader (onnx:screen_reader:small): full-video-reader, and shuffled-frames-screen-reader as the shuffled step; the card's shuffled-frames-reader stays on vlm_reader (onnx:vlm_reader:big)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,5 +477,33 @@ func TestVLMNotes(t *testing.T) {
 				t.Errorf("notes %q, want one starting %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestShuffledScreenStep: a run with shuffled-frames-screen-reader (a
+// screen_reader role) screens its shuffled step with it, in
+// shuffled-frames-reader's place after full-video-reader; a run without
+// it keeps shuffled-frames-reader.
+func TestShuffledScreenStep(t *testing.T) {
+	for _, tt := range []struct {
+		run  []string
+		want string
+	}{
+		{[]string{"full-video-reader", sh, "contiguous-tenth-reader"}, sh},
+		{[]string{"full-video-reader", ShuffledScreenReader, sh, "contiguous-tenth-reader"}, ShuffledScreenReader},
+	} {
+		opt, missing, err := Options{}.resolve(tt.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(opt.Attackers, []string{"full-video-reader", tt.want}) || slices.Contains(missing, sh) {
+			t.Errorf("run %v: screeners %v, missing %v", tt.run, opt.Attackers, missing)
+		}
+		// The run's order puts the step before full-video-reader; the
+		// funnel's puts it after.
+		atts := []Attacker{{Name: tt.want, Level: "order", Screens: true}, {Name: "full-video-reader", Level: "order", Screens: true}, {Name: "centre-frame-reader", Level: "frame", Screens: true}}
+		if got := attackSteps(atts); !slices.Equal(got, []int{2, 1, 0}) {
+			t.Errorf("%s: steps %v, want [2 1 0]", tt.want, got)
+		}
 	}
 }
