@@ -21,7 +21,9 @@ import (
 // frames in shuffled-frames-reader's seeded shuffle; the card's
 // shuffled-frames-reader stays vlm_reader's. The screen_reader here is the
 // vlm_reader folder itself, so its answers must equal vlm_reader's on the
-// same frames: the run without it. Screening the run with a screen_reader
+// same frames: the run without it; a screen_reader of its own changes
+// shuffled-frames-screen-reader's answers and not the card's
+// shuffled-frames-reader's. Screening the run with a screen_reader
 // takes the shuffled step from shuffled-frames-screen-reader's verdicts
 // and says which VLM served each 32-frame step.
 func TestAuditScreenReader(t *testing.T) {
@@ -34,19 +36,34 @@ func TestAuditScreenReader(t *testing.T) {
 	if err := json.Unmarshal(b, &man); err != nil {
 		t.Fatal(err)
 	}
-	man["roles"]["screen_reader"] = man["roles"]["vlm_reader"]
-	withScreen := filepath.Join(t.TempDir(), "models")
-	if err := os.MkdirAll(withScreen, 0o755); err != nil {
+	// withRole is modelsDir's models with screen_reader given by spec.
+	withRole := func(spec json.RawMessage) string {
+		man["roles"]["screen_reader"] = spec
+		dir := filepath.Join(t.TempDir(), "models")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		entries, _ := os.ReadDir(modelsDir)
+		for _, e := range entries {
+			if e.IsDir() {
+				os.Symlink(filepath.Join(modelsDir, e.Name()), filepath.Join(dir, e.Name()))
+			}
+		}
+		b, _ := json.Marshal(man)
+		os.WriteFile(filepath.Join(dir, "models.json"), b, 0o644)
+		return dir
+	}
+	withScreen := withRole(man["roles"]["vlm_reader"])
+	// A screen_reader that differs from vlm_reader: the same weights with a
+	// longer prompt limit (128 positions, not models init's 120), so more
+	// of the 32 frames fit and its answers are its own.
+	var vlm map[string]any
+	if err := json.Unmarshal(man["roles"]["vlm_reader"], &vlm); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(modelsDir)
-	for _, e := range entries {
-		if e.IsDir() {
-			os.Symlink(filepath.Join(modelsDir, e.Name()), filepath.Join(withScreen, e.Name()))
-		}
-	}
-	b, _ = json.Marshal(man)
-	os.WriteFile(filepath.Join(withScreen, "models.json"), b, 0o644)
+	vlm["max_length"] = 128
+	other, _ := json.Marshal(vlm)
+	withOther := withRole(other)
 
 	tmp := t.TempDir()
 	type cell struct {
@@ -62,9 +79,10 @@ func TestAuditScreenReader(t *testing.T) {
 		Guess  bool    `parquet:"shuffled_frames_screen_reader_abstained"`
 		ShufG  bool    `parquet:"shuffled_frames_reader_abstained"`
 		Failed string  `parquet:"failure"`
+		Solved bool    `parquet:"shuffled_frames_screen_reader_solved"`
 	}
 	var got [2][]cell
-	var outs [2]string
+	outs := make([]string, 3)
 	for k, dir := range []string{modelsDir, withScreen} {
 		out := filepath.Join(tmp, filepath.Base(filepath.Dir(dir))+"-"+filepath.Base(dir))
 		outs[k] = out
@@ -113,6 +131,29 @@ func TestAuditScreenReader(t *testing.T) {
 	shuf, err := parquet.ReadFile[shufScreen](filepath.Join(outs[1], runs.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// With a screen_reader of its own, shuffled-frames-screen-reader
+	// answers from its scores, and the card's shuffled-frames-reader is
+	// vlm_reader's as without one.
+	outs[2] = filepath.Join(tmp, "other")
+	if code, _, stderr := runAudit("--items", items, "--out", outs[2], "--videos", root, "--models", withOther, "--levels", "order", "--workers", "1"); code != 0 {
+		t.Fatalf("audit with %s: exit %d\n%s", withOther, code, stderr)
+	}
+	own, err := parquet.ReadFile[shufScreen](filepath.Join(outs[2], runs.ItemsParquet))
+	if err != nil || len(own) != len(shuf) {
+		t.Fatalf("%d rows: %v", len(own), err)
+	}
+	differ := 0
+	for i, r := range own {
+		if r.Shuf != shuf[i].Shuf || r.ShufP != shuf[i].ShufP || r.ShufG != shuf[i].ShufG || r.Shuf != got[0][i].Shuf {
+			t.Errorf("item %d: the card's shuffled-frames-reader changed with another screen_reader: %+v, %+v", i, r, shuf[i])
+		}
+		if r.Guess != shuf[i].Guess || r.Margin != shuf[i].Margin {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("a screen_reader of its own changed no answer of shuffled-frames-screen-reader")
 	}
 	// An item without scores (its video failed, its prompt fits no frame
 	// count) gets each attacker's own seeded guess; every other item is
@@ -176,14 +217,14 @@ func TestAuditScreenReader(t *testing.T) {
 			t.Fatal(err)
 		}
 		step, other := "shuffled-frames-reader", screen.ShuffledScreenReader
-		if k == 1 {
+		if k > 0 {
 			step, other = other, step
 		}
 		if !slices.Contains(s.Funnel, step) || slices.Contains(s.Funnel, other) || slices.Index(s.Funnel, step) != slices.Index(s.Funnel, "full-video-reader")+1 {
 			t.Errorf("run %d: funnel %v, want %s after full-video-reader and no %s", k, s.Funnel, step, other)
 		}
 		notes := strings.Join(s.Notes, "\n")
-		if want := map[int]string{0: "one VLM: the 32-frame steps", 1: "the 32-frame steps use screen_reader (onnx:screen_reader"}[k]; !strings.Contains(notes, want) {
+		if want := map[bool]string{false: "one VLM: the 32-frame steps", true: "the 32-frame steps use screen_reader (onnx:screen_reader"}[k > 0]; !strings.Contains(notes, want) {
 			t.Errorf("run %d: notes %q, want %q", k, notes, want)
 		}
 		// Each removal at the shuffled step is that attacker's verdict.
@@ -203,6 +244,32 @@ func TestAuditScreenReader(t *testing.T) {
 				t.Errorf("row %s: kept though %s solves it", r.ID, step)
 			}
 		}
-		t.Logf("run %d: %d removed by %s; notes %q", k, removed, step, notes)
+		t.Logf("run %d: %d removed by %s", k, removed, step)
+	}
+	// Alone in the funnel, the shuffled step on screen_reader judges by its
+	// own verdicts: what it solves is in solved_by (the fixture's duplicate
+	// step takes those items first), and it removes only what it solves.
+	if code, _, stderr := runCmd("screen", outs[2], "--attackers", screen.ShuffledScreenReader); code != 0 {
+		t.Fatalf("screen --attackers %s: exit %d: %s", screen.ShuffledScreenReader, code, stderr)
+	}
+	s, err := screen.Read(filepath.Join(outs[2], "screen"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	solved := 0
+	for i, r := range s.Rows {
+		v := r.Verdict(screen.ShuffledScreenReader)
+		if v.Solved != own[i].Solved || v.Solved != slices.Contains(r.SolvedBy, screen.ShuffledScreenReader) {
+			t.Errorf("row %s: verdict %+v, items.parquet solved %v, solved_by %v", r.ID, v, own[i].Solved, r.SolvedBy)
+		}
+		if v.Solved {
+			solved++
+		}
+		if r.RemovedBy == screen.ShuffledScreenReader && !v.Solved {
+			t.Errorf("row %s: removed though shuffled-frames-screen-reader does not solve it: %+v", r.ID, v)
+		}
+	}
+	if solved == 0 {
+		t.Error("shuffled-frames-screen-reader solves nothing")
 	}
 }
