@@ -14,9 +14,10 @@ func ScoresLetters(a Attacker) bool {
 	return ok
 }
 
-func (*optionsReader) scoresLetters()  {}
-func (*blindReader) scoresLetters()    {}
-func (*captionsReader) scoresLetters() {}
-func (*centreReader) scoresLetters()   {}
-func (*shuffledReader) scoresLetters() {}
-func (*tenthReader) scoresLetters()    {}
+func (*optionsReader) scoresLetters()   {}
+func (*blindReader) scoresLetters()     {}
+func (*captionsReader) scoresLetters()  {}
+func (*centreReader) scoresLetters()    {}
+func (*shuffledReader) scoresLetters()  {}
+func (*tenthReader) scoresLetters()     {}
+func (*fullVideoReader) scoresLetters() {}
