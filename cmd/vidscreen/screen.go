@@ -68,9 +68,9 @@ or a flag --drop-quality names: empty_option, repeated_option, letter_prefix, me
 the screening attackers in pyramid order (--attackers; by default options-reader,
 blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader, those the
 run has; a run audited with a screen_reader role screens its shuffled step with
-shuffled-frames-screen-reader instead), and cross_duplicate (other benchmarks, same video, cosine >= 0.90; the earliest
-benchmark of the run stays). An item whose video failed before a step that reads it is
-pending: neither kept nor removed.
+shuffled-frames-screen-reader instead), and cross_duplicate (other benchmarks, same
+video, cosine >= 0.90; the earliest benchmark of the run stays). An item whose video
+failed before a step that reads it is pending: neither kept nor removed.
 
 An attacker solves an item when it answers it (Video-Index 5.1): a model reader (its name
 ends in -reader, or --readers names it) when its top option is the gold one and log
