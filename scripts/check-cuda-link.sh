@@ -10,15 +10,20 @@ plain=${1:?usage: check-cuda-link.sh DEFAULT_BINARY CUDA_BINARY}
 cuda=${2:?usage: check-cuda-link.sh DEFAULT_BINARY CUDA_BINARY}
 fail=0
 # ldd lists every needed library, "not found" ones too (no driver here).
-if ldd "$plain" | grep -E 'libcuda|libcublas|libcudart'; then
+# Its output is read whole first: under pipefail, `ldd | grep -q` fails
+# whenever grep quits on its first match before ldd has written the rest
+# (ldd dies of SIGPIPE), which made this check fail at random.
+plain_libs=$(ldd "$plain" || true)
+cuda_libs=$(ldd "$cuda" || true)
+if grep -E 'libcuda|libcublas|libcudart' <<<"$plain_libs"; then
   echo "check-cuda-link: $plain links a CUDA library (above); it must load the driver at run time" >&2
   fail=1
 fi
-if ! ldd "$cuda" | grep -q 'libcuda\.so\.1'; then
+if ! grep -q 'libcuda\.so\.1' <<<"$cuda_libs"; then
   echo "check-cuda-link: $cuda does not link libcuda.so.1; was it built with -tags cuda?" >&2
   fail=1
 fi
-if ldd "$cuda" | grep -E 'libcublas|libcudart'; then
+if grep -E 'libcublas|libcudart' <<<"$cuda_libs"; then
   echo "check-cuda-link: $cuda links cuBLAS or the CUDA runtime (above); both must be loaded at run time" >&2
   fail=1
 fi
