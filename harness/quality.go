@@ -103,23 +103,29 @@ func qualityOf(options []string) Quality {
 	return q
 }
 
-// hasLetterPrefix reports whether option j starts with its own letter and a
-// separator: "A. ", "A) ", "(A) ", "A: ", "A ." (letters A-P, either case).
+// hasLetterPrefix reports whether option j starts with its own letter, a
+// separator, a space and then text: "A. ", "A) ", "(A) ", "[A] ", "A: "
+// (letters A-P, either case). The space is what tells a prefix from an
+// option made of letters: Video-MME's ordering options "(b)(a)(d)(c)."
+// start with their own letter and a parenthesis, and are no prefix (the
+// rule items.StripLetterPrefixes applies on import).
 func hasLetterPrefix(o string, j int) bool {
 	s := strings.TrimSpace(o)
-	s = strings.TrimPrefix(s, "(")
-	s = strings.TrimPrefix(s, "[")
-	if len(s) < 2 {
+	open := byte(0)
+	if strings.HasPrefix(s, "(") || strings.HasPrefix(s, "[") {
+		open, s = s[0], s[1:]
+	}
+	if len(s) < 4 || unicode.ToUpper(rune(s[0])) != rune('A'+j) {
 		return false
 	}
-	if unicode.ToUpper(rune(s[0])) != rune('A'+j) {
+	switch {
+	case open == '(' && s[1] != ')', open == '[' && s[1] != ']':
+		return false
+	case open == 0 && s[1] != '.' && s[1] != ')' && s[1] != ':':
 		return false
 	}
-	switch s[1] {
-	case '.', ')', ':', ']':
-		return true
-	}
-	return false
+	rest := s[2:]
+	return (rest[0] == ' ' || rest[0] == '\t') && strings.TrimSpace(rest) != ""
 }
 
 // normOption is the form in which option texts are compared: lower case,

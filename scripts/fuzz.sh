@@ -17,6 +17,8 @@ targets=(
 	"./harness FuzzJSONLReader"
 	"./harness FuzzParquetReader"
 	"./harness FuzzReadReference"
+	"./harness/items FuzzParseList"
+	"./harness/items FuzzOptionsInQuestion"
 	"./harness/predictions FuzzReadJSONL"
 	"./harness/predictions FuzzReadDelimited"
 	"./harness/predictions FuzzReadLMMSEval"

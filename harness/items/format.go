@@ -36,6 +36,10 @@ type Options struct {
 	IndexBase int
 }
 
+// NoOptions are the options of a user who chose nothing: IndexBase -1.
+// The zero Options reads digits 0-based; start from NoOptions instead.
+func NoOptions() Options { return Options{IndexBase: -1} }
+
 // A Result is what a Format read.
 type Result struct {
 	Rows []Row

@@ -33,15 +33,3 @@ func BenchmarkMatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "rows/s")
 }
-
-func FuzzParseList(f *testing.F) {
-	for _, s := range []string{`['a', 'b']`, `["x"]`, `['it\'s' "y"]`, `[`, `[]`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out, err := parseList(s)
-		if err == nil && len(s) < 2 {
-			t.Fatalf("parseList(%q) = %q with no error", s, out)
-		}
-	})
-}

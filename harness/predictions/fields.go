@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness/answer"
+	"github.com/vidscreen/vidscreen/harness/items"
 )
 
 // The names under which benchmark files hold each field, in order of
@@ -129,7 +130,7 @@ func (r record) options() (opts []string, field string, err error) {
 			}
 			return opts, name, nil
 		case string:
-			opts, err := parseList(x)
+			opts, err := items.ParseList(x)
 			if err != nil {
 				return nil, name, err
 			}

@@ -197,29 +197,6 @@ func TestLoadRefusesAFileForOtherItems(t *testing.T) {
 	}
 }
 
-func TestParseList(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want []string
-	}{
-		{`["a", "b"]`, []string{"a", "b"}},
-		{`['it\'s', "say \"hi\""]`, []string{"it's", `say "hi"`}},
-		{`['a' 'b'
- 'c']`, []string{"a", "b", "c"}},
-		{`[]`, nil},
-	} {
-		got, err := parseList(tt.in)
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("parseList(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-	for _, bad := range []string{"a, b", "['a', b]", "['a"} {
-		if _, err := parseList(bad); err == nil {
-			t.Errorf("parseList(%q) accepted", bad)
-		}
-	}
-}
-
 func TestTaskName(t *testing.T) {
 	for in, want := range map[string]string{
 		"logs/m/samples_videomme_2024-06-20T10-11-12.123456.jsonl": "videomme",

@@ -1,4 +1,4 @@
-package predictions
+package items
 
 import (
 	"encoding/json"
@@ -6,10 +6,13 @@ import (
 	"strings"
 )
 
-// parseList reads a list held in a table cell: JSON (["a", "b"]) or the
+// ParseList reads a list held in a table cell: JSON (["a", "b"]) or the
 // Python literal pandas writes when a column holds lists (['a', "b's"]),
 // including numpy's array printing without commas (['a' 'b']).
-func parseList(s string) ([]string, error) {
+// VLMEvalKit's video TSVs hold options this way (Video-MME's candidates,
+// with their "A. " prefixes), and lmms-eval's docs when a dataset column
+// is a list; a cell that is no list is an error quoting it.
+func ParseList(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	var out []string
 	if json.Unmarshal([]byte(s), &out) == nil {
