@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/vidscreen/vidscreen/internal/ordered"
 )
 
 // A Pair is one result of a threshold join: rows I and J and their dot
@@ -135,7 +137,7 @@ func (c CPU) ThresholdJoin(ctx context.Context, a, b *Matrix, tau float32, opt O
 		}
 		return nil
 	}
-	return ordered(ctx, nBlocks, threads, 2*threads, job, sink)
+	return ordered.Run(ctx, nBlocks, threads, 2*threads, nil, nil, func(_ struct{}, i int) ([]Pair, error) { return job(i) }, sink)
 }
 
 func comparePairs(x, y Pair) int {

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
+	"github.com/vidscreen/vidscreen/internal/ordered"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -327,93 +327,18 @@ func (b *Backend) upload(a, bm *kernels.Matrix, same bool) (ra, rb Resident, fre
 // the sink, which bounds memory. The first error (a job's, the sink's,
 // ctx's, or a worker's opening or closing) stops the rest and is returned.
 func runOrdered[T any](ctx context.Context, dev Device, workers, n int, job func(w Worker, i int) (T, error), sink func(T) error) error {
-	if n == 0 {
-		return ctx.Err()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		i   int
-		r   T
-		err error
-	}
-	window := 2 * workers
-	slots := make(chan struct{}, window)
-	results := make(chan result, window)
-	idx := make(chan int)
-	go func() {
-		defer close(idx)
-		for i := 0; i < n; i++ {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case idx <- i:
-			case <-ctx.Done():
-				return
-			}
+	open := func() (Worker, error) {
+		w, err := dev.NewWorker()
+		if err != nil {
+			return nil, fmt.Errorf("%s: open worker: %w", dev.Name(), err)
 		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w, err := dev.NewWorker()
-			if err != nil {
-				results <- result{-1, *new(T), fmt.Errorf("%s: open worker: %w", dev.Name(), err)}
-				return
-			}
-			defer func() {
-				if err := w.Close(); err != nil {
-					results <- result{-1, *new(T), fmt.Errorf("%s: close worker: %w", dev.Name(), err)}
-				}
-			}()
-			for i := range idx {
-				r, err := job(w, i)
-				results <- result{i, r, err}
-				if err != nil {
-					return
-				}
-			}
-		}()
+		return w, nil
 	}
-	go func() { wg.Wait(); close(results) }()
-	pending := make(map[int]result)
-	var first error
-	want := 0
-	for res := range results {
-		if first != nil {
-			continue // drain so the workers can exit
+	shut := func(w Worker) error {
+		if err := w.Close(); err != nil {
+			return fmt.Errorf("%s: close worker: %w", dev.Name(), err)
 		}
-		if res.err != nil {
-			first = res.err
-			cancel()
-			continue
-		}
-		pending[res.i] = res
-		for {
-			r, ok := pending[want]
-			if !ok {
-				break
-			}
-			delete(pending, want)
-			if err := sink(r.r); err != nil {
-				first = err
-				cancel()
-				break
-			}
-			<-slots
-			want++
-		}
+		return nil
 	}
-	if first == nil && want < n {
-		first = ctx.Err()
-		if first == nil {
-			first = context.Canceled
-		}
-	}
-	return first
+	return ordered.Run(ctx, n, workers, 2*workers, open, shut, job, func(_ int, r T) error { return sink(r) })
 }
