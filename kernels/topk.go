@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 )
@@ -52,37 +51,6 @@ func (c CPU) TopKEarlier(ctx context.Context, x *Matrix, k int, opt Options) (*N
 	return c.topK(ctx, x, x, k, true, opt)
 }
 
-type candidate struct {
-	j int32
-	s float32 // float32 product, then the float64 one rounded
-	e float64 // exact (float64) product
-}
-
-// shortlist keeps every row that may still be among the k best of one query.
-type shortlist struct {
-	admit float32 // candidates below this cannot make the top k
-	c     []candidate
-}
-
-func (s *shortlist) prune(k int, margin float64) {
-	vals := make([]float32, len(s.c))
-	for i, c := range s.c {
-		vals[i] = c.s
-	}
-	slices.Sort(vals)
-	kth := vals[len(vals)-k]
-	// Anything more than twice the rounding error below the k-th float32
-	// product is provably outside the exact top k (see gamma).
-	s.admit = float32(float64(kth) - 2*margin)
-	keep := s.c[:0]
-	for _, c := range s.c {
-		if c.s >= s.admit {
-			keep = append(keep, c)
-		}
-	}
-	s.c = keep
-}
-
 func (c CPU) topK(ctx context.Context, q, x *Matrix, k int, earlier bool, opt Options) (*Neighbours, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("top-k: k = %d < 0", k)
@@ -119,10 +87,7 @@ func (c CPU) topK(ctx context.Context, q, x *Matrix, k int, earlier bool, opt Op
 		r0 := blk * joinRowBlock
 		r1 := min(r0+joinRowBlock, q.Rows)
 		rows := r1 - r0
-		lists := make([]shortlist, rows)
-		for i := range lists {
-			lists[i].admit = float32(math.Inf(-1))
-		}
+		lists := NewShortlists(rows)
 		cEnd := x.Rows
 		if earlier {
 			cEnd = r1 - 1
@@ -146,41 +111,21 @@ func (c CPU) topK(ctx context.Context, q, x *Matrix, k int, earlier bool, opt Op
 				}
 				l := &lists[i]
 				row := tile[i*cols : i*cols+jEnd]
-				admit := l.admit
+				admit := l.Admit
 				for j, s := range row {
 					if s >= admit && !math.IsNaN(float64(s)) {
-						l.c = append(l.c, candidate{j: int32(cs + j), s: s})
-						if len(l.c) >= limit {
-							l.prune(k, g*nq[r0+i]*maxX)
-							admit = l.admit
+						l.Add(int32(cs+j), s)
+						if l.Len() >= limit {
+							l.Prune(k, g*nq[r0+i]*maxX)
+							admit = l.Admit
 						}
 					}
 				}
 			}
 		}
 		for i := range lists {
-			l := &lists[i]
-			if len(l.c) > k {
-				l.prune(k, g*nq[r0+i]*maxX) // fewer float64 products below
-			}
-			qi := q.Row(r0 + i)
-			for ci := range l.c {
-				l.c[ci].e = dot64(qi, x.Row(int(l.c[ci].j)))
-			}
-			slices.SortFunc(l.c, func(a, b candidate) int {
-				if a.e != b.e {
-					if a.e > b.e {
-						return -1
-					}
-					return 1
-				}
-				return int(a.j - b.j)
-			})
 			base := (r0 + i) * k
-			for r := 0; r < k && r < len(l.c); r++ {
-				out.Index[base+r] = l.c[r].j
-				out.Sim[base+r] = float32(l.c[r].e)
-			}
+			lists[i].Finish(k, g*nq[r0+i]*maxX, q.Row(r0+i), x, out.Index[base:base+k], out.Sim[base:base+k])
 		}
 		return nil
 	})

@@ -191,10 +191,9 @@ func (b *Backend) topK(ctx context.Context, q, x *kernels.Matrix, k int, earlier
 	job := func(w Worker, blk int) (struct{}, error) {
 		r0 := blk * tileRows
 		rows := min(tileRows, q.Rows-r0)
-		lists := make([]shortlist, rows)
+		lists := kernels.NewShortlists(rows)
 		margins := make([]float64, rows)
 		for i := range lists {
-			lists[i].admit = float32(math.Inf(-1))
 			margins[i] = bound * nq[r0+i] * maxX
 		}
 		cEnd := x.Rows
@@ -220,44 +219,23 @@ func (b *Backend) topK(ctx context.Context, q, x *kernels.Matrix, k int, earlier
 				// product is at least kth less one margin, and anything
 				// below kth less two margins cannot make the top k (the
 				// CPU's prune rule).
-				floors[i] = max(lists[i].admit, float32(float64(kth[i])-2*margins[i]))
+				floors[i] = max(lists[i].Admit, float32(float64(kth[i])-2*margins[i]))
 			}
 			if cands, err = w.Extract(floors, cands[:0]); err != nil {
 				return struct{}{}, err
 			}
 			for _, c := range cands {
-				l := &lists[c.Row]
-				l.c = append(l.c, candidate{j: int32(cs) + c.Col, s: c.Value})
+				lists[c.Row].Add(int32(cs)+c.Col, c.Value)
 			}
 			for i := range lists {
-				if len(lists[i].c) >= limit {
-					lists[i].prune(k, margins[i])
+				if lists[i].Len() >= limit {
+					lists[i].Prune(k, margins[i])
 				}
 			}
 		}
 		for i := range lists {
-			l := &lists[i]
-			if len(l.c) > k {
-				l.prune(k, margins[i])
-			}
-			qi := q.Row(r0 + i)
-			for ci := range l.c {
-				l.c[ci].e = kernels.Dot64(qi, x.Row(int(l.c[ci].j)))
-			}
-			slices.SortFunc(l.c, func(a, b candidate) int {
-				if a.e != b.e {
-					if a.e > b.e {
-						return -1
-					}
-					return 1
-				}
-				return int(a.j - b.j)
-			})
 			base := (r0 + i) * k
-			for r := 0; r < k && r < len(l.c); r++ {
-				out.Index[base+r] = l.c[r].j
-				out.Sim[base+r] = float32(l.c[r].e)
-			}
+			lists[i].Finish(k, margins[i], q.Row(r0+i), x, out.Index[base:base+k], out.Sim[base:base+k])
 		}
 		return struct{}{}, nil
 	}
@@ -265,36 +243,6 @@ func (b *Backend) topK(ctx context.Context, q, x *kernels.Matrix, k int, earlier
 		return nil, err
 	}
 	return out, nil
-}
-
-type candidate struct {
-	j int32
-	s float32 // the device's product
-	e float64 // the exact (float64) product
-}
-
-// shortlist keeps every row that may still be among the k best of one
-// query, as the CPU top-k's does.
-type shortlist struct {
-	admit float32 // candidates below this cannot make the top k
-	c     []candidate
-}
-
-func (s *shortlist) prune(k int, margin float64) {
-	vals := make([]float32, len(s.c))
-	for i, c := range s.c {
-		vals[i] = c.s
-	}
-	slices.Sort(vals)
-	kth := vals[len(vals)-k]
-	s.admit = max(s.admit, float32(float64(kth)-2*margin))
-	keep := s.c[:0]
-	for _, c := range s.c {
-		if c.s >= s.admit {
-			keep = append(keep, c)
-		}
-	}
-	s.c = keep
 }
 
 // upload makes a and b resident (b is a when same) and returns a function
