@@ -67,13 +67,14 @@ siblings, knn-vote, regression) attack the selection as its own pool, on the rel
 option order and the run's rotating orders; an item one of them answers correctly, not by
 a seeded guess (the solve rule of harness/solve), is dropped when that attacker is
 significant on the selection, never taken again, and the selection refilled, for at most
---rounds rounds. With --videos ROOT and --models DIR naming a vlm_reader, the VLM at 32
-frames in order (full-video-reader, on the model the audit asked: screen_reader where the
-run used one) re-reads the selection on the released option order too, through the
-audit's feature stage, and drops what it answers correctly with a margin above log 2 when
-it is significant on the selection. The other attackers that answer each item alone (the
-readers, the frame and order attackers; full-video-reader without --videos and a
-vlm_reader) carry over their screened verdicts, which drop an item only where the run's
+--rounds rounds. With --videos ROOT and --models DIR naming the audit's models, the VLM at
+32 frames in order (full-video-reader, on the model the audit asked: screen_reader where
+the run used one) and the caption attacker (captions-reader: the run's captioner on the
+same 32 frames, the run's lm_reader reading the captions) re-read the selection on the
+released option order too, through the audit's feature stage, and drop what they answer
+correctly with a margin above log 2 when significant on the selection. The other
+attackers that answer each item alone (the other readers, the frame and order attackers;
+the two above without --videos and those models) carry over their screened verdicts, which drop an item only where the run's
 card finds the attacker significant on the item's benchmark. The last attack is the
 residual exploitability per level (abstentions counted at chance); what it still solves
 after the last round stays, counted.
@@ -123,7 +124,7 @@ the pool does not hold.`,
 			capTemplate := fs.Int("cap-template", 5, "initial cap of items per question template (`N`)")
 			capSource := fs.Float64("cap-source", 0.05, "initial cap per source, as a `SHARE` of the budget")
 			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
-			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos and a vlm_reader, full-video-reader re-runs on the released option order")
+			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
 			device := fs.String("device", "cpu", "`DEVICE` the --models roles run on (cpu, cuda or cuda:N)")
 			videos := fs.String("videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
 			var itemFiles stringList
@@ -267,6 +268,9 @@ the pool does not hold.`,
 				}
 				if readers != nil && readers.unread > 0 {
 					fmt.Fprintf(env.stderr, "vidscreen select: %s could not read %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", fullVideoReader, readers.unread, readers.items, *videos)
+				}
+				if readers != nil && readers.uncaptioned > 0 {
+					fmt.Fprintf(env.stderr, "vidscreen select: %s found no captions for %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", captionsReader, readers.uncaptioned, readers.items, *videos)
 				}
 				if err := r.Write(*out); err != nil {
 					return err

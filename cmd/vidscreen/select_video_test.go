@@ -16,9 +16,9 @@ import (
 // all five levels with the models `models init` writes, then selects from it:
 // with --videos and --models the red team asks the run's VLM again, on the
 // selection's 32 frames in order with the options as released, so
-// full-video-reader re-ran (every selected item scored) and the report and
-// lockfile say so; without them its verdicts are carried over, as before.
-func TestSelectRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
+// full-video-reader re-ran (every selected item scored), and captions-reader
+// with the run's captioner and lm_reader, and the report and lockfile say so; without them its verdicts are carried over, as before.
+func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	items, root, _ := worldFixture(t)
 	dir := t.TempDir()
 	// The world's own models have no readers; those of `models init` have
@@ -52,8 +52,10 @@ func TestSelectRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
 		return lock, string(md)
 	}
 	lock, md := selectRun(filepath.Join(dir, "models"), "--items", items, "--videos", root, "--models", modelsDir)
-	if !slices.Contains(lock.RedTeam.Rerun, fullVideoReader) || slices.Contains(lock.RedTeam.Carried, fullVideoReader) {
-		t.Errorf("with --videos and --models the lockfile has re-run %v, carried over %v: want %s re-run", lock.RedTeam.Rerun, lock.RedTeam.Carried, fullVideoReader)
+	for _, name := range []string{fullVideoReader, captionsReader} {
+		if !slices.Contains(lock.RedTeam.Rerun, name) || slices.Contains(lock.RedTeam.Carried, name) {
+			t.Errorf("with --videos and --models the lockfile has re-run %v, carried over %v: want %s re-run", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)
+		}
 	}
 	rerun := ""
 	for _, l := range strings.Split(md, "\n") {
@@ -61,23 +63,27 @@ func TestSelectRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
 			rerun = l
 		}
 	}
-	if !strings.Contains(rerun, fullVideoReader) {
-		t.Errorf("the report's re-run line %q does not name %s", rerun, fullVideoReader)
-	}
-	// The reader answered every released item: its row counts each of
-	// them scored.
-	row := ""
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "| "+fullVideoReader+" |") {
-			row = l
+	for _, name := range []string{fullVideoReader, captionsReader} {
+		if !strings.Contains(rerun, name) {
+			t.Errorf("the report's re-run line %q does not name %s", rerun, name)
 		}
-	}
-	if f := strings.Split(row, "|"); len(f) < 5 || strings.TrimSpace(f[3]) != "yes" || strings.TrimSpace(f[4]) != fmt.Sprint(len(lock.Items)) {
-		t.Errorf("report row %q: want re-ran, %d scored", row, len(lock.Items))
+		// The reader answered every released item: its row counts each of
+		// them scored.
+		row := ""
+		for _, l := range strings.Split(md, "\n") {
+			if strings.HasPrefix(l, "| "+name+" |") {
+				row = l
+			}
+		}
+		if f := strings.Split(row, "|"); len(f) < 5 || strings.TrimSpace(f[3]) != "yes" || strings.TrimSpace(f[4]) != fmt.Sprint(len(lock.Items)) {
+			t.Errorf("report row %q: want re-ran, %d scored", row, len(lock.Items))
+		}
 	}
 	// --models without --videos: text_embed only, as before.
 	lock, _ = selectRun(filepath.Join(dir, "plain"), "--models", modelsDir)
-	if slices.Contains(lock.RedTeam.Rerun, fullVideoReader) || !slices.Contains(lock.RedTeam.Carried, fullVideoReader) {
-		t.Errorf("without --videos and --models the lockfile has re-run %v, carried over %v: want %s carried over", lock.RedTeam.Rerun, lock.RedTeam.Carried, fullVideoReader)
+	for _, name := range []string{fullVideoReader, captionsReader} {
+		if slices.Contains(lock.RedTeam.Rerun, name) || !slices.Contains(lock.RedTeam.Carried, name) {
+			t.Errorf("without --videos and --models the lockfile has re-run %v, carried over %v: want %s carried over", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)
+		}
 	}
 }

@@ -14,65 +14,113 @@ import (
 	"github.com/vidscreen/vidscreen/models"
 )
 
-// fullVideoReader is the model reader the red team re-runs on the released
-// option order: the VLM at 32 frames in order (Video-Index 5.2).
-const fullVideoReader = "full-video-reader"
+// fullVideoReader and captionsReader are the model readers the red team
+// re-runs on the released option order: the VLM at 32 frames in order and
+// the caption attacker (Video-Index 5.2).
+const (
+	fullVideoReader = "full-video-reader"
+	captionsReader  = "captions-reader"
+)
 
 // selectReaders re-reads a selection, options in the released order, with
-// the VLM the audit's full-video-reader asked (screen_reader where the run
-// used one, else vlm_reader), on the run's in-order uniform frames: the
-// audit's feature stage (features.ReadVLM) on the models openAuditModels
-// opens, so no second decode or model path. Its scores are cached under a
-// folder of their own: the run's cache keys hold the items' option order,
-// which the release changes, so none of them would match.
+// the models the audit's model readers asked, through the audit's feature
+// stage on the models openAuditModels opens, so no second decode or model
+// path: full-video-reader with the VLM the audit's asked (screen_reader
+// where the run used one, else vlm_reader) on the run's in-order uniform
+// frames (features.ReadVLM); captions-reader with the run's lm_reader on
+// the captions the run's captioner writes of the same frames
+// (runs.CaptionOptions rebuilds the audit's caption pass from config.json).
+// Its features are cached under a folder of their own: the run's cache keys
+// hold the items' option order, which the release changes, and the gate
+// writes nothing into a run.
 type selectReaders struct {
 	root, cache string
-	set         features.VLMSet
-	reader      features.VLMScorer
-	name        string
-	size        decode.Size
-	dec         decode.Pool
-	seed        uint64
-	// unread counts, over the calls, the items the VLM could not score.
-	unread, items int
+	// vlm is set when full-video-reader re-runs, with its frame set,
+	// reader, the reader's name and the decode size and pool.
+	vlm    bool
+	set    features.VLMSet
+	reader features.VLMScorer
+	name   string
+	size   decode.Size
+	dec    decode.Pool
+	seed   uint64
+	// captions, when set, are the feature options of the audit's caption
+	// pass, and letters the run's lm_reader: captions-reader re-runs.
+	captions *features.Options
+	letters  attack.LetterReader
+	// unread counts, over the calls, the items the VLM could not score;
+	// uncaptioned those whose video gave no captions.
+	unread, uncaptioned, items int
 }
 
-func (r *selectReaders) Attackers() []string { return []string{fullVideoReader} }
+func (r *selectReaders) Attackers() []string {
+	var out []string
+	if r.vlm {
+		out = append(out, fullVideoReader)
+	}
+	if r.captions != nil {
+		out = append(out, captionsReader)
+	}
+	return out
+}
+
+func (r *selectReaders) LetterReader() attack.LetterReader { return r.letters }
 
 func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error) {
-	scores, err := features.ReadVLM(ctx, items, features.VLMOptions{Root: r.root, CacheDir: r.cache,
-		Sets: []features.VLMSet{r.set}, Reader: r.reader, ReaderName: r.name, Size: r.size, Decode: r.dec, Seed: r.seed})
-	if err != nil {
-		return nil, err
-	}
 	out := make([]*attack.Visual, len(items))
-	for i := range items {
-		v := &attack.Visual{}
-		if sc, ok := scores[i][r.set.Name]; ok {
-			v.VLM = map[string][]float64{attack.VLMInOrder: sc}
-		} else {
-			r.unread++ // no scores: the reader abstains (a seeded guess, counted at chance)
+	for i := range out {
+		out[i] = &attack.Visual{}
+	}
+	if r.vlm {
+		scores, err := features.ReadVLM(ctx, items, features.VLMOptions{Root: r.root, CacheDir: r.cache,
+			Sets: []features.VLMSet{r.set}, Reader: r.reader, ReaderName: r.name, Size: r.size, Decode: r.dec, Seed: r.seed})
+		if err != nil {
+			return nil, err
 		}
-		out[i] = v
+		for i := range items {
+			if sc, ok := scores[i][r.set.Name]; ok {
+				out[i].VLM = map[string][]float64{attack.VLMInOrder: sc}
+			} else {
+				r.unread++ // no scores: the reader abstains (a seeded guess, counted at chance)
+			}
+		}
+	}
+	if r.captions != nil {
+		fr, err := features.Extract(ctx, items, *r.captions)
+		if err != nil {
+			return nil, fmt.Errorf("caption the selection: %w", err)
+		}
+		for i, caps := range runs.CaptionTexts(fr) {
+			out[i].CaptionTexts = caps
+			if len(caps) == 0 {
+				r.uncaptioned++ // captions-reader abstains there, as in the audit
+			}
+		}
 	}
 	r.items += len(items)
 	return out, nil
 }
 
-// openSelectReaders opens, for the red team, the VLM that answered the run's
-// full-video-reader, when --models names a folder with a vlm_reader and
-// --videos the videos; nil (the model readers' verdicts carried over) when
-// either is missing or the run has no full-video-reader. A VLM that is not
-// the run's is refused: its answers would not be the ones the screen judged.
+// openSelectReaders opens, for the red team, the models that answered the
+// run's full-video-reader and captions-reader, when --models names a folder
+// with them and --videos the videos; nil (the model readers' verdicts
+// carried over) when either flag is missing or the run has neither reader.
+// A model that is not the run's is refused: its answers would not be the
+// ones the screen judged.
 func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environment) (*selectReaders, func(), error) {
-	if dir == "" || videos == "" || cfg.Videos == nil || cfg.Videos.VLMReader == "" {
+	if dir == "" || videos == "" || cfg.Videos == nil {
 		return nil, func() {}, nil
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
-	if _, ok := m.Roles[models.RoleVLMReader]; !ok {
+	_, hasVLM := m.Roles[models.RoleVLMReader]
+	_, hasCaptioner := m.Roles[models.RoleCaptioner]
+	_, ranCaptions := cfg.AttackerVersions[captionsReader]
+	wantVLM := cfg.Videos.VLMReader != "" && hasVLM
+	wantCaptions := cfg.Videos.Captioner != "" && cfg.LMReader != "" && ranCaptions && hasCaptioner
+	if !wantVLM && !wantCaptions {
 		return nil, func() {}, nil
 	}
 	am, err := openAuditModels(dir, device, 0, true, env)
@@ -81,38 +129,58 @@ func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environ
 	}
 	closeAll := func() { am.Close() }
 	v := am.video
-	if v == nil || v.VLM == nil {
-		closeAll()
-		return nil, nil, fmt.Errorf("%w: --models %s: its vlm_reader could not be opened as the audit opens it (an ONNX vlm_reader and an image_text role are needed)", errBadInput, dir)
-	}
-	frames := cfg.Videos.Frames
-	if frames <= 0 {
-		frames = features.UniformFrames
-	}
-	inOrder, _ := features.DiagnosticSets(frames)
-	// The decode size of the audit's pass (run.Options.decodeSize): the
-	// larger of the image tower's and vlm_reader's input sides.
-	size := v.Size
-	size.Short = max(size.Short, v.VLMSize.Short)
-	r := &selectReaders{root: videos, set: inOrder, reader: v.VLM, name: v.VLMName, size: size, dec: v.Decode, seed: cfg.Seed}
-	want, role := cfg.Videos.VLMReader, models.RoleVLMReader
-	if cfg.Videos.ScreenReader != "" {
-		want, role = cfg.Videos.ScreenReader, models.RoleScreenReader
-		if v.Screen == nil {
-			closeAll()
-			return nil, nil, fmt.Errorf("%w: the run's full-video-reader asked screen_reader %s: pass --models DIR with that screen_reader", errBadInput, want)
-		}
-		r.reader, r.name = v.Screen, v.ScreenName
-		r.size.Short = max(r.size.Short, v.ScreenSize.Short)
-	}
-	if r.name != want {
-		closeAll()
-		return nil, nil, fmt.Errorf("%w: --models: its %s is %s, but the run's full-video-reader asked %s", errBadInput, role, r.name, want)
-	}
+	r := &selectReaders{root: videos, seed: cfg.Seed}
 	if r.cache, err = os.MkdirTemp("", "vidscreen-select-"); err != nil {
 		closeAll()
 		return nil, nil, err
 	}
 	r.cache = filepath.Join(r.cache, "cache")
-	return r, func() { os.RemoveAll(filepath.Dir(r.cache)); closeAll() }, nil
+	cleanup := func() { os.RemoveAll(filepath.Dir(r.cache)); closeAll() }
+	if wantVLM {
+		if v == nil || v.VLM == nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: --models %s: its vlm_reader could not be opened as the audit opens it (an ONNX vlm_reader and an image_text role are needed)", errBadInput, dir)
+		}
+		frames := cfg.Videos.Frames
+		if frames <= 0 {
+			frames = features.UniformFrames
+		}
+		inOrder, _ := features.DiagnosticSets(frames)
+		// The decode size of the audit's pass (run.Options.decodeSize): the
+		// larger of the image tower's and vlm_reader's input sides.
+		size := v.Size
+		size.Short = max(size.Short, v.VLMSize.Short)
+		r.vlm, r.set, r.reader, r.name, r.size, r.dec = true, inOrder, v.VLM, v.VLMName, size, v.Decode
+		want, role := cfg.Videos.VLMReader, models.RoleVLMReader
+		if cfg.Videos.ScreenReader != "" {
+			want, role = cfg.Videos.ScreenReader, models.RoleScreenReader
+			if v.Screen == nil {
+				cleanup()
+				return nil, nil, fmt.Errorf("%w: the run's full-video-reader asked screen_reader %s: pass --models DIR with that screen_reader", errBadInput, want)
+			}
+			r.reader, r.name = v.Screen, v.ScreenName
+			r.size.Short = max(r.size.Short, v.ScreenSize.Short)
+		}
+		if r.name != want {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: --models: its %s is %s, but the run's full-video-reader asked %s", errBadInput, role, r.name, want)
+		}
+	}
+	if wantCaptions {
+		if am.reader == nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: --models %s: its lm_reader could not be opened as the audit opens it (an ONNX lm_reader is needed for captions-reader)", errBadInput, dir)
+		}
+		if am.readerName != cfg.LMReader {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %s, but the run's captions-reader asked %s", errBadInput, am.readerName, cfg.LMReader)
+		}
+		fopt, err := runs.CaptionOptions(cfg.Videos, v, videos, r.cache)
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: --models %s: captions-reader: %v", errBadInput, dir, err)
+		}
+		r.captions, r.letters = &fopt, am.reader
+	}
+	return r, cleanup, nil
 }

@@ -27,8 +27,8 @@ const releasePool = "release"
 // the pool's Pooled attackers (those that learn from the other items of
 // their pool: their answers on the selection differ from those on the
 // screened pool) on the selection as one pool, on the audit's seeded
-// rotating orders, and the model readers Readers serves (full-video-reader)
-// on the released option order too; it takes the screened verdicts of the
+// rotating orders, and the model readers Readers serves (full-video-reader,
+// captions-reader) on the released option order too; it takes the screened verdicts of the
 // others, which answer each item alone.
 type AttackTeam struct {
 	// Config is the attack configuration of the audit whose pool this is.
@@ -48,7 +48,7 @@ type AttackTeam struct {
 	Workers int
 	// Readers, when set, reads the selection again with the model readers
 	// whose answer depends on the option order (Video-Index 5.2: the VLM
-	// at 32 frames in order), so that they re-run on the released order
+	// at 32 frames in order and the caption attacker), so that they re-run on the released order
 	// instead of carrying their screened verdicts over.
 	Readers ModelReaders
 }
@@ -60,14 +60,23 @@ type ModelReaders interface {
 	// Attackers names the model attackers it reads for.
 	Attackers() []string
 	// Visual returns, per item (options in the released order), what the
-	// feature stage made of it for those attackers.
+	// feature stage made of it for those attackers: the VLM's letter
+	// scores, the captions of the clip's frames.
 	Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error)
+	// LetterReader is the run's lm_reader, which captions-reader asks with
+	// the captions, the question and the released options; nil when none
+	// of Attackers reads text.
+	LetterReader() attack.LetterReader
 }
 
-// modelConfig is cfg with the roles the model readers of r need, so that
-// attack.Attackers lists them.
-func modelConfig(cfg attack.Config) attack.Config {
+// modelConfig is cfg with the roles the model readers of r need and r's
+// lm_reader, so that attack.Attackers lists them.
+func modelConfig(cfg attack.Config, r ModelReaders) attack.Config {
 	cfg.Roles = []string{attack.RoleVLMReader, attack.RoleImageText}
+	if lr := r.LetterReader(); lr != nil {
+		cfg.Roles = append(cfg.Roles, attack.RoleCaptioner, attack.RoleLMReader)
+		cfg.Reader = lr
+	}
 	return cfg
 }
 
@@ -119,7 +128,7 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	var readers []string
 	if t.Readers != nil {
 		readers = t.Readers.Attackers()
-		for _, a := range attack.Attackers(modelConfig(t.Config)) {
+		for _, a := range attack.Attackers(modelConfig(t.Config, t.Readers)) {
 			if slices.Contains(readers, a.Name()) {
 				byName[a.Name()] = a
 			}
@@ -159,7 +168,7 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	}
 	scoreCfg := cfg
 	if models {
-		scoreCfg = modelConfig(cfg) // the model readers among the attackers it knows
+		scoreCfg = modelConfig(cfg, t.Readers) // the model readers among the attackers it knows
 	}
 	scores, err := metrics.ItemScores(items, outcomes, metrics.Config{Attack: scoreCfg})
 	if err != nil {

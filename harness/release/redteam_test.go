@@ -478,3 +478,5 @@ func TestAttackTeamRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
 		t.Errorf("without Readers: %+v, want carried over, nothing solved", r)
 	}
 }
+
+func (f *fakeReaders) LetterReader() attack.LetterReader { return nil }
