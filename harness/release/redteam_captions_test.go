@@ -22,7 +22,9 @@ type letterA struct {
 	prompts []string
 }
 
-func (*letterA) Encode(p models.LetterPrompt) ([]int, error) { return make([]int, len(p.Text)/4+1), nil }
+func (*letterA) Encode(p models.LetterPrompt) ([]int, error) {
+	return make([]int, len(p.Text)/4+1), nil
+}
 
 func (r *letterA) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
 	r.mu.Lock()
