@@ -26,6 +26,12 @@ type EncodeOptions struct {
 	FPS           int
 	GOP           int
 	CRF           int
+	// Audio, when not empty, is a mono track (samples in [-1, 1] at
+	// AudioRate Hz, AudioRate 16000 when 0) written beside the video as AAC
+	// (audio_encode.go). Without it the file has no audio stream and its
+	// bytes are what they were before the option existed.
+	Audio     []float32
+	AudioRate int
 }
 
 // An Encoder writes one MP4 file. Its output is a pure function of the
@@ -41,6 +47,7 @@ type Encoder struct {
 	frame  *astiav.Frame
 	pkt    *astiav.Packet
 	n      int64
+	audio  *audioTrack
 	path   string
 	closed bool
 }
@@ -105,6 +112,11 @@ func CreateH264(path string, opt EncodeOptions) (e *Encoder, err error) {
 		return nil, fmt.Errorf("encode %s: %w", path, err)
 	}
 	e.st.SetTimeBase(tb)
+	if len(opt.Audio) > 0 {
+		if e.audio, err = newAudioTrack(e); err != nil {
+			return nil, fmt.Errorf("encode %s: %w", path, err)
+		}
+	}
 	if e.io, err = astiav.OpenIOContext(path, astiav.NewIOContextFlags(astiav.IOContextFlagWrite)); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", path, err)
 	}
@@ -148,7 +160,26 @@ func (e *Encoder) WriteRGB(rgb []byte) error {
 	if err := e.cc.SendFrame(e.frame); err != nil {
 		return fmt.Errorf("encode %s: frame %d: %w", e.path, e.n-1, err)
 	}
-	return e.drain()
+	if err := e.drain(); err != nil {
+		return err
+	}
+	return e.writeAudio(false)
+}
+
+// writeAudio encodes the audio up to the end of the pictures sent so far
+// (all of it with flush), so the two streams advance together.
+func (e *Encoder) writeAudio(flush bool) error {
+	if e.audio == nil {
+		return nil
+	}
+	end := int(e.n * int64(e.audio.cc.SampleRate()) / int64(e.opt.FPS))
+	if flush {
+		end = len(e.audio.samples)
+	}
+	if err := e.audio.writeUntil(e, end, flush); err != nil {
+		return fmt.Errorf("encode %s: %w", e.path, err)
+	}
+	return nil
 }
 
 // drain writes every packet the encoder has ready.
@@ -188,6 +219,9 @@ func (e *Encoder) Close() error {
 	if err := e.drain(); err != nil {
 		return err
 	}
+	if err := e.writeAudio(true); err != nil {
+		return err
+	}
 	if err := e.fc.WriteTrailer(); err != nil {
 		return fmt.Errorf("encode %s: write trailer: %w", e.path, err)
 	}
@@ -200,6 +234,10 @@ func (e *Encoder) Close() error {
 }
 
 func (e *Encoder) free() {
+	if e.audio != nil {
+		e.audio.free()
+		e.audio = nil
+	}
 	if e.pkt != nil {
 		e.pkt.Free()
 		e.pkt = nil

@@ -1,0 +1,120 @@
+package audio
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+// Whisper's feature constants (openai/whisper audio.py).
+const (
+	SampleRate = 16000
+	NFFT       = 400
+	HopLength  = 160
+	NMels      = 80
+	// ChunkSeconds is the window one encoder pass reads; ChunkSamples and
+	// Frames are its length in samples and in feature frames.
+	ChunkSeconds = 30
+	ChunkSamples = ChunkSeconds * SampleRate
+	Frames       = ChunkSamples / HopLength
+	// Floor is the value of silence: log10(1e-10) = -10 scaled, (-10+4)/4.
+	Floor = -1.5
+)
+
+// Extractor computes log-mel features. It holds the window, the filterbank
+// and the transform plan, read only after New, so one Extractor serves
+// many goroutines.
+type Extractor struct {
+	window  []float64
+	filters [][]float64
+	// first and last are each filter's first and last nonzero bin, so the
+	// product skips the zeros.
+	first, last []int
+	plan        *fftPlan
+	bufs        sync.Pool
+}
+
+// New returns the extractor of Whisper's 80-bin features.
+func New() *Extractor {
+	e := &Extractor{window: make([]float64, NFFT), filters: MelFilters(SampleRate, NFFT, NMels), plan: newFFTPlan(NFFT)}
+	// torch.hann_window(400) is periodic: 0.5 - 0.5 cos(2 pi n / N).
+	for n := range NFFT {
+		e.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/NFFT)
+	}
+	for _, row := range e.filters {
+		f, l := -1, -1
+		for k, w := range row {
+			if w != 0 {
+				if f < 0 {
+					f = k
+				}
+				l = k
+			}
+		}
+		e.first, e.last = append(e.first, f), append(e.last, l)
+	}
+	e.bufs.New = func() any { return &frameBuf{in: make([]complex128, NFFT), out: make([]complex128, NFFT), power: make([]float64, NFFT/2+1)} }
+	return e
+}
+
+type frameBuf struct {
+	in, out []complex128
+	power   []float64
+}
+
+// Chunks is the number of 30 s windows samples fill: at least one, so that
+// an empty track still gives the features of silence.
+func Chunks(samples int) int { return max(1, (samples+ChunkSamples-1)/ChunkSamples) }
+
+// Features returns the features of the 30 s window chunk of samples (16
+// kHz mono), row major (NMels rows of Frames values), what a Whisper
+// encoder's input_features [1, 80, 3000] holds. Samples past the end are
+// zeros.
+func (e *Extractor) Features(samples []float32, chunk int) ([]float32, error) {
+	if chunk < 0 || chunk >= Chunks(len(samples)) {
+		return nil, fmt.Errorf("audio: window %d of a track of %d samples (%d windows)", chunk, len(samples), Chunks(len(samples)))
+	}
+	lo := min(len(samples), chunk*ChunkSamples)
+	hi := min(len(samples), lo+ChunkSamples)
+	x := make([]float64, ChunkSamples+NFFT) // reflect-padded by NFFT/2 each side
+	pad := NFFT / 2
+	for i, s := range samples[lo:hi] {
+		x[pad+i] = float64(s)
+	}
+	for i := 1; i <= pad; i++ {
+		x[pad-i] = x[pad+i]
+		x[pad+ChunkSamples-1+i] = x[pad+ChunkSamples-1-i]
+	}
+	mel := make([]float64, NMels*Frames)
+	b := e.bufs.Get().(*frameBuf)
+	defer e.bufs.Put(b)
+	for t := range Frames {
+		seg := x[t*HopLength : t*HopLength+NFFT]
+		for n, v := range seg {
+			b.in[n] = complex(v*e.window[n], 0)
+		}
+		e.plan.transform(b.out, b.in)
+		for k := range b.power {
+			re, im := real(b.out[k]), imag(b.out[k])
+			b.power[k] = re*re + im*im
+		}
+		for m, row := range e.filters {
+			var s float64
+			for k := e.first[m]; k <= e.last[m] && k >= 0; k++ {
+				s += row[k] * b.power[k]
+			}
+			mel[m*Frames+t] = s
+		}
+	}
+	top := math.Inf(-1)
+	for i, v := range mel {
+		v = math.Log10(max(v, 1e-10))
+		mel[i] = v
+		top = max(top, v)
+	}
+	out := make([]float32, len(mel))
+	for i, v := range mel {
+		out[i] = float32((max(v, top-8) + 4) / 4)
+	}
+	return out, nil
+}
