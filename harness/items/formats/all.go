@@ -7,5 +7,8 @@ import "github.com/vidscreen/vidscreen/harness/items"
 // All lists the built-in formats in the order `import --list` prints
 // them: the evaluation tools' files first, then the benchmarks' own.
 func All() []items.Format {
-	return []items.Format{}
+	return []items.Format{
+		NExTQA(),
+		EgoSchema(),
+	}
 }

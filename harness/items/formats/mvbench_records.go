@@ -165,7 +165,17 @@ func rawKind(raw json.RawMessage) string {
 	return "a number"
 }
 
-// recordError builds the error of one field of a record.
+// source names the record for a Row: "file:line", or "file: record N"
+// when the record starts on line 1 (files written as one line, as
+// EgoSchema's questions.json, where the line finds nothing).
+func (r annotationRecord) source(name string) string {
+	if r.Line == 1 {
+		return fmt.Sprintf("%s: record %d", name, r.N)
+	}
+	return fmt.Sprintf("%s:%d", name, r.Line)
+}
+
+// fail builds the error of one field of a record.
 func (r annotationRecord) fail(name, field string, reason error, format string, args ...any) *harness.ParseError {
 	return &harness.ParseError{File: name, Line: r.Line, Field: field, Err: fmt.Errorf("%w: record %d: %s", reason, r.N, fmt.Sprintf(format, args...))}
 }

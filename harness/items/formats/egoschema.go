@@ -1,0 +1,221 @@
+package formats
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/items"
+)
+
+// EgoSchema reads EgoSchema's files as its repository ships them
+// (egoschema/EgoSchema): questions.json, an array of {q_uid,
+// google_drive_id, question, "option 0".."option 4"} for all 5,031
+// questions, and subset_answers.json, {q_uid: index} with the 0-based
+// correct option of the 500 questions whose answers are public. A question
+// without an answer is dropped with the reason (the rest are scored only by
+// the authors' server). The video is <q_uid>.mp4: the id is the video's.
+func EgoSchema() items.Format {
+	return items.Format{
+		Name:   "egoschema",
+		Title:  "EgoSchema",
+		Files:  "questions.json and subset_answers.json from egoschema/EgoSchema",
+		Detect: detectEgoSchema,
+		Read:   readEgoSchema,
+	}
+}
+
+var (
+	// egoQuestionsHead is the start of questions.json: an array whose
+	// first record has a q_uid.
+	egoQuestionsHead = regexp.MustCompile(`^\s*\[\s*\{\s*"q_uid"\s*:`)
+	// egoAnswersHead is the start of subset_answers.json: an object from
+	// a question's uuid to a number.
+	egoAnswersHead = regexp.MustCompile(`^\s*\{\s*"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"\s*:\s*\d`)
+)
+
+func detectEgoSchema(path string, head []byte) bool {
+	if !strings.EqualFold(filepath.Ext(path), ".json") {
+		return false
+	}
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	return egoQuestionsHead.Match(head) && bytes.Contains(head, []byte(`"option 0"`)) || egoAnswersHead.Match(head)
+}
+
+func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
+	var questions []string
+	answers := map[string]int{}
+	answerFrom := map[string]egoAnswerAt{}
+	for _, p := range paths {
+		data, err := readAnnotationFile(p)
+		if err != nil {
+			return nil, err
+		}
+		// The two files are told apart by their content, not their
+		// names: questions.json is an array, subset_answers.json an
+		// object.
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+			if err := readEgoAnswers(p, data, answers, answerFrom); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		questions = append(questions, p)
+	}
+	if len(questions) == 0 {
+		return nil, &harness.ParseError{File: paths[0], Err: fmt.Errorf("%w: no questions file: give questions.json along with %s", harness.ErrNoItems, filepath.Base(paths[0]))}
+	}
+	if len(answerFrom) == 0 {
+		return nil, &harness.ParseError{File: questions[0], Err: fmt.Errorf("%w: no answers: EgoSchema's questions.json holds none; give subset_answers.json too (the public answers of 500 questions)", harness.ErrMissingField)}
+	}
+	res := &items.Result{}
+	used := map[string]bool{}
+	for _, p := range questions {
+		data, err := readAnnotationFile(p)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := annotationArray(ctx, p, data, "EgoSchema's questions")
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			row, err := egoRow(p, rec)
+			if err != nil {
+				return nil, err
+			}
+			if used[row.ID] {
+				return nil, rec.fail(p, "q_uid", harness.ErrDuplicateID, "%q appears twice", row.ID)
+			}
+			used[row.ID] = true
+			g, ok := answers[row.ID]
+			if !ok {
+				res.Dropped = append(res.Dropped, items.Drop{Source: row.Source, ID: row.ID, Reason: "no public answer (subset_answers.json holds 500 of EgoSchema's answers)"})
+				continue
+			}
+			if g >= len(row.Options) {
+				at := answerFrom[row.ID]
+				return nil, &harness.ParseError{File: at.file, Line: at.line, Field: row.ID, Err: fmt.Errorf("%w: %d is not an index into the %d options of %s", harness.ErrAnswerRange, g, len(row.Options), row.Source)}
+			}
+			row.Gold, row.GoldIndex = strconv.Itoa(g), g
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	// Answers to questions no file holds are named, in the answers'
+	// order, so that a user sees a questions file of another release.
+	var orphans []string
+	for id := range answerFrom {
+		if !used[id] {
+			orphans = append(orphans, id)
+		}
+	}
+	slices.Sort(orphans)
+	for _, id := range orphans {
+		res.Dropped = append(res.Dropped, items.Drop{Source: answerFrom[id].String(), ID: id, Reason: "an answer to a question that no questions file holds"})
+	}
+	return res, nil
+}
+
+// egoAnswerAt is where an answer was read.
+type egoAnswerAt struct {
+	file string
+	line int
+}
+
+func (a egoAnswerAt) String() string { return fmt.Sprintf("%s:%d", a.file, a.line) }
+
+// readEgoAnswers reads subset_answers.json: {q_uid: 0-based index}.
+func readEgoAnswers(name string, data []byte, answers map[string]int, from map[string]egoAnswerAt) error {
+	lines := newLineIndex(data)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: want EgoSchema's answers as one JSON object {q_uid: index}", harness.ErrSyntax)}
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return &harness.ParseError{File: name, Line: lines.line(int(dec.InputOffset())), Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		}
+		id := tok.(string) // object keys are strings
+		line := lines.line(int(dec.InputOffset()))
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		}
+		n, ok := v.(json.Number)
+		g, err := strconv.Atoi(string(n))
+		if !ok || err != nil {
+			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: got %v, want the 0-based index of the correct option", harness.ErrFieldType, v)}
+		}
+		if g < 0 {
+			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: %d (answers are 0-based)", harness.ErrAnswerRange, g)}
+		}
+		if prev, dup := from[id]; dup && answers[id] != g {
+			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: answer %d, but %s gives %d", harness.ErrDuplicateID, g, prev, answers[id])}
+		}
+		answers[id], from[id] = g, egoAnswerAt{name, line}
+	}
+	if _, err := dec.Token(); err != nil {
+		return &harness.ParseError{File: name, Line: lines.line(int(dec.InputOffset())), Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+	}
+	return nil
+}
+
+// egoRow reads one record of questions.json.
+func egoRow(name string, rec annotationRecord) (items.Row, error) {
+	id, err := rec.str(name, "q_uid", true)
+	if err != nil {
+		return items.Row{}, err
+	}
+	q, err := rec.str(name, "question", true)
+	if err != nil {
+		return items.Row{}, err
+	}
+	row := items.Row{
+		Source:    rec.source(name),
+		File:      name,
+		Line:      rec.Line,
+		Rec:       rec.N,
+		ID:        strings.TrimSpace(id),
+		Benchmark: "EgoSchema",
+		Video:     strings.TrimSpace(id),
+		Question:  q,
+		GoldIndex: -1,
+		Choice:    -1,
+	}
+	for i := 0; ; i++ {
+		field := "option " + strconv.Itoa(i)
+		if _, ok := rec.Fields[field]; !ok {
+			break
+		}
+		o, err := rec.str(name, field, true)
+		if err != nil {
+			return items.Row{}, err
+		}
+		row.Options = append(row.Options, o)
+	}
+	if len(row.Options) < 2 {
+		return items.Row{}, rec.fail(name, "option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "EgoSchema's options are option 0..option 4")
+	}
+	for k := range rec.Fields {
+		if rest, ok := strings.CutPrefix(k, "option "); ok {
+			if n, err := strconv.Atoi(rest); err == nil && n > len(row.Options) {
+				return items.Row{}, rec.fail(name, "option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "the record has %s but no option %d: the options must run from option 0 without a gap", k, len(row.Options))
+			}
+		}
+	}
+	if d, err := rec.str(name, "google_drive_id", false); err != nil {
+		return items.Row{}, err
+	} else if d != "" {
+		row.Meta = map[string]any{"google_drive_id": d}
+	}
+	return row, nil
+}
