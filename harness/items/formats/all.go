@@ -10,5 +10,6 @@ func All() []items.Format {
 	return []items.Format{
 		NExTQA(),
 		EgoSchema(),
+		MVBench(),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -104,7 +105,7 @@ func annotationArray(ctx context.Context, name string, data []byte, what string)
 		line := lines.line(start)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, &harness.ParseError{File: name, Line: lines.line(int(dec.InputOffset())), Err: fmt.Errorf("%w: record %d: %v", harness.ErrSyntax, n, err)}
+			return nil, &harness.ParseError{File: name, Line: lines.line(errorOffset(dec, err)), Err: fmt.Errorf("%w: record %d: %v", harness.ErrSyntax, n, err)}
 		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
@@ -119,6 +120,17 @@ func annotationArray(ctx context.Context, name string, data []byte, what string)
 		return nil, &harness.ParseError{File: name, Line: lines.line(int(dec.InputOffset())), Err: fmt.Errorf("%w: data after the array", harness.ErrSyntax)}
 	}
 	return recs, nil
+}
+
+// errorOffset is where in the file a decoding error is: a syntax error's
+// own offset (the decoder counts it from the start of its input), else
+// the decoder's position.
+func errorOffset(dec *json.Decoder, err error) int {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return int(se.Offset)
+	}
+	return int(dec.InputOffset())
 }
 
 func skipSeparators(data []byte, off int) int {
@@ -200,20 +212,37 @@ func (r annotationRecord) str(name, field string, required bool) (string, error)
 	return s, nil
 }
 
-// strList returns a field holding a list of strings.
-func (r annotationRecord) strList(name, field string) ([]string, error) {
+// text returns a required scalar field as text: a string, or a number as
+// written (a count task's candidates and answer may be numbers).
+func (r annotationRecord) text(name, field string) (string, error) {
+	if raw := bytes.TrimSpace(r.Fields[field]); len(raw) > 0 && strings.IndexByte("-0123456789", raw[0]) >= 0 {
+		if _, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			return string(raw), nil
+		}
+	}
+	return r.str(name, field, true)
+}
+
+// texts returns a field holding a list of texts (strings, or numbers as
+// written).
+func (r annotationRecord) texts(name, field string) ([]string, error) {
 	raw, ok := r.Fields[field]
 	if !ok || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, r.fail(name, field, harness.ErrMissingField, "no %s", field)
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, r.fail(name, field, harness.ErrFieldType, "got %s, want a list of strings", rawKind(raw))
+		return nil, r.fail(name, field, harness.ErrFieldType, "got %s, want a list of texts", rawKind(raw))
 	}
 	out := make([]string, len(list))
 	for i, e := range list {
+		e = bytes.TrimSpace(e)
+		if len(e) > 0 && strings.IndexByte("-0123456789", e[0]) >= 0 {
+			out[i] = string(e)
+			continue
+		}
 		if err := json.Unmarshal(e, &out[i]); err != nil {
-			return nil, r.fail(name, fmt.Sprintf("%s[%d]", field, i), harness.ErrFieldType, "got %s, want a string", rawKind(e))
+			return nil, r.fail(name, fmt.Sprintf("%s[%d]", field, i), harness.ErrFieldType, "got %s, want a text", rawKind(e))
 		}
 	}
 	return out, nil
