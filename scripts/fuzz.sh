@@ -25,6 +25,7 @@ targets=(
 	"./harness/items/formats FuzzNExTQA"
 	"./harness/items/formats FuzzEgoSchema"
 	"./harness/items/formats FuzzMVBench"
+	"./harness/items/spec FuzzSpec"
 	"./kernels/npy FuzzRead"
 	"./models FuzzParseManifest"
 	"./models/tokenizer FuzzFromJSON"

@@ -11,5 +11,7 @@ func All() []items.Format {
 		NExTQA(),
 		EgoSchema(),
 		MVBench(),
+		Spec(),
+		Table(),
 	}
 }
