@@ -11,6 +11,10 @@ func All() []items.Format {
 		NExTQA(),
 		EgoSchema(),
 		MVBench(),
+		PerceptionTest(),
+		MLVU(),
+		LongVideoBench(),
+		STAR(),
 		Spec(),
 		Table(),
 	}

@@ -1,0 +1,128 @@
+package formats
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/items"
+)
+
+// writeAnno writes an annotation fixture under the test's temporary
+// directory with the name the benchmark gives it, and returns its path.
+func writeAnno(t testing.TB, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readAnno reads the fixture with format f.
+func readAnno(t testing.TB, f items.Format, paths ...string) (*items.Result, error) {
+	t.Helper()
+	return f.Read(context.Background(), paths, items.Options{IndexBase: -1})
+}
+
+// badCase is malformed input and the error it must give: the line, the
+// field and words of the reason.
+type badCase struct {
+	name  string
+	body  string
+	line  int
+	field string
+	want  string
+}
+
+// checkBad runs malformed cases through f, each written as file name.
+func checkBad(t *testing.T, f items.Format, file string, cases []badCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeAnno(t, file, c.body)
+			res, err := readAnno(t, f, p)
+			if err == nil {
+				t.Fatalf("no error; read %d rows, %d dropped", len(res.Rows), len(res.Dropped))
+			}
+			var pe *harness.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is a %T, want a *harness.ParseError", err, err)
+			}
+			if pe.File != p || pe.Line != c.line || pe.Field != c.field {
+				t.Errorf("error at %s:%d field %q, want %s:%d field %q (%v)", pe.File, pe.Line, pe.Field, p, c.line, c.field, err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLineTrackerNamesTheLineOfEachValue(t *testing.T) {
+	body := "[\n  {\"a\": 1},\n\n  {\"a\": 2}\n  ,\n  {\"a\":\n 3}\n]\n"
+	a := newAnnoReader("x.json", strings.NewReader(body))
+	if err := a.open('[', "a list"); err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for a.more() {
+		rec, err := a.record("a record")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, rec.line)
+	}
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.end(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lines, []int{2, 4, 6}; !equalInts(got, want) {
+		t.Errorf("record lines %v, want %v", got, want)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fuzzAnno feeds bytes to a format's reader: it must return rows or an
+// error, never panic, and an error must be a ParseError naming the file.
+func fuzzAnno(f *testing.F, format items.Format, file string, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), file)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := format.Read(context.Background(), []string{p}, items.Options{IndexBase: -1})
+		if err != nil {
+			var pe *harness.ParseError
+			if !errors.As(err, &pe) || pe.File != p {
+				t.Fatalf("error %v (%T) is not a ParseError naming %s", err, err, p)
+			}
+			return
+		}
+		for _, r := range res.Rows {
+			if r.ID == "" || r.Video == "" || len(r.Options) < 2 || r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) {
+				t.Fatalf("row %+v is not an item", r)
+			}
+		}
+	})
+}

@@ -1,0 +1,147 @@
+package formats
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/items"
+)
+
+// LongVideoBench reads LongVideoBench's lvb_val.json (longvideobench/
+// LongVideoBench on Hugging Face): a list of questions {id, video_id,
+// video_path, duration, question, candidates, correct_choice, ...}, where
+// correct_choice is the 0-based index of the right candidate (absent in
+// lvb_test_wo_gt.json, whose answers are held back) and video_path is the
+// file under videos/. question_category (the 17 referring-reasoning
+// categories, "S2E", "T3O", ...) becomes the task; the topic, level,
+// duration group (the nominal length in seconds: 15, 60, 600, 3600), the
+// question without its referring query and the subtitle fields go to meta.
+func LongVideoBench() items.Format {
+	return items.Format{
+		Name:   "longvideobench",
+		Title:  "LongVideoBench",
+		Files:  "lvb_val.json (or lvb_test_wo_gt.json) from longvideobench/LongVideoBench",
+		Detect: detectLongVideoBench,
+		Read:   readLongVideoBench,
+	}
+}
+
+// detectLongVideoBench looks for a list of records with the fields only
+// LongVideoBench writes.
+func detectLongVideoBench(_ string, head []byte) bool {
+	h := bytes.TrimSpace(head)
+	return len(h) > 0 && h[0] == '[' &&
+		bytes.Contains(head, []byte(`"candidates"`)) &&
+		bytes.Contains(head, []byte(`"starting_timestamp_for_subtitles"`))
+}
+
+func readLongVideoBench(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
+	res := &items.Result{}
+	for _, p := range paths {
+		if err := readLongVideoBenchFile(ctx, p, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func readLongVideoBenchFile(ctx context.Context, path string, res *items.Result) error {
+	a, closeFile, err := openAnno(path)
+	if err != nil {
+		return err
+	}
+	defer closeFile()
+	if err := a.open('[', "a list of questions (LongVideoBench's lvb_val.json)"); err != nil {
+		return err
+	}
+	for a.more() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := a.record("a question")
+		if err != nil {
+			return err
+		}
+		row, drop, err := longVideoBenchRow(rec)
+		if err != nil {
+			return err
+		}
+		if drop != nil {
+			res.Dropped = append(res.Dropped, *drop)
+			continue
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	if err := a.close(); err != nil {
+		return err
+	}
+	return a.end()
+}
+
+func longVideoBenchRow(rec *annoRecord) (items.Row, *items.Drop, error) {
+	id, err := rec.text("id", true)
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	video, err := rec.text("video_path", false)
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	if video == "" {
+		// Without video_path the file is videos/<video_id>.mp4, as the
+		// dataset names them.
+		vid, err := rec.text("video_id", true)
+		if err != nil {
+			return items.Row{}, nil, err
+		}
+		video = vid + ".mp4"
+	}
+	question, err := rec.str("question", true)
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	options, err := rec.strs("candidates", true)
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	if len(options) < 2 {
+		return items.Row{}, nil, rec.fail("candidates", harness.ErrTooFewOptions, "%d", len(options))
+	}
+	gold, err := rec.index("correct_choice")
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	if gold < 0 {
+		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: "no correct_choice (the test split holds its answers back)"}, nil
+	}
+	if gold >= len(options) {
+		return items.Row{}, nil, rec.fail("correct_choice", harness.ErrAnswerRange, "%d for %d candidates", gold, len(options))
+	}
+	task, err := rec.str("question_category", false)
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	duration, err := rec.num("duration")
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	return items.Row{
+		Source:    rec.source(),
+		File:      rec.file,
+		Line:      rec.line,
+		ID:        id,
+		Benchmark: "LongVideoBench",
+		Video:     video,
+		Question:  question,
+		Options:   options,
+		Task:      task,
+		Duration:  duration,
+		Gold:      fmt.Sprint(gold),
+		GoldIndex: gold,
+		Choice:    -1,
+		Meta: rec.meta("topic_category", "level", "duration_group", "question_wo_referring_query",
+			"subtitle_path", "starting_timestamp_for_subtitles"),
+	}, nil, nil
+}
