@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -46,7 +47,13 @@ func openAnno(path string) (r *annoReader, close func() error, err error) {
 		f.Close()
 		return nil, nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: the file holds %d bytes, more than %d (MaxFileBytes)", harness.ErrTooLarge, st.Size(), int64(harness.MaxFileBytes))}
 	}
-	return newAnnoReader(path, f), f.Close, nil
+	// A byte-order mark, which Windows editors write and encoding/json
+	// refuses, is not part of the document.
+	br := bufio.NewReader(f)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
+		br.Discard(3)
+	}
+	return newAnnoReader(path, br), f.Close, nil
 }
 
 // newAnnoReader walks the JSON read from r, naming it name in errors.

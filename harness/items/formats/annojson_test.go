@@ -126,3 +126,21 @@ func fuzzAnno(f *testing.F, format items.Format, file string, seeds ...string) {
 		}
 	})
 }
+
+// TestAutoDetectClaimsEachAnnotationFileOnce runs each fixture through
+// items.Detect over every built-in format, as import auto does: exactly
+// the format that reads it must claim it.
+func TestAutoDetectClaimsEachAnnotationFileOnce(t *testing.T) {
+	for _, c := range []struct{ file, body, want string }{
+		{"mc_question_valid.json", perceptionTestFixture, "perceptiontest"},
+		{"1_plotQA.json", mlvuPlotQA, "mlvu"},
+		{"9_summary.json", mlvuSummary, "mlvu"},
+		{"lvb_val.json", longVideoBenchFixture, "longvideobench"},
+		{"STAR_val.json", starFixture, "star"},
+	} {
+		f, err := items.Detect(All(), c.file, []byte(c.body))
+		if err != nil || f.Name != c.want {
+			t.Errorf("%s: detected %q (%v), want %s", c.file, f.Name, err, c.want)
+		}
+	}
+}
