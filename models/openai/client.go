@@ -1,17 +1,15 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -43,6 +41,19 @@ type Config struct {
 	// Timeout bounds one attempt; 0 means 5 minutes (a cold server compiles
 	// its graphs on the first request).
 	Timeout time.Duration
+	// Seed is sent with every Ask, so that a server that honours it answers
+	// the same way each run (with temperature 0 it rarely matters).
+	Seed int64
+	// Mode fixes how Ask reads replies: ModeLogprobs (an error when the
+	// server gives none), ModeGenerate (never ask for them), or "" for
+	// log-probabilities, falling back to generation on a server without.
+	Mode string
+	// Store, when set, holds every reply; Ask sends nothing it has answered.
+	Store *Store
+	// ParseReply reads a generated reply (ModeGenerate) into the index of
+	// the option it names among options, as shown, or -1. Nil means a
+	// leading option letter only; the harness passes answer.Parse's rules.
+	ParseReply func(reply string, options []string) int
 }
 
 // A Client sends scoring requests to one server. It is safe for concurrent use.
@@ -51,6 +62,12 @@ type Client struct {
 	endpoint string
 	http     *http.Client
 	slots    chan struct{}
+	base     string // BaseURL without a trailing slash
+	path     string // "/completions" or "/chat/completions", for LetterLogProbs and Generate
+
+	// What this client has learned of its server, so that a refused form is
+	// not offered again: formUnknown, formWorks or formRefused.
+	prefill, logprobs atomic.Int32
 }
 
 // New checks cfg and returns a client. It refuses a non-loopback base URL
@@ -90,6 +107,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = 8 * time.Second
 	}
+	if cfg.Mode != "" && cfg.Mode != ModeLogprobs && cfg.Mode != ModeGenerate {
+		return nil, fmt.Errorf("openai: mode %q; want %q, %q or empty", cfg.Mode, ModeLogprobs, ModeGenerate)
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Minute
 	}
@@ -117,6 +137,8 @@ func New(cfg Config) (*Client, error) {
 			},
 		},
 		slots: make(chan struct{}, cfg.MaxConcurrent),
+		base:  strings.TrimRight(cfg.BaseURL, "/"),
+		path:  path,
 	}, nil
 }
 
@@ -143,123 +165,15 @@ func loopbackOnly(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// statusError is a non-2xx reply.
-type statusError struct {
-	code       int
-	body       string
-	retryAfter time.Duration
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("server answered %d %s: %s", e.code, http.StatusText(e.code), e.body)
-}
-
-func (e *statusError) retryable() bool {
-	return e.code >= 500 || e.code == http.StatusTooManyRequests
-}
-
-// post sends body to the endpoint, retrying on 5xx, 429 and connection
-// errors with doubling waits, and decodes the JSON reply into out. It holds
-// one of the client's concurrency slots while a request is in flight.
+// post sends body to the client's scoring or generation endpoint and decodes
+// the JSON reply into out.
 func (c *Client) post(ctx context.Context, body []byte, out any) error {
-	var last error
-	for attempt := 0; ; attempt++ {
-		err := c.once(ctx, body, out)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		last = err
-		wait := c.cfg.Backoff << attempt
-		if wait > c.cfg.MaxBackoff || wait <= 0 {
-			wait = c.cfg.MaxBackoff
-		}
-		var se *statusError
-		switch {
-		case errors.As(err, &se):
-			if !se.retryable() {
-				return err
-			}
-			if se.retryAfter > 0 {
-				wait = min(se.retryAfter, c.cfg.MaxBackoff)
-			}
-		case isConnError(err):
-		default:
-			return err
-		}
-		if attempt >= c.cfg.MaxRetries {
-			return fmt.Errorf("after %d attempts: %w", attempt+1, last)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
-// connError marks a failure to reach the server, worth retrying.
-type connError struct{ err error }
-
-func (e *connError) Error() string { return e.err.Error() }
-func (e *connError) Unwrap() error { return e.err }
-
-func isConnError(err error) bool {
-	var ce *connError
-	return errors.As(err, &ce)
-}
-
-func (c *Client) once(ctx context.Context, body []byte, out any) error {
-	select {
-	case c.slots <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-c.slots }()
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	data, err := c.exchange(ctx, c.path, body, "")
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if strings.Contains(err.Error(), "not a loopback address") || strings.Contains(err.Error(), "redirects are not followed") {
-			return err
-		}
-		return &connError{err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return &connError{fmt.Errorf("read reply: %w", err)}
-	}
-	if resp.StatusCode/100 != 2 {
-		se := &statusError{code: resp.StatusCode, body: excerpt(data)}
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
-			se.retryAfter = time.Duration(s) * time.Second
-		}
-		return se
-	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("decode reply from %s: %w (reply starts %q)", c.endpoint, err, excerpt(data))
+		return &ServerError{URL: c.endpoint, Request: requestKey(c.path, body)[:16], Status: http.StatusOK, Message: fmt.Sprintf("%v (reply starts %q)", err, excerpt(data)), Attempts: 1, Err: err, malformed: true}
 	}
 	return nil
-}
-
-// excerpt is the start of a reply body, for error messages.
-func excerpt(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return s
 }

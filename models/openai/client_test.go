@@ -181,7 +181,7 @@ func TestRetries(t *testing.T) {
 		{name: "5xx then success", statuses: []int{503, 500, 0}, maxRetries: 4, wantAttempts: 3},
 		{name: "429 is retried", statuses: []int{429, 0}, maxRetries: 4, wantAttempts: 2},
 		{name: "400 is not retried", statuses: []int{400}, maxRetries: 4, wantAttempts: 1, wantErr: "400 Bad Request: bad prompt"},
-		{name: "gives up after the last retry", statuses: []int{502, 502, 502}, maxRetries: 2, wantAttempts: 3, wantErr: "after 3 attempts: server answered 502"},
+		{name: "gives up after the last retry", statuses: []int{502, 502, 502}, maxRetries: 2, wantAttempts: 3, wantErr: "502 Bad Gateway: bad prompt (after 3 attempts)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

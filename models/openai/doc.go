@@ -1,17 +1,86 @@
 // Package openai asks a local OpenAI-compatible server (vLLM, SGLang, the
-// llama.cpp server) for the log-probabilities of option letters, so that the
-// lm_reader and vlm_reader roles can be served by a model too large or too
-// new for ONNX Runtime.
+// llama.cpp server, Ollama) to read multiple-choice questions, so that the
+// audit's readers (lm_reader, vlm_reader, screen_reader, the reference
+// model) can be the papers' 7-8B models served on the user's own node.
 //
-// One request per prompt asks for one token (max_tokens 1, temperature 0)
-// with the top log-probabilities of that first position, on /completions
-// (logprobs N) or /chat/completions (logprobs true, top_logprobs N). The
-// candidates whose text is a letter once surrounding white space and an
-// opening parenthesis are removed (" A", "A", "\nA", "(A") are merged per
-// letter by log-sum-exp; a letter with no candidate gets LogFloor, log(1e-6),
-// the Video-Index authors' floor, and is marked as floored. For a
-// vision-language model, chat messages carry frames as PNG data URLs
-// (RGBImage), between text parts.
+// # The readers' protocol (Ask, AskGroups)
+//
+// A Query is one question under one condition: Frames (encoded with
+// EncodeFrame: shrunk to a long side of FrameLongSide = 448 by integer area
+// averaging, JPEG at quality 85 with Go's image/jpeg, so the same frame is
+// the same bytes in every request), Given (a one-line statement of what the
+// reader is given), Question (empty for options-only), Options in their
+// original order and Order, the permutation they are shown in (the
+// options-only and blind readers' four seeded orders are four Queries with
+// four Orders; the caller makes the permutations). Ask sends, on
+// /chat/completions, the Video-Index authors' form
+// (video_index/pool/logprobs.py): one user turn with the frames as image_url
+// data-URL parts first and then one text part (Given, "Question: ...",
+// "Options:", "A. ..." one a line, "Answer with the letter of the correct
+// option only."), and an assistant turn "Answer:" continued by the model
+// (continue_final_message true, add_generation_prompt false), with
+// temperature 0, Config.Seed, max_tokens 1, logprobs true and top_logprobs
+// 20. A text reader's user turn is a plain string.
+//
+// The first token's candidates whose text is a letter once white space and
+// an opening parenthesis are removed (" A", "A", "\nA", "(A") are merged per
+// letter by log-sum-exp; a letter with no candidate in the top 20 gets
+// LogFloor, log(1e-6), the authors' floor, and Found false. The Answer holds
+// the Scores per letter as shown, LogProbs and Found per original option,
+// and Choice, the original index of the best option.
+//
+// A server that refuses continue_final_message (a 400 or 422 naming it,
+// vLLM's "continue_final_message is set but ...") is asked once more
+// without the assistant turn; one that ignores or refuses logprobs is asked
+// for a short reply (max_tokens 16), read by Config.ParseReply (the harness
+// passes harness/answer's rules; nil reads a leading letter only) into a
+// one-hot score: the chosen option 0 and Found, the others LogFloor. The
+// client remembers both per server (a Client is one server), and each Answer
+// says which Mode ("logprobs" or "generate") and whether Prefill was used.
+// Config.Mode forces a mode.
+//
+// AskGroups takes Groups, one a video (all its items and conditions), and
+// issues their queries in order, a group's all before the next group's
+// first, with up to Config.MaxConcurrent in flight, so a prefix cache holds
+// a video's frames while its questions are asked. Results come back in the
+// same order and do not depend on the concurrency. Its Stats count
+// requests (RequestsPerSecond), retries, store hits, images sent, and the
+// queries whose frames equal an earlier query's in the group (PrefixShare).
+//
+// # Faults
+//
+// 429, 5xx, connection failures, attempts past Config.Timeout and torn
+// replies (a body cut short, or JSON that ends early) are retried up to
+// MaxRetries times with doubling waits from Backoff to MaxBackoff, or as a
+// Retry-After header says. What still fails, and every refusal (4xx), is a
+// *ServerError (errors.Is(err, ErrServer)) with the URL, the request (the
+// query's ID and its store key), the status and the server's own message.
+// A reply that is not the protocol's JSON is a ServerError matching
+// ErrMalformed too, never retried, never a guessed answer. A cancelled
+// context ends every call at once with ctx.Err(), which is no ErrServer.
+//
+// # The response store
+//
+// With Config.Store (OpenStore), every reply (and every refusal) is appended
+// to a file, keyed by the SHA-256 of the endpoint and the exact request body
+// (model, messages with their images, parameters), and fsynced before it is
+// used; a request the store has answered is not sent. A run killed at any
+// byte and resumed reads the whole records back, drops a torn last one, asks
+// the server only what is missing, and gives byte-identical answers.
+//
+// # Checking a server
+//
+// Check asks GET /models and one text question and reports the model ids,
+// whether the configured model is served, and whether logprobs and
+// continue_final_message work (vidscreen models check).
+//
+// # Other callers
+//
+// LetterLogProbs and ScoreAll score a caller's own prompt (on /completions,
+// or /chat/completions with Config.Chat); Generate returns a whole reply
+// (VidOmni's verify and caption, with frames as lossless PNG from
+// RGBImage). Package openaitest is a server for tests that speaks all of
+// this and misbehaves on demand.
 //
 // Nothing leaves the machine by default: New refuses a base URL whose host is
 // not a loopback address (localhost, 127.0.0.0/8, ::1), the dialer refuses to

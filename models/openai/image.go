@@ -12,6 +12,8 @@ import (
 type Image struct {
 	MIME string // "image/png", "image/jpeg"
 	Data []byte
+
+	digest [32]byte // SHA-256 of Data where this package encoded it; zero otherwise
 }
 
 // DataURL is the image as a data: URL.
@@ -20,8 +22,10 @@ func (im *Image) DataURL() string {
 }
 
 // RGBImage encodes a decoded frame (3 bytes a pixel, rows top to bottom, as
-// decode/ produces) as PNG: lossless, so the server sees the frame's exact
-// pixels, and the same bytes on every run.
+// decode/ produces) as PNG at its own size: lossless, so the server sees the
+// frame's exact pixels, and the same bytes on every run. VidOmni sends its
+// frames so; the readers send EncodeFrame's JPEG, as the Video-Index
+// authors do.
 func RGBImage(pix []byte, width, height int) (*Image, error) {
 	if width <= 0 || height <= 0 || len(pix) < 3*width*height {
 		return nil, fmt.Errorf("encode frame: %d bytes for %dx%d RGB", len(pix), width, height)
@@ -36,5 +40,5 @@ func RGBImage(pix []byte, width, height int) (*Image, error) {
 	if err := enc.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("encode frame: %w", err)
 	}
-	return &Image{MIME: "image/png", Data: buf.Bytes()}, nil
+	return newImage("image/png", buf.Bytes()), nil
 }

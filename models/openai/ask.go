@@ -1,0 +1,299 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+)
+
+// Modes of an Answer: how the server's reply was read.
+const (
+	// ModeLogprobs: the letters' log-probabilities at the first generated
+	// position (max_tokens 1, top_logprobs 20), merged per letter.
+	ModeLogprobs = "logprobs"
+	// ModeGenerate: a short reply (max_tokens 16) parsed by the answer
+	// rules into one option, for a server that gives no log-probabilities.
+	ModeGenerate = "generate"
+)
+
+// generateTokens bounds a generated reply: enough for "The answer is (B)."
+const generateTokens = 16
+
+// What a client has learned of its server's forms (Client.prefill and
+// Client.logprobs).
+const (
+	formUnknown int32 = iota
+	formWorks
+	formRefused
+)
+
+// An Answer is a served reader's answer to one Query.
+type Answer struct {
+	// Mode is ModeLogprobs or ModeGenerate.
+	Mode string
+	// Prefill says whether the request carried the assistant turn
+	// "Answer:" (continue_final_message); false when the server refused it
+	// and the question was asked without.
+	Prefill bool
+	// Scores are per letter, in the order shown (Query.Order).
+	Scores Scores
+	// LogProbs and Found are per option in the original order: Scores with
+	// Query.Order undone. In ModeGenerate the chosen option has 0 and is
+	// Found, the others LogFloor (a one-hot score).
+	LogProbs []float64
+	Found    []bool
+	// Choice is the original index of the best option; in ModeGenerate -1
+	// when the reply names no option.
+	Choice int
+	// Reply is the generated text in ModeGenerate.
+	Reply string
+}
+
+// Ask puts one query to the server and reads its answer. It sends the
+// authors' form (a prefilled "Answer:" turn, continue_final_message true,
+// add_generation_prompt false) unless this client's server has refused it,
+// and asks for log-probabilities unless the server has given none or
+// Config.Mode says "generate". A server that refuses continue_final_message
+// (a 400 naming it) gets the query once more without the prefilled turn; one
+// that ignores or refuses logprobs gets it as a short generation. The client
+// remembers both, so later queries go straight to the form that works; the
+// Answer says which form and mode it came from.
+//
+// With a Config.Store, a request the store has answered is not sent, and a
+// reply is stored before it is read. Failures of the server are
+// *ServerError (errors.Is(err, ErrServer)); a cancelled ctx returns
+// ctx.Err().
+func (c *Client) Ask(ctx context.Context, q Query) (Answer, error) {
+	return c.ask(ctx, q, nil)
+}
+
+func (c *Client) ask(ctx context.Context, q Query, st *counters) (Answer, error) {
+	order, err := q.check()
+	if err != nil {
+		return Answer{}, err
+	}
+	prefill := c.prefill.Load() != formRefused
+	logprobs := c.cfg.Mode != ModeGenerate && c.logprobs.Load() != formRefused
+	for {
+		body, err := c.chatBody(q.messages(order, prefill), prefill, logprobs)
+		if err != nil {
+			return Answer{}, fmt.Errorf("query %s: %w", q.ID, err)
+		}
+		reply, err := c.fetch(ctx, "/chat/completions", body, q.ID, len(q.Frames), st)
+		var se *ServerError
+		switch {
+		case err == nil:
+		case errors.As(err, &se) && prefill && refuses(se, "continue_final_message", "add_generation_prompt"):
+			c.prefill.Store(formRefused)
+			prefill = false
+			continue
+		case errors.As(err, &se) && logprobs && c.cfg.Mode != ModeLogprobs && refuses(se, "logprobs"):
+			c.logprobs.Store(formRefused)
+			logprobs = false
+			continue
+		default:
+			return Answer{}, err
+		}
+		if prefill {
+			c.prefill.CompareAndSwap(formUnknown, formWorks)
+		}
+		a, ok, err := c.readAnswer(q, order, reply, logprobs, body)
+		if err != nil {
+			return Answer{}, err
+		}
+		if !ok { // the server ignored logprobs: ask for a reply instead
+			c.logprobs.Store(formRefused)
+			logprobs = false
+			continue
+		}
+		a.Prefill = prefill
+		if logprobs {
+			c.logprobs.CompareAndSwap(formUnknown, formWorks)
+		}
+		return a, nil
+	}
+}
+
+// refuses reports whether a server error is a refusal of a request field:
+// a 400 or 422 (vLLM, SGLang and strict pydantic servers) whose message names
+// one of fields.
+func refuses(se *ServerError, fields ...string) bool {
+	if se.Status != http.StatusBadRequest && se.Status != http.StatusUnprocessableEntity {
+		return false
+	}
+	for _, f := range fields {
+		if strings.Contains(se.Message, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// chatRequest is the body of a chat completion, fields in a fixed order so
+// that the same query is the same bytes (and the same store key) each time.
+type chatRequest struct {
+	Model                string    `json:"model"`
+	Messages             []Message `json:"messages"`
+	MaxTokens            int       `json:"max_tokens"`
+	Temperature          float64   `json:"temperature"`
+	Seed                 int64     `json:"seed"`
+	Logprobs             bool      `json:"logprobs,omitempty"`
+	TopLogprobs          int       `json:"top_logprobs,omitempty"`
+	ContinueFinalMessage bool      `json:"continue_final_message,omitempty"`
+	AddGenerationPrompt  *bool     `json:"add_generation_prompt,omitempty"`
+}
+
+func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error) {
+	r := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: generateTokens, Seed: c.cfg.Seed}
+	if logprobs {
+		r.MaxTokens, r.Logprobs, r.TopLogprobs = 1, true, c.cfg.TopLogprobs
+	}
+	if prefill {
+		no := false
+		r.ContinueFinalMessage, r.AddGenerationPrompt = true, &no
+	}
+	return json.Marshal(r)
+}
+
+// fetch returns the server's 2xx reply to body: from the store when it has
+// one, else from the server, stored before it is returned. A refusal (a
+// non-retryable 4xx) is stored too, so that a resumed run does not offer the
+// refused form again; faults that may pass (5xx, 429, timeouts) are not.
+func (c *Client) fetch(ctx context.Context, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
+	key := requestKey(path, body)
+	if c.cfg.Store != nil {
+		r, ok, err := c.cfg.Store.Get(key)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			st.storeHit()
+			if r.Status/100 == 2 {
+				return r.Body, nil
+			}
+			return nil, &ServerError{URL: c.base + path, Request: label(name, key), Status: r.Status, Message: serverMessage(r.Body), Attempts: 1, body: r.Body}
+		}
+	}
+	data, err := c.exchangeCounted(ctx, path, body, name, images, st)
+	if c.cfg.Store == nil {
+		return data, err
+	}
+	var se *ServerError
+	switch {
+	case err == nil:
+		if perr := c.cfg.Store.Put(key, StoredReply{Status: http.StatusOK, Body: data}); perr != nil {
+			return nil, perr
+		}
+	case errors.As(err, &se) && se.body != nil && se.Status/100 == 4 && se.Status != http.StatusTooManyRequests:
+		if perr := c.cfg.Store.Put(key, StoredReply{Status: se.Status, Body: se.body}); perr != nil {
+			return nil, perr
+		}
+	}
+	return data, err
+}
+
+// readAnswer decodes a reply. ok is false when a logprobs request came back
+// without log-probabilities (the server ignored the field).
+func (c *Client) readAnswer(q Query, order []int, data []byte, logprobs bool, body []byte) (Answer, bool, error) {
+	malformed := func(err error) error {
+		return &ServerError{URL: c.base + "/chat/completions", Request: label(q.ID, requestKey("/chat/completions", body)), Status: http.StatusOK, Message: err.Error(), Attempts: 1, Err: err, malformed: true}
+	}
+	ls := letters(len(order))
+	if logprobs {
+		var resp completionResponse
+		if err := json.Unmarshal(data, &resp); err != nil {
+			return Answer{}, false, malformed(err)
+		}
+		if len(resp.Choices) == 0 {
+			return Answer{}, false, malformed(errors.New("reply has no choices"))
+		}
+		if resp.Choices[0].Logprobs == nil || len(resp.Choices[0].Logprobs.Content) == 0 && len(resp.Choices[0].Logprobs.TopLogprobs) == 0 {
+			if c.cfg.Mode == ModeLogprobs {
+				return Answer{}, false, malformed(errors.New("reply has no logprobs, and the reader is configured for logprobs only"))
+			}
+			return Answer{}, false, nil
+		}
+		cands, err := resp.candidates()
+		if err != nil {
+			return Answer{}, false, malformed(err)
+		}
+		s := mergeLetters(cands, ls)
+		a := Answer{Mode: ModeLogprobs, Scores: s}
+		a.LogProbs, a.Found = unshuffle(s.LogProbs, s.Found, order)
+		a.Choice = order[s.Best()]
+		return a, true, nil
+	}
+	var resp struct {
+		Choices []struct {
+			Message *struct {
+				Content *string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return Answer{}, false, malformed(err)
+	}
+	if len(resp.Choices) == 0 || resp.Choices[0].Message == nil || resp.Choices[0].Message.Content == nil {
+		return Answer{}, false, malformed(errors.New("reply has no choices[0].message.content"))
+	}
+	reply := *resp.Choices[0].Message.Content
+	parse := c.cfg.ParseReply
+	if parse == nil {
+		parse = leadingLetter
+	}
+	pick := parse(reply, presented(q.Options, order))
+	s := Scores{Letters: ls, LogProbs: make([]float64, len(ls)), Found: make([]bool, len(ls)), Lowest: LogFloor}
+	for i := range s.LogProbs {
+		s.LogProbs[i] = LogFloor
+	}
+	a := Answer{Mode: ModeGenerate, Reply: reply, Choice: -1}
+	if pick >= 0 && pick < len(ls) {
+		s.LogProbs[pick], s.Found[pick] = 0, true
+		a.Choice = order[pick]
+	}
+	a.Scores = s
+	a.LogProbs, a.Found = unshuffle(s.LogProbs, s.Found, order)
+	return a, true, nil
+}
+
+// unshuffle maps per-position values back to the original option order.
+func unshuffle(lp []float64, found []bool, order []int) ([]float64, []bool) {
+	olp, of := make([]float64, len(order)), make([]bool, len(order))
+	for j, o := range order {
+		olp[o], of[o] = lp[j], found[j]
+	}
+	return olp, of
+}
+
+// leadingLetter is the parser used when Config.ParseReply is nil: the reply
+// (a prefilled "Answer:" may be repeated) starts with an option letter, bare
+// or in parentheses, not followed by another letter. Callers in the harness
+// pass harness/answer's full rules instead (models may not import the
+// harness).
+func leadingLetter(reply string, options []string) int {
+	s := strings.TrimSpace(reply)
+	s = strings.TrimSpace(strings.TrimPrefix(s, prefillText))
+	s = strings.TrimLeft(s, "([ ")
+	if s == "" {
+		return -1
+	}
+	i := strings.IndexByte(letterNames, s[0])
+	if i < 0 || i >= len(options) {
+		return -1
+	}
+	if len(s) > 1 && unicode.IsLetter(rune(s[1])) {
+		return -1
+	}
+	return i
+}
+
+func label(name, key string) string {
+	if name == "" {
+		return key[:16]
+	}
+	return name + ", " + key[:16]
+}

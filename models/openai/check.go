@@ -1,0 +1,72 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// A CheckReport is what Check found at a server.
+type CheckReport struct {
+	// URL is the API root asked.
+	URL string
+	// Models are the ids /v1/models lists; ModelServed says whether the
+	// configured model is among them.
+	Models      []string
+	ModelServed bool
+	// Logprobs says whether a one-token completion came back with
+	// log-probabilities; Prefill whether the server accepted
+	// continue_final_message (the authors' "Answer:" turn).
+	Logprobs, Prefill bool
+	// Mode is the mode Ask will use: ModeLogprobs or ModeGenerate.
+	Mode string
+	// Reply is the test question's answer as Ask read it.
+	Reply Answer
+}
+
+// Check asks cfg's server what it serves (GET /models) and puts one
+// text-only question to it as Ask would, to find out whether
+// log-probabilities and continue_final_message work. It uses no store. An
+// error means the server could not be asked or refused the model; a server
+// that works in a fallback form is no error, the report says which.
+func Check(ctx context.Context, cfg Config) (CheckReport, error) {
+	cfg.Store = nil
+	c, err := New(cfg)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{URL: c.base}
+	data, err := c.exchange(ctx, "/models", nil, "models check")
+	if err != nil {
+		return rep, fmt.Errorf("list models: %w", err)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return rep, &ServerError{URL: c.base + "/models", Request: "models check", Status: http.StatusOK, Message: fmt.Sprintf("%v (reply starts %q)", err, excerpt(data)), Attempts: 1, Err: err, malformed: true}
+	}
+	for _, m := range list.Data {
+		rep.Models = append(rep.Models, m.ID)
+	}
+	rep.ModelServed = slices.Contains(rep.Models, cfg.Model)
+	if !rep.ModelServed {
+		return rep, fmt.Errorf("%s serves %q, not %q: set server_model to one of them", c.base, rep.Models, cfg.Model)
+	}
+	a, err := c.Ask(ctx, Query{
+		ID:       "models check",
+		Given:    "You are given a question about colours.",
+		Question: "What colour is a clear daytime sky?",
+		Options:  []string{"green", "blue", "red", "black"},
+	})
+	if err != nil {
+		return rep, fmt.Errorf("one-token completion: %w", err)
+	}
+	rep.Reply, rep.Mode, rep.Prefill = a, a.Mode, a.Prefill
+	rep.Logprobs = a.Mode == ModeLogprobs
+	return rep, nil
+}

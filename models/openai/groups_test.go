@@ -1,0 +1,115 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/models/openai/openaitest"
+)
+
+func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: believes("blue")})
+	defer srv.Close()
+	groups := testGroups(t, 4)
+	var first []byte
+	for _, conc := range []int{1, 8, 64} {
+		srv.Reset()
+		c := newTestClient(t, srv, Config{MaxConcurrent: conc})
+		res, stats := c.AskGroups(context.Background(), groups)
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = b
+		} else if string(b) != string(first) {
+			t.Errorf("concurrency %d: results differ from concurrency 1", conc)
+		}
+		// 4 videos x 3 items x (1 frames + 2 blind) queries; the frames
+		// reader's 3 items share one frame sequence per video.
+		if stats.Queries != 36 || stats.Requests != 36 || stats.Failed != 0 || stats.Images != 4*3*3 || stats.WithImages != 12 || stats.SharedPrefix != 8 {
+			t.Errorf("concurrency %d: stats %+v", conc, stats)
+		}
+		if got := stats.PrefixShare(); got != 8.0/36 {
+			t.Errorf("prefix share %v", got)
+		}
+		for g := range res {
+			for q, r := range res[g] {
+				if r.Err != nil || r.Answer.Choice != 1 {
+					t.Errorf("%s: %+v", groups[g].Queries[q].ID, r)
+				}
+			}
+		}
+		if conc == 1 { // one in flight: the server sees the queries exactly in order
+			reqs := srv.Requests()
+			i := 0
+			for _, g := range groups {
+				for _, q := range g.Queries {
+					if !strings.Contains(reqs[i].User(), q.Question) || reqs[i].Images() != len(q.Frames) {
+						t.Fatalf("request %d is not %s", i, q.ID)
+					}
+					i++
+				}
+			}
+		}
+	}
+}
+
+// A group's queries all go out before the next group's: at concurrency 8,
+// no request of a later video reaches the server before every request of
+// an earlier one has been sent.
+func TestAskGroupsSendsVideoByVideo(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Delay: 2e6})
+	defer srv.Close()
+	groups := testGroups(t, 6)
+	video := map[string]int{}
+	for g, gr := range groups {
+		for _, q := range gr.Queries {
+			video[q.Question] = g
+		}
+	}
+	c := newTestClient(t, srv, Config{MaxConcurrent: 8})
+	c.AskGroups(context.Background(), groups)
+	// Arrival order can swap requests sent together, but a request can
+	// never arrive more than MaxConcurrent places after a later group's.
+	reqs := srv.Requests()
+	for i, r := range reqs {
+		var q string
+		for line := range strings.SplitSeq(r.User(), "\n") {
+			if s, ok := strings.CutPrefix(line, "Question: "); ok {
+				q = s
+			}
+		}
+		g := video[q]
+		for _, later := range reqs[:max(0, i-8)] {
+			for line := range strings.SplitSeq(later.User(), "\n") {
+				if s, ok := strings.CutPrefix(line, "Question: "); ok && video[s] > g {
+					t.Fatalf("request %d (video %d) arrived after a request of video %d", i, g, video[s])
+				}
+			}
+		}
+	}
+}
+
+// A failing query fails alone; the others of its group are answered.
+func TestAskGroupsFailsQueriesAlone(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Fault: func(r *openaitest.Request, _ int) openaitest.Fault {
+		if strings.Contains(r.User(), "thing 1 of video 0") && r.Images() > 0 {
+			return openaitest.Fault{Status: 500}
+		}
+		return openaitest.Fault{}
+	}})
+	defer srv.Close()
+	c := newTestClient(t, srv, Config{MaxRetries: 1})
+	res, stats := c.AskGroups(context.Background(), testGroups(t, 1))
+	if stats.Failed != 1 || stats.Retries != 1 || stats.Requests != 10 {
+		t.Errorf("stats %+v", stats)
+	}
+	for q, r := range res[0] {
+		if (r.Err != nil) != (q == 3) {
+			t.Errorf("query %d: err %v", q, r.Err)
+		}
+	}
+}
