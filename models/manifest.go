@@ -78,11 +78,28 @@ type RoleSpec struct {
 	PadID          int  `json:"pad_id,omitempty"`
 	// MaxNewTokens bounds a caption (default 32).
 	MaxNewTokens int `json:"max_new_tokens,omitempty"`
-	// Server, for lm_reader and vlm_reader, is the base URL of a local
+	// Server, for the roles a model writes or reads text for (lm_reader,
+	// vlm_reader, screen_reader, captioner, asr), is the base URL of an
 	// OpenAI-compatible server that serves the role instead of ONNX files;
-	// ServerModel is the model name to ask it for.
+	// ServerModel is the model name to ask it for. The other Server* keys
+	// tune the client (ServerSettings); they are refused without Server.
 	Server      string `json:"server,omitempty"`
 	ServerModel string `json:"server_model,omitempty"`
+	// ServerConcurrency bounds the requests in flight (0: 8).
+	ServerConcurrency int `json:"server_concurrency,omitempty"`
+	// ServerTimeoutS bounds one attempt, in seconds (0: 300, a cold server
+	// compiles its graphs on the first request).
+	ServerTimeoutS float64 `json:"server_timeout_s,omitempty"`
+	// ServerRetries is how many times a failed request is tried again (nil:
+	// 4); a pointer so that 0, no retries, can be said.
+	ServerRetries *int `json:"server_retries,omitempty"`
+	// ServerAPIKeyEnv names the environment variable holding the bearer
+	// token (servers started with --api-key). The manifest names the
+	// variable, never the key, so no key is copied into a run directory.
+	ServerAPIKeyEnv string `json:"server_api_key_env,omitempty"`
+	// ServerAllowRemote permits a server off the loopback (a vLLM on
+	// another node of the cluster); without it such a URL is refused.
+	ServerAllowRemote bool `json:"server_allow_remote,omitempty"`
 }
 
 // Manifest maps roles to folders.
@@ -228,8 +245,8 @@ func (s RoleSpec) validate(role Role) error {
 	if s.Dir == "" && s.Server == "" {
 		return fmt.Errorf("dir: missing (the folder holding %s)", ExpectedFiles(role))
 	}
-	if s.Server != "" && role != RoleLMReader && role != RoleVLMReader && role != RoleScreenReader {
-		return fmt.Errorf("server: only lm_reader, vlm_reader and screen_reader can be served by an OpenAI-compatible server")
+	if err := s.validateServer(role); err != nil {
+		return err
 	}
 	switch s.Pooling {
 	case "", PoolCLS, PoolMean:

@@ -17,7 +17,7 @@ func TestParseManifest(t *testing.T) {
 		{name: "a bad pooling", json: "{\"roles\": {\n\"text_embed\": {\"dir\": \"bge\", \"pooling\": \"max\"}}}", wantErr: `line 2: roles.text_embed.pooling: "max" is not cls or mean`},
 		{name: "pooling on a role that does not pool", json: `{"roles": {"captioner": {"dir": "c", "pooling": "mean"}}}`, wantErr: "only text_embed and dup_confirm pool"},
 		{name: "no folder", json: `{"roles": {"text_embed": {"pooling": "cls"}}}`, wantErr: "dir: missing (the folder holding model.onnx, tokenizer.json)"},
-		{name: "a server for an encoder", json: `{"roles": {"text_embed": {"server": "http://localhost:1"}}}`, wantErr: "only lm_reader, vlm_reader and screen_reader"},
+		{name: "a server for an encoder", json: `{"roles": {"text_embed": {"server": "http://localhost:1"}}}`, wantErr: "text_embed cannot be served"},
 		{name: "SigLIP-style fixed padding", json: `{"roles": {"image_text": {"dir": "siglip", "max_length": 64, "pad_to_max_length": true, "pad_id": 1}}}`},
 		{name: "fixed padding without a length", json: `{"roles": {"image_text": {"dir": "siglip", "pad_to_max_length": true}}}`, wantErr: "pad_to_max_length: only for image_text, with max_length set"},
 		{name: "a letter variant without {L}", json: `{"roles": {"lm_reader": {"dir": "lm", "letter_variants": ["A"]}}}`, wantErr: `"A" has no {L}`},

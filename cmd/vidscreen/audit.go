@@ -166,6 +166,7 @@ docs/audit.md.`,
 				}
 				defer rep.Close()
 				opt.Progress = rep
+				var servedRoles *[]servedReader // the roles a server serves, once the models are open
 				if *modelsDir != "" {
 					budget, err := gpu.ParseBytes(*deviceMemory)
 					if err != nil {
@@ -182,6 +183,7 @@ docs/audit.md.`,
 						return err
 					}
 					defer ms.Close()
+					servedRoles = &ms.served
 					if ms.reader != nil {
 						opt.Reader, opt.ReaderName = ms.reader, ms.readerName
 						opt.ExtraReaders, opt.ExtraReaderNames = ms.extra, ms.extraNames
@@ -198,7 +200,7 @@ docs/audit.md.`,
 							return fmt.Errorf("%w: --models %s has no image_text role, which the frame and order levels and --reference-model need", errBadInput, *modelsDir)
 						}
 						if *refModel && ms.video.VLM == nil {
-							return fmt.Errorf("%w: --models %s has no vlm_reader role (in ONNX files), which --reference-model needs", errBadInput, *modelsDir)
+							return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", errBadInput, *modelsDir)
 						}
 						opt.Video = ms.video
 						opt.Video.Decode.Workers = *workers
@@ -208,6 +210,9 @@ docs/audit.md.`,
 					return &usageError{"--device and --device-memory need --models: without models the audit runs no neural network"}
 				}
 				res, err := runs.Audit(ctx, opt)
+				if err == nil && servedRoles != nil {
+					err = errors.Join(noteServed(opt.Out, *servedRoles, rep), servedRefused(*servedRoles))
+				}
 				// Every stage has ended: the reporter's lines are done before
 				// the summary, none after it.
 				rep.Close()

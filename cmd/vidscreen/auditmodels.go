@@ -23,6 +23,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/served"
 )
 
 // auditModels are the models of a --models directory an audit runs.
@@ -34,7 +35,7 @@ type auditModels struct {
 	// readerName names reader's weights.
 	readerName string
 	// extra and extraNames are the later lm_reader entries of models.json
-	// (ONNX ones; a served entry is skipped, said on stderr), each a
+	// (ONNX or served), each a
 	// further model of the blind test (blind-reader#2, ...), and their
 	// weights' names.
 	extra      []attack.LetterReader
@@ -44,6 +45,9 @@ type auditModels struct {
 	// what each device did.
 	devices *gpu.Pool
 	closes  []func() error
+	// served lists the roles a server serves, for stages.json and the
+	// check that each server answered something.
+	served []servedReader
 }
 
 func (m *auditModels) Close() error {
@@ -123,7 +127,30 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 	} else {
 		fmt.Fprintf(env.stderr, "vidscreen audit: %s has no text_embed role: item texts are embedded lexically\n", filepath.Join(dir, models.ManifestFile))
 	}
-	if spec, ok := m.Roles[models.RoleLMReader]; ok && spec.Server == "" {
+	if spec, ok := m.Roles[models.RoleLMReader]; ok && spec.Served() {
+		// Served: one client for every entry's requests, whatever --device.
+		for k, espec := range m.Entries(models.RoleLMReader) {
+			if !espec.Served() {
+				return fail(fmt.Errorf("lm_reader entry %d is ONNX files and entry 1 a server; an audit's lm_reader entries are all served or all ONNX", k+1))
+			}
+			cfg, err := servedConfig(m, models.RoleLMReader, k, espec, env)
+			if err != nil {
+				out.Close()
+				return nil, err
+			}
+			l, err := served.NewLetters(cfg)
+			if err != nil {
+				return fail(err)
+			}
+			out.served = append(out.served, l)
+			name := served.Name(string(models.RoleLMReader), cfg.Server)
+			if k == 0 {
+				out.reader, out.readerName = l, name
+			} else {
+				out.extra, out.extraNames = append(out.extra, l), append(out.extraNames, name)
+			}
+		}
+	} else if ok {
 		lr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
 		for _, dev := range devs {
 			ls, err := rt.OpenLetterScorer(m, dev)
@@ -140,11 +167,10 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		out.reader = lr
 		// The later entries: further models of the Video-Oasis blind test,
 		// blind-reader#2, #3, ... in the list's order over the entries
-		// opened (a served one is skipped).
+		// opened.
 		for k, espec := range m.Entries(models.RoleLMReader)[1:] {
-			if espec.Server != "" {
-				fmt.Fprintf(env.stderr, "vidscreen audit: lm_reader entry %d is served by %s; audit reads letter scores from ONNX files only, so it runs no blind-reader#N\n", k+2, espec.Server)
-				continue
+			if espec.Served() {
+				return fail(fmt.Errorf("lm_reader entry %d is served and entry 1 ONNX files; an audit's lm_reader entries are all served or all ONNX", k+2))
 			}
 			em := m.Entry(models.RoleLMReader, k+1)
 			xr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
@@ -164,8 +190,6 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 			out.extra = append(out.extra, xr)
 			out.extraNames = append(out.extraNames, name)
 		}
-	} else if ok {
-		fmt.Fprintf(env.stderr, "vidscreen audit: lm_reader is served by %s; audit reads letter scores from ONNX files only, so the model readers are skipped\n", spec.Server)
 	}
 	if !video {
 		return out, nil
@@ -198,7 +222,22 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		}
 		short = max(short, inputSide(cfg))
 	}
-	if has(models.RoleCaptioner) {
+	if spec, ok := m.Roles[models.RoleCaptioner]; ok && spec.Served() {
+		cfg, err := servedConfig(m, models.RoleCaptioner, 0, spec, env)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		c, err := served.NewCaptioner(cfg, spec.MaxNewTokens, 0)
+		if err != nil {
+			return fail(err)
+		}
+		out.served = append(out.served, c)
+		for range devs { // the feature stage asks the captioner of a frame's device
+			v.Captioner = append(v.Captioner, c)
+		}
+		v.CaptionerName = served.Name(string(models.RoleCaptioner), cfg.Server) + fmt.Sprintf(":max_new_tokens=%d", spec.MaxNewTokens)
+	} else if ok {
 		for _, dev := range devs {
 			c, err := rt.OpenCaptioner(m, dev)
 			if err != nil {
@@ -238,8 +277,16 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 			v.VLMSize = decode.Size{Short: inputSide(cfg)}
 		}
 		v.VLM = vlm
-	} else if ok && spec.Server != "" {
-		fmt.Fprintf(env.stderr, "vidscreen audit: vlm_reader is served by %s; audit reads letter scores from ONNX files only, so the VLM readers are skipped\n", spec.Server)
+	} else if ok && spec.Served() && len(v.ImageText) > 0 {
+		r, name, err := openServedVLM(m, models.RoleVLMReader, spec, env)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		out.served = append(out.served, r)
+		// Its frames come from the one decode pass, at a short side from
+		// which the served size is shrunk, never enlarged.
+		v.VLM, v.VLMName, v.VLMSize = r, name, decode.Size{Short: served.LongSide}
 	}
 	// screen_reader, the funnel's smaller VLM (Video-Index 5.1), answers
 	// its 32-frame steps: full-video-reader's frames in order and
@@ -265,8 +312,14 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 			v.ScreenSize = decode.Size{Short: inputSide(cfg)}
 		}
 		v.Screen = sr
-	} else if ok && spec.Server != "" {
-		fmt.Fprintf(env.stderr, "vidscreen audit: screen_reader is served by %s; audit reads letter scores from ONNX files only, so vlm_reader answers the 32-frame steps\n", spec.Server)
+	} else if ok && spec.Served() && v.VLM != nil {
+		r, name, err := openServedVLM(m, models.RoleScreenReader, spec, env)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		out.served = append(out.served, r)
+		v.Screen, v.ScreenName, v.ScreenSize = r, name, decode.Size{Short: served.LongSide}
 	}
 	if len(v.ImageText) == 0 {
 		v = nil
@@ -364,7 +417,8 @@ func roleName(role models.Role, folder string, spec models.RoleSpec, files ...st
 // roleSettings is the part of a role's models.json entry that changes its
 // answers ("" when the entry sets none): every field but where the files
 // are (dir, and tokenizer, whose file roleName hashes) and the server
-// fields (a served role is not run by the audit), as key=value pairs in key
+// fields (served.Name names a served role; where it is and how the client
+// is tuned change no answer), as key=value pairs in key
 // order, each value in JSON ("logit_scale=50,max_new_tokens=64"). A
 // captioner's max_new_tokens or image_text's logit_scale changes every
 // caption or frame score, so it must change config.json and the cache keys
@@ -380,8 +434,10 @@ func roleSettings(spec models.RoleSpec) (string, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return "", fmt.Errorf("role settings: %w", err)
 	}
-	for _, k := range []string{"dir", "tokenizer", "server", "server_model"} {
-		delete(m, k)
+	for k := range m {
+		if k == "dir" || k == "tokenizer" || strings.HasPrefix(k, "server") {
+			delete(m, k)
+		}
 	}
 	for k, v := range m {
 		if v == nil || v == false || v == float64(0) || v == "" {

@@ -21,6 +21,7 @@ func TestRoleSettings(t *testing.T) {
 	}{
 		{"none set", models.RoleSpec{Dir: "cap"}, ""},
 		{"where the files are is no setting", models.RoleSpec{Dir: "elsewhere", Tokenizer: "tok.json", Server: "http://x", ServerModel: "m"}, ""},
+		{"nor is a served role's client tuning", models.RoleSpec{Server: "http://x", ServerModel: "m", ServerConcurrency: 64, ServerTimeoutS: 9, ServerAPIKeyEnv: "K", ServerAllowRemote: true, ServerRetries: new(int)}, ""},
 		{"max_new_tokens", models.RoleSpec{Dir: "cap", MaxNewTokens: 12}, "max_new_tokens=12"},
 		{"logit scale and length, in key order", models.RoleSpec{Dir: "it", MaxLength: 77, LogitScale: 100}, "logit_scale=100,max_length=77"},
 		{"padding", models.RoleSpec{PadToMaxLength: true, PadID: 1}, "pad_id=1,pad_to_max_length=true"},

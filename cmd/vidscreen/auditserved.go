@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/served"
+)
+
+// servedConfig is the client configuration of a served manifest entry of
+// role (entry k, 0 the first): its settings with the defaults, and the API
+// key read from the variable server_api_key_env names. The key is held in
+// memory only; what names the role in config.json and the cache keys is
+// served.Name, which holds neither the key nor its variable.
+func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, env *environment) (served.Config, error) {
+	s := spec.ServerSettings()
+	cfg := served.Config{Role: string(role), Server: s}
+	if k > 0 {
+		cfg.Role = fmt.Sprintf("%s#%d", role, k+1)
+	}
+	if s.APIKeyEnv != "" {
+		cfg.APIKey = env.getenv(s.APIKeyEnv)
+		if cfg.APIKey == "" {
+			return cfg, fmt.Errorf("%w: --models: %s: roles.%s: server_api_key_env names %s, which is not set in the environment", errBadInput,
+				filepath.Join(m.Dir, models.ManifestFile), role, s.APIKeyEnv)
+		}
+	}
+	return cfg, nil
+}
+
+// servedReader is a served role the audit opened: its counts.
+type servedReader interface{ Stats() *served.Stats }
+
+// servedRefused returns the error of the first served role that answered
+// none of the requests it was sent (exit status 1, naming its server and
+// its message), nil when every one answered something.
+func servedRefused(rs []servedReader) error {
+	for _, r := range rs {
+		if err := r.Stats().Refused(true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// servedStage is one served role's line in stages.json: what it asked
+// its server and how fast.
+type servedStage struct {
+	served.StatsSnapshot
+	RequestsPerSecond float64 `json:"requests_per_second"`
+	PrefixShare       float64 `json:"prefix_share"`
+}
+
+// noteServed adds the served roles' counts to the run's stages.json, under
+// "served" beside the stages the run wrote (timings, not compared between
+// runs), and tells rep the same. A run without served roles leaves the
+// file as it is.
+func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...any) }) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	path := filepath.Join(out, runs.StagesFile)
+	doc := map[string]json.RawMessage{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var lines []servedStage
+	for _, r := range rs {
+		s := r.Stats().Snapshot()
+		line := servedStage{StatsSnapshot: s, RequestsPerSecond: s.RequestsPerSecond(), PrefixShare: s.PrefixShare()}
+		lines = append(lines, line)
+		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "prompts", s.Prompts, "failed", s.Failed, "images", s.Images,
+			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill)
+	}
+	b, err := json.Marshal(lines)
+	if err != nil {
+		return err
+	}
+	doc["served"] = b
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	})
+}
+
+// openServedVLM opens a served vlm_reader or screen_reader and its name.
+func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, env *environment) (*served.VLM, string, error) {
+	cfg, err := servedConfig(m, role, 0, spec, env)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := served.NewVLM(cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	return r, served.Name(string(role), cfg.Server), nil
+}

@@ -1,0 +1,103 @@
+package served
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/openai"
+)
+
+// CaptionPrompt is what a served captioner is asked of each frame: a
+// caption of the frame alone, without the question (Video-Index 3.5: the
+// captions reader reads 32 captions written without it).
+const CaptionPrompt = "Describe this video frame in one sentence."
+
+// DefaultCaptionTokens bounds a served caption when the manifest's
+// max_new_tokens does not (one sentence).
+const DefaultCaptionTokens = 48
+
+// Captioner is a served captioner: a features.Captioner whose captions a
+// server's vision-language model writes, one request per frame.
+type Captioner struct {
+	client    *openai.Client
+	stats     *Stats
+	maxTokens int
+	// seed is sent with each request, so a server that honours seeds
+	// (vLLM) writes the same caption each run.
+	seed   int64
+	images *imageMemo
+	conc   int
+}
+
+// NewCaptioner opens a served captioner; maxTokens bounds a caption (0:
+// DefaultCaptionTokens).
+func NewCaptioner(cfg Config, maxTokens int, seed int64) (*Captioner, error) {
+	c, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if maxTokens <= 0 {
+		maxTokens = DefaultCaptionTokens
+	}
+	return &Captioner{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), maxTokens: maxTokens, seed: seed,
+		images: newImageMemo(mapSeed()), conc: cfg.Server.Concurrency}, nil
+}
+
+// Stats returns the captioner's counts.
+func (c *Captioner) Stats() *Stats { return c.stats }
+
+// CaptionFrames captions each frame on its own, in the order given; a
+// frame the server failed gets an empty caption (counted under Failed),
+// which the caption attackers see as a frame with nothing written.
+func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame) ([]models.Caption, error) {
+	b, err := packFrames(ctx, frames)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]models.Caption, len(frames))
+	errs := make([]error, len(frames))
+	start := time.Now()
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(1, c.conc))
+	for i := range frames {
+		im, _, err := c.images.encode(b, i)
+		if err != nil {
+			return nil, err
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			msg := []openai.Message{{Role: "user", Parts: []openai.Part{{Image: im}, {Text: CaptionPrompt}}}}
+			out[i].Text, errs[i] = c.client.Generate(ctx, openai.GenerateRequest{Messages: msg, MaxTokens: c.maxTokens, Seed: c.seed})
+		}()
+	}
+	wg.Wait()
+	failed := 0
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !serverFailure(ctx, err) {
+			return nil, err
+		}
+		failed++
+		if first == nil {
+			first = err
+		}
+	}
+	c.stats.setMode("generate", false)
+	c.stats.record(len(frames), failed, len(frames), 0, time.Since(start), first)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.stats.Refused(false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
