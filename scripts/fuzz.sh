@@ -27,6 +27,7 @@ targets=(
 	"./harness/items/formats FuzzMVBench"
 	"./harness/items/spec FuzzSpec"
 	"./harness/items/formats FuzzPerceptionTest"
+	"./harness/items/formats FuzzTempCompass"
 	"./harness/items/formats FuzzMLVU"
 	"./harness/items/formats FuzzLongVideoBench"
 	"./harness/items/formats FuzzSTAR"

@@ -12,6 +12,7 @@ func All() []items.Format {
 		EgoSchema(),
 		MVBench(),
 		PerceptionTest(),
+		TempCompass(),
 		MLVU(),
 		LongVideoBench(),
 		STAR(),

@@ -133,6 +133,9 @@ func fuzzAnno(f *testing.F, format items.Format, file string, seeds ...string) {
 func TestAutoDetectClaimsEachAnnotationFileOnce(t *testing.T) {
 	for _, c := range []struct{ file, body, want string }{
 		{"mc_question_valid.json", perceptionTestFixture, "perceptiontest"},
+		{"multi-choice.json", tempCompassMultiChoiceFixture, "tempcompass"},
+		{"caption_matching.json", tempCompassCaptionFixture, "tempcompass"},
+		{"yes_no.json", tempCompassYesNoFixture, "tempcompass"},
 		{"1_plotQA.json", mlvuPlotQA, "mlvu"},
 		{"9_summary.json", mlvuSummary, "mlvu"},
 		{"lvb_val.json", longVideoBenchFixture, "longvideobench"},
