@@ -25,6 +25,8 @@ targets=(
 	"./harness/items/formats FuzzNExTQA"
 	"./harness/items/formats FuzzEgoSchema"
 	"./harness/items/formats FuzzMVBench"
+	"./harness/items/formats FuzzVideoMMEJSON"
+	"./harness/items/formats FuzzVideoMMEParquet"
 	"./harness/items/spec FuzzSpec"
 	"./harness/items/formats FuzzPerceptionTest"
 	"./harness/items/formats FuzzTempCompass"

@@ -8,6 +8,7 @@ import "github.com/vidscreen/vidscreen/harness/items"
 // them: the evaluation tools' files first, then the benchmarks' own.
 func All() []items.Format {
 	return []items.Format{
+		VideoMME(),
 		NExTQA(),
 		EgoSchema(),
 		MVBench(),

@@ -122,10 +122,11 @@ func FuzzEgoSchema(f *testing.F) {
 	f.Add([]byte(egoQuestions), []byte(egoAnswers))
 	f.Add([]byte(`[{"q_uid": "u", "question": "q", "option 0": "a", "option 2": "c"}]`), []byte(`{"u": 1}`))
 	f.Add([]byte(`[`), []byte(`{"u": 9}`))
+	// One pair of files per fuzzing process: its calls run one at a time.
+	dir := f.TempDir()
+	q := filepath.Join(dir, "questions.json")
+	a := filepath.Join(dir, "subset_answers.json")
 	f.Fuzz(func(t *testing.T, questions, answers []byte) {
-		dir := t.TempDir()
-		q := filepath.Join(dir, "questions.json")
-		a := filepath.Join(dir, "subset_answers.json")
 		if os.WriteFile(q, questions, 0o644) != nil || os.WriteFile(a, answers, 0o644) != nil {
 			t.Fatal("write fixture")
 		}

@@ -152,8 +152,9 @@ func FuzzMVBench(f *testing.F) {
 	f.Add([]byte(mvbenchActionSequence))
 	f.Add([]byte(mvbenchActionCount))
 	f.Add([]byte(`[{"video": "a", "question": "q", "candidates": ["x", "x"], "answer": "x", "start": 1e400}]`))
+	// One file per fuzzing process: its calls run one at a time.
+	p := filepath.Join(f.TempDir(), "action_sequence.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p := filepath.Join(t.TempDir(), "action_sequence.json")
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -209,8 +209,9 @@ func FuzzNExTQA(f *testing.F) {
 	f.Add([]byte(nextqaHeader + "4010069381,369,640,480,how,0,6,CH,a,b,c,d,e\n"))
 	f.Add([]byte("video,question,answer,qid,a0,a1,a3\n1,q,0,1,x,y,z\n"))
 	f.Add([]byte(nextqaHeader + "\"unterminated\n"))
+	// One file per fuzzing process: its calls run one at a time.
+	p := filepath.Join(f.TempDir(), "val.csv")
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p := filepath.Join(t.TempDir(), "val.csv")
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
