@@ -173,3 +173,31 @@ func FuzzMVBench(f *testing.F) {
 		}
 	})
 }
+
+// TestBenchmarkFilesReadTwice checks that reading the same files twice
+// gives the same rows and drops, in the same order: EgoSchema's answers
+// and the records' meta are maps, whose order must not leak out.
+func TestBenchmarkFilesReadTwice(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		read  func(context.Context, []string, items.Options) (*items.Result, error)
+		paths []string
+	}{
+		{readMVBench, []string{writeFile(t, dir, "action_sequence.json", mvbenchActionSequence)}},
+		{readEgoSchema, []string{writeFile(t, dir, "questions.json", egoQuestions), writeFile(t, dir, "subset_answers.json", egoAnswers)}},
+		{readNExTQA, []string{writeFile(t, dir, "val.csv", nextqaHeader+"4010069381,369,640,480,how,0,6,CH,a,b,c,d,e\n")}},
+		{readVideoMME, []string{writeFile(t, dir, "videomme.json", videommeFlatJSON), writeFile(t, dir, "results.json", videommeResults)}},
+	} {
+		a, err := tc.read(context.Background(), tc.paths, items.NoOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := tc.read(context.Background(), tc.paths, items.NoOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) || len(a.Rows) == 0 {
+			t.Errorf("%v: two reads differ, or read nothing", tc.paths)
+		}
+	}
+}

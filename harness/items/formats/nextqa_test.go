@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
 )
@@ -229,4 +231,39 @@ func FuzzNExTQA(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBenchmarkFilesDetectedOnce checks that auto picks these formats for
+// their own files among every built-in format.
+func TestBenchmarkFilesDetectedOnce(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "videomme", "test-00000-of-00001.parquet")
+	if err := os.MkdirAll(filepath.Dir(pq), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := parquet.WriteFile(pq, videommeFixture); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{writeFile(t, dir, "val.csv", nextqaHeader+"4010069381,369,640,480,how,0,6,CH,a,b,c,d,e\n"), "nextqa"},
+		{writeFile(t, dir, "questions.json", egoQuestions), "egoschema"},
+		{writeFile(t, dir, "subset_answers.json", egoAnswers), "egoschema"},
+		{writeFile(t, dir, "json/action_sequence.json", mvbenchActionSequence), "mvbench"},
+		{writeFile(t, dir, "json/action_count.json", mvbenchActionCount), "mvbench"},
+		{writeFile(t, dir, "videomme.json", videommeFlatJSON), "videomme"},
+		{writeFile(t, dir, "results.json", videommeResults), "videomme"},
+		{pq, "videomme"},
+	} {
+		head, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(head) > 64<<10 {
+			head = head[:64<<10]
+		}
+		f, err := items.Detect(All(), c.path, head)
+		if err != nil || f.Name != c.want {
+			t.Errorf("%s: detected %q (%v), want %s", filepath.Base(c.path), f.Name, err, c.want)
+		}
+	}
 }
