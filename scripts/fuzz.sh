@@ -33,6 +33,7 @@ targets=(
 	"./harness/items/formats FuzzMLVU"
 	"./harness/items/formats FuzzLongVideoBench"
 	"./harness/items/formats FuzzSTAR"
+	"./harness/items/formats FuzzNExTGQA"
 	"./kernels/npy FuzzRead"
 	"./models FuzzParseManifest"
 	"./models/tokenizer FuzzFromJSON"

@@ -17,6 +17,7 @@ func All() []items.Format {
 		MLVU(),
 		LongVideoBench(),
 		STAR(),
+		NExTGQA(),
 		Spec(),
 		Table(),
 	}

@@ -164,6 +164,19 @@ func (a *annoReader) record(what string) (*annoRecord, error) {
 	return rec, nil
 }
 
+// value decodes the next value into v, returning the line it starts on.
+func (a *annoReader) value(v any) (int, error) {
+	start := a.dec.InputOffset()
+	if err := a.dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return 0, a.fail(a.lines.lineAt(start), "", fmt.Errorf("%w: want %s, found %s", harness.ErrFieldType, te.Type, te.Value))
+		}
+		return 0, a.syntax(err)
+	}
+	return a.lines.lineAt(start), nil
+}
+
 // skip decodes and discards the next value.
 func (a *annoReader) skip() error {
 	var raw json.RawMessage

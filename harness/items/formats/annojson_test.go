@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -45,21 +46,28 @@ func checkBad(t *testing.T, f items.Format, file string, cases []badCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeAnno(t, file, c.body)
-			res, err := readAnno(t, f, p)
-			if err == nil {
-				t.Fatalf("no error; read %d rows, %d dropped", len(res.Rows), len(res.Dropped))
-			}
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is a %T, want a *harness.ParseError", err, err)
-			}
-			if pe.File != p || pe.Line != c.line || pe.Field != c.field {
-				t.Errorf("error at %s:%d field %q, want %s:%d field %q (%v)", pe.File, pe.Line, pe.Field, p, c.line, c.field, err)
-			}
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %q does not say %q", err, c.want)
-			}
+			_, err := readAnno(t, f, p)
+			checkParseError(t, err, p, c.line, c.field, c.want)
 		})
+	}
+}
+
+// checkParseError checks that err is a *harness.ParseError at file:line,
+// field, saying want.
+func checkParseError(t *testing.T, err error, file string, line int, field, want string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var pe *harness.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v is a %T, want a *harness.ParseError", err, err)
+	}
+	if pe.File != file || pe.Line != line || pe.Field != field {
+		t.Errorf("error at %s:%d field %q, want %s:%d field %q (%v)", pe.File, pe.Line, pe.Field, file, line, field, err)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
 	}
 }
 
@@ -144,6 +152,33 @@ func TestAutoDetectClaimsEachAnnotationFileOnce(t *testing.T) {
 		f, err := items.Detect(All(), c.file, []byte(c.body))
 		if err != nil || f.Name != c.want {
 			t.Errorf("%s: detected %q (%v), want %s", c.file, f.Name, err, c.want)
+		}
+	}
+}
+
+// TestAnnotationReadersAreDeterministic reads each fixture twice: the rows
+// and drops must be the same, in the same order (the JSON objects keyed by
+// video are walked in file order, never through a Go map).
+func TestAnnotationReadersAreDeterministic(t *testing.T) {
+	for _, c := range []struct {
+		format     items.Format
+		file, body string
+	}{
+		{PerceptionTest(), "mc_question_valid.json", perceptionTestFixture},
+		{TempCompass(), "multi-choice.json", tempCompassMultiChoiceFixture},
+		{MLVU(), "1_plotQA.json", mlvuPlotQA},
+		{LongVideoBench(), "lvb_val.json", longVideoBenchFixture},
+		{STAR(), "STAR_val.json", starFixture},
+		{NExTGQA(), "val.csv", nextGQATable},
+	} {
+		p := writeAnno(t, c.file, c.body)
+		a, err1 := readAnno(t, c.format, p)
+		b, err2 := readAnno(t, c.format, p)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v, %v", c.format.Name, err1, err2)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: two reads differ", c.format.Name)
 		}
 	}
 }
