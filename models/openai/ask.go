@@ -156,7 +156,7 @@ func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error
 		no := false
 		r.ContinueFinalMessage, r.AddGenerationPrompt = true, &no
 	}
-	return json.Marshal(r)
+	return r.appendJSON(nil), nil
 }
 
 // fetch returns the server's 2xx reply to body: from the store when it has

@@ -32,7 +32,7 @@ func EncodeFrame(pix []byte, width, height, stride int) (*Image, error) {
 		return nil, fmt.Errorf("encode frame: %d bytes for %dx%d RGB with stride %d", len(pix), width, height, stride)
 	}
 	ow, oh := fitLongSide(width, height, FrameLongSide)
-	img := image.NewRGBA(image.Rect(0, 0, ow, oh))
+	img := newRGBA(ow, oh)
 	if ow == width && oh == height {
 		for y := 0; y < height; y++ {
 			row := pix[y*stride:]
@@ -144,3 +144,5 @@ func (im *Image) sum() [32]byte {
 }
 
 func sumBytes(b []byte) [32]byte { return sha256.Sum256(b) }
+
+func newRGBA(w, h int) *image.RGBA { return image.NewRGBA(image.Rect(0, 0, w, h)) }

@@ -1,0 +1,212 @@
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func post(t *testing.T, s *Server, path, body string) (int, http.Header, []byte, error) {
+	t.Helper()
+	resp, err := http.Post(s.BaseURL()+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, b, err
+}
+
+const chatBody = `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,/9j/AA=="}},{"type":"text","text":"Q?\nA. x\nB. y"}]},{"role":"assistant","content":"Answer:"}],"max_tokens":1,"temperature":0,"seed":3,"logprobs":true,"top_logprobs":2,"continue_final_message":true,"add_generation_prompt":false}`
+
+func TestChatReplyHasVLLMsShape(t *testing.T) {
+	s := New(Config{Models: []string{"m"}, Answer: func(r *Request) Reply {
+		return Reply{Top: map[string]float64{" B": 3, "A": 1, "The": 0.5}}
+	}})
+	defer s.Close()
+	code, _, body, err := post(t, s, "/chat/completions", chatBody)
+	if err != nil || code != 200 {
+		t.Fatalf("%d %v %s", code, err, body)
+	}
+	var v struct {
+		Object  string
+		Choices []struct {
+			Message  struct{ Role, Content string }
+			Logprobs struct {
+				Content []struct {
+					Token       string
+					Logprob     float64
+					Bytes       []int
+					TopLogprobs []struct {
+						Token   string
+						Logprob float64
+						Bytes   []int
+					} `json:"top_logprobs"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	c := v.Choices[0]
+	first := c.Logprobs.Content[0]
+	if v.Object != "chat.completion" || c.Message.Role != "assistant" || c.Message.Content != " B" || first.Token != " B" || len(first.TopLogprobs) != 2 {
+		t.Fatalf("reply %s", body)
+	}
+	if got := first.TopLogprobs[1]; got.Token != "A" || math.Abs(got.Logprob-math.Log(1/4.5)) > 1e-12 || fmt.Sprint(got.Bytes) != "[65]" {
+		t.Errorf("second candidate %+v", got)
+	}
+	r := s.Requests()[0]
+	if r.Images() != 1 || r.Messages[0].Images[0].MIME != "image/jpeg" || r.User() != "Q?\nA. x\nB. y" || *r.Seed != 3 || r.TopLogprobs != 2 || !r.ContinueFinalMessage {
+		t.Errorf("recorded %+v", r)
+	}
+	// The same request is the same bytes.
+	_, _, again, _ := post(t, s, "/chat/completions", chatBody)
+	if string(again) != string(body) {
+		t.Errorf("a repeated request got other bytes")
+	}
+}
+
+func TestCompletionsReplyHasVLLMsShape(t *testing.T) {
+	s := New(Config{Models: []string{"m"}, Answer: func(r *Request) Reply { return Reply{Top: map[string]float64{" A": 1, " B": 1}} }})
+	defer s.Close()
+	_, _, body, err := post(t, s, "/completions", `{"model":"m","prompt":"Q? A. x B. y\nAnswer:","max_tokens":1,"temperature":0,"logprobs":5}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Choices []struct {
+			Text     string
+			Logprobs struct {
+				Tokens        []string
+				TokenLogprobs []float64            `json:"token_logprobs"`
+				TopLogprobs   []map[string]float64 `json:"top_logprobs"`
+			}
+		}
+	}
+	json.Unmarshal(body, &v)
+	lp := v.Choices[0].Logprobs
+	if v.Choices[0].Text != " A" || lp.Tokens[0] != " A" || math.Abs(lp.TokenLogprobs[0]-math.Log(0.5)) > 1e-12 || len(lp.TopLogprobs[0]) != 2 {
+		t.Errorf("reply %s", body)
+	}
+}
+
+func TestServerRefusesAsVLLMDoes(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      Config
+		body     string
+		wantCode int
+		wantMsg  string
+	}{
+		{"an unknown model", Config{}, strings.Replace(chatBody, `"m"`, `"other"`, 1), 404, "The model `other` does not exist."},
+		{"continue_final_message refused", Config{RefusePrefill: true}, chatBody, 400, "continue_final_message is set but the final message does not appear"},
+		{"continue_final_message with add_generation_prompt", Config{}, strings.Replace(chatBody, `"add_generation_prompt":false`, `"add_generation_prompt":true`, 1), 400, "Cannot set both"},
+		{"logprobs refused", Config{Logprobs: LogprobsRefused}, chatBody, 400, "logprobs is not supported"},
+		{"too many top logprobs", Config{}, strings.Replace(chatBody, `"top_logprobs":2`, `"top_logprobs":21`, 1), 400, "cannot be greater than 20"},
+		{"a remote image", Config{}, strings.Replace(chatBody, "data:image/jpeg;base64,/9j/AA==", "http://example.com/a.jpg", 1), 400, "is not a data URL"},
+		{"not JSON", Config{}, "{", 400, "request body is not JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Models = []string{"m"}
+			s := New(tt.cfg)
+			defer s.Close()
+			code, _, body, err := post(t, s, "/chat/completions", tt.body)
+			var v struct{ Error struct{ Message string } }
+			json.Unmarshal(body, &v)
+			if err != nil || code != tt.wantCode || !strings.Contains(v.Error.Message, tt.wantMsg) {
+				t.Errorf("%d %v %s; want %d %q", code, err, body, tt.wantCode, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestFaultsOnDemand(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault Fault
+		check func(code int, h http.Header, body []byte, err error) string
+	}{
+		{"429 with Retry-After", Fault{Status: 429, RetryAfter: "2"}, func(code int, h http.Header, _ []byte, err error) string {
+			if code != 429 || h.Get("Retry-After") != "2" {
+				return fmt.Sprintf("%d %v", code, h)
+			}
+			return ""
+		}},
+		{"a torn reply", Fault{Torn: true}, func(_ int, _ http.Header, _ []byte, err error) string {
+			if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+				return fmt.Sprintf("err %v, want unexpected EOF", err)
+			}
+			return ""
+		}},
+		{"truncated JSON", Fault{Truncated: true}, func(code int, _ http.Header, b []byte, err error) string {
+			if err != nil || code != 200 || json.Valid(b) || len(b) == 0 {
+				return fmt.Sprintf("%d %v %s", code, err, b)
+			}
+			return ""
+		}},
+		{"malformed JSON", Fault{Malformed: true}, func(code int, _ http.Header, b []byte, err error) string {
+			if err != nil || code != 200 || json.Valid(b) {
+				return fmt.Sprintf("%d %v %s", code, err, b)
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Models: []string{"m"}, Fault: func(_ *Request, attempt int) Fault {
+				if attempt == 1 {
+					return tt.fault
+				}
+				return Fault{}
+			}})
+			defer s.Close()
+			code, h, body, err := post(t, s, "/chat/completions", chatBody)
+			if msg := tt.check(code, h, body, err); msg != "" {
+				t.Error(msg)
+			}
+			if code, _, body, err := post(t, s, "/chat/completions", chatBody); code != 200 || err != nil || !json.Valid(body) {
+				t.Errorf("second attempt: %d %v", code, err)
+			}
+		})
+	}
+}
+
+func TestRecordsEveryRequestUnderLoad(t *testing.T) {
+	s := New(Config{Models: []string{"m"}})
+	defer s.Close()
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			post(t, s, "/chat/completions", strings.Replace(chatBody, `"seed":3`, fmt.Sprintf(`"seed":%d`, i), 1))
+		}()
+	}
+	wg.Wait()
+	resp, err := http.Get(s.BaseURL() + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if s.Count("/v1/chat/completions") != 40 || s.Count("/v1/models") != 1 || !strings.Contains(string(b), `"id":"m"`) {
+		t.Errorf("%d chat requests, %d model lists; models %s", s.Count("/v1/chat/completions"), s.Count("/v1/models"), b)
+	}
+	seeds := map[int64]bool{}
+	for _, r := range s.Requests() {
+		if r.Seed != nil {
+			seeds[*r.Seed] = true
+		}
+	}
+	if len(seeds) != 40 {
+		t.Errorf("%d distinct seeds recorded", len(seeds))
+	}
+}
