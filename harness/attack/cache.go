@@ -18,8 +18,9 @@ import (
 // set's features. A Cache is safe for concurrent use; the zero value is
 // ready.
 type Cache struct {
-	copyIndex indexCache
-	knnIndex  indexCache
+	copyIndex      indexCache
+	knnIndex       indexCache
+	retrievalIndex indexCache // the retrieval readers' lists, by question
 
 	mu       sync.Mutex
 	features map[string][]float32   // options joined by NUL -> feature rows

@@ -112,6 +112,7 @@ func Attackers(cfg Config) []Attacker {
 	if cache == nil {
 		cache = NewCache()
 	}
+	cfg.Cache = cache // the model attackers that search the pool share it
 	var out []Attacker
 	if cfg.has(harness.LevelOption) {
 		out = append(out, &fixedPosition{}, &optionArtifact{cfg: cfg, cache: cache})
@@ -169,6 +170,12 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&blindReader{r: cfg.Reader}, RoleLMReader)
 		for k, r := range cfg.Extra {
 			add(&blindReader{r: r, model: k + 1}, RoleLMReader)
+		}
+	}
+	if cfg.has(harness.LevelPool) {
+		add(&retrievalReader{cfg: cfg, cache: cfg.Cache, r: cfg.Reader}, RoleLMReader)
+		if cfg.CrossPool {
+			add(&retrievalXPool{cfg: cfg, cache: cfg.Cache, r: cfg.Reader}, RoleLMReader)
 		}
 	}
 	if cfg.has(harness.LevelFrame) {

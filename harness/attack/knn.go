@@ -69,8 +69,14 @@ func nearestEarlier(ctx context.Context, cfg Config, cache *Cache, s *Stream, fn
 	if k < 1 {
 		k = 8
 	}
-	opt := cfg.kernelOptions()
-	idx, err := cache.knnIndex.get(ctx, s, s.Text, topSearch{candidateDepth * k, opt})
+	return nearestEarlierBy(ctx, k, cfg.kernelOptions(), &cache.knnIndex, s.Text, s, fn)
+}
+
+// nearestEarlierBy is nearestEarlier for k neighbours by the embedding rows
+// m (one per stream item), its candidate lists kept in ic: the k-NN vote
+// searches by question+options, the retrieval reader by question.
+func nearestEarlierBy(ctx context.Context, k int, opt kernels.Options, ic *indexCache, m *kernels.Matrix, s *Stream, fn func(p int, near []earlier)) error {
+	idx, err := ic.get(ctx, s, m, topSearch{candidateDepth * k, opt})
 	if err != nil {
 		return err
 	}
@@ -78,7 +84,7 @@ func nearestEarlier(ctx context.Context, cfg Config, cache *Cache, s *Stream, fn
 	var buf []earlier
 	for _, store := range benchmarkStores(s) {
 		prefix := int(math.Ceil(prefixShare * float64(len(store))))
-		nb, err := kernels.TopKEarlier(ctx, subRows(s.Text, store[:prefix]), k, opt)
+		nb, err := kernels.TopKEarlier(ctx, subRows(m, store[:prefix]), k, opt)
 		if err != nil {
 			return err
 		}
@@ -100,7 +106,7 @@ func nearestEarlier(ctx context.Context, cfg Config, cache *Cache, s *Stream, fn
 					}
 				}
 			} else {
-				buf = fromList(idx, s, pos, store, q, k, buf)
+				buf = fromList(idx, s, m, pos, store, q, k, buf)
 			}
 			fn(p, buf)
 		}
@@ -158,11 +164,11 @@ func byEarlierSim(x, y earlier) int {
 	return cmp.Compare(x.pos, y.pos)
 }
 
-// fromList returns the k nearest items answered before store[q] from its
-// candidate list, or by comparing it with every earlier item of the store
+// fromList returns the k nearest items answered before store[q] (by the
+// rows of m) from its candidate list, or by comparing it with every earlier item of the store
 // when the list could have left one out: when it is truncated and does not
 // hold k earlier items strictly nearer than its last entry.
-func fromList(idx *poolIndex, s *Stream, pos map[string]int, store []int, q, k int, buf []earlier) []earlier {
+func fromList(idx *poolIndex, s *Stream, m *kernels.Matrix, pos map[string]int, store []int, q, k int, buf []earlier) []earlier {
 	p := store[q]
 	key := s.Items[p].Key()
 	list := idx.lists[key]
@@ -175,9 +181,9 @@ func fromList(idx *poolIndex, s *Stream, pos map[string]int, store []int, q, k i
 	slices.SortFunc(buf, byEarlierSim)
 	if idx.truncated[key] && (len(buf) < k || buf[k-1].sim <= list[len(list)-1].sim) {
 		buf = buf[:0]
-		x := s.Text.Row(p)
+		x := m.Row(p)
 		for _, r := range store[:q] {
-			buf = append(buf, earlier{r, float32(dot64(x, s.Text.Row(r)))})
+			buf = append(buf, earlier{r, float32(dot64(x, m.Row(r)))})
 		}
 		slices.SortFunc(buf, byEarlierSim)
 	}

@@ -73,7 +73,7 @@ func TestCandidateListsGiveTheExactNearestEarlierItems(t *testing.T) {
 			}
 			for q := range store {
 				want := bruteEarlier(s.Text, store, q, k)
-				got := fromList(idx, s, pos, store, q, k, nil)
+				got := fromList(idx, s, s.Text, pos, store, q, k, nil)
 				if !slices.Equal(got, want) {
 					t.Fatalf("order %d, position %d: lists give %v, brute force %v", o, store[q], got, want)
 				}
