@@ -164,24 +164,31 @@ func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error
 // non-retryable 4xx) is stored too, so that a resumed run does not offer the
 // refused form again; faults that may pass (5xx, 429, timeouts) are not.
 func (c *Client) fetch(ctx context.Context, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
+	if c.cfg.Store == nil {
+		return c.exchangeCounted(ctx, path, body, name, images, st)
+	}
 	key := requestKey(path, body)
-	if c.cfg.Store != nil {
-		r, ok, err := c.cfg.Store.Get(key)
-		if err != nil {
-			return nil, err
+	data, shared, err := c.flights.do(key, func() ([]byte, error) { return c.fetchStored(ctx, key, path, body, name, images, st) })
+	if shared {
+		st.storeHit() // answered by the reply another query stored
+	}
+	return data, err
+}
+
+// fetchStored is fetch through the store, for one key at a time.
+func (c *Client) fetchStored(ctx context.Context, key, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
+	r, ok, err := c.cfg.Store.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		st.storeHit()
+		if r.Status/100 == 2 {
+			return r.Body, nil
 		}
-		if ok {
-			st.storeHit()
-			if r.Status/100 == 2 {
-				return r.Body, nil
-			}
-			return nil, &ServerError{URL: c.base + path, Request: label(name, key), Status: r.Status, Message: serverMessage(r.Body), Attempts: 1, body: r.Body}
-		}
+		return nil, &ServerError{URL: c.base + path, Request: label(name, key), Status: r.Status, Message: serverMessage(r.Body), Attempts: 1, body: r.Body}
 	}
 	data, err := c.exchangeCounted(ctx, path, body, name, images, st)
-	if c.cfg.Store == nil {
-		return data, err
-	}
 	var se *ServerError
 	switch {
 	case err == nil:

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -24,13 +25,20 @@ type CheckReport struct {
 	Mode string
 	// Reply is the test question's answer as Ask read it.
 	Reply Answer
+	// Images says whether the server took a question with a frame (a
+	// vision-language model: what a vlm_reader needs); ImagesRefusal is its
+	// message when it did not (vLLM's text models answer 400).
+	Images        bool
+	ImagesRefusal string
 }
 
-// Check asks cfg's server what it serves (GET /models) and puts one
-// text-only question to it as Ask would, to find out whether
-// log-probabilities and continue_final_message work. It uses no store. An
-// error means the server could not be asked or refused the model; a server
-// that works in a fallback form is no error, the report says which.
+// Check asks cfg's server what it serves (GET /models), puts one text
+// question to it as Ask would, to find out whether log-probabilities and
+// continue_final_message work, and then the question with one small frame,
+// to find out whether it reads images. It uses no store. An error means the
+// server could not be asked, or failed the text question, or does not serve
+// the model; a server that works only in a fallback form, or without
+// images, is no error: the report says which.
 func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	cfg.Store = nil
 	c, err := New(cfg)
@@ -68,5 +76,29 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	}
 	rep.Reply, rep.Mode, rep.Prefill = a, a.Mode, a.Prefill
 	rep.Logprobs = a.Mode == ModeLogprobs
+	blue := make([]byte, 3*32*32)
+	for i := 2; i < len(blue); i += 3 {
+		blue[i] = 255
+	}
+	frame, err := EncodeFrame(blue, 32, 32, 0)
+	if err != nil {
+		return rep, err
+	}
+	_, err = c.Ask(ctx, Query{
+		ID:       "models check, with a frame",
+		Frames:   []*Image{frame},
+		Given:    "You are given one image.",
+		Question: "What colour is the image?",
+		Options:  []string{"green", "blue", "red", "black"},
+	})
+	var se *ServerError
+	switch {
+	case err == nil:
+		rep.Images = true
+	case errors.As(err, &se):
+		rep.ImagesRefusal = se.Message
+	default:
+		return rep, fmt.Errorf("a question with a frame: %w", err)
+	}
 	return rep, nil
 }

@@ -68,6 +68,8 @@ type Client struct {
 	// What this client has learned of its server, so that a refused form is
 	// not offered again: formUnknown, formWorks or formRefused.
 	prefill, logprobs atomic.Int32
+
+	flights flights // requests in flight through the store, by key
 }
 
 // New checks cfg and returns a client. It refuses a non-loopback base URL

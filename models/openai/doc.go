@@ -64,15 +64,17 @@
 // With Config.Store (OpenStore), every reply (and every refusal) is appended
 // to a file, keyed by the SHA-256 of the endpoint and the exact request body
 // (model, messages with their images, parameters), and fsynced before it is
-// used; a request the store has answered is not sent. A run killed at any
+// used; a request the store has answered is not sent, and identical requests
+// in flight at once are sent once. A run killed at any
 // byte and resumed reads the whole records back, drops a torn last one, asks
 // the server only what is missing, and gives byte-identical answers.
 //
 // # Checking a server
 //
-// Check asks GET /models and one text question and reports the model ids,
-// whether the configured model is served, and whether logprobs and
-// continue_final_message work (vidscreen models check).
+// Check asks GET /models, one text question and the question with one frame,
+// and reports the model ids, whether the configured model is served, whether
+// logprobs and continue_final_message work and whether images are read
+// (vidscreen models check).
 //
 // # Other callers
 //

@@ -30,7 +30,6 @@ func (c *Client) exchange(ctx context.Context, path string, body []byte, name st
 // retries into st.
 func (c *Client) exchangeCounted(ctx context.Context, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
 	url := c.base + path
-	label := label(name, requestKey(path, body))
 	for attempt := 1; ; attempt++ {
 		st.request(images)
 		data, err := c.once(ctx, url, body)
@@ -40,7 +39,7 @@ func (c *Client) exchangeCounted(ctx context.Context, path string, body []byte, 
 		if err == nil {
 			return data, nil
 		}
-		se := &ServerError{URL: url, Request: label, Attempts: attempt}
+		se := &ServerError{URL: url, Request: label(name, requestKey(path, body)), Attempts: attempt}
 		wait := c.backoff(attempt)
 		var sterr *statusError
 		var fe *faultError

@@ -220,3 +220,23 @@ func TestStoreRemembersRefusals(t *testing.T) {
 		t.Errorf("answers %+v", answers)
 	}
 }
+
+// Queries asking the same thing at the same moment are one request.
+func TestIdenticalQueriesInFlightAreAskedOnce(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Delay: 20e6})
+	defer srv.Close()
+	st, _ := OpenStore(filepath.Join(t.TempDir(), "r.jsonl"))
+	defer st.Close()
+	q := Query{Question: "Sky?", Options: []string{"red", "blue"}}
+	g := Group{Queries: []Query{q, q, q, q, q, q, q, q}}
+	c := newTestClient(t, srv, Config{Store: st, MaxConcurrent: 8})
+	res, stats := c.AskGroups(context.Background(), []Group{g})
+	if len(srv.Requests()) != 1 || stats.Requests != 1 || stats.StoreHits != 7 || st.Len() != 1 {
+		t.Errorf("%d requests, stats %+v, %d stored", len(srv.Requests()), stats, st.Len())
+	}
+	for i, r := range res[0] {
+		if r.Err != nil || !reflect.DeepEqual(r.Answer, res[0][0].Answer) {
+			t.Errorf("query %d: %+v", i, r)
+		}
+	}
+}
