@@ -60,7 +60,7 @@ to stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad us
 input (the error names the file, line and field). Every output, attacker and flag in full:
 docs/audit.md.`,
 		groups: []flagGroup{
-			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions"}},
+			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
 			{"Models and devices", []string{"models", "device", "device-memory", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
@@ -77,6 +77,7 @@ docs/audit.md.`,
 			refModel := fs.Bool("reference-model", false, "compute s* with the vlm_reader role of --models instead of reading --reference: its answers on the full protocol (32 uniform frames of each clip, every option); on a long-video benchmark (videos averaging 300 s or more) where that stays within 0.05 of chance, its 128-frame probe supplies s*, and the card's reference_source says so. Needs --videos")
 			var preds stringList
 			fs.Var(&preds, "predictions", "report the residual s - c - eps of an evaluated model whose answers `NAME=FILE` holds (any layout --reference reads); repeat for several models")
+			indexBase := fs.String("index-base", "", "read a --reference or --predictions reply that is only a digit (\"0\") as an option index counted from `0|1`; without it such a reply is refused, naming both readings")
 			seed := fs.Uint64("seed", 1, "seed the prequential item orders, the attackers' guesses and the bootstrap with `N`")
 			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
 			var videoRoot string
@@ -144,6 +145,14 @@ docs/audit.md.`,
 				}
 				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames, Permutations: permutationsOption(*perms), CrossPool: *crossPool,
 					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel, Merge: merge}
+				switch *indexBase {
+				case "":
+				case "0", "1":
+					b := int((*indexBase)[0] - '0')
+					opt.IndexBase = &b
+				default:
+					return &usageError{fmt.Sprintf("--index-base %q: want 0 or 1", *indexBase)}
+				}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
 				}

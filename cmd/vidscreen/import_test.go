@@ -23,7 +23,7 @@ func TestImport(t *testing.T) {
 		first      string // the first item line
 	}{
 		{"lmms-eval", "samples_videomme_2024-06-20T10-11-12.123456.jsonl", "videomme", 4, true,
-			`{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?","options":["A. Apples.","B. Candles.","C. Berries.","D. The three kinds are of the same number."],"answer":2,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}`},
+			`{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?","options":["Apples.","Candles.","Berries.","The three kinds are of the same number."],"answer":2,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}`},
 		{"lmms-eval", "samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl", "nextqa_mc_test", 2, true,
 			`{"id":"6","benchmark":"nextqa_mc_test","video":"4010069381","question":"how do the two man play the instrument","options":["roll the handle","tap their feet","strum the string","hit with sticks","pat with hand"],"answer":0,"task":"CH","duration":null}`},
 		{"vlmevalkit", "MVBench_results.xlsx", "MVBench_results", 4, true,
@@ -70,8 +70,9 @@ func TestImportThenAudit(t *testing.T) {
 		t.Fatalf("audit: exit %d: %s", code, stderr)
 	}
 	// The model answered 2 of 4 right (C right, "answer is B" wrong, no
-	// option named, B right): s* over the 3 it named is 2/3.
-	if !strings.Contains(stdout, "66.7%") || !strings.Contains(stderr, "4 rows, 3 matched (3 by id") || !strings.Contains(stderr, "1 unparsed") {
+	// option named, B right): the unparsed reply counts wrong, as
+	// lmms-eval counts it, so s* is 2/4.
+	if !strings.Contains(stdout, "50.0%") || !strings.Contains(stderr, "4 rows, 3 matched (3 by id") || !strings.Contains(stderr, "1 unparsed") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 }
@@ -92,11 +93,11 @@ func TestImportRefuses(t *testing.T) {
 	}{
 		{"a row with one option", []string{"lmms-eval", oneOption}, `:1: field options: fewer than two options: one option ("A. Apples."); a multiple-choice item needs at least two`},
 		{"no video column", []string{"vlmevalkit", td("MMBench_style_results.csv")}, "MMBench_style_results.csv:2: field video: missing field"},
-		{"the other tool's file", []string{"vlmevalkit", td("samples_videomme_2024-06-20T10-11-12.123456.jsonl")}, "laid out as lmms-eval's files, not vlmevalkit's"},
-		{"an unknown tool", []string{"lmms", td("MVBench_results.xlsx")}, `unknown tool "lmms"`},
+		{"the other tool's file", []string{"vlmevalkit", td("samples_videomme_2024-06-20T10-11-12.123456.jsonl")}, "this is an lmms-eval samples file, not vlmevalkit's: use `vidscreen import lmms-eval`"},
+		{"an unknown tool", []string{"lmms", td("MVBench_results.xlsx")}, `unknown format "lmms": want lmms-eval, vlmevalkit`},
 		{"an answer naming no option", []string{"vlmevalkit", badAnswer}, `bad.tsv:2: field answer: answer out of range: "Z"`},
 		{"a repeated id", []string{"vlmevalkit", dupID}, `dup.csv:3: field id: duplicate id: "0" was already given at ` + dupID + ":2"},
-		{"no file", []string{"vlmevalkit"}, "want the tool"},
+		{"no file", []string{"vlmevalkit"}, "want a FORMAT (or auto) and a FILE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +214,7 @@ func TestImportLMMSEvalV02(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(out)
-	want := `{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"How many apples?","options":["A. One.","B. Two."],"answer":1,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}` + "\n"
+	want := `{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"How many apples?","options":["One.","Two."],"answer":1,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}` + "\n"
 	if string(b) != want || !strings.Contains(stderr, "items read 1 from doc") {
 		t.Errorf("items\n%s\nwant\n%s\nstderr %q", b, want, stderr)
 	}
@@ -238,7 +239,7 @@ func TestImportLMMSEvalRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"vlmevalkit given an lmms-eval file", []string{"vlmevalkit", v07}, "expected a VLMEvalKit table (.xlsx, .tsv, .csv), found an lmms-eval samples file (lines with filtered_resps): use `vidscreen import lmms-eval`"},
+		{"vlmevalkit given an lmms-eval file", []string{"vlmevalkit", v07}, "this is an lmms-eval samples file, not vlmevalkit's: use `vidscreen import lmms-eval`"},
 		{"vlmevalkit given a broken lmms-eval file", []string{"vlmevalkit", noInput}, "use `vidscreen import lmms-eval`"},
 		{"a line without input", []string{"lmms-eval", noInput}, "samples_a.jsonl:3: field input: missing field"},
 		{"a target naming no option", []string{"lmms-eval", badGold}, `samples_b.jsonl:2: field answer: answer out of range: "Z"`},

@@ -32,6 +32,9 @@ func (o Options) Base(layout int) int {
 // digits is an answer that is only a number: "2", "(2)", "2.".
 var digits = regexp.MustCompile(`^\(?(\d{1,9})\)?[.:)]?$`)
 
+// oneLetter is a gold that is a single letter, "(Z)" or "Z.".
+var oneLetter = regexp.MustCompile(`^\(?[A-Za-z]\)?[.:)]?$`)
+
 // severalLetters is a gold naming more than one option: "A, C", "A and
 // C", "AC", "(A)(C)", "A/C".
 var severalLetters = regexp.MustCompile(`^\(?[A-P]\)?(?:\s*(?:,|;|/|&|\+|and)?\s*\(?[A-P]\)?)+$`)
@@ -69,8 +72,8 @@ func Gold(gold string, options []string, base int) (index int, openEnded string,
 	if i := answer.MatchText(g, options); i >= 0 {
 		return i, "", nil
 	}
-	if l := answer.ParseLetter(g, answer.MaxOptions); l >= 0 {
-		return -1, "", fmt.Errorf("%w: %q is past the %d options", harness.ErrAnswerRange, g, len(options))
+	if oneLetter.MatchString(g) {
+		return -1, "", fmt.Errorf("%w: %q is a letter past the %d options", harness.ErrAnswerRange, g, len(options))
 	}
 	if named := lettersNamed(g, len(options)); len(named) >= 2 {
 		return -1, fmt.Sprintf("the answer %q names several options (%s)", g, strings.Join(named, ", ")), nil

@@ -9,7 +9,10 @@ type Row struct {
 	File      string
 	Line, Rec int
 
-	ID        string
+	ID string
+	// DocID is lmms-eval's doc_id, the record's position in the task's
+	// dataset split, for --items-from to join on when the log has no id.
+	DocID     string
 	Benchmark string
 	Video     string
 	Question  string
@@ -39,6 +42,9 @@ type Row struct {
 	// ReplyFrom names the field holding the tool's own parse of the reply
 	// when Reply is that parse (lmms-eval's <metric>.pred_answer).
 	ReplyFrom string
+	// ReplyField names the field that holds Reply, for errors
+	// ("filtered_resps", "prediction"); "" reads as "prediction".
+	ReplyField string
 	// HasPrediction is false for a benchmark file without model answers.
 	HasPrediction bool
 

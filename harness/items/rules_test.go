@@ -109,6 +109,7 @@ func TestGold(t *testing.T) {
 		{"digit past the options", "4", opts, 0, -1, "", harness.ErrAnswerRange},
 		{"digit that is an option's text", "2", counts, -1, 2, "", nil},
 		{"letter past the options", "E", opts, -1, -1, "", harness.ErrAnswerRange},
+		{"a letter no option has", "(Z)", opts, -1, -1, "", harness.ErrAnswerRange},
 		{"several letters", "A, C", opts, -1, -1, "several options (A, C)", nil},
 		{"several joined", "AC", opts, -1, -1, "several options (A, C)", nil},
 		{"several with and", "B and D", opts, -1, -1, "several options (B, D)", nil},

@@ -26,7 +26,10 @@ func BenchmarkMatch(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		_, rep := Match(rows, items)
+		_, rep, err := Match(rows, items, -1)
+		if err != nil {
+			b.Fatal(err)
+		}
 		if rep.Matched != n {
 			b.Fatalf("matched %d of %d", rep.Matched, n)
 		}

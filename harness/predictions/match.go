@@ -1,12 +1,14 @@
 package predictions
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/answer"
+	"github.com/vidscreen/vidscreen/harness/items"
 )
 
 // A Report says what became of a file's rows when they were matched to the
@@ -22,7 +24,9 @@ type Report struct {
 	// Unmatched rows match no item; Ambiguous ones several (the same
 	// question and options in several items); Repeated ones answer an item
 	// an earlier row answered (the first is kept); Unparsed ones match an
-	// item but name none of its options.
+	// item but name none of its options: they count as wrong answers (-1 in
+	// Match's answers), as lmms-eval and VLMEvalKit count a reply they cannot
+	// parse, so that s* is the accuracy the tool reported.
 	Unmatched, Ambiguous, Repeated, Unparsed []string
 	// Rules counts the matched rows by how their reply was read (see
 	// answer.Rule).
@@ -48,7 +52,7 @@ func (r *Report) String() string {
 	for _, k := range []struct {
 		what string
 		rows []string
-	}{{"unmatched", r.Unmatched}, {"ambiguous (several items)", r.Ambiguous}, {"repeated (item already answered; first kept)", r.Repeated}, {"unparsed (no option named)", r.Unparsed}} {
+	}{{"unmatched", r.Unmatched}, {"ambiguous (several items)", r.Ambiguous}, {"repeated (item already answered; first kept)", r.Repeated}, {"unparsed (no option named: counted wrong)", r.Unparsed}} {
 		if len(k.rows) == 0 {
 			continue
 		}
@@ -67,7 +71,10 @@ func (r *Report) String() string {
 
 // Match pairs rows with items and reads each matched row's answer as an
 // option index of its item. It returns the answers keyed by
-// harness.Item.Key and the report of what became of every row.
+// harness.Item.Key (-1 for an unparsed reply: a wrong answer) and the
+// report of what became of every row. base is how a reply that is only a
+// digit is read (items.Options.Base): 0 or 1, or -1, when such a reply is
+// an error naming both readings (items.ErrAmbiguousIndex) and its row.
 //
 // A row matches through its id when some item of the row's benchmark (or,
 // when the benchmark names none, exactly one item of any benchmark) has that
@@ -76,7 +83,7 @@ func (r *Report) String() string {
 // them, its options (compared as a set, letter prefixes, case and
 // punctuation ignored). A row given options answers by their text, so a
 // file that shuffled the options still maps onto the item's order.
-func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
+func Match(rows []Row, items []*harness.Item, base int) (map[string]int, *Report, error) {
 	ix := newIndex(items)
 	out := map[string]int{}
 	rep := &Report{Rows: len(rows), Rules: map[string]int{}}
@@ -101,9 +108,17 @@ func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
 			rep.Repeated = append(rep.Repeated, row.Source)
 			continue
 		}
-		choice, rule := choose(row, opts, it, ix.options[cands[0]])
+		choice, rule, err := choose(row, opts, it, ix.options[cands[0]], base)
+		if err != nil {
+			field := row.ReplyField
+			if field == "" {
+				field = "prediction"
+			}
+			return nil, rep, &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: field, Err: err}
+		}
 		if choice < 0 {
 			rep.Unparsed = append(rep.Unparsed, row.Source)
+			out[it.Key()] = -1
 			continue
 		}
 		out[it.Key()] = choice
@@ -120,11 +135,11 @@ func Match(rows []Row, items []*harness.Item) (map[string]int, *Report) {
 			rep.Missing++
 		}
 	}
-	return out, rep
+	return out, rep, nil
 }
 
 // choose reads a matched row's answer as an option of it, or -1.
-func choose(row Row, rowOpts []string, it *harness.Item, itOpts []string) (int, answer.Rule) {
+func choose(row Row, rowOpts []string, it *harness.Item, itOpts []string, base int) (int, answer.Rule, error) {
 	opts := it.Options
 	if len(row.Options) > 0 {
 		opts = row.Options
@@ -132,26 +147,29 @@ func choose(row Row, rowOpts []string, it *harness.Item, itOpts []string) (int, 
 	i, rule := row.Choice, answer.Index
 	if i < 0 {
 		if !row.HasPrediction {
-			return -1, answer.None
+			return -1, answer.None, nil
 		}
-		i, rule = answer.Parse(row.Reply, opts)
+		var err error
+		if i, rule, err = items.Reply(row.Reply, opts, base); err != nil {
+			return -1, answer.None, err
+		}
 	}
 	if i < 0 || i >= len(opts) {
-		return -1, answer.None
+		return -1, answer.None, nil
 	}
 	if len(row.Options) == 0 || slices.Equal(rowOpts, itOpts) {
-		return i, rule
+		return i, rule, nil
 	}
 	found := -1
 	for j, o := range itOpts {
 		if o == rowOpts[i] {
 			if found >= 0 {
-				return -1, answer.None // the option's text names two of the item's
+				return -1, answer.None, nil // the option's text names two of the item's
 			}
 			found = j
 		}
 	}
-	return found, rule
+	return found, rule, nil
 }
 
 // index finds items by key, by id and by text; it holds each item's
@@ -246,16 +264,20 @@ func narrow(cands []int, keep func(int) bool, use bool) []int {
 	return in
 }
 
-// Load reads the file at path and matches its rows to items. It fails,
-// with a *harness.ParseError, when the file cannot be read or when none of
-// its rows gives an answer for an item: a file for other items is a
-// mistake, not a model that answered nothing.
-func Load(path string, items []*harness.Item) (map[string]int, *Report, error) {
-	rows, format, err := Read(path)
+// Load reads the file at path and matches its rows to its (the run's
+// items), reading a digit reply as opt says (--index-base). It fails, with
+// a *harness.ParseError, when the file cannot be read, when a digit reply
+// is ambiguous, or when none of its rows gives an answer for an item: a
+// file for other items is a mistake, not a model that answered nothing.
+func Load(ctx context.Context, path string, its []*harness.Item, opt items.Options) (map[string]int, *Report, error) {
+	rows, format, err := Read(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	preds, rep := Match(rows, items)
+	preds, rep, err := Match(rows, its, opt.Base(-1))
+	if err != nil {
+		return nil, rep, err
+	}
 	rep.File, rep.Format = path, format
 	if rep.Matched == 0 {
 		return nil, rep, &harness.ParseError{File: path, Err: fmt.Errorf("%w: none of its %d rows answers one of the run's items (%s)", harness.ErrUnknownItem, len(rows), rep)}

@@ -13,6 +13,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/items"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/MVBench_results.xlsx with excelize")
@@ -87,7 +88,7 @@ func testItems(t *testing.T) []*harness.Item {
 }
 
 func TestLoad(t *testing.T) {
-	items := testItems(t)
+	its := testItems(t)
 	tests := []struct {
 		file   string
 		format Format
@@ -95,8 +96,8 @@ func TestLoad(t *testing.T) {
 		report string         // the counts of Report.String
 	}{
 		{"samples_videomme_2024-06-20T10-11-12.123456.jsonl", LMMSEval,
-			map[string]int{"Video-MME\x00001-1": 2, "Video-MME\x00001-2": 1},
-			"4 rows, 2 matched (2 by id, 0 by question text and options); replies read by letter 2; 1 unmatched: testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:4; 1 unparsed (no option named): testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:3; 1 items of those benchmarks have no answer"},
+			map[string]int{"Video-MME\x00001-1": 2, "Video-MME\x00001-2": 1, "Video-MME\x00001-3": -1},
+			"4 rows, 2 matched (2 by id, 0 by question text and options); replies read by letter 2; 1 unmatched: testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:4; 1 unparsed (no option named: counted wrong): testdata/samples_videomme_2024-06-20T10-11-12.123456.jsonl:3"},
 		{"samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl", LMMSEval,
 			map[string]int{"NExT-QA\x004010069381_6": 2, "NExT-QA\x004882821564_1": 2},
 			"2 rows, 2 matched (0 by id, 2 by question text and options); replies read by index 2"},
@@ -107,13 +108,13 @@ func TestLoad(t *testing.T) {
 			map[string]int{"MVBench\x00mv-2": 1, "MVBench\x00mv-0": 2},
 			"3 rows, 2 matched (0 by id, 2 by question text and options); replies read by letter 1, option-text 1; 1 unmatched: testdata/MMBench_style_results.csv:4; 1 items of those benchmarks have no answer"},
 		{"MVBench_results.xlsx", VLMEvalKit,
-			map[string]int{"MVBench\x00mv-0": 2, "MVBench\x00mv-1": 0},
-			"4 rows, 2 matched (0 by id, 2 by question text and options); replies read by answer-is 1, letter 1; 1 repeated (item already answered; first kept): testdata/MVBench_results.xlsx: row 4; 1 unparsed (no option named): testdata/MVBench_results.xlsx: row 5; 1 items of those benchmarks have no answer"},
+			map[string]int{"MVBench\x00mv-0": 2, "MVBench\x00mv-1": 0, "MVBench\x00mv-2": -1},
+			"4 rows, 2 matched (0 by id, 2 by question text and options); replies read by answer-is 1, letter 1; 1 repeated (item already answered; first kept): testdata/MVBench_results.xlsx: row 4; 1 unparsed (no option named: counted wrong): testdata/MVBench_results.xlsx: row 5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			path := filepath.Join("testdata", tt.file)
-			got, rep, err := Load(path, items)
+			got, rep, err := Load(context.Background(), path, its, items.NoOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestReadKeepsGoldAndItemFields(t *testing.T) {
-	rows, _, err := Read("testdata/samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl")
+	rows, _, err := Read(context.Background(), "testdata/samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestReadKeepsGoldAndItemFields(t *testing.T) {
 	if r.ID != "6" || r.Benchmark != "nextqa_mc_test" || r.Video != "4010069381" || r.Task != "CH" || r.GoldIndex != 0 || len(r.Options) != 5 || r.Choice != 2 {
 		t.Errorf("row %+v", r)
 	}
-	rows, _, err = Read("testdata/MVBench_results.xlsx")
+	rows, _, err = Read(context.Background(), "testdata/MVBench_results.xlsx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,13 +175,13 @@ func TestReadRefusesBadFiles(t *testing.T) {
 		{"a sample whose doc is text", write("samples_t.jsonl", `{"doc_id": 0, "doc": "q", "filtered_resps": ["A"]}`+"\n"), "samples_t.jsonl:1: field doc: wrong type", harness.ErrFieldType},
 		{"a table without a question column", write("d.tsv", "index\tA\tB\n0\tx\ty\n"), "d.tsv:1: field question: missing field", harness.ErrMissingField},
 		{"a candidates cell that is not a list", write("e.csv", "index,question,candidates,prediction\n0,q,oops,A\n"), `e.csv:2: field candidates: wrong type: "oops" is not a list`, harness.ErrFieldType},
-		{"an .xlsx that is not a workbook", write("f.xlsx", "not a zip"), "f.xlsx: not a JSON object: not an .xlsx workbook", harness.ErrSyntax},
+		{"an .xlsx that is not a workbook", write("f.xlsx", "not a zip"), "f.xlsx: not a JSON object: expected VLMEvalKit's result workbook (.xlsx), found text that is neither JSON nor a table", harness.ErrSyntax},
 		{"a missing file", filepath.Join(dir, "nope.jsonl"), "nope.jsonl: no such file or directory", os.ErrNotExist},
 		{"an empty file", write("g.jsonl", "\n\n"), "g.jsonl: unknown layout: the file is empty", ErrFormat},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Read(tt.path)
+			_, _, err := Read(context.Background(), tt.path)
 			var pe *harness.ParseError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, tt.reason) {
 				t.Errorf("error %v; want a *ParseError containing %q and wrapping %v", err, tt.want, tt.reason)
@@ -190,21 +191,9 @@ func TestReadRefusesBadFiles(t *testing.T) {
 }
 
 func TestLoadRefusesAFileForOtherItems(t *testing.T) {
-	items := testItems(t)[6:] // NExT-QA only
-	_, rep, err := Load("testdata/Video-MME_results.tsv", items)
+	its := testItems(t)[6:] // NExT-QA only
+	_, rep, err := Load(context.Background(), "testdata/Video-MME_results.tsv", its, items.NoOptions())
 	if !errors.Is(err, harness.ErrUnknownItem) || rep.Matched != 0 || len(rep.Unmatched) != 3 {
 		t.Errorf("error %v, report %v; want no match refused", err, rep)
-	}
-}
-
-func TestTaskName(t *testing.T) {
-	for in, want := range map[string]string{
-		"logs/m/samples_videomme_2024-06-20T10-11-12.123456.jsonl": "videomme",
-		"20250101_120000_samples_mvbench.jsonl":                    "mvbench",
-		"results.jsonl":                                            "results",
-	} {
-		if got := TaskName(in); got != want {
-			t.Errorf("TaskName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

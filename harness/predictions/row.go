@@ -2,16 +2,15 @@ package predictions
 
 import (
 	"bufio"
-	"bytes"
+	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/formats"
 )
 
 // A Row is one record of a predictions or benchmark file, before it is
@@ -23,7 +22,7 @@ type Format string
 
 const (
 	Project    Format = "vidscreen"  // {"id", "benchmark", "pred"} JSON Lines
-	VLMEvalKit Format = "vlmevalkit" // result tables: .xlsx, .tsv, .csv
+	VLMEvalKit Format = "vlmevalkit" // result tables: .xlsx, .tsv, .csv, .json
 	LMMSEval   Format = "lmms-eval"  // samples_<task>_<time>.jsonl
 )
 
@@ -36,7 +35,7 @@ func (f Format) Describe() string {
 	case Project:
 		return "vidscreen predictions JSONL ({\"id\", \"benchmark\", \"pred\"} lines)"
 	case VLMEvalKit:
-		return "a VLMEvalKit table (.xlsx, .tsv, .csv)"
+		return "a VLMEvalKit table (.xlsx, .tsv, .csv, .json)"
 	case LMMSEval:
 		return "an lmms-eval samples file (lines with filtered_resps)"
 	}
@@ -44,38 +43,34 @@ func (f Format) Describe() string {
 }
 
 // Read reads every row of the file at path, choosing the layout from the
-// name and content: .xlsx, .tsv and .csv are VLMEvalKit tables; a JSON
-// Lines file whose first record has filtered_resps or doc is lmms-eval's,
-// any other the project's. Errors are *harness.ParseError values naming the
-// file, line or row, and field.
-func Read(path string) ([]Row, Format, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".xlsx":
-		rows, err := readXLSX(path)
-		return rows, VLMEvalKit, err
-	case ".tsv", ".csv":
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, "", openError(path, err)
-		}
-		defer f.Close()
-		rows, err := readDelimited(f, path)
+// name and content: .xlsx, .tsv and .csv, and a .json array, are
+// VLMEvalKit tables (formats.VLMEvalKit); lmms-eval's v0.2 <task>.json and
+// a JSON Lines file whose first record has filtered_resps or doc are
+// lmms-eval's (formats.LMMSEval); any other JSON Lines file is the
+// project's. Errors are *harness.ParseError values naming the file, line
+// or row, and field.
+func Read(ctx context.Context, path string) ([]Row, Format, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".xlsx", ".tsv", ".csv":
+		rows, err := formats.ReadVLMEvalKit(ctx, path)
 		return rows, VLMEvalKit, err
 	}
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		// lmms-eval v0.2.0-v0.2.3 wrote <task>.json, one object with logs.
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, "", openError(path, err)
-		}
-		if isLMMSEvalLogs(b) {
-			rows, err := readLMMSEvalLogs(b, path)
-			return rows, LMMSEval, err
-		}
+	head, err := items.Head(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if formats.LMMSEval().Detect(path, head) {
+		rows, err := formats.ReadLMMSEval(ctx, path)
+		return rows, LMMSEval, err
+	}
+	if ext == ".json" && formats.VLMEvalKit().Detect(path, head) {
+		rows, err := formats.ReadVLMEvalKit(ctx, path)
+		return rows, VLMEvalKit, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, "", openError(path, err)
+		return nil, "", items.OpenError(path, err)
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -83,69 +78,10 @@ func Read(path string) ([]Row, Format, error) {
 	if err != nil {
 		return nil, "", &harness.ParseError{File: path, Err: err}
 	}
-	var rows []Row
 	if format == LMMSEval {
-		rows, err = readLMMSEval(br, path)
-	} else {
-		rows, err = readProject(br, path)
+		rows, err := formats.ReadLMMSEval(ctx, path)
+		return rows, LMMSEval, err
 	}
-	return rows, format, err
-}
-
-// sniffJSONL peeks at the first non-blank line: lmms-eval's samples carry
-// filtered_resps (and doc) on every line.
-func sniffJSONL(br *bufio.Reader) (Format, error) {
-	for n := 64 << 10; ; n *= 4 {
-		b, err := br.Peek(n)
-		line := bytes.TrimLeft(b, " \t\r\n\ufeff")
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
-		} else if err == nil {
-			continue // the first line is longer than what was peeked
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			return "", fmt.Errorf("%w: the file is empty", ErrFormat)
-		}
-		if line[0] != '{' {
-			return "", fmt.Errorf("%w: not JSON Lines, an .xlsx, .tsv or .csv table", ErrFormat)
-		}
-		if bytes.Contains(line, []byte(`"filtered_resps"`)) || bytes.Contains(line, []byte(`"doc"`)) {
-			return LMMSEval, nil
-		}
-		return Project, nil
-	}
-}
-
-func openError(name string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &harness.ParseError{File: name, Err: err}
-}
-
-// readLines calls fn with each non-blank line and its 1-based number.
-func readLines(r io.Reader, name string, fn func(line []byte, n int) error) error {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	for n := 1; ; n++ {
-		b, err := br.ReadBytes('\n')
-		if len(b) == 0 && err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		if n == 1 {
-			b = bytes.TrimPrefix(b, []byte("\ufeff"))
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		if err := fn(b, n); err != nil {
-			return err
-		}
-	}
+	rows, err := readProject(br, path)
+	return rows, Project, err
 }

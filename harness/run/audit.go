@@ -22,6 +22,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/items"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/predictions"
 	"github.com/vidscreen/vidscreen/harness/progress"
@@ -59,6 +60,10 @@ type Options struct {
 	// Reference is an optional file of a reference model's answers, in any
 	// layout package predictions reads.
 	Reference string
+	// IndexBase says how a reply that is only a digit is read in
+	// Reference and Models (--index-base): 0 or 1; nil when the user did
+	// not say, and such a reply is then refused, naming both readings.
+	IndexBase *int
 	// ReferenceModel, instead of Reference, has vlm_reader (Video.VLM)
 	// answer every item on the full protocol to give s* (referenceStage).
 	ReferenceModel bool
@@ -294,7 +299,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		if err := regularInput(opt.Reference); err != nil {
 			return nil, err
 		}
-		if ref, rep, err = predictions.Load(opt.Reference, items); err != nil {
+		if ref, rep, err = predictions.Load(ctx, opt.Reference, items, indexBase(opt.IndexBase)); err != nil {
 			return nil, err
 		}
 		matches = append(matches, rep)
@@ -304,7 +309,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		if err := regularInput(mf.Path); err != nil {
 			return nil, err
 		}
-		answers, rep, err := predictions.Load(mf.Path, items)
+		answers, rep, err := predictions.Load(ctx, mf.Path, items, indexBase(opt.IndexBase))
 		if err != nil {
 			return nil, err
 		}
@@ -1216,4 +1221,13 @@ func (a *audit) crossPool() (*attack.Pool, error) {
 		a.xpool.pool = p
 	})
 	return a.xpool.pool, a.xpool.err
+}
+
+// indexBase is the reading of digit replies the user chose, for
+// predictions.Load.
+func indexBase(b *int) items.Options {
+	if b == nil {
+		return items.NoOptions()
+	}
+	return items.Options{IndexBase: *b}
 }

@@ -8,6 +8,8 @@ import "github.com/vidscreen/vidscreen/harness/items"
 // them: the evaluation tools' files first, then the benchmarks' own.
 func All() []items.Format {
 	return []items.Format{
+		LMMSEval(),
+		VLMEvalKit(),
 		VideoMME(),
 		NExTQA(),
 		EgoSchema(),

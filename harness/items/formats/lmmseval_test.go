@@ -1,12 +1,10 @@
-package predictions
+package formats
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -87,15 +85,6 @@ func lmmsGeneric(t testing.TB) string {
 	})
 }
 
-func writeFile(t *testing.T, dir, name, s string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestReadLMMSEvalWithoutDoc(t *testing.T) {
 	dir := t.TempDir()
 	type want struct {
@@ -123,9 +112,9 @@ func TestReadLMMSEvalWithoutDoc(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, format, err := Read(tt.file)
-			if err != nil || format != LMMSEval {
-				t.Fatalf("format %s, error %v", format, err)
+			rows, err := ReadLMMSEval(context.Background(), tt.file)
+			if err != nil {
+				t.Fatal(err)
 			}
 			if len(rows) != len(tt.rows) {
 				t.Fatalf("%d rows, want %d", len(rows), len(tt.rows))
@@ -158,7 +147,7 @@ func TestReadLMMSEvalRefusesBadLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Read(writeFile(t, dir, "20251020_080910_samples_t.jsonl", tt.body))
+			_, err := ReadLMMSEval(context.Background(), writeFile(t, dir, "20251020_080910_samples_t.jsonl", tt.body))
 			var pe *harness.ParseError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "samples_t.jsonl"+tt.want) || !errors.Is(err, tt.reason) {
 				t.Errorf("error %v; want a *ParseError containing %q and wrapping %v", err, tt.want, tt.reason)
@@ -189,20 +178,14 @@ func TestParsePrompt(t *testing.T) {
 // v0.2's <task>.json) arbitrary bytes after the layouts of every release: no panic, and what is accepted matches into
 // the options.
 func FuzzReadLMMSEval(f *testing.F) {
-	addFiles(f, "samples_*.jsonl")
 	f.Add([]byte(lmmsV04(f)))
 	f.Add([]byte(lmmsV07(f)))
 	f.Add([]byte(lmmsGeneric(f)))
 	f.Add([]byte(lmmsV02(f, map[string]any{"question": "q", "options": []any{"x", "y"}, "answer": 1, "video": "v"})))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := readLMMSEval(bufio.NewReader(bytes.NewReader(data)), "fuzz.jsonl")
+		rows, err := readLMMSEvalBytes(context.Background(), data, "fuzz.jsonl")
 		if err == nil {
-			checkMatch(t, rows)
-		}
-		if isLMMSEvalLogs(data) {
-			if rows, err := readLMMSEvalLogs(data, "fuzz.json"); err == nil {
-				checkMatch(t, rows)
-			}
+			checkRows(t, rows)
 		}
 	})
 }
@@ -236,9 +219,9 @@ func lmmsV02(t testing.TB, secondDoc any) string {
 func TestReadLMMSEvalV02TaskJSON(t *testing.T) {
 	dir := t.TempDir()
 	doc := map[string]any{"video_id": "002", "videoID": "zzzzzzzzzzz", "duration": 42.5, "question_id": "002-1", "task_type": "Temporal Perception", "question": "What comes first?", "options": []any{"A. A star.", "B. A moon."}, "answer": "A"}
-	rows, format, err := Read(writeFile(t, dir, "videomme.json", lmmsV02(t, doc)))
-	if err != nil || format != LMMSEval || len(rows) != 2 {
-		t.Fatalf("%d rows, format %s, error %v", len(rows), format, err)
+	rows, err := ReadLMMSEval(context.Background(), writeFile(t, dir, "videomme.json", lmmsV02(t, doc)))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d rows, error %v", len(rows), err)
 	}
 	r := rows[1]
 	if r.ID != "002-1" || r.Video != "zzzzzzzzzzz" || r.Benchmark != "videomme" || r.Task != "Temporal Perception" || r.Duration == nil || *r.Duration != 42.5 || r.Gold != "A" || r.Reply != "A" || r.ItemsFrom != "doc" || r.Rec != 2 || !strings.HasSuffix(r.Source, "videomme.json: row 2") {
@@ -247,8 +230,20 @@ func TestReadLMMSEvalV02TaskJSON(t *testing.T) {
 	if g := rows[0].DurationGroup; g != "short" || rows[0].Duration != nil {
 		t.Errorf("duration %v, group %q; want the category kept", rows[0].Duration, g)
 	}
-	_, _, err = Read(writeFile(t, dir, "bad.json", lmmsV02(t, "not a doc")))
+	_, err = ReadLMMSEval(context.Background(), writeFile(t, dir, "bad.json", lmmsV02(t, "not a doc")))
 	if !errors.Is(err, harness.ErrFieldType) || !strings.Contains(err.Error(), "bad.json: row 2: field doc: wrong type") {
 		t.Errorf("error %v; want row 2's doc named", err)
+	}
+}
+
+func TestTaskName(t *testing.T) {
+	for in, want := range map[string]string{
+		"logs/m/samples_videomme_2024-06-20T10-11-12.123456.jsonl": "videomme",
+		"20250101_120000_samples_mvbench.jsonl":                    "mvbench",
+		"results.jsonl":                                            "results",
+	} {
+		if got := TaskName(in); got != want {
+			t.Errorf("TaskName(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

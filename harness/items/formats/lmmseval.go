@@ -1,0 +1,384 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/answer"
+	"github.com/vidscreen/vidscreen/harness/items"
+)
+
+// LMMSEval is lmms-eval's --log_samples output, in every layout its
+// evaluator has written: v0.2.0-v0.2.3's <task>.json (one object whose logs
+// list holds the samples); samples_<task>_<ISO time>.jsonl (v0.2.3) and
+// <YYYYmmdd_HHMMSS>_samples_<task>.jsonl (v0.2.4 on), one sample per line
+// with doc_id, target and filtered_resps, plus up to v0.3 doc (the
+// benchmark's own record) and since v0.4 input (the prompt) and the task's
+// metric object instead; since v0.7 filtered_resps is a bare string when
+// the task makes one request per document.
+func LMMSEval() items.Format {
+	return items.Format{
+		Name:  "lmms-eval",
+		Title: "lmms-eval samples",
+		Files: "<YYYYmmdd_HHMMSS>_samples_<task>.jsonl, samples_<task>_<time>.jsonl, or v0.2's <task>.json with a logs list",
+		Detect: func(path string, head []byte) bool {
+			if isLogsObject(head) {
+				return true
+			}
+			line, _ := items.FirstLine(head)
+			return len(line) > 0 && line[0] == '{' && bytes.Contains(line, []byte(`"filtered_resps"`)) && bytes.Contains(line, []byte(`"doc_id"`))
+		},
+		Read: readLMMSEvalFiles,
+	}
+}
+
+func readLMMSEvalFiles(ctx context.Context, paths []string, opt items.Options) (*items.Result, error) {
+	res := &items.Result{}
+	for _, p := range paths {
+		rows, err := ReadLMMSEval(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, rows...)
+	}
+	return res, nil
+}
+
+// ReadLMMSEval reads one lmms-eval samples file in any of its layouts.
+func ReadLMMSEval(ctx context.Context, path string) ([]items.Row, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, items.OpenError(path, err)
+	}
+	return readLMMSEvalBytes(ctx, b, path)
+}
+
+// readLMMSEvalBytes reads the bytes b of the samples file path.
+func readLMMSEvalBytes(ctx context.Context, b []byte, path string) ([]items.Row, error) {
+	if isLogsObject(b) {
+		return readLMMSEvalLogs(ctx, b, path)
+	}
+	line, _ := items.FirstLine(b)
+	if len(line) > 0 && line[0] != '{' || len(line) == 0 {
+		return nil, &harness.ParseError{File: path, Line: 1, Err: fmt.Errorf("%w: expected lmms-eval's samples (one JSON object per line), found %s", harness.ErrSyntax, items.Describe(path, b))}
+	}
+	if !json.Valid(line) && json.Valid(bytes.TrimSpace(b)) {
+		return nil, &harness.ParseError{File: path, Line: 1, Err: fmt.Errorf("%w: expected lmms-eval's samples (one JSON object per line), found %s", harness.ErrSyntax, items.Describe(path, b))}
+	}
+	task := TaskName(path)
+	var rows []items.Row
+	err := items.ReadLines(bufio.NewReader(bytes.NewReader(b)), path, func(l []byte, n int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m, err := items.DecodeLine(l, path, n)
+		if err != nil {
+			return err
+		}
+		row, err := lmmsRow(m, path, task, n, 0)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	return rows, err
+}
+
+// sampleName finds the task in lmms-eval's file names:
+// samples_<task>_<ISO time>.jsonl (and <time>_samples_<task>.jsonl in later
+// releases).
+var sampleName = regexp.MustCompile(`samples_(.+?)(?:_\d{4}-\d{2}-\d{2}T[0-9.:\-]+)?$`)
+
+// TaskName is the benchmark an lmms-eval samples file belongs to, from its
+// name; the base name without extension when it does not follow the
+// pattern.
+func TaskName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if m := sampleName.FindStringSubmatch(base); m != nil {
+		return m[1]
+	}
+	return base
+}
+
+// isLogsObject says whether b opens lmms-eval's v0.2 <task>.json: an
+// object with a logs list (head may be cut short, so it is not parsed).
+func isLogsObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n\ufeff")
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	i := bytes.Index(b, []byte(`"logs"`))
+	if i < 0 {
+		return false
+	}
+	rest := bytes.TrimLeft(b[i+len(`"logs"`):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	return len(rest) > 0 && rest[0] == '['
+}
+
+// readLMMSEvalLogs reads the <task>.json lmms-eval v0.2.0-v0.2.3 wrote
+// with --log_samples: one object {"args", "model_configs", "logs": [...],
+// "time"}. An error names the sample as a row (logs[0] is row 1).
+func readLMMSEvalLogs(ctx context.Context, b []byte, name string) ([]items.Row, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var top struct {
+		Logs []json.RawMessage `json:"logs"`
+	}
+	if err := d.Decode(&top); err != nil {
+		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: not lmms-eval's <task>.json object with logs: %v", harness.ErrSyntax, err)}
+	}
+	task := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	rows := make([]items.Row, 0, len(top.Logs))
+	for i, raw := range top.Logs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var m map[string]any
+		if err := d.Decode(&m); err != nil || m == nil {
+			return nil, &harness.ParseError{File: name, Row: i + 1, Field: "logs", Err: fmt.Errorf("%w: want each sample as an object", harness.ErrFieldType)}
+		}
+		row, err := lmmsRow(m, name, task, 0, i+1)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// lmmsRow reads one sample of an lmms-eval log, at line (a JSON Lines
+// file) or rec (the logs of a <task>.json).
+func lmmsRow(m map[string]any, name, task string, line, rec int) (items.Row, error) {
+	fail := func(field string, err error) error {
+		return &harness.ParseError{File: name, Line: line, Row: rec, Field: field, Err: err}
+	}
+	source := fmt.Sprintf("%s:%d", name, line)
+	if line == 0 {
+		source = fmt.Sprintf("%s: row %d", name, rec)
+	}
+	row := items.Row{Source: source, File: name, Line: line, Rec: rec, Benchmark: task, Choice: -1}
+	if s, ok := items.Text(m["doc_id"]); ok {
+		row.DocID = s
+	}
+	metricName, metric := metricObject(m)
+	if dv, hasDoc := m["doc"]; hasDoc {
+		docv, ok := dv.(map[string]any)
+		if !ok {
+			return items.Row{}, fail("doc", fmt.Errorf("%w: want the document as an object", harness.ErrFieldType))
+		}
+		if err := rowFromDoc(items.NewRecord(docv), m, &row); err != nil {
+			return items.Row{}, err
+		}
+	} else if err := rowFromLog(m, metricName, metric, &row); err != nil {
+		return items.Row{}, err
+	}
+	row.Gold = strings.TrimSpace(row.Gold)
+	if fr, ok := m["filtered_resps"]; ok {
+		row.HasPrediction, row.ReplyField = true, "filtered_resps"
+		lls, err := sampleReply(fr, &row)
+		if err != nil {
+			return items.Row{}, fail("filtered_resps", fmt.Errorf("%w: %v", harness.ErrFieldType, err))
+		}
+		// One log-likelihood per option: more or fewer is another
+		// task's log, or options read wrong, and the best of them
+		// would name the wrong option.
+		if lls > 0 && len(row.Options) > 0 && lls != len(row.Options) {
+			return items.Row{}, fail("filtered_resps", fmt.Errorf("%w: %d log-likelihoods for %d options: want one per option", harness.ErrAnswerRange, lls, len(row.Options)))
+		}
+	}
+	// The task's own parse of the reply (Video-MME's pred_answer) is
+	// what the task scored: use it, so that the accuracy is the one
+	// lmms-eval reported; "" is its unparsed reply.
+	if pa, ok := metric["pred_answer"].(string); ok && row.Choice < 0 {
+		row.HasPrediction = true
+		row.Reply = strings.TrimSpace(pa)
+		row.ReplyFrom = metricName + ".pred_answer"
+		row.ReplyField = row.ReplyFrom
+	}
+	return row, nil
+}
+
+// rowFromDoc fills row from the benchmark's record that lmms-eval up to
+// v0.3 logs as doc.
+func rowFromDoc(doc items.Record, m map[string]any, row *items.Row) error {
+	row.ItemsFrom = "doc"
+	row.ID = doc.ID()
+	if row.ID == "" {
+		row.ID = row.DocID
+	}
+	row.Video, row.VideoFrom = doc.Video()
+	row.Question = doc.Question()
+	row.Task = doc.Task()
+	row.Duration, row.DurationGroup = doc.Duration()
+	opts, field, err := doc.Options()
+	if err != nil {
+		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: "doc." + field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
+	}
+	row.Options = opts
+	row.Gold, row.GoldIndex = doc.GoldAnswer()
+	if row.Gold == "" {
+		row.Gold, row.GoldIndex = items.NewRecord(m).Gold("target")
+	}
+	return nil
+}
+
+// rowFromLog fills row from a line without doc (lmms-eval since v0.4):
+// the question and lettered options from input, the prompt the model was
+// given; the id, video, task and duration from the task's metric object
+// (Video-MME's videomme_perception_score); the gold from target, else the
+// metric object's answer.
+func rowFromLog(m map[string]any, metricName string, metric items.Record, row *items.Row) error {
+	fail := func(field string, err error) error {
+		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: field, Err: err}
+	}
+	row.ItemsFrom = "input"
+	if metricName != "" {
+		row.ItemsFrom = "input and " + metricName
+	}
+	in, ok := m["input"]
+	if !ok {
+		return fail("input", fmt.Errorf("%w: a line without doc must hold the prompt (input) to read the question and options from", harness.ErrMissingField))
+	}
+	prompt, ok := in.(string)
+	if !ok {
+		return fail("input", fmt.Errorf("%w: got %T, want the prompt as text", harness.ErrFieldType, in))
+	}
+	row.Question, row.Options = parsePrompt(prompt)
+	if len(row.Options) < 2 {
+		return fail("input", fmt.Errorf("%w: the prompt holds no run of lettered options (\"A. ...\", \"B. ...\" lines); a multiple-choice item needs at least two", harness.ErrTooFewOptions))
+	}
+	row.ID = metric.ID()
+	if row.ID == "" {
+		row.ID = row.DocID
+	}
+	row.Video, row.VideoFrom = metric.Video()
+	if row.Video == "" {
+		// Video-MME before v0.6 logs no video: its question ids are
+		// <video number>-<question>, the number standing for the video.
+		if g := videoNumber.FindStringSubmatch(row.ID); g != nil {
+			row.Video, row.VideoFrom = g[1], "the question id"
+		}
+	}
+	row.Task = metric.Task()
+	row.Duration, row.DurationGroup = metric.Duration()
+	row.Gold, row.GoldIndex = items.NewRecord(m).Gold("target")
+	if row.Gold == "" {
+		row.Gold, row.GoldIndex = metric.GoldAnswer()
+	}
+	return nil
+}
+
+var videoNumber = regexp.MustCompile(`^(\d+)-\d+$`)
+
+// metricObject finds the task's metric object in a line: the first, by
+// name, object-valued field other than doc that holds an id or the task's
+// parse of the reply.
+func metricObject(m map[string]any) (string, items.Record) {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		obj, ok := m[k].(map[string]any)
+		if !ok || k == "doc" {
+			continue
+		}
+		r := items.NewRecord(obj)
+		if _, _, ok := r.First("pred_answer", "id", "question_id", "qid", "q_uid", "uid", "index"); ok {
+			return k, r
+		}
+	}
+	return "", items.Record{}
+}
+
+// parsePrompt reads a multiple-choice prompt as lmms-eval's tasks write it
+// (Video-MME: an instruction line, the question, one "A. text" line per
+// option, then the post prompt): the options are the first run of lines
+// lettered A, B, C, ... in order, and the question is the last line before
+// them that is not "Options:" (the lines above it are the instruction).
+func parsePrompt(p string) (question string, options []string) {
+	q, opts := items.OptionsInQuestion(p)
+	if len(opts) < 2 {
+		return "", nil
+	}
+	lines := strings.Split(q, "\n")
+	return strings.TrimSpace(lines[len(lines)-1]), opts
+}
+
+// sampleReply reads filtered_resps: a generated reply (a string, possibly
+// nested in lists), or per option a [log-likelihood, is-greedy] pair whose
+// largest log-likelihood is the model's choice; lls is the number of
+// pairs (0 for a generated reply).
+func sampleReply(v any, row *items.Row) (lls int, err error) {
+	if s, ok := v.(string); ok {
+		row.Reply = s // since v0.7, one request's reply unwrapped
+		return 0, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return 0, fmt.Errorf("got %T, want the reply, a list of replies or of [log-likelihood, is-greedy] pairs", v)
+	}
+	if len(list) == 0 {
+		return 0, nil // no reply: counted as unparsed
+	}
+	if pair, ok := list[0].([]any); ok && len(pair) == 2 {
+		if _, num := pair[0].(json.Number); num {
+			best, bestLL := -1, 0.0
+			for i, e := range list {
+				p, ok := e.([]any)
+				if !ok || len(p) == 0 {
+					return 0, fmt.Errorf("entry %d: want a [log-likelihood, is-greedy] pair", i)
+				}
+				n, ok := p[0].(json.Number)
+				ll, err := n.Float64()
+				if !ok || err != nil {
+					return 0, fmt.Errorf("entry %d: log-likelihood %v is not a number", i, p[0])
+				}
+				if best < 0 || ll > bestLL {
+					best, bestLL = i, ll
+				}
+			}
+			if len(list) > answer.MaxOptions {
+				return 0, fmt.Errorf("%d log-likelihoods: more than %d options", len(list), answer.MaxOptions)
+			}
+			row.Choice = best
+			return len(list), nil
+		}
+	}
+	for {
+		switch x := list[0].(type) {
+		case string:
+			row.Reply = x
+			return 0, nil
+		case []any:
+			if len(x) == 0 {
+				return 0, nil
+			}
+			list = x
+		default:
+			s, ok := items.Text(x)
+			if !ok {
+				return 0, fmt.Errorf("reply of type %T", x)
+			}
+			row.Reply = s
+			return 0, nil
+		}
+	}
+}

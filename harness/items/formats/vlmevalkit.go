@@ -1,0 +1,397 @@
+package formats
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/items"
+)
+
+// VLMEvalKit is VLMEvalKit's tables: a dataset's TSV (index, video,
+// question, the options as A, B, ... columns or a candidates list, answer)
+// and a model's results, outputs/<model>/<model>_<dataset>.xlsx (the
+// default), .tsv, .csv or, with PRED_FORMAT=json, .json (the rows as an
+// array of objects), the dataset's columns followed by prediction.
+func VLMEvalKit() items.Format {
+	return items.Format{
+		Name:  "vlmevalkit",
+		Title: "VLMEvalKit table",
+		Files: "outputs/<model>/<model>_<dataset>.xlsx (.tsv, .csv, or .json with PRED_FORMAT=json), or a dataset's <dataset>.tsv",
+		Detect: func(path string, head []byte) bool {
+			switch strings.ToLower(filepath.Ext(path)) {
+			case ".xlsx":
+				return bytes.HasPrefix(head, []byte("PK\x03\x04"))
+			case ".tsv", ".csv":
+				line, _ := items.FirstLine(head)
+				cols := headerColumns(path, line)
+				return cols["index"] && cols["question"]
+			case ".json":
+				b := bytes.TrimLeft(head, " \t\r\n\ufeff")
+				return len(b) > 0 && b[0] == '[' && bytes.Contains(b, []byte(`"index"`)) && bytes.Contains(b, []byte(`"question"`))
+			}
+			return false
+		},
+		Read: func(ctx context.Context, paths []string, opt items.Options) (*items.Result, error) {
+			res := &items.Result{}
+			for _, p := range paths {
+				rows, err := ReadVLMEvalKit(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				res.Rows = append(res.Rows, rows...)
+			}
+			return res, nil
+		},
+	}
+}
+
+// headerColumns lower-cases the names of a table's header line.
+func headerColumns(path string, line []byte) map[string]bool {
+	sep := ","
+	if strings.EqualFold(filepath.Ext(path), ".tsv") {
+		sep = "\t"
+	}
+	cols := map[string]bool{}
+	for _, c := range strings.Split(string(line), sep) {
+		cols[strings.ToLower(strings.Trim(strings.TrimSpace(c), `"`))] = true
+	}
+	return cols
+}
+
+// DatasetName is the benchmark of a VLMEvalKit file: the dataset in
+// outputs/<model>/<model>_<dataset>.xlsx, the model (the parent folder)
+// stripped from the name so that two models' files for one dataset are one
+// benchmark; the base name when it does not follow that pattern.
+func DatasetName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	model := filepath.Base(filepath.Dir(path))
+	if model != "." && model != "/" && strings.HasPrefix(base, model+"_") && len(base) > len(model)+1 {
+		return base[len(model)+1:]
+	}
+	return base
+}
+
+// ReadVLMEvalKit reads one VLMEvalKit table, choosing by the file name.
+func ReadVLMEvalKit(ctx context.Context, path string) ([]items.Row, error) {
+	var rows []items.Row
+	var err error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".xlsx":
+		rows, err = readXLSX(ctx, path)
+	case ".json":
+		rows, err = readJSONRecords(ctx, path)
+	default:
+		var f *os.File
+		if f, err = os.Open(path); err != nil {
+			return nil, items.OpenError(path, err)
+		}
+		defer f.Close()
+		rows, err = ReadDelimited(ctx, f, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	bench := DatasetName(path)
+	for i := range rows {
+		if rows[i].Benchmark == "" {
+			rows[i].Benchmark = bench
+		}
+	}
+	return rows, nil
+}
+
+// expected names VLMEvalKit's layout for a file's extension, in errors.
+func expected(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".xlsx":
+		return "VLMEvalKit's result workbook (.xlsx)"
+	case ".json":
+		return "VLMEvalKit's PRED_FORMAT=json results (a JSON array of row objects)"
+	case ".tsv":
+		return "VLMEvalKit's tab-separated table"
+	}
+	return "VLMEvalKit's comma-separated table"
+}
+
+// wrongLayout is a file that is not the VLMEvalKit layout its name says.
+func wrongLayout(path string) error {
+	head, err := items.Head(path)
+	if err != nil {
+		return err
+	}
+	return &harness.ParseError{File: path, Err: fmt.Errorf("%w: expected %s, found %s", harness.ErrSyntax, expected(path), items.Describe(path, head))}
+}
+
+// ReadDelimited reads a VLMEvalKit table written as TSV (its data files,
+// and results saved with a .tsv suffix) or CSV: a header row, then one row
+// per question.
+func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, error) {
+	cr := csv.NewReader(r)
+	if strings.EqualFold(filepath.Ext(name), ".tsv") {
+		cr.Comma = '\t'
+	}
+	cr.LazyQuotes = true
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: the table is empty", harness.ErrNoItems)}
+	}
+	if err != nil {
+		return nil, &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	t, err := newTable(header, name)
+	if err != nil {
+		return nil, err
+	}
+	var rows []items.Row
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cells, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		}
+		m, err := t.cells(cells, line, 0)
+		if err != nil {
+			return nil, err
+		}
+		row, err := t.row(m, fmt.Sprintf("%s:%d", name, line), line, 0)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+}
+
+// readXLSX reads the first sheet of a VLMEvalKit result workbook. Rows are
+// numbered as a spreadsheet shows them, the header being row 1.
+func readXLSX(ctx context.Context, path string) ([]items.Row, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, items.OpenError(path, err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		return nil, wrongLayout(path)
+	}
+	defer f.Close()
+	sheets := f.GetSheetList()
+	if len(sheets) == 0 {
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: the workbook has no sheet", harness.ErrNoItems)}
+	}
+	it, err := f.Rows(sheets[0])
+	if err != nil {
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: sheet %q: %v", harness.ErrSyntax, sheets[0], err)}
+	}
+	defer it.Close()
+	var t *table
+	var rows []items.Row
+	for n := 1; it.Next(); n++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cells, err := it.Columns()
+		if err != nil {
+			return nil, &harness.ParseError{File: path, Row: n, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		}
+		if t == nil {
+			if t, err = newTable(cells, path); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(strings.Join(cells, "")) == 0 {
+			continue // a blank row
+		}
+		m, err := t.cells(cells, 0, n)
+		if err != nil {
+			return nil, err
+		}
+		row, err := t.row(m, fmt.Sprintf("%s: row %d", path, n), 0, n)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	if t == nil {
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: the sheet is empty", harness.ErrNoItems)}
+	}
+	return rows, it.Error()
+}
+
+// readJSONRecords reads PRED_FORMAT=json results: the table's rows as one
+// JSON array of objects (pandas' records, indented). Python's json writes
+// a missing cell as NaN, which is no JSON: it is read as null. Row n is
+// the array's n-th object.
+func readJSONRecords(ctx context.Context, path string) ([]items.Row, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, items.OpenError(path, err)
+	}
+	if t := bytes.TrimLeft(b, " \t\r\n\ufeff"); len(t) == 0 || t[0] != '[' {
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: expected %s, found %s", harness.ErrSyntax, expected(path), items.Describe(path, b))}
+	}
+	if !utf8.Valid(b) {
+		return nil, &harness.ParseError{File: path, Err: harness.ErrInvalidUTF8}
+	}
+	d := json.NewDecoder(bytes.NewReader(nanToNull(bytes.TrimPrefix(b, []byte("\ufeff")))))
+	d.UseNumber()
+	var recs []map[string]any
+	if err := d.Decode(&recs); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &harness.ParseError{File: path, Line: 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		}
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: expected %s: %v", harness.ErrSyntax, expected(path), err)}
+	}
+	var header []string
+	seen := map[string]bool{}
+	for _, r := range recs {
+		for k := range r {
+			if lk := strings.ToLower(strings.TrimSpace(k)); !seen[lk] {
+				seen[lk] = true
+				header = append(header, k)
+			}
+		}
+	}
+	t, err := newTable(header, path)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]items.Row, 0, len(recs))
+	for i, r := range recs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return nil, &harness.ParseError{File: path, Row: i + 1, Err: fmt.Errorf("%w: want each row as an object", harness.ErrFieldType)}
+		}
+		m := items.NewRecord(r)
+		for k, v := range m {
+			if list, ok := v.([]any); ok && k != "options" && k != "candidates" && k != "choices" {
+				m[k] = fmt.Sprint(list)
+			}
+		}
+		row, err := t.row(m, fmt.Sprintf("%s: row %d", path, i+1), 0, i+1)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// nanToNull replaces the bare NaN, Infinity and -Infinity tokens Python's
+// json module writes outside strings with null.
+func nanToNull(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			out = append(out, c)
+			if c == '\\' && i+1 < len(b) {
+				out = append(out, b[i+1])
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr = true
+		case bytes.HasPrefix(b[i:], []byte("NaN")):
+			out, i = append(out, "null"...), i+2
+			continue
+		case bytes.HasPrefix(b[i:], []byte("-Infinity")):
+			out, i = append(out, "null"...), i+8
+			continue
+		case bytes.HasPrefix(b[i:], []byte("Infinity")):
+			out, i = append(out, "null"...), i+7
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// A table maps a header row to the fields of a Row.
+type table struct {
+	name    string
+	columns []string // lower-cased header
+	hasPred bool
+}
+
+func newTable(header []string, name string) (*table, error) {
+	t := &table{name: name}
+	rec := items.Record{}
+	for _, h := range header {
+		c := strings.ToLower(strings.TrimSpace(h))
+		t.columns = append(t.columns, c)
+		rec[c] = "x"
+	}
+	if !rec.HasQuestion() {
+		if rec.Has("doc_id", "filtered_resps", "doc", "target") {
+			return nil, &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: this is an lmms-eval samples file, not a VLMEvalKit table: use `vidscreen import lmms-eval`", harness.ErrNotAFile)}
+		}
+		return nil, &harness.ParseError{File: name, Line: 1, Field: "question", Err: fmt.Errorf("%w: expected %s with a question column, found the columns %q", harness.ErrMissingField, expected(name), header)}
+	}
+	t.hasPred = rec.HasPrediction()
+	return t, nil
+}
+
+// cells maps a table row's cells to its columns; line (CSV, TSV) or rec
+// (xlsx) locates it.
+func (t *table) cells(cells []string, line, rec int) (items.Record, error) {
+	m := items.Record{}
+	for i, c := range cells {
+		if i >= len(t.columns) || t.columns[i] == "" {
+			continue
+		}
+		if !utf8.ValidString(c) {
+			return nil, &harness.ParseError{File: t.name, Line: line, Row: rec, Field: t.columns[i], Err: harness.ErrInvalidUTF8}
+		}
+		m[t.columns[i]] = c
+	}
+	return m, nil
+}
+
+// row reads one data row.
+func (t *table) row(r items.Record, source string, line, rec int) (items.Row, error) {
+	row := items.Row{Source: source, File: t.name, Line: line, Rec: rec, Choice: -1, GoldIndex: -1, HasPrediction: t.hasPred}
+	row.ID = r.ID()
+	row.Benchmark = r.Benchmark()
+	row.Video, row.VideoFrom = r.Video()
+	row.Question = r.Question()
+	row.Task = r.Task()
+	row.Duration, row.DurationGroup = r.Duration()
+	var field string
+	var err error
+	if row.Options, field, err = r.Options(); err != nil {
+		return items.Row{}, &harness.ParseError{File: t.name, Line: line, Row: rec, Field: field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
+	}
+	row.Gold, _ = r.GoldAnswer()
+	row.GoldIndex = -1
+	row.Reply, row.ReplyField = r.Prediction(), "prediction"
+	return row, nil
+}
