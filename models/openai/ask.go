@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,7 +157,17 @@ func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error
 		no := false
 		r.ContinueFinalMessage, r.AddGenerationPrompt = true, &no
 	}
-	return r.appendJSON(nil), nil
+	size := 256
+	for _, m := range msgs {
+		size += len(m.Content) + 64
+		for _, p := range m.Parts {
+			size += len(p.Text) + 64
+			if p.Image != nil {
+				size += base64.StdEncoding.EncodedLen(len(p.Image.Data)) + len(p.Image.MIME)
+			}
+		}
+	}
+	return r.appendJSON(make([]byte, 0, size)), nil
 }
 
 // fetch returns the server's 2xx reply to body: from the store when it has

@@ -73,3 +73,23 @@ func BenchmarkAskGroups(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChatBody measures what the client does to each request before
+// sending it, without the server: write the 32-frame body and hash it for
+// the store.
+func BenchmarkChatBody(b *testing.B) {
+	q := benchGroups(b, 1, 32, 1)[0].Queries[0]
+	order, _ := q.check()
+	c := newTestClient(b, openaitest.New(openaitest.Config{}), Config{})
+	var n int
+	for b.Loop() {
+		body, err := c.chatBody(q.messages(order, true), true, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = requestKey("/chat/completions", body)
+		n = len(body)
+	}
+	b.SetBytes(int64(n))
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+}

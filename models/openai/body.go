@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"strconv"
 )
@@ -62,7 +61,7 @@ func (m Message) appendJSON(b []byte) []byte {
 			b = append(b, `{"type":"image_url","image_url":{"url":`...)
 			prefix := appendString(nil, "data:"+p.Image.MIME+";base64,")
 			b = append(b, prefix[:len(prefix)-1]...) // the string stays open for the base64
-			b = base64.StdEncoding.AppendEncode(b, p.Image.Data)
+			b = p.Image.appendBase64(b)
 			b = append(b, `"}}`...)
 		} else {
 			b = append(b, `{"type":"text","text":`...)

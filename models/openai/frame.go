@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -129,9 +130,18 @@ func spans(in, out int) [][]tap {
 	return res
 }
 
-// newImage wraps encoded bytes, with their digest for prefix accounting.
+// newImage wraps encoded bytes, with their digest for prefix accounting and
+// their base64 for the request bodies.
 func newImage(mime string, data []byte) *Image {
-	return &Image{MIME: mime, Data: data, digest: sha256.Sum256(data)}
+	return &Image{MIME: mime, Data: data, digest: sha256.Sum256(data), b64: base64.StdEncoding.AppendEncode(nil, data)}
+}
+
+// appendBase64 appends Data in base64.
+func (im *Image) appendBase64(b []byte) []byte {
+	if im.b64 != nil {
+		return append(b, im.b64...)
+	}
+	return base64.StdEncoding.AppendEncode(b, im.Data)
 }
 
 // sum is the image's SHA-256, computed once where the package made the

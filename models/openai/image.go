@@ -14,6 +14,7 @@ type Image struct {
 	Data []byte
 
 	digest [32]byte // SHA-256 of Data where this package encoded it; zero otherwise
+	b64    []byte   // Data in base64, where this package encoded it: a frame goes in many requests
 }
 
 // DataURL is the image as a data: URL.
