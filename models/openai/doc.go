@@ -43,7 +43,10 @@
 // issues their queries in order, a group's all before the next group's
 // first, with up to Config.MaxConcurrent in flight, so a prefix cache holds
 // a video's frames while its questions are asked. Results come back in the
-// same order and do not depend on the concurrency. Its Stats count
+// same order and do not depend on the concurrency. AskStream does the same
+// for groups a caller yields one at a time (next) and takes back in order
+// (done), at most 2*MaxConcurrent+1 open at once, so a run over 500K items
+// keeps only the open videos' frames in memory. Their Stats count
 // requests (RequestsPerSecond), retries, store hits, images sent, and the
 // queries whose frames equal an earlier query's in the group (PrefixShare).
 //

@@ -99,59 +99,165 @@ func (c *counters) storeHit() {
 }
 
 // AskGroups asks every query of every group and returns the results in the
-// groups' order and, within each, the queries' order. Queries are issued in
-// that order, group after group, with up to Config.MaxConcurrent in flight:
-// a group's queries are all sent before the next group's first, so that
-// the server sees a video's requests together. A query that fails has its
+// groups' order and, within each, the queries' order, as AskStream does
+// (see there for the order requests go out in). A query that fails has its
 // error in its result and the others go on; once ctx ends, the queries not
-// yet sent fail with ctx.Err(). The answers do not depend on MaxConcurrent.
+// yet answered fail with ctx.Err(). The answers do not depend on
+// MaxConcurrent.
 func (c *Client) AskGroups(ctx context.Context, groups []Group) ([][]QueryResult, Stats) {
-	start := time.Now()
-	st := &counters{}
-	res := make([][]QueryResult, len(groups))
-	var stats Stats
-	type job struct{ g, q int }
-	jobs := make(chan job)
-	for g := range groups {
-		res[g] = make([]QueryResult, len(groups[g].Queries))
-		stats.Queries += len(groups[g].Queries)
-		w, s := prefixCounts(groups[g].Queries)
-		stats.WithImages += w
-		stats.SharedPrefix += s
+	res := make([][]QueryResult, 0, len(groups))
+	i := 0
+	next := func() (Group, bool, error) {
+		if i == len(groups) {
+			return Group{}, false, nil
+		}
+		i++
+		return groups[i-1], true, nil
 	}
+	stats, _ := c.AskStream(ctx, next, func(_ Group, r []QueryResult) error {
+		res = append(res, r)
+		return nil
+	})
+	for len(res) < len(groups) { // ctx ended before every group was read
+		g := groups[len(res)]
+		r := make([]QueryResult, len(g.Queries))
+		for q := range r {
+			r[q].Err = ctx.Err()
+		}
+		res = append(res, r)
+	}
+	return res, stats
+}
+
+// AskStream asks the groups next yields, a video at a time, and hands each
+// group's results to done, in the order next yielded the groups and, within
+// a group, the queries' order. Queries are sent in that order, with up to
+// Config.MaxConcurrent in flight: a group's queries all go out before the
+// next group's first, so the server sees a video's requests together and its
+// prefix cache holds the frames while they are asked. next is called only
+// when a worker is free and at most 2*MaxConcurrent+1 groups are open
+// (yielded, not yet done), so a caller that decodes and encodes each video's
+// frames inside next keeps only those groups' frames in memory.
+//
+// next and done are called from one goroutine at a time (next from the
+// feeder, done from AskStream's own); a query that fails has its error in
+// its result and the others go on. An error from next or done stops the
+// stream: no more groups are read, the queries in flight are cancelled, and
+// AskStream returns that error once its goroutines have ended. When ctx ends
+// the queries not yet answered fail with ctx.Err() and AskStream returns
+// ctx.Err().
+func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error), done func(Group, []QueryResult) error) (Stats, error) {
+	start := time.Now()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	st := &counters{}
+	type open struct {
+		g         Group
+		res       []QueryResult
+		remaining atomic.Int64
+		done      chan struct{}
+	}
+	type job struct {
+		o *open
+		q int
+	}
+	window := 2*c.cfg.MaxConcurrent + 1
+	slots := make(chan struct{}, window)
+	opened := make(chan *open, window)
+	jobs := make(chan job)
+	var stats Stats // the feeder's counts, read after it has ended
+	var feedErr error
+	go func() { // the feeder: reads groups and hands out their queries in order
+		defer close(opened)
+		defer close(jobs)
+		for {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			g, ok, err := next()
+			if err != nil {
+				feedErr = err
+				cancel(err)
+				return
+			}
+			if !ok {
+				return
+			}
+			o := &open{g: g, res: make([]QueryResult, len(g.Queries)), done: make(chan struct{})}
+			o.remaining.Store(int64(len(g.Queries)))
+			stats.Queries += len(g.Queries)
+			w, sh := prefixCounts(g.Queries)
+			stats.WithImages += w
+			stats.SharedPrefix += sh
+			opened <- o
+			if len(g.Queries) == 0 {
+				close(o.done)
+				continue
+			}
+			for q := range g.Queries {
+				select {
+				case jobs <- job{o, q}:
+				case <-ctx.Done():
+					for ; q < len(g.Queries); q++ { // the rest fail unsent
+						o.res[q].Err = context.Cause(ctx)
+						if o.remaining.Add(-1) == 0 {
+							close(o.done)
+						}
+					}
+					return
+				}
+			}
+		}
+	}()
 	var wg sync.WaitGroup
-	for range min(c.cfg.MaxConcurrent, max(stats.Queries, 1)) {
+	for range c.cfg.MaxConcurrent {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r := &res[j.g][j.q]
-				if err := ctx.Err(); err != nil {
-					r.Err = err
-					continue
+				r := &j.o.res[j.q]
+				if ctx.Err() != nil {
+					r.Err = context.Cause(ctx)
+				} else {
+					r.Answer, r.Err = c.ask(ctx, j.o.g.Queries[j.q], st)
 				}
-				r.Answer, r.Err = c.ask(ctx, groups[j.g].Queries[j.q], st)
+				if j.o.remaining.Add(-1) == 0 {
+					close(j.o.done)
+				}
 			}
 		}()
 	}
-	for g := range groups {
-		for q := range groups[g].Queries {
-			jobs <- job{g, q}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	for g := range res {
-		for q := range res[g] {
-			if res[g][q].Err != nil {
-				stats.Failed++
+	var doneErr error
+	failed := 0
+	for o := range opened {
+		<-o.done
+		for _, r := range o.res {
+			if r.Err != nil {
+				failed++
 			}
 		}
+		if doneErr == nil {
+			if err := done(o.g, o.res); err != nil {
+				doneErr = err
+				cancel(err)
+			}
+		}
+		<-slots
 	}
+	wg.Wait()
+	stats.Failed = failed
 	stats.Requests, stats.Retries = st.requests.Load(), st.retries.Load()
 	stats.StoreHits, stats.Images = st.storeHits.Load(), st.images.Load()
 	stats.Elapsed = time.Since(start)
-	return res, stats
+	switch {
+	case feedErr != nil:
+		return stats, feedErr
+	case doneErr != nil:
+		return stats, doneErr
+	}
+	return stats, ctx.Err()
 }
 
 // prefixCounts counts a group's queries with frames, and those whose frames

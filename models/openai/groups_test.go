@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -111,5 +112,106 @@ func TestAskGroupsFailsQueriesAlone(t *testing.T) {
 		if (r.Err != nil) != (q == 3) {
 			t.Errorf("query %d: err %v", q, r.Err)
 		}
+	}
+}
+
+// AskStream reads groups only as workers free up, keeps at most
+// 2*MaxConcurrent+1 open, and hands them back in order.
+func TestAskStreamBoundsOpenGroupsAndKeepsOrder(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Delay: 1e6})
+	defer srv.Close()
+	groups := testGroups(t, 12)
+	c := newTestClient(t, srv, Config{MaxConcurrent: 2})
+	read, delivered, peak := 0, 0, 0
+	next := func() (Group, bool, error) {
+		if read == len(groups) {
+			return Group{}, false, nil
+		}
+		read++
+		peak = max(peak, read-delivered)
+		return groups[read-1], true, nil
+	}
+	stats, err := c.AskStream(context.Background(), next, func(g Group, res []QueryResult) error {
+		if g.Name != groups[delivered].Name || len(res) != len(g.Queries) {
+			t.Errorf("delivered %s as group %d", g.Name, delivered)
+		}
+		for _, r := range res {
+			if r.Err != nil || r.Answer.Choice != 1 {
+				t.Errorf("%s: %+v", g.Name, r)
+			}
+		}
+		delivered++
+		return nil
+	})
+	if err != nil || delivered != 12 || stats.Queries != 12*9 || stats.Failed != 0 {
+		t.Fatalf("err %v, %d delivered, stats %+v", err, delivered, stats)
+	}
+	if peak > 5 {
+		t.Errorf("%d groups open at once, limit 5", peak)
+	}
+}
+
+func TestAskStreamStopsOnAnError(t *testing.T) {
+	stop := errors.New("disk full")
+	tests := []struct {
+		name      string
+		failNext  int // the group next fails on, -1 never
+		failDone  int // the group done fails on, -1 never
+		wantDone  int
+		wantError error
+	}{
+		{name: "next fails", failNext: 3, failDone: -1, wantDone: 3, wantError: stop},
+		{name: "done fails", failNext: -1, failDone: 1, wantDone: 2, wantError: stop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := openaitest.New(openaitest.Config{Answer: believes("blue")})
+			defer srv.Close()
+			groups := testGroups(t, 8)
+			c := newTestClient(t, srv, Config{MaxConcurrent: 1})
+			read, done := 0, 0
+			next := func() (Group, bool, error) {
+				if read == tt.failNext {
+					return Group{}, false, stop
+				}
+				if read == len(groups) {
+					return Group{}, false, nil
+				}
+				read++
+				return groups[read-1], true, nil
+			}
+			_, err := c.AskStream(context.Background(), next, func(Group, []QueryResult) error {
+				done++
+				if done-1 == tt.failDone {
+					return stop
+				}
+				return nil
+			})
+			if !errors.Is(err, tt.wantError) || done > tt.wantDone {
+				t.Errorf("err %v after %d groups done, want %v after at most %d", err, done, tt.wantError, tt.wantDone)
+			}
+			if read == len(groups) {
+				t.Errorf("every group was read despite the error")
+			}
+		})
+	}
+}
+
+func TestAskGroupsAfterCancel(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: believes("blue")})
+	defer srv.Close()
+	c := newTestClient(t, srv, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, _ := c.AskGroups(ctx, testGroups(t, 3))
+	for g := range res {
+		for q, r := range res[g] {
+			if !errors.Is(r.Err, context.Canceled) {
+				t.Errorf("group %d query %d: %v", g, q, r.Err)
+			}
+		}
+	}
+	if len(res) != 3 || len(srv.Requests()) != 0 {
+		t.Errorf("%d groups, %d requests", len(res), len(srv.Requests()))
 	}
 }
