@@ -33,13 +33,16 @@ type selectSummary struct {
 	Rounds      []release.Round         `json:"rounds"`
 	Residual    []release.LevelResidual `json:"residual"`
 	Shortfall   string                  `json:"shortfall,omitempty"`
+	// LMMSEval and VLMEvalKit are where the exports went, when asked.
+	LMMSEval   string `json:"lmms_eval,omitempty"`
+	VLMEvalKit string `json:"vlmevalkit,omitempty"`
 }
 
 func newSelectCommand() *command {
 	return &command{
 		name:  "select",
 		short: "compose a benchmark from a screened audit, red-team it and release it under a lockfile",
-		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3] [--videos ROOT] [--models DIR]",
+		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3] [--videos ROOT] [--models DIR] [--export-lmms-eval DIR] [--export-vlmevalkit FILE.tsv]",
 		long: `Select builds a release from the items screening keeps in the run directory RUN of a
 finished audit (Video-Index 5.2-5.3). It reads the screen in RUN/screen (or --screen DIR),
 which "vidscreen screen RUN" writes; when there is none, it screens the run itself with
@@ -95,6 +98,17 @@ letter-prefixed or meta options keep their order) and its answer updated. DIR re
                  the composition, caps and relaxations, the gate's rounds and the
                  residual exploitability per level and attacker
 
+--export-lmms-eval DIR writes the release as an lmms-eval task directory as well: its items
+as a local dataset (dataset.jsonl), utils.py, six tasks (<prefix>_video, the video file;
+_1fps, _64frame, _32frame, _8frame, frames at one per second under those caps; _blind,
+question and options only under four seeded option orders) in the group <prefix> (the
+release name with _ for -), accuracy overall and per capability group, and a README.md:
+lmms_eval --include_path DIR --tasks <prefix>, with VIDSCREEN_VIDEOS naming the video root.
+--export-vlmevalkit FILE.tsv writes it as a VLMEvalKit video MCQ table (index, question_id,
+video, video_path, question, candidates as a Python list, answer as a letter, task_type,
+category, duration), which vidscreen import vlmevalkit FILE.tsv --benchmark <release>
+reads back. See docs/select.md.
+
 The release name is "vidscreen-" and the first 16 hex digits of the SHA-256 of the
 lockfile (without its name): the same run, screen, flags and seed give the same name and
 byte-identical files at any --workers; anything else gives another name. Select prints a
@@ -105,10 +119,12 @@ the pool does not hold.`,
 			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events"}},
 			{"Caps", []string{"cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold"}},
 			{"Red-team gate and run control", []string{"rounds", "seed", "workers"}},
-			{"Output", []string{"out"}},
+			{"Output", []string{"out", "export-lmms-eval", "export-vlmevalkit"}},
 		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the release to `DIR` (required)")
+			exportLMMS := fs.String("export-lmms-eval", "", "also write the release as an lmms-eval task directory `DIR`")
+			exportVLM := fs.String("export-vlmevalkit", "", "also write the release as a VLMEvalKit video MCQ table `FILE.tsv`")
 			budget := fs.Int("budget", 0, "compose a release of `N` items")
 			hardest := fs.Int("hardest", 0, "take the `K` hardest items per --per group instead of a composition")
 			per := fs.String("per", release.PerGroup, "what --hardest takes K items of: `group`, task or benchmark")
@@ -142,6 +158,9 @@ the pool does not hold.`,
 				}
 				if *out == "" {
 					return &usageError{"--out DIR is required"}
+				}
+				if *exportVLM != "" && !strings.EqualFold(filepath.Ext(*exportVLM), ".tsv") {
+					return &usageError{fmt.Sprintf("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", *exportVLM)}
 				}
 				if *rounds < 0 {
 					return &usageError{fmt.Sprintf("--rounds %d: want 0 or more", *rounds)}
@@ -272,12 +291,19 @@ the pool does not hold.`,
 				if readers != nil && readers.uncaptioned > 0 {
 					fmt.Fprintf(env.stderr, "vidscreen select: %s found no captions for %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", captionsReader, readers.uncaptioned, readers.items, *videos)
 				}
+				exports, err := prepareExports(ctx, r, *exportLMMS, *exportVLM)
+				if err != nil {
+					return err
+				}
 				if err := r.Write(*out); err != nil {
+					return err
+				}
+				if err := exports.write(ctx); err != nil {
 					return err
 				}
 				res := selectSummary{Release: r.Name, Out: *out, Items: len(r.Items), Pool: len(pool.Candidates),
 					Relaxations: len(r.Lockfile.Relaxations), Rounds: r.Gated.Rounds, Residual: r.Gated.Residual.Levels,
-					Shortfall: r.Lockfile.Shortfall}
+					Shortfall: r.Lockfile.Shortfall, LMMSEval: *exportLMMS, VLMEvalKit: *exportVLM}
 				enc := json.NewEncoder(env.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(res)

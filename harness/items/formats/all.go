@@ -10,6 +10,7 @@ func All() []items.Format {
 	return []items.Format{
 		LMMSEval(),
 		VLMEvalKit(),
+		LMMSEvalTask(),
 		VideoMME(),
 		NExTQA(),
 		EgoSchema(),

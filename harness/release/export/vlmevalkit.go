@@ -1,0 +1,71 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+
+	"github.com/vidscreen/vidscreen/harness/answer"
+	"github.com/vidscreen/vidscreen/harness/release"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
+)
+
+// VLMEvalKitColumns are the columns of the exported table, in order. index,
+// video, question, candidates and answer are what VLMEvalKit's video
+// multiple-choice datasets read (video_base.py requires index, video and
+// question; videomme.py and mvbench.py read candidates with eval and score
+// against answer); question_id keeps the release's item id; video_path is
+// the file relative to the video root, as Video-MME's table has it;
+// task_type and category (the capability group) are the columns its
+// evaluators break scores down by; duration is in seconds.
+var VLMEvalKitColumns = []string{"index", "question_id", "video", "video_path", "question", "candidates", "answer", "task_type", "category", "duration"}
+
+// VLMEvalKit writes r's items to path as a VLMEvalKit video MCQ table
+// (tab-separated, a header row, then one row per item in release order):
+// candidates are the option texts as a Python list literal, answer the
+// gold's letter (A for the first candidate). A blank cell is a field the
+// item does not have.
+func VLMEvalKit(ctx context.Context, r *release.Release, path string) error {
+	data, err := VLMEvalKitTable(ctx, r)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(path, data); err != nil {
+		return fmt.Errorf("VLMEvalKit export: %w", err)
+	}
+	return nil
+}
+
+// VLMEvalKitTable is the table VLMEvalKit writes, as bytes.
+func VLMEvalKitTable(ctx context.Context, r *release.Release) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Comma = '\t'
+	if err := w.Write(VLMEvalKitColumns); err != nil {
+		return nil, err
+	}
+	for k, it := range r.Items {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(it.Options) > answer.MaxOptions || it.Answer < 0 || it.Answer >= len(it.Options) {
+			return nil, fmt.Errorf("VLMEvalKit export: item %s: %d options, answer %d: not a released item", it.ID, len(it.Options), it.Answer)
+		}
+		duration := ""
+		if it.Duration != nil {
+			duration = strconv.FormatFloat(*it.Duration, 'f', -1, 64)
+		}
+		row := []string{strconv.Itoa(k), it.ID, it.Video, it.VideoPath, it.Question, pyList(it.Options),
+			answer.Letter(it.Answer), it.Task, it.Group, duration}
+		if err := w.Write(row); err != nil {
+			return nil, fmt.Errorf("VLMEvalKit export: item %s: %w", it.ID, err)
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return nil, fmt.Errorf("VLMEvalKit export: %w", err)
+	}
+	return b.Bytes(), nil
+}
