@@ -106,8 +106,8 @@ release name with _ for -), accuracy overall and per capability group, and a REA
 lmms_eval --include_path DIR --tasks <prefix>, with VIDSCREEN_VIDEOS naming the video root.
 --export-vlmevalkit FILE.tsv writes it as a VLMEvalKit video MCQ table (index, question_id,
 video, video_path, question, candidates as a Python list, answer as a letter, task_type,
-category, duration), which vidscreen import vlmevalkit FILE.tsv --benchmark <release>
-reads back. See docs/select.md.
+category, duration). Both import back: vidscreen import lmms-eval-task DIR/dataset.jsonl,
+vidscreen import vlmevalkit FILE.tsv --benchmark <release>. See docs/select.md.
 
 The release name is "vidscreen-" and the first 16 hex digits of the SHA-256 of the
 lockfile (without its name): the same run, screen, flags and seed give the same name and

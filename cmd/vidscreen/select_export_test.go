@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -87,21 +88,36 @@ func TestSelectExports(t *testing.T) {
 		t.Fatalf("import vlmevalkit: exit %d: %s", code, stderr)
 	}
 	sameItems(t, "vlmevalkit", released, back)
-	// The lmms-eval dataset back through vidscreen import.
-	back = filepath.Join(dir, "back-lmms.jsonl")
-	code, _, stderr := runCmd("import", "lmms-eval-task", filepath.Join(lm1, export.DatasetFile), "--out", back, "--benchmark", one.Release)
-	if code != 0 && strings.Contains(stderr, "unknown tool") {
-		t.Skip("vidscreen import does not take the formats of harness/items/formats yet: " + stderr)
+	// The lmms-eval dataset back through vidscreen import, named after the
+	// release it holds, with group, clip bounds and meta too; auto finds
+	// its format.
+	for _, format := range []string{"lmms-eval-task", "auto"} {
+		back = filepath.Join(dir, "back-"+format+".jsonl")
+		if code, _, stderr := runCmd("import", format, filepath.Join(lm1, export.DatasetFile), "--out", back); code != 0 {
+			t.Fatalf("import %s: exit %d: %s", format, code, stderr)
+		}
+		got := sameItems(t, format, released, back)
+		for i, w := range released {
+			g := got[i]
+			if g.Group != w.Group || !reflect.DeepEqual(g.Start, w.Start) || !reflect.DeepEqual(g.End, w.End) || !sameJSON(g.Meta, w.Meta) {
+				t.Errorf("%s: item %s: group %q, clip %v-%v, meta %s; want %q, %v-%v, %s", format, w.ID, g.Group, g.Start, g.End, g.Meta, w.Group, w.Start, w.End, w.Meta)
+			}
+		}
 	}
-	if code != 0 {
-		t.Fatalf("import lmms-eval-task: exit %d: %s", code, stderr)
+}
+
+// sameJSON reports whether a and b hold the same JSON value.
+func sameJSON(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
 	}
-	sameItems(t, "lmms-eval-task", released, back)
+	var va, vb any
+	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
 }
 
 // sameItems compares the items of file with want on every field of the
 // item schema that the import writes.
-func sameItems(t *testing.T, format string, want []*harness.Item, file string) {
+func sameItems(t *testing.T, format string, want []*harness.Item, file string) []*harness.Item {
 	t.Helper()
 	got, err := harness.ReadFiles(context.Background(), []string{file}, harness.ReadOptions{})
 	if err != nil {
@@ -123,6 +139,7 @@ func sameItems(t *testing.T, format string, want []*harness.Item, file string) {
 			t.Errorf("%s: item %d back as\n%+v\nwant\n%+v", format, i, g, w)
 		}
 	}
+	return got
 }
 
 // TestSelectExportRefusals: a bad export is refused before anything is

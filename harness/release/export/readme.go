@@ -51,7 +51,6 @@ func readme(r *release.Release, prefix string, ms []metric) string {
 	b.WriteString("\"answer is X\", else the text of exactly one option, else a bare option number counted from 1. A reply\n")
 	b.WriteString("that names no option counts as wrong. The per-document records (`--log_samples`) hold the letter\n")
 	b.WriteString("read (`pred`, empty when none) and the gold.\n\n")
-	b.WriteString("## Back into vidscreen\n\nvidscreen reads `" + DatasetFile + "` back as the release's items: it is the import format\n")
-	b.WriteString("`lmms-eval-task`.\n")
+	b.WriteString("## Back into vidscreen\n\n`vidscreen import lmms-eval-task " + DatasetFile + " --out ITEMS.jsonl` gives the release's items back.\n")
 	return b.String()
 }
