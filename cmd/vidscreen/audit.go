@@ -187,7 +187,7 @@ docs/audit.md.`,
 					if rep != nil {
 						menv.stderr = rep.Warnings("vidscreen audit: ")
 					}
-					ms, err := openAuditModels(*modelsDir, *device, budget, video || *refModel, &menv)
+					ms, err := openAuditModels(*modelsDir, *device, budget, video || *refModel, *out, &menv)
 					if err != nil {
 						return err
 					}

@@ -5,104 +5,68 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
-// servedFake answers chat completions as a served lm_reader and vlm_reader
-// would: the first token's top log-probabilities favour the letter of the
-// longest option (ties: the first), so the answer of every model reader
-// follows from its item. It records each request's body; failing, when
-// set, answers 500 to the requests whose text holds it.
-type servedFake struct {
-	*httptest.Server
-	mu      sync.Mutex
-	bodies  []map[string]any
-	failing string
-}
-
-func newServedFake(t *testing.T, failing string) *servedFake {
-	f := &servedFake{failing: failing}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.mu.Unlock()
-		text, _ := requestParts(body)
-		if f.failing != "" && strings.Contains(text, f.failing) {
-			http.Error(w, `{"error": {"message": "engine dead"}}`, 500)
-			return
-		}
-		best, bestLen := "A", -1
-		for _, line := range strings.Split(text, "\n") {
-			if len(line) > 2 && line[0] >= 'A' && line[0] <= 'Z' && line[1] == '.' && len(line) > bestLen {
-				best, bestLen = line[:1], len(line)
-			}
-		}
-		other := "A"
-		if best == "A" {
-			other = "B"
-		}
-		top := []map[string]any{{"token": best, "logprob": math.Log(0.6)}, {"token": " " + best, "logprob": math.Log(0.1)}, {"token": other, "logprob": math.Log(0.2)}}
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"logprobs": map[string]any{"content": []any{map[string]any{"token": best, "logprob": math.Log(0.6), "top_logprobs": top}}}}}})
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-// requestParts returns a request's text and its image count, and whether
-// every image comes before the first text.
-func requestParts(body map[string]any) (text string, images int) {
-	var b strings.Builder
-	msgs, _ := body["messages"].([]any)
-	for _, m := range msgs {
-		switch c := m.(map[string]any)["content"].(type) {
-		case string:
-			b.WriteString(c)
-		case []any:
-			for _, p := range c {
-				pm := p.(map[string]any)
-				if pm["type"] == "image_url" {
-					images++
-				} else if s, ok := pm["text"].(string); ok {
-					b.WriteString(s)
-				}
-			}
+// longestOption is a served model that favours the letter of the longest
+// option shown (ties: the first), so the answer of every model reader
+// follows from its item whatever the order its options are shown in.
+func longestOption(r *openaitest.Request) openaitest.Reply {
+	best, bestLen := "A", -1
+	for _, line := range strings.Split(r.User(), "\n") {
+		if len(line) > 2 && line[0] >= 'A' && line[0] <= 'P' && line[1] == '.' && len(line) > bestLen {
+			best, bestLen = line[:1], len(line)
 		}
 	}
-	return b.String(), images
+	other := "A"
+	if best == "A" {
+		other = "B"
+	}
+	return openaitest.Reply{Top: map[string]float64{best: 0.6, " " + best: 0.1, other: 0.2, "x": 0.1}}
 }
 
-// servedModels writes a models directory whose roles are modelsDir's, with
-// lm_reader and vlm_reader served at url (their key in the variable
+// longest is the index of an item's longest option (ties: the first).
+func longest(options []string) int32 {
+	want := 0
+	for j, o := range options {
+		if len(o) > len(options[want]) {
+			want = j
+		}
+	}
+	return int32(want)
+}
+
+// servedModels writes a models directory whose roles are modelsDir's (none
+// when modelsDir is ""), with lm_reader and, where vlm is set, vlm_reader
+// served at url with conc requests in flight (their key in the variable
 // VIDSCREEN_TEST_KEY).
-func servedModels(t *testing.T, modelsDir, url string) string {
+func servedModels(t *testing.T, modelsDir, url string, conc int, vlm bool) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(modelsDir, models.ManifestFile))
-	if err != nil {
-		t.Fatal(err)
+	man := map[string]map[string]json.RawMessage{"roles": {}}
+	if modelsDir != "" {
+		b, err := os.ReadFile(filepath.Join(modelsDir, models.ManifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &man); err != nil {
+			t.Fatal(err)
+		}
 	}
-	var man map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(b, &man); err != nil {
-		t.Fatal(err)
+	roles := map[string]string{"lm_reader": "fake-lm"}
+	if vlm {
+		roles["vlm_reader"] = "fake-vl"
 	}
-	for role, name := range map[string]string{"lm_reader": "fake-lm", "vlm_reader": "fake-vl"} {
-		man["roles"][role] = json.RawMessage(fmt.Sprintf(`{"server": %q, "server_model": %q, "server_retries": 1, "server_api_key_env": "VIDSCREEN_TEST_KEY"}`, url+"/v1", name))
+	for role, name := range roles {
+		man["roles"][role] = json.RawMessage(fmt.Sprintf(`{"server": %q, "server_model": %q, "server_retries": 1, "server_concurrency": %d, "server_api_key_env": "VIDSCREEN_TEST_KEY"}`, url, name, conc))
 	}
 	dir := filepath.Join(t.TempDir(), "models")
 	os.MkdirAll(dir, 0o755)
@@ -112,7 +76,7 @@ func servedModels(t *testing.T, modelsDir, url string) string {
 			os.Symlink(filepath.Join(modelsDir, e.Name()), filepath.Join(dir, e.Name()))
 		}
 	}
-	b, _ = json.Marshal(man)
+	b, _ := json.Marshal(man)
 	os.WriteFile(filepath.Join(dir, models.ManifestFile), b, 0o644)
 	return dir
 }
@@ -121,8 +85,11 @@ func servedModels(t *testing.T, modelsDir, url string) string {
 func runWithKey(key string, args ...string) (int, string, string) {
 	var o, e bytes.Buffer
 	env := &environment{stdin: strings.NewReader(""), stdout: &o, stderr: &e, getenv: func(k string) string {
-		if k == "VIDSCREEN_TEST_KEY" {
+		switch k {
+		case "VIDSCREEN_TEST_KEY":
 			return key
+		case models.LibraryEnv:
+			return os.Getenv(k)
 		}
 		return ""
 	}}
@@ -141,8 +108,9 @@ const servedKey = "sk-served-test-secret-1234"
 // names the served models; stages.json counts the served roles.
 func TestAuditServedReaders(t *testing.T) {
 	items, root, modelsDir := videoFixture(t)
-	srv := newServedFake(t, "")
-	dir := servedModels(t, modelsDir, srv.URL)
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
+	defer srv.Close()
+	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, true)
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1")
 	if code != 0 {
@@ -150,18 +118,19 @@ func TestAuditServedReaders(t *testing.T) {
 	}
 	byImages := map[int]int{}
 	var optionsOnly, blind int
-	for _, b := range srv.bodies {
-		text, n := requestParts(b)
+	reqs := srv.Requests()
+	for _, r := range reqs {
+		text, n := r.User(), r.Images()
 		byImages[n]++
-		if b["max_tokens"] != 1.0 || b["temperature"] != 0.0 || b["top_logprobs"] != 20.0 {
-			t.Errorf("request parameters %v %v %v", b["max_tokens"], b["temperature"], b["top_logprobs"])
+		if r.MaxTokens != 1 || *r.Temperature != 0 || r.TopLogprobs != 20 || !r.ContinueFinalMessage {
+			t.Errorf("request parameters: max_tokens %d, top_logprobs %d, prefill %v", r.MaxTokens, r.TopLogprobs, r.ContinueFinalMessage)
+		}
+		if (n > 0) != (r.Model == "fake-vl") {
+			t.Errorf("a request of %d images to %s", n, r.Model)
 		}
 		switch {
 		case n == 0 && !strings.Contains(text, "Question:"):
 			optionsOnly++
-			if b["model"] != "fake-lm" {
-				t.Errorf("an options-only prompt to %v", b["model"])
-			}
 		case n == 0:
 			blind++
 		}
@@ -188,12 +157,7 @@ func TestAuditServedReaders(t *testing.T) {
 	}
 	scored := 0
 	for i, r := range rows {
-		want := int32(0)
-		for j, o := range r.Options {
-			if len(o) > len(r.Options[want]) {
-				want = int32(j)
-			}
-		}
+		want := longest(r.Options)
 		if r.OptP != want || r.BlindP != want {
 			t.Errorf("item %d: options-reader %d, blind-reader %d; the server favours %d", i, r.OptP, r.BlindP, want)
 		}
@@ -224,7 +188,8 @@ func TestAuditServedReaders(t *testing.T) {
 	var stages struct {
 		Served []struct {
 			Role     string  `json:"role"`
-			Prompts  int     `json:"prompts"`
+			Queries  int     `json:"queries"`
+			Requests int     `json:"requests"`
 			Images   int     `json:"images"`
 			Rate     float64 `json:"requests_per_second"`
 			Share    float64 `json:"prefix_share"`
@@ -238,15 +203,111 @@ func TestAuditServedReaders(t *testing.T) {
 	}
 	total := 0
 	for _, s := range stages.Served {
-		total += s.Prompts
-		if s.Prompts == 0 || s.Rate <= 0 || s.Mode != "logprobs" || s.Failures != 0 {
+		total += s.Requests
+		if s.Queries == 0 || s.Rate <= 0 || s.Mode != "logprobs" || s.Failures != 0 {
 			t.Errorf("stages.json: %+v", s)
 		}
 		if s.Role == "vlm_reader" && (s.Images == 0 || s.Share <= 0) {
 			t.Errorf("stages.json: the vlm_reader sent %d images, prefix share %g", s.Images, s.Share)
 		}
 	}
-	if total != len(srv.bodies) {
-		t.Errorf("stages.json counts %d prompts, the server got %d requests", total, len(srv.bodies))
+	if total != len(reqs) {
+		t.Errorf("stages.json counts %d requests, the server got %d", total, len(reqs))
+	}
+
+	// A run killed once every reply was stored, before any cache or output
+	// was written, resumed: it asks the server nothing and writes what the
+	// whole run wrote.
+	resumed := filepath.Join(t.TempDir(), "resumed")
+	os.MkdirAll(filepath.Join(resumed, runs.CacheDir), 0o755)
+	for _, f := range []string{runs.ConfigFile, filepath.Join(runs.CacheDir, ServedStoreFile)} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(resumed, f), b, 0o644)
+	}
+	srv.Reset()
+	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", resumed, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1"); code != 0 {
+		t.Fatalf("resumed audit: exit %d\n%s", code, stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the resumed run sent %d requests, want none", n)
+	}
+	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+		a, _ := os.ReadFile(filepath.Join(out, f))
+		b, _ := os.ReadFile(filepath.Join(resumed, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the run and its resumption", f)
+		}
+	}
+}
+
+// TestAuditServedFaults: on a text audit with a served lm_reader, the
+// items whose requests the server fails after its retries fail alone (the
+// readers guess on them, the others are answered from the server); the
+// outputs are the same at 1 and 8 requests in flight; a server refusing
+// every request stops the run with exit 1, naming its URL and message.
+func TestAuditServedFaults(t *testing.T) {
+	items := demoSubset(t, 40)
+	var first struct {
+		Question string `json:"question"`
+	}
+	b, _ := os.ReadFile(items)
+	json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &first)
+	failing := func(r *openaitest.Request, attempt int) openaitest.Fault {
+		if strings.Contains(r.User(), first.Question) {
+			return openaitest.Fault{Status: 503}
+		}
+		return openaitest.Fault{}
+	}
+	type row struct {
+		Options []string `parquet:"options,list"`
+		OptP    int32    `parquet:"options_reader_pred"`
+		OptG    bool     `parquet:"options_reader_abstained"`
+		BlindP  int32    `parquet:"blind_reader_pred"`
+		BlindG  bool     `parquet:"blind_reader_abstained"`
+	}
+	var outs []string
+	for _, conc := range []int{1, 8} {
+		srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption, Fault: failing})
+		defer srv.Close()
+		out := filepath.Join(t.TempDir(), fmt.Sprintf("conc%d", conc))
+		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--models", servedModels(t, "", srv.BaseURL(), conc, false), "--levels", "option,text")
+		if code != 0 {
+			t.Fatalf("concurrency %d: exit %d\n%s", conc, code, stderr)
+		}
+		rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		guessed := 0
+		for i, r := range rows {
+			if r.BlindG {
+				guessed++
+				continue
+			}
+			if r.BlindP != longest(r.Options) || !r.OptG && r.OptP != longest(r.Options) {
+				t.Errorf("item %d: options-reader %d, blind-reader %d; the server favours %d", i, r.OptP, r.BlindP, longest(r.Options))
+			}
+		}
+		if guessed == 0 || guessed == len(rows) {
+			t.Errorf("concurrency %d: %d of %d items guessed by blind-reader; want those of the failing question only", conc, guessed, len(rows))
+		}
+		outs = append(outs, out)
+	}
+	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+		a, _ := os.ReadFile(filepath.Join(outs[0], f))
+		b, _ := os.ReadFile(filepath.Join(outs[1], f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between concurrency 1 and 8", f)
+		}
+	}
+
+	refusing := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Fault: func(*openaitest.Request, int) openaitest.Fault { return openaitest.Fault{Status: 401} }})
+	defer refusing.Close()
+	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", filepath.Join(t.TempDir(), "refused"), "--models", servedModels(t, "", refusing.BaseURL(), 8, false), "--levels", "option,text")
+	if code != 1 || !strings.Contains(stderr, refusing.BaseURL()) || !strings.Contains(stderr, "injected fault 401") {
+		t.Errorf("a server refusing everything: exit %d, want 1 naming its URL and message:\n%s", code, stderr)
 	}
 }

@@ -66,8 +66,9 @@ func (m *auditModels) Close() error {
 // and a decoder set per device (NVDEC on that GPU). A role the manifest
 // lacks is left out (its attackers are skipped, naming it); a malformed
 // manifest, role or file is bad input; a missing ONNX Runtime is a failure
-// of the run.
-func openAuditModels(dir, device string, budget uint64, video bool, env *environment) (*auditModels, error) {
+// of the run. A served role's replies are kept in runDir's response store
+// (none when runDir is "").
+func openAuditModels(dir, device string, budget uint64, video bool, runDir string, env *environment) (*auditModels, error) {
 	gdevs, runtimeDevice, err := auditDevices(device, env)
 	if err != nil {
 		return nil, err
@@ -94,6 +95,10 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		return nil, err
 	}
 	out := &auditModels{devices: pool}
+	store := servedStore(runDir)
+	if store != nil {
+		out.closes = append(out.closes, store.Close)
+	}
 	fail := func(err error) (*auditModels, error) {
 		out.Close()
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
@@ -133,7 +138,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 			if !espec.Served() {
 				return fail(fmt.Errorf("lm_reader entry %d is ONNX files and entry 1 a server; an audit's lm_reader entries are all served or all ONNX", k+1))
 			}
-			cfg, err := servedConfig(m, models.RoleLMReader, k, espec, env)
+			cfg, err := servedConfig(m, models.RoleLMReader, k, espec, store, env)
 			if err != nil {
 				out.Close()
 				return nil, err
@@ -223,7 +228,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		short = max(short, inputSide(cfg))
 	}
 	if spec, ok := m.Roles[models.RoleCaptioner]; ok && spec.Served() {
-		cfg, err := servedConfig(m, models.RoleCaptioner, 0, spec, env)
+		cfg, err := servedConfig(m, models.RoleCaptioner, 0, spec, store, env)
 		if err != nil {
 			out.Close()
 			return nil, err
@@ -278,7 +283,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		}
 		v.VLM = vlm
 	} else if ok && spec.Served() && len(v.ImageText) > 0 {
-		r, name, err := openServedVLM(m, models.RoleVLMReader, spec, env)
+		r, name, err := openServedVLM(m, models.RoleVLMReader, spec, store, env)
 		if err != nil {
 			out.Close()
 			return nil, err
@@ -286,7 +291,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		out.served = append(out.served, r)
 		// Its frames come from the one decode pass, at a short side from
 		// which the served size is shrunk, never enlarged.
-		v.VLM, v.VLMName, v.VLMSize = r, name, decode.Size{Short: served.LongSide}
+		v.VLM, v.VLMName, v.VLMSize = r, name, decode.Size{Short: served.DecodeShort}
 	}
 	// screen_reader, the funnel's smaller VLM (Video-Index 5.1), answers
 	// its 32-frame steps: full-video-reader's frames in order and
@@ -313,13 +318,13 @@ func openAuditModels(dir, device string, budget uint64, video bool, env *environ
 		}
 		v.Screen = sr
 	} else if ok && spec.Served() && v.VLM != nil {
-		r, name, err := openServedVLM(m, models.RoleScreenReader, spec, env)
+		r, name, err := openServedVLM(m, models.RoleScreenReader, spec, store, env)
 		if err != nil {
 			out.Close()
 			return nil, err
 		}
 		out.served = append(out.served, r)
-		v.Screen, v.ScreenName, v.ScreenSize = r, name, decode.Size{Short: served.LongSide}
+		v.Screen, v.ScreenName, v.ScreenSize = r, name, decode.Size{Short: served.DecodeShort}
 	}
 	if len(v.ImageText) == 0 {
 		v = nil

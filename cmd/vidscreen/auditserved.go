@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/harness/answer"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
@@ -19,9 +20,9 @@ import (
 // key read from the variable server_api_key_env names. The key is held in
 // memory only; what names the role in config.json and the cache keys is
 // served.Name, which holds neither the key nor its variable.
-func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, env *environment) (served.Config, error) {
+func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, store *served.Store, env *environment) (served.Config, error) {
 	s := spec.ServerSettings()
-	cfg := served.Config{Role: string(role), Server: s}
+	cfg := served.Config{Role: string(role), Server: s, Store: store, ParseReply: parseReply}
 	if k > 0 {
 		cfg.Role = fmt.Sprintf("%s#%d", role, k+1)
 	}
@@ -80,7 +81,7 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 		s := r.Stats().Snapshot()
 		line := servedStage{StatsSnapshot: s, RequestsPerSecond: s.RequestsPerSecond(), PrefixShare: s.PrefixShare()}
 		lines = append(lines, line)
-		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "prompts", s.Prompts, "failed", s.Failed, "images", s.Images,
+		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill)
 	}
 	b, err := json.Marshal(lines)
@@ -96,8 +97,8 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 }
 
 // openServedVLM opens a served vlm_reader or screen_reader and its name.
-func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, env *environment) (*served.VLM, string, error) {
-	cfg, err := servedConfig(m, role, 0, spec, env)
+func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, store *served.Store, env *environment) (*served.VLM, string, error) {
+	cfg, err := servedConfig(m, role, 0, spec, store, env)
 	if err != nil {
 		return nil, "", err
 	}
@@ -106,4 +107,25 @@ func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, e
 		return nil, "", fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	return r, served.Name(string(role), cfg.Server), nil
+}
+
+// parseReply reads a served reader's generated reply (a server without
+// log-probabilities) by the answer rules of harness/answer, as the
+// predictions of outside models are read.
+func parseReply(reply string, options []string) int {
+	i, _ := answer.Parse(reply, options)
+	return i
+}
+
+// ServedStoreFile is the served roles' response store inside a run's cache
+// folder: every reply, appended before it is used, so a killed run resumed
+// asks its servers nothing twice.
+const ServedStoreFile = "served-replies.store"
+
+// servedStore is the response store of the run in runDir (nil for none).
+func servedStore(runDir string) *served.Store {
+	if runDir == "" {
+		return nil
+	}
+	return served.NewStore(filepath.Join(runDir, runs.CacheDir, ServedStoreFile))
 }

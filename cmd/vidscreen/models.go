@@ -171,21 +171,33 @@ says which files were expected.`,
 						fmt.Fprintf(env.stderr, "vidscreen models check: %s\n", note)
 					}
 				}
-				if _, err := models.LoadManifest(dir); err != nil {
+				man, err := models.LoadManifest(dir)
+				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
 				rep, err := models.CheckRoles(ctx, dir, models.RuntimeOptions{Device: *device, Threads: *threads, Log: env.stderr, Getenv: env.getenv}, roles)
 				if rep == nil {
 					return err
 				}
+				sroles := roles
+				if *roleList == "" {
+					sroles = append(slices.Clone(roles), models.OptionalRoles...)
+				}
+				served := checkServed(ctx, man, sroles, env)
 				if *asJSON {
 					enc := json.NewEncoder(env.stdout)
 					enc.SetIndent("", "  ")
-					if werr := enc.Encode(rep); werr != nil {
+					if werr := enc.Encode(struct {
+						*models.CheckReport
+						Served []servedCheck `json:"served,omitempty"`
+					}{rep, served}); werr != nil {
 						return werr
 					}
-				} else if werr := rep.WriteText(env.stdout); werr != nil {
+				} else if werr := errors.Join(rep.WriteText(env.stdout), writeServedChecks(env.stdout, served)); werr != nil {
 					return werr
+				}
+				if n := servedProblems(served); n > 0 && err == nil {
+					return fmt.Errorf("%w: models check %s: %d served entr%s with a problem (see the report)", errBadInput, dir, n, map[bool]string{true: "y", false: "ies"}[n == 1])
 				}
 				if err != nil {
 					if ctx.Err() != nil {

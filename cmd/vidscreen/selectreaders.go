@@ -123,7 +123,7 @@ func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environ
 	if !wantVLM && !wantCaptions {
 		return nil, func() {}, nil
 	}
-	am, err := openAuditModels(dir, device, 0, true, env)
+	am, err := openAuditModels(dir, device, 0, true, "", env)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,8 @@ package served
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -22,20 +24,19 @@ const DefaultCaptionTokens = 48
 // Captioner is a served captioner: a features.Captioner whose captions a
 // server's vision-language model writes, one request per frame.
 type Captioner struct {
-	client    *openai.Client
+	client    *lazyClient
 	stats     *Stats
 	maxTokens int
 	// seed is sent with each request, so a server that honours seeds
 	// (vLLM) writes the same caption each run.
-	seed   int64
-	images *imageMemo
-	conc   int
+	seed int64
+	conc int
 }
 
 // NewCaptioner opens a served captioner; maxTokens bounds a caption (0:
 // DefaultCaptionTokens).
 func NewCaptioner(cfg Config, maxTokens int, seed int64) (*Captioner, error) {
-	c, err := newClient(cfg)
+	c, err := newLazyClient(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func NewCaptioner(cfg Config, maxTokens int, seed int64) (*Captioner, error) {
 		maxTokens = DefaultCaptionTokens
 	}
 	return &Captioner{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), maxTokens: maxTokens, seed: seed,
-		images: newImageMemo(mapSeed()), conc: cfg.Server.Concurrency}, nil
+		conc: cfg.Server.Concurrency}, nil
 }
 
 // Stats returns the captioner's counts.
@@ -53,7 +54,7 @@ func (c *Captioner) Stats() *Stats { return c.stats }
 // frame the server failed gets an empty caption (counted under Failed),
 // which the caption attackers see as a frame with nothing written.
 func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame) ([]models.Caption, error) {
-	b, err := packFrames(ctx, frames)
+	client, err := c.client.get()
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +64,9 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, max(1, c.conc))
 	for i := range frames {
-		im, _, err := c.images.encode(b, i)
+		im, err := openai.EncodeFrame(frames[i].Pix, frames[i].Width, frames[i].Height, frames[i].Stride)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("served: captioner: %w", err)
 		}
 		wg.Add(1)
 		slots <- struct{}{}
@@ -73,7 +74,7 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 			defer wg.Done()
 			defer func() { <-slots }()
 			msg := []openai.Message{{Role: "user", Parts: []openai.Part{{Image: im}, {Text: CaptionPrompt}}}}
-			out[i].Text, errs[i] = c.client.Generate(ctx, openai.GenerateRequest{Messages: msg, MaxTokens: c.maxTokens, Seed: c.seed})
+			out[i].Text, errs[i] = client.Generate(ctx, openai.GenerateRequest{Messages: msg, MaxTokens: c.maxTokens, Seed: c.seed})
 		}()
 	}
 	wg.Wait()
@@ -83,7 +84,10 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 		if err == nil {
 			continue
 		}
-		if !serverFailure(ctx, err) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !errors.Is(err, openai.ErrServer) {
 			return nil, err
 		}
 		failed++
@@ -91,8 +95,7 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 			first = err
 		}
 	}
-	c.stats.setMode("generate", false)
-	c.stats.record(len(frames), failed, len(frames), 0, time.Since(start), first)
+	c.stats.recordGenerate(len(frames), failed, time.Since(start), first)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
-	"strings"
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai"
@@ -14,18 +12,24 @@ import (
 // Protocol changes whenever what a served role is asked changes meaning
 // (the message layout, the frame size, the image encoding, the parameters),
 // so that answers cached under an earlier protocol are not reused.
-const Protocol = 1
+const Protocol = 2
 
 // Config says which role a server serves and how to reach it.
 type Config struct {
-	// Role is the role's name ("lm_reader", "vlm_reader", ...), for
-	// messages and Stats.
+	// Role is the role's name ("lm_reader", "vlm_reader", "lm_reader#2"),
+	// for messages and Stats.
 	Role string
 	// Server is the role's manifest entry, defaults filled in.
 	Server models.ServerSettings
 	// APIKey is the key read from Server.APIKeyEnv by the caller ("" for
 	// none); it goes to the server as a bearer token and nowhere else.
 	APIKey string
+	// Store, when set, holds every reply: a resumed run asks nothing twice.
+	Store *Store
+	// ParseReply reads a generated reply (a server without
+	// log-probabilities) into the option it names; nil reads a leading
+	// letter only.
+	ParseReply func(reply string, options []string) int
 }
 
 // Name names a served role's model for cache keys and config.json: the
@@ -33,56 +37,61 @@ type Config struct {
 // on another port answers the same), the key or the client's tuning
 // (concurrency, timeouts, retries change no answer).
 func Name(role string, s models.ServerSettings) string {
-	return fmt.Sprintf("served:%s:%s:protocol=%d:long_side=%d", role, s.Model, Protocol, LongSide)
+	return fmt.Sprintf("served:%s:%s:protocol=%d:long_side=%d:jpeg=%d", role, s.Model, Protocol, openai.FrameLongSide, openai.JPEGQuality)
 }
 
 // newClient opens the chat client of cfg.
-func newClient(cfg Config) (*openai.Client, error) {
+func newClient(cfg Config, store *openai.Store) (*openai.Client, error) {
 	s := cfg.Server
 	retries := s.Retries
 	if retries == 0 {
 		retries = -1 // the client's 0 means its default; the manifest's 0 means none
 	}
 	c, err := openai.New(openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: cfg.APIKey, AllowRemote: s.AllowRemote,
-		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout})
+		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout, Store: store, ParseReply: cfg.ParseReply})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Role, err)
 	}
 	return c, nil
 }
 
-// serverFailure reports whether err is the server's failure (a prompt's
-// own, the item fails with reason "server") rather than the run's (a
-// cancelled context, a prompt the caller built wrong).
-func serverFailure(ctx context.Context, err error) bool {
-	return err != nil && ctx.Err() == nil && !errors.Is(err, errPrompt)
-}
-
 // errPrompt marks a prompt this package cannot send: a caller's error.
 var errPrompt = errors.New("served: bad prompt")
 
-// splitAnswer cuts the trailing "Answer:" off a reader's prompt: the
-// readers' prompts end where the letter goes, and a chat model is given
-// that cue as the start of its own turn (the prefill), not as the user's
-// words.
-func splitAnswer(text string) (user, prefill string) {
-	const cue = "Answer:"
-	if u, ok := strings.CutSuffix(text, cue); ok {
-		return strings.TrimRight(u, " \n"), cue
+// ask sends one group of queries (one call's prompts: one video's, on the
+// VLM path) and turns the answers into rows of log-probabilities per
+// option; a query the server failed (openai.ErrServer) has no row (nil).
+// Anything else (a cancelled context) is the call's error, and so is a
+// server that has refused everything (Stats.Refused).
+func ask(ctx context.Context, lc *lazyClient, st *Stats, name string, qs []openai.Query) ([][]float64, error) {
+	c, err := lc.get()
+	if err != nil {
+		return nil, err
 	}
-	return text, ""
-}
-
-// messages writes a prompt as chat messages: the user's parts (images
-// first), with the answer cue left in the user's text until the client can
-// prefill the assistant turn.
-func messages(parts []openai.Part, user, prefill string) []openai.Message {
-	text := user
-	if prefill != "" {
-		text += "\n" + prefill
+	res, gst := c.AskGroups(ctx, []openai.Group{{Name: name, Queries: qs}})
+	out := make([][]float64, len(qs))
+	var first error
+	failed := 0
+	for i, r := range res[0] {
+		if r.Err != nil {
+			if !errors.Is(r.Err, openai.ErrServer) || ctx.Err() != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, r.Err
+			}
+			failed++
+			if first == nil {
+				first = r.Err
+			}
+			continue
+		}
+		st.setMode(r.Answer.Mode, r.Answer.Prefill)
+		out[i] = r.Answer.LogProbs
 	}
-	return []openai.Message{{Role: "user", Parts: append(parts, openai.Part{Text: text})}}
+	st.record(gst, failed, first)
+	if err := st.Refused(false); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
-
-// mapSeed is a fresh seed for the in-process hashes.
-func mapSeed() maphash.Seed { return maphash.MakeSeed() }

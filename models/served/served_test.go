@@ -2,118 +2,51 @@ package served
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
-	"net/http/httptest"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/openai"
+	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
-// fakeServer answers chat completions as a served reader would: the first
-// token's top log-probabilities put 0.7 on the letter of the option whose
-// text says "right" (0.1 each on two others), so the answer a test expects
-// follows from the prompt. fail, when it returns true for a request's text,
-// answers 500. It records every request's body.
-type fakeServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []map[string]any
-	fail   func(text string) bool
-}
-
-func newFakeServer(t *testing.T, fail func(string) bool) *fakeServer {
-	f := &fakeServer{fail: fail}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.mu.Unlock()
-		text := textOf(body)
-		if f.fail != nil && f.fail(text) {
-			http.Error(w, `{"error": {"message": "engine dead"}}`, 500)
-			return
-		}
-		if mt, _ := body["max_tokens"].(float64); mt > 1 {
-			fmt.Fprintf(w, `{"choices": [{"message": {"content": "a frame of %d bytes"}}]}`, len(text))
-			return
-		}
-		right := "Z"
-		for _, line := range strings.Split(text, "\n") {
-			if len(line) > 3 && line[1] == '.' && strings.Contains(line, "right") {
-				right = line[:1]
-			}
-		}
-		top := []map[string]any{{"token": right, "logprob": math.Log(0.7)}, {"token": " " + right, "logprob": math.Log(0.05)}, {"token": "B", "logprob": math.Log(0.1)}, {"token": "zzz", "logprob": math.Log(0.01)}}
-		if right == "B" {
-			top[2]["token"] = "A"
-		}
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"logprobs": map[string]any{"content": []any{map[string]any{"token": right, "logprob": math.Log(0.7), "top_logprobs": top}}}}}})
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-// textOf joins the text parts of a request's messages.
-func textOf(body map[string]any) string {
-	var b strings.Builder
-	msgs, _ := body["messages"].([]any)
-	for _, m := range msgs {
-		switch c := m.(map[string]any)["content"].(type) {
-		case string:
-			b.WriteString(c)
-		case []any:
-			for _, p := range c {
-				if s, ok := p.(map[string]any)["text"].(string); ok {
-					b.WriteString(s)
-				}
-			}
+// favourRight is a model that puts 0.7 on the letter of the option whose
+// text says "right" (0.05 more on " X"), 0.1 on another letter, so the
+// answer a test expects follows from the prompt.
+func favourRight(r *openaitest.Request) openaitest.Reply {
+	right := "Z"
+	for _, line := range strings.Split(r.User(), "\n") {
+		if len(line) > 3 && line[1] == '.' && strings.Contains(line, "right") {
+			right = line[:1]
 		}
 	}
-	return b.String()
-}
-
-// imagesOf counts a request's image parts and says whether they all come
-// before its first text part.
-func imagesOf(body map[string]any) (n int, first bool) {
-	first = true
-	text := false
-	for _, m := range body["messages"].([]any) {
-		c, ok := m.(map[string]any)["content"].([]any)
-		if !ok {
-			text = true
-			continue
-		}
-		for _, p := range c {
-			if p.(map[string]any)["type"] == "image_url" {
-				n++
-				first = first && !text
-			} else {
-				text = true
-			}
-		}
+	other := "B"
+	if right == "B" {
+		other = "A"
 	}
-	return n, first
+	return openaitest.Reply{Top: map[string]float64{right: 0.7, " " + right: 0.05, other: 0.1, "zzz": 0.15}}
 }
 
 func settings(url string, conc, retries int) models.ServerSettings {
-	return models.ServerSettings{URL: url + "/v1", Model: "fake-vl", Concurrency: conc, Timeout: 10 * time.Second, Retries: retries}
+	return models.ServerSettings{URL: url, Model: "test-model", Concurrency: conc, Timeout: 10 * time.Second, Retries: retries}
 }
 
-func prompt(right int, n int) string {
+// prompt writes a prompt as the harness does (attack's letterPrompt).
+func prompt(right, n int, question, context string) string {
 	var b strings.Builder
-	b.WriteString("Question: what happens?\nOptions:\n")
+	if context != "" {
+		b.WriteString(context + "\n")
+	}
+	if question != "" {
+		fmt.Fprintf(&b, "Question: %s\n", question)
+	}
+	b.WriteString("Options:\n")
 	for j := range n {
 		o := "wrong"
 		if j == right {
@@ -125,47 +58,73 @@ func prompt(right int, n int) string {
 	return b.String()
 }
 
-// TestLettersReadTheServersLogprobs: each prompt's best letter is the one
-// the server's log-probabilities favour, variants merged and missing
-// letters floored; the request is one token at temperature 0 with the top
-// 20, carrying no image.
-func TestLettersReadTheServersLogprobs(t *testing.T) {
-	srv := newFakeServer(t, nil)
-	l, err := NewLetters(Config{Role: "lm_reader", Server: settings(srv.URL, 8, 0)})
+func best(row []float64) int {
+	b := 0
+	for j, v := range row {
+		if v > row[b] {
+			b = j
+		}
+	}
+	return b
+}
+
+// TestLettersAskTheAuthorsForm: each reader's prompt is put to the server
+// as one user turn (what it is given, the question when it has one, the
+// options) and the prefilled "Answer:" turn; the best letter is the one the
+// server's log-probabilities favour, variants merged, absent letters at the
+// floor.
+func TestLettersAskTheAuthorsForm(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: favourRight})
+	defer srv.Close()
+	l, err := NewLetters(Config{Role: "lm_reader", Server: settings(srv.BaseURL(), 8, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prompts []models.LetterPrompt
-	for _, right := range []int{0, 1, 3, 2} {
-		prompts = append(prompts, models.LetterPrompt{Text: prompt(right, 4), Options: 4})
+	cases := []struct {
+		name              string
+		right             int
+		question, context string
+		given             string
+	}{
+		{"options-only", 0, "", "", "only the answer options"},
+		{"blind", 1, "What is the man doing?", "", "the question and the answer options"},
+		{"captions", 3, "Why?", "frame 1: a man\nframe 2: a dog", "descriptions of frames"},
 	}
-	got, err := l.Score(context.Background(), prompts)
+	var ps []models.LetterPrompt
+	for _, c := range cases {
+		ps = append(ps, models.LetterPrompt{Text: prompt(c.right, 4, c.question, c.context), Options: 4})
+	}
+	got, err := l.Score(context.Background(), ps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, right := range []int{0, 1, 3, 2} {
-		best := 0
-		for j, v := range got[i] {
-			if v > got[i][best] {
-				best = j
+	reqs := srv.Requests()
+	if len(reqs) != len(cases) {
+		t.Fatalf("%d requests for %d prompts", len(reqs), len(cases))
+	}
+	for i, c := range cases {
+		if best(got[i]) != c.right || math.Abs(got[i][c.right]-math.Log(0.75)) > 1e-9 || got[i][2] != openai.LogFloor {
+			t.Errorf("%s: scores %v, want letter %d at log(0.75) and C floored", c.name, got[i], c.right)
+		}
+		var r *openaitest.Request
+		for k := range reqs {
+			if strings.Contains(reqs[k].User(), fmt.Sprintf("%c. right", 'A'+c.right)) {
+				r = &reqs[k]
 			}
 		}
-		if best != right {
-			t.Errorf("prompt %d: best letter %d, want %d (scores %v)", i, best, right, got[i])
+		if r == nil {
+			t.Fatalf("%s: no request", c.name)
 		}
-		if want := math.Log(0.75); math.Abs(got[i][right]-want) > 1e-9 {
-			t.Errorf("prompt %d: right letter %g, want log(0.7+0.05) = %g", i, got[i][right], want)
+		user := r.User()
+		if r.Images() != 0 || !strings.Contains(user, c.given) || strings.Contains(user, "Question:") != (c.question != "") ||
+			strings.Contains(user, "frame 1: a man") != (c.context != "") || strings.Contains(user, "Answer:") {
+			t.Errorf("%s: user turn %q", c.name, user)
 		}
-	}
-	if got[0][3] != -13.815510557964274 {
-		t.Errorf("a letter outside the top 20: %g, want log(1e-6)", got[0][3])
-	}
-	for _, b := range srv.bodies {
-		if n, _ := imagesOf(b); n != 0 || b["max_tokens"] != 1.0 || b["temperature"] != 0.0 || b["top_logprobs"] != 20.0 || b["model"] != "fake-vl" {
-			t.Errorf("request %v: want no image, max_tokens 1, temperature 0, top_logprobs 20", b)
+		if last := r.Messages[len(r.Messages)-1]; last.Role != "assistant" || last.Text != "Answer:" || !r.ContinueFinalMessage || r.MaxTokens != 1 || r.TopLogprobs != 20 || *r.Temperature != 0 {
+			t.Errorf("%s: want the prefilled turn, max_tokens 1, top_logprobs 20, temperature 0: %+v", c.name, r)
 		}
 	}
-	if s := l.Stats().Snapshot(); s.Prompts != 4 || s.Failed != 0 || s.Mode != "logprobs" {
+	if s := l.Stats().Snapshot(); s.Queries != 3 || s.Failed != 0 || s.Mode != openai.ModeLogprobs || !s.Prefill || s.Requests != 3 {
 		t.Errorf("stats %+v", s)
 	}
 }
@@ -173,67 +132,95 @@ func TestLettersReadTheServersLogprobs(t *testing.T) {
 func frame(w, h int, shade byte) imageprep.Frame {
 	pix := make([]byte, 3*w*h)
 	for i := range pix {
-		pix[i] = shade + byte(i%3)
+		pix[i] = shade + byte(i%7)
 	}
 	return imageprep.Frame{Pix: pix, Width: w, Height: h}
 }
 
-// TestVLMSendsFramesFirst: a prompt of n frames is one request with n image
-// parts before any text; frames are shrunk to LongSide; a repeated list of
-// frames counts as sharing its group's prefix.
+// TestVLMSendsFramesFirst: a prompt of n frames is one request with n JPEG
+// image parts before its text, in the prompt's order; a frame shown in
+// several prompts is encoded once; a repeated list of frames counts as
+// sharing its group's prefix.
 func TestVLMSendsFramesFirst(t *testing.T) {
-	srv := newFakeServer(t, nil)
-	v, err := NewVLM(Config{Role: "vlm_reader", Server: settings(srv.URL, 4, 0)})
+	srv := openaitest.New(openaitest.Config{Answer: favourRight})
+	defer srv.Close()
+	v, err := NewVLM(Config{Role: "vlm_reader", Server: settings(srv.BaseURL(), 4, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	frames := []imageprep.Frame{frame(896, 504, 10), frame(896, 504, 20), frame(896, 504, 30)}
-	b, err := v.Frames(ctx, frames)
+	frames := []imageprep.Frame{frame(896, 504, 10), frame(896, 504, 60), frame(896, 504, 120)}
+	all, err := v.Frames(ctx, frames)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if b.N != 3 || b.W != 448 || b.H != 252 || b.C != 3 {
-		t.Fatalf("batch %dx%dx%dx%d, want 3 frames at 448x252", b.N, b.C, b.H, b.W)
-	}
-	if b.Data[0] != 10 || b.Data[252*448] != 11 {
-		t.Errorf("box filter of a flat frame: %g, %g; want 10, 11", b.Data[0], b.Data[252*448])
 	}
 	centre, _ := v.Frames(ctx, frames[1:2])
+	shuffled, _ := v.Frames(ctx, []imageprep.Frame{frames[2], frames[0], frames[1]})
 	vp := func(imgs models.ImageBatch, right int) models.VLMPrompt {
-		return models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, imgs.N) + "\n" + prompt(right, 3), Images: imgs, Options: 3}
+		return models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, imgs.N) + "\n" + prompt(right, 3, "What happens?", ""), Images: imgs, Options: 3}
 	}
-	got, err := v.Score(ctx, []models.VLMPrompt{vp(centre, 2), vp(b, 1), vp(b, 0)})
+	got, err := v.Score(ctx, []models.VLMPrompt{vp(centre, 2), vp(all, 1), vp(all, 0), vp(shuffled, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, right := range []int{2, 1, 0} {
-		if got[i][right] < got[i][(right+1)%3] {
+	for i, right := range []int{2, 1, 0, 1} {
+		if best(got[i]) != right {
 			t.Errorf("prompt %d: %v, want letter %d best", i, got[i], right)
 		}
 	}
+	want, _ := openai.EncodeFrame(frames[1].Pix, 896, 504, 0)
 	counts := map[int]int{}
-	for _, body := range srv.bodies {
-		n, first := imagesOf(body)
-		counts[n]++
-		if !first {
-			t.Errorf("a request with its images after text")
+	var orders []string
+	for _, r := range srv.Requests() {
+		counts[r.Images()]++
+		u := r.Messages[0]
+		if u.Parts[len(u.Parts)-1] != "text" || strings.Count(strings.Join(u.Parts, ","), "text") != 1 {
+			t.Errorf("parts %v: want the images, then one text", u.Parts)
+		}
+		if !strings.Contains(u.Text, fmt.Sprintf("given %s", map[int]string{1: "one frame", 3: "3 frames"}[r.Images()])) {
+			t.Errorf("user text %q does not say what it is given", u.Text)
+		}
+		for _, im := range u.Images {
+			if im.MIME != "image/jpeg" {
+				t.Errorf("image %s", im.MIME)
+			}
+		}
+		if r.Images() == 1 && string(u.Images[0].Data) != string(want.Data) {
+			t.Error("the centre frame is not EncodeFrame's bytes")
+		}
+		if r.Images() == 3 {
+			var o []string
+			for _, im := range u.Images {
+				for k, f := range frames {
+					if e, _ := openai.EncodeFrame(f.Pix, 896, 504, 0); string(e.Data) == string(im.Data) {
+						o = append(o, fmt.Sprint(k))
+					}
+				}
+			}
+			orders = append(orders, strings.Join(o, ""))
 		}
 	}
-	if counts[1] != 1 || counts[3] != 2 {
-		t.Errorf("image counts %v, want one request of 1 and two of 3", counts)
+	if counts[1] != 1 || counts[3] != 3 {
+		t.Errorf("image counts %v, want one request of 1 and three of 3", counts)
 	}
-	if s := v.Stats().Snapshot(); s.Images != 7 || s.PrefixShared != 1 || s.Prompts != 3 {
-		t.Errorf("stats %+v, want 7 images and 1 prompt sharing its prefix", s)
+	if strings.Join(orders, " ") != "012 012 201" && strings.Join(orders, " ") != "012 201 012" && strings.Join(orders, " ") != "201 012 012" {
+		t.Errorf("frame orders %v, want 012 twice and the shuffle 201", orders)
 	}
-	if err := v.Fits(models.VLMPrompt{Text: "Q " + models.ImagePlaceholder, Images: centre}); err == nil {
+	if s := v.Stats().Snapshot(); s.Images != 10 || s.PrefixShared != 1 || s.WithImages != 4 {
+		t.Errorf("stats %+v, want 10 images and 1 of 4 queries sharing its prefix", s)
+	}
+	if len(v.frames.byHandle) != 3 {
+		t.Errorf("%d frames encoded, want 3", len(v.frames.byHandle))
+	}
+	if err := v.Fits(models.VLMPrompt{Text: "Q " + models.ImagePlaceholder, Images: centre, Options: 3}); err == nil {
 		t.Error("a placeholder after text fits; want an error")
 	}
 }
 
 // TestServerFailuresFailTheirPromptsOnly: prompts the server fails after
-// its retries have no scores and are counted; the others are scored; a
-// server failing every request stops the reader with ErrRefused naming it.
+// the retries have no scores and are counted; the others are scored; a
+// server failing every request stops the reader with ErrRefused naming its
+// URL and its message.
 func TestServerFailuresFailTheirPromptsOnly(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -242,25 +229,32 @@ func TestServerFailuresFailTheirPromptsOnly(t *testing.T) {
 		failed  int
 		refused bool
 	}{
-		{"none fail", nil, 10, 0, false},
-		{"those of option C", func(s string) bool { return strings.Contains(s, "C. right") }, 10, 2, false},
+		{"none fail", func(string) bool { return false }, 10, 0, false},
+		{"those answered C", func(s string) bool { return strings.Contains(s, "C. right") }, 10, 2, false},
 		{"all, past the window", func(string) bool { return true }, 10, 10, true},
 		{"all of fewer than the window", func(string) bool { return true }, 3, 3, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := newFakeServer(t, tc.fail)
-			l, err := NewLetters(Config{Role: "lm_reader", Server: settings(srv.URL, 4, 1)})
+			srv := openaitest.New(openaitest.Config{Answer: favourRight, Fault: func(r *openaitest.Request, attempt int) openaitest.Fault {
+				if tc.fail(r.User()) {
+					return openaitest.Fault{Status: 500}
+				}
+				return openaitest.Fault{}
+			}})
+			defer srv.Close()
+			s := settings(srv.BaseURL(), 4, 1)
+			l, err := NewLetters(Config{Role: "lm_reader", Server: s})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ps []models.LetterPrompt
 			for i := range tc.prompts {
-				ps = append(ps, models.LetterPrompt{Text: prompt(i%4, 4), Options: 4})
+				ps = append(ps, models.LetterPrompt{Text: prompt(i%4, 4, "q", ""), Options: 4})
 			}
 			got, err := l.Score(context.Background(), ps)
 			if tc.refused {
-				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), srv.URL) || !strings.Contains(err.Error(), "engine dead") {
-					t.Fatalf("error %v, want ErrRefused naming the URL and the server's message", err)
+				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), srv.BaseURL()) {
+					t.Fatalf("error %v, want ErrRefused naming the URL", err)
 				}
 				return
 			}
@@ -274,32 +268,71 @@ func TestServerFailuresFailTheirPromptsOnly(t *testing.T) {
 					if i%4 != 2 && tc.failed < tc.prompts {
 						t.Errorf("prompt %d failed", i)
 					}
+				} else if best(row) != i%4 {
+					t.Errorf("prompt %d answered %d", i, best(row))
 				}
 			}
-			if failed != tc.failed || l.Stats().Snapshot().Failed != tc.failed {
-				t.Errorf("%d failed (stats %d), want %d", failed, l.Stats().Snapshot().Failed, tc.failed)
+			st := l.Stats().Snapshot()
+			if failed != tc.failed || st.Failed != tc.failed || st.Retries != int64(tc.failed) {
+				t.Errorf("%d failed, stats %+v; want %d failed, each retried once", failed, st, tc.failed)
 			}
 			if want := tc.failed == tc.prompts; (l.Stats().Refused(true) != nil) != want {
 				t.Errorf("Refused(final) = %v, want refused %v", l.Stats().Refused(true), want)
 			}
-			if tc.failed > 0 && len(srv.bodies) != tc.prompts+tc.failed {
-				t.Errorf("%d requests, want each failed one tried twice (server_retries 1)", len(srv.bodies))
-			}
 		})
+	}
+}
+
+// TestResumeAsksNothingTwice: with a response store, a second reader over
+// the same store (a resumed run) sends no request and gives the same
+// scores; a different served model shares nothing.
+func TestResumeAsksNothingTwice(t *testing.T) {
+	srv := openaitest.New(openaitest.Config{Answer: favourRight, Models: []string{"test-model", "other-model"}})
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "replies.store")
+	var ps []models.LetterPrompt
+	for i := range 12 {
+		ps = append(ps, models.LetterPrompt{Text: prompt(i%3, 3, fmt.Sprintf("q%d", i), ""), Options: 3})
+	}
+	score := func(model string) ([][]float64, int) {
+		st := NewStore(path)
+		defer st.Close()
+		s := settings(srv.BaseURL(), 8, 0)
+		s.Model = model
+		l, err := NewLetters(Config{Role: "lm_reader", Server: s, Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := srv.Count("/v1/chat/completions")
+		got, err := l.Score(context.Background(), ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, srv.Count("/v1/chat/completions") - before
+	}
+	first, n1 := score("test-model")
+	again, n2 := score("test-model")
+	_, n3 := score("other-model")
+	if n1 != 12 || n2 != 0 || n3 != 12 {
+		t.Errorf("requests %d, %d on resuming, %d for another model; want 12, 0, 12", n1, n2, n3)
+	}
+	if fmt.Sprint(first) != fmt.Sprint(again) {
+		t.Error("the resumed scores differ")
 	}
 }
 
 // TestSameScoresAtAnyConcurrency: the rows do not depend on how many
 // requests are in flight.
 func TestSameScoresAtAnyConcurrency(t *testing.T) {
-	srv := newFakeServer(t, nil)
+	srv := openaitest.New(openaitest.Config{Answer: favourRight})
+	defer srv.Close()
 	var ps []models.LetterPrompt
 	for i := range 40 {
-		ps = append(ps, models.LetterPrompt{Text: prompt(i%5, 5), Options: 5})
+		ps = append(ps, models.LetterPrompt{Text: prompt(i%5, 5, "q", ""), Options: 5})
 	}
 	var want string
 	for _, conc := range []int{1, 8, 64} {
-		l, err := NewLetters(Config{Role: "lm_reader", Server: settings(srv.URL, conc, 0)})
+		l, err := NewLetters(Config{Role: "lm_reader", Server: settings(srv.BaseURL(), conc, 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,8 +340,7 @@ func TestSameScoresAtAnyConcurrency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := fmt.Sprint(got)
-		if want == "" {
+		if s := fmt.Sprint(got); want == "" {
 			want = s
 		} else if s != want {
 			t.Errorf("concurrency %d: scores differ from concurrency 1", conc)
@@ -319,8 +351,11 @@ func TestSameScoresAtAnyConcurrency(t *testing.T) {
 // TestCaptionerCaptionsEachFrameAlone: one request per frame, one image
 // each, no question, the reply as the caption.
 func TestCaptionerCaptionsEachFrameAlone(t *testing.T) {
-	srv := newFakeServer(t, nil)
-	c, err := NewCaptioner(Config{Role: "captioner", Server: settings(srv.URL, 4, 0)}, 0, 7)
+	srv := openaitest.New(openaitest.Config{Answer: func(r *openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Text: fmt.Sprintf("a frame of %d bytes", len(r.Messages[0].Images[0].Data))}
+	}})
+	defer srv.Close()
+	c, err := NewCaptioner(Config{Role: "captioner", Server: settings(srv.BaseURL(), 4, 0)}, 0, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,12 +363,43 @@ func TestCaptionerCaptionsEachFrameAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(caps) != 2 || caps[0].Text == "" || len(srv.bodies) != 2 {
-		t.Fatalf("captions %+v from %d requests", caps, len(srv.bodies))
+	if len(caps) != 2 || !strings.HasPrefix(caps[0].Text, "a frame of") || srv.Count("/v1/chat/completions") != 2 {
+		t.Fatalf("captions %+v", caps)
 	}
-	for _, b := range srv.bodies {
-		if n, _ := imagesOf(b); n != 1 || strings.Contains(textOf(b), "Question") || b["max_tokens"] != float64(DefaultCaptionTokens) || b["seed"] != 7.0 {
-			t.Errorf("caption request %v", b)
+	for _, r := range srv.Requests() {
+		if r.Images() != 1 || strings.Contains(r.Text(), "Question") || r.MaxTokens != DefaultCaptionTokens || *r.Seed != 7 {
+			t.Errorf("caption request %+v", r)
 		}
+	}
+}
+
+// TestParsePrompt reads the harness's prompts back; anything else is a
+// caller's error.
+func TestParsePrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		n          int
+		want       promptParts
+		err        bool
+	}{
+		{"options-only", prompt(0, 2, "", ""), 2, promptParts{options: []string{"right 0", "wrong 1"}}, false},
+		{"blind", prompt(1, 2, "Why?", ""), 2, promptParts{question: "Why?", options: []string{"wrong 0", "right 1"}}, false},
+		{"captions", prompt(1, 2, "Why?", "c1\nc2"), 2, promptParts{context: "c1\nc2", question: "Why?", options: []string{"wrong 0", "right 1"}}, false},
+		{"an option over two lines", "Options:\nA. one\nmore\nB. two\nAnswer:", 2, promptParts{options: []string{"one\nmore", "two"}}, false},
+		{"too few options", prompt(0, 2, "q", ""), 3, promptParts{}, true},
+		{"no options", "Question: q\nAnswer:", 2, promptParts{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parsePrompt(tc.text, tc.n)
+			if tc.err {
+				if !errors.Is(err, errPrompt) {
+					t.Fatalf("error %v, want errPrompt", err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("%+v, %v; want %+v", got, err, tc.want)
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/vidscreen/vidscreen/models/openai"
 )
 
 // Stats count what one served role asked its server. They are timings and
@@ -23,25 +25,31 @@ type StatsSnapshot struct {
 	Role  string `json:"role"`
 	Model string `json:"model"`
 	URL   string `json:"server"`
-	// Prompts is how many prompts were scored or captioned; Failed how many
-	// of them failed after the retries (reason "server").
-	Prompts int `json:"prompts"`
+	// Queries is how many prompts were asked (or frames captioned); Failed
+	// how many of them failed after the retries (reason "server").
+	Queries int `json:"queries"`
 	Failed  int `json:"failed"`
-	// Images is how many images the prompts carried.
-	Images int `json:"images"`
-	// PrefixShared is how many prompts carried the same images, in the same
-	// order, as an earlier prompt of their group (one video's prompts), so
-	// that the server's prefix cache holds their frames already.
+	// Requests is how many HTTP requests went out (retries and second forms
+	// included), Retries how many were retries, StoreHits how many replies
+	// came from the response store instead.
+	Requests  int64 `json:"requests"`
+	Retries   int64 `json:"retries"`
+	StoreHits int64 `json:"store_hits"`
+	// Images is how many images the requests sent carried.
+	Images int64 `json:"images"`
+	// WithImages is how many queries carried frames, PrefixShared how many
+	// of them carried exactly the frames an earlier query of their group
+	// (one video's) carried, whose prefix the server's cache holds.
+	WithImages   int `json:"with_images"`
 	PrefixShared int `json:"prefix_shared"`
-	// Seconds is the wall time spent in calls to the server, summed over
-	// calls (calls of one role do not overlap in the feature stage's
-	// order; concurrent ones are counted each).
+	// Seconds is the wall time of the calls to the server, summed over
+	// calls (concurrent calls are each counted).
 	Seconds float64 `json:"seconds"`
-	// Mode is how letters were read: "logprobs" (the first token's top
-	// log-probabilities) or "generate" (a short reply parsed by the answer
-	// rules); "" before the first request.
+	// Mode is how letters were read: "logprobs" or "generate" (a short
+	// reply parsed by the answer rules); "" before the first answer.
 	Mode string `json:"mode,omitempty"`
-	// Prefill says whether the answer turn was prefilled with "Answer:".
+	// Prefill says whether the answer turn was prefilled with "Answer:"
+	// (false when the server refused continue_final_message).
 	Prefill bool `json:"prefill"`
 }
 
@@ -50,6 +58,8 @@ func newStats(role, model, url string) *Stats {
 	return &Stats{s: StatsSnapshot{Role: role, Model: model, URL: url}}
 }
 
+func (st *Stats) role() string { return st.s.Role } // set once, never written after
+
 // Snapshot returns the counts so far.
 func (st *Stats) Snapshot() StatsSnapshot {
 	st.mu.Lock()
@@ -57,35 +67,45 @@ func (st *Stats) Snapshot() StatsSnapshot {
 	return st.s
 }
 
-// PrefixShare is the share of prompts whose images an earlier prompt of
-// their group carried (0 without prompts).
+// PrefixShare is the share of queries whose frames an earlier query of
+// their group carried (0 without queries).
 func (s StatsSnapshot) PrefixShare() float64 {
-	if s.Prompts == 0 {
+	if s.Queries == 0 {
 		return 0
 	}
-	return float64(s.PrefixShared) / float64(s.Prompts)
+	return float64(s.PrefixShared) / float64(s.Queries)
 }
 
-// RequestsPerSecond is prompts over Seconds (0 when nothing was timed).
+// RequestsPerSecond is requests over Seconds (0 when nothing was timed).
 func (s StatsSnapshot) RequestsPerSecond() float64 {
 	if s.Seconds <= 0 {
 		return 0
 	}
-	return float64(s.Prompts) / s.Seconds
+	return float64(s.Requests) / s.Seconds
 }
 
 // record adds one call's counts.
-func (st *Stats) record(prompts, failed, images, shared int, took time.Duration, firstErr error) {
+func (st *Stats) record(g openai.Stats, failed int, firstErr error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.s.Prompts += prompts
+	st.s.Queries += g.Queries
 	st.s.Failed += failed
-	st.s.Images += images
-	st.s.PrefixShared += shared
-	st.s.Seconds += took.Seconds()
+	st.s.Requests += g.Requests
+	st.s.Retries += g.Retries
+	st.s.StoreHits += g.StoreHits
+	st.s.Images += g.Images
+	st.s.WithImages += g.WithImages
+	st.s.PrefixShared += g.SharedPrefix
+	st.s.Seconds += g.Elapsed.Seconds()
 	if st.firstErr == nil && firstErr != nil {
 		st.firstErr = firstErr
 	}
+}
+
+// recordGenerate adds a call of n generations (a captioner's frames).
+func (st *Stats) recordGenerate(n, failed int, took time.Duration, firstErr error) {
+	st.record(openai.Stats{Queries: n, Requests: int64(n), Images: int64(n), WithImages: n, Elapsed: took}, failed, firstErr)
+	st.setMode(openai.ModeGenerate, false)
 }
 
 // setMode records how the role's letters were read.
@@ -95,7 +115,7 @@ func (st *Stats) setMode(mode string, prefill bool) {
 	st.s.Mode, st.s.Prefill = mode, prefill
 }
 
-// refusalWindow is how many requests a server must have failed, answering
+// refusalWindow is how many queries a server must have failed, answering
 // none, before the run stops: fewer could be a transient fault on the
 // first video, whose items fail alone.
 const refusalWindow = 8
@@ -104,16 +124,16 @@ const refusalWindow = 8
 var ErrRefused = errors.New("the server refused every request")
 
 // Refused returns an error naming the server and its first message when it
-// has failed every request so far and at least min(refusalWindow, sent)
-// of them, where final says the run sent all it will (so a run of fewer
-// requests than the window still stops when none was answered); nil
+// has failed every query so far and at least min(refusalWindow, sent) of
+// them, where final says the run sent all it will (so a run of fewer
+// queries than the window still stops when none was answered); nil
 // otherwise.
 func (st *Stats) Refused(final bool) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.s
-	if s.Failed == 0 || s.Failed < s.Prompts || (s.Failed < refusalWindow && !final) {
+	if s.Failed == 0 || s.Failed < s.Queries || (s.Failed < refusalWindow && !final) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s at %s (model %s) failed all %d requests of %s; the first: %v", ErrRefused, s.Role, s.URL, s.Model, s.Failed, s.Role, st.firstErr)
+	return fmt.Errorf("%w: %s at %s (model %s) failed all %d of its queries; the first: %v", ErrRefused, s.Role, s.URL, s.Model, s.Failed, st.firstErr)
 }

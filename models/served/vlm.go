@@ -2,8 +2,8 @@ package served
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
-	"hash/maphash"
 	"strings"
 	"sync"
 
@@ -14,46 +14,66 @@ import (
 
 // VLM is a served vlm_reader or screen_reader: a features.VLMScorer whose
 // letters' log-probabilities a server's vision-language model gives.
+//
+// Frames encodes each frame once (openai.EncodeFrame: 448 on the long side,
+// JPEG at 85) and hands back a batch of handles, not pixels: each image of
+// the batch is two values, the handle of its encoded frame split in 24-bit
+// halves (exact in float32), which Score looks up. The batch is the one the
+// ONNX readers' interface carries from Frames to Score; pixels would be
+// 1.3 MB a frame for bytes the server never sees.
 type VLM struct {
-	client *openai.Client
+	client *lazyClient
 	stats  *Stats
-	images *imageMemo
-	// seen holds the image lists of the prompts of the group being scored,
-	// for Stats.PrefixShared.
-	seenMu sync.Mutex
-	seen   map[uint64]bool
-	seed   maphash.Seed
+	frames *frameTable
 }
 
 // NewVLM opens a served VLM reader.
 func NewVLM(cfg Config) (*VLM, error) {
-	c, err := newClient(cfg)
+	c, err := newLazyClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	seed := maphash.MakeSeed()
-	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), images: newImageMemo(seed), seed: seed}, nil
+	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), frames: newFrameTable()}, nil
 }
 
 // Stats returns the reader's counts.
 func (v *VLM) Stats() *Stats { return v.stats }
 
-// Frames shrinks the frames to LongSide and packs them for Score.
+// Frames encodes the frames for the server, each once however many prompts
+// show it, and returns their handles.
 func (v *VLM) Frames(ctx context.Context, frames []imageprep.Frame) (models.ImageBatch, error) {
-	return packFrames(ctx, frames)
+	b := models.ImageBatch{N: len(frames), C: 1, H: 1, W: 2, Data: make([]float32, 2*len(frames))}
+	if len(frames) == 0 {
+		return models.ImageBatch{}, nil
+	}
+	for i, f := range frames {
+		if err := ctx.Err(); err != nil {
+			return models.ImageBatch{}, err
+		}
+		h, err := v.frames.put(f)
+		if err != nil {
+			return models.ImageBatch{}, err
+		}
+		b.Data[2*i], b.Data[2*i+1] = float32(h>>24), float32(h&(1<<24-1))
+	}
+	return b, nil
 }
 
-// Fits accepts every prompt with its placeholders first: the server's
-// context holds 32 frames at 448 pixels (vllm serve --max-model-len), and a
-// prompt it refuses fails its item with reason server.
+// Fits accepts every prompt of the harness's form (its images first): the
+// server's context holds 32 frames at 448 pixels (vllm serve
+// --max-model-len), and a prompt it refuses fails its item with reason
+// server.
 func (v *VLM) Fits(p models.VLMPrompt) error {
-	_, err := splitImages(p)
+	text, err := splitImages(p)
+	if err != nil {
+		return err
+	}
+	_, err = parsePrompt(text, p.Options)
 	return err
 }
 
 // splitImages returns the text after the prompt's image placeholders,
-// which must all come first (the frames first, so that a video's prompts
-// share a prefix).
+// which must all come first.
 func splitImages(p models.VLMPrompt) (string, error) {
 	rest := p.Text
 	for range p.Images.N {
@@ -66,119 +86,115 @@ func splitImages(p models.VLMPrompt) (string, error) {
 	if strings.Contains(rest, models.ImagePlaceholder) {
 		return "", fmt.Errorf("%w: more placeholders than the prompt's %d images", errPrompt, p.Images.N)
 	}
-	return strings.TrimLeft(rest, "\n"), nil
+	return rest, nil
 }
 
-// Score returns log p(letter) per prompt, in the order given; a prompt the
-// server failed has no scores (nil). The prompts of one call are one
-// video's (the feature stage scores video by video): they are sent
-// together, and Stats counts those whose images an earlier one of the
-// video carried.
+// Score returns log p(option) per prompt, in the order given; a prompt the
+// server failed has no row (nil). The prompts of one call are one video's
+// (the feature stage scores video by video): they go to the server as one
+// group, frames first, so its prefix cache serves the video's frames once.
 func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float64, error) {
-	reqs := make([]openai.Request, len(prompts))
-	images := make([]int, len(prompts))
-	shared := make([]bool, len(prompts))
+	qs := make([]openai.Query, len(prompts))
 	for i, p := range prompts {
 		text, err := splitImages(p)
 		if err != nil {
 			return nil, err
 		}
-		parts := make([]openai.Part, p.Images.N)
-		var list maphash.Hash
-		list.SetSeed(v.seed)
-		for k := range p.Images.N {
-			im, sum, err := v.images.encode(p.Images, k)
-			if err != nil {
-				return nil, err
-			}
-			parts[k] = openai.Part{Image: im}
-			fmt.Fprintf(&list, "%x;", sum)
+		parts, err := parsePrompt(text, p.Options)
+		if err != nil {
+			return nil, err
 		}
-		images[i] = p.Images.N
-		if p.Images.N > 0 {
-			shared[i] = v.sawImages(list.Sum64(), i == 0)
+		frames, err := v.frames.get(p.Images)
+		if err != nil {
+			return nil, err
 		}
-		user, prefill := splitAnswer(text)
-		reqs[i] = openai.Request{Messages: messages(parts, user, prefill), Letters: letters(p.Options)}
+		qs[i] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: frames, Given: given(parts, len(frames)), Question: parts.question, Options: parts.options}
 	}
-	return scoreAll(ctx, v.client, v.stats, reqs, images, shared)
+	return ask(ctx, v.client, v.stats, v.stats.role(), qs)
 }
 
-// sawImages records an image list of the current group and reports whether
-// the group had it already; newGroup starts a group (each Score call is
-// one video's prompts, or a part of them: the group is kept across calls
-// until a call's first list is new and the set grows past a video's).
-func (v *VLM) sawImages(h uint64, newGroup bool) bool {
-	v.seenMu.Lock()
-	defer v.seenMu.Unlock()
-	if v.seen == nil || (newGroup && !v.seen[h] && len(v.seen) >= maxGroupLists) {
-		v.seen = map[uint64]bool{}
+// frameTable holds the encoded frames of the videos being scored, under
+// handles: a frame's content gives it one handle (so one encoding), and
+// the oldest are dropped past tableSize. Handles count up from 1 and never
+// leave the process.
+type frameTable struct {
+	mu       sync.Mutex
+	byHandle map[uint64]*openai.Image
+	bySum    map[[32]byte]uint64
+	order    [][32]byte
+	next     uint64
+}
+
+// tableSize bounds the frames held: a few dozen videos' 128 frames, more
+// than the feature stage has between Frames and Score at any worker count.
+const tableSize = 8192
+
+func newFrameTable() *frameTable {
+	return &frameTable{byHandle: map[uint64]*openai.Image{}, bySum: map[[32]byte]uint64{}, next: 1}
+}
+
+// put encodes f (once per content) and returns its handle.
+func (t *frameTable) put(f imageprep.Frame) (uint64, error) {
+	stride := f.Stride
+	if stride == 0 {
+		stride = 3 * f.Width
 	}
-	if v.seen[h] {
-		return true
+	h := sha256.New()
+	fmt.Fprintf(h, "%dx%d/%d;", f.Width, f.Height, stride)
+	h.Write(f.Pix)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	t.mu.Lock()
+	if k, ok := t.bySum[sum]; ok {
+		t.mu.Unlock()
+		return k, nil
 	}
-	v.seen[h] = true
-	return false
-}
-
-// maxGroupLists bounds the image lists remembered: more than one video's
-// conditions and option orders (4 sets x 4 orders x a few items).
-const maxGroupLists = 256
-
-// imageMemo keeps the encoded form of recent frames: a video's frames
-// recur in its items' conditions (the in-order 32 shuffled, the centre
-// frame among them), and each is encoded once.
-type imageMemo struct {
-	mu    sync.Mutex
-	seed  maphash.Seed
-	byKey map[uint64]*openai.Image
-	order []uint64
-}
-
-// memoSize bounds the memo: a few videos' frames.
-const memoSize = 512
-
-func newImageMemo(seed maphash.Seed) *imageMemo {
-	return &imageMemo{seed: seed, byKey: map[uint64]*openai.Image{}}
-}
-
-// encode returns image k of b encoded for the server and a hash of its
-// pixels (in-process only: it keys the memo and the prefix count, never an
-// output).
-func (m *imageMemo) encode(b models.ImageBatch, k int) (*openai.Image, uint64, error) {
-	pix, err := unpack(b, k)
+	t.mu.Unlock()
+	im, err := openai.EncodeFrame(f.Pix, f.Width, f.Height, f.Stride)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", errPrompt, err)
+		return 0, fmt.Errorf("served: %w", err)
 	}
-	var h maphash.Hash
-	h.SetSeed(m.seed)
-	fmt.Fprintf(&h, "%dx%d;", b.W, b.H)
-	h.Write(pix)
-	sum := h.Sum64()
-	m.mu.Lock()
-	im, ok := m.byKey[sum]
-	m.mu.Unlock()
-	if ok {
-		return im, sum, nil
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k, ok := t.bySum[sum]; ok {
+		return k, nil
 	}
-	im, err = encodeRGB(pix, b.W, b.H)
-	if err != nil {
-		return nil, 0, err
+	k := t.next
+	t.next++
+	t.byHandle[k], t.bySum[sum] = im, k
+	t.order = append(t.order, sum)
+	if len(t.order) > tableSize {
+		old := t.order[0]
+		t.order = t.order[1:]
+		delete(t.byHandle, t.bySum[old])
+		delete(t.bySum, old)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byKey[sum]; !ok {
-		m.byKey[sum] = im
-		m.order = append(m.order, sum)
-		if len(m.order) > memoSize {
-			delete(m.byKey, m.order[0])
-			m.order = m.order[1:]
-		}
-	}
-	return im, sum, nil
+	return k, nil
 }
 
-// encodeRGB is the one image encoder of the served roles.
-func encodeRGB(pix []byte, w, h int) (*openai.Image, error) {
-	return openai.RGBImage(pix, w, h)
+// get returns the encoded frames of a batch Frames made.
+func (t *frameTable) get(b models.ImageBatch) ([]*openai.Image, error) {
+	if b.N == 0 {
+		return nil, nil
+	}
+	if b.C != 1 || b.H != 1 || b.W != 2 || len(b.Data) != 2*b.N {
+		return nil, fmt.Errorf("%w: an image batch of %dx%dx%dx%d is not one a served VLM's Frames made", errPrompt, b.N, b.C, b.H, b.W)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*openai.Image, b.N)
+	for i := range out {
+		k := uint64(b.Data[2*i])<<24 | uint64(b.Data[2*i+1])
+		im, ok := t.byHandle[k]
+		if !ok {
+			return nil, fmt.Errorf("served: frame handle %d is no longer held (more than %d frames between Frames and Score)", k, tableSize)
+		}
+		out[i] = im
+	}
+	return out, nil
 }
+
+// DecodeShort is the short side a served VLM's frames are decoded at:
+// the long side they are sent at, so that a frame of any shape is shrunk
+// to it, never enlarged.
+const DecodeShort = openai.FrameLongSide

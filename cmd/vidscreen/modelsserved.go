@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/openai"
+)
+
+// servedCheck is what models check found at the server of one served
+// manifest entry: what /v1/models lists, and how a one-token question was
+// answered (with log-probabilities or generated, prefilled or not).
+type servedCheck struct {
+	Role        models.Role `json:"role"`
+	Entry       int         `json:"entry"` // 1 the first
+	URL         string      `json:"server"`
+	Model       string      `json:"server_model"`
+	Models      []string    `json:"models_listed,omitempty"`
+	ModelServed bool        `json:"model_served"`
+	Logprobs    bool        `json:"logprobs"`
+	Prefill     bool        `json:"prefill"`
+	Mode        string      `json:"mode,omitempty"`
+	// Answer is the test question's chosen option ("blue" is right).
+	Answer  string `json:"answer,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// serverCheckTimeout bounds one server's check: long enough for a cold
+// vLLM's first request, short enough that a dead server is said soon.
+const serverCheckTimeout = 2 * time.Minute
+
+// checkServed asks the server of every served entry of roles what it
+// serves and one test question (openai.Check), in the manifest's order.
+func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, env *environment) []servedCheck {
+	var out []servedCheck
+	for _, role := range roles {
+		for k, spec := range m.Entries(role) {
+			if !spec.Served() {
+				continue
+			}
+			s := spec.ServerSettings()
+			sc := servedCheck{Role: role, Entry: k + 1, URL: s.URL, Model: s.Model}
+			key := ""
+			if s.APIKeyEnv != "" {
+				if key = env.getenv(s.APIKeyEnv); key == "" {
+					sc.Problem = fmt.Sprintf("server_api_key_env names %s, which is not set", s.APIKeyEnv)
+					out = append(out, sc)
+					continue
+				}
+			}
+			retries := s.Retries
+			if retries == 0 {
+				retries = -1
+			}
+			cctx, cancel := context.WithTimeout(ctx, serverCheckTimeout)
+			rep, err := openai.Check(cctx, openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: key, AllowRemote: s.AllowRemote,
+				MaxRetries: retries, Timeout: min(s.Timeout, serverCheckTimeout)})
+			cancel()
+			sc.Models, sc.ModelServed = rep.Models, rep.ModelServed
+			sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode
+			if err != nil {
+				sc.Problem = err.Error()
+			} else if c := rep.Reply.Choice; c >= 0 && c < 4 {
+				sc.Answer = []string{"green", "blue", "red", "black"}[c]
+			}
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// writeServedChecks prints the checks as models check's text report does.
+func writeServedChecks(w io.Writer, checks []servedCheck) error {
+	var b strings.Builder
+	for _, c := range checks {
+		fmt.Fprintf(&b, "\n%s entry %d: served by %s, model %s\n", c.Role, c.Entry, c.URL, c.Model)
+		if len(c.Models) > 0 {
+			fmt.Fprintf(&b, "  /v1/models lists %s", strings.Join(c.Models, ", "))
+			if !c.ModelServed {
+				b.WriteString(" (not the model named)")
+			}
+			b.WriteString("\n")
+		}
+		if c.Mode != "" {
+			yes := map[bool]string{true: "yes", false: "no"}
+			fmt.Fprintf(&b, "  one-token question: mode %s, log-probabilities %s, \"Answer:\" prefill %s, answered %q\n", c.Mode, yes[c.Logprobs], yes[c.Prefill], c.Answer)
+		}
+		if c.Problem != "" {
+			fmt.Fprintf(&b, "  problem: %s\n", c.Problem)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// servedProblems counts the checks with a problem.
+func servedProblems(checks []servedCheck) int {
+	n := 0
+	for _, c := range checks {
+		if c.Problem != "" {
+			n++
+		}
+	}
+	return n
+}

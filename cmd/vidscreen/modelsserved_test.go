@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/models/openai/openaitest"
+)
+
+// TestModelsCheckServed: models check asks each served entry's server for
+// /v1/models and one one-token question and says what it found: the mode
+// and form that work, or the problem (a model the server does not list, a
+// server that is not there), which makes the exit status 2.
+func TestModelsCheckServed(t *testing.T) {
+	needORT(t)
+	blue := func(*openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Top: map[string]float64{"B": 0.9, "A": 0.1}, Text: "B"}
+	}
+	good := openaitest.New(openaitest.Config{Models: []string{"qwen-vl"}, Answer: blue})
+	defer good.Close()
+	plain := openaitest.New(openaitest.Config{Models: []string{"llama"}, Answer: blue, RefusePrefill: true, Logprobs: openaitest.LogprobsIgnored})
+	defer plain.Close()
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	for _, tc := range []struct {
+		name, lm, vlm string
+		code          int
+		want          []string
+	}{
+		{"vLLM-like", good.BaseURL(), good.BaseURL(), 0, []string{`mode logprobs, log-probabilities yes, "Answer:" prefill yes, answered "blue"`, "/v1/models lists qwen-vl"}},
+		{"no logprobs, no prefill", plain.BaseURL(), good.BaseURL(), 0, []string{`mode generate, log-probabilities no, "Answer:" prefill no, answered "blue"`}},
+		{"a model not served", good.BaseURL(), plain.BaseURL(), 2, []string{"(not the model named)", `set server_model`}},
+		{"no server there", dead, good.BaseURL(), 2, []string{"problem: list models:", dead}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			lmModel := map[string]string{good.BaseURL(): "qwen-vl", plain.BaseURL(): "llama", dead: "x"}[tc.lm]
+			man := fmt.Sprintf(`{"roles": {"lm_reader": {"server": %q, "server_model": %q, "server_retries": 0},
+				"vlm_reader": {"server": %q, "server_model": "qwen-vl", "server_retries": 0}}}`, tc.lm, lmModel, tc.vlm)
+			os.WriteFile(filepath.Join(dir, "models.json"), []byte(man), 0o644)
+			code, stdout, stderr := runModels("", "check", "--roles", "lm_reader,vlm_reader", dir)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("report lacks %q:\n%s", w, stdout)
+				}
+			}
+			code, stdout, _ = runModels("", "check", "--json", "--roles", "lm_reader,vlm_reader", dir)
+			var rep struct {
+				Served []servedCheck `json:"served"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Served) != 2 || code != tc.code {
+				t.Fatalf("JSON report (exit %d): %v\n%s", code, err, stdout)
+			}
+		})
+	}
+}
