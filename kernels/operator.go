@@ -142,3 +142,9 @@ func (k *jointKernel) Trace() float64 {
 	}
 	return tr
 }
+
+// ItemWeights returns s, the square roots of the weights w normalised to
+// sum 1 (uniform when w is nil), which every joint-kernel operator scales
+// its rows and columns by; exported so that kernels/cuda's operator
+// weighs items exactly as this package's does.
+func ItemWeights(w []float64, n int) ([]float64, error) { return itemWeights(w, n) }

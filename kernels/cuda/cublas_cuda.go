@@ -122,3 +122,13 @@ func (c *cublas) sgemmNT(handle uintptr, a, b, out uintptr, rows, cols, d, ldc i
 		&one, b, int32(d), a, int32(d), &zero, out, int32(ldc))
 	return c.check("cublasSgemm", st)
 }
+
+// sgemmNN computes, on stream's order, the row-major product
+// C (rows x cols, ldc) = A (rows x k, lda) . B (k x cols, ldb): the
+// column-major C^T = B^T . A^T, whose operands are B and A as they lie.
+func (c *cublas) sgemmNN(handle uintptr, a, b, out uintptr, rows, cols, k, lda, ldb, ldc int) error {
+	one, zero := float32(1), float32(0)
+	st := c.sgemm(handle, cublasOpN, cublasOpN, int32(cols), int32(rows), int32(k),
+		&one, b, int32(ldb), a, int32(lda), &zero, out, int32(ldc))
+	return c.check("cublasSgemm", st)
+}

@@ -58,6 +58,7 @@ type GPU struct {
 	gemm    cu.Function
 	kth     cu.Function
 	extract cu.Function
+	gram    gramKernels // gram_cuda.go
 	blas    *cublas
 	blasMsg string // why cuBLAS is not used, when it is not
 	prec    Precision
@@ -108,7 +109,8 @@ func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
 	for _, f := range []struct {
 		fn   *cu.Function
 		name string
-	}{{&g.gemm, "sgemm_nt"}, {&g.kth, "row_kth"}, {&g.extract, "extract"}} {
+	}{{&g.gemm, "sgemm_nt"}, {&g.kth, "row_kth"}, {&g.extract, "extract"},
+		{&g.gram.nn, "sgemm_nn"}, {&g.gram.hadamard, "hadamard"}, {&g.gram.add64, "add_f64"}} {
 		if *f.fn, err = g.mod.Function(f.name); err != nil {
 			return nil, fmt.Errorf("cuda:%d: kernel %s: %w", ordinal, f.name, err)
 		}

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 
@@ -92,5 +93,63 @@ func TestOpenRefusesAMissingOrdinal(t *testing.T) {
 	if g, err := Open(1<<20, OpenOptions{}); err == nil {
 		g.Close()
 		t.Fatal("opened cuda:1048576")
+	}
+}
+
+// TestGPUJointKernelMatchesCPU holds the joint kernel's products and the
+// Vendi estimate on the GPU (cuBLAS and the own kernels; K resident and
+// formed per product) to the CPU operator's, at a size that leaves partial
+// 4096-row tiles.
+func TestGPUJointKernelMatchesCPU(t *testing.T) {
+	openOrSkip(t, OpenOptions{}) // before the CPU reference's seconds
+	ctx := context.Background()
+	const n = 9000
+	v, tx := cone(21, n, 96, 30), cone(22, n, 64, 40)
+	ref, err := kernels.FormJointKernel(ctx, v, tx, nil, kernels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := kernels.SLQConfig{Seed: 3}
+	want, err := kernels.VendiEstimate(ctx, ref, 1, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randomBlock(n, 32, 4)
+	wantY := make([]float64, len(x))
+	if err := ref.Apply(ctx, x, 32, wantY); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		opt   OpenOptions
+		bytes int64
+	}{
+		{"cuBLAS, K resident", OpenOptions{}, 0},
+		{"cuBLAS, K formed per product", OpenOptions{}, -1},
+		{"own kernels, K resident", OpenOptions{NoCUBLAS: true}, 0},
+		{"cuBLAS opened for tf32 joins still forms K in fp32", OpenOptions{Precision: TF32}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := openOrSkip(t, c.opt)
+			k, err := NewJointKernel(ctx, g, v, tx, nil, JointKernelOptions{KernelBytes: c.bytes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer k.Close()
+			y := make([]float64, len(x))
+			if err := k.Apply(ctx, x, 32, y); err != nil {
+				t.Fatal(err)
+			}
+			if d := relDiff(y, wantY); d > 1e-5 {
+				t.Errorf("products differ from the CPU's by %.3g relative", d)
+			}
+			got, err := kernels.VendiEstimate(ctx, k, 1, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(got.Score-want.Score) / want.Score; d > 1e-4 {
+				t.Errorf("estimate %.8g, the CPU's %.8g: %.3g relative", got.Score, want.Score, d)
+			}
+		})
 	}
 }

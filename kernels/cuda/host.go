@@ -21,6 +21,10 @@ type Host struct {
 	Rows, Cols int
 	// Gemm overrides the product; nil means kernels/blas.
 	Gemm blas.Gemm32
+	// Edge is the kernel tile edge of GramTile; 0 means 1024.
+	Edge int
+	// Memory bounds KernelMemory, in bytes; 0 means no bound.
+	Memory int64
 }
 
 var _ Device = Host{}

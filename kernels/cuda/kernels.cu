@@ -209,4 +209,102 @@ __global__ void __launch_bounds__(256) extract(
     }
 }
 
+// sgemm_nn: C = A . B in float32 with leading dimensions, the fallback
+// for the joint kernel's products (a panel of K times a block of vectors)
+// when no cuBLAS library can be loaded: C rows x cols (ldc), A rows x k
+// (lda), B k x cols (ldb). The same 64 x 64 blocking as sgemm_nt.
+__global__ void __launch_bounds__(256) sgemm_nn(
+    const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+    long long rows64, long long cols64, long long k64,
+    long long lda, long long ldb, long long ldc)
+{
+    const int rows = (int)rows64, cols = (int)cols64, kk = (int)k64;
+    __shared__ float As[GEMM_BK][GEMM_BM + 4];
+    __shared__ float Bs[GEMM_BK][GEMM_BN + 4];
+    const int tx = threadIdx.x % 16;
+    const int ty = threadIdx.x / 16;
+    const int rowBase = blockIdx.y * GEMM_BM;
+    const int colBase = blockIdx.x * GEMM_BN;
+    float acc[4][4];
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+            acc[a][b] = 0.0f;
+    // A: 64 rows x 16 k, four consecutive k per thread. B: 16 k x 64
+    // columns, one k and four columns 16 apart per thread, so that a warp
+    // reads runs of consecutive columns.
+    const int lr = threadIdx.x / 4;
+    const int lk = (threadIdx.x % 4) * 4;
+    const int bk = threadIdx.x / 16;
+    const int bc = threadIdx.x % 16;
+    for (int k0 = 0; k0 < kk; k0 += GEMM_BK) {
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            int k = k0 + lk + q;
+            int r = rowBase + lr;
+            As[lk + q][lr] = (r < rows && k < kk) ? A[(size_t)r * lda + k] : 0.0f;
+            int c = colBase + bc + 16 * q;
+            int kb = k0 + bk;
+            Bs[bk][bc + 16 * q] = (c < cols && kb < kk) ? B[(size_t)kb * ldb + c] : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < GEMM_BK; k++) {
+            float av[4], bv[4];
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+                av[a] = As[k][ty + 16 * a];
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                bv[b] = Bs[k][tx + 16 * b];
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+#pragma unroll
+                for (int b = 0; b < 4; b++)
+                    acc[a][b] = fmaf(av[a], bv[b], acc[a][b]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+        int r = rowBase + ty + 16 * a;
+        if (r >= rows)
+            continue;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            int c = colBase + tx + 16 * b;
+            if (c < cols)
+                C[(size_t)r * ldc + c] = acc[a][b];
+        }
+    }
+}
+
+// hadamard: C[i, j] *= S[i, j] over rows x cols (leading dimensions ldc
+// and lds): the joint kernel's tile is the video Gram tile times the text
+// one, entry by entry. One block row per grid row, columns grid-strided.
+__global__ void __launch_bounds__(256) hadamard(
+    float* __restrict__ C, const float* __restrict__ S,
+    long long rows, long long cols64, long long ldc, long long lds)
+{
+    const int cols = (int)cols64;
+    const long long row = blockIdx.y;
+    if (row >= rows)
+        return;
+    float* cp = C + (size_t)row * ldc;
+    const float* sp = S + (size_t)row * lds;
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x)
+        cp[j] *= sp[j];
+}
+
+// add_f64: acc[e] += tmp[e] in float64 for e < n: the products of the
+// tiles of one row panel are summed in float64, tile by tile in
+// increasing column order, as the CPU operator sums them.
+__global__ void __launch_bounds__(256) add_f64(
+    double* __restrict__ acc, const float* __restrict__ tmp, long long n)
+{
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (long long)gridDim.x * blockDim.x)
+        acc[e] += (double)tmp[e];
+}
+
 }  // extern "C"

@@ -89,7 +89,7 @@ func TestPTXIsCurrentAndFits(t *testing.T) {
 				t.Logf("%s %s: %d registers", arch, fn, n)
 			}
 		}
-		for _, k := range []string{"sgemm_nt", "row_kth", "extract"} {
+		for _, k := range []string{"sgemm_nt", "row_kth", "extract", "sgemm_nn", "hadamard", "add_f64"} {
 			if !seen[k] {
 				t.Errorf("%s: ptxas compiled no kernel %s:\n%s", arch, k, report)
 			}
