@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
@@ -8,8 +9,20 @@ import (
 
 // pyList writes a list of strings as Python's repr writes it (and pandas
 // then writes a list column to a TSV): VLMEvalKit reads its candidates
-// column back with eval.
+// column back with eval. A list whose repr would need \r, \x, \u or \U
+// escapes is written as JSON instead, which is as valid a Python literal
+// (eval gives the same strings) and which every reader of such tables,
+// vidscreen import among them, reads exactly.
 func pyList(ss []string) string {
+	for _, s := range ss {
+		if needsEscape(s) {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(ss) // a []string always encodes
+			return strings.TrimSuffix(b.String(), "\n")
+		}
+	}
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, s := range ss {
@@ -55,4 +68,15 @@ func pyString(s string) string {
 	}
 	b.WriteRune(quote)
 	return b.String()
+}
+
+// needsEscape reports whether Python's repr of s writes an escape other
+// than \\, \', \" , \t and \n.
+func needsEscape(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && !unicode.IsPrint(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/answer"
+	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/formats"
 )
 
 func TestPyString(t *testing.T) {
@@ -36,22 +38,73 @@ func TestPyString(t *testing.T) {
 	if got := pyList([]string{"a", "it's"}); got != `['a', "it's"]` {
 		t.Errorf("pyList = %s", got)
 	}
+	if got := pyList([]string{"a", "cr\r"}); got != `["a","cr\r"]` {
+		t.Errorf("pyList of a text with a carriage return = %s, want JSON", got)
+	}
 }
 
 // TestPyStringIsPythonsRepr: Python itself gives the same text, and reads
-// it back (as VLMEvalKit does with eval) as the options.
+// each list back (as VLMEvalKit does with eval) as the options; a list
+// that needs escapes vidscreen import does not read is written as JSON,
+// which Python reads alike.
 func TestPyStringIsPythonsRepr(t *testing.T) {
-	texts := []string{"a dog", "it's", `say "hi"`, `it's "x"`, `back\slash`, "tab\tnew\nline", "bell\x07\x7f",
-		"à droite 中文", "nbsp\u00a0zwsp\u200b", "emoji 🎥", "", "line\u2028sep"}
-	in, _ := json.Marshal(texts)
-	var got []string
-	runPython(t, t.TempDir(), fmt.Sprintf("ts = json.loads(%q)\nprint(json.dumps([repr(ts)] + [repr(s) for s in ts]))\n", string(in)), &got)
-	if got[0] != pyList(texts) {
-		t.Errorf("repr of the list\n%s\nwant (Python)\n%s", pyList(texts), got[0])
+	plain := []string{"a dog", "it's", `say "hi"`, `it's "x"`, `back\slash`, "tab\tnew\nline", "à droite 中文", "emoji 🎥", ""}
+	odd := []string{"bell\x07\x7f", "nbsp\u00a0zwsp\u200b", "line\u2028sep", "cr\r", "a < b & c"}
+	all := append(append([]string{}, plain...), odd...)
+	lists := [][]string{plain, odd, {"x", "cr\r"}}
+	var literals []string
+	for _, l := range lists {
+		literals = append(literals, pyList(l))
 	}
-	for i, s := range texts {
-		if pyString(s) != got[i+1] {
-			t.Errorf("pyString(%q) = %s, Python writes %s", s, pyString(s), got[i+1])
+	in, _ := json.Marshal(map[string]any{"all": all, "lists": lists, "literals": literals})
+	var got struct {
+		Reprs []string   `json:"reprs"`
+		Plain string     `json:"plain"`
+		Back  [][]string `json:"back"`
+	}
+	runPython(t, t.TempDir(), fmt.Sprintf(`import ast
+d = json.loads(%q)
+print(json.dumps({"reprs": [repr(s) for s in d["all"]], "plain": repr(d["lists"][0]), "back": [ast.literal_eval(l) for l in d["literals"]]}))
+`, string(in)), &got)
+	for i, s := range all {
+		if pyString(s) != got.Reprs[i] {
+			t.Errorf("pyString(%q) = %s, Python writes %s", s, pyString(s), got.Reprs[i])
+		}
+	}
+	if literals[0] != got.Plain {
+		t.Errorf("pyList = %s, Python's repr %s", literals[0], got.Plain)
+	}
+	for i, l := range lists {
+		if !slices.Equal(got.Back[i], l) {
+			t.Errorf("Python reads %s as %q, want %q", literals[i], got.Back[i], l)
+		}
+	}
+	if !strings.HasPrefix(literals[1], `["`) {
+		t.Errorf("a list needing \\x escapes written as %s, want JSON", literals[1])
+	}
+}
+
+// TestVLMEvalKitTableImportsBack: vidscreen's own VLMEvalKit reader reads
+// every text of the table exactly, odd characters included.
+func TestVLMEvalKitTableImportsBack(t *testing.T) {
+	r := testRelease(t)
+	r.Items[0].Options = []string{"cr\rhere", "bell\x07", "it's \"q\"", "a\\b"}
+	p := filepath.Join(t.TempDir(), "release.tsv")
+	if err := VLMEvalKit(context.Background(), r, p); err != nil {
+		t.Fatal(err)
+	}
+	res, err := formats.VLMEvalKit().Read(context.Background(), []string{p}, items.Options{IndexBase: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != len(r.Items) {
+		t.Fatalf("%d rows, want %d", len(res.Rows), len(r.Items))
+	}
+	for i, it := range r.Items {
+		row := res.Rows[i]
+		if row.ID != it.ID || row.Video != it.Video || row.Question != it.Question || !slices.Equal(row.Options, it.Options) ||
+			row.Gold != answer.Letter(it.Answer) || row.Task != it.Task {
+			t.Errorf("item %s read back as %+v", it.ID, row)
 		}
 	}
 }
