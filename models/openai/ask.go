@@ -77,6 +77,22 @@ func (c *Client) ask(ctx context.Context, q Query, st *counters) (Answer, error)
 	if err != nil {
 		return Answer{}, err
 	}
+	if !c.formsKnown() {
+		// Until one query has found out which form the server takes, queries
+		// go one at a time: otherwise, at concurrency 64, 64 would offer a
+		// refused form at once, and which queries did (and so which
+		// refusals the store holds) would depend on the scheduling.
+		select {
+		case c.probe <- struct{}{}:
+			if c.formsKnown() { // found out while this query waited
+				<-c.probe
+			} else {
+				defer func() { <-c.probe }()
+			}
+		case <-ctx.Done():
+			return Answer{}, ctx.Err()
+		}
+	}
 	prefill := c.prefill.Load() != formRefused
 	logprobs := c.cfg.Mode != ModeGenerate && c.logprobs.Load() != formRefused
 	for {
@@ -119,6 +135,13 @@ func (c *Client) ask(ctx context.Context, q Query, st *counters) (Answer, error)
 	}
 }
 
+// formsKnown reports whether this client knows both whether its server
+// takes the prefilled turn and, unless it never asks for them, whether it
+// gives log-probabilities.
+func (c *Client) formsKnown() bool {
+	return c.prefill.Load() != formUnknown && (c.cfg.Mode == ModeGenerate || c.logprobs.Load() != formUnknown)
+}
+
 // refuses reports whether a server error is a refusal of a request field:
 // a 400 or 422 (vLLM, SGLang and strict pydantic servers) whose message names
 // one of fields.
@@ -146,10 +169,12 @@ type chatRequest struct {
 	TopLogprobs          int       `json:"top_logprobs,omitempty"`
 	ContinueFinalMessage bool      `json:"continue_final_message,omitempty"`
 	AddGenerationPrompt  *bool     `json:"add_generation_prompt,omitempty"`
+	// ChatTemplateKwargs is sent as JSON (encoding/json sorts its keys).
+	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
 }
 
 func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error) {
-	r := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: generateTokens, Seed: c.cfg.Seed}
+	r := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: generateTokens, Seed: c.cfg.Seed, ChatTemplateKwargs: c.cfg.ChatTemplateKwargs}
 	if logprobs {
 		r.MaxTokens, r.Logprobs, r.TopLogprobs = 1, true, c.cfg.TopLogprobs
 	}
@@ -167,7 +192,7 @@ func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error
 			}
 		}
 	}
-	return r.appendJSON(make([]byte, 0, size)), nil
+	return r.appendJSON(make([]byte, 0, size))
 }
 
 // fetch returns the server's 2xx reply to body: from the store when it has

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 )
 
@@ -10,7 +11,7 @@ import (
 // copy, validate and compact every Message's MarshalJSON output again
 // (a quarter of the client's time in BenchmarkAskGroups). Base64 needs no
 // escaping, so the images are encoded straight into the body.
-func (r *chatRequest) appendJSON(b []byte) []byte {
+func (r *chatRequest) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"model":`...)
 	b = appendString(b, r.Model)
 	b = append(b, `,"messages":[`...)
@@ -40,7 +41,15 @@ func (r *chatRequest) appendJSON(b []byte) []byte {
 		b = append(b, `,"add_generation_prompt":`...)
 		b = strconv.AppendBool(b, *r.AddGenerationPrompt)
 	}
-	return append(b, '}')
+	if len(r.ChatTemplateKwargs) > 0 {
+		kw, err := json.Marshal(r.ChatTemplateKwargs)
+		if err != nil {
+			return nil, fmt.Errorf("chat_template_kwargs: %w", err)
+		}
+		b = append(b, `,"chat_template_kwargs":`...)
+		b = append(b, kw...)
+	}
+	return append(b, '}'), nil
 }
 
 // appendJSON writes the message as MarshalJSON does.

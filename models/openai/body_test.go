@@ -12,14 +12,15 @@ func TestChatBodyIsWhatEncodingJSONWrites(t *testing.T) {
 	tests := []chatRequest{
 		{Model: "Qwen/Qwen3-VL-8B-Instruct", Messages: []Message{{Role: "user", Parts: []Part{{Image: frames[0]}, {Image: frames[1]}, {Text: "Q: \"quoted\" <tag> & é\n\tA. x"}}}, {Role: "assistant", Content: "Answer:"}},
 			MaxTokens: 1, Seed: -3, Logprobs: true, TopLogprobs: 20, ContinueFinalMessage: true, AddGenerationPrompt: &no},
-		{Model: "m", Messages: []Message{{Role: "user", Content: "plain \u2028 text"}}, MaxTokens: 16, Temperature: 0.5},
+		{Model: "m", Messages: []Message{{Role: "user", Content: "plain \u2028 text"}}, MaxTokens: 16, Temperature: 0.5,
+			ChatTemplateKwargs: map[string]any{"enable_thinking": false, "a": []int{1}}},
 	}
 	for i, r := range tests {
 		want, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.appendJSON(nil); string(got) != string(want) {
+		if got, err := r.appendJSON(nil); err != nil || string(got) != string(want) {
 			t.Errorf("request %d:\n got %.300s\nwant %.300s", i, got, want)
 		}
 	}

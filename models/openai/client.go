@@ -54,6 +54,12 @@ type Config struct {
 	// the option it names among options, as shown, or -1. Nil means a
 	// leading option letter only; the harness passes answer.Parse's rules.
 	ParseReply func(reply string, options []string) int
+	// ChatTemplateKwargs, when set, is sent with every Ask as
+	// chat_template_kwargs, which vLLM, SGLang and the llama.cpp server pass
+	// to the chat template: {"enable_thinking": false} for the Qwen3 models,
+	// whose template would otherwise let a generated reply spend its 16
+	// tokens thinking.
+	ChatTemplateKwargs map[string]any
 }
 
 // A Client sends scoring requests to one server. It is safe for concurrent use.
@@ -69,7 +75,8 @@ type Client struct {
 	// not offered again: formUnknown, formWorks or formRefused.
 	prefill, logprobs atomic.Int32
 
-	flights flights // requests in flight through the store, by key
+	flights flights       // requests in flight through the store, by key
+	probe   chan struct{} // held by the one query asking while the forms are unknown
 }
 
 // New checks cfg and returns a client. It refuses a non-loopback base URL
@@ -141,6 +148,7 @@ func New(cfg Config) (*Client, error) {
 		slots: make(chan struct{}, cfg.MaxConcurrent),
 		base:  strings.TrimRight(cfg.BaseURL, "/"),
 		path:  path,
+		probe: make(chan struct{}, 1),
 	}, nil
 }
 

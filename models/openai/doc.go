@@ -37,7 +37,9 @@
 // one-hot score: the chosen option 0 and Found, the others LogFloor. The
 // client remembers both per server (a Client is one server), and each Answer
 // says which Mode ("logprobs" or "generate") and whether Prefill was used.
-// Config.Mode forces a mode.
+// Config.Mode forces a mode. Until a client knows its server's forms,
+// queries go one at a time (in AskGroups and AskStream, the first in order),
+// so the form is found out once, by the same query at any concurrency.
 //
 // AskGroups takes Groups, one a video (all its items and conditions), and
 // issues their queries in order, a group's all before the next group's

@@ -197,6 +197,22 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 				continue
 			}
 			for q := range g.Queries {
+				if !c.formsKnown() {
+					// The feeder asks itself, holding back the rest, until
+					// the server's forms are known: so the query that finds
+					// them out is the first in order at any concurrency, and
+					// the store holds the same records after any run.
+					r := &o.res[q]
+					if ctx.Err() != nil {
+						r.Err = context.Cause(ctx)
+					} else {
+						r.Answer, r.Err = c.ask(ctx, g.Queries[q], st)
+					}
+					if o.remaining.Add(-1) == 0 {
+						close(o.done)
+					}
+					continue
+				}
 				select {
 				case jobs <- job{o, q}:
 				case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -213,5 +214,55 @@ func TestAskGroupsAfterCancel(t *testing.T) {
 	}
 	if len(res) != 3 || len(srv.Requests()) != 0 {
 		t.Errorf("%d groups, %d requests", len(res), len(srv.Requests()))
+	}
+}
+
+// Through a store, at any concurrency and against servers that make the
+// client fall back, the answers are the same bytes, and a resume at another
+// concurrency asks nothing.
+func TestStoredAnswersAreTheSameAtAnyConcurrency(t *testing.T) {
+	servers := []struct {
+		name string
+		cfg  openaitest.Config
+	}{
+		{"vLLM", openaitest.Config{}},
+		{"no continue_final_message", openaitest.Config{RefusePrefill: true}},
+		{"no logprobs", openaitest.Config{Logprobs: openaitest.LogprobsIgnored}},
+	}
+	groups := testGroups(t, 3)
+	for _, sv := range servers {
+		t.Run(sv.name, func(t *testing.T) {
+			sv.cfg.Answer = believes("blue")
+			srv := openaitest.New(sv.cfg)
+			defer srv.Close()
+			var first []byte
+			for _, conc := range []int{1, 8, 64} {
+				path := filepath.Join(t.TempDir(), "r.jsonl")
+				var runs [][]byte
+				for run, rc := range []int{conc, 65 - conc} { // a run, then a resume at another concurrency
+					st, err := OpenStore(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					srv.Reset()
+					c := newTestClient(t, srv, Config{Store: st, MaxConcurrent: rc, ParseReply: leadingLetter})
+					res, stats := c.AskGroups(context.Background(), groups)
+					st.Close()
+					b, _ := json.Marshal(res)
+					runs = append(runs, b)
+					if stats.Failed != 0 || run == 1 && len(srv.Requests()) != 0 {
+						t.Errorf("concurrency %d run %d: %d failed, %d requests", rc, run, stats.Failed, len(srv.Requests()))
+					}
+				}
+				if string(runs[0]) != string(runs[1]) {
+					t.Errorf("concurrency %d: the resumed answers differ", conc)
+				}
+				if first == nil {
+					first = runs[0]
+				} else if string(runs[0]) != string(first) {
+					t.Errorf("concurrency %d: answers differ from concurrency 1", conc)
+				}
+			}
+		})
 	}
 }
