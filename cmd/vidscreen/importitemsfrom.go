@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/items"
 )
 
@@ -40,6 +42,16 @@ func joinItemsFrom(ctx context.Context, path string, rows []items.Row) error {
 		if len(r.Options) > 0 && len(r.Options) != len(it.Options) {
 			return &harness.ParseError{File: r.File, Line: r.Line, Row: r.Rec, Field: "id",
 				Err: fmt.Errorf("%w: the record has %d options, its item in %s (by %s) %d: not the same question", harness.ErrUnknownItem, len(r.Options), path, by, len(it.Options))}
+		}
+		if r.Question != "" && answer.Normalize(r.Question) != answer.Normalize(it.Question) {
+			return &harness.ParseError{File: r.File, Line: r.Line, Row: r.Rec, Field: "id",
+				Err: fmt.Errorf("%w: the record asks %q, its item in %s (by %s) %q: not the same question", harness.ErrUnknownItem, r.Question, path, by, it.Question)}
+		}
+		if len(it.Meta) > 0 {
+			var meta map[string]any
+			if err := json.Unmarshal(it.Meta, &meta); err == nil {
+				r.Meta = meta
+			}
 		}
 		r.ID, r.Video, r.Question, r.Options, r.Task, r.Duration = it.ID, it.Video, it.Question, it.Options, it.Task, it.Duration
 		r.Group, r.Start, r.End = it.Group, it.Start, it.End

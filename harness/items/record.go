@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/answer"
 )
 
@@ -257,7 +258,7 @@ func (r Record) Options() (opts []string, field string, err error) {
 		key := "a" + strconv.Itoa(i)
 		v := r[key]
 		if blank(v) {
-			return nil, key, fmt.Errorf("%w: %s is missing or blank but a%d is given: the a0, a1, ... options must not have gaps", ErrOptionGap, key, last)
+			return nil, key, fmt.Errorf("%w: %w: %s is missing or blank but a%d is given: the a0, a1, ... options must not have gaps", harness.ErrMissingField, ErrOptionGap, key, last)
 		}
 		s, _ := Text(v)
 		opts = append(opts, s)
@@ -266,6 +267,15 @@ func (r Record) Options() (opts []string, field string, err error) {
 		return opts, "a0", nil
 	}
 	return nil, "", nil
+}
+
+// OptionsError is the reason of an error of Options for a
+// *harness.ParseError: a gap is a missing field, anything else a wrong type.
+func OptionsError(err error) error {
+	if errors.Is(err, ErrOptionGap) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", harness.ErrFieldType, err)
 }
 
 // ErrOptionGap is a run of numbered option fields with one missing.

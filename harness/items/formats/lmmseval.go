@@ -228,7 +228,7 @@ func rowFromDoc(doc items.Record, m map[string]any, row *items.Row) error {
 	row.Duration, row.DurationGroup = doc.Duration()
 	opts, field, err := doc.Options()
 	if err != nil {
-		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: "doc." + field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
+		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: "doc." + field, Err: items.OptionsError(err)}
 	}
 	row.Options = opts
 	row.Gold, row.GoldIndex = doc.GoldAnswer()

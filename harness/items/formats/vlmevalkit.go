@@ -388,7 +388,7 @@ func (t *table) row(r items.Record, source string, line, rec int) (items.Row, er
 	var field string
 	var err error
 	if row.Options, field, err = r.Options(); err != nil {
-		return items.Row{}, &harness.ParseError{File: t.name, Line: line, Row: rec, Field: field, Err: fmt.Errorf("%w: %v", harness.ErrFieldType, err)}
+		return items.Row{}, &harness.ParseError{File: t.name, Line: line, Row: rec, Field: field, Err: items.OptionsError(err)}
 	}
 	row.Gold, _ = r.GoldAnswer()
 	row.GoldIndex = -1
