@@ -59,40 +59,68 @@ func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
 	}
 }
 
-// A group's queries all go out before the next group's: at concurrency 8,
-// no request of a later video reaches the server before every request of
-// an earlier one has been sent.
-func TestAskGroupsSendsVideoByVideo(t *testing.T) {
-	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Delay: 2e6})
-	defer srv.Close()
-	groups := testGroups(t, 6)
-	video := map[string]int{}
-	for g, gr := range groups {
-		for _, q := range gr.Queries {
-			video[q.Question] = g
+// Queries go out in order, group after group: with a server that holds
+// every request until the test releases one, the first query comes alone
+// (finding out the server's forms), then exactly the next MaxConcurrent,
+// and then each released slot brings exactly the next query in order.
+func TestAskGroupsSendsInOrder(t *testing.T) {
+	const conc = 4
+	groups := testGroups(t, 4)
+	index := map[string]int{}
+	var order []string
+	for _, g := range groups {
+		for _, q := range g.Queries {
+			index[q.ID] = len(order)
+			order = append(order, q.ID)
 		}
 	}
-	c := newTestClient(t, srv, Config{MaxConcurrent: 8})
-	c.AskGroups(context.Background(), groups)
-	// Arrival order can swap requests sent together, but a request can
-	// never arrive more than MaxConcurrent places after a later group's.
-	reqs := srv.Requests()
-	for i, r := range reqs {
-		var q string
-		for line := range strings.SplitSeq(r.User(), "\n") {
-			if s, ok := strings.CutPrefix(line, "Question: "); ok {
-				q = s
-			}
-		}
-		g := video[q]
-		for _, later := range reqs[:max(0, i-8)] {
-			for line := range strings.SplitSeq(later.User(), "\n") {
-				if s, ok := strings.CutPrefix(line, "Question: "); ok && video[s] > g {
-					t.Fatalf("request %d (video %d) arrived after a request of video %d", i, g, video[s])
+	arrived := make(chan int)
+	release := make(chan struct{})
+	believe := believes("blue")
+	srv := openaitest.New(openaitest.Config{Answer: func(r *openaitest.Request) openaitest.Reply {
+		id := -1
+		for _, g := range groups {
+			for _, q := range g.Queries {
+				order, _ := q.check()
+				if q.text(order) == r.User() && len(q.Frames) == r.Images() {
+					id = index[q.ID]
 				}
 			}
 		}
+		arrived <- id
+		<-release
+		return believe(r)
+	}})
+	defer srv.Close()
+	c := newTestClient(t, srv, Config{MaxConcurrent: conc})
+	done := make(chan struct{})
+	go func() {
+		c.AskGroups(context.Background(), groups)
+		close(done)
+	}()
+	if got := <-arrived; got != 0 {
+		t.Fatalf("first request is query %d, want 0 alone", got)
 	}
+	release <- struct{}{}
+	first := map[int]bool{}
+	for range conc {
+		first[<-arrived] = true
+	}
+	for i := 1; i <= conc; i++ {
+		if !first[i] {
+			t.Fatalf("the first %d in flight are %v, want queries 1 to %d", conc, first, conc)
+		}
+	}
+	for want := conc + 1; want < len(order); want++ {
+		release <- struct{}{}
+		if got := <-arrived; got != want {
+			t.Fatalf("after a release the server got query %d (%s), want %d (%s)", got, order[max(got, 0)], want, order[want])
+		}
+	}
+	for range conc {
+		release <- struct{}{}
+	}
+	<-done
 }
 
 // A failing query fails alone; the others of its group are answered.
