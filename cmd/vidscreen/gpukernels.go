@@ -2,37 +2,76 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
-// joinerFor returns the threshold join --device names: the CPU kernels for
-// cpu; for cuda or cuda:N the GPU kernels of kernels/cuda when this binary
-// has them (bin/vidscreen-cuda, built with -tags cuda) and the device
-// opens, else the CPU kernels after one line on stderr saying why. The
-// pairs are the same either way, so falling back changes only the time.
-// The returned func releases the device.
-func joinerFor(device string, env *environment) (kernels.Joiner, func(), error) {
+// precisionFlagHelp is the --precision flag's help, shared by the commands
+// that join on a device.
+const precisionFlagHelp = "`PRECISION` of the GPU's tile products: fp32, or tf32 (tensor cores through cuBLAS; pairs within the TF32 band of tau, about 2e-3, are recomputed as the CPU computes them, so the pairs are the same); ignored on the CPU"
+
+// parsePrecision reads --precision (or VIDSCREEN_CUDA_PRECISION when the
+// flag is left at its default).
+func parsePrecision(flag string, getenv func(string) string) (cuda.Precision, error) {
+	p := strings.ToLower(flag)
+	if p == "" || p == "fp32" {
+		if e := strings.ToLower(getenv("VIDSCREEN_CUDA_PRECISION")); e != "" {
+			p = e
+		}
+	}
+	switch p {
+	case "", "fp32":
+		return cuda.FP32, nil
+	case "tf32":
+		return cuda.TF32, nil
+	}
+	return cuda.FP32, fmt.Errorf("--precision %s: want fp32 or tf32", p)
+}
+
+// gpuFor opens the GPU that --device names, for the kernels of what (a
+// verb for the message: "joining"). It returns nil for cpu; for cuda or
+// cuda:N the device of kernels/cuda when this binary has them
+// (bin/vidscreen-cuda, built with -tags cuda) and it opens, else nil after
+// one line on stderr saying why. The results are the same either way, so
+// falling back changes only the time. The returned func releases the
+// device.
+func gpuFor(device, precision, what string, env *environment) (cuda.GramDevice, func(), error) {
 	spec, err := gpu.ParseSpec(device)
 	if err != nil {
 		return nil, nil, &usageError{err.Error()}
 	}
+	prec, err := parsePrecision(precision, env.getenv)
+	if err != nil {
+		return nil, nil, &usageError{err.Error()}
+	}
 	if !spec.CUDA {
-		return kernels.CPU{}, func() {}, nil
+		return nil, func() {}, nil
 	}
 	if len(spec.Indices) > 1 {
-		return nil, nil, &usageError{fmt.Sprintf("--device %s: the join runs on one GPU (cuda:N)", device)}
+		return nil, nil, &usageError{fmt.Sprintf("--device %s: the kernels run on one GPU (cuda:N)", device)}
 	}
 	ordinal := 0
 	if len(spec.Indices) == 1 {
 		ordinal = spec.Indices[0]
 	}
-	j, done, name, err := openGPUKernels(ordinal, env.getenv)
+	d, done, err := openGPUDevice(ordinal, prec, env.getenv)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "vidscreen: --device %s: %v; running on the CPU\n", device, err)
-		return kernels.CPU{}, func() {}, nil
+		return nil, func() {}, nil
 	}
-	fmt.Fprintf(env.stderr, "vidscreen: joining on %s\n", name)
-	return j, done, nil
+	fmt.Fprintf(env.stderr, "vidscreen: %s on %s\n", what, d.Name())
+	return d, done, nil
+}
+
+// joinerFor returns the threshold join --device names (see gpuFor): the
+// GPU's through kernels/cuda.Backend, or the CPU kernels.
+func joinerFor(device, precision string, env *environment) (kernels.Joiner, func(), error) {
+	d, done, err := gpuFor(device, precision, "joining", env)
+	if err != nil || d == nil {
+		return kernels.CPU{}, done, err
+	}
+	return &cuda.Backend{Device: d}, done, nil
 }

@@ -5,11 +5,11 @@ package main
 import (
 	"errors"
 
-	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
-// openGPUKernels: this build has no GPU kernels (it links no CUDA library
+// openGPUDevice: this build has no GPU kernels (it links no CUDA library
 // so that it starts on any machine).
-func openGPUKernels(int, func(string) string) (kernels.Joiner, func(), string, error) {
-	return nil, nil, "", errors.New("this binary has no GPU kernels (build bin/vidscreen-cuda with make build-cuda)")
+func openGPUDevice(int, cuda.Precision, func(string) string) (cuda.GramDevice, func(), error) {
+	return nil, nil, errors.New("this binary has no GPU kernels (build bin/vidscreen-cuda with make build-cuda)")
 }

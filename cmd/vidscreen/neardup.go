@@ -71,6 +71,7 @@ written through a temporary file and a rename, mode 0644.`,
 			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so dot products are cosines")
 			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
 			device := fs.String("device", "cpu", "join on `DEVICE`: cpu, cuda or cuda:N (the GPU kernels of bin/vidscreen-cuda; the same pairs; without a usable GPU, or in bin/vidscreen, the CPU after one line saying why)")
+			precision := fs.String("precision", "fp32", precisionFlagHelp)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -86,7 +87,7 @@ written through a temporary file and a rename, mode 0644.`,
 						return &usageError{fmt.Sprintf("--out %s names the input %s: writing it would overwrite the input", *out, in)}
 					}
 				}
-				joiner, release, err := joinerFor(*device, env)
+				joiner, release, err := joinerFor(*device, *precision, env)
 				if err != nil {
 					return err
 				}

@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
@@ -41,7 +43,7 @@ func newVendiCommand() *command {
 	return &command{
 		name:  "vendi",
 		short: "measure the effective size (Vendi score) of a set of embeddings",
-		usage: "--a V.npy [--b T.npy] [--q 1] [--sample 200 --seed S] [--method auto] [--kernel-memory 8]",
+		usage: "--a V.npy [--b T.npy] [--q 1] [--sample 200 --seed S] [--method auto] [--kernel-memory 8] [--device cuda:0]",
 		long: `Vendi prints, as JSON, the Vendi score of the items whose embeddings are the rows
 of V.npy: exp of the entropy of the eigenvalues of K/n, where K holds the items'
 cosine similarities (natural log, eigenvalues <= 0 dropped). With --b, K is the joint
@@ -56,7 +58,11 @@ stochastic Lanczos quadrature estimate that needs only products with K: 16 block
 Lanczos steps with 32 probes, within 0.2% of the exact score where both were run.
 The estimate forms K once and holds it in memory when it fits in --kernel-memory
 (60,000 items: 7.2 GB); otherwise every product forms K again, tile by tile, which
-at SigLIP x BGE widths costs hours instead of minutes. Large orders (--q 1e308) are
+at SigLIP x BGE widths costs hours instead of minutes. With --device cuda:N (bin/vidscreen-cuda) the
+estimate's products run on that GPU: K is formed there by tiles and held in its memory
+as far as it fits (all of it at 60,000 items on an H200), the rest formed again per
+product; the estimate is the CPU's within 1e-4. Without a usable GPU it runs on the CPU
+after one line on stderr saying why. Large orders (--q 1e308) are
 computed scaled by the largest eigenvalue and tend to the q = inf score. A NaN or an
 infinity in V or T is bad input (exit 2), named by file and first row; so is a file that
 is not a matrix (a 1-D array). --normalize=false takes the rows as they are, which must
@@ -72,6 +78,7 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so K holds cosines")
 			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
 			kernelMemory := fs.Float64("kernel-memory", 8, "hold the kernel of an estimate in memory when it fits in `GIB` gibibytes (2 n^2 bytes: 7.2 GB at 60,000 items); beyond, every product forms it again")
+			device := fs.String("device", "cpu", "run the estimate's products on `DEVICE`: cpu, cuda or cuda:N (bin/vidscreen-cuda's GPU kernels: K formed by tiles on the GPU and held in its memory as far as it fits, the same estimate within 1e-4; without a usable GPU, or in bin/vidscreen, the CPU after one line saying why); exact scores stay on the CPU")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -134,11 +141,33 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 				start := time.Now()
 				var res kernels.Vendi
 				useSLQ := *method == "slq" || (*method == "auto" && v.Rows > vendiExactLimit && (t != nil || v.Cols >= v.Rows))
+				var dev cuda.GramDevice
+				if *device != "cpu" {
+					if !useSLQ {
+						if _, err := gpu.ParseSpec(*device); err != nil {
+							return &usageError{err.Error()}
+						}
+						fmt.Fprintf(env.stderr, "vidscreen: --device %s: the exact score is computed on the CPU (the GPU runs the estimate's products: --method slq)\n", *device)
+					} else {
+						var release func()
+						if dev, release, err = gpuFor(*device, "fp32", "forming the kernel", env); err != nil {
+							return err
+						}
+						defer release()
+					}
+				}
 				if useSLQ {
 					// Held in memory, K costs one formation; otherwise
 					// every product of the estimate forms it again.
 					var op kernels.SymOperator
-					if float64(kernels.ResidentBytes(v.Rows)) <= *kernelMemory*(1<<30) {
+					if dev != nil {
+						jk, err := cuda.NewJointKernel(ctx, dev, v, t, nil, cuda.JointKernelOptions{})
+						if err != nil {
+							return err
+						}
+						defer jk.Close()
+						op = jk
+					} else if float64(kernels.ResidentBytes(v.Rows)) <= *kernelMemory*(1<<30) {
 						op, err = kernels.FormJointKernel(ctx, v, t, nil, opt)
 					} else {
 						op, err = kernels.NewJointKernel(v, t, nil, opt)
