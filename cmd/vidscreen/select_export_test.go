@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -102,6 +103,84 @@ func TestSelectExports(t *testing.T) {
 			if g.Group != w.Group || !reflect.DeepEqual(g.Start, w.Start) || !reflect.DeepEqual(g.End, w.End) || !sameJSON(g.Meta, w.Meta) {
 				t.Errorf("%s: item %s: group %q, clip %v-%v, meta %s; want %q, %v-%v, %s", format, w.ID, g.Group, g.Start, g.End, g.Meta, w.Group, w.Start, w.End, w.Meta)
 			}
+		}
+	}
+}
+
+// TestSelectExportSamplesImportBack: the samples lmms-eval logs for the
+// exported video task (v0.4 and after: no doc; the prompt as input and
+// process_results' record per metric) import back through vidscreen import
+// lmms-eval as the released items and the replies as the task read them.
+func TestSelectExportSamplesImportBack(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	if code, _, stderr := runAudit("--items", demoSubset(t, 40), "--out", run); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	lm := filepath.Join(dir, "lmms")
+	code, stdout, stderr := runCmd("select", run, "--out", filepath.Join(dir, "rel"), "--budget", "12", "--export-lmms-eval", lm)
+	if code != 0 {
+		t.Fatalf("select: exit %d: %s", code, stderr)
+	}
+	var sum selectSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	task := export.TaskPrefix(sum.Release) + "_video"
+	samples := filepath.Join(dir, "20260101_120000_samples_"+task+".jsonl")
+	// Right on even documents, an unreadable reply on odd ones.
+	script := `import json, sys
+sys.path.insert(0, sys.argv[1])
+import utils
+kw = {"intro": "You are given a video.", "post_prompt": sys.argv[3]}
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    for i, line in enumerate(open(sys.argv[1] + "/dataset.jsonl", encoding="utf-8")):
+        doc = json.loads(line)
+        reply = utils.doc_to_target(doc) if i % 2 == 0 else "!!!!"
+        rec = {"doc_id": i, "target": utils.doc_to_target(doc), "filtered_resps": [reply], "doc_hash": "h%d" % i,
+               "input": utils.doc_to_text(doc, kw)}
+        rec.update(utils.process_results(doc, [reply]))
+        out.write(json.dumps(rec) + "\n")
+`
+	cmd := exec.Command(py, "-B", "-c", script, lm, samples, export.PostPrompt)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+	back := filepath.Join(dir, "back.jsonl")
+	if code, _, stderr := runCmd("import", "lmms-eval", samples, "--out", back, "--benchmark", sum.Release); code != 0 {
+		t.Fatalf("import lmms-eval: exit %d: %s", code, stderr)
+	}
+	released, err := harness.ReadFiles(context.Background(), []string{filepath.Join(dir, "rel", release.ItemsFile)}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameItems(t, "lmms-eval samples", released, back)
+	preds, err := os.ReadFile(strings.TrimSuffix(back, ".jsonl") + ".predictions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(preds)), "\n")
+	if len(lines) != len(released) {
+		t.Fatalf("%d replies back, want %d", len(lines), len(released))
+	}
+	for i, l := range lines {
+		var p struct {
+			ID   string `json:"id"`
+			Pred any    `json:"pred"`
+		}
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatal(err)
+		}
+		want := any("")
+		if i%2 == 0 {
+			want = string(rune('A' + released[i].Answer))
+		}
+		if p.ID != released[i].ID || p.Pred != want {
+			t.Errorf("reply %d: %s %v, want %s %v", i, p.ID, p.Pred, released[i].ID, want)
 		}
 	}
 }

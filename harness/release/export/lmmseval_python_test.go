@@ -104,7 +104,7 @@ print(json.dumps({
 `, string(replies)), &got)
 
 	for k, it := range r.Items {
-		want := "INTRO\n\nQuestion: " + it.Question
+		want := "INTRO\n\n" + it.Question
 		for j, o := range it.Options {
 			want += "\n" + answer.Letter(j) + ". " + o
 		}
@@ -116,15 +116,15 @@ print(json.dumps({
 			t.Errorf("item %s: target %s, want %s", it.ID, got.Targets[k], answer.Letter(it.Answer))
 		}
 		rec := got.Records[k]
-		if rec["item_id"] != it.ID || rec["group"] != it.Group || (rec["score"] == 1.0) != wantRight[k] {
+		if rec["question_id"] != it.ID || rec["video"] != it.Video || rec["group"] != it.Group || rec["answer"] != answer.Letter(it.Answer) || (rec["score"] == 1.0) != wantRight[k] {
 			t.Errorf("item %s: record %v for reply %q", it.ID, rec, video[k])
 		}
 		if !slices.Equal(got.Keys[k], []string{"accuracy", "accuracy_perception", "accuracy_reasoning", "accuracy_temporal"}) {
 			t.Errorf("item %s: process_results keys %v", it.ID, got.Keys[k])
 		}
 	}
-	if got.Records[2]["pred"] != "" {
-		t.Errorf("an unreadable reply read as %v", got.Records[2]["pred"])
+	if got.Records[2]["pred_answer"] != "" || got.Records[0]["pred_answer"] != "B" {
+		t.Errorf("replies read as %v and %v, want B and nothing", got.Records[0]["pred_answer"], got.Records[2]["pred_answer"])
 	}
 	// Blind: BlindOrders documents per item, in the exported orders, the
 	// target the gold's letter as shown.

@@ -66,14 +66,16 @@ def doc_to_target(doc):
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
-    """The prompt: the task's intro, the question, the lettered options and
-    the instruction to reply with a letter."""
+    """The prompt: the task's intro, a blank line, the question, the
+    lettered options and the instruction to reply with a letter: the layout
+    of lmms-eval's Video-MME prompt, which `vidscreen import lmms-eval`
+    reads the question and options back from."""
     kwargs = lmms_eval_specific_kwargs or {}
     texts, _ = shown_options(doc)
     lines = []
     if kwargs.get("intro"):
         lines += [kwargs["intro"], ""]
-    lines.append("Question: " + str(doc["question"]))
+    lines.append(str(doc["question"]))
     lines += [LETTERS[j] + ". " + t for j, t in enumerate(texts)]
     if kwargs.get("post_prompt"):
         lines.append(kwargs["post_prompt"])
@@ -249,20 +251,27 @@ def parse_reply(reply, options):
 
 
 def process_results(doc, results):
-    """One record per document, under every metric: the item, its capability
-    group, the order shown, the letter read from the reply ("" when it names
-    no option), the gold letter and the score (1 right, 0 wrong)."""
+    """One record per document, under every metric: the item (question_id),
+    its video, task, duration and capability group, the order shown, the
+    letter read from the reply (pred_answer, "" when it names no option), the
+    gold letter (answer) and the score (1 right, 0 wrong). The names are
+    those of lmms-eval's Video-MME records, which `vidscreen import
+    lmms-eval` reads from a samples log: the items and the replies of a
+    video or frame task come back from it."""
     reply = results[0] if results else ""
     if isinstance(reply, (list, tuple)):
         reply = reply[0] if reply else ""
     texts, gold = shown_options(doc)
     pick = parse_reply(reply, texts)
     record = {
-        "item_id": doc["item_id"],
+        "question_id": doc["item_id"],
+        "video": doc["video"],
+        "task": doc.get("task") or "",
+        "duration": doc.get("duration"),
         "group": doc.get("group") or "",
         "order_index": int(doc.get("order_index", 0)),
-        "pred": LETTERS[pick] if pick >= 0 else "",
-        "gold": LETTERS[gold],
+        "pred_answer": LETTERS[pick] if pick >= 0 else "",
+        "answer": LETTERS[gold],
         "score": 1.0 if pick == gold else 0.0,
     }
     return {metric: record for metric in METRICS}
@@ -275,7 +284,7 @@ def accuracy(results, group=None):
     per_item = {}
     for record in results:
         if group is None or record["group"] == group:
-            per_item.setdefault(record["item_id"], []).append(float(record["score"]))
+            per_item.setdefault(record["question_id"], []).append(float(record["score"]))
     if not per_item:
         return float("nan")
     return 100.0 * sum(sum(s) / len(s) for s in per_item.values()) / len(per_item)

@@ -35,7 +35,7 @@ func readme(r *release.Release, prefix string, ms []metric) string {
 	fmt.Fprintf(&b, "The blind task's %d option orders are fixed per item (drawn from the release seed and the item id),\n", BlindOrders)
 	b.WriteString("so every model is shown the same orders. A model's gain from the video is its accuracy on a video\n")
 	b.WriteString("or frame task minus its accuracy on the blind task.\n\n")
-	b.WriteString("The prompt: the task's first sentence, a blank line, `Question: ...`, the options as `A. ...`,\n")
+	b.WriteString("The prompt: the task's first sentence, a blank line, the question, the options as `A. ...`,\n")
 	fmt.Fprintf(&b, "`B. ...`, and `%s`\n\n", PostPrompt)
 	b.WriteString("## Metrics\n\nAccuracy in percent; in the blind task an item's orders are averaged before the mean over\n")
 	b.WriteString("items. A metric whose group has no item in the evaluated slice (`--limit`) is `nan`.\n\n")
@@ -49,8 +49,8 @@ func readme(r *release.Release, prefix string, ms []metric) string {
 	}
 	b.WriteString("\nA reply is read by vidscreen's answer rules (docs/audit.md): a leading option letter, else the last\n")
 	b.WriteString("\"answer is X\", else the text of exactly one option, else a bare option number counted from 1. A reply\n")
-	b.WriteString("that names no option counts as wrong. The per-document records (`--log_samples`) hold the letter\n")
-	b.WriteString("read (`pred`, empty when none) and the gold.\n\n")
+	b.WriteString("that names no option counts as wrong. The per-document records (`--log_samples`) hold the item\n")
+	b.WriteString("(`question_id`), the letter read (`pred_answer`, empty when none) and the gold (`answer`).\n\n")
 	b.WriteString("## Back into vidscreen\n\n`vidscreen import lmms-eval-task " + DatasetFile + " --out ITEMS.jsonl` gives the release's items back.\n")
 	return b.String()
 }
