@@ -37,11 +37,11 @@ type importedItem struct {
 // written aside (ITEMS.open-ended.jsonl) rather than audited.
 type openEndedItem struct {
 	ID        string   `json:"id"`
-	Benchmark string   `json:"benchmark"`
-	Video     string   `json:"video"`
-	Question  string   `json:"question"`
-	Options   []string `json:"options"`
-	Gold      string   `json:"gold"`
+	Benchmark string   `json:"benchmark,omitempty"`
+	Video     string   `json:"video,omitempty"`
+	Question  string   `json:"question,omitempty"`
+	Options   []string `json:"options,omitempty"`
+	Gold      string   `json:"gold,omitempty"`
 	Reason    string   `json:"reason"`
 	Source    string   `json:"source"`
 }
@@ -140,14 +140,24 @@ func importRows(res *items.Result, bench, fallback string, opt items.Options, vl
 	out := &imported{}
 	sum := &out.sum
 	sum.records = len(res.Rows) + len(res.Dropped)
-	for _, d := range res.Dropped {
-		if d.OpenEnded {
-			sum.open = append(sum.open, d)
-		} else {
-			sum.dropped = append(sum.dropped, d)
-		}
-	}
 	var ib, pb, ob bytes.Buffer
+	for _, d := range res.Dropped {
+		if !d.OpenEnded {
+			sum.dropped = append(sum.dropped, d)
+			continue
+		}
+		sum.open = append(sum.open, d)
+		o := openEndedItem{ID: d.ID, Reason: d.Reason, Source: d.Source}
+		if r := d.Record; r != nil {
+			o.Benchmark, o.Video, o.Question, o.Options, o.Gold = r.Benchmark, r.Video, r.Question, r.Options, r.Gold
+			if bench != "" {
+				o.Benchmark = bench
+			}
+		}
+		b, _ := json.Marshal(o)
+		ob.Write(b)
+		ob.WriteByte('\n')
+	}
 	hasPreds := false
 	type seenRow struct{ source, video, question string }
 	seen := map[string]seenRow{}

@@ -59,6 +59,10 @@ type Drop struct {
 	// OpenEnded marks a record whose gold names several options or none:
 	// written aside as an open-ended item, not audited.
 	OpenEnded bool
+	// Record is the record as read, where the format has it: import
+	// writes its video, question, options and gold beside the reason in
+	// ITEMS.open-ended.jsonl. nil writes the id, source and reason only.
+	Record *Row
 }
 
 // Lookup returns the format called name.
