@@ -29,6 +29,8 @@ targets=(
 	"./harness/items/formats FuzzVideoMMEJSON"
 	"./harness/items/formats FuzzVideoMMEParquet"
 	"./harness/items/spec FuzzSpec"
+	"./harness/items/records FuzzReadJSON"
+	"./harness/items/records FuzzReadTable"
 	"./harness/items/formats FuzzPerceptionTest"
 	"./harness/items/formats FuzzTempCompass"
 	"./harness/items/formats FuzzMLVU"

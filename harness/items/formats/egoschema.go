@@ -13,6 +13,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // EgoSchema reads EgoSchema's files as its repository ships them
@@ -54,15 +55,15 @@ func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items
 	answers := map[string]int{}
 	answerFrom := map[string]egoAnswerAt{}
 	for _, p := range paths {
-		data, err := readAnnotationFile(p)
+		head, err := items.Head(p)
 		if err != nil {
 			return nil, err
 		}
 		// The two files are told apart by their content, not their
 		// names: questions.json is an array, subset_answers.json an
 		// object.
-		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-			if err := readEgoAnswers(p, data, answers, answerFrom); err != nil {
+		if t := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
+			if err := readEgoAnswers(ctx, p, answers, answerFrom); err != nil {
 				return nil, err
 			}
 			continue
@@ -78,11 +79,7 @@ func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items
 	res := &items.Result{}
 	used := map[string]bool{}
 	for _, p := range questions {
-		data, err := readAnnotationFile(p)
-		if err != nil {
-			return nil, err
-		}
-		recs, err := annotationArray(ctx, p, data, "EgoSchema's questions")
+		recs, err := records.Array(ctx, p, "EgoSchema's questions")
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +89,7 @@ func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items
 				return nil, err
 			}
 			if used[row.ID] {
-				return nil, rec.fail(p, "q_uid", harness.ErrDuplicateID, "%q appears twice", row.ID)
+				return nil, rec.Fail("q_uid", harness.ErrDuplicateID, "%q appears twice", row.ID)
 			}
 			used[row.ID] = true
 			g, ok := answers[row.ID]
@@ -132,55 +129,59 @@ type egoAnswerAt struct {
 func (a egoAnswerAt) String() string { return fmt.Sprintf("%s:%d", a.file, a.line) }
 
 // readEgoAnswers reads subset_answers.json: {q_uid: 0-based index}.
-func readEgoAnswers(name string, data []byte, answers map[string]int, from map[string]egoAnswerAt) error {
-	lines := newLineIndex(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: want EgoSchema's answers as one JSON object {q_uid: index}", harness.ErrSyntax)}
+func readEgoAnswers(ctx context.Context, name string, answers map[string]int, from map[string]egoAnswerAt) error {
+	w, err := records.Open(name)
+	if err != nil {
+		return err
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return &harness.ParseError{File: name, Line: lines.line(int(dec.InputOffset())), Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+	defer w.Close()
+	if err := w.Enter('{', "EgoSchema's answers as one JSON object {q_uid: index}"); err != nil {
+		return err
+	}
+	for w.More() {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		id := tok.(string) // object keys are strings
-		line := lines.line(int(dec.InputOffset()))
+		id, err := w.Key()
+		if err != nil {
+			return err
+		}
 		var v any
-		if err := dec.Decode(&v); err != nil {
-			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		line, err := w.Value(&v)
+		if err != nil {
+			return err
 		}
 		n, ok := v.(json.Number)
 		g, err := strconv.Atoi(string(n))
 		if !ok || err != nil {
-			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: got %v, want the 0-based index of the correct option", harness.ErrFieldType, v)}
+			return w.Fail(line, id, fmt.Errorf("%w: got %v, want the 0-based index of the correct option", harness.ErrFieldType, v))
 		}
 		if g < 0 {
-			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: %d (answers are 0-based)", harness.ErrAnswerRange, g)}
+			return w.Fail(line, id, fmt.Errorf("%w: %d (answers are 0-based)", harness.ErrAnswerRange, g))
 		}
 		if prev, dup := from[id]; dup && answers[id] != g {
-			return &harness.ParseError{File: name, Line: line, Field: id, Err: fmt.Errorf("%w: answer %d, but %s gives %d", harness.ErrDuplicateID, g, prev, answers[id])}
+			return w.Fail(line, id, fmt.Errorf("%w: answer %d, but %s gives %d", harness.ErrDuplicateID, g, prev, answers[id]))
 		}
 		answers[id], from[id] = g, egoAnswerAt{name, line}
 	}
-	if _, err := dec.Token(); err != nil {
-		return &harness.ParseError{File: name, Line: lines.line(int(dec.InputOffset())), Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+	if err := w.Leave(); err != nil {
+		return err
 	}
-	return nil
+	return w.End()
 }
 
 // egoRow reads one record of questions.json.
-func egoRow(name string, rec annotationRecord) (items.Row, error) {
-	id, err := rec.str(name, "q_uid", true)
+func egoRow(name string, rec *records.Record) (items.Row, error) {
+	id, err := rec.Filled("q_uid")
 	if err != nil {
 		return items.Row{}, err
 	}
-	q, err := rec.str(name, "question", true)
+	q, err := rec.Filled("question")
 	if err != nil {
 		return items.Row{}, err
 	}
 	row := items.Row{
-		Source:    rec.source(name),
+		Source:    rec.Source(),
 		File:      name,
 		Line:      rec.Line,
 		Rec:       rec.N,
@@ -193,26 +194,26 @@ func egoRow(name string, rec annotationRecord) (items.Row, error) {
 	}
 	for i := 0; ; i++ {
 		field := "option " + strconv.Itoa(i)
-		if _, ok := rec.Fields[field]; !ok {
+		if rec.Raw(field) == nil {
 			break
 		}
-		o, err := rec.str(name, field, true)
+		o, err := rec.Filled(field)
 		if err != nil {
 			return items.Row{}, err
 		}
 		row.Options = append(row.Options, o)
 	}
 	if len(row.Options) < 2 {
-		return items.Row{}, rec.fail(name, "option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "EgoSchema's options are option 0..option 4")
+		return items.Row{}, rec.Fail("option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "EgoSchema's options are option 0..option 4")
 	}
-	for k := range rec.Fields {
+	for _, k := range rec.Fields() {
 		if rest, ok := strings.CutPrefix(k, "option "); ok {
 			if n, err := strconv.Atoi(rest); err == nil && n > len(row.Options) {
-				return items.Row{}, rec.fail(name, "option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "the record has %s but no option %d: the options must run from option 0 without a gap", k, len(row.Options))
+				return items.Row{}, rec.Fail("option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "the record has %s but no option %d: the options must run from option 0 without a gap", k, len(row.Options))
 			}
 		}
 	}
-	if d, err := rec.str(name, "google_drive_id", false); err != nil {
+	if d, err := rec.Str("google_drive_id", false); err != nil {
 		return items.Row{}, err
 	} else if d != "" {
 		row.Meta = map[string]any{"google_drive_id": d}

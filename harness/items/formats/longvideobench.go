@@ -7,6 +7,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // LongVideoBench reads LongVideoBench's lvb_val.json (longvideobench/
@@ -38,99 +39,63 @@ func detectLongVideoBench(_ string, head []byte) bool {
 }
 
 func readLongVideoBench(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
-	res := &items.Result{}
-	for _, p := range paths {
-		if err := readLongVideoBenchFile(ctx, p, res); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return readFiles(ctx, paths, func(ctx context.Context, path string, res *items.Result) error {
+		return readQuestionList(ctx, path, "a list of questions (LongVideoBench's lvb_val.json)", res,
+			func(rec *records.Record, _ int) (items.Row, *items.Drop, error) { return longVideoBenchRow(rec) })
+	})
 }
 
-func readLongVideoBenchFile(ctx context.Context, path string, res *items.Result) error {
-	a, closeFile, err := openAnno(path)
-	if err != nil {
-		return err
-	}
-	defer closeFile()
-	if err := a.open('[', "a list of questions (LongVideoBench's lvb_val.json)"); err != nil {
-		return err
-	}
-	for a.more() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := a.record("a question")
-		if err != nil {
-			return err
-		}
-		row, drop, err := longVideoBenchRow(rec)
-		if err != nil {
-			return err
-		}
-		if drop != nil {
-			res.Dropped = append(res.Dropped, *drop)
-			continue
-		}
-		res.Rows = append(res.Rows, row)
-	}
-	if err := a.close(); err != nil {
-		return err
-	}
-	return a.end()
-}
-
-func longVideoBenchRow(rec *annoRecord) (items.Row, *items.Drop, error) {
-	id, err := rec.text("id", true)
+func longVideoBenchRow(rec *records.Record) (items.Row, *items.Drop, error) {
+	id, err := rec.Text("id", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	video, err := rec.text("video_path", false)
+	video, err := rec.Text("video_path", false)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if video == "" {
 		// Without video_path the file is videos/<video_id>.mp4, as the
 		// dataset names them.
-		vid, err := rec.text("video_id", true)
+		vid, err := rec.Text("video_id", true)
 		if err != nil {
 			return items.Row{}, nil, err
 		}
 		video = vid + ".mp4"
 	}
-	question, err := rec.str("question", true)
+	question, err := rec.Str("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	options, err := rec.strs("candidates", true)
+	options, err := rec.Strs("candidates", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if len(options) < 2 {
-		return items.Row{}, nil, rec.fail("candidates", harness.ErrTooFewOptions, "%d", len(options))
+		return items.Row{}, nil, rec.Fail("candidates", harness.ErrTooFewOptions, "%d", len(options))
 	}
-	gold, err := rec.index("correct_choice")
+	gold, err := rec.Index("correct_choice")
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if gold < 0 {
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: "no correct_choice (the test split holds its answers back)"}, nil
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: "no correct_choice (the test split holds its answers back)"}, nil
 	}
 	if gold >= len(options) {
-		return items.Row{}, nil, rec.fail("correct_choice", harness.ErrAnswerRange, "%d for %d candidates", gold, len(options))
+		return items.Row{}, nil, rec.Fail("correct_choice", harness.ErrAnswerRange, "%d for %d candidates", gold, len(options))
 	}
-	task, err := rec.str("question_category", false)
+	task, err := rec.Str("question_category", false)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	duration, err := rec.num("duration")
+	duration, err := rec.Num("duration")
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	return items.Row{
-		Source:    rec.source(),
-		File:      rec.file,
-		Line:      rec.line,
+		Source:    rec.Source(),
+		File:      rec.File,
+		Line:      rec.Line,
 		ID:        id,
 		Benchmark: "LongVideoBench",
 		Video:     video,
@@ -141,7 +106,7 @@ func longVideoBenchRow(rec *annoRecord) (items.Row, *items.Drop, error) {
 		Gold:      fmt.Sprint(gold),
 		GoldIndex: gold,
 		Choice:    -1,
-		Meta: rec.meta("topic_category", "level", "duration_group", "question_wo_referring_query",
+		Meta: rec.Meta("topic_category", "level", "duration_group", "question_wo_referring_query",
 			"subtitle_path", "starting_timestamp_for_subtitles"),
 	}, nil, nil
 }

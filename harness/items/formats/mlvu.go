@@ -10,6 +10,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // MLVU reads the task files of MLVU (JUNJIE99/MLVU; the MLVU dataset on
@@ -50,99 +51,63 @@ func detectMLVU(_ string, head []byte) bool {
 }
 
 func readMLVU(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
-	res := &items.Result{}
-	for _, p := range paths {
-		if err := readMLVUFile(ctx, p, res); err != nil {
-			return nil, err
+	return readFiles(ctx, paths, func(ctx context.Context, path string, res *items.Result) error {
+		stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		dir := ""
+		if mlvuTaskFile.MatchString(stem) {
+			dir = stem + "/"
 		}
-	}
-	return res, nil
+		return readQuestionList(ctx, path, "a list of questions (MLVU's task files)", res,
+			func(rec *records.Record, n int) (items.Row, *items.Drop, error) { return mlvuRow(rec, dir, n) })
+	})
 }
 
-func readMLVUFile(ctx context.Context, path string, res *items.Result) error {
-	a, closeFile, err := openAnno(path)
-	if err != nil {
-		return err
-	}
-	defer closeFile()
-	if err := a.open('[', "a list of questions (MLVU's task files)"); err != nil {
-		return err
-	}
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	dir := ""
-	if mlvuTaskFile.MatchString(stem) {
-		dir = stem + "/"
-	}
-	for n := 0; a.more(); n++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := a.record("a question")
-		if err != nil {
-			return err
-		}
-		row, drop, err := mlvuRow(rec, dir, n)
-		if err != nil {
-			return err
-		}
-		if drop != nil {
-			res.Dropped = append(res.Dropped, *drop)
-			continue
-		}
-		res.Rows = append(res.Rows, row)
-	}
-	if err := a.close(); err != nil {
-		return err
-	}
-	return a.end()
-}
-
-func mlvuRow(rec *annoRecord, dir string, n int) (items.Row, *items.Drop, error) {
-	task, err := rec.str("question_type", true)
+func mlvuRow(rec *records.Record, dir string, n int) (items.Row, *items.Drop, error) {
+	task, err := rec.Str("question_type", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	id, err := rec.text("question_id", false)
+	id, err := rec.Text("question_id", false)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if id == "" {
 		id = fmt.Sprintf("%s/%d", task, n)
 	}
-	video, err := rec.text("video", true)
+	video, err := rec.Text("video", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	question, err := rec.str("question", true)
+	question, err := rec.Str("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	if !rec.has("candidates") {
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: fmt.Sprintf("open-ended: %s is a generation task (no candidates)", task), OpenEnded: true}, nil
+	if !rec.Has("candidates") {
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: fmt.Sprintf("open-ended: %s is a generation task (no candidates)", task), OpenEnded: true}, nil
 	}
-	options, err := rec.strs("candidates", true)
+	options, err := rec.Strs("candidates", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if len(options) < 2 {
-		return items.Row{}, nil, rec.fail("candidates", harness.ErrTooFewOptions, "%d", len(options))
+		return items.Row{}, nil, rec.Fail("candidates", harness.ErrTooFewOptions, "%d", len(options))
 	}
-	gold, err := rec.text("answer", true)
+	gold, err := rec.Text("answer", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	k, why := answerTextIndex(options, gold)
 	if k < 0 {
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: why, OpenEnded: true}, nil
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: why, OpenEnded: true}, nil
 	}
-	duration, err := rec.num("duration")
+	duration, err := rec.Num("duration")
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	return items.Row{
-		Source:    rec.source(),
-		File:      rec.file,
-		Line:      rec.line,
+		Source:    rec.Source(),
+		File:      rec.File,
+		Line:      rec.Line,
 		ID:        id,
 		Benchmark: "MLVU",
 		Video:     dir + video,

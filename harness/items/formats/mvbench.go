@@ -11,6 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // MVBench reads MVBench's annotation files as OpenGVLab/MVBench ships
@@ -86,11 +87,7 @@ func readMVBench(ctx context.Context, paths []string, _ items.Options) (*items.R
 	res := &items.Result{}
 	seen := map[string]string{}
 	for _, p := range paths {
-		data, err := readAnnotationFile(p)
-		if err != nil {
-			return nil, err
-		}
-		recs, err := annotationArray(ctx, p, data, "an MVBench task's questions")
+		recs, err := records.Array(ctx, p, "an MVBench task's questions")
 		if err != nil {
 			return nil, err
 		}
@@ -106,14 +103,10 @@ func readMVBench(ctx context.Context, paths []string, _ items.Options) (*items.R
 			if prev, dup := seen[row.ID]; dup {
 				// Two files of one task name (two copies of
 				// action_sequence.json) would mix their items.
-				return nil, rec.fail(p, "", harness.ErrDuplicateID, "%q is also %s: give each task's file once", row.ID, prev)
+				return nil, rec.Fail("", harness.ErrDuplicateID, "%q is also %s: give each task's file once", row.ID, prev)
 			}
 			seen[row.ID] = row.Source
-			if drop != nil {
-				res.Dropped = append(res.Dropped, *drop)
-				continue
-			}
-			res.Rows = append(res.Rows, row)
+			keep(res, row, drop)
 		}
 	}
 	return res, nil
@@ -121,25 +114,25 @@ func readMVBench(ctx context.Context, paths []string, _ items.Options) (*items.R
 
 // mvbenchRow reads the i-th record of a task file. A record whose answer
 // is no candidate's text, or several candidates', is dropped as open-ended.
-func mvbenchRow(name string, rec annotationRecord, task string, i int, info mvbenchTask) (items.Row, *items.Drop, error) {
-	video, err := rec.text(name, "video")
+func mvbenchRow(name string, rec *records.Record, task string, i int, info mvbenchTask) (items.Row, *items.Drop, error) {
+	video, err := rec.Text("video", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	q, err := rec.text(name, "question")
+	q, err := rec.Text("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	opts, err := rec.texts(name, "candidates")
+	opts, err := rec.Strs("candidates", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	gold, err := rec.text(name, "answer")
+	gold, err := rec.Text("answer", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	row := items.Row{
-		Source:    rec.source(name),
+		Source:    rec.Source(),
 		File:      name,
 		Line:      rec.Line,
 		Rec:       rec.N,
@@ -156,21 +149,21 @@ func mvbenchRow(name string, rec annotationRecord, task string, i int, info mvbe
 	if info.frames {
 		row.Meta = map[string]any{"video_frames": true}
 	}
-	if row.Start, err = rec.number(name, "start"); err != nil {
+	if row.Start, err = rec.Num("start"); err != nil {
 		return items.Row{}, nil, err
 	}
-	if row.End, err = rec.number(name, "end"); err != nil {
+	if row.End, err = rec.Num("end"); err != nil {
 		return items.Row{}, nil, err
 	}
 	if row.Start != nil && row.End != nil {
 		if *row.End < *row.Start {
-			return items.Row{}, nil, rec.fail(name, "end", harness.ErrBadValue, "the clip ends (%g s) before it starts (%g s)", *row.End, *row.Start)
+			return items.Row{}, nil, rec.Fail("end", harness.ErrBadValue, "the clip ends (%g s) before it starts (%g s)", *row.End, *row.Start)
 		}
 		d := *row.End - *row.Start
 		row.Duration = &d
 	}
 	if len(opts) < 2 {
-		return items.Row{}, nil, rec.fail(name, "candidates", harness.ErrTooFewOptions, "%d candidates", len(opts))
+		return items.Row{}, nil, rec.Fail("candidates", harness.ErrTooFewOptions, "%d candidates", len(opts))
 	}
 	idx, open := mvbenchGold(gold, opts)
 	if idx < 0 {

@@ -1,25 +1,21 @@
 package formats
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // NExTGQA reads NExT-GQA (doc-doc/NExT-GQA, datasets/nextgqa/): the
@@ -141,46 +137,46 @@ func nextGQAKind(path string) (string, error) {
 
 // readNExTGQASpans reads gsub_*.json into videos.
 func readNExTGQASpans(ctx context.Context, path string, videos map[string]*nextGQAVideo) error {
-	a, closeFile, err := openAnno(path)
+	a, err := records.Open(path)
 	if err != nil {
 		return err
 	}
-	defer closeFile()
-	if err := a.open('{', "an object of videos with their duration and evidence locations (gsub_val.json)"); err != nil {
+	defer a.Close()
+	if err := a.Enter('{', "an object of videos with their duration and evidence locations (gsub_val.json)"); err != nil {
 		return err
 	}
-	for a.more() {
+	for a.More() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		vid, err := a.key()
+		vid, err := a.Key()
 		if err != nil {
 			return err
 		}
-		rec, err := a.record("a video's duration and locations")
+		rec, err := a.Record("a video's duration and locations")
 		if err != nil {
 			return err
 		}
 		v := &nextGQAVideo{spans: map[string][][]float64{}}
-		if v.duration, err = rec.num("duration"); err != nil {
+		if v.duration, err = rec.Num("duration"); err != nil {
 			return err
 		}
-		loc, err := rec.object("location")
+		loc, err := rec.Object("location")
 		if err != nil {
 			return err
 		}
 		if loc != nil {
 			// In key order, so that of two bad entries the same one is
 			// always reported.
-			for _, qid := range slices.Sorted(maps.Keys(loc.fields)) {
-				raw := loc.fields[qid]
+			for _, qid := range loc.Fields() {
+				raw := loc.Raw(qid)
 				var spans [][]float64
 				if json.Unmarshal(raw, &spans) != nil {
-					return loc.fail(qid, harness.ErrFieldType, "want a list of [start, end] spans, found %s", annoKind(raw))
+					return loc.Fail(qid, harness.ErrFieldType, "want a list of [start, end] spans, found %s", records.Kind(raw))
 				}
 				for _, s := range spans {
 					if len(s) != 2 || s[0] < 0 || s[1] < s[0] {
-						return loc.fail(qid, harness.ErrBadValue, "a span is [start, end] seconds with start <= end, found %v", s)
+						return loc.Fail(qid, harness.ErrBadValue, "a span is [start, end] seconds with start <= end, found %v", s)
 					}
 				}
 				v.spans[qid] = spans
@@ -188,96 +184,64 @@ func readNExTGQASpans(ctx context.Context, path string, videos map[string]*nextG
 		}
 		videos[vid] = v
 	}
-	if err := a.close(); err != nil {
+	if err := a.Leave(); err != nil {
 		return err
 	}
-	return a.end()
+	return a.End()
 }
 
 // readNExTGQAMap reads map_vid_vidorID.json into folders.
 func readNExTGQAMap(ctx context.Context, path string, folders map[string]string) error {
-	a, closeFile, err := openAnno(path)
+	a, err := records.Open(path)
 	if err != nil {
 		return err
 	}
-	defer closeFile()
-	if err := a.open('{', "an object of video ids and their paths (map_vid_vidorID.json)"); err != nil {
+	defer a.Close()
+	if err := a.Enter('{', "an object of video ids and their paths (map_vid_vidorID.json)"); err != nil {
 		return err
 	}
-	for a.more() {
+	for a.More() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		vid, err := a.key()
+		vid, err := a.Key()
 		if err != nil {
 			return err
 		}
 		var p string
-		line, err := a.value(&p)
+		line, err := a.Value(&p)
 		if err != nil {
 			return err
 		}
 		if p = strings.TrimSpace(p); p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
-			return a.fail(line, vid, fmt.Errorf("%w: %q is not a path under the video folder", harness.ErrBadValue, p))
+			return a.Fail(line, vid, fmt.Errorf("%w: %q is not a path under the video folder", harness.ErrBadValue, p))
 		}
 		folders[vid] = p
 	}
-	if err := a.close(); err != nil {
+	if err := a.Leave(); err != nil {
 		return err
 	}
-	return a.end()
+	return a.End()
 }
 
 // readNExTGQATable reads one question table.
 func readNExTGQATable(ctx context.Context, path string, videos map[string]*nextGQAVideo, folders, seen map[string]string, res *items.Result) error {
-	f, err := os.Open(path)
+	t, err := records.ReadTable(ctx, path, records.Dialect{Comma: ','})
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
-		br.Discard(3)
-	}
-	cr := csv.NewReader(br)
-	header, err := cr.Read()
-	if err == io.EOF {
-		return &harness.ParseError{File: path, Err: fmt.Errorf("%w: the table is empty", harness.ErrNoItems)}
-	}
-	if err != nil {
-		return nextGQACSVError(path, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
+		return err
 	}
 	for _, c := range []string{"video_id", "question", "answer", "qid", "a0", "a1"} {
-		if _, ok := col[c]; !ok {
+		if !t.Has(c) {
 			return &harness.ParseError{File: path, Line: 1, Field: c, Err: fmt.Errorf("%w: no column %s (NExT-GQA's header is video_id,frame_count,width,height,question,answer,qid,type,a0,...,a4)", harness.ErrMissingField, c)}
 		}
 	}
-	var optCols []int
-	for k := 0; ; k++ {
-		i, ok := col[fmt.Sprintf("a%d", k)]
-		if !ok {
-			break
-		}
-		optCols = append(optCols, i)
+	var optCols []string
+	for k := 0; t.Has(fmt.Sprintf("a%d", k)); k++ {
+		optCols = append(optCols, fmt.Sprintf("a%d", k))
 	}
 	split := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	for {
-		cells, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return nextGQACSVError(path, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, _ := cr.FieldPos(0)
-		row, drop, err := nextGQARow(path, line, split, cells, col, optCols, videos, folders)
+	for _, rec := range t.Rows {
+		row, drop, err := nextGQARow(rec, split, optCols, videos, folders)
 		if err != nil {
 			return err
 		}
@@ -286,42 +250,18 @@ func readNExTGQATable(ctx context.Context, path string, videos map[string]*nextG
 			id, source = drop.ID, drop.Source
 		}
 		if prev, dup := seen[id]; dup {
-			return &harness.ParseError{File: path, Line: line, Field: "qid", Err: fmt.Errorf("%w: %q, also at %s (qid numbers the questions of one video: video_id and qid repeat together)", harness.ErrDuplicateID, id, prev)}
+			return rec.Fail("qid", harness.ErrDuplicateID, "%q, also at %s (qid numbers the questions of one video: video_id and qid repeat together)", id, prev)
 		}
 		seen[id] = source
-		if drop != nil {
-			res.Dropped = append(res.Dropped, *drop)
-			continue
-		}
-		res.Rows = append(res.Rows, row)
+		keep(res, row, drop)
 	}
+	return nil
 }
 
-// nextGQACSVError names the line of a CSV error.
-func nextGQACSVError(path string, err error) error {
-	var pe *csv.ParseError
-	line := 0
-	if errors.As(err, &pe) {
-		line = pe.StartLine
-	}
-	return &harness.ParseError{File: path, Line: line, Err: fmt.Errorf("%w: not a CSV table: %v", harness.ErrSyntax, err)}
-}
-
-func nextGQARow(path string, line int, split string, cells []string, col map[string]int, optCols []int, videos map[string]*nextGQAVideo, folders map[string]string) (items.Row, *items.Drop, error) {
-	fail := func(field string, reason error, format string, args ...any) error {
-		return &harness.ParseError{File: path, Line: line, Field: field, Err: fmt.Errorf("%w: "+format, append([]any{reason}, args...)...)}
-	}
-	cell := func(name string) string {
-		if i, ok := col[name]; ok && i < len(cells) {
-			return strings.TrimSpace(cells[i])
-		}
-		return ""
-	}
-	for _, c := range cells {
-		if !utf8.ValidString(c) {
-			return items.Row{}, nil, &harness.ParseError{File: path, Line: line, Err: harness.ErrInvalidUTF8}
-		}
-	}
+func nextGQARow(rec *records.Record, split string, optCols []string, videos map[string]*nextGQAVideo, folders map[string]string) (items.Row, *items.Drop, error) {
+	fail := rec.Fail
+	// Every cell of a table is a string.
+	cell := func(name string) string { s, _ := rec.Str(name, false); return strings.TrimSpace(s) }
 	vid, qid := cell("video_id"), cell("qid")
 	switch {
 	case vid == "":
@@ -336,12 +276,10 @@ func nextGQARow(path string, line int, split string, cells []string, col map[str
 		return items.Row{}, nil, fail("question", harness.ErrEmptyField, "no question")
 	}
 	id := fmt.Sprintf("%s/%s_%s", split, vid, qid)
-	source := fmt.Sprintf("%s:%d", path, line)
+	source := rec.Source()
 	options := make([]string, len(optCols))
-	for k, i := range optCols {
-		if i < len(cells) {
-			options[k] = strings.TrimSpace(cells[i])
-		}
+	for k, c := range optCols {
+		options[k] = cell(c)
 	}
 	gold := cell("answer")
 	k, why := answerTextIndex(options, gold)
@@ -354,8 +292,8 @@ func nextGQARow(path string, line int, split string, cells []string, col map[str
 	}
 	row := items.Row{
 		Source:    source,
-		File:      path,
-		Line:      line,
+		File:      rec.File,
+		Line:      rec.Line,
 		ID:        id,
 		Benchmark: "NExT-GQA",
 		Video:     video,

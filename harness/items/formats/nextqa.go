@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // NExTQA reads NExT-QA's multiple-choice annotation tables as its
@@ -64,11 +63,7 @@ func readNExTQA(ctx context.Context, paths []string, _ items.Options) (*items.Re
 	res := &items.Result{}
 	seen := map[string]string{}
 	for _, p := range paths {
-		data, err := readAnnotationFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if err := readNExTQAFile(ctx, p, data, seen, res); err != nil {
+		if err := readNExTQAFile(ctx, p, seen, res); err != nil {
 			return nil, err
 		}
 	}
@@ -82,81 +77,47 @@ func nextqaSplit(path string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-func readNExTQAFile(ctx context.Context, name string, data []byte, seen map[string]string, res *items.Result) error {
-	cr := csv.NewReader(bytes.NewReader(data))
-	cr.ReuseRecord = false
-	header, err := cr.Read()
-	if err == io.EOF {
-		return &harness.ParseError{File: name, Err: fmt.Errorf("%w: the table is empty", harness.ErrNoItems)}
-	}
+func readNExTQAFile(ctx context.Context, name string, seen map[string]string, res *items.Result) error {
+	t, err := records.ReadTable(ctx, name, records.Dialect{Comma: ','})
 	if err != nil {
-		return &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: not a CSV table: %v", harness.ErrSyntax, err)}
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if _, dup := col[h]; dup {
-			return &harness.ParseError{File: name, Line: 1, Field: h, Err: fmt.Errorf("%w: column %s appears twice in the header", harness.ErrBadValue, h)}
-		}
-		col[h] = i
+		return err
 	}
 	for _, c := range nextqaRequired {
-		if _, ok := col[c]; !ok {
+		if !t.Has(c) {
 			return &harness.ParseError{File: name, Line: 1, Field: c, Err: fmt.Errorf("%w: no column %s (NExT-QA's header is video,frame_count,width,height,question,answer,qid,type,a0,...,a4)", harness.ErrMissingField, c)}
 		}
 	}
-	optCols, err := nextqaOptionColumns(name, col)
+	optCols, err := nextqaOptionColumns(name, t)
 	if err != nil {
 		return err
 	}
 	split := nextqaSplit(name)
-	for {
-		cells, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			line := 0
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.StartLine
-			}
-			return &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
-		}
-		line, _ := cr.FieldPos(0)
-		if len(res.Rows)%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		row, err := nextqaRow(name, line, split, cells, col, optCols)
+	for _, rec := range t.Rows {
+		row, err := nextqaRow(rec, split, optCols, t.Has("type"))
 		if err != nil {
 			return err
 		}
 		if prev, dup := seen[row.ID]; dup {
-			return &harness.ParseError{File: name, Line: line, Field: "qid", Err: fmt.Errorf("%w: %q, also at %s (qid numbers the questions of one video: video and qid repeat together)", harness.ErrDuplicateID, row.ID, prev)}
+			return rec.Fail("qid", harness.ErrDuplicateID, "%q, also at %s (qid numbers the questions of one video: video and qid repeat together)", row.ID, prev)
 		}
 		seen[row.ID] = row.Source
 		res.Rows = append(res.Rows, row)
 	}
+	return nil
 }
 
 // nextqaOptionColumns returns the option columns a0, a1, ... in order.
 // They must run from a0 without a gap: a table with a0, a1, a3 would
 // otherwise lose its last options silently.
-func nextqaOptionColumns(name string, col map[string]int) ([]int, error) {
-	var idx []int
-	for i := 0; ; i++ {
-		c, ok := col["a"+strconv.Itoa(i)]
-		if !ok {
-			break
-		}
-		idx = append(idx, c)
+func nextqaOptionColumns(name string, t *records.Table) ([]string, error) {
+	var idx []string
+	for i := 0; t.Has("a" + strconv.Itoa(i)); i++ {
+		idx = append(idx, "a"+strconv.Itoa(i))
 	}
 	if len(idx) < 2 {
 		return nil, &harness.ParseError{File: name, Line: 1, Field: "a" + strconv.Itoa(len(idx)), Err: fmt.Errorf("%w: no column a%d (NExT-QA's options are the columns a0..a4)", harness.ErrMissingField, len(idx))}
 	}
-	for h := range col {
+	for _, h := range t.Header {
 		if n, ok := optionColumnNumber(h); ok && n > len(idx) {
 			return nil, &harness.ParseError{File: name, Line: 1, Field: "a" + strconv.Itoa(len(idx)), Err: fmt.Errorf("%w: the header has %s but no a%d: the option columns must run a0, a1, ... without a gap", harness.ErrMissingField, h, len(idx))}
 		}
@@ -173,34 +134,35 @@ func optionColumnNumber(h string) (int, bool) {
 	return n, err == nil && n >= 0 && strconv.Itoa(n) == h[1:]
 }
 
-func nextqaRow(name string, line int, split string, cells []string, col map[string]int, optCols []int) (items.Row, error) {
-	fail := func(field string, reason error, format string, args ...any) error {
-		return &harness.ParseError{File: name, Line: line, Field: field, Err: fmt.Errorf("%w: %s", reason, fmt.Sprintf(format, args...))}
-	}
-	cell := func(c string) string { return strings.TrimSpace(cells[col[c]]) }
+func nextqaRow(rec *records.Record, split string, optCols []string, hasType bool) (items.Row, error) {
+	fail := rec.Fail
+	// Every cell of a table is a string; a short row leaves its last
+	// cells absent, which reads as empty.
+	text := func(c string) string { s, _ := rec.Str(c, false); return s }
+	cell := func(c string) string { return strings.TrimSpace(text(c)) }
 	for _, c := range nextqaRequired {
 		if cell(c) == "" {
 			return items.Row{}, fail(c, harness.ErrEmptyField, "%s is empty", c)
 		}
 	}
 	row := items.Row{
-		Source:    fmt.Sprintf("%s:%d", name, line),
-		File:      name,
-		Line:      line,
+		Source:    rec.Source(),
+		File:      rec.File,
+		Line:      rec.Line,
 		Benchmark: "NExT-QA",
 		Video:     cell("video"),
 		// Text is kept as written (26 of NExT-QA's options end in a
 		// space): the project's items, converted from these tables, do.
-		Question:  cells[col["question"]],
+		Question:  text("question"),
 		GoldIndex: -1,
 		Choice:    -1,
 	}
 	row.ID = fmt.Sprintf("%s/%s_%s", split, row.Video, cell("qid"))
-	if _, ok := col["type"]; ok {
+	if hasType {
 		row.Task = cell("type")
 	}
 	for i, c := range optCols {
-		o := cells[c]
+		o := text(c)
 		if strings.TrimSpace(o) == "" {
 			return items.Row{}, fail("a"+strconv.Itoa(i), harness.ErrEmptyField, "option a%d is empty (NExT-QA gives every question %d options)", i, len(optCols))
 		}
@@ -216,7 +178,7 @@ func nextqaRow(name string, line int, split string, cells []string, col map[stri
 	}
 	row.Gold, row.GoldIndex = g, n
 	for _, c := range []string{"frame_count", "width", "height"} {
-		if _, ok := col[c]; !ok || cell(c) == "" {
+		if cell(c) == "" {
 			continue
 		}
 		v, err := strconv.Atoi(cell(c))

@@ -3,13 +3,13 @@ package formats
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // PerceptionTest reads the multiple-choice questions of the Perception Test
@@ -42,29 +42,23 @@ func detectPerceptionTest(_ string, head []byte) bool {
 }
 
 func readPerceptionTest(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
-	res := &items.Result{}
-	for _, p := range paths {
-		if err := readPerceptionTestFile(ctx, p, res); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return readFiles(ctx, paths, readPerceptionTestFile)
 }
 
 func readPerceptionTestFile(ctx context.Context, path string, res *items.Result) error {
-	a, closeFile, err := openAnno(path)
+	a, err := records.Open(path)
 	if err != nil {
 		return err
 	}
-	defer closeFile()
-	if err := a.open('{', "an object of videos keyed by video id (the Perception Test's annotation layout)"); err != nil {
+	defer a.Close()
+	if err := a.Enter('{', "an object of videos keyed by video id (the Perception Test's annotation layout)"); err != nil {
 		return err
 	}
-	for a.more() {
+	for a.More() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		vid, err := a.key()
+		vid, err := a.Key()
 		if err != nil {
 			return err
 		}
@@ -72,48 +66,43 @@ func readPerceptionTestFile(ctx context.Context, path string, res *items.Result)
 			return err
 		}
 	}
-	if err := a.close(); err != nil {
+	if err := a.Leave(); err != nil {
 		return err
 	}
-	return a.end()
+	return a.End()
 }
 
 // readPerceptionTestVideo reads one video's entry, keeping its metadata and
 // questions and skipping the other annotations (object tracks, action and
 // sound segments) without holding them.
-func readPerceptionTestVideo(a *annoReader, key string, res *items.Result) error {
-	if err := a.open('{', fmt.Sprintf("video %q as an object with metadata and mc_question", key)); err != nil {
+func readPerceptionTestVideo(a *records.Walker, key string, res *items.Result) error {
+	if err := a.Enter('{', fmt.Sprintf("video %q as an object with metadata and mc_question", key)); err != nil {
 		return err
 	}
-	var meta, questions *annoRecord
-	for a.more() {
-		k, err := a.key()
+	var meta, questions *records.Record
+	for a.More() {
+		k, err := a.Key()
 		if err != nil {
 			return err
 		}
 		switch k {
 		case "metadata":
-			if meta, err = a.record("metadata"); err != nil {
+			if meta, err = a.Record("metadata"); err != nil {
 				return err
 			}
 		case "mc_question":
 			// The questions are wrapped as a record so that each keeps
 			// its own line.
-			start := a.dec.InputOffset()
-			var raw json.RawMessage
-			if err := a.dec.Decode(&raw); err != nil {
-				return a.syntax(err)
+			if questions, err = a.Wrap("mc_question"); err != nil {
+				return err
 			}
-			line := a.lines.lineAt(start)
-			wrapped := append(append([]byte(`{"mc_question":`), raw...), '}')
-			questions = &annoRecord{file: a.name, line: line, raw: wrapped, fields: map[string]json.RawMessage{"mc_question": raw}}
 		default:
-			if err := a.skip(); err != nil {
+			if err := a.Skip(); err != nil {
 				return err
 			}
 		}
 	}
-	if err := a.close(); err != nil {
+	if err := a.Leave(); err != nil {
 		return err
 	}
 	if questions == nil {
@@ -121,7 +110,7 @@ func readPerceptionTestVideo(a *annoReader, key string, res *items.Result) error
 	}
 	video, duration := key, (*float64)(nil)
 	if meta != nil {
-		id, err := meta.text("video_id", false)
+		id, err := meta.Text("video_id", false)
 		if err != nil {
 			return err
 		}
@@ -133,9 +122,9 @@ func readPerceptionTestVideo(a *annoReader, key string, res *items.Result) error
 		}
 	}
 	if strings.TrimSpace(video) == "" {
-		return questions.fail("video_id", harness.ErrEmptyField, "the video's key names no video")
+		return questions.Fail("video_id", harness.ErrEmptyField, "the video's key names no video")
 	}
-	qs, err := questions.records("mc_question")
+	qs, err := questions.Records("mc_question")
 	if err != nil {
 		return err
 	}
@@ -144,23 +133,19 @@ func readPerceptionTestVideo(a *annoReader, key string, res *items.Result) error
 		if err != nil {
 			return err
 		}
-		if drop != nil {
-			res.Dropped = append(res.Dropped, *drop)
-			continue
-		}
-		res.Rows = append(res.Rows, row)
+		keep(res, row, drop)
 	}
 	return nil
 }
 
 // perceptionTestDuration is num_frames / frame_rate, nil when either is
 // missing or zero.
-func perceptionTestDuration(meta *annoRecord) (*float64, error) {
-	frames, err := meta.num("num_frames")
+func perceptionTestDuration(meta *records.Record) (*float64, error) {
+	frames, err := meta.Num("num_frames")
 	if err != nil {
 		return nil, err
 	}
-	rate, err := meta.num("frame_rate")
+	rate, err := meta.Num("frame_rate")
 	if err != nil {
 		return nil, err
 	}
@@ -171,41 +156,41 @@ func perceptionTestDuration(meta *annoRecord) (*float64, error) {
 	return &d, nil
 }
 
-func perceptionTestRow(q *annoRecord, video string, duration *float64) (items.Row, *items.Drop, error) {
-	qid, err := q.text("id", true)
+func perceptionTestRow(q *records.Record, video string, duration *float64) (items.Row, *items.Drop, error) {
+	qid, err := q.Text("id", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	id := video + "/" + qid
-	question, err := q.str("question", true)
+	question, err := q.Str("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	options, err := q.strs("options", true)
+	options, err := q.Strs("options", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if len(options) < 2 {
-		return items.Row{}, nil, q.fail("options", harness.ErrTooFewOptions, "%d", len(options))
+		return items.Row{}, nil, q.Fail("options", harness.ErrTooFewOptions, "%d", len(options))
 	}
-	gold, err := q.index("answer_id")
+	gold, err := q.Index("answer_id")
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	if gold < 0 {
-		return items.Row{}, &items.Drop{Source: q.source(), ID: id, Reason: "no answer_id (the test split holds its answers back)"}, nil
+		return items.Row{}, &items.Drop{Source: q.Source(), ID: id, Reason: "no answer_id (the test split holds its answers back)"}, nil
 	}
 	if gold >= len(options) {
-		return items.Row{}, nil, q.fail("answer_id", harness.ErrAnswerRange, "%d for %d options", gold, len(options))
+		return items.Row{}, nil, q.Fail("answer_id", harness.ErrAnswerRange, "%d for %d options", gold, len(options))
 	}
-	area, err := q.str("area", false)
+	area, err := q.Str("area", false)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	row := items.Row{
-		Source:    q.source(),
-		File:      q.file,
-		Line:      q.line,
+		Source:    q.Source(),
+		File:      q.File,
+		Line:      q.Line,
 		ID:        id,
 		Benchmark: "PerceptionTest",
 		Video:     video + ".mp4",
@@ -216,7 +201,7 @@ func perceptionTestRow(q *annoRecord, video string, duration *float64) (items.Ro
 		Gold:      fmt.Sprint(gold),
 		GoldIndex: gold,
 		Choice:    -1,
-		Meta:      q.meta("reasoning", "tag"),
+		Meta:      q.Meta("reasoning", "tag"),
 	}
 	return row, nil, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // STAR reads STAR_val.json or STAR_train.json of the STAR situated-
@@ -42,58 +43,22 @@ func detectSTAR(_ string, head []byte) bool {
 }
 
 func readSTAR(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
-	res := &items.Result{}
-	for _, p := range paths {
-		if err := readSTARFile(ctx, p, res); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return readFiles(ctx, paths, func(ctx context.Context, path string, res *items.Result) error {
+		return readQuestionList(ctx, path, "a list of questions (STAR's STAR_val.json)", res,
+			func(rec *records.Record, _ int) (items.Row, *items.Drop, error) { return starRow(rec) })
+	})
 }
 
-func readSTARFile(ctx context.Context, path string, res *items.Result) error {
-	a, closeFile, err := openAnno(path)
-	if err != nil {
-		return err
-	}
-	defer closeFile()
-	if err := a.open('[', "a list of questions (STAR's STAR_val.json)"); err != nil {
-		return err
-	}
-	for a.more() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := a.record("a question")
-		if err != nil {
-			return err
-		}
-		row, drop, err := starRow(rec)
-		if err != nil {
-			return err
-		}
-		if drop != nil {
-			res.Dropped = append(res.Dropped, *drop)
-			continue
-		}
-		res.Rows = append(res.Rows, row)
-	}
-	if err := a.close(); err != nil {
-		return err
-	}
-	return a.end()
-}
-
-func starRow(rec *annoRecord) (items.Row, *items.Drop, error) {
-	id, err := rec.text("question_id", true)
+func starRow(rec *records.Record) (items.Row, *items.Drop, error) {
+	id, err := rec.Text("question_id", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	video, err := rec.text("video_id", true)
+	video, err := rec.Text("video_id", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	question, err := rec.str("question", true)
+	question, err := rec.Str("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
@@ -101,11 +66,11 @@ func starRow(rec *annoRecord) (items.Row, *items.Drop, error) {
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	start, err := rec.num("start")
+	start, err := rec.Num("start")
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	end, err := rec.num("end")
+	end, err := rec.Num("end")
 	if err != nil {
 		return items.Row{}, nil, err
 	}
@@ -115,27 +80,27 @@ func starRow(rec *annoRecord) (items.Row, *items.Drop, error) {
 		// A question about the whole video.
 		start, end = nil, nil
 	case *start < 0 || *end <= *start:
-		return items.Row{}, nil, rec.fail("end", harness.ErrBadValue, "the clip runs from %v to %v seconds", *start, *end)
+		return items.Row{}, nil, rec.Fail("end", harness.ErrBadValue, "the clip runs from %v to %v seconds", *start, *end)
 	default:
 		d := math.Round((*end-*start)*1000) / 1000
 		duration = &d
 	}
-	if !rec.has("answer") {
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: "no answer (the test split holds its answers back)"}, nil
+	if !rec.Has("answer") {
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: "no answer (the test split holds its answers back)"}, nil
 	}
-	gold, err := rec.str("answer", true)
+	gold, err := rec.Str("answer", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
 	k, why := answerTextIndex(options, gold)
 	if k < 0 {
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: why, OpenEnded: true}, nil
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: why, OpenEnded: true}, nil
 	}
 	task, group := starTemplate(id)
 	return items.Row{
-		Source:    rec.source(),
-		File:      rec.file,
-		Line:      rec.line,
+		Source:    rec.Source(),
+		File:      rec.File,
+		Line:      rec.Line,
 		ID:        id,
 		Benchmark: "STAR",
 		Video:     video + ".mp4",
@@ -155,32 +120,32 @@ func starRow(rec *annoRecord) (items.Row, *items.Drop, error) {
 // starChoices returns the choices' texts, each at the place its choice_id
 // names (0-based; the file lists them in that order, but the id is what
 // defines it), or in list order when they carry no ids.
-func starChoices(rec *annoRecord) ([]string, error) {
-	if !rec.has("choices") {
-		return nil, rec.fail("choices", harness.ErrMissingField, "")
+func starChoices(rec *records.Record) ([]string, error) {
+	if !rec.Has("choices") {
+		return nil, rec.Fail("choices", harness.ErrMissingField, "")
 	}
-	cs, err := rec.records("choices")
+	cs, err := rec.Records("choices")
 	if err != nil {
 		return nil, err
 	}
 	if len(cs) < 2 {
-		return nil, rec.fail("choices", harness.ErrTooFewOptions, "%d", len(cs))
+		return nil, rec.Fail("choices", harness.ErrTooFewOptions, "%d", len(cs))
 	}
 	out := make([]string, len(cs))
 	set := make([]bool, len(cs))
 	for i, c := range cs {
-		text, err := c.text("choice", true)
+		text, err := c.Text("choice", true)
 		if err != nil {
 			return nil, err
 		}
 		at := i
-		if c.has("choice_id") {
-			if at, err = c.index("choice_id"); err != nil {
+		if c.Has("choice_id") {
+			if at, err = c.Index("choice_id"); err != nil {
 				return nil, err
 			}
 		}
 		if at >= len(cs) || set[at] {
-			return nil, c.fail("choice_id", harness.ErrBadValue, "%d: the %d choices' ids must run 0 to %d, each once", at, len(cs), len(cs)-1)
+			return nil, c.Fail("choice_id", harness.ErrBadValue, "%d: the %d choices' ids must run 0 to %d, each once", at, len(cs), len(cs)-1)
 		}
 		out[at], set[at] = text, true
 	}

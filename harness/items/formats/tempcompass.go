@@ -9,6 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // TempCompass reads TempCompass's question files (llyx97/TempCompass,
@@ -52,45 +53,39 @@ func detectTempCompass(_ string, head []byte) bool {
 }
 
 func readTempCompass(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
-	res := &items.Result{}
-	for _, p := range paths {
-		if err := readTempCompassFile(ctx, p, res); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return readFiles(ctx, paths, readTempCompassFile)
 }
 
 func readTempCompassFile(ctx context.Context, path string, res *items.Result) error {
-	a, closeFile, err := openAnno(path)
+	a, err := records.Open(path)
 	if err != nil {
 		return err
 	}
-	defer closeFile()
-	if err := a.open('{', "an object of videos, then of dimensions (TempCompass's question files)"); err != nil {
+	defer a.Close()
+	if err := a.Enter('{', "an object of videos, then of dimensions (TempCompass's question files)"); err != nil {
 		return err
 	}
-	for a.more() {
+	for a.More() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		video, err := a.key()
+		video, err := a.Key()
 		if err != nil {
 			return err
 		}
-		if err := a.open('{', fmt.Sprintf("video %q as an object of dimensions", video)); err != nil {
+		if err := a.Enter('{', fmt.Sprintf("video %q as an object of dimensions", video)); err != nil {
 			return err
 		}
-		for a.more() {
-			dim, err := a.key()
+		for a.More() {
+			dim, err := a.Key()
 			if err != nil {
 				return err
 			}
-			if err := a.open('[', fmt.Sprintf("dimension %q of video %q as a list of questions", dim, video)); err != nil {
+			if err := a.Enter('[', fmt.Sprintf("dimension %q of video %q as a list of questions", dim, video)); err != nil {
 				return err
 			}
-			for n := 0; a.more(); n++ {
-				rec, err := a.record("a question")
+			for n := 0; a.More(); n++ {
+				rec, err := a.Record("a question")
 				if err != nil {
 					return err
 				}
@@ -98,24 +93,20 @@ func readTempCompassFile(ctx context.Context, path string, res *items.Result) er
 				if err != nil {
 					return err
 				}
-				if drop != nil {
-					res.Dropped = append(res.Dropped, *drop)
-					continue
-				}
-				res.Rows = append(res.Rows, row)
+				keep(res, row, drop)
 			}
-			if err := a.close(); err != nil {
+			if err := a.Leave(); err != nil {
 				return err
 			}
 		}
-		if err := a.close(); err != nil {
+		if err := a.Leave(); err != nil {
 			return err
 		}
 	}
-	if err := a.close(); err != nil {
+	if err := a.Leave(); err != nil {
 		return err
 	}
-	return a.end()
+	return a.End()
 }
 
 // The task types, as TempCompass names its files.
@@ -126,12 +117,12 @@ const (
 	tempCompassCaptioning      = "captioning"
 )
 
-func tempCompassRow(rec *annoRecord, video, dim string, n int) (items.Row, *items.Drop, error) {
-	text, err := rec.str("question", true)
+func tempCompassRow(rec *records.Record, video, dim string, n int) (items.Row, *items.Drop, error) {
+	text, err := rec.Str("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	gold, err := rec.str("answer", true)
+	gold, err := rec.Str("answer", true)
 	if err != nil {
 		return items.Row{}, nil, err
 	}
@@ -139,18 +130,18 @@ func tempCompassRow(rec *annoRecord, video, dim string, n int) (items.Row, *item
 	id := fmt.Sprintf("%s/%s/%s/%d", kind, video, dim, n)
 	switch {
 	case kind == tempCompassCaptioning:
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: "open-ended: a captioning question (the reply is a caption for a judge model to score)", OpenEnded: true}, nil
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: "open-ended: a captioning question (the reply is a caption for a judge model to score)", OpenEnded: true}, nil
 	case options == nil:
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: "open-ended: no options in the question and the answer is neither yes nor no", OpenEnded: true}, nil
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: "open-ended: no options in the question and the answer is neither yes nor no", OpenEnded: true}, nil
 	}
 	k, why := tempCompassGold(kind, gold, labels, options)
 	if k < 0 {
-		return items.Row{}, &items.Drop{Source: rec.source(), ID: id, Reason: why, OpenEnded: true}, nil
+		return items.Row{}, &items.Drop{Source: rec.Source(), ID: id, Reason: why, OpenEnded: true}, nil
 	}
 	row := items.Row{
-		Source:    rec.source(),
-		File:      rec.file,
-		Line:      rec.line,
+		Source:    rec.Source(),
+		File:      rec.File,
+		Line:      rec.Line,
 		ID:        id,
 		Benchmark: "TempCompass",
 		Video:     video + ".mp4",
@@ -162,8 +153,8 @@ func tempCompassRow(rec *annoRecord, video, dim string, n int) (items.Row, *item
 		Choice:    -1,
 		Meta:      map[string]any{"task_type": kind},
 	}
-	if rec.has("prediction") {
-		if row.Reply, err = rec.text("prediction", false); err != nil {
+	if rec.Has("prediction") {
+		if row.Reply, err = rec.Text("prediction", false); err != nil {
 			return items.Row{}, nil, err
 		}
 		row.HasPrediction = true

@@ -1,18 +1,18 @@
 package formats
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // VideoMME reads Video-MME's questions as they are published:
@@ -48,13 +48,12 @@ var videommeColumns = []string{"videoID", "question_id", "question", "options", 
 func detectVideoMME(path string, head []byte) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".parquet":
-		t, err := openParquetTable(path)
+		cols, _, err := records.ParquetColumns(path)
 		if err != nil {
 			return false
 		}
-		defer t.Close()
 		for _, c := range videommeColumns {
-			if !t.has(c) {
+			if !slices.Contains(cols, c) {
 				return false
 			}
 		}
@@ -135,76 +134,58 @@ func readVideoMME(ctx context.Context, paths []string, opt items.Options) (*item
 	return res, nil
 }
 
+// readVideoMMEParquet reads lmms-lab/Video-MME's table: its rows are the
+// flat question records of the JSON form, read the same way.
 func readVideoMMEParquet(ctx context.Context, name string, add func(videommeQuestion) error) error {
-	t, err := openParquetTable(name)
+	cols, lists, err := records.ParquetColumns(name)
 	if err != nil {
 		return err
 	}
-	defer t.Close()
 	for _, c := range videommeColumns {
-		if !t.has(c) {
+		if !slices.Contains(cols, c) {
 			return &harness.ParseError{File: name, Field: c, Err: fmt.Errorf("%w: no column %s (lmms-lab/Video-MME's columns are video_id, duration, domain, sub_category, url, videoID, question_id, task_type, question, options, answer)", harness.ErrMissingField, c)}
 		}
 	}
-	if !t.list["options"] {
+	if !lists["options"] {
 		return &harness.ParseError{File: name, Field: "options", Err: fmt.Errorf("%w: the column is not a list", harness.ErrFieldType)}
 	}
-	return t.each(ctx, func(n int, rec parquetRecord) error {
-		fail := func(field string, reason error, format string, args ...any) error {
-			return &harness.ParseError{File: name, Row: n, Field: field, Err: fmt.Errorf("%w: %s", reason, fmt.Sprintf(format, args...))}
-		}
-		str := func(field string) (string, error) {
-			switch v := rec[field].(type) {
-			case nil:
-				return "", nil
-			case string:
-				return v, nil
-			case float64:
-				return fmt.Sprint(v), nil
-			}
-			return "", fail(field, harness.ErrFieldType, "want a string")
-		}
-		q := videommeQuestion{source: fmt.Sprintf("%s: row %d", name, n), file: name, rec: n, fail: fail}
-		for _, f := range []struct {
-			field string
-			dst   *string
-		}{{"videoID", &q.videoID}, {"video_id", &q.videoNumber}, {"duration", &q.duration}, {"domain", &q.domain}, {"sub_category", &q.subCategory},
-			{"url", &q.url}, {"question_id", &q.questionID}, {"task_type", &q.taskType}, {"question", &q.question}, {"answer", &q.answer}} {
-			s, err := str(f.field)
-			if err != nil {
-				return err
-			}
-			*f.dst = s
-		}
-		q.options, _ = rec["options"].([]string)
-		return add(q)
-	})
+	recs, err := records.ReadParquet(ctx, name)
+	if err != nil {
+		return err
+	}
+	return addVideoMMERecords(ctx, recs, add)
 }
 
 // readVideoMMEJSON reads a JSON array, or JSON lines, of flat question
 // records or of the evaluation script's per-video records.
 func readVideoMMEJSON(ctx context.Context, name string, add func(videommeQuestion) error) error {
-	data, err := readAnnotationFile(name)
+	head, err := items.Head(name)
 	if err != nil {
 		return err
 	}
-	var recs []annotationRecord
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		recs, err = jsonLinesRecords(ctx, name, data)
+	var recs []*records.Record
+	if t := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
+		recs, err = records.Lines(ctx, name)
 	} else {
-		recs, err = annotationArray(ctx, name, data, "Video-MME's questions")
+		recs, err = records.Array(ctx, name, "Video-MME's questions")
 	}
 	if err != nil {
 		return err
 	}
+	return addVideoMMERecords(ctx, recs, add)
+}
+
+// addVideoMMERecords adds the questions of flat question records and of
+// the evaluation script's per-video records.
+func addVideoMMERecords(ctx context.Context, recs []*records.Record, add func(videommeQuestion) error) error {
 	for _, rec := range recs {
-		if _, nested := rec.Fields["questions"]; nested {
-			if err := videommeVideo(ctx, name, rec, add); err != nil {
+		if rec.Raw("questions") != nil {
+			if err := videommeVideo(ctx, rec, add); err != nil {
 				return err
 			}
 			continue
 		}
-		q, err := videommeFlat(name, rec, nil)
+		q, err := videommeFlat(rec, nil)
 		if err != nil {
 			return err
 		}
@@ -215,36 +196,9 @@ func readVideoMMEJSON(ctx context.Context, name string, add func(videommeQuestio
 	return nil
 }
 
-// jsonLinesRecords reads one JSON object per line (blank lines skipped).
-func jsonLinesRecords(ctx context.Context, name string, data []byte) ([]annotationRecord, error) {
-	var recs []annotationRecord
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, harness.MaxLineBytes)
-	for line := 1; sc.Scan(); line++ {
-		if line%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(b, &fields); err != nil || fields == nil {
-			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: want one JSON object per line (or one JSON array): %v", harness.ErrSyntax, err)}
-		}
-		recs = append(recs, annotationRecord{N: len(recs) + 1, Line: line, Fields: fields})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: %v", harness.ErrTooLarge, err)}
-	}
-	return recs, nil
-}
-
 // videommeVideo reads one record of the evaluation script's form: a video
 // with its questions.
-func videommeVideo(ctx context.Context, name string, rec annotationRecord, add func(videommeQuestion) error) error {
+func videommeVideo(ctx context.Context, rec *records.Record, add func(videommeQuestion) error) error {
 	var video videommeQuestion
 	var err error
 	for _, f := range []struct {
@@ -252,28 +206,23 @@ func videommeVideo(ctx context.Context, name string, rec annotationRecord, add f
 		dst    *string
 	}{{[]string{"videoID"}, &video.videoID}, {[]string{"video_id"}, &video.videoNumber}, {[]string{"duration_category", "duration"}, &video.duration},
 		{[]string{"video_category", "domain"}, &video.domain}, {[]string{"video_subcategory", "sub_category"}, &video.subCategory}, {[]string{"url"}, &video.url}} {
-		if *f.dst, err = rec.firstStr(name, f.fields); err != nil {
+		if *f.dst, err = firstText(rec, f.fields); err != nil {
 			return err
 		}
 	}
-	var qs []json.RawMessage
-	if err := json.Unmarshal(rec.Fields["questions"], &qs); err != nil {
-		return rec.fail(name, "questions", harness.ErrFieldType, "got %s, want a list of questions", rawKind(rec.Fields["questions"]))
+	qs, err := rec.Records("questions")
+	if err != nil {
+		return err
 	}
-	for i, raw := range qs {
+	for i, sub := range qs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-			return rec.fail(name, fmt.Sprintf("questions[%d]", i), harness.ErrFieldType, "got %s, want an object", rawKind(raw))
-		}
-		sub := annotationRecord{N: rec.N, Line: rec.Line, Fields: fields}
-		q, err := videommeFlat(name, sub, &video)
+		q, err := videommeFlat(sub, &video)
 		if err != nil {
 			return err
 		}
-		q.source = fmt.Sprintf("%s: question %d", rec.source(name), i+1)
+		q.source = fmt.Sprintf("%s: question %d", rec.Source(), i+1)
 		if err := add(q); err != nil {
 			return err
 		}
@@ -283,13 +232,13 @@ func videommeVideo(ctx context.Context, name string, rec annotationRecord, add f
 
 // videommeFlat reads a question record; video, when set, holds the
 // fields its video record gave.
-func videommeFlat(name string, rec annotationRecord, video *videommeQuestion) (videommeQuestion, error) {
-	q := videommeQuestion{source: rec.source(name), file: name, line: rec.Line, rec: rec.N}
+func videommeFlat(rec *records.Record, video *videommeQuestion) (videommeQuestion, error) {
+	q := videommeQuestion{source: rec.Source(), file: rec.File, line: rec.Line, rec: rec.N}
 	if video != nil {
 		q.videoID, q.videoNumber, q.duration, q.domain, q.subCategory, q.url = video.videoID, video.videoNumber, video.duration, video.domain, video.subCategory, video.url
 	}
 	q.fail = func(field string, reason error, format string, args ...any) error {
-		return rec.fail(name, field, reason, format, args...)
+		return rec.Fail(field, reason, format, args...)
 	}
 	var err error
 	for _, f := range []struct {
@@ -298,7 +247,7 @@ func videommeFlat(name string, rec annotationRecord, video *videommeQuestion) (v
 	}{{[]string{"videoID"}, &q.videoID}, {[]string{"video_id"}, &q.videoNumber}, {[]string{"duration", "duration_category"}, &q.duration},
 		{[]string{"domain", "video_category"}, &q.domain}, {[]string{"sub_category", "video_subcategory"}, &q.subCategory}, {[]string{"url"}, &q.url},
 		{[]string{"question_id"}, &q.questionID}, {[]string{"task_type"}, &q.taskType}, {[]string{"question"}, &q.question}, {[]string{"answer"}, &q.answer}} {
-		s, err := rec.firstStr(name, f.fields)
+		s, err := firstText(rec, f.fields)
 		if err != nil {
 			return q, err
 		}
@@ -307,14 +256,14 @@ func videommeFlat(name string, rec annotationRecord, video *videommeQuestion) (v
 		}
 	}
 	field := "options"
-	if _, ok := rec.Fields[field]; !ok {
+	if rec.Raw(field) == nil {
 		field = "choices"
 	}
-	if q.options, err = rec.texts(name, field); err != nil {
+	if q.options, err = rec.Strs(field, true); err != nil {
 		return q, err
 	}
-	if raw, ok := rec.Fields["response"]; ok && string(bytes.TrimSpace(raw)) != "null" {
-		if q.response, err = rec.str(name, "response", false); err != nil {
+	if rec.Has("response") {
+		if q.response, err = rec.Str("response", false); err != nil {
 			return q, err
 		}
 		q.hasPrediction = true
@@ -322,18 +271,13 @@ func videommeFlat(name string, rec annotationRecord, video *videommeQuestion) (v
 	return q, nil
 }
 
-// firstStr returns the first of fields the record has, as a string ("" if
+// firstText returns the first of fields the record has, as a string ("" if
 // none); a number (a duration in seconds) is kept as written.
-func (r annotationRecord) firstStr(name string, fields []string) (string, error) {
+func firstText(rec *records.Record, fields []string) (string, error) {
 	for _, f := range fields {
-		raw, ok := r.Fields[f]
-		if !ok || string(bytes.TrimSpace(raw)) == "null" {
-			continue
+		if rec.Has(f) {
+			return rec.Text(f, false)
 		}
-		if b := bytes.TrimSpace(raw); len(b) > 0 && strings.IndexByte("-0123456789", b[0]) >= 0 {
-			return string(b), nil
-		}
-		return r.str(name, f, false)
 	}
 	return "", nil
 }

@@ -71,43 +71,6 @@ func checkParseError(t *testing.T, err error, file string, line int, field, want
 	}
 }
 
-func TestLineTrackerNamesTheLineOfEachValue(t *testing.T) {
-	body := "[\n  {\"a\": 1},\n\n  {\"a\": 2}\n  ,\n  {\"a\":\n 3}\n]\n"
-	a := newAnnoReader("x.json", strings.NewReader(body))
-	if err := a.open('[', "a list"); err != nil {
-		t.Fatal(err)
-	}
-	var lines []int
-	for a.more() {
-		rec, err := a.record("a record")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, rec.line)
-	}
-	if err := a.close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.end(); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := lines, []int{2, 4, 6}; !equalInts(got, want) {
-		t.Errorf("record lines %v, want %v", got, want)
-	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // fuzzAnno feeds bytes to a format's reader: it must return rows or an
 // error, never panic, and an error must be a ParseError naming the file.
 func fuzzAnno(f *testing.F, format items.Format, file string, seeds ...string) {
