@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 )
 
 // A Store keeps every reply a server gave, so that a run killed at any
@@ -33,6 +34,10 @@ import (
 // commit). A kill can leave only the last record torn: OpenStore drops it
 // (and cuts the file back to the last whole record); a bad record followed
 // by good ones is corruption, reported with its byte offset.
+//
+// OpenStore takes an exclusive lock on the file (flock), released by Close:
+// a second writer, in this process or another, is refused rather than left
+// to interleave records.
 //
 // The store holds an index in memory (key to offset) and reads a reply back
 // from the file when asked, so its memory is about 50 bytes a reply.
@@ -80,6 +85,12 @@ func OpenStore(path string) (*Store, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open response store: %w", err)
+	}
+	// One writer at a time: two processes appending at their own idea of
+	// the end would overwrite each other's records.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("response store %s is in use by another run (%w)", path, err)
 	}
 	s := &Store{path: path, f: f, index: map[[32]byte]span{}}
 	good, err := s.load()

@@ -240,3 +240,20 @@ func TestIdenticalQueriesInFlightAreAskedOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestStoreRefusesASecondWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	s, err := OpenStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStore(path); err == nil || !strings.Contains(err.Error(), "in use by another run") {
+		t.Errorf("second open: %v", err)
+	}
+	s.Close()
+	s2, err := OpenStore(path)
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	s2.Close()
+}
