@@ -192,7 +192,17 @@ func chooseFormat(stderr io.Writer, all []items.Format, name string, files []str
 		if err != nil {
 			return items.Format{}, &usageError{err.Error()}
 		}
-		fmt.Fprintf(stderr, "vidscreen import: %s: detected %s (%s)\n", files[0], f.Name, f.Title)
+		// One import reads one layout: every file must be the first's.
+		for _, p := range files[1:] {
+			h, err := items.Head(p)
+			if err != nil {
+				return items.Format{}, fmt.Errorf("%w: %v", errBadInput, err)
+			}
+			if g, err := items.Detect(all, p, h); err != nil || g.Name != f.Name {
+				return items.Format{}, &usageError{fmt.Sprintf("%s is %s, but %s is not: import each layout on its own, or name the format", files[0], f.Name, p)}
+			}
+		}
+		fmt.Fprintf(stderr, "vidscreen import: %s: detected %s (%s)\n", strings.Join(files, ", "), f.Name, f.Title)
 		return f, nil
 	}
 	f, err := items.Lookup(all, name)

@@ -91,6 +91,13 @@ func TestImportListAutoAndVideos(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "detected vlmevalkit (VLMEvalKit table)") || !strings.Contains(stderr, "1 of 2 videos not found under "+videos+" (2 items)") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
+	log := writeTestFile(t, filepath.Join(dir, "20251020_080910_samples_videomme.jsonl"), lmmsV07Lines)
+	if code, _, stderr := runCmd("import", "auto", in, log, "--out", filepath.Join(dir, "mixed.jsonl")); code != 2 || !strings.Contains(stderr, "MVBench.tsv is vlmevalkit, but "+log+" is not") {
+		t.Errorf("auto on two layouts: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCmd("import", "lmms-eval", in, "--out", filepath.Join(dir, "wrong.jsonl")); code != 2 || !strings.Contains(stderr, "this is a VLMEvalKit table file, not lmms-eval's: use `vidscreen import vlmevalkit`") {
+		t.Errorf("lmms-eval on a VLMEvalKit table: exit %d, %q", code, stderr)
+	}
 	unknown := writeTestFile(t, filepath.Join(dir, "notes.txt"), "hello\n")
 	if code, _, stderr := runCmd("import", "auto", unknown, "--out", filepath.Join(dir, "x.jsonl")); code != 2 || !strings.Contains(stderr, "no known layout") {
 		t.Errorf("auto on text: exit %d, %q", code, stderr)
