@@ -243,7 +243,7 @@ func TestImportLMMSEvalRefuses(t *testing.T) {
 		{"vlmevalkit given a broken lmms-eval file", []string{"vlmevalkit", noInput}, "use `vidscreen import lmms-eval`"},
 		{"a line without input", []string{"lmms-eval", noInput}, "samples_a.jsonl:3: field input: missing field"},
 		{"a target naming no option", []string{"lmms-eval", badGold}, `samples_b.jsonl:2: field answer: answer out of range: "Z"`},
-		{"no video", []string{"lmms-eval", noVideo}, "samples_c.jsonl:1: field video: missing field"},
+		{"no video", []string{"lmms-eval", noVideo}, "samples_c.jsonl:1: field video: missing field: the log names no video (lmms-eval since v0.4 logs the prompt, not the benchmark's record): give --items-from FILE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

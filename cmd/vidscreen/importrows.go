@@ -176,6 +176,8 @@ func importRows(res *items.Result, bench, fallback string, opt items.Options, vl
 		switch {
 		case r.ID == "":
 			return nil, fail("id", fmt.Errorf("%w: no id, question_id or index", harness.ErrMissingField))
+		case r.Video == "" && strings.HasPrefix(r.ItemsFrom, "input"):
+			return nil, fail("video", fmt.Errorf("%w: the log names no video (lmms-eval since v0.4 logs the prompt, not the benchmark's record): give --items-from FILE, the items an import of the benchmark's own file wrote", harness.ErrMissingField))
 		case r.Video == "":
 			return nil, fail("video", fmt.Errorf("%w: no video, video_id or video_name (vidscreen audits video benchmarks)", harness.ErrMissingField))
 		case len(r.Options) == 0:
