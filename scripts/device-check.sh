@@ -29,12 +29,12 @@ if [ $dry = 1 ]; then
   export PATH="/usr/local/go/bin:$PATH"
   mkdir -p bin
   go build -o bin/vidscreen-devicecheck ./cmd/vidscreen-devicecheck
-  if [ ! -s "$ref" ] || [ "$ref" -ot cmd/vidscreen-devicecheck/checks.go ]; then
+  if [ ! -s "$ref" ] || [ -n "$(find cmd/vidscreen-devicecheck -name '*.go' ! -name '*_test.go' -newer "$ref")" ]; then
     echo "device-check: computing the CPU reference"
     bin/vidscreen-devicecheck reference --out "$ref"
   fi
-  # The rate join is GPU-only; 2,000 rows keep its bookkeeping in the dry run.
-  bin/vidscreen-devicecheck run --cpu-only --rate-rows 2000 --reference "$ref" --out "$report"
+  # The rate join and the Vendi rate are GPU-only; 2,000 rows keep their bookkeeping in the dry run.
+  bin/vidscreen-devicecheck run --cpu-only --rate-rows 2000 --vendi-rows 2000 --reference "$ref" --out "$report"
   echo "device-check: dry run report in $report"
   exit 0
 fi

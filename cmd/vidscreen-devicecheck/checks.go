@@ -124,6 +124,8 @@ type RefCheck struct {
 	SHA256  string  `json:"sha256"`
 	Seconds float64 `json:"seconds"`
 	GFLOPs  float64 `json:"gflop_per_s"`
+	// Score is the Vendi checks' estimate (SHA256 then digests the data).
+	Score float64 `json:"score,omitempty"`
 }
 
 func (r *Reference) check(name string) (RefCheck, bool) {
@@ -185,6 +187,11 @@ func cpuReference(ctx context.Context) (*Reference, error) {
 		}
 		ref.Checks = append(ref.Checks, RefCheck{Name: s.name, What: s.what, Count: c, SHA256: d, Seconds: secs, GFLOPs: s.flops / secs / 1e9})
 	}
+	vc, err := vendiReference(ctx, seed)
+	if err != nil {
+		return nil, err
+	}
+	ref.Checks = append(ref.Checks, vc)
 	return ref, nil
 }
 
@@ -215,6 +222,11 @@ type CheckResult struct {
 	Equal      *bool    `json:"equal"`
 	GPUSeconds *float64 `json:"gpu_seconds"`
 	GPUTFLOPs  *float64 `json:"gpu_tflop_per_s"`
+	// The Vendi checks: the estimates and their relative difference
+	// (Equal then means within 1e-4; for the rate, under its target).
+	CPUScore float64  `json:"cpu_score,omitempty"`
+	GPUScore *float64 `json:"gpu_score,omitempty"`
+	RelDiff  *float64 `json:"rel_diff,omitempty"`
 	// The rate join only: the device's part alone (every tile's product
 	// and extraction on one worker, the matrix already resident), without
 	// the upload, the row norms and the host's re-check that the
@@ -248,11 +260,10 @@ type gpuConfig struct {
 	tf32     bool
 }
 
-func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows int) (*Report, error) {
+func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vendiRows int) (*Report, error) {
 	start := time.Now()
 	rep := &Report{DryRun: cpuOnly, Started: start.UTC().Format(time.RFC3339)}
 	rep.LeftOut = []LeftOut{
-		{"vendi", "Vendi's products on the GPU (kernels.VendiScorer, block Lanczos SLQ) are not in kernels/cuda yet"},
 		{"preprocess", "the resize + normalise kernel and the NVDEC frame path are not in kernels/cuda yet"},
 		{"image_tower", "needs ONNX Runtime's CUDA provider (230 MB) and the ORT library staged on the machine; not carried"},
 		{"nvdec", "needs FFmpeg's libraries on the machine; not carried"},
@@ -356,6 +367,11 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows int) 
 			rep.Checks = append(rep.Checks, res)
 		}
 	}
+	vc, err := vendiChecks(ctx, ref, configs, devs, vendiRows)
+	if err != nil {
+		return nil, err
+	}
+	rep.Checks = append(rep.Checks, vc...)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/kernels"
@@ -51,5 +52,27 @@ func TestTilePassRunsOnAnyDevice(t *testing.T) {
 	}
 	if secs <= 0 {
 		t.Fatalf("tile pass took %v s", secs)
+	}
+}
+
+// TestDeviceVendiMatchesCPUVendiOnHost runs the Vendi check's two sides on
+// Host, the CPU implementation of the GPU's interface: the estimates must
+// agree within the check's tolerance, with K resident and formed per
+// product.
+func TestDeviceVendiMatchesCPUVendiOnHost(t *testing.T) {
+	ctx := context.Background()
+	v, tx := coneRows(900, 64, 20, 1), coneRows(900, 48, 30, 2)
+	want, _, err := cpuVendi(ctx, v, tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kb := range []int64{0, -1} {
+		got, secs, err := deviceVendi(ctx, cuda.Host{Edge: 256}, v, tx, kb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Abs(got.Score-want.Score) / want.Score; d > vendiTol || secs <= 0 {
+			t.Errorf("kernel bytes %d: %.8g against the CPU's %.8g (%.2g relative) in %v s", kb, got.Score, want.Score, d, secs)
+		}
 	}
 }

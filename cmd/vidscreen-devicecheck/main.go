@@ -41,6 +41,7 @@ func run(args []string) error {
 	refPath := fs.String("reference", "", "the CPU reference `REF.json` (run only)")
 	cpuOnly := fs.Bool("cpu-only", false, "run no GPU check: the report's GPU fields stay null (the dry run)")
 	big := fs.Int("rate-rows", 100_000, "rows of the rate join (`N` x 1024 against itself)")
+	vendiRows := fs.Int("vendi-rows", vendiRateRows, "items of the Vendi rate check (`N` x (1152 x 1024); 0 skips it)")
 	limit := fs.Duration("timeout", 6*time.Minute, "stop every check after `D`")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -70,7 +71,7 @@ func run(args []string) error {
 		if err := json.Unmarshal(b, &ref); err != nil {
 			return fmt.Errorf("%s: %w", *refPath, err)
 		}
-		rep, err := runChecks(ctx, &ref, *cpuOnly, *big)
+		rep, err := runChecks(ctx, &ref, *cpuOnly, *big, *vendiRows)
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,12 @@ type Host struct {
 	Edge int
 	// Memory bounds KernelMemory, in bytes; 0 means no bound.
 	Memory int64
+	// Prec TF32 rounds the tile products' inputs to TensorFloat-32 (10
+	// mantissa bits, to nearest with ties away, as the tensor cores'
+	// conversion does) before the float32 product, so the re-check band
+	// of the TF32 path is tested here; Gram tiles stay float32, as on
+	// the GPU.
+	Prec Precision
 }
 
 var _ Device = Host{}
@@ -32,8 +38,8 @@ var _ Device = Host{}
 // Name implements Device.
 func (Host) Name() string { return "host" }
 
-// Precision implements Device: Sgemm's float32.
-func (Host) Precision() Precision { return FP32 }
+// Precision implements Device: Sgemm's float32, or TF32 inputs (Prec).
+func (h Host) Precision() Precision { return h.Prec }
 
 // TileShape implements Device.
 func (h Host) TileShape() (rows, cols int) {
@@ -63,7 +69,7 @@ func (h Host) NewWorker() (Worker, error) {
 	if g == nil {
 		g = blas.Implementation{}
 	}
-	return &hostWorker{gemm: g, tile: make([]float32, rows*cols), maxRows: rows, maxCols: cols}, nil
+	return &hostWorker{gemm: g, tile: make([]float32, rows*cols), maxRows: rows, maxCols: cols, tf32: h.Prec == TF32}, nil
 }
 
 type hostWorker struct {
@@ -72,6 +78,8 @@ type hostWorker struct {
 	maxRows, maxCols int
 	t                Tile
 	ok               bool
+	tf32             bool
+	ra, rb           []float32 // the tile's rows rounded to TF32
 }
 
 func (w *hostWorker) Product(t Tile) error {
@@ -80,8 +88,12 @@ func (w *hostWorker) Product(t Tile) error {
 	}
 	a, b := t.A.(hostResident).m, t.B.(hostResident).m
 	d := a.Cols
-	w.gemm.Sgemm(gblas.NoTrans, gblas.Trans, t.Rows, t.Cols, d, 1,
-		a.Data[t.R0*d:(t.R0+t.Rows)*d], d, b.Data[t.C0*d:(t.C0+t.Cols)*d], d, 0, w.tile, t.Cols)
+	ad, bd := a.Data[t.R0*d:(t.R0+t.Rows)*d], b.Data[t.C0*d:(t.C0+t.Cols)*d]
+	if w.tf32 {
+		w.ra, w.rb = roundTF32(w.ra, ad), roundTF32(w.rb, bd)
+		ad, bd = w.ra, w.rb
+	}
+	w.gemm.Sgemm(gblas.NoTrans, gblas.Trans, t.Rows, t.Cols, d, 1, ad, d, bd, d, 0, w.tile, t.Cols)
 	w.t, w.ok = t, true
 	return nil
 }
@@ -129,3 +141,31 @@ func (w *hostWorker) Extract(floors []float32, dst []Candidate) ([]Candidate, er
 }
 
 func (w *hostWorker) Close() error { w.tile = nil; return nil }
+
+// roundTF32 sets dst (grown to len(src)) to src with every mantissa
+// rounded to TensorFloat-32's 10 bits, to nearest with ties away from
+// zero (PTX cvt.rna.tf32.f32); NaN and infinities pass unchanged.
+func roundTF32(dst, src []float32) []float32 {
+	if cap(dst) < len(src) {
+		dst = make([]float32, len(src))
+	}
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = tf32Round(x)
+	}
+	return dst
+}
+
+// tf32Round rounds x to TensorFloat-32 (8 exponent bits, 10 mantissa
+// bits) to nearest, ties away from zero, as the tensor cores' input
+// conversion does; the result is a float32 whose low 13 mantissa bits are
+// zero. NaN and infinities pass unchanged; a value that rounds past the
+// largest finite one becomes infinite, as in hardware.
+func tf32Round(x float32) float32 {
+	u := math.Float32bits(x)
+	if u&0x7f800000 == 0x7f800000 {
+		return x
+	}
+	u += 1 << 12 // half of the 13 dropped bits: ties go away from zero
+	return math.Float32frombits(u &^ (1<<13 - 1))
+}
