@@ -104,11 +104,12 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	has := func(r models.Role) bool { _, ok := m.Roles[r]; return ok }
-	// Only lm_reader's later entries run (blind-reader#2, ...); those of
-	// the other roles are parsed and left out, said once each.
+	// Only lm_reader's and vlm_reader's later entries run (blind-reader#2,
+	// centre-frame-reader#2, ...); those of the other roles are parsed and
+	// left out, said once each.
 	for _, r := range append(slices.Clone(models.Roles), models.OptionalRoles...) {
-		if n := len(m.Extra[r]); n > 0 && r != models.RoleLMReader {
-			fmt.Fprintf(env.stderr, "vidscreen audit: %s lists %d further entries; only lm_reader's later entries run (as blind-reader#2, ...), so %s's first entry alone is used\n", r, n, r)
+		if n := len(m.Extra[r]); n > 0 && r != models.RoleLMReader && r != models.RoleVLMReader {
+			fmt.Fprintf(env.stderr, "vidscreen audit: %s lists %d further entries; only lm_reader's and vlm_reader's later entries run (as blind-reader#2, centre-frame-reader#2, ...), so %s's first entry alone is used\n", r, n, r)
 		}
 	}
 	if has(models.RoleTextEmbed) {
@@ -292,6 +293,12 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		// Its frames come from the one decode pass, at a short side from
 		// which the served size is shrunk, never enlarged.
 		v.VLM, v.VLMName, v.VLMSize = r, name, decode.Size{Short: served.DecodeShort}
+	}
+	if v.VLM != nil {
+		if err := openExtraVLMs(m, rt, devs, pool, store, v, out, env); err != nil {
+			out.Close()
+			return nil, err
+		}
 	}
 	// screen_reader, the funnel's smaller VLM (Video-Index 5.1), answers
 	// its 32-frame steps: full-video-reader's frames in order and

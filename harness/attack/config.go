@@ -41,6 +41,11 @@ type Config struct {
 	// each runs the blind test again as blind-reader#2, #3, ... (a further
 	// model of the Video-Oasis blind test, DiagnosticOnly), and nothing else.
 	Extra []LetterReader `json:"-"`
+	// ExtraVLM is the number of later vlm_reader entries of models.json
+	// whose scores the feature stage gives under VLMModelKey: each runs
+	// centre-frame-reader#<k+1> and shuffled-frames-reader#<k+1>, further
+	// models of those Video-Oasis tests (diagnostic only).
+	ExtraVLM int `json:"-"`
 	// BagK is how many frames the bag-of-frames attackers keep (Video-Oasis:
 	// the top 32 of the ~1 fps set by similarity to the question).
 	BagK int `json:"bag_k,omitempty"`
@@ -186,6 +191,9 @@ func frameAttackers(cfg Config) []frameAttacker {
 		// The VLM readers' frames come from the feature stage, which runs
 		// only with an image tower to drive it.
 		add(&centreReader{}, RoleVLMReader, RoleImageText)
+		for k := range cfg.ExtraVLM {
+			add(&vlmExtra{base: &centreReader{}, set: VLMCentre, need: NeedVLMCentre, model: k + 1}, RoleVLMReader, RoleImageText)
+		}
 	}
 	if cfg.has(harness.LevelOrder) {
 		k := cfg.BagK
@@ -195,6 +203,9 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&bagOfFrames{k: k}, RoleImageText)
 		add(&bagOfFrames{k: k, useMax: true}, RoleImageText)
 		add(&shuffledReader{}, RoleVLMReader, RoleImageText)
+		for k := range cfg.ExtraVLM {
+			add(&vlmExtra{base: &shuffledReader{}, set: VLMShuffled, need: NeedVLMShuffled, model: k + 1}, RoleVLMReader, RoleImageText)
+		}
 		add(&tenthReader{}, RoleVLMReader, RoleImageText)
 		add(&fullVideoReader{}, RoleVLMReader, RoleImageText)
 		// The funnel's shuffled step on screen_reader, only where the

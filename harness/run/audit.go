@@ -268,6 +268,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		if opt.Reader != nil {
 			acfg.Extra = opt.ExtraReaders
 		}
+		if v := opt.Video; v != nil && v.VLM != nil {
+			acfg.ExtraVLM = len(v.ExtraVLM)
+		}
 	}
 	// The kernels of each unit share the machine with the other workers.
 	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
@@ -373,6 +376,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 				cfg.Videos.VLMSets = append(cfg.Videos.VLMSets, s.String())
 			}
 		}
+		cfg.Videos.VLMExtra = opt.extraVLMConfig(needs)
 		if sets := opt.screenSets(needs); len(sets) > 0 {
 			cfg.Videos.ScreenReader = v.ScreenName
 			for _, s := range sets {

@@ -72,6 +72,14 @@ type VideoModels struct {
 	Screen     features.VLMScorer
 	ScreenName string
 	ScreenSize decode.Size
+	// ExtraVLM are the later vlm_reader entries of models.json, each a
+	// further model of the centre-frame and frame-shuffling tests
+	// (centre-frame-reader#2, shuffled-frames-reader#2, ...; Video-Oasis
+	// 3.2), with the names of their weights and settings and the sizes
+	// their frames are decoded at, in the list's order.
+	ExtraVLM      []features.VLMScorer
+	ExtraVLMNames []string
+	ExtraVLMSizes []decode.Size
 }
 
 // roles lists the roles of the models an audit has, for attack.Config.
@@ -114,6 +122,10 @@ type VideoConfig struct {
 	// frame sets.
 	ScreenReader string   `json:"screen_reader,omitempty"`
 	ScreenSets   []string `json:"screen_frame_sets,omitempty"`
+	// VLMExtra names the later vlm_reader entries the diagnostic VLM
+	// readers asked (centre-frame-reader#2, ...), in the list's order,
+	// each with its frame sets and decode size.
+	VLMExtra []string `json:"vlm_reader_extra,omitempty"`
 }
 
 // frames is the number of uniform frames of the frame and order attackers.
@@ -373,6 +385,9 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		if err := a.screenReaderScores(ctx, vis, sets); err != nil {
 			return err
 		}
+	}
+	if err := a.extraVLMScores(ctx, vis, needs); err != nil {
+		return err
 	}
 
 	// Texts in the image_text space: questions, options, question+option.
