@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/vidscreen/vidscreen/internal/ordered"
 	"github.com/vidscreen/vidscreen/kernels"
@@ -30,6 +31,20 @@ type JointKernel struct {
 	edge    int
 	panels  []Panel // per row panel; nil where formed on the fly
 	workers int
+	maxCols int
+	// idle holds the workers between products: each has a stream and
+	// 128 MiB of tiles on a GPU, which a product would otherwise allocate
+	// and free again (cuMemFree waits for the device).
+	mu   sync.Mutex
+	idle []GramWorker
+}
+
+// A pooled worker is one taken from the pool for a product; bad marks
+// one whose job failed, whose accumulator may hold a partial sum, so that
+// it is closed instead of returned.
+type pooled struct {
+	GramWorker
+	bad bool
 }
 
 var _ kernels.SymOperator = (*JointKernel)(nil)
@@ -67,9 +82,9 @@ func NewJointKernel(ctx context.Context, dev GramDevice, v, t *kernels.Matrix, w
 	if k.workers <= 0 {
 		k.workers = 2
 	}
-	maxCols := opt.MaxCols
-	if maxCols <= 0 {
-		maxCols = 64
+	k.maxCols = opt.MaxCols
+	if k.maxCols <= 0 {
+		k.maxCols = 64
 	}
 	defer func() {
 		if err != nil {
@@ -88,7 +103,7 @@ func NewJointKernel(ctx context.Context, dev GramDevice, v, t *kernels.Matrix, w
 	k.panels = make([]Panel, nb)
 	budget := opt.KernelBytes
 	if budget == 0 {
-		if budget, err = dev.KernelMemory(n, k.workers, maxCols); err != nil {
+		if budget, err = dev.KernelMemory(n, k.workers, k.maxCols); err != nil {
 			return nil, fmt.Errorf("%s: free memory: %w", dev.Name(), err)
 		}
 	}
@@ -109,7 +124,7 @@ func NewJointKernel(ctx context.Context, dev GramDevice, v, t *kernels.Matrix, w
 		budget -= bytes
 		resident = append(resident, bi)
 	}
-	form := func(w GramWorker, i int) (struct{}, error) {
+	form := func(w *pooled, i int) (struct{}, error) {
 		bi := resident[i]
 		r0 := bi * k.edge
 		p := k.panels[bi]
@@ -118,12 +133,13 @@ func NewJointKernel(ctx context.Context, dev GramDevice, v, t *kernels.Matrix, w
 				return struct{}{}, err
 			}
 			if err := w.Gram(k.rv, k.rt, r0, p.Rows(), c0, min(k.edge, n-c0), p, c0); err != nil {
+				w.bad = true
 				return struct{}{}, fmt.Errorf("%s: form kernel rows %d..: %w", dev.Name(), r0, err)
 			}
 		}
 		return struct{}{}, nil
 	}
-	if err = k.run(ctx, len(resident), 1, form, func(int, struct{}) error { return nil }); err != nil {
+	if err = k.run(ctx, len(resident), 0, form, nil); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -161,8 +177,8 @@ func (k *JointKernel) Trace() float64 {
 // Apply implements kernels.SymOperator: y = A x for x and y n x cols.
 func (k *JointKernel) Apply(ctx context.Context, x []float64, cols int, y []float64) error {
 	n := k.v.Rows
-	if cols <= 0 || len(x) != n*cols || len(y) != n*cols {
-		return fmt.Errorf("joint kernel: apply to %d and %d values with %d columns, want %d rows", len(x), len(y), cols, n)
+	if cols <= 0 || cols > k.maxCols || len(x) != n*cols || len(y) != n*cols {
+		return fmt.Errorf("joint kernel: apply to %d and %d values with %d columns, want %d rows and 1..%d columns", len(x), len(y), cols, n, k.maxCols)
 	}
 	xs := make([]float32, n*cols)
 	for i := 0; i < n; i++ {
@@ -170,7 +186,12 @@ func (k *JointKernel) Apply(ctx context.Context, x []float64, cols int, y []floa
 			xs[i*cols+c] = float32(x[i*cols+c] * k.s[i])
 		}
 	}
-	job := func(w GramWorker, bi int) (struct{}, error) {
+	job := func(w *pooled, bi int) (_ struct{}, err error) {
+		defer func() {
+			if err != nil {
+				w.bad = true
+			}
+		}()
 		r0 := bi * k.edge
 		rows := min(k.edge, n-r0)
 		p := k.panels[bi]
@@ -201,36 +222,72 @@ func (k *JointKernel) Apply(ctx context.Context, x []float64, cols int, y []floa
 		}
 		return struct{}{}, nil
 	}
-	return k.run(ctx, len(k.panels), cols, job, func(int, struct{}) error { return nil }, xs)
+	return k.run(ctx, len(k.panels), cols, job, xs)
 }
 
-// run runs job over n tasks on the operator's workers, each opened for
-// blocks of cols columns and given the block x (when not nil) first.
-func (k *JointKernel) run(ctx context.Context, n, cols int, job func(GramWorker, int) (struct{}, error), sink func(int, struct{}) error, x ...[]float32) error {
-	open := func() (GramWorker, error) {
-		w, err := k.dev.NewGramWorker(k.v.Rows, cols)
+// run runs job over n tasks on the operator's workers, taken from the
+// pool (or opened) and given the block x of cols columns first (none when
+// x is nil); a worker whose job failed is closed, the others go back.
+func (k *JointKernel) run(ctx context.Context, n, cols int, job func(*pooled, int) (struct{}, error), x []float32) error {
+	open := func() (*pooled, error) {
+		w, err := k.take()
 		if err != nil {
-			return nil, fmt.Errorf("%s: open worker: %w", k.dev.Name(), err)
+			return nil, err
 		}
-		if len(x) > 0 {
-			if err := w.SetBlock(x[0], cols); err != nil {
-				return nil, errors.Join(fmt.Errorf("%s: copy block: %w", k.dev.Name(), err), w.Close())
+		p := &pooled{GramWorker: w}
+		if x != nil {
+			if err := w.SetBlock(x, cols); err != nil {
+				return nil, errors.Join(fmt.Errorf("%s: copy block: %w", k.dev.Name(), err), k.discard(w))
 			}
 		}
-		return w, nil
+		return p, nil
 	}
-	shut := func(w GramWorker) error {
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("%s: close worker: %w", k.dev.Name(), err)
+	shut := func(p *pooled) error {
+		if p.bad {
+			return k.discard(p.GramWorker)
 		}
+		k.mu.Lock()
+		k.idle = append(k.idle, p.GramWorker)
+		k.mu.Unlock()
 		return nil
 	}
-	return ordered.Run(ctx, n, min(k.workers, max(n, 1)), 2*k.workers, open, shut, job, sink)
+	return ordered.Run(ctx, n, min(k.workers, max(n, 1)), 2*k.workers, open, shut, job, func(int, struct{}) error { return nil })
 }
 
-// Close frees V, T and the resident panels on the device.
+// take returns an idle worker or opens one.
+func (k *JointKernel) take() (GramWorker, error) {
+	k.mu.Lock()
+	if m := len(k.idle); m > 0 {
+		w := k.idle[m-1]
+		k.idle = k.idle[:m-1]
+		k.mu.Unlock()
+		return w, nil
+	}
+	k.mu.Unlock()
+	w, err := k.dev.NewGramWorker(k.v.Rows, k.maxCols)
+	if err != nil {
+		return nil, fmt.Errorf("%s: open worker: %w", k.dev.Name(), err)
+	}
+	return w, nil
+}
+
+func (k *JointKernel) discard(w GramWorker) error {
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: close worker: %w", k.dev.Name(), err)
+	}
+	return nil
+}
+
+// Close frees V, T, the resident panels and the idle workers on the
+// device.
 func (k *JointKernel) Close() error {
 	var errs []error
+	k.mu.Lock()
+	for _, w := range k.idle {
+		errs = append(errs, k.discard(w))
+	}
+	k.idle = nil
+	k.mu.Unlock()
 	for i, p := range k.panels {
 		if p != nil {
 			errs = append(errs, p.Free())

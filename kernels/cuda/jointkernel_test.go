@@ -212,7 +212,8 @@ type faultyGram struct {
 	failUpload, failPanel  int // fail the n-th (1-based); 0 never
 	failGram               int
 	uploads, panels, grams *int
-	live                   *int
+	live                   *int // uploads, panels and workers not yet freed
+	opens                  *int // workers opened; nil: not counted
 }
 
 type countedPanel struct {
@@ -242,8 +243,14 @@ func (d faultyGram) AllocPanel(rows, cols int) (Panel, error) {
 
 func (d faultyGram) NewGramWorker(n, maxCols int) (GramWorker, error) {
 	w, err := d.Host.NewGramWorker(n, maxCols)
+	*d.live++
+	if d.opens != nil {
+		*d.opens++
+	}
 	return faultyGramWorker{w, d}, err
 }
+
+func (w faultyGramWorker) Close() error { *w.d.live--; return w.GramWorker.Close() }
 
 type faultyGramWorker struct {
 	GramWorker
@@ -313,5 +320,35 @@ func TestJointKernelErrorsFreeDeviceMemory(t *testing.T) {
 				t.Errorf("%d allocations left on the device (%v)", live, err)
 			}
 		})
+	}
+}
+
+// TestJointKernelReusesItsWorkers: the products of an estimate share the
+// workers (a stream and two tiles each on a GPU) instead of opening them
+// per product, and Close frees them.
+func TestJointKernelReusesItsWorkers(t *testing.T) {
+	ctx := context.Background()
+	const n = 400
+	var uploads, panels, grams, live, opens int
+	dev := faultyGram{Host: Host{Edge: 64}, uploads: &uploads, panels: &panels, grams: &grams, live: &live, opens: &opens}
+	k, err := NewJointKernel(ctx, dev, cone(7, n, 16, 4), cone(8, n, 8, 4), nil, JointKernelOptions{Workers: 3, KernelBytes: 3 * 64 * n * 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kernels.VendiEstimate(ctx, k, 1, kernels.SLQConfig{Probes: 8, Steps: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if opens > 3 {
+		t.Errorf("%d workers opened for an estimate on 3", opens)
+	}
+	y := make([]float64, n*65)
+	if err := k.Apply(ctx, make([]float64, n*65), 65, y); err == nil {
+		t.Error("a block wider than MaxCols was taken")
+	}
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if live != 0 {
+		t.Errorf("%d allocations left after Close", live)
 	}
 }
