@@ -304,10 +304,73 @@ func TestAuditServedFaults(t *testing.T) {
 		}
 	}
 
+	// lm_reader as a list: every served entry after the first is a further
+	// model of the blind test, blind-reader#2, asked under its own name.
+	two := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-lm2"}, Answer: longestOption})
+	defer two.Close()
+	listDir := t.TempDir()
+	os.WriteFile(filepath.Join(listDir, models.ManifestFile), []byte(fmt.Sprintf(`{"roles": {"lm_reader": [
+		{"server": %q, "server_model": "fake-lm"}, {"server": %q, "server_model": "fake-lm2"}]}}`, two.BaseURL(), two.BaseURL())), 0o644)
+	listOut := filepath.Join(t.TempDir(), "list")
+	if code, _, stderr := runWithKey("", "audit", "--items", items, "--out", listOut, "--models", listDir, "--levels", "option,text"); code != 0 {
+		t.Fatalf("two served lm_reader entries: exit %d\n%s", code, stderr)
+	}
+	byModel := map[string]int{}
+	for _, r := range two.Requests() {
+		byModel[r.Model]++
+	}
+	cards, _ := os.ReadFile(filepath.Join(listOut, runs.CardsJSON))
+	if byModel["fake-lm"] == 0 || byModel["fake-lm2"] == 0 || !bytes.Contains(cards, []byte("blind-reader#2")) {
+		t.Errorf("requests by model %v; blind-reader#2 on the cards: %v", byModel, bytes.Contains(cards, []byte("blind-reader#2")))
+	}
+
 	refusing := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Fault: func(*openaitest.Request, int) openaitest.Fault { return openaitest.Fault{Status: 401} }})
 	defer refusing.Close()
 	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", filepath.Join(t.TempDir(), "refused"), "--models", servedModels(t, "", refusing.BaseURL(), 8, false), "--levels", "option,text")
 	if code != 1 || !strings.Contains(stderr, refusing.BaseURL()) || !strings.Contains(stderr, "injected fault 401") {
 		t.Errorf("a server refusing everything: exit %d, want 1 naming its URL and message:\n%s", code, stderr)
+	}
+}
+
+// TestAuditServedWorld audits the planted world with lm_reader and
+// vlm_reader served, at 1, 8 and 64 requests in flight: the outputs are
+// byte-identical, and the served roles' rates and prefix shares, logged,
+// are the figures docs/models.md gives for the test server.
+func TestAuditServedWorld(t *testing.T) {
+	items, root, modelsDir := worldFixture(t)
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
+	defer srv.Close()
+	var first string
+	for _, conc := range []int{1, 8, 64} {
+		out := filepath.Join(t.TempDir(), fmt.Sprintf("conc%d", conc))
+		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", servedModels(t, modelsDir, srv.BaseURL(), conc, true), "--quiet")
+		if code != 0 {
+			t.Fatalf("concurrency %d: exit %d\n%s", conc, code, stderr)
+		}
+		var stages struct {
+			Served []servedStage `json:"served"`
+		}
+		b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+		if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 2 {
+			t.Fatalf("stages.json: %v\n%s", err, b)
+		}
+		for _, s := range stages.Served {
+			t.Logf("concurrency %d: %s: %d queries, %d requests, %d images, %.0f requests/s, prefix share %.3f, mode %s, prefill %v",
+				conc, s.Role, s.Queries, s.Requests, s.Images, s.RequestsPerSecond, s.PrefixShare, s.Mode, s.Prefill)
+			if s.Role == "vlm_reader" && s.PrefixShare <= 0 {
+				t.Errorf("no vlm_reader query shared its group's frames")
+			}
+		}
+		if first == "" {
+			first = out
+			continue
+		}
+		for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+			a, _ := os.ReadFile(filepath.Join(first, f))
+			b, _ := os.ReadFile(filepath.Join(out, f))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s differs between concurrency 1 and %d", f, conc)
+			}
+		}
 	}
 }

@@ -133,12 +133,14 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	} else {
 		fmt.Fprintf(env.stderr, "vidscreen audit: %s has no text_embed role: item texts are embedded lexically\n", filepath.Join(dir, models.ManifestFile))
 	}
-	if spec, ok := m.Roles[models.RoleLMReader]; ok && spec.Served() {
-		// Served: one client for every entry's requests, whatever --device.
-		for k, espec := range m.Entries(models.RoleLMReader) {
-			if !espec.Served() {
-				return fail(fmt.Errorf("lm_reader entry %d is ONNX files and entry 1 a server; an audit's lm_reader entries are all served or all ONNX", k+1))
-			}
+	// lm_reader's entries: the first is the pyramid's reader, the later
+	// ones further models of the Video-Oasis blind test (blind-reader#2,
+	// #3, ... in the list's order), each ONNX files on every device or a
+	// server.
+	for k, espec := range m.Entries(models.RoleLMReader) {
+		var r attack.LetterReader
+		var name string
+		if espec.Served() {
 			cfg, err := servedConfig(m, models.RoleLMReader, k, espec, store, env)
 			if err != nil {
 				out.Close()
@@ -149,52 +151,31 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 				return fail(err)
 			}
 			out.served = append(out.served, l)
-			name := served.Name(string(models.RoleLMReader), cfg.Server)
-			if k == 0 {
-				out.reader, out.readerName = l, name
-			} else {
-				out.extra, out.extraNames = append(out.extra, l), append(out.extraNames, name)
-			}
-		}
-	} else if ok {
-		lr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
-		for _, dev := range devs {
-			ls, err := rt.OpenLetterScorer(m, dev)
-			if err != nil {
-				return fail(err)
-			}
-			out.closes = append(out.closes, ls.Close)
-			lr.Readers = append(lr.Readers, ls)
-		}
-		folder, spec, _ := m.Folder(models.RoleLMReader)
-		if out.readerName, err = roleName(models.RoleLMReader, folder, spec, "model.onnx", "decoder_model_merged.onnx", "config.json"); err != nil {
-			return fail(err)
-		}
-		out.reader = lr
-		// The later entries: further models of the Video-Oasis blind test,
-		// blind-reader#2, #3, ... in the list's order over the entries
-		// opened.
-		for k, espec := range m.Entries(models.RoleLMReader)[1:] {
-			if espec.Served() {
-				return fail(fmt.Errorf("lm_reader entry %d is served and entry 1 ONNX files; an audit's lm_reader entries are all served or all ONNX", k+2))
-			}
-			em := m.Entry(models.RoleLMReader, k+1)
-			xr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
+			r, name = l, served.Name(string(models.RoleLMReader), cfg.Server)
+		} else {
+			em := m.Entry(models.RoleLMReader, k)
+			lr := &spread.LetterReader{Pool: pool, Work: string(models.RoleLMReader)}
 			for _, dev := range devs {
 				ls, err := rt.OpenLetterScorer(em, dev)
 				if err != nil {
-					return fail(fmt.Errorf("lm_reader entry %d: %w", k+2, err))
+					if k > 0 {
+						err = fmt.Errorf("lm_reader entry %d: %w", k+1, err)
+					}
+					return fail(err)
 				}
 				out.closes = append(out.closes, ls.Close)
-				xr.Readers = append(xr.Readers, ls)
+				lr.Readers = append(lr.Readers, ls)
 			}
-			folder, espec, _ := em.Folder(models.RoleLMReader)
-			name, err := roleName(models.RoleLMReader, folder, espec, "model.onnx", "decoder_model_merged.onnx", "config.json")
-			if err != nil {
+			folder, spec, _ := em.Folder(models.RoleLMReader)
+			if name, err = roleName(models.RoleLMReader, folder, spec, "model.onnx", "decoder_model_merged.onnx", "config.json"); err != nil {
 				return fail(err)
 			}
-			out.extra = append(out.extra, xr)
-			out.extraNames = append(out.extraNames, name)
+			r = lr
+		}
+		if k == 0 {
+			out.reader, out.readerName = r, name
+		} else {
+			out.extra, out.extraNames = append(out.extra, r), append(out.extraNames, name)
 		}
 	}
 	if !video {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -60,7 +59,7 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 	}
 	out := make([]models.Caption, len(frames))
 	errs := make([]error, len(frames))
-	start := time.Now()
+	c.stats.begin()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, max(1, c.conc))
 	for i := range frames {
@@ -78,6 +77,7 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 		}()
 	}
 	wg.Wait()
+	c.stats.end()
 	failed := 0
 	var first error
 	for _, err := range errs {
@@ -95,7 +95,7 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 			first = err
 		}
 	}
-	c.stats.recordGenerate(len(frames), failed, time.Since(start), first)
+	c.stats.recordGenerate(len(frames), failed, first)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

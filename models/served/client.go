@@ -68,7 +68,9 @@ func ask(ctx context.Context, lc *lazyClient, st *Stats, name string, qs []opena
 	if err != nil {
 		return nil, err
 	}
+	st.begin()
 	res, gst := c.AskGroups(ctx, []openai.Group{{Name: name, Queries: qs}})
+	st.end()
 	out := make([][]float64, len(qs))
 	var first error
 	failed := 0

@@ -17,6 +17,11 @@ type Stats struct {
 	s  StatsSnapshot
 	// firstErr is the first failure, kept for Refused's message.
 	firstErr error
+	// active counts the calls in flight; since is when the count last rose
+	// from 0, so Seconds is the time some call was in flight (calls of
+	// several videos at once are not counted twice).
+	active int
+	since  time.Time
 }
 
 // StatsSnapshot is a copy of Stats at one moment.
@@ -42,8 +47,9 @@ type StatsSnapshot struct {
 	// (one video's) carried, whose prefix the server's cache holds.
 	WithImages   int `json:"with_images"`
 	PrefixShared int `json:"prefix_shared"`
-	// Seconds is the wall time of the calls to the server, summed over
-	// calls (concurrent calls are each counted).
+	// Seconds is the wall time during which some call to the server was in
+	// flight (the feature stage scores several videos at once; their
+	// calls' overlap counts once).
 	Seconds float64 `json:"seconds"`
 	// Mode is how letters were read: "logprobs" or "generate" (a short
 	// reply parsed by the answer rules); "" before the first answer.
@@ -96,16 +102,34 @@ func (st *Stats) record(g openai.Stats, failed int, firstErr error) {
 	st.s.Images += g.Images
 	st.s.WithImages += g.WithImages
 	st.s.PrefixShared += g.SharedPrefix
-	st.s.Seconds += g.Elapsed.Seconds()
 	if st.firstErr == nil && firstErr != nil {
 		st.firstErr = firstErr
 	}
 }
 
 // recordGenerate adds a call of n generations (a captioner's frames).
-func (st *Stats) recordGenerate(n, failed int, took time.Duration, firstErr error) {
-	st.record(openai.Stats{Queries: n, Requests: int64(n), Images: int64(n), WithImages: n, Elapsed: took}, failed, firstErr)
+func (st *Stats) recordGenerate(n, failed int, firstErr error) {
+	st.record(openai.Stats{Queries: n, Requests: int64(n), Images: int64(n), WithImages: n}, failed, firstErr)
 	st.setMode(openai.ModeGenerate, false)
+}
+
+// begin and end bracket one call to the server, for Seconds.
+func (st *Stats) begin() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.active == 0 {
+		st.since = time.Now()
+	}
+	st.active++
+}
+
+func (st *Stats) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.active--
+	if st.active == 0 {
+		st.s.Seconds += time.Since(st.since).Seconds()
+	}
 }
 
 // setMode records how the role's letters were read.
