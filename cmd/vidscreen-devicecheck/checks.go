@@ -227,6 +227,9 @@ type CheckResult struct {
 	CPUScore float64  `json:"cpu_score,omitempty"`
 	GPUScore *float64 `json:"gpu_score,omitempty"`
 	RelDiff  *float64 `json:"rel_diff,omitempty"`
+	// VendiTimes splits GPUSeconds (the host's share is measured here at
+	// 33 s with OpenBLAS, 84 s in pure Go, at 60,000 on 2 shared cores).
+	VendiTimes *vendiTimes `json:"gpu_vendi_seconds_split,omitempty"`
 	// The rate join only: the device's part alone (every tile's product
 	// and extraction on one worker, the matrix already resident), without
 	// the upload, the row norms and the host's re-check that the

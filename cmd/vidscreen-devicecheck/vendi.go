@@ -78,17 +78,44 @@ func cpuVendi(ctx context.Context, v, t *kernels.Matrix) (kernels.Vendi, float64
 	return res, time.Since(start).Seconds(), err
 }
 
+// vendiTimes splits a device estimate's seconds: uploading V and T and
+// forming K's resident panels, the estimate's products with K (device
+// work, host conversions and copies), and the rest, the block Lanczos's
+// float64 orthogonalisation and Ritz values on the host.
+type vendiTimes struct {
+	Form     float64 `json:"form"`
+	Products float64 `json:"products"`
+	Host     float64 `json:"host"`
+}
+
+// timedOperator times the products of the operator it wraps.
+type timedOperator struct {
+	*cuda.JointKernel
+	secs float64
+}
+
+func (o *timedOperator) Apply(ctx context.Context, x []float64, cols int, y []float64) error {
+	start := time.Now()
+	err := o.JointKernel.Apply(ctx, x, cols, y)
+	o.secs += time.Since(start).Seconds()
+	return err
+}
+
 // deviceVendi is the same estimate with K formed and multiplied on dev;
 // kernelBytes < 0 forms every tile again per product.
-func deviceVendi(ctx context.Context, dev cuda.GramDevice, v, t *kernels.Matrix, kernelBytes int64) (kernels.Vendi, float64, error) {
+func deviceVendi(ctx context.Context, dev cuda.GramDevice, v, t *kernels.Matrix, kernelBytes int64) (kernels.Vendi, float64, vendiTimes, error) {
 	start := time.Now()
 	k, err := cuda.NewJointKernel(ctx, dev, v, t, nil, cuda.JointKernelOptions{KernelBytes: kernelBytes})
 	if err != nil {
-		return kernels.Vendi{}, 0, err
+		return kernels.Vendi{}, 0, vendiTimes{}, err
 	}
 	defer k.Close()
-	res, err := kernels.VendiEstimate(ctx, k, 1, kernels.SLQConfig{Seed: vendiSeed})
-	return res, time.Since(start).Seconds(), err
+	formed := time.Now()
+	op := &timedOperator{JointKernel: k}
+	res, err := kernels.VendiEstimate(ctx, op, 1, kernels.SLQConfig{Seed: vendiSeed})
+	total := time.Since(start).Seconds()
+	form := formed.Sub(start).Seconds()
+	return res, total, vendiTimes{Form: form, Products: op.secs, Host: total - form - op.secs}, err
 }
 
 // vendiReference runs the CPU estimate on the reference data.
@@ -137,7 +164,7 @@ func vendiChecks(ctx context.Context, ref *Reference, configs []gpuConfig, devs 
 				if first == nil {
 					first = g
 				}
-				est, secs, err := deviceVendi(ctx, g, v, t, kb)
+				est, secs, times, err := deviceVendi(ctx, g, v, t, kb)
 				if err != nil {
 					res.Error = err.Error()
 				} else {
@@ -145,6 +172,7 @@ func vendiChecks(ctx context.Context, ref *Reference, configs []gpuConfig, devs 
 					eq := rel <= vendiTol
 					tf := vendiFlops(vendiRefRows) / secs / 1e12
 					res.GPUScore, res.RelDiff, res.Equal, res.GPUSeconds, res.GPUTFLOPs = &est.Score, &rel, &eq, &secs, &tf
+					res.VendiTimes = &times
 				}
 			}
 			out = append(out, res)
@@ -161,13 +189,14 @@ func vendiChecks(ctx context.Context, ref *Reference, configs []gpuConfig, devs 
 		Target:  fmt.Sprintf("under %g s", vendiTarget)}
 	if first != nil {
 		bv, bt := vendiData(rateRows, ref.Seed+1)
-		est, secs, err := deviceVendi(ctx, first, bv, bt, 0)
+		est, secs, times, err := deviceVendi(ctx, first, bv, bt, 0)
 		if err != nil {
 			res.Error = err.Error()
 		} else {
 			tf := vendiFlops(rateRows) / secs / 1e12
 			met := secs < vendiTarget
 			res.GPUScore, res.GPUSeconds, res.GPUTFLOPs, res.Equal = &est.Score, &secs, &tf, &met
+			res.VendiTimes = &times
 		}
 	}
 	return append(out, res), nil
