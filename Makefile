@@ -71,6 +71,7 @@ check-cuda-link: build build-cuda
 # Regenerates kernels/cuda/kernels.ptx from kernels.cu (committed, embedded).
 ptx: setup-cuda-dev
 	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/kernels.ptx kernels/cuda/kernels.cu
+	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/preprocess.ptx kernels/cuda/preprocess.cu
 
 # The cuda build's tests on a machine without a GPU: the toolkit's stub
 # libcuda.so stands in for the driver (cuInit answers CUDA_ERROR_STUB_LIBRARY),
