@@ -34,6 +34,10 @@ var signatures = map[Role]map[string]signature{
 	RoleLMReader:     {"model.onnx": {inputs: [][]string{{"input_ids"}, {"attention_mask"}}, outputs: [][]string{{"logits"}}}},
 	RoleVLMReader:    vlmSignatures,
 	RoleScreenReader: vlmSignatures,
+	RoleASR: {
+		"encoder_model.onnx":        {inputs: [][]string{{"input_features"}}, outputs: [][]string{{"last_hidden_state"}}},
+		"decoder_model_merged.onnx": {inputs: [][]string{{"input_ids"}, {"encoder_hidden_states"}}, outputs: [][]string{{"logits"}}},
+	},
 }
 
 // vlmSignatures are the files of a VLM role, vlm_reader or screen_reader.

@@ -31,6 +31,10 @@ const (
 	// VLM" answers from 32 frames in order and shuffled). Optional: without
 	// it vlm_reader serves those steps too.
 	RoleScreenReader Role = "screen_reader"
+	// RoleASR transcribes a video's audio track (Video-Oasis 3.1, the audio
+	// test): a Whisper-style encoder-decoder export. Optional: without it
+	// the transcript attackers are skipped, naming it.
+	RoleASR Role = "asr"
 )
 
 // Roles lists every role models init writes and models check checks, in
@@ -38,7 +42,7 @@ const (
 // add.
 var (
 	Roles         = []Role{RoleImageText, RoleTextEmbed, RoleDupConfirm, RoleCaptioner, RoleLMReader, RoleVLMReader}
-	OptionalRoles = []Role{RoleScreenReader}
+	OptionalRoles = []Role{RoleScreenReader, RoleASR}
 )
 
 // Pooling turns token rows into one sentence vector.
@@ -155,6 +159,8 @@ var layout = map[Role][][]string{
 		{"tokenizer.json"}, {"preprocessor_config.json"}},
 	RoleScreenReader: {{"vision_encoder.onnx"}, {"embed_tokens.onnx"}, {"decoder_model_merged.onnx", "decoder_model.onnx"},
 		{"tokenizer.json"}, {"preprocessor_config.json"}},
+	RoleASR: {{"encoder_model.onnx"}, {"decoder_model_merged.onnx", "decoder_with_past_model.onnx"},
+		{"tokenizer.json"}, {"config.json"}},
 }
 
 // ExpectedFiles describes the files a role's folder must hold, for error

@@ -314,6 +314,9 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		out.served = append(out.served, r)
 		v.Screen, v.ScreenName, v.ScreenSize = r, name, decode.Size{Short: served.DecodeShort}
 	}
+	if err := openAuditASR(rt, m, devs[0], out, v, env); err != nil {
+		return fail(err)
+	}
 	if len(v.ImageText) == 0 {
 		v = nil
 	} else {

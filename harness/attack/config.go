@@ -194,6 +194,13 @@ func frameAttackers(cfg Config) []frameAttacker {
 		for k := range cfg.ExtraVLM {
 			add(&vlmExtra{base: &centreReader{}, set: VLMCentre, need: NeedVLMCentre, model: k + 1}, RoleVLMReader, RoleImageText)
 		}
+		// The audio test (Video-Oasis 3.1), only where the models
+		// directory has an asr role, as screen_reader: without it nothing
+		// is skipped. Its transcripts come from the same feature stage.
+		if slices.Contains(cfg.Roles, RoleASR) {
+			add(&transcriptMatch{}, RoleASR, RoleImageText)
+			add(&transcriptReader{cfg.Reader}, RoleASR, RoleLMReader, RoleImageText)
+		}
 	}
 	if cfg.has(harness.LevelOrder) {
 		k := cfg.BagK

@@ -47,6 +47,10 @@ type Visual struct {
 	// stage made no scores for it (the video failed, or the prompt did not
 	// fit the model even with one frame).
 	VLM map[string][]float64
+
+	// Transcript is what the asr role heard in the item's video
+	// (transcript.go); nil when no transcript attacker runs.
+	Transcript *Transcript
 }
 
 // The frame sets of the VLM readers, as keys of Visual.VLM.
@@ -73,6 +77,7 @@ const (
 	NeedVLMShuffled                   // Visual.VLM[VLMShuffled]
 	NeedVLMTenth                      // Visual.VLM[VLMTenth]
 	NeedVLMInOrder                    // Visual.VLM[VLMInOrder]
+	NeedTranscript                    // Visual.Transcript
 )
 
 // Has reports whether n includes every feature of m.

@@ -367,6 +367,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		if needs.Has(attack.NeedCaptions) {
 			cfg.Videos.Captioner = v.CaptionerName
 		}
+		if needs.Has(attack.NeedTranscript) {
+			cfg.Videos.ASR = v.ASRName
+		}
 		for _, s := range frameSets(needs, opt.frames()) {
 			cfg.Videos.Sets = append(cfg.Videos.Sets, s.Name+"="+s.Sampler.String())
 		}

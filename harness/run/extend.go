@@ -65,8 +65,8 @@ var (
 	// embeddings of the new model are cached under its own keys. Every
 	// other model (text_embed, lm_reader) is read by attackers that learn
 	// or store no such name: changing it is another run.
-	replaceable = []string{"videos.image_text", "videos.captioner", "videos.vlm_reader", "videos.screen_reader", "videos.screen_frame_sets", "reference_model.vlm_reader"}
-	settable    = []string{"reference", "video_root", "lm_reader", "confirm_embedder", "videos", "attack.bag_k", "attack.roles", "videos.captioner", "videos.vlm_reader", "videos.vlm_size"}
+	replaceable = []string{"videos.image_text", "videos.captioner", "videos.vlm_reader", "videos.screen_reader", "videos.screen_frame_sets", "reference_model.vlm_reader", "videos.asr"}
+	settable    = []string{"reference", "video_root", "lm_reader", "confirm_embedder", "videos", "attack.bag_k", "attack.roles", "videos.captioner", "videos.vlm_reader", "videos.vlm_size", "videos.asr"}
 )
 
 // extendsConfig reports whether the configuration want only adds to have

@@ -80,6 +80,10 @@ type VideoModels struct {
 	ExtraVLM      []features.VLMScorer
 	ExtraVLMNames []string
 	ExtraVLMSizes []decode.Size
+	// ASR is the asr role (nil when absent): the transcript attackers'
+	// transcripts (transcripts.go); ASRName names its weights.
+	ASR     Transcriber
+	ASRName string
 }
 
 // roles lists the roles of the models an audit has, for attack.Config.
@@ -102,6 +106,9 @@ func (o *Options) roles() []string {
 	}
 	if v := o.Video; v != nil && v.VLM != nil && v.Screen != nil {
 		out = append(out, attack.RoleScreenReader)
+	}
+	if v := o.Video; v != nil && v.ASR != nil {
+		out = append(out, attack.RoleASR)
 	}
 	return out
 }
@@ -126,6 +133,9 @@ type VideoConfig struct {
 	// readers asked (centre-frame-reader#2, ...), in the list's order,
 	// each with its frame sets and decode size.
 	VLMExtra []string `json:"vlm_reader_extra,omitempty"`
+	// ASR names the asr model the transcript attackers' transcripts were
+	// made with (absent when none ran).
+	ASR string `json:"asr,omitempty"`
 }
 
 // frames is the number of uniform frames of the frame and order attackers.
@@ -527,6 +537,11 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		if f != "" {
 			vis[i].Failure = f
 			a.meanFrames[i] = nil
+		}
+	}
+	if needs.Has(attack.NeedTranscript) {
+		if err := a.transcripts(ctx, emb, vis, fr); err != nil {
+			return err
 		}
 	}
 	a.visual = vis

@@ -33,11 +33,14 @@ var Tests = []string{TestBlind, TestAudio, TestSummary, TestCentreFrame, TestFra
 // max): the model counts once, by its first variant the run has. Learners
 // and the text-level matcher are no test's models (Video-Oasis 3.2: the
 // tests are run by Video-LLMs and frozen VLMs, not by anything fitted to
-// the benchmark). The audit has no audio transcript attacker.
+// the benchmark). The audio transcript test's models are the transcript
+// attackers, which run where the models directory has an asr role.
 type diagnosticModel struct{ attacker, test, model string }
 
 var diagnosticModels = []diagnosticModel{
 	{"blind-reader", TestBlind, "lm_reader"},
+	{"transcript-reader", TestAudio, "lm_reader"},
+	{"transcript-match", TestAudio, "text_embed"},
 	{"captions-reader", TestSummary, "lm_reader"},
 	{"captions-match", TestSummary, "text_embed"},
 	{"centre-frame-reader", TestCentreFrame, "vlm_reader"},

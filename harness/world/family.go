@@ -15,6 +15,10 @@ type Family struct {
 	weight      int
 	minDuration float64
 	build       func(p *planner, v *video)
+	// audio marks the audio family: its videos come after the others,
+	// drawn from a generator of their own (audioFamily), so the other
+	// families' videos and items are what they were without it.
+	audio bool
 }
 
 // Families lists the families in the order of truth.Families.
@@ -29,6 +33,7 @@ func Families() []Family {
 		"window":          {weight: 14, minDuration: 8, build: (*planner).window},
 		"order":           {weight: 10, minDuration: 10, build: (*planner).order},
 		"clean":           {weight: 12, minDuration: 6, build: (*planner).clean},
+		"audio":           {minDuration: 3, build: (*planner).audio, audio: true},
 	}
 	var out []Family
 	for _, f := range truth.Families() {
@@ -37,6 +42,28 @@ func Families() []Family {
 		out = append(out, p)
 	}
 	return out
+}
+
+// visualFamilies lists the families Options.Videos is shared among: all
+// but the audio family, whose videos come on top.
+func visualFamilies() []Family {
+	var out []Family
+	for _, f := range Families() {
+		if !f.audio {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// audioFamily returns the audio family.
+func audioFamily() *Family {
+	for _, f := range Families() {
+		if f.audio {
+			return &f
+		}
+	}
+	panic("world: no audio family")
 }
 
 // A video is one planned scene and its items (answers still as text).

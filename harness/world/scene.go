@@ -10,6 +10,9 @@ type Scene struct {
 	Duration    float64
 	Backgrounds []Segment // in time order, covering [0, Duration)
 	Objects     []Object  // drawn in order, later ones on top
+	// Tones are the colour words the soundtrack names, one tone each
+	// (onnxbuild.ToneTrack); none: the video has no audio stream.
+	Tones []string
 }
 
 // A Segment is a stretch of time with one background colour.

@@ -25,7 +25,8 @@ import (
 type Options struct {
 	Seed uint64
 	// Videos is the number of videos (default 100), shared among the
-	// families by fixed weights; each family gets at least one.
+	// families by fixed weights; each family gets at least one. The audio
+	// family's videos come on top (a tenth as many, at least four).
 	Videos int
 	// MinDuration and MaxDuration bound the videos' lengths in seconds
 	// (defaults 4 and 40); a family whose scenes need more time (two
@@ -65,8 +66,8 @@ func (o *Options) defaults() error {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	switch {
-	case o.Videos < len(Families()):
-		return fmt.Errorf("world: %d videos: at least %d needed, one per family", o.Videos, len(Families()))
+	case o.Videos < len(visualFamilies()):
+		return fmt.Errorf("world: %d videos: at least %d needed, one per family", o.Videos, len(visualFamilies()))
 	case o.MinDuration < 1 || o.MaxDuration < o.MinDuration:
 		return fmt.Errorf("world: durations %g to %g s: want 1 <= min <= max", o.MinDuration, o.MaxDuration)
 	case o.Width < 64 || o.Height < 48 || o.Width%2 != 0 || o.Height%2 != 0:
@@ -89,7 +90,7 @@ const (
 // records it, so that a cached world made by another version is not taken
 // for this one's (Matches). Change it with any change to the pictures, the
 // encoding or the models.
-const RendererVersion = "vidscreen-world/1"
+const RendererVersion = "vidscreen-world/2"
 
 // A World is what Plan drew: the videos' scenes and the items about them,
 // with the truth they are judged against.
@@ -110,7 +111,7 @@ func Plan(opt Options) (*World, error) {
 	cs := distinct(p, pool, 6)
 	p.copy = copyScene{shapes: distinct(p, Shapes(), 3), colours: cs[:3], wrong: cs[3:], bg: p.pick(classC)}
 
-	fams := Families()
+	fams := visualFamilies()
 	counts := allocate(opt.Videos, fams)
 	// Interleave the families so that video numbers do not reveal them.
 	var order []int
@@ -133,9 +134,21 @@ func Plan(opt Options) (*World, error) {
 		fam.build(p, v)
 		w.videos = append(w.videos, v)
 	}
-	w.Items, w.Truth = p.items(w.videos, opt)
+	// The audio family's videos follow, from a generator of their own.
+	ap := audioPlanner(opt)
+	audio := audioFamily()
+	nVisual := len(w.videos)
+	for k := range audioVideos(opt) {
+		d := opt.MinDuration + ap.rng.Float64()*(opt.MaxDuration-opt.MinDuration)
+		d = max(d, audio.minDuration)
+		d = math.Round(d*float64(opt.FPS)) / float64(opt.FPS)
+		v := &video{id: fmt.Sprintf("w%04d", nVisual+k), family: audio, duration: d, scene: Scene{Duration: d}}
+		audio.build(ap, v)
+		w.videos = append(w.videos, v)
+	}
+	w.Items, w.Truth = w.plannedItems(p, ap, nVisual)
 	for redraws := 0; ; redraws++ {
-		f := priorFamily(fams, w.Items)
+		f := priorFamily(append(fams, *audio), w.Items)
 		if f == "" {
 			break
 		}
@@ -145,12 +158,32 @@ func Plan(opt Options) (*World, error) {
 		for _, v := range w.videos {
 			if v.family.Name == f {
 				v.scene, v.items = Scene{Duration: v.duration}, nil
-				v.family.build(p, v)
+				if v.family.audio {
+					v.family.build(ap, v)
+				} else {
+					v.family.build(p, v)
+				}
 			}
 		}
-		w.Items, w.Truth = p.items(w.videos, opt)
+		w.Items, w.Truth = w.plannedItems(p, ap, nVisual)
 	}
 	return w, nil
+}
+
+// plannedItems places the gold options of the first nVisual videos with p
+// and of the audio family's with ap, so that neither family's draws move
+// the other's, and joins their items and truth.
+func (w *World) plannedItems(p, ap *planner, nVisual int) ([]*harness.Item, *truth.Truth) {
+	items, t := p.items(w.videos[:nVisual], w.Options)
+	more, at := ap.items(w.videos[nVisual:], w.Options)
+	for i, f := range at.Families {
+		if f.Videos > 0 {
+			t.Families[i] = f
+		}
+	}
+	t.Videos += at.Videos
+	t.Items = append(t.Items, at.Items...)
+	return append(items, more...), t
 }
 
 // allocate shares n videos among the families by weight (largest
@@ -191,6 +224,11 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *truth.T
 	type deckKey struct {
 		family string
 		n      int
+		// task splits the audio family's deck by question: its two
+		// items on one video, dealt from one deck, would rarely share a
+		// gold position (a sibling shortcut the siblings learner found
+		// on seed 6).
+		task string
 	}
 	decks := map[deckKey][]int{}
 	draw := func(k deckKey) int {
@@ -226,7 +264,11 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *truth.T
 			} else {
 				others := append([]string{}, d.others...)
 				p.rng.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
-				answer = draw(deckKey{v.family.Name, len(others) + 1})
+				k := deckKey{family: v.family.Name, n: len(others) + 1}
+				if v.family.audio {
+					k.task = d.task
+				}
+				answer = draw(k)
 				options = append(options, others[:answer]...)
 				options = append(options, d.gold)
 				options = append(options, others[answer:]...)
@@ -246,8 +288,9 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *truth.T
 }
 
 // Generate plans the world of opt and writes it to dir: videos/*.mp4,
-// items.jsonl, truth.json and models/ (the colour-and-shape image_text model
-// and captioner of onnxbuild, with models.json). Files are written under temporary names and
+// items.jsonl, truth.json and models/ (the colour-and-shape image_text model,
+// the captioner and the tone asr of onnxbuild, with models.json); the audio
+// family's videos carry an AAC soundtrack, the others none. Files are written under temporary names and
 // renamed into place, so an interrupted run leaves no half-written file
 // under a final name.
 func Generate(ctx context.Context, dir string, opt Options) (*World, error) {
@@ -341,7 +384,8 @@ func Matches(dir string, opt Options) (bool, error) {
 // the middle of its display time.
 func writeVideo(ctx context.Context, path string, s *Scene, opt Options) (err error) {
 	tmp := path + ".tmp"
-	enc, err := decode.CreateH264(tmp, decode.EncodeOptions{Width: opt.Width, Height: opt.Height, FPS: opt.FPS, GOP: 2 * opt.FPS})
+	enc, err := decode.CreateH264(tmp, decode.EncodeOptions{Width: opt.Width, Height: opt.Height, FPS: opt.FPS, GOP: 2 * opt.FPS,
+		Audio: soundtrack(s), AudioRate: decode.AudioRate})
 	if err != nil {
 		return err
 	}

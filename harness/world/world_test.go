@@ -141,8 +141,8 @@ func TestGenerateWritesTheSameBytesForTheSameSeed(t *testing.T) {
 		files++
 		return nil
 	})
-	if files != 9+2+11 {
-		t.Fatalf("%d files, want 9 videos, items.jsonl, truth.json and the 11 files of models/", files)
+	if want := 9 + audioVideos(opt) + 2 + 11 + 6; files != want {
+		t.Fatalf("%d files, want %d: 9 videos, %d of the audio family, items.jsonl, truth.json and the 17 files of models/", files, want, audioVideos(opt))
 	}
 	items, err := harness.ReadFiles(context.Background(), []string{filepath.Join(dirs[0], ItemsFile)}, harness.ReadOptions{VideoRoot: dirs[0]})
 	if err != nil {

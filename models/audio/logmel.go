@@ -53,7 +53,9 @@ func New() *Extractor {
 		}
 		e.first, e.last = append(e.first, f), append(e.last, l)
 	}
-	e.bufs.New = func() any { return &frameBuf{in: make([]complex128, NFFT), out: make([]complex128, NFFT), power: make([]float64, NFFT/2+1)} }
+	e.bufs.New = func() any {
+		return &frameBuf{in: make([]complex128, NFFT), out: make([]complex128, NFFT), power: make([]float64, NFFT/2+1)}
+	}
 	return e
 }
 

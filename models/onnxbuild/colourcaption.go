@@ -185,8 +185,9 @@ func (c *ColourCaptioner) WriteDir(dir string) error {
 const ColourImageSize = 112
 
 // WriteColourModels writes a models directory holding the colour models:
-// models.json naming image_text (ColourModel) and captioner
-// (ColourCaptioner), each in its own folder with the shared tokenizer.
+// models.json naming image_text (ColourModel), captioner (ColourCaptioner)
+// and asr (ToneASR, which hears the world's tones as colour words), each in
+// its own folder with the shared tokenizer.
 func WriteColourModels(dir string) error {
 	m := NewColourModel(ColourImageSize)
 	if err := m.WriteDir(filepath.Join(dir, "image_text")); err != nil {
@@ -195,8 +196,12 @@ func WriteColourModels(dir string) error {
 	if err := (&ColourCaptioner{Model: m}).WriteDir(filepath.Join(dir, "captioner")); err != nil {
 		return err
 	}
+	if err := (ToneASR{}).WriteDir(filepath.Join(dir, "asr")); err != nil {
+		return err
+	}
 	return writeJSON(filepath.Join(dir, "models.json"), map[string]any{"roles": map[string]any{
 		"image_text": map[string]any{"dir": "image_text", "max_length": 77, "logit_scale": 100},
 		"captioner":  map[string]any{"dir": "captioner", "max_new_tokens": captionSteps},
+		"asr":        map[string]any{"dir": "asr", "max_new_tokens": toneSteps},
 	}})
 }

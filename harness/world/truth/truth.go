@@ -92,6 +92,8 @@ func Families() []Family {
 			Shortcut: "none: which of two objects, shown equally long and never together, came first or last; only frame order answers it"},
 		{Name: "clean", Expected: nil,
 			Shortcut: "none: counting background changes or objects over the whole video"},
+		{Name: "audio", Expected: nil,
+			Shortcut: "the soundtrack names the answer (a tone per colour word) and no frame shows it: no level of the pyramid answers it, the Video-Oasis audio transcript test (transcript-match, transcript-reader) does"},
 	}
 }
 
