@@ -34,6 +34,15 @@ func longestOption(r *openaitest.Request) openaitest.Reply {
 	return openaitest.Reply{Top: map[string]float64{best: 0.6, " " + best: 0.1, other: 0.2, "x": 0.1}}
 }
 
+// captionOrLongest captions a frame (a generating request: the reply is
+// the caption) and answers a reader's question as longestOption does.
+func captionOrLongest(r *openaitest.Request) openaitest.Reply {
+	if r.MaxTokens > 1 {
+		return openaitest.Reply{Text: fmt.Sprintf("a frame of %d bytes", len(r.Messages[0].Images[0].Data))}
+	}
+	return longestOption(r)
+}
+
 // longest is the index of an item's longest option (ties: the first).
 func longest(options []string) int32 {
 	want := 0
@@ -46,10 +55,10 @@ func longest(options []string) int32 {
 }
 
 // servedModels writes a models directory whose roles are modelsDir's (none
-// when modelsDir is ""), with lm_reader and, where vlm is set, vlm_reader
-// served at url with conc requests in flight (their key in the variable
-// VIDSCREEN_TEST_KEY).
-func servedModels(t *testing.T, modelsDir, url string, conc int, vlm bool) string {
+// when modelsDir is ""), with lm_reader and the roles named served at url
+// with conc requests in flight (their key in the variable
+// VIDSCREEN_TEST_KEY): lm_reader as fake-lm, the others as fake-vl.
+func servedModels(t *testing.T, modelsDir, url string, conc int, also ...string) string {
 	t.Helper()
 	man := map[string]map[string]json.RawMessage{"roles": {}}
 	if modelsDir != "" {
@@ -62,8 +71,8 @@ func servedModels(t *testing.T, modelsDir, url string, conc int, vlm bool) strin
 		}
 	}
 	roles := map[string]string{"lm_reader": "fake-lm"}
-	if vlm {
-		roles["vlm_reader"] = "fake-vl"
+	for _, r := range also {
+		roles[r] = "fake-vl"
 	}
 	for role, name := range roles {
 		man["roles"][role] = json.RawMessage(fmt.Sprintf(`{"server": %q, "server_model": %q, "server_retries": 1, "server_concurrency": %d, "server_api_key_env": "VIDSCREEN_TEST_KEY"}`, url, name, conc))
@@ -99,8 +108,9 @@ func runWithKey(key string, args ...string) (int, string, string) {
 
 const servedKey = "sk-served-test-secret-1234"
 
-// TestAuditServedReaders: an audit whose lm_reader and vlm_reader are
-// served asks the server for every model reader's prompts (options-only:
+// TestAuditServedReaders: an audit whose lm_reader, vlm_reader and
+// captioner are served (the captioner: one frame a request, nothing of the
+// item) asks the server for every model reader's prompts (options-only:
 // no question, no image; blind: the question, no image; centre-frame: one
 // image; shuffled, tenth and in-order: 32 or fewer frames, images first),
 // and each reader's answer is the letter the server's log-probabilities
@@ -108,9 +118,9 @@ const servedKey = "sk-served-test-secret-1234"
 // names the served models; stages.json counts the served roles.
 func TestAuditServedReaders(t *testing.T) {
 	items, root, modelsDir := videoFixture(t)
-	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: captionOrLongest})
 	defer srv.Close()
-	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, true)
+	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader", "captioner")
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1")
 	if code != 0 {
@@ -118,7 +128,21 @@ func TestAuditServedReaders(t *testing.T) {
 	}
 	byImages := map[int]int{}
 	var optionsOnly, blind int
-	reqs := srv.Requests()
+	var reqs []openaitest.Request
+	captions := 0
+	for _, r := range srv.Requests() {
+		if r.MaxTokens > 1 { // a caption: one frame, no question, nothing of the item
+			captions++
+			if r.Images() != 1 || strings.Contains(r.User(), "Question") || strings.Contains(r.User(), "Options") {
+				t.Errorf("a caption request of %d images: %q", r.Images(), r.User())
+			}
+			continue
+		}
+		reqs = append(reqs, r)
+	}
+	if captions == 0 {
+		t.Error("the served captioner was asked nothing")
+	}
 	for _, r := range reqs {
 		text, n := r.User(), r.Images()
 		byImages[n]++
@@ -180,7 +204,7 @@ func TestAuditServedReaders(t *testing.T) {
 		return nil
 	})
 	cfg, _ := os.ReadFile(filepath.Join(out, runs.ConfigFile))
-	for _, want := range []string{"served:lm_reader:fake-lm", "served:vlm_reader:fake-vl"} {
+	for _, want := range []string{"served:lm_reader:fake-lm", "served:vlm_reader:fake-vl", "served:captioner:fake-vl"} {
 		if !bytes.Contains(cfg, []byte(want)) {
 			t.Errorf("config.json does not name %s", want)
 		}
@@ -198,11 +222,17 @@ func TestAuditServedReaders(t *testing.T) {
 		} `json:"served"`
 	}
 	b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
-	if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 2 {
+	if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 3 {
 		t.Fatalf("stages.json's served roles: %v\n%s", err, b)
 	}
 	total := 0
 	for _, s := range stages.Served {
+		if s.Role == "captioner" {
+			if s.Queries != captions || s.Mode != "generate" {
+				t.Errorf("stages.json: captioner %+v, the server captioned %d frames", s, captions)
+			}
+			continue
+		}
 		total += s.Requests
 		if s.Queries == 0 || s.Rate <= 0 || s.Mode != "logprobs" || s.Failures != 0 {
 			t.Errorf("stages.json: %+v", s)
@@ -231,8 +261,10 @@ func TestAuditServedReaders(t *testing.T) {
 	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", resumed, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1"); code != 0 {
 		t.Fatalf("resumed audit: exit %d\n%s", code, stderr)
 	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Errorf("the resumed run sent %d requests, want none", n)
+	for _, r := range srv.Requests() {
+		if r.MaxTokens == 1 {
+			t.Errorf("the resumed run asked a reader's question again (%d images)", r.Images())
+		}
 	}
 	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
 		a, _ := os.ReadFile(filepath.Join(out, f))
@@ -273,7 +305,7 @@ func TestAuditServedFaults(t *testing.T) {
 		srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption, Fault: failing})
 		defer srv.Close()
 		out := filepath.Join(t.TempDir(), fmt.Sprintf("conc%d", conc))
-		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--models", servedModels(t, "", srv.BaseURL(), conc, false), "--levels", "option,text")
+		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--models", servedModels(t, "", srv.BaseURL(), conc), "--levels", "option,text")
 		if code != 0 {
 			t.Fatalf("concurrency %d: exit %d\n%s", conc, code, stderr)
 		}
@@ -326,7 +358,7 @@ func TestAuditServedFaults(t *testing.T) {
 
 	refusing := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Fault: func(*openaitest.Request, int) openaitest.Fault { return openaitest.Fault{Status: 401} }})
 	defer refusing.Close()
-	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", filepath.Join(t.TempDir(), "refused"), "--models", servedModels(t, "", refusing.BaseURL(), 8, false), "--levels", "option,text")
+	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", filepath.Join(t.TempDir(), "refused"), "--models", servedModels(t, "", refusing.BaseURL(), 8), "--levels", "option,text")
 	if code != 1 || !strings.Contains(stderr, refusing.BaseURL()) || !strings.Contains(stderr, "injected fault 401") {
 		t.Errorf("a server refusing everything: exit %d, want 1 naming its URL and message:\n%s", code, stderr)
 	}
@@ -343,7 +375,7 @@ func TestAuditServedWorld(t *testing.T) {
 	var first string
 	for _, conc := range []int{1, 8, 64} {
 		out := filepath.Join(t.TempDir(), fmt.Sprintf("conc%d", conc))
-		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", servedModels(t, modelsDir, srv.BaseURL(), conc, true), "--quiet")
+		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", servedModels(t, modelsDir, srv.BaseURL(), conc, "vlm_reader"), "--quiet")
 		if code != 0 {
 			t.Fatalf("concurrency %d: exit %d\n%s", conc, code, stderr)
 		}
