@@ -66,21 +66,22 @@ percentile over the attackers' margins, one item per video (Video-Index: 210 per
 
 Red-team gate (Video-Index 5.2): the audit's attackers that learn from their pool (the
 option, text and pool learners: fixed-position, option-artifact, position-prior, copy,
-siblings, knn-vote, regression) attack the selection as its own pool, on the released
-option order and the run's rotating orders; an item one of them answers correctly, not by
-a seeded guess (the solve rule of harness/solve), is dropped when that attacker is
-significant on the selection, never taken again, and the selection refilled, for at most
---rounds rounds. With --videos ROOT and --models DIR naming the audit's models, the VLM at
-32 frames in order (full-video-reader, on the model the audit asked: screen_reader where
-the run used one) and the caption attacker (captions-reader: the run's captioner on the
-same 32 frames, the run's lm_reader reading the captions) re-read the selection on the
-released option order too, through the audit's feature stage, and drop what they answer
-correctly with a margin above log 2 when significant on the selection. The other
-attackers that answer each item alone (the other readers, the frame and order attackers;
-the two above without --videos and those models) carry over their screened verdicts, which drop an item only where the run's
-card finds the attacker significant on the item's benchmark. The last attack is the
-residual exploitability per level (abstentions counted at chance); what it still solves
-after the last round stays, counted.
+siblings, knn-vote, regression; retrieval-reader with the run's lm_reader from --models)
+attack the selection as its own pool, on the released option order and the run's
+rotating orders; an item one of them answers correctly, not by a seeded guess (the solve
+rule of harness/solve), is dropped when that attacker is significant on the selection,
+never taken again, and the selection refilled, for at most --rounds rounds. With --videos
+ROOT and --models DIR naming the audit's models, the VLM at 32 frames in order
+(full-video-reader, on the model the audit asked: screen_reader where the run used one)
+and the caption attacker (captions-reader: the run's captioner on the same 32 frames, the
+run's lm_reader reading the captions) re-read the selection on the released option order
+too, through the audit's feature stage, and drop what they answer correctly with a margin
+above log 2 when significant on the selection. The other attackers that answer each item
+alone (the other readers, the frame and order attackers; the readers above without the
+flags and models they need) carry over their screened verdicts, which drop an item only
+where the run's card finds the attacker significant on the item's benchmark. The last
+attack is the residual exploitability per level (abstentions counted at chance); what it
+still solves after the last round stays, counted.
 Texts are embedded as the audit did: lexically (fitted on the selection) or, when the
 run used a text_embed model, by the same model from --models.
 
@@ -253,7 +254,15 @@ the pool does not hold.`,
 				}
 				defer closeReaders()
 				if readers != nil {
-					team.Readers = readers
+					team.Readers, team.Reader = readers, readers.letters
+				}
+				if team.Reader == nil {
+					lr, closeLetters, err := openSelectLetters(*modelsDir, *device, cfg, env)
+					if err != nil {
+						return err
+					}
+					defer closeLetters()
+					team.Reader = lr
 				}
 				embedder := "lexical, fitted on the selection"
 				if !strings.HasPrefix(cfg.Embedder, "lexical") {

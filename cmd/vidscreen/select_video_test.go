@@ -17,7 +17,8 @@ import (
 // with --videos and --models the red team asks the run's VLM again, on the
 // selection's 32 frames in order with the options as released, so
 // full-video-reader re-ran (every selected item scored), and captions-reader
-// with the run's captioner and lm_reader, and the report and lockfile say so; without them its verdicts are carried over, as before.
+// with the run's captioner and lm_reader, and retrieval-reader (which learns
+// from its pool) with that lm_reader, and the report and lockfile say so; without them its verdicts are carried over, as before.
 func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	items, root, _ := worldFixture(t)
 	dir := t.TempDir()
@@ -52,7 +53,7 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 		return lock, string(md)
 	}
 	lock, md := selectRun(filepath.Join(dir, "models"), "--items", items, "--videos", root, "--models", modelsDir)
-	for _, name := range []string{fullVideoReader, captionsReader} {
+	for _, name := range []string{fullVideoReader, captionsReader, retrievalReader} {
 		if !slices.Contains(lock.RedTeam.Rerun, name) || slices.Contains(lock.RedTeam.Carried, name) {
 			t.Errorf("with --videos and --models the lockfile has re-run %v, carried over %v: want %s re-run", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)
 		}
@@ -79,8 +80,12 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 			t.Errorf("report row %q: want re-ran, %d scored", row, len(lock.Items))
 		}
 	}
-	// --models without --videos: text_embed only, as before.
+	// --models without --videos: text_embed, and lm_reader for the
+	// learning retrieval-reader, which needs no video.
 	lock, _ = selectRun(filepath.Join(dir, "plain"), "--models", modelsDir)
+	if !slices.Contains(lock.RedTeam.Rerun, retrievalReader) {
+		t.Errorf("with --models the lockfile has re-run %v: want %s re-run", lock.RedTeam.Rerun, retrievalReader)
+	}
 	for _, name := range []string{fullVideoReader, captionsReader} {
 		if slices.Contains(lock.RedTeam.Rerun, name) || !slices.Contains(lock.RedTeam.Carried, name) {
 			t.Errorf("without --videos and --models the lockfile has re-run %v, carried over %v: want %s carried over", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)

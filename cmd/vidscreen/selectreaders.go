@@ -20,6 +20,9 @@ import (
 const (
 	fullVideoReader = "full-video-reader"
 	captionsReader  = "captions-reader"
+	// retrievalReader learns from its pool: it re-runs on the selection
+	// with the run's lm_reader (Video-Index 3.4, 5.2).
+	retrievalReader = "retrieval-reader"
 )
 
 // selectReaders re-reads a selection, options in the released order, with
@@ -63,8 +66,6 @@ func (r *selectReaders) Attackers() []string {
 	}
 	return out
 }
-
-func (r *selectReaders) LetterReader() attack.LetterReader { return r.letters }
 
 func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error) {
 	out := make([]*attack.Visual, len(items))
@@ -166,6 +167,9 @@ func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environ
 			return nil, nil, fmt.Errorf("%w: --models: its %s is %s, but the run's full-video-reader asked %s", errBadInput, role, r.name, want)
 		}
 	}
+	if _, ran := cfg.AttackerVersions[retrievalReader]; ran && am.reader != nil && am.readerName == cfg.LMReader {
+		r.letters = am.reader // retrieval-reader re-runs with it too
+	}
 	if wantCaptions {
 		if am.reader == nil {
 			cleanup()
@@ -183,4 +187,24 @@ func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environ
 		r.captions, r.letters = &fopt, am.reader
 	}
 	return r, cleanup, nil
+}
+
+// openSelectLetters opens, for the red team's retrieval-reader, the run's
+// lm_reader from --models when the run ran retrieval-reader and no
+// other reader opened it (nil when --models is not given or the run has no
+// retrieval-reader: its verdicts are carried over). Another model than the
+// run's is refused.
+func openSelectLetters(dir, device string, cfg runs.Config, env *environment) (attack.LetterReader, func(), error) {
+	if _, ran := cfg.AttackerVersions[retrievalReader]; !ran || dir == "" || cfg.LMReader == "" {
+		return nil, func() {}, nil
+	}
+	am, err := openAuditModels(dir, device, 0, false, "", env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if am.reader == nil || am.readerName != cfg.LMReader {
+		am.Close()
+		return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %q, but the run's retrieval-reader asked %s", errBadInput, am.readerName, cfg.LMReader)
+	}
+	return am.reader, func() { am.Close() }, nil
 }

@@ -26,6 +26,7 @@ import (
 func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]string, significant map[string][]string, sceneThreshold float32, opt kernels.Options) (*Pool, error) {
 	all := attack.DefaultConfig()
 	all.Levels = harness.Levels()
+	all.Roles = []string{attack.RoleLMReader} // retrieval-reader learns from its pool too
 	learns := map[string]bool{}
 	for _, a := range attack.Attackers(all) {
 		learns[a.Name()] = attack.Prequential(a)

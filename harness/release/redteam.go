@@ -27,8 +27,9 @@ const releasePool = "release"
 // the pool's Pooled attackers (those that learn from the other items of
 // their pool: their answers on the selection differ from those on the
 // screened pool) on the selection as one pool, on the audit's seeded
-// rotating orders, and the model readers Readers serves (full-video-reader,
-// captions-reader) on the released option order too; it takes the screened verdicts of the
+// rotating orders (retrieval-reader among them when Reader is set), and
+// the model readers Readers serves (full-video-reader, captions-reader) on
+// the released option order too; it takes the screened verdicts of the
 // others, which answer each item alone.
 type AttackTeam struct {
 	// Config is the attack configuration of the audit whose pool this is.
@@ -48,9 +49,15 @@ type AttackTeam struct {
 	Workers int
 	// Readers, when set, reads the selection again with the model readers
 	// whose answer depends on the option order (Video-Index 5.2: the VLM
-	// at 32 frames in order and the caption attacker), so that they re-run on the released order
-	// instead of carrying their screened verdicts over.
+	// at 32 frames in order and the caption attacker), so that they re-run
+	// on the released order instead of carrying their screened verdicts
+	// over.
 	Readers ModelReaders
+	// Reader is the run's lm_reader: captions-reader (with Readers'
+	// captions) and the learning reader retrieval-reader (Video-Index 3.4)
+	// re-run with it. Without it retrieval-reader's screened verdicts are
+	// carried over, as a reader's are.
+	Reader attack.LetterReader
 }
 
 // ModelReaders is what the red team needs to re-run model readers on the
@@ -63,21 +70,40 @@ type ModelReaders interface {
 	// feature stage made of it for those attackers: the VLM's letter
 	// scores, the captions of the clip's frames.
 	Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error)
-	// LetterReader is the run's lm_reader, which captions-reader asks with
-	// the captions, the question and the released options; nil when none
-	// of Attackers reads text.
-	LetterReader() attack.LetterReader
 }
 
-// modelConfig is cfg with the roles the model readers of r need and r's
-// lm_reader, so that attack.Attackers lists them.
-func modelConfig(cfg attack.Config, r ModelReaders) attack.Config {
-	cfg.Roles = []string{attack.RoleVLMReader, attack.RoleImageText}
-	if lr := r.LetterReader(); lr != nil {
-		cfg.Roles = append(cfg.Roles, attack.RoleCaptioner, attack.RoleLMReader)
-		cfg.Reader = lr
+// modelConfig is cfg with the roles the team's models serve and its
+// lm_reader, so that attack.Attackers lists the model attackers it can
+// re-run.
+func (t *AttackTeam) modelConfig(cfg attack.Config) attack.Config {
+	cfg.Roles, cfg.Reader = nil, nil
+	if t.Readers != nil {
+		cfg.Roles = append(cfg.Roles, attack.RoleVLMReader, attack.RoleImageText, attack.RoleCaptioner)
+	}
+	if t.Reader != nil {
+		cfg.Roles = append(cfg.Roles, attack.RoleLMReader)
+		cfg.Reader = t.Reader
 	}
 	return cfg
+}
+
+// modelLearners names the attackers of cfg that learn from their pool and
+// ask a model (retrieval-reader): they re-run with the team's lm_reader,
+// and are carried over without one.
+func modelLearners(cfg attack.Config) []string {
+	plain := map[string]bool{}
+	cfg.Roles, cfg.Reader = nil, nil
+	for _, a := range attack.Attackers(cfg) {
+		plain[a.Name()] = true
+	}
+	cfg.Roles = []string{attack.RoleLMReader}
+	var out []string
+	for _, a := range attack.Attackers(cfg) {
+		if attack.Prequential(a) && !plain[a.Name()] {
+			out = append(out, a.Name())
+		}
+	}
+	return out
 }
 
 // ErrVersion refuses a red team whose learning attacker is another version
@@ -128,8 +154,14 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	var readers []string
 	if t.Readers != nil {
 		readers = t.Readers.Attackers()
-		for _, a := range attack.Attackers(modelConfig(t.Config, t.Readers)) {
-			if slices.Contains(readers, a.Name()) {
+	}
+	learners := modelLearners(t.Config)
+	withModels := t.Readers != nil || t.Reader != nil
+	if withModels {
+		mcfg := t.modelConfig(t.Config)
+		mcfg.Cache = cfg.Cache
+		for _, a := range attack.Attackers(mcfg) {
+			if slices.Contains(readers, a.Name()) || (t.Reader != nil && slices.Contains(learners, a.Name())) {
 				byName[a.Name()] = a
 			}
 		}
@@ -141,6 +173,9 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 		reader := slices.Contains(readers, pa.Name)
 		if !pa.Pooled && !reader {
 			continue
+		}
+		if pa.Pooled && t.Reader == nil && slices.Contains(learners, pa.Name) {
+			continue // a learning reader without the run's lm_reader: carried over
 		}
 		a, ok := byName[pa.Name]
 		if !ok {
@@ -167,8 +202,8 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 		return nil, err
 	}
 	scoreCfg := cfg
-	if models {
-		scoreCfg = modelConfig(cfg, t.Readers) // the model readers among the attackers it knows
+	if withModels {
+		scoreCfg = t.modelConfig(cfg) // the model attackers among those it knows
 	}
 	scores, err := metrics.ItemScores(items, outcomes, metrics.Config{Attack: scoreCfg})
 	if err != nil {
@@ -182,7 +217,7 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 	for _, s := range scores {
 		a := attackerIndex(p, s.Attacker)
 		fresh[[2]int{s.Item, a}] = s
-		if slices.Contains(readers, s.Attacker) && s.Scored && !math.IsNaN(s.Margin) {
+		if at := byName[s.Attacker]; at != nil && attack.ScoresLetters(at) && s.Scored && !math.IsNaN(s.Margin) {
 			rules[a] = solve.Confident
 		}
 	}

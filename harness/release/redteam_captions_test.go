@@ -49,16 +49,11 @@ func (r *letterA) Score(_ context.Context, ps []models.LetterPrompt) ([][]float6
 	return out, nil
 }
 
-// captionReaders serves captions-reader: each clip's captions (by the
-// source video) and the letter-biased reader.
-type captionReaders struct {
-	captions map[string][]string
-	r        attack.LetterReader
-}
+// captionReaders serves captions-reader each clip's captions (by the
+// source video).
+type captionReaders struct{ captions map[string][]string }
 
 func (*captionReaders) Attackers() []string { return []string{"captions-reader"} }
-
-func (c *captionReaders) LetterReader() attack.LetterReader { return c.r }
 
 func (c *captionReaders) Visual(_ context.Context, items []*harness.Item) ([]*attack.Visual, error) {
 	out := make([]*attack.Visual, len(items))
@@ -137,7 +132,7 @@ func TestAttackTeamRerunsCaptionsReaderOnTheReleasedOrder(t *testing.T) {
 	}
 
 	reader := &letterA{}
-	team := &AttackTeam{Config: cfg, Seed: seed, Readers: &captionReaders{captions: captions, r: reader}}
+	team := &AttackTeam{Config: cfg, Seed: seed, Readers: &captionReaders{captions: captions}, Reader: reader}
 	att, err := team.Attack(context.Background(), p, picks)
 	if err != nil {
 		t.Fatal(err)

@@ -478,5 +478,3 @@ func TestAttackTeamRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
 		t.Errorf("without Readers: %+v, want carried over, nothing solved", r)
 	}
 }
-
-func (f *fakeReaders) LetterReader() attack.LetterReader { return nil }
