@@ -58,12 +58,12 @@ stochastic Lanczos quadrature estimate that needs only products with K: 16 block
 Lanczos steps with 32 probes, within 0.2% of the exact score where both were run.
 The estimate forms K once and holds it in memory when it fits in --kernel-memory
 (60,000 items: 7.2 GB); otherwise every product forms K again, tile by tile, which
-at SigLIP x BGE widths costs hours instead of minutes. With --device cuda:N (bin/vidscreen-cuda) the
-estimate's products run on that GPU: K is formed there by tiles and held in its memory
-as far as it fits (all of it at 60,000 items on an H200), the rest formed again per
-product; the estimate is the CPU's within 1e-4. Without a usable GPU it runs on the CPU
-after one line on stderr saying why. Large orders (--q 1e308) are
-computed scaled by the largest eigenvalue and tend to the q = inf score. A NaN or an
+at SigLIP x BGE widths costs hours instead of minutes. With --device cuda:N
+(bin/vidscreen-cuda) the estimate's products run on that GPU: K is formed there by
+tiles and held in its memory as far as it fits (all of it at 60,000 items on an H200),
+the rest formed again per product; the estimate is the CPU's within 1e-4. Without a
+usable GPU it runs on the CPU after one line on stderr saying why. Large orders
+(--q 1e308) are computed scaled by the largest eigenvalue and tend to the q = inf score. A NaN or an
 infinity in V or T is bad input (exit 2), named by file and first row; so is a file that
 is not a matrix (a 1-D array). --normalize=false takes the rows as they are, which must
 then already be of unit length: the score is defined for kernels with K_ii = 1 (Friedman
