@@ -114,15 +114,16 @@ const servedKey = "sk-served-test-secret-1234"
 // no question, no image; blind: the question, no image; centre-frame: one
 // image; shuffled, tenth and in-order: 32 or fewer frames, images first),
 // and each reader's answer is the letter the server's log-probabilities
-// favour. No file of the run directory holds the API key; config.json
-// names the served models; stages.json counts the served roles.
+// favour; --reference-model reads s* from the served model. No file of the
+// run directory holds the API key; config.json names the served models;
+// stages.json counts the served roles.
 func TestAuditServedReaders(t *testing.T) {
 	items, root, modelsDir := videoFixture(t)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: captionOrLongest})
 	defer srv.Close()
 	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader", "captioner")
 	out := filepath.Join(t.TempDir(), "run")
-	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1")
+	code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1", "--reference-model")
 	if code != 0 {
 		t.Fatalf("audit: exit %d\n%s", code, stderr)
 	}
@@ -158,7 +159,7 @@ func TestAuditServedReaders(t *testing.T) {
 		case n == 0:
 			blind++
 		}
-		if n > 32 {
+		if n > runs.ProbeFrames {
 			t.Errorf("a request with %d images", n)
 		}
 	}
@@ -204,6 +205,14 @@ func TestAuditServedReaders(t *testing.T) {
 		return nil
 	})
 	cfg, _ := os.ReadFile(filepath.Join(out, runs.ConfigFile))
+	var refCfg struct {
+		Reference struct {
+			VLMReader string `json:"vlm_reader"`
+		} `json:"reference_model"`
+	}
+	if json.Unmarshal(cfg, &refCfg); !strings.HasPrefix(refCfg.Reference.VLMReader, "served:vlm_reader:fake-vl") {
+		t.Errorf("config.json's reference model %q, want the served vlm_reader", refCfg.Reference.VLMReader)
+	}
 	for _, want := range []string{"served:lm_reader:fake-lm", "served:vlm_reader:fake-vl", "served:captioner:fake-vl"} {
 		if !bytes.Contains(cfg, []byte(want)) {
 			t.Errorf("config.json does not name %s", want)
@@ -258,7 +267,7 @@ func TestAuditServedReaders(t *testing.T) {
 		os.WriteFile(filepath.Join(resumed, f), b, 0o644)
 	}
 	srv.Reset()
-	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", resumed, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1"); code != 0 {
+	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", resumed, "--videos", root, "--models", dir, "--levels", "option,text,frame,order", "--workers", "1", "--reference-model"); code != 0 {
 		t.Fatalf("resumed audit: exit %d\n%s", code, stderr)
 	}
 	for _, r := range srv.Requests() {
