@@ -126,6 +126,7 @@ type RefCheck struct {
 	GFLOPs  float64 `json:"gflop_per_s"`
 	// Score is the Vendi checks' estimate (SHA256 then digests the data).
 	Score float64 `json:"score,omitempty"`
+	*PrepFigures
 }
 
 func (r *Reference) check(name string) (RefCheck, bool) {
@@ -192,6 +193,11 @@ func cpuReference(ctx context.Context) (*Reference, error) {
 		return nil, err
 	}
 	ref.Checks = append(ref.Checks, vc)
+	pc, err := prepReference(ctx, seed)
+	if err != nil {
+		return nil, err
+	}
+	ref.Checks = append(ref.Checks, pc...)
 	return ref, nil
 }
 
@@ -239,6 +245,7 @@ type CheckResult struct {
 	Ceiling     string   `json:"ceiling,omitempty"`
 	Target      string   `json:"target,omitempty"`
 	Error       string   `json:"error,omitempty"`
+	*PrepFigures
 }
 
 // A LeftOut names a check the issue asks for that this report does not
@@ -267,7 +274,6 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 	start := time.Now()
 	rep := &Report{DryRun: cpuOnly, Started: start.UTC().Format(time.RFC3339)}
 	rep.LeftOut = []LeftOut{
-		{"preprocess", "the resize + normalise kernel and the NVDEC frame path are not in kernels/cuda yet"},
 		{"image_tower", "needs ONNX Runtime's CUDA provider (230 MB) and the ORT library staged on the machine; not carried"},
 		{"nvdec", "needs FFmpeg's libraries on the machine; not carried"},
 	}
@@ -375,6 +381,11 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 		return nil, err
 	}
 	rep.Checks = append(rep.Checks, vc...)
+	pc, err := prepChecks(ctx, ref, first, prepBatch)
+	if err != nil {
+		return nil, err
+	}
+	rep.Checks = append(rep.Checks, pc...)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }
