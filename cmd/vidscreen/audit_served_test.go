@@ -374,15 +374,19 @@ func TestAuditServedFaults(t *testing.T) {
 }
 
 // TestAuditServedWorld audits the planted world with lm_reader and
-// vlm_reader served, at 1, 8 and 64 requests in flight: the outputs are
-// byte-identical, and the served roles' rates and prefix shares, logged,
+// vlm_reader served, at 1, 8 and 64 requests in flight (1 and 8 with
+// -short): the outputs are byte-identical, and the served roles' rates and prefix shares, logged,
 // are the figures docs/models.md gives for the test server.
 func TestAuditServedWorld(t *testing.T) {
 	items, root, modelsDir := worldFixture(t)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
 	defer srv.Close()
+	concs := []int{1, 8, 64}
+	if testing.Short() {
+		concs = concs[:2]
+	}
 	var first string
-	for _, conc := range []int{1, 8, 64} {
+	for _, conc := range concs {
 		out := filepath.Join(t.TempDir(), fmt.Sprintf("conc%d", conc))
 		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--videos", root, "--models", servedModels(t, modelsDir, srv.BaseURL(), conc, "vlm_reader"), "--quiet")
 		if code != 0 {

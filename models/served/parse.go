@@ -17,6 +17,10 @@ const (
 	optionsHeader      = "Options:\n"
 )
 
+// maxOptions is the most options a served query carries (letters A to P,
+// harness/answer's 16).
+const maxOptions = 16
+
 // promptParts are a reader's prompt read back.
 type promptParts struct {
 	context, question string
@@ -50,6 +54,16 @@ func parsePrompt(text string, n int) (promptParts, error) {
 	}
 	if len(p.options) != n {
 		return p, fmt.Errorf("%w: %d options in the prompt, %d expected", errPrompt, len(p.options), n)
+	}
+	// What the authors' form cannot ask (openai.Query): the reader guesses
+	// on such an item, as an ONNX reader does on a prompt too long for it.
+	if n < 2 || n > maxOptions {
+		return p, fmt.Errorf("%w: %d options; a served reader asks 2 to %d", errPrompt, n, maxOptions)
+	}
+	for j, o := range p.options {
+		if strings.TrimSpace(o) == "" {
+			return p, fmt.Errorf("%w: option %c is empty", errPrompt, 'A'+j)
+		}
 	}
 	if j := strings.LastIndex(head, questionPrefix); j >= 0 && (j == 0 || head[j-1] == '\n') {
 		p.question = strings.TrimSpace(head[j+len(questionPrefix):])

@@ -388,6 +388,8 @@ func TestParsePrompt(t *testing.T) {
 		{"an option over two lines", "Options:\nA. one\nmore\nB. two\nAnswer:", 2, promptParts{options: []string{"one\nmore", "two"}}, false},
 		{"too few options", prompt(0, 2, "q", ""), 3, promptParts{}, true},
 		{"no options", "Question: q\nAnswer:", 2, promptParts{}, true},
+		{"one option", "Options:\nA. only\nAnswer:", 1, promptParts{}, true},
+		{"an empty option", "Options:\nA. one\nB.  \nAnswer:", 2, promptParts{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parsePrompt(tc.text, tc.n)
