@@ -3,22 +3,38 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/asr"
 )
 
 // openAuditASR opens the asr role for the transcript attackers (the
-// Video-Oasis audio test), when the manifest lists one, into v: once, on
-// the first device, since a video's audio is a small fraction of the
-// feature stage's work (one encoder pass per 30 s of audio).
+// Video-Oasis audio test), when the manifest lists one, into v: ONNX files
+// once, on the first device, since a video's audio is a small fraction of
+// the feature stage's work (one encoder pass per 30 s of audio), or a
+// server's /v1/audio/transcriptions.
 func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out *auditModels, v *runs.VideoModels, env *environment) error {
 	spec, ok := m.Roles[models.RoleASR]
 	if !ok {
 		return nil
 	}
-	if spec.Server != "" {
-		fmt.Fprintf(env.stderr, "vidscreen audit: asr is served by %s; audit transcribes with ONNX files only, so the transcript attackers are skipped\n", spec.Server)
+	if spec.Served() {
+		// A served asr: /v1/audio/transcriptions (vLLM serves it for
+		// Whisper models), named in the run by its URL and model.
+		s := spec.ServerSettings()
+		cfg := asr.Config{Server: s}
+		if s.APIKeyEnv != "" {
+			if cfg.APIKey = env.getenv(s.APIKeyEnv); cfg.APIKey == "" {
+				return fmt.Errorf("%s: roles.asr: server_api_key_env names %s, which is not set in the environment", filepath.Join(m.Dir, models.ManifestFile), s.APIKeyEnv)
+			}
+		}
+		c, err := asr.New(cfg)
+		if err != nil {
+			return err
+		}
+		v.ASR, v.ASRName = c, c.Name()
 		return nil
 	}
 	t, err := rt.OpenTranscriber(m, dev)

@@ -32,7 +32,12 @@ type transcriptEntry struct {
 	NoStream bool   `json:"no_stream,omitempty"`
 	Text     string `json:"text"`
 	Failure  string `json:"failure,omitempty"`
+	err      error  // the asr's error, for failureASR
 }
+
+// failureASR is the transcript failure of a video the asr role could not
+// transcribe (a served asr that kept failing after its retries).
+const failureASR = "asr"
 
 // transcriptsVersion names how transcripts are made beyond the asr's files
 // (the audio decoding, the features): change it when either changes.
@@ -107,6 +112,22 @@ func (a *audit) transcripts(ctx context.Context, emb textEmbedder, vis []*attack
 				texts = append(texts, e.Text)
 			}
 		}
+	}
+	var firstErr error
+	asked := 0
+	for _, e := range entries {
+		if !e.NoStream && (e.Failure == "" || e.Failure == failureASR) {
+			asked++
+		}
+		if e.err != nil && firstErr == nil {
+			firstErr = e.err
+		}
+	}
+	if asked > 0 && failed[failureASR] == asked {
+		return fmt.Errorf("asr: every one of the %d audio tracks failed; the first: %w", asked, firstErr)
+	}
+	if firstErr != nil {
+		a.opt.Progress.Warn(fmt.Sprintf("the asr could not transcribe %d of %d audio tracks; the transcript attackers abstain on their items (first: %v)", failed[failureASR], asked, firstErr))
 	}
 	a.opt.Progress.Note("transcripts done", "videos", len(hashes), "no_audio_stream", noStream, "heard", len(textRow), "audio_failed", failedBy(failed))
 	cache := a.cache()
@@ -188,7 +209,12 @@ func (a *audit) transcribe(ctx context.Context, acache decode.AudioCache, dir, p
 		e.NoStream = true
 	default:
 		if e.Text, err = v.ASR.Transcribe(ctx, au.Samples); err != nil {
-			return e, fmt.Errorf("%s: %w", path, err)
+			if ctx.Err() != nil {
+				return e, ctx.Err()
+			}
+			// This video's items only; not stored, so a later run asks
+			// again.
+			return transcriptEntry{Failure: failureASR, err: fmt.Errorf("%s: %w", path, err)}, nil
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
