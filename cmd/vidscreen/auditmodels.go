@@ -223,7 +223,11 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		for range devs { // the feature stage asks the captioner of a frame's device
 			v.Captioner = append(v.Captioner, c)
 		}
-		v.CaptionerName = served.Name(string(models.RoleCaptioner), cfg.Server) + fmt.Sprintf(":max_new_tokens=%d", spec.MaxNewTokens)
+		tokens := spec.MaxNewTokens
+		if tokens <= 0 {
+			tokens = served.DefaultCaptionTokens
+		}
+		v.CaptionerName = served.Name(string(models.RoleCaptioner), cfg.Server) + fmt.Sprintf(":max_new_tokens=%d", tokens)
 	} else if ok {
 		for _, dev := range devs {
 			c, err := rt.OpenCaptioner(m, dev)
