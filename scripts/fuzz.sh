@@ -37,6 +37,8 @@ targets=(
 	"./harness/items/formats FuzzLongVideoBench"
 	"./harness/items/formats FuzzSTAR"
 	"./harness/items/formats FuzzNExTGQA"
+	"./harness/items/formats FuzzTVBench"
+	"./harness/items/formats FuzzLMMSEvalTask"
 	"./kernels/npy FuzzRead"
 	"./models FuzzParseManifest"
 	"./models/tokenizer FuzzFromJSON"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"maps"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/release"
+	"github.com/vidscreen/vidscreen/harness/release/export"
 )
 
 // formatFixtures are a few records of each benchmark's own annotation
@@ -30,6 +33,11 @@ var formatFixtures = []struct {
 	{"longvideobench", map[string]string{"lvb_val.json": `[{"video_id": "86CxyhFV9MI", "question": "What is worn?", "question_wo_referring_query": "What is worn?", "candidates": ["a hat", "a scarf", "gloves"], "correct_choice": 2, "position": [1], "topic_category": "NP-News-Programs", "question_category": "TOS", "level": "L2-Relation", "id": "86CxyhFV9MI_0", "video_path": "86CxyhFV9MI.mp4", "subtitle_path": "86CxyhFV9MI_en.json", "duration_group": 600, "starting_timestamp_for_subtitles": 0, "duration": 527.0}]`}, 1},
 	{"star", map[string]string{"STAR_val.json": `[{"question_id": "Interaction_T1_13", "question": "Which object was tidied up by the person?", "video_id": "6H78U", "start": 11.1, "end": 19.6, "answer": "The closet/cabinet.", "question_program": [], "choices": [{"choice_id": 0, "choice": "The blanket."}, {"choice_id": 1, "choice": "The closet/cabinet."}, {"choice_id": 2, "choice": "The table."}, {"choice_id": 3, "choice": "The towel."}], "situations": {}}]`}, 1},
 	{"nextgqa", map[string]string{"val.csv": "video_id,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n4882821564,1,1,1,why did the girl run,to catch the ball,0,CW,to hide,to catch the ball,to eat,to sleep,to sing\n"}, 1},
+	// TVBench's own task names (MVBench has none of them), so auto takes
+	// them: TVBench's other eight share MVBench's names.
+	{"tvbench", map[string]string{
+		"object_count.json":        "[\n{\"video\": \"video_10012.mp4\", \"question\": \"How many moving metal objects are there when the video ends?\", \"candidates\": [\"0\", \"1\", \"2\"], \"answer\": \"2\"}\n]",
+		"egocentric_sequence.json": `[{"video": "ego_0041.mp4", "question": "What did I do after I opened the fridge?", "candidates": ["Took out milk.", "Closed the door.", "Washed a cup."], "answer": "Took out milk."}]`}, 2},
 }
 
 // TestImportEachBenchmarkFormat imports each benchmark's fixture through
@@ -75,5 +83,56 @@ func TestImportEachBenchmarkFormat(t *testing.T) {
 				t.Errorf("import auto differs from import %s:\n%s\n%s", tc.format, outs[2], outs[0])
 			}
 		})
+	}
+}
+
+// TestImportExportKeepsTaskGroupAndVideoPath: a release exported with
+// select's --export-vlmevalkit and --export-lmms-eval imports back with
+// each item's task, capability group and video_path as released: the
+// table's task_type and category columns, the dataset's task, group and
+// video_path fields.
+func TestImportExportKeepsTaskGroupAndVideoPath(t *testing.T) {
+	name := "vidscreen-0123456789abcdef"
+	dur := 31.5
+	released := []*harness.Item{
+		{ID: "nextqa/val/4010069381_3", Benchmark: name, Video: "4010069381", VideoPath: "nextqa/4010069381.mp4",
+			Question: "why did the boy pick up the ball?", Options: []string{"to throw it", "it's his", "to hide it"},
+			Answer: 1, Task: "CW", Group: "reasoning", Duration: &dur},
+		{ID: "egoschema/0074f737", Benchmark: name, Video: "0074f737-11cb-497d-8d07-77c3a8127391", VideoPath: "egoschema/0074f737-11cb-497d-8d07-77c3a8127391.mp4",
+			Question: "What is C doing?", Options: []string{"cooking", "cleaning", "reading"}, Answer: 2, Group: "perception"},
+		{ID: "star/Interaction_T1_13", Benchmark: name, Video: "6H78U", Question: "Which object was tidied up?",
+			Options: []string{"The closet.", "The blanket."}, Answer: 0, Task: "Interaction"},
+	}
+	r := &release.Release{Name: name, Lockfile: &release.Lockfile{Release: name, Seed: 7}, Items: released}
+	dir := t.TempDir()
+	tsv, lm := filepath.Join(dir, name+".tsv"), filepath.Join(dir, "lmms")
+	if err := export.VLMEvalKit(context.Background(), r, tsv); err != nil {
+		t.Fatal(err)
+	}
+	if err := export.LMMSEval(context.Background(), r, lm); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ format, file string }{
+		{"vlmevalkit", tsv},
+		{"lmms-eval-task", filepath.Join(lm, export.DatasetFile)},
+	} {
+		out := filepath.Join(dir, tc.format+".jsonl")
+		if code, _, stderr := runCmd("import", tc.format, tc.file, "--out", out); code != 0 {
+			t.Fatalf("import %s: exit %d: %s", tc.format, code, stderr)
+		}
+		got, err := harness.ReadFiles(context.Background(), []string{out}, harness.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(released) {
+			t.Fatalf("import %s: %d items, want %d", tc.format, len(got), len(released))
+		}
+		for i, w := range released {
+			g := got[i]
+			if g.ID != w.ID || g.Task != w.Task || g.Group != w.Group || g.VideoPath != w.VideoPath {
+				t.Errorf("import %s: item %s: task %q, group %q, video_path %q; want %q, %q, %q",
+					tc.format, g.ID, g.Task, g.Group, g.VideoPath, w.Task, w.Group, w.VideoPath)
+			}
+		}
 	}
 }

@@ -53,7 +53,7 @@ func joinItemsFrom(ctx context.Context, path string, rows []items.Row) error {
 				r.Meta = meta
 			}
 		}
-		r.ID, r.Video, r.Question, r.Options, r.Task, r.Duration = it.ID, it.Video, it.Question, it.Options, it.Task, it.Duration
+		r.ID, r.Video, r.VideoPath, r.Question, r.Options, r.Task, r.Duration = it.ID, it.Video, it.VideoPath, it.Question, it.Options, it.Task, it.Duration
 		r.Group, r.Start, r.End = it.Group, it.Start, it.End
 		r.Gold, r.GoldIndex = "", it.Answer
 		r.VideoFrom, r.DurationGroup = "", ""

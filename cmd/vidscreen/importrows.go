@@ -26,6 +26,7 @@ type importedItem struct {
 	Task      string   `json:"task"`
 	Duration  *float64 `json:"duration"`
 	Group     string   `json:"group,omitempty"`
+	VideoPath string   `json:"video_path,omitempty"`
 	Start     *float64 `json:"start,omitempty"`
 	End       *float64 `json:"end,omitempty"`
 	// Meta holds what the schema has no field for: a duration given as a
@@ -213,7 +214,7 @@ func importRows(res *items.Result, bench, fallback string, opt items.Options, vl
 			}
 			gold = g
 		}
-		it := importedItem{ID: r.ID, Benchmark: name, Video: r.Video, Question: r.Question, Options: opts, Answer: gold, Task: r.Task, Duration: r.Duration,
+		it := importedItem{ID: r.ID, Benchmark: name, Video: r.Video, VideoPath: r.VideoPath, Question: r.Question, Options: opts, Answer: gold, Task: r.Task, Duration: r.Duration,
 			Group: r.Group, Start: r.Start, End: r.End}
 		if len(r.Meta) > 0 || r.DurationGroup != "" {
 			it.Meta = maps.Clone(r.Meta)

@@ -15,6 +15,11 @@ type Row struct {
 	DocID     string
 	Benchmark string
 	Video     string
+	// VideoPath is the video's file relative to the video root, where the
+	// file gives one beside the video's name (vidscreen's own exports,
+	// Video-MME's table): kept as the item's video_path so that a release
+	// exported and imported again finds its videos where it did.
+	VideoPath string
 	Question  string
 	Options   []string
 	Task      string

@@ -21,6 +21,7 @@ func All() []items.Format {
 		LongVideoBench(),
 		STAR(),
 		NExTGQA(),
+		TVBench(),
 		Spec(),
 		Table(),
 	}

@@ -308,19 +308,87 @@ func metricObject(m map[string]any) (string, items.Record) {
 	return "", items.Record{}
 }
 
-// parsePrompt reads a multiple-choice prompt as lmms-eval's tasks write it
-// (Video-MME: an instruction line, the question, one "A. text" line per
-// option, then the post prompt): the options are the first run of lines
-// lettered A, B, C, ... in order, and the question is the last line before
-// them that is not "Options:" (the lines above it are the instruction).
+// parsePrompt reads a multiple-choice prompt as lmms-eval's tasks build it.
+// The options are the first run of lines lettered A, B, C, ... in order;
+// the question is the whole text before them, every line of it, less what
+// the task's template puts around it. Video-MME's videomme_doc_to_text
+// (lmms_eval/tasks/videomme/utils.py) writes its instruction line
+// ("Select the best answer to the following multiple-choice question based
+// on the video..."), then doc["question"] as it is (lines and all), then the
+// options and the post prompt; the subtitle variant puts "This video's
+// subtitles are listed below:" and the subtitles above that instruction.
+// So the question starts after the last template line (templateLine) or
+// the intro of vidscreen's own export (exportIntro), and loses the model's media tokens ("<image>"), a "Question:" label
+// (MVBench's template, the qwen3_vl pre_prompt) and a closing "Options:"
+// or "Option:" line. A question that itself spans lines stays whole, so
+// that it matches the benchmark's own record (--items-from).
 func parsePrompt(p string) (question string, options []string) {
+	if raw := strings.Split(strings.ReplaceAll(p, "\r\n", "\n"), "\n"); exportIntro(raw) {
+		p = strings.Join(raw[2:], "\n")
+	}
 	q, opts := items.OptionsInQuestion(p)
 	if len(opts) < 2 {
 		return "", nil
 	}
 	lines := strings.Split(q, "\n")
-	return strings.TrimSpace(lines[len(lines)-1]), opts
+	for i := len(lines) - 1; i >= 0; i-- {
+		if templateLine(lines[i]) {
+			lines = lines[i+1:]
+			break
+		}
+	}
+	for len(lines) > 0 && mediaTokens.MatchString(strings.TrimSpace(lines[0])) {
+		lines = lines[1:]
+	}
+	if n := len(lines); n > 0 && strings.EqualFold(strings.TrimSpace(lines[n-1]), "option:") {
+		lines = lines[:n-1]
+	}
+	if len(lines) > 0 {
+		first := strings.TrimSpace(lines[0])
+		if len(first) >= len("question:") && strings.EqualFold(first[:len("question:")], "question:") {
+			lines[0] = first[len("question:"):]
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n")), opts
 }
+
+// templatePrefixes open the lines lmms-eval's video tasks write above the
+// question: Video-MME's instruction (with or without "and the subtitles")
+// and the subtitle preamble, the aria pre_prompt of EgoSchema's tasks
+// ("Please answer the question about the video:").
+var templatePrefixes = []string{
+	"select the best answer to the following multiple-choice question",
+	"this video's subtitles are listed below:",
+	"please answer the question about the video:",
+}
+
+// exportIntro is the start of the tasks vidscreen's own export writes
+// (harness/release/export's doc_to_text: the intro, "You are given a
+// video...", "You are given frames sampled from a video...", then a blank
+// line, then the question), so that their samples import back: only as
+// the prompt's first line, followed by a blank one, since a question may
+// itself begin so.
+func exportIntro(lines []string) bool {
+	return len(lines) > 1 && strings.TrimSpace(lines[1]) == "" &&
+		strings.HasPrefix(strings.ToLower(strings.TrimSpace(lines[0])), "you are given ")
+}
+
+// templateLine says whether l is a line of the task's template, not of
+// the question.
+func templateLine(l string) bool {
+	l = strings.ToLower(strings.TrimSpace(l))
+	for _, p := range templatePrefixes {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// mediaTokens is a line of only the placeholders models put where the
+// video goes (LLaVA's "<image>", "<video>", InternLM-XComposer's
+// "[UNUSED_TOKEN_146]user").
+var mediaTokens = regexp.MustCompile(`^(?:<[a-z_]+>|\[UNUSED_TOKEN_\d+\][a-z]*)+$`)
 
 // sampleReply reads filtered_resps: a generated reply (a string, possibly
 // nested in lists), or per option a [log-likelihood, is-greedy] pair whose

@@ -156,20 +156,35 @@ func TestReadLMMSEvalRefusesBadLines(t *testing.T) {
 	}
 }
 
+// TestParsePrompt: the question is the whole text before the lettered
+// options, less the template around it. lmms-eval's videomme_doc_to_text
+// writes the instruction line, then doc["question"] as it is, so a question
+// that spans lines keeps every line, and the instruction (and the subtitle
+// preamble above it) is the template's, not the question's.
 func TestParsePrompt(t *testing.T) {
+	const subtitles = "This video's subtitles are listed below: \n[Music]\nwelcome back to the channel\n"
 	for _, tt := range []struct {
-		in, question string
-		options      []string
+		name, in, question string
+		options            []string
 	}{
-		{videommePrompt("Q?", "A. x", "B. y"), "Q?", []string{"x", "y"}},
-		{"pre Q?\nOptions:\nA. x\nB. y\nC. z\nanswer", "pre Q?", []string{"x", "y", "z"}},
-		{"Q?\n(A) x\n(B) y\n(D) w", "Q?", []string{"x", "y"}},
-		{"A. lone\nQ?\nA. x\nB. y", "Q?", []string{"x", "y"}}, // a first "A." line alone is not the options
-		{"no options here", "", nil},
+		{"Video-MME", videommePrompt("Q?", "A. x", "B. y"), "Q?", []string{"x", "y"}},
+		{"Video-MME, a question over two lines", videommePrompt("In the video, the man lists:\n1. flour 2. eggs\nWhat does he add last?", "A. x", "B. y"),
+			"In the video, the man lists:\n1. flour 2. eggs\nWhat does he add last?", []string{"x", "y"}},
+		{"Video-MME with subtitles", subtitles + videommePrompt("Who speaks\nfirst?", "A. x", "B. y"), "Who speaks\nfirst?", []string{"x", "y"}},
+		{"a media token and the instruction", "<image>\n" + videommePrompt("Q?", "A. x", "B. y"), "Q?", []string{"x", "y"}},
+		{"qwen3_vl's Question: and Options:", "Question: What is\nshown?\nOptions:\nA. x\nB. y\nC. z\nAnswer with the option letter only.", "What is\nshown?", []string{"x", "y", "z"}},
+		{"MVBench's Question: and Option:", "Question:how do they play\nOption:\n(A) roll\n(B) tap\nOnly give the best option.", "how do they play", []string{"roll", "tap"}},
+		{"EgoSchema's aria pre_prompt", "Please answer the question about the video:\nWhat is C doing?\nA. cooking\nB. cleaning\nAnswer with the option's letter from the given choices directly.", "What is C doing?", []string{"cooking", "cleaning"}},
+		{"vidscreen's export", "You are given a video. Answer the question about it.\n\nwhy did\nthe boy run?\nA. x\nB. y\nAnswer with the option's letter.", "why did\nthe boy run?", []string{"x", "y"}},
+		{"an export intro without its blank line is the question's", "You are given a video.\nwhy did he run?\nA. x\nB. y", "You are given a video.\nwhy did he run?", []string{"x", "y"}},
+		{"no template: all of it", "pre Q?\nOptions:\nA. x\nB. y\nC. z\nanswer", "pre Q?", []string{"x", "y", "z"}},
+		{"a run that skips a letter ends", "Q?\n(A) x\n(B) y\n(D) w", "Q?", []string{"x", "y"}},
+		{"a first A. line alone is the question's", "A. lone\nQ?\nA. x\nB. y", "A. lone\nQ?", []string{"x", "y"}},
+		{"no options", "no options here", "", nil},
 	} {
 		q, opts := parsePrompt(tt.in)
 		if q != tt.question || !slices.Equal(opts, tt.options) {
-			t.Errorf("parsePrompt(%q) = %q, %q; want %q, %q", tt.in, q, opts, tt.question, tt.options)
+			t.Errorf("%s: parsePrompt(%q) = %q, %q; want %q, %q", tt.name, tt.in, q, opts, tt.question, tt.options)
 		}
 	}
 }

@@ -34,10 +34,9 @@ func LMMSEvalTask() items.Format {
 // harness/release/export writes it. Pointers tell a missing key from an
 // empty value.
 type taskDocument struct {
-	ItemID  *string `json:"item_id"`
-	Release *string `json:"vidscreen_release"`
-	Video   *string `json:"video"`
-	// VideoPath is read but not kept: a Row has no field for it yet.
+	ItemID      *string         `json:"item_id"`
+	Release     *string         `json:"vidscreen_release"`
+	Video       *string         `json:"video"`
 	VideoPath   string          `json:"video_path"`
 	Question    *string         `json:"question"`
 	Options     []string        `json:"options"`
@@ -141,7 +140,7 @@ func taskRow(b []byte, path string, line int) (items.Row, error) {
 		return items.Row{}, fail("answer", harness.ErrBadValue, "%q, but answer_index %d is %s", d.Answer, *d.AnswerIndex, l)
 	}
 	row := items.Row{Source: fmt.Sprintf("%s:%d", path, line), File: path, Line: line,
-		ID: *d.ItemID, Benchmark: *d.Release, Video: *d.Video, Question: *d.Question, Options: d.Options,
+		ID: *d.ItemID, Benchmark: *d.Release, Video: *d.Video, VideoPath: d.VideoPath, Question: *d.Question, Options: d.Options,
 		Task: d.Task, Group: d.Group, Duration: d.Duration, Start: d.Start, End: d.End,
 		Gold: d.Answer, GoldIndex: *d.AnswerIndex, Choice: -1}
 	if d.Meta != "" {

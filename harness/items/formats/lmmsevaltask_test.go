@@ -62,7 +62,7 @@ func TestLMMSEvalTaskRoundTrip(t *testing.T) {
 	}
 	for i, it := range want {
 		row := res.Rows[i]
-		if row.ID != it.ID || row.Benchmark != it.Benchmark || row.Video != it.Video || row.Question != it.Question ||
+		if row.ID != it.ID || row.Benchmark != it.Benchmark || row.Video != it.Video || row.VideoPath != it.VideoPath || row.Question != it.Question ||
 			!slices.Equal(row.Options, it.Options) || row.GoldIndex != it.Answer || row.Task != it.Task || row.Group != it.Group ||
 			!reflect.DeepEqual(row.Duration, it.Duration) || !reflect.DeepEqual(row.Start, it.Start) || !reflect.DeepEqual(row.End, it.End) ||
 			row.HasPrediction || row.Line != i+1 {

@@ -340,7 +340,18 @@ type table struct {
 	name    string
 	columns []string // lower-cased header
 	hasPred bool
+	// taskCols are the header's task columns other than category, in
+	// the order items.Record.Task looks for them; categoryGroup says that
+	// category is the capability group: the table has a task column
+	// beside it and no group column, as vidscreen's export writes
+	// (task_type, then category) and as VLMEvalKit's video tables that
+	// carry both break scores down.
+	taskCols      []string
+	categoryGroup bool
 }
+
+// vlmTaskColumns are the task columns a category column stands beside.
+var vlmTaskColumns = []string{"task", "task_type", "task_category", "question_type"}
 
 func newTable(header []string, name string) (*table, error) {
 	t := &table{name: name}
@@ -357,6 +368,12 @@ func newTable(header []string, name string) (*table, error) {
 		return nil, &harness.ParseError{File: name, Line: 1, Field: "question", Err: fmt.Errorf("%w: expected %s with a question column, found the columns %q", harness.ErrMissingField, expected(name), header)}
 	}
 	t.hasPred = rec.HasPrediction()
+	for _, c := range vlmTaskColumns {
+		if rec.Has(c) {
+			t.taskCols = append(t.taskCols, c)
+		}
+	}
+	t.categoryGroup = len(t.taskCols) > 0 && rec.Has("category") && !rec.Has("group")
 	return t, nil
 }
 
@@ -382,8 +399,20 @@ func (t *table) row(r items.Record, source string, line, rec int) (items.Row, er
 	row.ID = r.ID()
 	row.Benchmark = r.Benchmark()
 	row.Video, row.VideoFrom = r.Video()
+	row.VideoPath = r.Str("video_path")
 	row.Question = r.Question()
-	row.Task = r.Task()
+	// With a task column, a blank task cell is an item without a task, not
+	// one whose task is its category; without one, category is the task.
+	switch {
+	case len(t.taskCols) > 0:
+		row.Task = r.Str(t.taskCols...)
+	default:
+		row.Task = r.Task()
+	}
+	row.Group = r.Str("group")
+	if t.categoryGroup {
+		row.Group = r.Str("category")
+	}
 	row.Duration, row.DurationGroup = r.Duration()
 	var field string
 	var err error
