@@ -45,6 +45,12 @@ wstart=$(date +%s)
 wend=$(date +%s)
 echo
 echo "demo: audited the world in $((wend - wstart)) s."
+# The Video-Oasis audio test on the world's asr (docs/world.md, the audio
+# family): transcript-match answers the family whose soundtrack names the
+# answer and abstains on every other (no audio stream). Diagnostic only: it
+# sets no level's eps, so the audit of the auditor has the family survive.
+echo "demo: the audio transcript test (transcript-match, diagnostic only) per world benchmark:"
+awk '/^## world-/{b=substr($0,4)} /^\| transcript-match \|/{split($0,f,"|"); gsub(/ /,"",f[5]); gsub(/ /,"",f[8]); gsub(/ /,"",f[12]); printf "  %-22s accuracy %6s  p %-9s abstained %s\n", b, f[5], f[8], f[12]}' "$WORLD_OUT/cards.md"
 
 # Video-Index section 5 on the world's run: screen every item (what each
 # attacker solves, the Video-Oasis consensus), then compose a release of the
