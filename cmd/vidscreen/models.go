@@ -143,8 +143,10 @@ func modelsCheck() *subcommand {
 dup_confirm, captioner, lm_reader, vlm_reader), checks that its folder holds the
 files the role needs, loads each ONNX file on the device and lists its inputs and
 outputs, checks the names the role reads, loads the tokenizer and encodes a probe
-sentence, and reads preprocessor_config.json. --roles checks only the roles a run
-will use. The exit status is 2 when a role is missing or has a problem; the report
+sentence, and reads preprocessor_config.json. A role served by a server (the entry's
+"server") is checked there: /v1/models, and one one-token question, which says whether
+log-probabilities and the prefilled "Answer:" turn work. --roles checks only the roles
+a run will use. The exit status is 2 when a role is missing or has a problem; the report
 says which files were expected.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			device := fs.String("device", "cpu", "load the models on `DEVICE`: cpu, cuda or cuda:N")
