@@ -23,11 +23,12 @@ import (
 // correct option of the 500 questions whose answers are public. A question
 // without an answer is dropped with the reason (the rest are scored only by
 // the authors' server). The video is <q_uid>.mp4: the id is the video's.
+// It also reads lmms-lab/egoschema's Parquet tables (egoschema_parquet.go).
 func EgoSchema() items.Format {
 	return items.Format{
 		Name:   "egoschema",
 		Title:  "EgoSchema",
-		Files:  "questions.json and subset_answers.json from egoschema/EgoSchema",
+		Files:  "questions.json and subset_answers.json from egoschema/EgoSchema, or <config>/test-00000-of-00001.parquet from lmms-lab/egoschema",
 		Detect: detectEgoSchema,
 		Read:   readEgoSchema,
 	}
@@ -43,6 +44,9 @@ var (
 )
 
 func detectEgoSchema(path string, head []byte) bool {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return detectEgoParquet(path)
+	}
 	if !strings.EqualFold(filepath.Ext(path), ".json") {
 		return false
 	}
@@ -51,10 +55,26 @@ func detectEgoSchema(path string, head []byte) bool {
 }
 
 func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
+	res := &items.Result{}
+	used := map[string]bool{}
+	// lmms-lab's Parquet tables hold their answers: each is read alone.
+	var jsonPaths []string
+	for _, p := range paths {
+		if strings.EqualFold(filepath.Ext(p), ".parquet") {
+			if err := readEgoParquet(ctx, p, res, used); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		jsonPaths = append(jsonPaths, p)
+	}
+	if len(jsonPaths) == 0 {
+		return res, nil
+	}
 	var questions []string
 	answers := map[string]int{}
 	answerFrom := map[string]egoAnswerAt{}
-	for _, p := range paths {
+	for _, p := range jsonPaths {
 		head, err := items.Head(p)
 		if err != nil {
 			return nil, err
@@ -71,13 +91,11 @@ func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items
 		questions = append(questions, p)
 	}
 	if len(questions) == 0 {
-		return nil, &harness.ParseError{File: paths[0], Err: fmt.Errorf("%w: no questions file: give questions.json along with %s", harness.ErrNoItems, filepath.Base(paths[0]))}
+		return nil, &harness.ParseError{File: jsonPaths[0], Err: fmt.Errorf("%w: no questions file: give questions.json along with %s", harness.ErrNoItems, filepath.Base(jsonPaths[0]))}
 	}
 	if len(answerFrom) == 0 {
 		return nil, &harness.ParseError{File: questions[0], Err: fmt.Errorf("%w: no answers: EgoSchema's questions.json holds none; give subset_answers.json too (the public answers of 500 questions)", harness.ErrMissingField)}
 	}
-	res := &items.Result{}
-	used := map[string]bool{}
 	for _, p := range questions {
 		recs, err := records.Array(ctx, p, "EgoSchema's questions")
 		if err != nil {
