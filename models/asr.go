@@ -329,6 +329,11 @@ func (r *Runtime) OpenTranscriber(m *Manifest, dev Device) (*Transcriber, error)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
+	if pp := filepath.Join(filepath.Dir(files["config.json"]), "preprocessor_config.json"); fileExists(pp) {
+		if err := checkWhisperFeatures(pp); err != nil {
+			return nil, err
+		}
+	}
 	tok, err := LoadTokenizer(files["tokenizer.json"])
 	if err != nil {
 		return nil, err

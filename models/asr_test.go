@@ -102,3 +102,27 @@ func TestASRPrompt(t *testing.T) {
 		}
 	}
 }
+
+func TestWhisperFeatureSettings(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, json, err string
+	}{
+		{"whisper-small's", `{"feature_extractor_type": "WhisperFeatureExtractor", "feature_size": 80, "sampling_rate": 16000, "hop_length": 160, "n_fft": 400, "chunk_length": 30}`, ""},
+		{"fields left out", `{}`, ""},
+		{"large-v3's 128 bins", `{"feature_size": 128}`, "feature_size is 128"},
+		{"another extractor", `{"feature_extractor_type": "Wav2Vec2FeatureExtractor"}`, "Wav2Vec2FeatureExtractor"},
+		{"another rate", `{"sampling_rate": 8000}`, "sampling_rate is 8000"},
+		{"not JSON", `{"feature_size": 80`, "preprocessor_config.json"},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, "preprocessor_config.json")
+		if err := os.WriteFile(p, []byte(c.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := checkWhisperFeatures(p)
+		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.err)
+		}
+	}
+}

@@ -226,6 +226,10 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev Device) RoleReport {
 				rr.Problems = append(rr.Problems, sig.check(s)...)
 			}
 			s.Close()
+		case slot == "preprocessor_config.json" && role == RoleASR:
+			if err := checkWhisperFeatures(p); err != nil {
+				rr.Problems = append(rr.Problems, err.Error())
+			}
 		case slot == "preprocessor_config.json":
 			if cfg, err := imageprep.ReadConfig(p); err != nil {
 				rr.Problems = append(rr.Problems, err.Error())

@@ -152,7 +152,7 @@ says which files were expected.`,
 			device := fs.String("device", "cpu", "load the models on `DEVICE`: cpu, cuda or cuda:N")
 			asJSON := fs.Bool("json", false, "print the report as JSON")
 			threads := fs.Int("threads", 0, "intra-op threads per CPU session (0: one per core)")
-			roleList := fs.String("roles", "", "check only these comma-separated `ROLES` (image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader); default all")
+			roleList := fs.String("roles", "", "check only these comma-separated `ROLES` (image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader, and the optional screen_reader and asr); default all but the optional")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return &usageError{"models check: name one models directory"}
@@ -221,8 +221,8 @@ func parseRoles(s string) ([]models.Role, error) {
 	var out []models.Role
 	for _, f := range strings.Split(s, ",") {
 		r := models.Role(strings.TrimSpace(f))
-		if !slices.Contains(models.Roles, r) {
-			return nil, fmt.Errorf("unknown role %q (the roles: %v)", r, models.Roles)
+		if all := append(slices.Clone(models.Roles), models.OptionalRoles...); !slices.Contains(all, r) {
+			return nil, fmt.Errorf("unknown role %q (the roles: %v)", r, all)
 		}
 		if !slices.Contains(out, r) {
 			out = append(out, r)
