@@ -25,6 +25,7 @@ targets=(
 	"./harness/items/formats FuzzReadVLMEvalKitJSON"
 	"./harness/items/formats FuzzNExTQA"
 	"./harness/items/formats FuzzEgoSchema"
+	"./harness/items/formats FuzzEgoSchemaParquet"
 	"./harness/items/formats FuzzMVBench"
 	"./harness/items/formats FuzzVideoMMEJSON"
 	"./harness/items/formats FuzzVideoMMEParquet"

@@ -138,3 +138,39 @@ func checkParquetError(t *testing.T, err error, file string, row int, field stri
 		t.Errorf("error %v names %s row %d field %q; want %s row %d field %q wrapping %v", err, pe.File, pe.Row, pe.Field, file, row, field, reason)
 	}
 }
+
+// FuzzEgoSchemaParquet feeds the lmms-lab table reader arbitrary bytes
+// after a real table: no panic, every error a *harness.ParseError, every
+// row's gold one of its options.
+func FuzzEgoSchemaParquet(f *testing.F) {
+	sp := filepath.Join(f.TempDir(), "seed.parquet")
+	if err := parquet.WriteFile(sp, egoParquetRows); err != nil {
+		f.Fatal(err)
+	}
+	seed, err := os.ReadFile(sp)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add(seed[:len(seed)/2])
+	// One file per fuzzing process: its calls run one at a time.
+	p := filepath.Join(f.TempDir(), "test-00000-of-00001.parquet")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := readEgoSchema(context.Background(), []string{p}, items.NoOptions())
+		if err != nil {
+			var pe *harness.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is no *harness.ParseError", err)
+			}
+			return
+		}
+		for _, r := range res.Rows {
+			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 {
+				t.Fatalf("row %s: gold %d of %d options", r.Source, r.GoldIndex, len(r.Options))
+			}
+		}
+	})
+}
