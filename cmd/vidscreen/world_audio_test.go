@@ -26,9 +26,21 @@ func TestWorldAudioTestCatchesTheAudioFamilyOnly(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "audit")
 	code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", filepath.Join(dir, "models"), "--levels", "frame", "--out", out, "--seed", "1", "--log-format", "json")
+		"--models", filepath.Join(dir, "models"), "--levels", "frame", "--out", out, "--seed", "1", "--log-format", "json", "--workers", "4")
 	if code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, errOut)
+	}
+	// One worker decodes and transcribes the videos one at a time: the
+	// same cards, byte for byte.
+	one := filepath.Join(t.TempDir(), "audit1")
+	if code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
+		"--models", filepath.Join(dir, "models"), "--levels", "frame", "--out", one, "--seed", "1", "--quiet", "--workers", "1"); code != 0 {
+		t.Fatalf("audit --workers 1: exit %d: %s", code, errOut)
+	}
+	a, _ := os.ReadFile(filepath.Join(out, "cards.json"))
+	b, _ := os.ReadFile(filepath.Join(one, "cards.json"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("cards.json differs between 4 workers and 1")
 	}
 	if !strings.Contains(errOut, "transcript-reader skipped: the models directory has no lm_reader role") {
 		t.Errorf("stderr lacks the skipped transcript-reader:\n%s", errOut)

@@ -3,6 +3,7 @@ package audio
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"sync"
 )
 
@@ -54,14 +55,25 @@ func New() *Extractor {
 		e.first, e.last = append(e.first, f), append(e.last, l)
 	}
 	e.bufs.New = func() any {
-		return &frameBuf{in: make([]complex128, NFFT), out: make([]complex128, NFFT), power: make([]float64, NFFT/2+1)}
+		return &frameBuf{in: make([]complex128, NFFT), out: make([]complex128, NFFT), power: make([]float64, NFFT/2+1), power2: make([]float64, NFFT/2+1)}
 	}
 	return e
 }
 
 type frameBuf struct {
-	in, out []complex128
-	power   []float64
+	in, out       []complex128
+	power, power2 []float64
+}
+
+// melRow writes frame t's mel energies from its power spectrum.
+func (e *Extractor) melRow(mel []float64, t int, power []float64) {
+	for m, row := range e.filters {
+		var s float64
+		for k := e.first[m]; k <= e.last[m] && k >= 0; k++ {
+			s += row[k] * power[k]
+		}
+		mel[m*Frames+t] = s
+	}
 }
 
 // Chunks is the number of 30 s windows samples fill: at least one, so that
@@ -76,6 +88,23 @@ func (e *Extractor) Features(samples []float32, chunk int) ([]float32, error) {
 	if chunk < 0 || chunk >= Chunks(len(samples)) {
 		return nil, fmt.Errorf("audio: window %d of a track of %d samples (%d windows)", chunk, len(samples), Chunks(len(samples)))
 	}
+	mel := e.energies(samples, chunk)
+	top := math.Inf(-1)
+	for i, v := range mel {
+		v = math.Log10(max(v, 1e-10))
+		mel[i] = v
+		top = max(top, v)
+	}
+	out := make([]float32, len(mel))
+	for i, v := range mel {
+		out[i] = float32((max(v, top-8) + 4) / 4)
+	}
+	return out, nil
+}
+
+// energies returns the mel filter energies of window chunk (NMels rows of
+// Frames), before the log.
+func (e *Extractor) energies(samples []float32, chunk int) []float64 {
 	lo := min(len(samples), chunk*ChunkSamples)
 	hi := min(len(samples), lo+ChunkSamples)
 	x := make([]float64, ChunkSamples+NFFT) // reflect-padded by NFFT/2 each side
@@ -90,33 +119,33 @@ func (e *Extractor) Features(samples []float32, chunk int) ([]float32, error) {
 	mel := make([]float64, NMels*Frames)
 	b := e.bufs.Get().(*frameBuf)
 	defer e.bufs.Put(b)
-	for t := range Frames {
-		seg := x[t*HopLength : t*HopLength+NFFT]
-		for n, v := range seg {
-			b.in[n] = complex(v*e.window[n], 0)
+	// Two real frames per complex transform (frame t in the real part,
+	// t+1 in the imaginary): X_t[k] = (Z[k] + conj Z[N-k]) / 2 and
+	// X_t+1[k] = (Z[k] - conj Z[N-k]) / 2i, half the transforms.
+	for t := 0; t < Frames; t += 2 {
+		a := x[t*HopLength : t*HopLength+NFFT]
+		var c []float64
+		if t+1 < Frames {
+			c = x[(t+1)*HopLength : (t+1)*HopLength+NFFT]
+		}
+		for n := range NFFT {
+			im := 0.0
+			if c != nil {
+				im = c[n] * e.window[n]
+			}
+			b.in[n] = complex(a[n]*e.window[n], im)
 		}
 		e.plan.transform(b.out, b.in)
 		for k := range b.power {
-			re, im := real(b.out[k]), imag(b.out[k])
-			b.power[k] = re*re + im*im
+			z, w := b.out[k], cmplx.Conj(b.out[(NFFT-k)%NFFT])
+			p, q := (z+w)/2, (z-w)/complex(0, 2)
+			b.power[k] = real(p)*real(p) + imag(p)*imag(p)
+			b.power2[k] = real(q)*real(q) + imag(q)*imag(q)
 		}
-		for m, row := range e.filters {
-			var s float64
-			for k := e.first[m]; k <= e.last[m] && k >= 0; k++ {
-				s += row[k] * b.power[k]
-			}
-			mel[m*Frames+t] = s
+		e.melRow(mel, t, b.power)
+		if c != nil {
+			e.melRow(mel, t+1, b.power2)
 		}
 	}
-	top := math.Inf(-1)
-	for i, v := range mel {
-		v = math.Log10(max(v, 1e-10))
-		mel[i] = v
-		top = max(top, v)
-	}
-	out := make([]float32, len(mel))
-	for i, v := range mel {
-		out[i] = float32((max(v, top-8) + 4) / 4)
-	}
-	return out, nil
+	return mel
 }
