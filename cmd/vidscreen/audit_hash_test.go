@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
@@ -33,7 +34,11 @@ func TestAuditRecordsVideoHashes(t *testing.T) {
 		return hex.EncodeToString(h[:])
 	}
 	// videoFixture's paths, item i on paths[i % 9].
-	want := []string{sum("bbb.mp4"), sum("short.webm"), sum("bbb.mp4"), "", "", "", "", sum("short.webm"), sum("bbb.mp4")}
+	// The identity is items.parquet's video_identity: the content, which
+	// the perceptual match leaves alone here (the two files are different
+	// videos).
+	bbb, short := dups.ContentPrefix+sum("bbb.mp4"), dups.ContentPrefix+sum("short.webm")
+	want := []string{bbb, short, bbb, "", "", "", "", short, bbb}
 	in, err := screen.Open(out)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +48,7 @@ func TestAuditRecordsVideoHashes(t *testing.T) {
 	}
 	for i, r := range in.Rows {
 		if r.VideoID != want[i%9] || (r.VideoID == "") != (r.Failure != "") {
-			t.Errorf("item %d (%s, failure %q): video_sha256 %q, want %q", i, r.Video, r.Failure, r.VideoID, want[i%9])
+			t.Errorf("item %d (%s, failure %q): video identity %q, want %q", i, r.Video, r.Failure, r.VideoID, want[i%9])
 		}
 	}
 	note := strings.Join(in.Notes, "\n")

@@ -163,9 +163,10 @@ func TestAuditVideoLevels(t *testing.T) {
 	if strings.Join(c.LevelsRun, ",") != "option,text,pool,frame,order" || c.Levels["frame"] == nil || c.Levels["order"] == nil {
 		t.Errorf("levels run %v, levels %v: want all five", c.LevelsRun, c.Levels)
 	}
-	// The audit read the videos: shared videos are matched by content.
-	if c.SharedBy != dups.VideosByContent {
-		t.Errorf("shared videos matched by %q, want %q", c.SharedBy, dups.VideosByContent)
+	// The audit read the videos and embedded their frames: shared videos
+	// are matched by content and by the perceptual match.
+	if c.SharedBy != dups.VideosByPerceptual {
+		t.Errorf("shared videos matched by %q, want %q", c.SharedBy, dups.VideosByPerceptual)
 	}
 	// 18 items over 9 paths: twice each of corrupt, gone, link (outside) and ../ (outside).
 	want := map[string]int{"corrupt": 2, "missing": 2, "outside-root": 4}

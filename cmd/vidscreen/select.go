@@ -233,7 +233,7 @@ the pool does not hold.`,
 						return err
 					}
 				}
-				videosBy := ""
+				videosBy := pool.VideosBy
 				if *videos != "" {
 					n, err := release.IdentifyVideos(ctx, pool, *videos)
 					if err != nil {

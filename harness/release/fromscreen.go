@@ -56,7 +56,7 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 				it.Quality |= f
 			}
 		}
-		c := Candidate{Item: it, Template: int(r.Cluster), TemplateSize: int(r.ClusterSize), Verdicts: make([]Verdict, len(atts))}
+		c := Candidate{Item: it, Template: int(r.Cluster), TemplateSize: int(r.ClusterSize), Verdicts: make([]Verdict, len(atts)), Video: runIdentity(r)}
 		for k, v := range r.Verdicts {
 			m := v.Margin
 			if !v.Scored {
@@ -91,6 +91,7 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 		return nil, err
 	}
 	p.Screened = screened
+	p.VideosBy = runVideosBy(p.Candidates)
 	return p, nil
 }
 

@@ -104,6 +104,11 @@ type Pool struct {
 	// but their groups are known, so that Hardest can say a group came out
 	// empty rather than leave it out without a word.
 	Screened []*harness.Item
+	// VideosBy says what identifies the candidates' videos for the
+	// one-per-video cap when the screen carried the run's identities
+	// (FromScreen: items.parquet video_identity or video_sha256); "" when
+	// it carried none and the video id stands.
+	VideosBy string
 	// hardness is each candidate's maximum percentile over the attackers'
 	// margins (see Hardness); computed by NewPool.
 	hardness []float64

@@ -25,6 +25,7 @@ var itemColumns = []reflect.StructField{
 	{Name: "Duration", Type: reflect.TypeFor[*float64](), Tag: `parquet:"duration,optional"`},
 	{Name: "Failure", Type: reflect.TypeFor[string](), Tag: `parquet:"failure"`},
 	{Name: "VideoSHA256", Type: reflect.TypeFor[string](), Tag: `parquet:"video_sha256"`},
+	{Name: "VideoIdentity", Type: reflect.TypeFor[string](), Tag: `parquet:"video_identity"`},
 }
 
 // perAttacker are the columns of each attacker, in order, by suffix.
@@ -48,7 +49,10 @@ var perAttacker = []struct {
 // item's video gave no features, Report.Failures; "" otherwise),
 // video_sha256 (the SHA-256 of the item's video file, hex, that the feature
 // stage read, Report.VideoSHA256; "" when no video level ran or the video
-// failed), one
+// failed), video_identity (the identity shared videos and the duplicate
+// steps compare, Report.VideoIdentity: "sha256:<hex>", "id:<video>" or,
+// where a perceptual match joined re-encodes, "perceptual:" and the group's
+// smallest content identity; "" where the video failed or none was read), one
 // boolean dq_<flag> per data-quality flag (harness.QualityNames), then for
 // each attacker (in column order) <name>_pred (the option chosen where the
 // item was scored; -1 when the attacker has no prediction), <name>_scored
@@ -105,6 +109,9 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		}
 		if i < len(r.VideoSHA256) && (i >= len(r.Failures) || r.Failures[i] == "") {
 			row.Field(12).SetString(r.VideoSHA256[i])
+		}
+		if i < len(r.VideoIdentity) && (i >= len(r.Failures) || r.Failures[i] == "") {
+			row.Field(13).SetString(r.VideoIdentity[i])
 		}
 		for k, f := range flags {
 			q, _ := harness.Flag(f)

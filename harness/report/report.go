@@ -52,6 +52,13 @@ type Report struct {
 	// the items whose video gave features: the content identity of the
 	// screening funnel's duplicate steps (Video-Index 5.1, pool/dedup.py).
 	VideoSHA256 []string
+	// VideoIdentity holds, per item, the identity of its video that shared
+	// videos were counted by (dups.VideoIdentity, joined by
+	// dups.PerceptualIdentities where the run had an image tower;
+	// Duplicates.VideosBy says which); nil when no video was read.
+	// items.parquet's video_identity column writes it, so that screening
+	// and the selector's one-per-video cap use the same identity.
+	VideoIdentity []string
 }
 
 // cardsFile is the layout of cards.json.

@@ -194,7 +194,7 @@ func TestItemsParquetReadsBack(t *testing.T) {
 	for _, c := range f.Schema().Columns() {
 		cols = append(cols, strings.Join(c, "."))
 	}
-	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure,video_sha256," +
+	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure,video_sha256,video_identity," +
 		"dq_empty_option,dq_repeated_option,dq_letter_prefix,dq_meta_option," +
 		"option_artifact_pred,option_artifact_scored,option_artifact_abstained,option_artifact_correct,option_artifact_margin,option_artifact_solved," +
 		"siblings_pred,siblings_scored,siblings_abstained,siblings_correct,siblings_margin,siblings_solved"
@@ -236,10 +236,12 @@ func TestItemsParquetReadsBack(t *testing.T) {
 
 // TestItemsParquetVideoHash: video_sha256 holds the hash the feature stage
 // read where the video gave features, "" where it failed or was not read,
-// and "" throughout a run without videos.
+// and "" throughout a run without videos; video_identity holds the
+// identity shared videos were counted by under the same rule.
 func TestItemsParquetVideoHash(t *testing.T) {
 	type row struct {
-		Hash string `parquet:"video_sha256"`
+		Hash     string `parquet:"video_sha256"`
+		Identity string `parquet:"video_identity"`
 	}
 	r := fixture(t)
 	n := len(r.Items)
@@ -266,6 +268,13 @@ func TestItemsParquetVideoHash(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r.VideoSHA256, r.Failures = tt.hashes, tt.failures
+			r.VideoIdentity = nil
+			if tt.hashes != nil {
+				r.VideoIdentity = make([]string, n)
+				for i, h := range tt.hashes {
+					r.VideoIdentity[i] = "perceptual:sha256:" + h
+				}
+			}
 			var b bytes.Buffer
 			if err := r.WriteItemsParquet(&b); err != nil {
 				t.Fatal(err)
@@ -277,6 +286,13 @@ func TestItemsParquetVideoHash(t *testing.T) {
 			for i, got := range rows {
 				if got.Hash != tt.want(i) {
 					t.Errorf("row %d: video_sha256 %q, want %q", i, got.Hash, tt.want(i))
+				}
+				wantID := ""
+				if tt.want(i) != "" {
+					wantID = "perceptual:sha256:" + tt.want(i)
+				}
+				if got.Identity != wantID {
+					t.Errorf("row %d: video_identity %q, want %q", i, got.Identity, wantID)
 				}
 			}
 		})

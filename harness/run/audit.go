@@ -574,6 +574,11 @@ type audit struct {
 	// when no video was read. Shared videos are counted by it (Video-Index
 	// 4.5; dups.VideoIdentity).
 	videoContent []string
+	// videoIdentity is each item's video identity (videoidentity.go) and
+	// videosBy what made it (dups.VideosByContent or VideosByPerceptual);
+	// nil when no video was read.
+	videoIdentity []string
+	videosBy      string
 	// xpool is the run's cross-pool store (every item with its text and
 	// question rows), built on the first cross-pool unit (crossPool).
 	xpool struct {
@@ -960,12 +965,8 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	}
 	dm.add(len(a.items))
 	dm.finish()
-	if a.videoContent != nil {
-		ids := make([]string, len(a.items))
-		for i, it := range a.items {
-			ids[i] = dups.VideoIdentity(it, a.videoContent[i])
-		}
-		dup.SharedVideos(a.items, ids, dups.VideosByContent)
+	if a.videoIdentity != nil {
+		dup.SharedVideos(a.items, a.videoIdentity, a.videosBy)
 	}
 	if a.opt.Confirm != nil {
 		if dup, err = a.confirm(ctx, dup); err != nil {
@@ -1030,7 +1031,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	if err != nil {
 		return err
 	}
-	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup, Failures: a.failures, VideoSHA256: a.videoContent}
+	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup, Failures: a.failures, VideoSHA256: a.videoContent, VideoIdentity: a.videoIdentity}
 	outs := []output{
 		{CardsJSON, rep.WriteCardsJSON},
 		{CardsMarkdown, rep.WriteMarkdown},

@@ -372,6 +372,9 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	if err := noVideoRead(a.items, fr.Items, a.opt.VideoRoot); err != nil {
 		return err
 	}
+	if err := a.identifyVideos(ctx, fr); err != nil {
+		return err
+	}
 	if runsDiagnostics(needs) {
 		scores := make([]map[string][]float64, len(a.items))
 		for i, f := range fr.Items {

@@ -84,8 +84,9 @@ func TestDuplicatesByVideoContent(t *testing.T) {
 	}
 }
 
-// TestReadItemsVideoHash: items.parquet's video_sha256, as the run writes
-// it, gives each row's VideoID ("" where the video failed), and the note
+// TestReadItemsVideoHash: items.parquet's video_identity (where the run
+// wrote one), else its video_sha256, gives each row's VideoID ("" where
+// the video failed), and the note
 // says which identity the duplicate steps used; a file without the column
 // (an older run) or with an empty one (no video level) falls back to the
 // paths, said so.
@@ -95,16 +96,19 @@ func TestReadItemsVideoHash(t *testing.T) {
 		{ID: "x2", Benchmark: "A", Video: "a/copy.mp4", Options: []string{"w", "x"}},
 		{ID: "x3", Benchmark: "A", Video: "gone.mp4", Options: []string{"w", "x"}},
 	}
-	h := strings.Repeat("ab", 32)
+	h, g := strings.Repeat("ab", 32), strings.Repeat("01", 32)
 	for _, tt := range []struct {
 		name             string
 		hashes, failures []string
+		identities       []string
 		want             []string
 		note             string
 	}{
-		{"hashed, one failed", []string{h, h, ""}, []string{"", "", "missing"}, []string{h, h, ""}, "by content (the SHA-256 of the video's bytes, items.parquet video_sha256) for 2 of 3 items"},
-		{"hashed", []string{h, h, h}, []string{"", "", ""}, []string{h, h, h}, "video identity: by content"},
-		{"no videos", nil, nil, []string{"", "", ""}, "video identity: by path"},
+		{"perceptual: x2 a re-encode of x1", []string{h, g, ""}, []string{"", "", "missing"}, []string{"perceptual:sha256:" + g, "perceptual:sha256:" + g, "id:gone.mp4"},
+			[]string{"perceptual:sha256:" + g, "perceptual:sha256:" + g, ""}, "content+perceptual (items.parquet video_identity)"},
+		{"hashed, one failed", []string{h, h, ""}, []string{"", "", "missing"}, nil, []string{h, h, ""}, "by content (the SHA-256 of the video's bytes, items.parquet video_sha256) for 2 of 3 items"},
+		{"hashed", []string{h, h, h}, []string{"", "", ""}, nil, []string{h, h, h}, "video identity: by content"},
+		{"no videos", nil, nil, nil, []string{"", "", ""}, "video identity: by path"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), itemsFile)
@@ -112,7 +116,7 @@ func TestReadItemsVideoHash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &report.Report{Items: items, VideoSHA256: tt.hashes, Failures: tt.failures}
+			r := &report.Report{Items: items, VideoSHA256: tt.hashes, VideoIdentity: tt.identities, Failures: tt.failures}
 			if err := r.WriteItemsParquet(f); err != nil {
 				t.Fatal(err)
 			}

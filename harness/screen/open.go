@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/completion"
+	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/report"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -97,13 +99,18 @@ func Open(dir string) (*Input, error) {
 // recorded it, by the video path elsewhere (Video-Index 5.1, pool/dedup.py
 // compares videos by content).
 func identityNote(rows []Row) string {
-	hashed := 0
+	hashed, perceptual := 0, 0
 	for i := range rows {
 		if rows[i].VideoID != "" {
 			hashed++
 		}
+		if strings.HasPrefix(rows[i].VideoID, dups.PerceptualPrefix) {
+			perceptual++
+		}
 	}
 	switch {
+	case perceptual > 0:
+		return fmt.Sprintf("video identity: content+perceptual (items.parquet video_identity): the SHA-256 of the video's bytes, and for %d of %d items a re-encode joined by the mean frame embedding (cosine >= %.2f, confirmed frame by frame; videos whose frames are all alike by SHA-256 only); %d items are compared by their video paths", perceptual, len(rows), dups.PerceptualThreshold, len(rows)-hashed)
 	case hashed == 0:
 		return "video identity: by path: the run records no content hash of its videos (no video level ran, or an older vidscreen wrote it), so the duplicate steps take two items to share a video when their video paths are equal"
 	case hashed < len(rows):
@@ -226,9 +233,11 @@ func readAttackers(path string) ([]Attacker, map[string][]string, error) {
 // readItems reads items.parquet into rows holding one raw verdict per
 // attacker (in attackers' order). Columns are found by name, so the file
 // may have more than screening reads.
-// A video_sha256 column (the content identity of each item's video, ""
-// where the run read none) gives Row.VideoID; a file without one leaves it
-// empty, and Compute then identifies the video by its path.
+// A video_identity column (the identity the audit counted shared videos
+// by, perhaps joined by the perceptual match) gives Row.VideoID, else a
+// video_sha256 column (the content identity of each item's video, ""
+// where the run read none); a file without either leaves it empty, and
+// Compute then identifies the video by its path.
 func readItems(path string, attackers []Attacker) ([]Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -268,6 +277,7 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 		}
 	}
 	hashCol, hashed := col["video_sha256"]
+	identCol, identified := col["video_identity"]
 	flags := harness.QualityNames()
 	dq := make([]int, len(flags))
 	for k, fl := range flags {
@@ -318,6 +328,11 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 			}
 			if hashed {
 				row.VideoID = one(hashCol).String()
+			}
+			if identified {
+				if id := one(identCol).String(); id != "" {
+					row.VideoID = id
+				}
 			}
 			for _, v := range cols[c.options] {
 				if !v.IsNull() {
