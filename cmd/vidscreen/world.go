@@ -53,8 +53,8 @@ stderr as audit's does: a line on a terminal, log lines in --log-format elsewher
 				if *out == "" {
 					return &usageError{"--out DIR is required"}
 				}
-				if *videos < len(world.Families()) {
-					return &usageError{fmt.Sprintf("--videos %d: at least %d, one per family", *videos, len(world.Families()))}
+				if *videos < world.MinVideos() {
+					return &usageError{fmt.Sprintf("--videos %d: at least %d, one per family", *videos, world.MinVideos())}
 				}
 				if *minDur < 1 || *maxDur < *minDur {
 					return &usageError{fmt.Sprintf("--min-duration %g, --max-duration %g: want 1 <= min <= max", *minDur, *maxDur)}

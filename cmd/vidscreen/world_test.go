@@ -20,7 +20,7 @@ func TestWorldWritesAWorld(t *testing.T) {
 			t.Errorf("missing %s: %v", name, err)
 		}
 	}
-	if !strings.Contains(out, "option-artifact") || !strings.Contains(out, "9 videos") {
+	if !strings.Contains(out, "option-artifact") || !strings.Contains(out, "13 videos") {
 		t.Fatalf("summary:\n%s", out)
 	}
 	if strings.Contains(errOut, "libx264") {

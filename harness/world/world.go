@@ -66,8 +66,8 @@ func (o *Options) defaults() error {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	switch {
-	case o.Videos < len(visualFamilies()):
-		return fmt.Errorf("world: %d videos: at least %d needed, one per family", o.Videos, len(visualFamilies()))
+	case o.Videos < MinVideos():
+		return fmt.Errorf("world: %d videos: at least %d needed, one per family", o.Videos, MinVideos())
 	case o.MinDuration < 1 || o.MaxDuration < o.MinDuration:
 		return fmt.Errorf("world: durations %g to %g s: want 1 <= min <= max", o.MinDuration, o.MaxDuration)
 	case o.Width < 64 || o.Height < 48 || o.Width%2 != 0 || o.Height%2 != 0:
@@ -416,3 +416,7 @@ func writeVideo(ctx context.Context, path string, s *Scene, opt Options) (err er
 	}
 	return nil
 }
+
+// MinVideos is the fewest videos a world may have: one per family drawn
+// from the video budget (the audio family's videos come on top of it).
+func MinVideos() int { return len(visualFamilies()) }
