@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -285,10 +286,13 @@ func TestAuditServedReaders(t *testing.T) {
 }
 
 // TestAuditServedFaults: on a text audit with a served lm_reader, the
-// items whose requests the server fails after its retries fail alone (the
-// readers guess on them, the others are answered from the server); the
-// outputs are the same at 1 and 8 requests in flight; a server refusing
-// every request stops the run with exit 1, naming its URL and message.
+// items whose requests the server fails after its retries fail alone, with
+// reason server in items.parquet (the others are answered from the
+// server); the outputs are the same at 1 and 8 requests in flight. Their
+// answers are not stored: the run resumed once the server has recovered
+// asks those prompts alone again and writes what a fresh audit against the
+// healthy server writes. A server refusing every request stops the run
+// with exit 1, naming its URL and message.
 func TestAuditServedFaults(t *testing.T) {
 	items := demoSubset(t, 40)
 	var first struct {
@@ -296,23 +300,26 @@ func TestAuditServedFaults(t *testing.T) {
 	}
 	b, _ := os.ReadFile(items)
 	json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &first)
+	var healthy atomic.Bool
 	failing := func(r *openaitest.Request, attempt int) openaitest.Fault {
-		if strings.Contains(r.User(), first.Question) {
+		if !healthy.Load() && strings.Contains(r.User(), first.Question) {
 			return openaitest.Fault{Status: 503}
 		}
 		return openaitest.Fault{}
 	}
 	type row struct {
-		Options []string `parquet:"options,list"`
-		OptP    int32    `parquet:"options_reader_pred"`
-		OptG    bool     `parquet:"options_reader_abstained"`
-		BlindP  int32    `parquet:"blind_reader_pred"`
-		BlindG  bool     `parquet:"blind_reader_abstained"`
+		Question string   `parquet:"question"`
+		Options  []string `parquet:"options,list"`
+		Failure  string   `parquet:"failure"`
+		OptP     int32    `parquet:"options_reader_pred"`
+		OptG     bool     `parquet:"options_reader_abstained"`
+		BlindP   int32    `parquet:"blind_reader_pred"`
+		BlindG   bool     `parquet:"blind_reader_abstained"`
 	}
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption, Fault: failing})
+	defer srv.Close()
 	var outs []string
 	for _, conc := range []int{1, 8} {
-		srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption, Fault: failing})
-		defer srv.Close()
 		out := filepath.Join(t.TempDir(), fmt.Sprintf("conc%d", conc))
 		code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--models", servedModels(t, "", srv.BaseURL(), conc), "--levels", "option,text")
 		if code != 0 {
@@ -322,18 +329,24 @@ func TestAuditServedFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		guessed := 0
+		failed := 0
 		for i, r := range rows {
-			if r.BlindG {
-				guessed++
+			if r.Failure != "" {
+				failed++
+				if r.Failure != models.FailureServer || r.Question != first.Question {
+					t.Errorf("item %d (%q) failed for %q; want %q on the failing question's items only", i, r.Question, r.Failure, models.FailureServer)
+				}
 				continue
 			}
-			if r.BlindP != longest(r.Options) || !r.OptG && r.OptP != longest(r.Options) {
-				t.Errorf("item %d: options-reader %d, blind-reader %d; the server favours %d", i, r.OptP, r.BlindP, longest(r.Options))
+			if r.Question == first.Question {
+				t.Errorf("item %d: the failing question's item did not fail", i)
+			}
+			if r.BlindG || r.BlindP != longest(r.Options) || !r.OptG && r.OptP != longest(r.Options) {
+				t.Errorf("item %d: options-reader %d, blind-reader %d (abstained %v); the server favours %d", i, r.OptP, r.BlindP, r.BlindG, longest(r.Options))
 			}
 		}
-		if guessed == 0 || guessed == len(rows) {
-			t.Errorf("concurrency %d: %d of %d items guessed by blind-reader; want those of the failing question only", conc, guessed, len(rows))
+		if failed == 0 || failed == len(rows) {
+			t.Errorf("concurrency %d: %d of %d items failed; want those of the failing question only", conc, failed, len(rows))
 		}
 		outs = append(outs, out)
 	}
@@ -342,6 +355,35 @@ func TestAuditServedFaults(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(outs[1], f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between concurrency 1 and 8", f)
+		}
+	}
+
+	// The server recovers: the first run resumed asks the failed prompts
+	// again (and nothing else), and its outputs are a fresh audit's.
+	healthy.Store(true)
+	srv.Reset()
+	dir := servedModels(t, "", srv.BaseURL(), 8)
+	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", outs[0], "--models", dir, "--levels", "option,text"); code != 0 {
+		t.Fatalf("resumed against the healthy server: exit %d\n%s", code, stderr)
+	}
+	asked := srv.Requests()
+	if len(asked) == 0 {
+		t.Error("the resumed run asked nothing: the failed prompts' answers were kept")
+	}
+	for _, r := range asked {
+		if !strings.Contains(r.User(), first.Question) {
+			t.Errorf("the resumed run asked an answered prompt again: %q", r.User())
+		}
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", fresh, "--models", dir, "--levels", "option,text"); code != 0 {
+		t.Fatalf("fresh audit against the healthy server: exit %d\n%s", code, stderr)
+	}
+	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+		a, _ := os.ReadFile(filepath.Join(fresh, f))
+		b, _ := os.ReadFile(filepath.Join(outs[0], f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the resumed run and a fresh audit against the healthy server", f)
 		}
 	}
 

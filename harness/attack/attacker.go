@@ -49,6 +49,11 @@ type Prediction struct {
 	// Abstain is true when the attacker had nothing to go on and Choice is a
 	// seeded guess.
 	Abstain bool
+	// Failure, when set, says the attacker could not be answered for this
+	// item (models.FailureServer: a served reader's server failed after its
+	// retries): Choice is an abstention, the item fails with this reason and
+	// the prediction is not stored, so a resumed run asks again.
+	Failure string
 }
 
 // An Attacker answers every item of a stream.

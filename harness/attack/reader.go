@@ -78,10 +78,18 @@ func readAll(ctx context.Context, r LetterReader, prompts []models.LetterPrompt,
 	return scores, ok, nil
 }
 
-// answerAll turns a reader's letter scores into predictions.
+// answerAll turns a reader's letter scores into predictions. A prompt the
+// reader was asked and gave no row for (nil: its server failed) is an
+// abstention marked with Prediction.Failure.
 func answerAll(name string, s *Stream, scores [][]float64, ok []bool) []Prediction {
 	out := make([]Prediction, len(s.Items))
 	for p, it := range s.Items {
+		if ok[p] && scores[p] == nil {
+			// Asked and not answered: a served reader's server failed.
+			out[p] = abstain(s.Seed, name, it)
+			out[p].Failure = models.FailureServer
+			continue
+		}
 		if !ok[p] || len(scores[p]) != len(it.Options) {
 			out[p] = abstain(s.Seed, name, it)
 			continue

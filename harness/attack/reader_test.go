@@ -145,3 +145,30 @@ func TestCaptionsReaderShortensToFit(t *testing.T) {
 		t.Errorf("item with a failed video: %+v", preds[1])
 	}
 }
+
+// downReader is a served reader whose server failed on every prompt: it
+// gives no rows.
+type downReader struct{ fakeReader }
+
+func (d *downReader) Score(ctx context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+	return make([][]float64, len(ps)), nil
+}
+
+// TestReaderServerFailure: a prompt the reader was asked and gave no row
+// for is an abstention marked with models.FailureServer (the item fails;
+// its answer is not stored), not a plain guess.
+func TestReaderServerFailure(t *testing.T) {
+	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
+	s := &attack.Stream{Seed: 1, Items: []*harness.Item{it}}
+	preds, err := frameAttacker(t, readerConfig(&downReader{}), "blind-reader").Attack(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !preds[0].Abstain || preds[0].Failure != models.FailureServer {
+		t.Errorf("blind reader on a failed server: %+v, want an abstention failed for %q", preds[0], models.FailureServer)
+	}
+	preds, err = frameAttacker(t, readerConfig(&fakeReader{}), "blind-reader").Attack(context.Background(), s)
+	if err != nil || preds[0].Failure != "" {
+		t.Errorf("blind reader on a healthy reader: %+v, %v", preds[0], err)
+	}
+}

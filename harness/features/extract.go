@@ -371,6 +371,9 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 			res.Items[i].Duration = p.duration
 			if p.vlm != nil {
 				res.Items[i].VLM = p.vlm[k]
+				if err := unansweredErr(items[i], p.vlm[k]); err != nil {
+					res.Items[i].Failure, res.Items[i].Err = models.FailureServer, err
+				}
 			}
 		}
 		if p.plan == nil {
@@ -686,8 +689,13 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 				if err != nil {
 					return err
 				}
-				if err := storeVLM(opt.CacheDir, p.vkey, p.video.Path, got, w.info.Duration); err != nil {
-					return err
+				// A video some of whose prompts the server failed on is not
+				// stored: its items fail (server) this run and are asked
+				// again by the next.
+				if !unanswered(got) {
+					if err := storeVLM(opt.CacheDir, p.vkey, p.video.Path, got, w.info.Duration); err != nil {
+						return err
+					}
 				}
 				mu.Lock()
 				p.vlm = got

@@ -397,7 +397,41 @@ func loadVLM(dir, key string, n int) (*vlmEntry, error) {
 	if err := json.Unmarshal(b, &e); err != nil || e.Format != vlmCacheFormat || len(e.Items) != n {
 		return nil, nil // a torn or foreign entry is recomputed
 	}
+	if unanswered(e.Items) {
+		return nil, nil // written before failed prompts were kept out: asked again
+	}
 	return &e, nil
+}
+
+// unanswered reports whether a video's scores hold a prompt the reader was
+// asked and gave no row for (nil: a served reader's server failed after
+// its retries). Such scores are never stored: the items fail with reason
+// models.FailureServer and a resumed run asks again.
+func unanswered(items []map[string][]float64) bool {
+	for _, m := range items {
+		for _, sc := range m {
+			if sc == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unansweredErr is the error of an item some of whose prompts the served
+// reader's server failed on, for Item.Err.
+func unansweredErr(it *harness.Item, scores map[string][]float64) error {
+	var sets []string
+	for name, sc := range scores {
+		if sc == nil {
+			sets = append(sets, name)
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	slices.Sort(sets)
+	return fmt.Errorf("%s: vlm_reader's server failed after its retries on frame sets %s", it.Source, strings.Join(sets, ", "))
 }
 
 func storeVLM(dir, key, path string, items []map[string][]float64, duration time.Duration) error {

@@ -587,6 +587,9 @@ type audit struct {
 		err  error
 	}
 	features *features.Stats
+	// serverFailed holds the items a served reader's server failed on
+	// while the attackers ran (serverfail.go).
+	serverFailed serverFailures
 	// meanFrames and questionTE are the v_i and t_i of the effective size:
 	// the unit mean embedding of each item's uniform frames (nil when its
 	// video failed) and the text_embed embedding of its question (nil
@@ -916,6 +919,12 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 		if pos != nil {
 			position = pos[p]
 		}
+		if preds[p].Failure != "" {
+			// Not answered: an abstention for the cards, never stored, so
+			// a resumed run asks again (as a failed video's items).
+			a.serverFailed.add(i, preds[p].Failure)
+			continue
+		}
 		rec := Record{Key: a.items[i].Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: preds[p]}
 		if u.frames {
 			if a.failures != nil && a.failures[i] != "" {
@@ -980,6 +989,7 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	mcfg.Threads = threads.Threads
 	cm := newMeter(a.opt.Progress, int64(len(a.items)), "cards", "items")
 	mcfg.Embedder = a.cfg.Embedder
+	a.serverFailed.into(a)
 	mcfg.Failures = a.failures
 	for _, si := range a.samples {
 		if mcfg.Samples == nil {

@@ -138,8 +138,13 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	}
 	out := make([]int, len(a.items))
 	rec := permutationRecord{Choices: out, Margins: make([]*float64, len(a.items))}
+	failed := false
 	for i, pr := range preds {
 		it := a.items[i]
+		if pr.Failure != "" {
+			a.serverFailed.add(int32(i), pr.Failure)
+			failed = true
+		}
 		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
 			return nil, fmt.Errorf("option permutation %d of %s: item %s: choice %d out of range", o, at.Name(), it.Source, pr.Choice)
 		}
@@ -150,6 +155,11 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 		if m, err := metrics.Margin(pr.Scores, s.Items[i].Answer); err == nil && len(pr.Scores) == len(it.Options) {
 			rec.Margins[i] = &m
 		}
+	}
+	if failed {
+		// A reader's server failed on some items: nothing is kept, so a
+		// resumed run asks those again (and the rest from the store).
+		return out, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -279,6 +280,7 @@ func (a *audit) screenReaderScores(ctx context.Context, vis []*attack.Visual, se
 		}
 		return fmt.Errorf("screen_reader: %w", err)
 	}
+	a.failUnanswered(scores)
 	key := map[string]string{a.opt.screenSet().Name: attack.VLMInOrder, attack.VLMShuffledScreen: attack.VLMShuffledScreen}
 	for i, x := range vis {
 		m := make(map[string][]float64, len(x.VLM)+len(sets))
@@ -778,7 +780,7 @@ func (m *featureMeter) end(ok bool) {
 func noVideoRead(items []*harness.Item, got []features.Item, root string) error {
 	first := -1
 	for i := range got {
-		if got[i].Failure == "" {
+		if got[i].Failure == "" || got[i].Failure == models.FailureServer { // read; its reader's server failed
 			return nil
 		}
 		if first < 0 {

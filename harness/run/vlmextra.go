@@ -84,6 +84,7 @@ func (a *audit) extraVLMScores(ctx context.Context, vis []*attack.Visual, needs 
 			}
 			return fmt.Errorf("vlm_reader entry %d: %w", k+2, err)
 		}
+		a.failUnanswered(scores)
 		for i, x := range vis {
 			m := make(map[string][]float64, len(x.VLM)+len(sets))
 			for key, sc := range x.VLM {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 // runFunnel screens s.Rows as the Video-Index funnel (section 5.1; the
@@ -14,7 +15,8 @@ import (
 // duplicates, each step on the items the earlier ones left, so that every
 // removed item has exactly one reason (Row.RemovedBy). An item that reaches
 // a step reading its video when its video failed is pending: it leaves the
-// funnel neither kept nor removed (the authors' pending_steps). It returns
+// funnel neither kept nor removed (the authors' pending_steps); so is an
+// item failed for models.FailureServer, at the first attacker step. It returns
 // the steps in the order they ran.
 func runFunnel(s *Screen, drop harness.Quality, gated map[string][]string) []string {
 	rows := s.Rows
@@ -45,7 +47,10 @@ func runFunnel(s *Screen, drop harness.Quality, gated map[string][]string) []str
 			if !alive(r) {
 				continue
 			}
-			if video && r.Failure != "" {
+			// A failed video leaves its item pending at the steps that
+			// read it; a failed server (the item's reader was never
+			// answered) at every step: it is neither solved nor unsolved.
+			if r.Failure != "" && (video || r.Failure == models.FailureServer) {
 				r.Pending = a.Name
 				continue
 			}
