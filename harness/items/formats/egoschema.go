@@ -148,22 +148,7 @@ func (a egoAnswerAt) String() string { return fmt.Sprintf("%s:%d", a.file, a.lin
 
 // readEgoAnswers reads subset_answers.json: {q_uid: 0-based index}.
 func readEgoAnswers(ctx context.Context, name string, answers map[string]int, from map[string]egoAnswerAt) error {
-	w, err := records.Open(name)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	if err := w.Enter('{', "EgoSchema's answers as one JSON object {q_uid: index}"); err != nil {
-		return err
-	}
-	for w.More() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		id, err := w.Key()
-		if err != nil {
-			return err
-		}
+	return records.EachKey(ctx, name, "EgoSchema's answers as one JSON object {q_uid: index}", func(w *records.Walker, id string) error {
 		var v any
 		line, err := w.Value(&v)
 		if err != nil {
@@ -181,11 +166,8 @@ func readEgoAnswers(ctx context.Context, name string, answers map[string]int, fr
 			return w.Fail(line, id, fmt.Errorf("%w: answer %d, but %s gives %d", harness.ErrDuplicateID, g, prev, answers[id]))
 		}
 		answers[id], from[id] = g, egoAnswerAt{name, line}
-	}
-	if err := w.Leave(); err != nil {
-		return err
-	}
-	return w.End()
+		return nil
+	})
 }
 
 // egoRow reads one record of questions.json.

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -121,21 +120,8 @@ func TestEgoSchemaParquetErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readEgoSchema(context.Background(), []string{tc.path}, items.NoOptions())
-			checkParquetError(t, err, tc.path, tc.row, tc.field, tc.reason)
+			wantParquetError(t, err, tc.path, tc.row, tc.field, tc.reason)
 		})
-	}
-}
-
-// checkParquetError checks that err is a *harness.ParseError naming the
-// file, the Parquet row (0 for the file as a whole) and the field.
-func checkParquetError(t *testing.T, err error, file string, row int, field string, reason error) {
-	t.Helper()
-	var pe *harness.ParseError
-	if !errors.As(err, &pe) {
-		t.Fatalf("error %v (%T), want a *harness.ParseError", err, err)
-	}
-	if pe.File != file || pe.Row != row || pe.Field != field || !errors.Is(err, reason) {
-		t.Errorf("error %v names %s row %d field %q; want %s row %d field %q wrapping %v", err, pe.File, pe.Row, pe.Field, file, row, field, reason)
 	}
 }
 
@@ -143,34 +129,6 @@ func checkParquetError(t *testing.T, err error, file string, row int, field stri
 // after a real table: no panic, every error a *harness.ParseError, every
 // row's gold one of its options.
 func FuzzEgoSchemaParquet(f *testing.F) {
-	sp := filepath.Join(f.TempDir(), "seed.parquet")
-	if err := parquet.WriteFile(sp, egoParquetRows); err != nil {
-		f.Fatal(err)
-	}
-	seed, err := os.ReadFile(sp)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(seed)
-	f.Add(seed[:len(seed)/2])
-	// One file per fuzzing process: its calls run one at a time.
-	p := filepath.Join(f.TempDir(), "test-00000-of-00001.parquet")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := readEgoSchema(context.Background(), []string{p}, items.NoOptions())
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 {
-				t.Fatalf("row %s: gold %d of %d options", r.Source, r.GoldIndex, len(r.Options))
-			}
-		}
-	})
+	addParquetSeeds(f, egoParquetRows)
+	fuzzRead(f, "test-00000-of-00001.parquet", readEgoSchema, isChoice)
 }

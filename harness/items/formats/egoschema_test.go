@@ -2,7 +2,6 @@ package formats
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -102,20 +101,13 @@ func TestEgoSchemaErrors(t *testing.T) {
 }
 
 func TestEgoSchemaDetect(t *testing.T) {
-	for _, tc := range []struct {
-		path, head string
-		want       bool
-	}{
+	checkDetect(t, detectEgoSchema, []detectCase{
 		{"questions.json", egoQuestions[:300], true},
 		{"subset_answers.json", egoAnswers[:60], true},
 		{"questions.jsonl", egoQuestions[:300], false},
 		{"mvbench.json", `[{"video": "a.mp4", "question": "q", "candidates": ["a", "b"], "answer": "a"}]`, false},
 		{"other.json", `{"results": {}}`, false},
-	} {
-		if got := detectEgoSchema(tc.path, []byte(tc.head)); got != tc.want {
-			t.Errorf("detect %s %q = %v, want %v", tc.path, tc.head, got, tc.want)
-		}
-	}
+	})
 }
 
 func FuzzEgoSchema(f *testing.F) {
@@ -131,17 +123,6 @@ func FuzzEgoSchema(f *testing.F) {
 			t.Fatal("write fixture")
 		}
 		res, err := readEgoSchema(context.Background(), []string{q, a}, items.NoOptions())
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 {
-				t.Fatalf("row %s: gold %d of %d options", r.Source, r.GoldIndex, len(r.Options))
-			}
-		}
+		checkFuzzRead(t, res, err, isChoice, q, a)
 	})
 }

@@ -136,16 +136,10 @@ func TestLMMSEvalTaskErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "dataset.jsonl")
 			// The bad document is the second line.
-			if err := os.WriteFile(p, []byte(first+"\n"+c.line+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := LMMSEvalTask().Read(context.Background(), []string{p}, items.Options{IndexBase: -1})
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) || pe.File != p || pe.Line != 2 || pe.Field != c.field || !errors.Is(err, c.reason) {
-				t.Errorf("err %v, want %s:2 field %q (%v)", err, p, c.field, c.reason)
-			}
+			p := writeFile(t, t.TempDir(), "dataset.jsonl", first+"\n"+c.line+"\n")
+			_, err := LMMSEvalTask().Read(context.Background(), []string{p}, items.NoOptions())
+			wantParseError(t, err, p, 2, c.field, c.reason)
 		})
 	}
 	empty := filepath.Join(t.TempDir(), "dataset.jsonl")
@@ -163,23 +157,5 @@ func FuzzLMMSEvalTask(f *testing.F) {
 	f.Add([]byte(`{"item_id":"a/1","vidscreen_release":"r","video":"v","video_path":"","question":"q","options":["x","y"],"answer":"B","answer_index":1,"task":"","group":"","duration":null,"start":null,"end":null,"blind_orders":[[0,1]],"meta":""}` + "\n"))
 	f.Add([]byte(`{"item_id":1}`))
 	f.Add([]byte("\ufeff{}\n\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "dataset.jsonl")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := LMMSEvalTask().Read(context.Background(), []string{p}, items.Options{IndexBase: -1})
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *harness.ParseError", err)
-			}
-			return
-		}
-		for _, row := range res.Rows {
-			if row.GoldIndex < 0 || row.GoldIndex >= len(row.Options) {
-				t.Fatalf("row %s: gold %d of %d options", row.Source, row.GoldIndex, len(row.Options))
-			}
-		}
-	})
+	fuzzRead(f, "dataset.jsonl", LMMSEvalTask().Read, goldInRange)
 }

@@ -38,7 +38,7 @@ const longVideoBenchFixture = `[
 `
 
 func TestLongVideoBenchReadsTheValidationQuestions(t *testing.T) {
-	p := writeAnno(t, "lvb_val.json", longVideoBenchFixture)
+	p := writeFile(t, t.TempDir(), "lvb_val.json", longVideoBenchFixture)
 	res, err := readAnno(t, LongVideoBench(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestLongVideoBenchReadsTheValidationQuestions(t *testing.T) {
 }
 
 func TestLongVideoBenchDropsTheTestSplitsHiddenAnswers(t *testing.T) {
-	p := writeAnno(t, "lvb_test_wo_gt.json", `[{"video_id": "v", "question": "q?", "candidates": ["a", "b"], "id": "v_0", "video_path": "v.mp4", "duration": 20, "starting_timestamp_for_subtitles": 0}]`)
+	p := writeFile(t, t.TempDir(), "lvb_test_wo_gt.json", `[{"video_id": "v", "question": "q?", "candidates": ["a", "b"], "id": "v_0", "video_path": "v.mp4", "duration": 20, "starting_timestamp_for_subtitles": 0}]`)
 	res, err := readAnno(t, LongVideoBench(), p)
 	if err != nil {
 		t.Fatal(err)

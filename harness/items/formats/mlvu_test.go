@@ -54,8 +54,8 @@ const mlvuSummary = `[
 `
 
 func TestMLVUReadsMultipleChoiceTasksAndDropsTheOthers(t *testing.T) {
-	plot := writeAnno(t, "1_plotQA.json", mlvuPlotQA)
-	sum := writeAnno(t, "9_summary.json", mlvuSummary)
+	plot := writeFile(t, t.TempDir(), "1_plotQA.json", mlvuPlotQA)
+	sum := writeFile(t, t.TempDir(), "9_summary.json", mlvuSummary)
 	res, err := readAnno(t, MLVU(), plot, sum)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestMLVUReadsMultipleChoiceTasksAndDropsTheOthers(t *testing.T) {
 }
 
 func TestMLVUKeepsTheVideoAsWrittenOutsideATaskFile(t *testing.T) {
-	p := writeAnno(t, "mlvu_dev_subset.json", `[{"video": "a.mp4", "duration": 10, "question": "q?", "candidates": ["x", "y"], "answer": "y", "question_type": "count", "question_id": "CO_7"}]`)
+	p := writeFile(t, t.TempDir(), "mlvu_dev_subset.json", `[{"video": "a.mp4", "duration": 10, "question": "q?", "candidates": ["x", "y"], "answer": "y", "question_type": "count", "question_id": "CO_7"}]`)
 	res, err := readAnno(t, MLVU(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -106,19 +106,12 @@ func TestMLVURefusesMalformedFiles(t *testing.T) {
 }
 
 func TestMLVUDetectsItsFilesOnly(t *testing.T) {
-	for _, c := range []struct {
-		name, head string
-		want       bool
-	}{
+	checkDetect(t, MLVU().Detect, []detectCase{
 		{"1_plotQA.json", mlvuPlotQA, true},
 		{"9_summary.json", mlvuSummary, true},
 		{"lvb_val.json", longVideoBenchFixture, false},
 		{"STAR_val.json", starFixture, false},
-	} {
-		if got := MLVU().Detect(c.name, []byte(c.head)); got != c.want {
-			t.Errorf("Detect(%s) = %v, want %v", c.name, got, c.want)
-		}
-	}
+	})
 }
 
 func FuzzMLVU(f *testing.F) {

@@ -2,9 +2,6 @@ package formats
 
 import (
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -98,12 +95,7 @@ func TestMVBenchRows(t *testing.T) {
 }
 
 func TestMVBenchErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name, body string
-		line       int
-		field      string
-		reason     error
-	}{
+	checkErrors(t, readMVBench, "action_antonym.json", []errCase{
 		{"no candidates", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrMissingField},
 		{"candidates not a list", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": \"x, y\", \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrFieldType},
 		{"candidate an object", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\", {}], \"answer\": \"x\"}\n]", 2, "candidates[1]", harness.ErrFieldType},
@@ -114,13 +106,7 @@ func TestMVBenchErrors(t *testing.T) {
 		{"start not a number", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\", \"y\"], \"answer\": \"x\", \"start\": \"soon\"}\n]", 2, "start", harness.ErrBadValue},
 		{"not an array", `{"video": "a.mp4"}`, 1, "", harness.ErrSyntax},
 		{"broken second record", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\", \"y\"], \"answer\": \"x\"},\n{\"video\": }\n]", 3, "", harness.ErrSyntax},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "action_antonym.json", tc.body)
-			_, err := readMVBench(context.Background(), []string{p}, items.NoOptions())
-			wantParseError(t, err, p, tc.line, tc.field, tc.reason)
-		})
-	}
+	})
 	t.Run("same task twice", func(t *testing.T) {
 		dir := t.TempDir()
 		a := writeFile(t, dir, "a/action_count.json", mvbenchActionCount)
@@ -131,47 +117,21 @@ func TestMVBenchErrors(t *testing.T) {
 }
 
 func TestMVBenchDetect(t *testing.T) {
-	for _, tc := range []struct {
-		path, head string
-		want       bool
-	}{
+	checkDetect(t, detectMVBench, []detectCase{
 		{"MVBench/json/action_sequence.json", mvbenchActionSequence, true},
 		{"action_count.json", mvbenchActionCount, true},
 		// MLVU's records have the same shape under other names.
 		{"json/1_plotQA.json", `[{"video": "movie101_66.mp4", "duration": 246, "question": "q", "candidates": ["a", "b"], "answer": "a", "question_type": "plotQA"}]`, false},
 		{"action_count.jsonl", mvbenchActionCount, false},
 		{"action_count.json", `{"video": "a"}`, false},
-	} {
-		if got := detectMVBench(tc.path, []byte(tc.head)); got != tc.want {
-			t.Errorf("detect %s = %v, want %v", tc.path, got, tc.want)
-		}
-	}
+	})
 }
 
 func FuzzMVBench(f *testing.F) {
 	f.Add([]byte(mvbenchActionSequence))
 	f.Add([]byte(mvbenchActionCount))
 	f.Add([]byte(`[{"video": "a", "question": "q", "candidates": ["x", "x"], "answer": "x", "start": 1e400}]`))
-	// One file per fuzzing process: its calls run one at a time.
-	p := filepath.Join(f.TempDir(), "action_sequence.json")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := readMVBench(context.Background(), []string{p}, items.NoOptions())
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 {
-				t.Fatalf("row %s: gold %d of %d options", r.Source, r.GoldIndex, len(r.Options))
-			}
-		}
-	})
+	fuzzRead(f, "action_sequence.json", readMVBench, isChoice)
 }
 
 // TestBenchmarkFilesReadTwice checks that reading the same files twice

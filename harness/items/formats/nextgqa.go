@@ -137,22 +137,7 @@ func nextGQAKind(path string) (string, error) {
 
 // readNExTGQASpans reads gsub_*.json into videos.
 func readNExTGQASpans(ctx context.Context, path string, videos map[string]*nextGQAVideo) error {
-	a, err := records.Open(path)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if err := a.Enter('{', "an object of videos with their duration and evidence locations (gsub_val.json)"); err != nil {
-		return err
-	}
-	for a.More() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		vid, err := a.Key()
-		if err != nil {
-			return err
-		}
+	return records.EachKey(ctx, path, "an object of videos with their duration and evidence locations (gsub_val.json)", func(a *records.Walker, vid string) error {
 		rec, err := a.Record("a video's duration and locations")
 		if err != nil {
 			return err
@@ -183,31 +168,13 @@ func readNExTGQASpans(ctx context.Context, path string, videos map[string]*nextG
 			}
 		}
 		videos[vid] = v
-	}
-	if err := a.Leave(); err != nil {
-		return err
-	}
-	return a.End()
+		return nil
+	})
 }
 
 // readNExTGQAMap reads map_vid_vidorID.json into folders.
 func readNExTGQAMap(ctx context.Context, path string, folders map[string]string) error {
-	a, err := records.Open(path)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if err := a.Enter('{', "an object of video ids and their paths (map_vid_vidorID.json)"); err != nil {
-		return err
-	}
-	for a.More() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		vid, err := a.Key()
-		if err != nil {
-			return err
-		}
+	return records.EachKey(ctx, path, "an object of video ids and their paths (map_vid_vidorID.json)", func(a *records.Walker, vid string) error {
 		var p string
 		line, err := a.Value(&p)
 		if err != nil {
@@ -217,11 +184,8 @@ func readNExTGQAMap(ctx context.Context, path string, folders map[string]string)
 			return a.Fail(line, vid, fmt.Errorf("%w: %q is not a path under the video folder", harness.ErrBadValue, p))
 		}
 		folders[vid] = p
-	}
-	if err := a.Leave(); err != nil {
-		return err
-	}
-	return a.End()
+		return nil
+	})
 }
 
 // readNExTGQATable reads one question table.

@@ -98,19 +98,12 @@ func TestNExTGQARefusesMalformedFiles(t *testing.T) {
 }
 
 func TestNExTGQADetectsItsFilesOnly(t *testing.T) {
-	for _, c := range []struct {
-		name, head, want string
-	}{
+	checkAuto(t, []autoCase{
 		{"val.csv", nextGQATable, "nextgqa"},
 		{"gsub_val.json", nextGQASpansFile, "nextgqa"},
 		{"map_vid_vidorID.json", nextGQAMapFile, "nextgqa"},
 		{"val.csv", "video,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n", "nextqa"},
-	} {
-		f, err := items.Detect(All(), c.name, []byte(c.head))
-		if err != nil || f.Name != c.want {
-			t.Errorf("%s: detected %q (%v), want %s", c.name, f.Name, err, c.want)
-		}
-	}
+	})
 }
 
 func FuzzNExTGQA(f *testing.F) {

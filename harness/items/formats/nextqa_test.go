@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,35 +17,6 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
 )
-
-// writeFile writes a fixture under dir and returns its path.
-func writeFile(t testing.TB, dir, name, body string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// wantParseError checks that err is a *harness.ParseError naming file,
-// line and field, wrapping reason.
-func wantParseError(t *testing.T, err error, file string, line int, field string, reason error) {
-	t.Helper()
-	var pe *harness.ParseError
-	if !errors.As(err, &pe) {
-		t.Fatalf("error %v (%T), want a *harness.ParseError", err, err)
-	}
-	if pe.File != file || pe.Line != line || pe.Field != field {
-		t.Errorf("error names %s:%d field %q, want %s:%d field %q (%v)", pe.File, pe.Line, pe.Field, file, line, field, err)
-	}
-	if reason != nil && !errors.Is(err, reason) {
-		t.Errorf("error %v, want one wrapping %v", err, reason)
-	}
-}
 
 const nextqaHeader = "video,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n"
 
@@ -98,12 +68,7 @@ func TestNExTQARows(t *testing.T) {
 
 func TestNExTQAErrors(t *testing.T) {
 	row := "4010069381,369,640,480,how do they play,0,6,CH,roll,tap,strum,hit,pat\n"
-	for _, tc := range []struct {
-		name, body string
-		line       int
-		field      string
-		reason     error
-	}{
+	checkErrors(t, readNExTQA, "val.csv", []errCase{
 		{"gap in option columns", "video,question,answer,qid,type,a0,a1,a3,a4\n4010069381,q,0,6,CH,x,y,z,w\n", 1, "a2", harness.ErrMissingField},
 		{"one option column", "video,question,answer,qid,a0\n4010069381,q,0,6,x\n", 1, "a1", harness.ErrMissingField},
 		{"no qid column", "video,question,answer,a0,a1\n4010069381,q,0,x,y\n", 1, "qid", harness.ErrMissingField},
@@ -116,30 +81,17 @@ func TestNExTQAErrors(t *testing.T) {
 		{"bad frame count", nextqaHeader + "4010069381,many,640,480,q,0,6,CH,a,b,c,d,e\n", 2, "frame_count", harness.ErrFieldType},
 		{"short row", nextqaHeader + row + "4010069381,369,640\n", 3, "", harness.ErrSyntax},
 		{"duplicate column", "video,question,answer,qid,a0,a1,a0\n", 1, "a0", harness.ErrBadValue},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "val.csv", tc.body)
-			_, err := readNExTQA(context.Background(), []string{p}, items.Options{IndexBase: -1})
-			wantParseError(t, err, p, tc.line, tc.field, tc.reason)
-		})
-	}
+	})
 }
 
 func TestNExTQADetect(t *testing.T) {
-	for _, tc := range []struct {
-		path, head string
-		want       bool
-	}{
+	checkDetect(t, detectNExTQA, []detectCase{
 		{"val.csv", nextqaHeader, true},
 		{"x/test.csv", "\ufeff" + nextqaHeader + "1,2,3", true},
 		{"val.tsv", nextqaHeader, false},
 		{"star.csv", "question_id,question,video_id,start,end,answer,a0,a1\n", false},
 		{"val.csv", "video_id,qid,question,answer\n", false},
-	} {
-		if got := detectNExTQA(tc.path, []byte(tc.head)); got != tc.want {
-			t.Errorf("detect %s %q = %v, want %v", tc.path, tc.head, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestNExTQASharedData rebuilds NExT-QA's val.csv and test.csv from the
@@ -211,26 +163,7 @@ func FuzzNExTQA(f *testing.F) {
 	f.Add([]byte(nextqaHeader + "4010069381,369,640,480,how,0,6,CH,a,b,c,d,e\n"))
 	f.Add([]byte("video,question,answer,qid,a0,a1,a3\n1,q,0,1,x,y,z\n"))
 	f.Add([]byte(nextqaHeader + "\"unterminated\n"))
-	// One file per fuzzing process: its calls run one at a time.
-	p := filepath.Join(f.TempDir(), "val.csv")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := readNExTQA(context.Background(), []string{p}, items.Options{IndexBase: -1})
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 {
-				t.Fatalf("row %s: gold %d of %d options", r.Source, r.GoldIndex, len(r.Options))
-			}
-		}
-	})
+	fuzzRead(f, "val.csv", readNExTQA, isChoice)
 }
 
 // TestBenchmarkFilesDetectedOnce checks that auto picks these formats for

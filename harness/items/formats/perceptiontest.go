@@ -46,30 +46,12 @@ func readPerceptionTest(ctx context.Context, paths []string, _ items.Options) (*
 }
 
 func readPerceptionTestFile(ctx context.Context, path string, res *items.Result) error {
-	a, err := records.Open(path)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if err := a.Enter('{', "an object of videos keyed by video id (the Perception Test's annotation layout)"); err != nil {
-		return err
-	}
-	for a.More() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		vid, err := a.Key()
-		if err != nil {
-			return err
-		}
+	return records.EachKey(ctx, path, "an object of videos keyed by video id (the Perception Test's annotation layout)", func(a *records.Walker, vid string) error {
 		if err := readPerceptionTestVideo(a, vid, res); err != nil {
 			return err
 		}
-	}
-	if err := a.Leave(); err != nil {
-		return err
-	}
-	return a.End()
+		return nil
+	})
 }
 
 // readPerceptionTestVideo reads one video's entry, keeping its metadata and

@@ -54,7 +54,7 @@ const perceptionTestFixture = `{
 `
 
 func TestPerceptionTestReadsTheQuestionsOfEachVideo(t *testing.T) {
-	p := writeAnno(t, "mc_question_valid.json", perceptionTestFixture)
+	p := writeFile(t, t.TempDir(), "mc_question_valid.json", perceptionTestFixture)
 	res, err := readAnno(t, PerceptionTest(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestPerceptionTestReadsTheQuestionsOfEachVideo(t *testing.T) {
 }
 
 func TestPerceptionTestDropsTheTestSplitsHiddenAnswers(t *testing.T) {
-	p := writeAnno(t, "mc_question_test.json", `{"video_1": {"metadata": {"video_id": "video_1", "frame_rate": 30, "num_frames": 60},
+	p := writeFile(t, t.TempDir(), "mc_question_test.json", `{"video_1": {"metadata": {"video_id": "video_1", "frame_rate": 30, "num_frames": 60},
   "mc_question": [{"id": 0, "question": "q?", "options": ["a", "b", "c"], "area": "Memory", "reasoning": "Descriptive", "tag": []}]}}`)
 	res, err := readAnno(t, PerceptionTest(), p)
 	if err != nil {
@@ -113,19 +113,11 @@ func TestPerceptionTestRefusesMalformedFiles(t *testing.T) {
 }
 
 func TestPerceptionTestDetectsItsFilesOnly(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		head string
-		want bool
-	}{
+	checkDetect(t, PerceptionTest().Detect, []detectCase{
 		{"mc_question_valid.json", perceptionTestFixture, true},
 		{"lvb_val.json", `[{"video_id": "86CxyhFV9MI", "question": "q", "candidates": ["a"], "correct_choice": 0}]`, false},
 		{"multi-choice.json", `{"1034419625": {"action": [{"question": "q", "answer": "A. x"}]}}`, false},
-	} {
-		if got := PerceptionTest().Detect(c.name, []byte(c.head)); got != c.want {
-			t.Errorf("Detect(%s) = %v, want %v", c.name, got, c.want)
-		}
-	}
+	})
 }
 
 func FuzzPerceptionTest(f *testing.F) {

@@ -60,7 +60,7 @@ const starFixture = `[
 `
 
 func TestSTARReadsQuestionsWithTheirClips(t *testing.T) {
-	p := writeAnno(t, "STAR_val.json", starFixture)
+	p := writeFile(t, t.TempDir(), "STAR_val.json", starFixture)
 	res, err := readAnno(t, STAR(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestSTARReadsBackTheProjectsSTARItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := writeAnno(t, "STAR_val.json", string(body))
+	p := writeFile(t, t.TempDir(), "STAR_val.json", string(body))
 	res, err := readAnno(t, STAR(), p)
 	if err != nil {
 		t.Fatal(err)

@@ -57,22 +57,7 @@ func readTempCompass(ctx context.Context, paths []string, _ items.Options) (*ite
 }
 
 func readTempCompassFile(ctx context.Context, path string, res *items.Result) error {
-	a, err := records.Open(path)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if err := a.Enter('{', "an object of videos, then of dimensions (TempCompass's question files)"); err != nil {
-		return err
-	}
-	for a.More() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		video, err := a.Key()
-		if err != nil {
-			return err
-		}
+	return records.EachKey(ctx, path, "an object of videos, then of dimensions (TempCompass's question files)", func(a *records.Walker, video string) error {
 		if err := a.Enter('{', fmt.Sprintf("video %q as an object of dimensions", video)); err != nil {
 			return err
 		}
@@ -102,11 +87,8 @@ func readTempCompassFile(ctx context.Context, path string, res *items.Result) er
 		if err := a.Leave(); err != nil {
 			return err
 		}
-	}
-	if err := a.Leave(); err != nil {
-		return err
-	}
-	return a.End()
+		return nil
+	})
 }
 
 // The task types, as TempCompass names its files.

@@ -96,9 +96,9 @@ const (
 )
 
 func TestTempCompassReadsEachTaskType(t *testing.T) {
-	mc := writeAnno(t, "multi-choice.json", tempCompassMultiChoiceFixture)
-	cm := writeAnno(t, "caption_matching.json", tempCompassCaptionFixture)
-	yn := writeAnno(t, "yes_no.json", tempCompassYesNoFixture)
+	mc := writeFile(t, t.TempDir(), "multi-choice.json", tempCompassMultiChoiceFixture)
+	cm := writeFile(t, t.TempDir(), "caption_matching.json", tempCompassCaptionFixture)
+	yn := writeFile(t, t.TempDir(), "yes_no.json", tempCompassYesNoFixture)
 	res, err := readAnno(t, TempCompass(), mc, cm, yn)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestTempCompassReadsEachTaskType(t *testing.T) {
 }
 
 func TestTempCompassReadsAModelsPredictions(t *testing.T) {
-	p := writeAnno(t, "multi-choice.json", tempCompassPredictionsFixture)
+	p := writeFile(t, t.TempDir(), "multi-choice.json", tempCompassPredictionsFixture)
 	res, err := readAnno(t, TempCompass(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestTempCompassReadsAModelsPredictions(t *testing.T) {
 }
 
 func TestTempCompassDropsCaptioningQuestions(t *testing.T) {
-	p := writeAnno(t, "captioning.json", tempCompassCaptioningFixture)
+	p := writeFile(t, t.TempDir(), "captioning.json", tempCompassCaptioningFixture)
 	res, err := readAnno(t, TempCompass(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -181,19 +181,12 @@ func TestTempCompassRefusesMalformedFiles(t *testing.T) {
 }
 
 func TestTempCompassDetectsItsFilesOnly(t *testing.T) {
-	for _, c := range []struct {
-		name, head string
-		want       bool
-	}{
+	checkDetect(t, TempCompass().Detect, []detectCase{
 		{"multi-choice.json", tempCompassMultiChoiceFixture, true},
 		{"yes_no.json", tempCompassYesNoFixture, true},
 		{"mc_question_valid.json", perceptionTestFixture, false},
 		{"lvb_val.json", longVideoBenchFixture, false},
-	} {
-		if got := TempCompass().Detect(c.name, []byte(c.head)); got != c.want {
-			t.Errorf("Detect(%s) = %v, want %v", c.name, got, c.want)
-		}
-	}
+	})
 }
 
 func FuzzTempCompass(f *testing.F) {

@@ -2,9 +2,6 @@ package formats
 
 import (
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -74,25 +71,14 @@ func TestTVBenchRows(t *testing.T) {
 }
 
 func TestTVBenchErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name, body string
-		line       int
-		field      string
-		reason     error
-	}{
+	checkErrors(t, readTVBench, "egocentric_sequence.json", []errCase{
 		{"no candidates", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrMissingField},
 		{"one candidate", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\"], \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrTooFewOptions},
 		{"no answer", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\", \"y\"]}\n]", 2, "answer", harness.ErrMissingField},
 		{"end before start", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\", \"y\"], \"answer\": \"x\", \"start\": 9, \"end\": 3}\n]", 2, "end", harness.ErrBadValue},
 		{"not a list", `{"video": "a.mp4"}`, 1, "", harness.ErrSyntax},
 		{"broken second record", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\", \"y\"], \"answer\": \"x\"},\n{\"video\": }\n]", 3, "", harness.ErrSyntax},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "egocentric_sequence.json", tc.body)
-			_, err := readTVBench(context.Background(), []string{p}, items.NoOptions())
-			wantParseError(t, err, p, tc.line, tc.field, tc.reason)
-		})
-	}
+	})
 	t.Run("same task twice", func(t *testing.T) {
 		dir := t.TempDir()
 		a := writeFile(t, dir, "a/object_count.json", tvbenchObjectCount)
@@ -131,24 +117,5 @@ func FuzzTVBench(f *testing.F) {
 	f.Add([]byte(tvbenchObjectCount))
 	f.Add([]byte(tvbenchActionLocalization))
 	f.Add([]byte(`[{"video": "a", "question": "q", "candidates": ["x", "x"], "answer": "x", "end": -1e400}]`))
-	// One file per fuzzing process: its calls run one at a time.
-	p := filepath.Join(f.TempDir(), "action_localization.json")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := readTVBench(context.Background(), []string{p}, items.NoOptions())
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 || r.Benchmark != "TVBench" {
-				t.Fatalf("row %s: gold %d of %d options, benchmark %q", r.Source, r.GoldIndex, len(r.Options), r.Benchmark)
-			}
-		}
-	})
+	fuzzRead(f, "action_localization.json", readTVBench, func(r items.Row) bool { return isChoice(r) && r.Benchmark == "TVBench" })
 }

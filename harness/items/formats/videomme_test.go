@@ -2,7 +2,6 @@ package formats
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -175,12 +174,7 @@ func TestVideoMMEErrors(t *testing.T) {
 	q := func(extra string) string {
 		return `{"videoID": "v1", "duration": "short", "question_id": "001-1", "task_type": "T", "question": "q?", "options": ["A. x.", "B. y.", "C. z.", "D. w."]` + extra + `}`
 	}
-	for _, tc := range []struct {
-		name, body string
-		line       int
-		field      string
-		reason     error
-	}{
+	checkErrors(t, readVideoMME, "videomme.json", []errCase{
 		{"answer past the options", "[\n" + q(`, "answer": "E"`) + "\n]", 2, "answer", harness.ErrAnswerRange},
 		{"digit answer", "[\n" + q(`, "answer": "2"`) + "\n]", 2, "answer", items.ErrAmbiguousIndex},
 		{"duplicate question id", "[\n" + q(`, "answer": "A"`) + ",\n" + q(`, "answer": "B"`) + "\n]", 3, "question_id", harness.ErrDuplicateID},
@@ -190,13 +184,7 @@ func TestVideoMMEErrors(t *testing.T) {
 		{"no video", "[\n" + `{"question_id": "001-1", "question": "q?", "options": ["A. x.", "B. y."], "answer": "A"}` + "\n]", 2, "videoID", harness.ErrMissingField},
 		{"questions not a list", "[\n" + `{"video_id": "001", "duration_category": "short", "questions": {}}` + "\n]", 2, "questions", harness.ErrFieldType},
 		{"bad json line", q(`, "answer": "A"`) + "\n{oops\n", 2, "", harness.ErrSyntax},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := writeFile(t, t.TempDir(), "videomme.json", tc.body)
-			_, err := readVideoMME(context.Background(), []string{p}, items.NoOptions())
-			wantParseError(t, err, p, tc.line, tc.field, tc.reason)
-		})
-	}
+	})
 	t.Run("digit answer with --index-base 1", func(t *testing.T) {
 		p := writeFile(t, t.TempDir(), "videomme.json", "["+q(`, "answer": "2"`)+"]")
 		res, err := readVideoMME(context.Background(), []string{p}, items.Options{IndexBase: 1})
@@ -229,10 +217,7 @@ func TestVideoMMEErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := readVideoMME(context.Background(), []string{p}, items.NoOptions())
-		var pe *harness.ParseError
-		if !errors.As(err, &pe) || pe.Row != 2 || pe.Field != "answer" || !errors.Is(err, harness.ErrAnswerRange) {
-			t.Errorf("error %v, want row 2 field answer, answer out of range", err)
-		}
+		wantParquetError(t, err, p, 2, "answer", harness.ErrAnswerRange)
 	})
 	t.Run("not parquet", func(t *testing.T) {
 		p := writeFile(t, t.TempDir(), "test-00000-of-00001.parquet", "PAR1 not really")
@@ -242,10 +227,7 @@ func TestVideoMMEErrors(t *testing.T) {
 }
 
 func TestVideoMMEDetect(t *testing.T) {
-	for _, tc := range []struct {
-		path, head string
-		want       bool
-	}{
+	checkDetect(t, detectVideoMME, []detectCase{
 		{"videomme.json", videommeFlatJSON, true},
 		{"results.json", videommeResults, true},
 		// lmms-eval's samples hold Video-MME's metric fields.
@@ -254,68 +236,17 @@ func TestVideoMMEDetect(t *testing.T) {
 		{"Model_Video-MME.json", `[{"index": 0, "video": "fFjv93ACGo8", "question_id": "001-1", "candidates": "['A. x']", "prediction": "A"}]`, false},
 		{"egoschema.json", `[{"q_uid": "u", "question": "q", "option 0": "a"}]`, false},
 		{"videomme.csv", videommeFlatJSON, false},
-	} {
-		if got := detectVideoMME(tc.path, []byte(tc.head)); got != tc.want {
-			t.Errorf("detect %s = %v, want %v", tc.path, got, tc.want)
-		}
-	}
+	})
 }
 
 func FuzzVideoMMEJSON(f *testing.F) {
 	f.Add([]byte(videommeFlatJSON))
 	f.Add([]byte(videommeResults))
 	f.Add([]byte(`{"videoID": "v", "question_id": "1", "question": "q", "options": ["A. x", "B. y"], "answer": "B", "response": 3}`))
-	// One file per fuzzing process: its calls run one at a time.
-	p := filepath.Join(f.TempDir(), "videomme.json")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := readVideoMME(context.Background(), []string{p}, items.NoOptions())
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) || len(r.Options) < 2 || r.Video == "" {
-				t.Fatalf("row %s: gold %d of %d options, video %q", r.Source, r.GoldIndex, len(r.Options), r.Video)
-			}
-		}
-	})
+	fuzzRead(f, "videomme.json", readVideoMME, func(r items.Row) bool { return isChoice(r) && r.Video != "" })
 }
 
 func FuzzVideoMMEParquet(f *testing.F) {
-	sp := filepath.Join(f.TempDir(), "seed.parquet")
-	if err := parquet.WriteFile(sp, videommeFixture); err != nil {
-		f.Fatal(err)
-	}
-	seed, err := os.ReadFile(sp)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(seed)
-	f.Add(seed[:len(seed)/2])
-	// One file per fuzzing process: its calls run one at a time.
-	p := filepath.Join(f.TempDir(), "test-00000-of-00001.parquet")
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := readVideoMME(context.Background(), []string{p}, items.NoOptions())
-		if err != nil {
-			var pe *harness.ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is no *harness.ParseError", err)
-			}
-			return
-		}
-		for _, r := range res.Rows {
-			if r.GoldIndex < 0 || r.GoldIndex >= len(r.Options) {
-				t.Fatalf("row %s: gold %d of %d options", r.Source, r.GoldIndex, len(r.Options))
-			}
-		}
-	})
+	addParquetSeeds(f, videommeFixture)
+	fuzzRead(f, "test-00000-of-00001.parquet", readVideoMME, goldInRange)
 }

@@ -44,7 +44,7 @@ func TestVLMEvalKitTaskGroupAndVideoPath(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := writeAnno(t, "Video-MME.tsv", tc.header+"\n"+strings.Join(tc.rows, "\n")+"\n")
+			p := writeFile(t, t.TempDir(), "Video-MME.tsv", tc.header+"\n"+strings.Join(tc.rows, "\n")+"\n")
 			rows, err := ReadVLMEvalKit(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
