@@ -193,6 +193,9 @@ docs/audit.md.`,
 					}
 					defer ms.Close()
 					servedRoles = &ms.served
+					if len(ms.served) > 0 {
+						opt.Served = servedModes(ms.served)
+					}
 					if ms.reader != nil {
 						opt.Reader, opt.ReaderName = ms.reader, ms.readerName
 						opt.ExtraReaders, opt.ExtraReaderNames = ms.extra, ms.extraNames

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/harness/answer"
+	"github.com/vidscreen/vidscreen/harness/metrics"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
@@ -38,6 +39,19 @@ func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleS
 
 // servedReader is a served role the audit opened: its counts.
 type servedReader interface{ Stats() *served.Stats }
+
+// servedModes says, for the cards, how each served role's answers were
+// read so far (runs.Options.Served).
+func servedModes(rs []servedReader) func() []metrics.ServedReader {
+	return func() []metrics.ServedReader {
+		out := make([]metrics.ServedReader, len(rs))
+		for k, r := range rs {
+			s := r.Stats().Snapshot()
+			out[k] = metrics.ServedReader{Role: s.Role, Model: s.Model, Mode: s.Mode, Prefill: s.Prefill}
+		}
+		return out
+	}
+}
 
 // servedRefused returns the error of the first served role that answered
 // none of the requests it was sent (exit status 1, naming its server and

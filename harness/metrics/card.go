@@ -164,6 +164,10 @@ type Card struct {
 	// Models holds each evaluated model's accuracy and residual (see
 	// WithModels); absent when no predictions were given.
 	Models []ModelResult `json:"models,omitempty"`
+	// ServedReaders says, per reader role a server answered, which mode
+	// and form its answers came in (see ServedReader); absent when no role
+	// was served.
+	ServedReaders []ServedReader `json:"served_readers,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

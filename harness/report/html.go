@@ -53,7 +53,7 @@ var page = htmlpage.New("index", template.FuncMap{
 	"lv": levelName, "acc": auditorAccuracy,
 	"at":  func(c metrics.Card, l harness.Level) *metrics.LevelResult { return c.Levels.At(l) },
 	"ref": refCell, "unavailable": unavailable, "quality": quality,
-	"cell": cardLevelCell, "sig": significantCell, "notRun": notRunList,
+	"cell": cardLevelCell, "sig": significantCell, "notRun": notRunList, "servedList": servedList,
 	"warnings": FailureWarnings, "retention": RetentionSummary, "hidden": hiddenInTasks,
 	"abstainedAll": func(a metrics.AttackerResult) bool { return a.AbstainShare >= 1 },
 }, `{{define "title"}}vidscreen audit{{end}}{{define "body"}}<h1>vidscreen audit</h1>
@@ -94,7 +94,7 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 </section>
 {{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
 <h2>{{$c.Benchmark}}</h2>
-<p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, the papers' significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.{{with notRun $c}} Not run: {{.}}.{{end}}
+<p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, the papers' significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.{{with notRun $c}} Not run: {{.}}.{{end}}{{with servedList $c.ServedReaders}} Served readers: {{.}}.{{end}}
 {{if $c.ReferenceAccuracy}}Reference accuracy s* {{ref $c}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence m = s* &minus; {{$c.VideoDependenceReader}} accuracy = {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
 {{end}}
 {{if and $c.Unavailable $.AnyReference}}Not available: {{unavailable $c.Unavailable}}.{{end}}

@@ -83,6 +83,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if len(c.Failures) > 0 {
 			fmt.Fprintf(bw, " Items whose video failed (the frame and order attackers abstained): %s.", failureList(c.Failures))
 		}
+		if sr := servedList(c.ServedReaders); sr != "" {
+			fmt.Fprintf(bw, " Served readers: %s.", mdEscape(sr))
+		}
 		if e := c.EffectiveSize; e != nil {
 			fmt.Fprintf(bw, " Effective size (Vendi of the frames x question kernel, %d draws of %d of %d items): %.1f (95%% %.1f to %.1f).", e.Draws, e.DrawSize, e.N, e.Mean, e.Low, e.High)
 		}

@@ -111,6 +111,11 @@ type Options struct {
 	// the same order. Used only with Reader.
 	ExtraReaders     []attack.LetterReader
 	ExtraReaderNames []string
+	// Served, when set, says how each served role's answers were read so
+	// far (its mode and form; "" for a role not yet asked). The run keeps
+	// what it says in its cache folder (servedmodes.go), so the cards of a
+	// resumed run that asked a role nothing still name its mode.
+	Served func() []metrics.ServedReader
 	// Embedder embeds item texts; nil means a textembed.Lexical of the
 	// default width fitted on each benchmark's own question+options texts.
 	Embedder textembed.TextEmbedder
@@ -499,6 +504,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if err := a.videoStage(ctx, emb); err != nil {
 		return nil, err
 	}
+	if _, err := a.servedModes(); err != nil { // the VLM readers' and captioner's, before the units
+		return nil, err
+	}
 	a.dropStale()
 	if a.features != nil {
 		a.stage("features", t0)
@@ -590,6 +598,9 @@ type audit struct {
 	// serverFailed holds the items a served reader's server failed on
 	// while the attackers ran (serverfail.go).
 	serverFailed serverFailures
+	// served guards what the run knows of its served readers' modes
+	// (servedmodes.go).
+	served servedModes
 	// meanFrames and questionTE are the v_i and t_i of the effective size:
 	// the unit mean embedding of each item's uniform frames (nil when its
 	// video failed) and the text_embed embedding of its question (nil
@@ -910,6 +921,12 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	if a.opt.recordBatch > 0 {
 		batch = a.opt.recordBatch
 	}
+	// The modes of the served readers that gave these answers are kept
+	// before the answers are: a resumed run that asks them nothing still
+	// names them on its cards.
+	if _, err := a.servedModes(); err != nil {
+		return 0, err
+	}
 	recs := make([]Record, 0, min(len(order), batch))
 	for p, i := range order {
 		if u.ans.has(i) {
@@ -1006,6 +1023,12 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 		u.ans = nil
 	}
 	metrics.WithModels(cards, a.items, a.models)
+	served, err := a.servedModes()
+	if err != nil {
+		cm.exit()
+		return err
+	}
+	metrics.WithServed(cards, served)
 	if a.failures != nil {
 		metrics.CountFailures(cards, a.items, a.failures)
 	}
