@@ -14,32 +14,10 @@ import (
 	"github.com/vidscreen/vidscreen/kernels/blas"
 )
 
-// embeddingLike returns n unit rows that share a common direction (real
-// embeddings sit in a narrow cone: typical cosines 0.3 to 0.7) around nc
-// clusters, so the kernel spectrum has the shape SLQ meets in practice.
+// embeddingLike is ConeRows drawn from seed's stream 3, the stream the
+// package's tests key their data by.
 func embeddingLike(seed uint64, n, d, nc int) *Matrix {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	common := make([]float64, d)
-	for j := range common {
-		common[j] = rng.NormFloat64() / math.Sqrt(float64(d))
-	}
-	centres := make([][]float64, nc)
-	for c := range centres {
-		centres[c] = make([]float64, d)
-		for j := range centres[c] {
-			centres[c][j] = 0.8 * rng.NormFloat64() / math.Sqrt(float64(d))
-		}
-	}
-	m := NewMatrix(n, d)
-	for i := 0; i < n; i++ {
-		c := centres[rng.IntN(nc)]
-		r := m.Row(i)
-		for j := range r {
-			r[j] = float32(common[j] + c[j] + 0.6*rng.NormFloat64()/math.Sqrt(float64(d)))
-		}
-	}
-	NormalizeRows(m)
-	return m
+	return ConeRows(rand.New(rand.NewPCG(seed, 3)), n, d, nc)
 }
 
 // powerLaw returns n unit rows whose coordinate j has scale (j+1)^-beta

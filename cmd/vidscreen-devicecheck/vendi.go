@@ -25,33 +25,10 @@ const (
 	vendiTarget   = 5.0 // seconds at 60,000 x (1152 x 1024)
 )
 
-// coneRows returns n unit rows of d columns from seed around nc centres
-// in a narrow cone (cosines 0.3 to 0.7, as real embeddings sit), so the
-// kernel's spectrum has the shape the estimator meets in practice.
+// coneRows is kernels.ConeRows drawn from seed's stream 0xc0e: embedding-
+// like rows whose kernel has the spectrum the estimator meets in practice.
 func coneRows(n, d, nc int, seed uint64) *kernels.Matrix {
-	rng := rand.New(rand.NewPCG(seed, 0xc0e))
-	common := make([]float64, d)
-	for j := range common {
-		common[j] = rng.NormFloat64() / math.Sqrt(float64(d))
-	}
-	centres := make([][]float64, nc)
-	for c := range centres {
-		centres[c] = make([]float64, d)
-		for j := range centres[c] {
-			centres[c][j] = 0.8 * rng.NormFloat64() / math.Sqrt(float64(d))
-		}
-	}
-	m := kernels.NewMatrix(n, d)
-	sd := 0.6 / math.Sqrt(float64(d))
-	for i := 0; i < n; i++ {
-		c := centres[rng.IntN(nc)]
-		r := m.Row(i)
-		for j := range r {
-			r[j] = float32(common[j] + c[j] + sd*rng.NormFloat64())
-		}
-	}
-	kernels.NormalizeRows(m)
-	return m
+	return kernels.ConeRows(rand.New(rand.NewPCG(seed, 0xc0e)), n, d, nc)
 }
 
 // vendiData is the joint kernel's two matrices for n items.

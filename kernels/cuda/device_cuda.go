@@ -192,28 +192,8 @@ func (g *GPU) bind() (func(), error) {
 	return runtime.UnlockOSThread, nil
 }
 
-type gpuResident struct {
-	g          *GPU
-	ptr        cu.DevicePtr
-	rows, cols int
-}
-
-func (r *gpuResident) Rows() int { return r.rows }
-func (r *gpuResident) Cols() int { return r.cols }
-
-func (r *gpuResident) Free() error {
-	if r.ptr == 0 {
-		return nil
-	}
-	unbind, err := r.g.bind()
-	if err != nil {
-		return err
-	}
-	defer unbind()
-	err = cu.MemFree(r.ptr)
-	r.ptr = 0
-	return err
-}
+// A gpuResident is a Resident of this backend.
+type gpuResident struct{ deviceMatrix }
 
 // Upload implements Device: one cuMemAlloc and a synchronous copy.
 func (g *GPU) Upload(m *kernels.Matrix) (Resident, error) {
@@ -226,16 +206,16 @@ func (g *GPU) Upload(m *kernels.Matrix) (Resident, error) {
 	if n == 0 {
 		n = 4 // cuMemAlloc refuses zero bytes
 	}
-	ptr, err := cu.MemAlloc(n)
+	ptr, err := memAlloc(n)
 	if err != nil {
-		return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", n, err)
+		return nil, err
 	}
 	if len(m.Data) > 0 {
 		if err := cu.MemcpyHtoD(ptr, unsafe.Pointer(&m.Data[0]), int64(len(m.Data))*4); err != nil {
 			return nil, errors.Join(fmt.Errorf("copy to device: %w", err), cu.MemFree(ptr))
 		}
 	}
-	return &gpuResident{g: g, ptr: ptr, rows: m.Rows, cols: m.Cols}, nil
+	return &gpuResident{deviceMatrix{g: g, ptr: ptr, rows: m.Rows, cols: m.Cols}}, nil
 }
 
 type gpuWorker struct {
@@ -287,34 +267,21 @@ func (g *GPU) NewWorker() (_ Worker, err error) {
 			return nil, err
 		}
 	}
-	for _, b := range []struct {
-		p     *cu.DevicePtr
-		bytes int64
-	}{
-		{&w.tile, gpuTileRows * gpuTileCols * 4},
-		{&w.floors, gpuTileRows * 4},
-		{&w.kthBuf, gpuTileRows * 4},
-		{&w.count, 4},
-		{&w.out, initialCandidates * 12},
-	} {
-		if *b.p, err = cu.MemAlloc(b.bytes); err != nil {
-			return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", b.bytes, err)
-		}
+	if err = allocBufs(
+		devBuf{&w.tile, gpuTileRows * gpuTileCols * 4},
+		devBuf{&w.floors, gpuTileRows * 4},
+		devBuf{&w.kthBuf, gpuTileRows * 4},
+		devBuf{&w.count, 4},
+		devBuf{&w.out, initialCandidates * 12},
+	); err != nil {
+		return nil, err
 	}
 	w.outCap = initialCandidates
 	return w, nil
 }
 
 func (w *gpuWorker) free() error {
-	var errs []error
-	for _, p := range []*cu.DevicePtr{&w.tile, &w.floors, &w.kthBuf, &w.count, &w.out} {
-		if *p != 0 {
-			if err := cu.MemFree(*p); err != nil {
-				errs = append(errs, err)
-			}
-			*p = 0
-		}
-	}
+	errs := freeBufs(&w.tile, &w.floors, &w.kthBuf, &w.count, &w.out)
 	if w.handle != 0 {
 		if err := w.g.blas.check("cublasDestroy", w.g.blas.destroy(w.handle)); err != nil {
 			errs = append(errs, err)

@@ -51,28 +51,8 @@ func (g *GPU) KernelMemory(n, workers, maxCols int) (int64, error) {
 	return max(0, free-int64(workers)*gramWorkerBytes(n, maxCols)-kernelMargin), nil
 }
 
-type gpuPanel struct {
-	g          *GPU
-	ptr        cu.DevicePtr
-	rows, cols int
-}
-
-func (p *gpuPanel) Rows() int { return p.rows }
-func (p *gpuPanel) Cols() int { return p.cols }
-
-func (p *gpuPanel) Free() error {
-	if p.ptr == 0 {
-		return nil
-	}
-	unbind, err := p.g.bind()
-	if err != nil {
-		return err
-	}
-	defer unbind()
-	err = cu.MemFree(p.ptr)
-	p.ptr = 0
-	return err
-}
+// A gpuPanel is a Panel of this backend.
+type gpuPanel struct{ deviceMatrix }
 
 // AllocPanel implements GramDevice with one cuMemAlloc.
 func (g *GPU) AllocPanel(rows, cols int) (Panel, error) {
@@ -84,12 +64,11 @@ func (g *GPU) AllocPanel(rows, cols int) (Panel, error) {
 		return nil, err
 	}
 	defer unbind()
-	bytes := int64(rows) * int64(cols) * 4
-	ptr, err := cu.MemAlloc(bytes)
+	ptr, err := memAlloc(int64(rows) * int64(cols) * 4)
 	if err != nil {
-		return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", bytes, err)
+		return nil, err
 	}
-	return &gpuPanel{g: g, ptr: ptr, rows: rows, cols: cols}, nil
+	return &gpuPanel{deviceMatrix{g: g, ptr: ptr, rows: rows, cols: cols}}, nil
 }
 
 type gpuGramWorker struct {
@@ -119,7 +98,7 @@ func (g *GPU) NewGramWorker(n, maxCols int) (_ GramWorker, err error) {
 	}
 	defer unbind()
 	e := int64(gramTileGPU)
-	w := &gpuGramWorker{g: g, n: n, maxCols: maxCols, scratch: &gpuPanel{g: g, rows: gramTileGPU, cols: gramTileGPU}}
+	w := &gpuGramWorker{g: g, n: n, maxCols: maxCols, scratch: &gpuPanel{deviceMatrix{g: g, rows: gramTileGPU, cols: gramTileGPU}}}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, w.free())
@@ -140,19 +119,14 @@ func (g *GPU) NewGramWorker(n, maxCols int) (_ GramWorker, err error) {
 			return nil, err
 		}
 	}
-	for _, b := range []struct {
-		p     *cu.DevicePtr
-		bytes int64
-	}{
-		{&w.scratch.ptr, e * e * 4},
-		{&w.tt, e * e * 4},
-		{&w.x, int64(n) * int64(maxCols) * 4},
-		{&w.tmp, e * int64(maxCols) * 4},
-		{&w.acc, e * int64(maxCols) * 8},
-	} {
-		if *b.p, err = cu.MemAlloc(b.bytes); err != nil {
-			return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", b.bytes, err)
-		}
+	if err = allocBufs(
+		devBuf{&w.scratch.ptr, e * e * 4},
+		devBuf{&w.tt, e * e * 4},
+		devBuf{&w.x, int64(n) * int64(maxCols) * 4},
+		devBuf{&w.tmp, e * int64(maxCols) * 4},
+		devBuf{&w.acc, e * int64(maxCols) * 8},
+	); err != nil {
+		return nil, err
 	}
 	if err = cu.MemsetD32Async(w.acc, 0, e*int64(maxCols)*2, w.stream); err != nil {
 		return nil, fmt.Errorf("clear accumulator: %w", err)
@@ -161,15 +135,7 @@ func (g *GPU) NewGramWorker(n, maxCols int) (_ GramWorker, err error) {
 }
 
 func (w *gpuGramWorker) free() error {
-	var errs []error
-	for _, p := range []*cu.DevicePtr{&w.scratch.ptr, &w.tt, &w.x, &w.tmp, &w.acc} {
-		if *p != 0 {
-			if err := cu.MemFree(*p); err != nil {
-				errs = append(errs, err)
-			}
-			*p = 0
-		}
-	}
+	errs := freeBufs(&w.scratch.ptr, &w.tt, &w.x, &w.tmp, &w.acc)
 	if w.handle != 0 {
 		if err := w.g.blas.check("cublasDestroy", w.g.blas.destroy(w.handle)); err != nil {
 			errs = append(errs, err)

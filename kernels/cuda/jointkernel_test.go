@@ -12,31 +12,10 @@ import (
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
-// cone returns n unit rows around nc cluster centres in a narrow cone, the
-// shape of real embeddings (cosines 0.3 to 0.7), so the kernel's spectrum
-// is what the estimator meets in practice.
+// cone is kernels.ConeRows drawn from seed's stream 3, as the kernels
+// package's own tests draw theirs.
 func cone(seed uint64, n, d, nc int) *kernels.Matrix {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	common := make([]float64, d)
-	for j := range common {
-		common[j] = rng.NormFloat64() / math.Sqrt(float64(d))
-	}
-	centres := make([][]float64, nc)
-	for c := range centres {
-		centres[c] = make([]float64, d)
-		for j := range centres[c] {
-			centres[c][j] = 0.8 * rng.NormFloat64() / math.Sqrt(float64(d))
-		}
-	}
-	m := kernels.NewMatrix(n, d)
-	for i := 0; i < n; i++ {
-		c := centres[rng.IntN(nc)]
-		for j, r := 0, m.Row(i); j < len(r); j++ {
-			r[j] = float32(common[j] + c[j] + 0.6*rng.NormFloat64()/math.Sqrt(float64(d)))
-		}
-	}
-	kernels.NormalizeRows(m)
-	return m
+	return kernels.ConeRows(rand.New(rand.NewPCG(seed, 3)), n, d, nc)
 }
 
 func randomBlock(n, cols int, seed uint64) []float64 {

@@ -50,6 +50,49 @@ __device__ __forceinline__ float keyFloat(uint32_t k) {
 #define GEMM_BN 64
 #define GEMM_BK 16
 
+// tileFMA adds to a thread's 4 x 4 patch acc the products of the GEMM_BK
+// k of the slices staged in shared memory: rows ty + 16a of As times
+// columns tx + 16b of Bs, the inner step both fallback GEMMs share (they
+// differ only in how they stage B).
+__device__ __forceinline__ void tileFMA(
+    const float (*As)[GEMM_BM + 4], const float (*Bs)[GEMM_BN + 4], int tx, int ty, float acc[4][4])
+{
+#pragma unroll
+    for (int k = 0; k < GEMM_BK; k++) {
+        float av[4], bv[4];
+#pragma unroll
+        for (int a = 0; a < 4; a++)
+            av[a] = As[k][ty + 16 * a];
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+            bv[b] = Bs[k][tx + 16 * b];
+#pragma unroll
+        for (int a = 0; a < 4; a++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                acc[a][b] = fmaf(av[a], bv[b], acc[a][b]);
+    }
+}
+
+// tileStore writes a thread's patch, rows r0 + 16a and columns c0 + 16b
+// of C (leading dimension ldc), leaving out those past rows and cols.
+__device__ __forceinline__ void tileStore(
+    float* __restrict__ C, long long ldc, int rows, int cols, int r0, int c0, const float acc[4][4])
+{
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+        int r = r0 + 16 * a;
+        if (r >= rows)
+            continue;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+            int c = c0 + 16 * b;
+            if (c < cols)
+                C[(size_t)r * ldc + c] = acc[a][b];
+        }
+    }
+}
+
 __global__ void __launch_bounds__(256) sgemm_nt(
     const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
     long long rows64, long long cols64, long long d64, long long ldc)
@@ -80,35 +123,10 @@ __global__ void __launch_bounds__(256) sgemm_nt(
             Bs[lk + q][lr] = (c < cols && k < d) ? B[(size_t)c * d + k] : 0.0f;
         }
         __syncthreads();
-#pragma unroll
-        for (int k = 0; k < GEMM_BK; k++) {
-            float av[4], bv[4];
-#pragma unroll
-            for (int a = 0; a < 4; a++)
-                av[a] = As[k][ty + 16 * a];
-#pragma unroll
-            for (int b = 0; b < 4; b++)
-                bv[b] = Bs[k][tx + 16 * b];
-#pragma unroll
-            for (int a = 0; a < 4; a++)
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-                    acc[a][b] = fmaf(av[a], bv[b], acc[a][b]);
-        }
+        tileFMA(As, Bs, tx, ty, acc);
         __syncthreads();
     }
-#pragma unroll
-    for (int a = 0; a < 4; a++) {
-        int r = rowBase + ty + 16 * a;
-        if (r >= rows)
-            continue;
-#pragma unroll
-        for (int b = 0; b < 4; b++) {
-            int c = colBase + tx + 16 * b;
-            if (c < cols)
-                C[(size_t)r * ldc + c] = acc[a][b];
-        }
-    }
+    tileStore(C, ldc, rows, cols, rowBase + ty, colBase + tx, acc);
 }
 
 // row_kth: for each tile row (one 256-thread block per row), the k-th
@@ -249,35 +267,10 @@ __global__ void __launch_bounds__(256) sgemm_nn(
             Bs[bk][bc + 16 * q] = (c < cols && kb < kk) ? B[(size_t)kb * ldb + c] : 0.0f;
         }
         __syncthreads();
-#pragma unroll
-        for (int k = 0; k < GEMM_BK; k++) {
-            float av[4], bv[4];
-#pragma unroll
-            for (int a = 0; a < 4; a++)
-                av[a] = As[k][ty + 16 * a];
-#pragma unroll
-            for (int b = 0; b < 4; b++)
-                bv[b] = Bs[k][tx + 16 * b];
-#pragma unroll
-            for (int a = 0; a < 4; a++)
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-                    acc[a][b] = fmaf(av[a], bv[b], acc[a][b]);
-        }
+        tileFMA(As, Bs, tx, ty, acc);
         __syncthreads();
     }
-#pragma unroll
-    for (int a = 0; a < 4; a++) {
-        int r = rowBase + ty + 16 * a;
-        if (r >= rows)
-            continue;
-#pragma unroll
-        for (int b = 0; b < 4; b++) {
-            int c = colBase + tx + 16 * b;
-            if (c < cols)
-                C[(size_t)r * ldc + c] = acc[a][b];
-        }
-    }
+    tileStore(C, ldc, rows, cols, rowBase + ty, colBase + tx, acc);
 }
 
 // hadamard: C[i, j] *= S[i, j] over rows x cols (leading dimensions ldc

@@ -122,19 +122,14 @@ func (d *gpuPrepDevice) NewPrep(plan *imageprep.Plan, batch int) (_ Prep, err er
 	for c := range plan.LUT {
 		copy(lut[c*256:], plan.LUT[c][:])
 	}
-	for _, b := range []struct {
-		p     *cu.DevicePtr
-		bytes int64
-	}{
-		{&p.frames, int64(batch) * int64(s.frameBytes)},
-		{&p.tables, int64(len(tab)) * 4},
-		{&p.lut, int64(len(lut)) * 4},
-		{&p.tmp, max(1, int64(batch)*int64(s.tmpFrameBytes))},
-		{&p.out, int64(batch) * int64(s.outFrameLen) * 4},
-	} {
-		if *b.p, err = cu.MemAlloc(b.bytes); err != nil {
-			return nil, fmt.Errorf("cuMemAlloc %d bytes: %w", b.bytes, err)
-		}
+	if err = allocBufs(
+		devBuf{&p.frames, int64(batch) * int64(s.frameBytes)},
+		devBuf{&p.tables, int64(len(tab)) * 4},
+		devBuf{&p.lut, int64(len(lut)) * 4},
+		devBuf{&p.tmp, max(1, int64(batch)*int64(s.tmpFrameBytes))},
+		devBuf{&p.out, int64(batch) * int64(s.outFrameLen) * 4},
+	); err != nil {
+		return nil, err
 	}
 	// Copies on the stream, so the kernels queued after them see them.
 	if err = cu.MemcpyHtoDAsync(p.tables, unsafe.Pointer(&tab[0]), int64(len(tab))*4, p.stream); err != nil {
@@ -150,15 +145,7 @@ func (d *gpuPrepDevice) NewPrep(plan *imageprep.Plan, batch int) (_ Prep, err er
 }
 
 func (p *gpuPrep) free() error {
-	var errs []error
-	for _, ptr := range []*cu.DevicePtr{&p.frames, &p.tables, &p.lut, &p.tmp, &p.out} {
-		if *ptr != 0 {
-			if err := cu.MemFree(*ptr); err != nil {
-				errs = append(errs, err)
-			}
-			*ptr = 0
-		}
-	}
+	errs := freeBufs(&p.frames, &p.tables, &p.lut, &p.tmp, &p.out)
 	if p.stream != (cu.Stream{}) {
 		if err := p.stream.Destroy(); err != nil {
 			errs = append(errs, err)
