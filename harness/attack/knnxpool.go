@@ -1,13 +1,10 @@
 package attack
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/kernels"
 )
 
 // knnXPool is the k-NN vote with a cross-pool store (the blog, 001, tables
@@ -28,16 +25,6 @@ func (*knnXPool) prequential()         {}
 func (*knnXPool) usesText()            {}
 func (*knnXPool) crossPool()           {}
 
-// A voter is one neighbour that votes: its normalised options, its gold
-// answer, its cosine, and where it stands in the store (pool items first,
-// by pool row, then earlier stream items by position) for ties.
-type voter struct {
-	norm   []string
-	answer int
-	sim    float32
-	place  int
-}
-
 func (a *knnXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
 	if err := checkRows(a.Name(), s.Text, s); err != nil {
 		return nil, err
@@ -52,43 +39,24 @@ func (a *knnXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 	opt := a.cfg.kernelOptions()
 	norm := normOptions(s)
 	// The k nearest pool items of the other benchmarks of each stream item.
-	cross := make([][]voter, len(s.Items))
-	for _, store := range benchmarkStores(s) {
-		rows, other := otherRows(s.Pool, s.Pool.Text, s.Items[store[0]].Benchmark)
-		if len(rows) == 0 {
-			continue
-		}
-		otherNorm := poolNorm(s.Pool, rows)
-		nb, err := kernels.TopK(ctx, subRows(s.Text, store), other, k, opt)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", a.Name(), err)
-		}
-		for q, p := range store {
-			ids, sims := nb.Row(q)
-			for r, j := range ids {
-				if j >= 0 {
-					cross[p] = append(cross[p], voter{otherNorm[j], s.Pool.Items[rows[j]].Answer, sims[r], int(j)})
-				}
-			}
-		}
+	cross, err := crossNearest(ctx, s, s.Text, s.Pool.Text, k, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Name(), err)
 	}
+	// The pool's normalised options, by pool row, for its voters.
+	poolRows := make([]int, len(s.Pool.Items))
+	for i := range poolRows {
+		poolRows[i] = i
+	}
+	pool := poolNorm(s.Pool, poolRows)
 	out := make([]Prediction, len(s.Items))
-	var near []voter
-	err := nearestEarlier(ctx, a.cfg, a.cache, s, func(p int, within []earlier) {
-		near = append(near[:0], cross[p]...)
-		for _, e := range within {
-			near = append(near, voter{norm[e.pos], s.Items[e.pos].Answer, e.sim, len(s.Pool.Items) + e.pos})
-		}
-		slices.SortFunc(near, func(x, y voter) int {
-			if c := cmp.Compare(y.sim, x.sim); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.place, y.place)
-		})
+	var near []storeHit
+	err = nearestEarlier(ctx, a.cfg, a.cache, s, func(p int, within []earlier) {
+		near = storeOrder(near, cross[p], within, len(s.Pool.Items))
 		if len(near) > k {
 			near = near[:k]
 		}
-		out[p] = a.vote(s, norm, p, near)
+		out[p] = a.vote(s, norm, pool, p, near)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name(), err)
@@ -96,9 +64,15 @@ func (a *knnXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, error) 
 	return out, nil
 }
 
-// vote is knnVote.vote over voters.
-func (a *knnXPool) vote(s *Stream, norm [][]string, p int, near []voter) Prediction {
+// vote is knnVote.vote over the store's hits: a pool row's options and
+// gold, or an earlier stream item's.
+func (a *knnXPool) vote(s *Stream, norm, pool [][]string, p int, near []storeHit) Prediction {
 	return voteNeighbours(s.Seed, a.Name(), s.Items[p], norm[p], len(near), func(i int) ([]string, int, float32) {
-		return near[i].norm, near[i].answer, near[i].sim
+		h := near[i]
+		if h.place < len(s.Pool.Items) {
+			return pool[h.place], s.Pool.Items[h.place].Answer, h.sim
+		}
+		pos := h.place - len(s.Pool.Items)
+		return norm[pos], s.Items[pos].Answer, h.sim
 	})
 }
