@@ -248,24 +248,12 @@ func (g *GPU) NewWorker() (_ Worker, err error) {
 			err = errors.Join(err, w.free())
 		}
 	}()
-	if w.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+	mode := int32(cublasDefaultMath)
+	if g.prec == TF32 {
+		mode = cublasTF32TensorOpMath
 	}
-	if g.blas != nil {
-		if err = g.blas.check("cublasCreate", g.blas.create(&w.handle)); err != nil {
-			w.handle = 0
-			return nil, err
-		}
-		if err = g.blas.check("cublasSetStream", g.blas.setStream(w.handle, uintptr(unsafe.Pointer(w.stream.C())))); err != nil {
-			return nil, err
-		}
-		mode := int32(cublasDefaultMath)
-		if g.prec == TF32 {
-			mode = cublasTF32TensorOpMath
-		}
-		if err = g.blas.check("cublasSetMathMode", g.blas.setMathMode(w.handle, mode)); err != nil {
-			return nil, err
-		}
+	if err = g.openStream(&w.stream, &w.handle, mode); err != nil {
+		return nil, err
 	}
 	if err = allocBufs(
 		devBuf{&w.tile, gpuTileRows * gpuTileCols * 4},

@@ -104,20 +104,8 @@ func (g *GPU) NewGramWorker(n, maxCols int) (_ GramWorker, err error) {
 			err = errors.Join(err, w.free())
 		}
 	}()
-	if w.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
-	}
-	if g.blas != nil {
-		if err = g.blas.check("cublasCreate", g.blas.create(&w.handle)); err != nil {
-			w.handle = 0
-			return nil, err
-		}
-		if err = g.blas.check("cublasSetStream", g.blas.setStream(w.handle, uintptr(unsafe.Pointer(w.stream.C())))); err != nil {
-			return nil, err
-		}
-		if err = g.blas.check("cublasSetMathMode", g.blas.setMathMode(w.handle, cublasDefaultMath)); err != nil {
-			return nil, err
-		}
+	if err = g.openStream(&w.stream, &w.handle, cublasDefaultMath); err != nil {
+		return nil, err
 	}
 	if err = allocBufs(
 		devBuf{&w.scratch.ptr, e * e * 4},
