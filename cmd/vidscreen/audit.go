@@ -209,7 +209,7 @@ docs/audit.md.`,
 					defer noteDevices(rep, ms.devices)
 					if video || *refModel {
 						if ms.video == nil {
-							return fmt.Errorf("%w: --models %s has no image_text role, which the frame and order levels and --reference-model need", errBadInput, *modelsDir)
+							return fmt.Errorf("%w: --models %s has no image_text role (nor a served vlm_reader), which the frame and order levels and --reference-model need", errBadInput, *modelsDir)
 						}
 						if *refModel && ms.video.VLM == nil {
 							return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", errBadInput, *modelsDir)

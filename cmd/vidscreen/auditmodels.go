@@ -268,7 +268,10 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 			v.VLMSize = decode.Size{Short: inputSide(cfg)}
 		}
 		v.VLM = vlm
-	} else if ok && spec.Served() && len(v.ImageText) > 0 {
+	} else if ok && spec.Served() {
+		// A served vlm_reader needs no image_text: the server sizes its
+		// images, and without an image tower the decode pass runs for the
+		// VLM readers alone (attack.Config.VLMOwnFrames).
 		r, name, err := openServedVLM(m, models.RoleVLMReader, spec, store, env)
 		if err != nil {
 			out.Close()
@@ -290,7 +293,9 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	// shuffled-frames-screen-reader's shuffled ones; without one vlm_reader
 	// answers full-video-reader and the funnel's shuffled step is the
 	// card's shuffled-frames-reader.
-	if spec, ok := m.Roles[models.RoleScreenReader]; ok && spec.Server == "" && v.VLM != nil {
+	if spec, ok := m.Roles[models.RoleScreenReader]; ok && spec.Server == "" && v.VLM != nil && len(v.ImageText) == 0 {
+		return fail(errors.New("screen_reader is an ONNX model, which needs the image_text role; without one it must be served, as vlm_reader is"))
+	} else if ok && spec.Server == "" && v.VLM != nil {
 		sr := &spread.VLMScorer{Pool: pool, Work: string(models.RoleScreenReader)}
 		for _, dev := range devs {
 			r, err := rt.OpenVLMRole(m, models.RoleScreenReader, dev)
@@ -321,7 +326,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	if err := openAuditASR(rt, m, devs[0], out, v, env); err != nil {
 		return fail(err)
 	}
-	if len(v.ImageText) == 0 {
+	if len(v.ImageText) == 0 && v.VLM == nil {
 		v = nil
 	} else {
 		// Frames are decoded with their short side at the largest input

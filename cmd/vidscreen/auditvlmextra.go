@@ -38,6 +38,9 @@ func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []models.Device,
 			v.ExtraVLMSizes = append(v.ExtraVLMSizes, decode.Size{Short: served.DecodeShort})
 			continue
 		}
+		if len(v.ImageText) == 0 {
+			return fmt.Errorf("%w: --models: vlm_reader entry %d is an ONNX model, which needs the image_text role; without one every vlm_reader entry must be served", errBadInput, entry)
+		}
 		em := m.Entry(models.RoleVLMReader, k+1)
 		sc := &spread.VLMScorer{Pool: pool, Work: string(models.RoleVLMReader)}
 		for _, dev := range devs {

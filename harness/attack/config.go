@@ -46,6 +46,11 @@ type Config struct {
 	// centre-frame-reader#<k+1> and shuffled-frames-reader#<k+1>, further
 	// models of those Video-Oasis tests (diagnostic only).
 	ExtraVLM int `json:"-"`
+	// VLMOwnFrames says the VLM readers' frames come from the decode pass
+	// without an image tower (every VLM reader served: the server sizes
+	// its images, so no image_text preprocessing is needed): they then run
+	// without RoleImageText.
+	VLMOwnFrames bool `json:"-"`
 	// BagK is how many frames the bag-of-frames attackers keep (Video-Oasis:
 	// the top 32 of the ~1 fps set by similarity to the question).
 	BagK int `json:"bag_k,omitempty"`
@@ -189,10 +194,15 @@ func frameAttackers(cfg Config) []frameAttacker {
 		add(&captionsMatch{}, RoleCaptioner, RoleTextEmbed)
 		add(&captionsReader{cfg.Reader}, RoleCaptioner, RoleLMReader)
 		// The VLM readers' frames come from the feature stage, which runs
-		// only with an image tower to drive it.
-		add(&centreReader{}, RoleVLMReader, RoleImageText)
+		// only with an image tower to drive it, unless every VLM reader is
+		// served (VLMOwnFrames).
+		vlm := []string{RoleVLMReader, RoleImageText}
+		if cfg.VLMOwnFrames {
+			vlm = vlm[:1]
+		}
+		add(&centreReader{}, vlm...)
 		for k := range cfg.ExtraVLM {
-			add(&vlmExtra{base: &centreReader{}, set: VLMCentre, need: NeedVLMCentre, model: k + 1}, RoleVLMReader, RoleImageText)
+			add(&vlmExtra{base: &centreReader{}, set: VLMCentre, need: NeedVLMCentre, model: k + 1}, vlm...)
 		}
 		// The audio test (Video-Oasis 3.1), only where the models
 		// directory has an asr role, as screen_reader: without it nothing
@@ -209,16 +219,20 @@ func frameAttackers(cfg Config) []frameAttacker {
 		}
 		add(&bagOfFrames{k: k}, RoleImageText)
 		add(&bagOfFrames{k: k, useMax: true}, RoleImageText)
-		add(&shuffledReader{}, RoleVLMReader, RoleImageText)
-		for k := range cfg.ExtraVLM {
-			add(&vlmExtra{base: &shuffledReader{}, set: VLMShuffled, need: NeedVLMShuffled, model: k + 1}, RoleVLMReader, RoleImageText)
+		vlm := []string{RoleVLMReader, RoleImageText}
+		if cfg.VLMOwnFrames {
+			vlm = vlm[:1]
 		}
-		add(&tenthReader{}, RoleVLMReader, RoleImageText)
-		add(&fullVideoReader{}, RoleVLMReader, RoleImageText)
+		add(&shuffledReader{}, vlm...)
+		for k := range cfg.ExtraVLM {
+			add(&vlmExtra{base: &shuffledReader{}, set: VLMShuffled, need: NeedVLMShuffled, model: k + 1}, vlm...)
+		}
+		add(&tenthReader{}, vlm...)
+		add(&fullVideoReader{}, vlm...)
 		// The funnel's shuffled step on screen_reader, only where the
 		// models directory has one: without it nothing is skipped.
 		if slices.Contains(cfg.Roles, RoleScreenReader) {
-			add(&shuffledScreenReader{}, RoleScreenReader, RoleVLMReader, RoleImageText)
+			add(&shuffledScreenReader{}, append([]string{RoleScreenReader}, vlm...)...)
 		}
 	}
 	return out

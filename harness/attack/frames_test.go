@@ -193,4 +193,15 @@ func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
 	if n != 4 {
 		t.Errorf("%d VLM readers reported skipped, want 4: %q", n, attack.Skipped(cfg))
 	}
+	// Every VLM reader served: their frames need no image tower, so they run.
+	cfg.VLMOwnFrames = true
+	ran := 0
+	for _, a := range attack.Attackers(cfg) {
+		if strings.HasSuffix(a.Name(), "-reader") && attack.FrameNeeds(a) != 0 {
+			ran++
+		}
+	}
+	if ran != 4 {
+		t.Errorf("%d VLM readers run with VLMOwnFrames, want 4", ran)
+	}
 }

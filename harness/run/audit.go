@@ -275,6 +275,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		}
 		if v := opt.Video; v != nil && v.VLM != nil {
 			acfg.ExtraVLM = len(v.ExtraVLM)
+			// No image tower: the caller opened served VLM readers only,
+			// whose frames the decode pass gives without one.
+			acfg.VLMOwnFrames = len(v.ImageText) == 0
 		}
 	}
 	// The kernels of each unit share the machine with the other workers.

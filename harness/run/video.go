@@ -96,7 +96,7 @@ func (o *Options) roles() []string {
 	if o.Embedder != nil {
 		out = append(out, attack.RoleTextEmbed)
 	}
-	if v := o.Video; v != nil && len(v.Captioner) > 0 {
+	if v := o.Video; v != nil && len(v.Captioner) > 0 && len(v.ImageText) > 0 { // captions are of the image tower's frames
 		out = append(out, attack.RoleCaptioner)
 	}
 	if o.Reader != nil {
@@ -388,13 +388,16 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	if needs == 0 {
 		return nil
 	}
-	it := v.ImageText[0]
+	var scale, bias float64 // the image tower's, for the similarity attackers
+	if len(v.ImageText) > 0 {
+		scale, bias = v.ImageText[0].LogitScale(), v.ImageText[0].LogitBias()
+	}
 
 	n := len(a.items)
 	vis := make([]*attack.Visual, n)
 	inOrder, _ := features.DiagnosticSets(a.opt.frames())
 	for i, f := range fr.Items {
-		vis[i] = &attack.Visual{Failure: f.Failure, Scale: it.LogitScale(), Bias: it.LogitBias(), VLM: inOrderScores(f.VLM, inOrder.Name)}
+		vis[i] = &attack.Visual{Failure: f.Failure, Scale: scale, Bias: bias, VLM: inOrderScores(f.VLM, inOrder.Name)}
 	}
 	if sets := a.opt.screenSets(needs); len(sets) > 0 {
 		if err := a.screenReaderScores(ctx, vis, sets); err != nil {
@@ -403,6 +406,18 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	}
 	if err := a.extraVLMScores(ctx, vis, needs); err != nil {
 		return err
+	}
+	if len(v.ImageText) == 0 {
+		// Served VLM readers alone (attack.Config.VLMOwnFrames): nothing
+		// was embedded, so no frame is compared with a text, and the
+		// effective size, which needs frame embeddings, is left null.
+		for i, f := range a.failures {
+			if f != "" {
+				vis[i].Failure = f
+			}
+		}
+		a.visual = vis
+		return nil
 	}
 
 	// Texts in the image_text space: questions, options, question+option.
@@ -426,7 +441,7 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			a.textFailed(optionItem[r])
 		}
 	}
-	var itEmb textEmbedder = rowsEmbedder{it, v.ImageName}
+	var itEmb textEmbedder = rowsEmbedder{v.ImageText[0], v.ImageName}
 	if v.Devices != nil {
 		// The text tower on every device, as the other text encoders.
 		sp := &spread.TextEmbedder{Pool: v.Devices, Work: "image_text_text"}
@@ -610,7 +625,7 @@ func (a *audit) featureOptions(needs attack.Needs, vsets []features.VLMSet) feat
 		VLMSets: vsets, VLM: v.VLM, VLMName: v.VLMName, Seed: a.opt.Seed,
 		Permute: func(it *harness.Item, k int) []int { return attack.OptionPermutation(a.opt.Seed, it, k) },
 	}
-	if needs != 0 {
+	if needs != 0 && len(v.ImageText) > 0 {
 		encs := make([]features.ImageEncoder, len(v.ImageText))
 		for d, m := range v.ImageText {
 			encs[d] = m
