@@ -248,7 +248,7 @@ the pool does not hold.`,
 					}
 				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
-				readers, closeReaders, err := openSelectReaders(*modelsDir, *videos, *device, cfg, env)
+				readers, closeReaders, err := openSelectReaders(*modelsDir, *videos, *device, *out, cfg, env)
 				if err != nil {
 					return err
 				}
@@ -257,7 +257,7 @@ the pool does not hold.`,
 					team.Readers, team.Reader = readers, readers.letters
 				}
 				if team.Reader == nil {
-					lr, closeLetters, err := openSelectLetters(*modelsDir, *device, cfg, env)
+					lr, closeLetters, err := openSelectLetters(*modelsDir, *device, *out, cfg, env)
 					if err != nil {
 						return err
 					}

@@ -108,7 +108,12 @@ func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*a
 // carried over) when either flag is missing or the run has neither reader.
 // A model that is not the run's is refused: its answers would not be the
 // ones the screen judged.
-func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environment) (*selectReaders, func(), error) {
+//
+// A served role keeps its replies in the release directory out
+// (cache/served-replies.store, as in an audit's run directory; never in
+// the run, which the gate leaves as it is), so select run again with the
+// same --out asks its servers nothing twice.
+func openSelectReaders(dir, videos, device, out string, cfg runs.Config, env *environment) (*selectReaders, func(), error) {
 	if dir == "" || videos == "" || cfg.Videos == nil {
 		return nil, func() {}, nil
 	}
@@ -124,7 +129,7 @@ func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environ
 	if !wantVLM && !wantCaptions {
 		return nil, func() {}, nil
 	}
-	am, err := openAuditModels(dir, device, 0, true, "", env)
+	am, err := openAuditModels(dir, device, 0, true, out, env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,12 +198,13 @@ func openSelectReaders(dir, videos, device string, cfg runs.Config, env *environ
 // lm_reader from --models when the run ran retrieval-reader and no
 // other reader opened it (nil when --models is not given or the run has no
 // retrieval-reader: its verdicts are carried over). Another model than the
-// run's is refused.
-func openSelectLetters(dir, device string, cfg runs.Config, env *environment) (attack.LetterReader, func(), error) {
+// run's is refused. A served lm_reader's replies are kept in out as
+// openSelectReaders keeps them.
+func openSelectLetters(dir, device, out string, cfg runs.Config, env *environment) (attack.LetterReader, func(), error) {
 	if _, ran := cfg.AttackerVersions[retrievalReader]; !ran || dir == "" || cfg.LMReader == "" {
 		return nil, func() {}, nil
 	}
-	am, err := openAuditModels(dir, device, 0, false, "", env)
+	am, err := openAuditModels(dir, device, 0, false, out, env)
 	if err != nil {
 		return nil, nil, err
 	}
