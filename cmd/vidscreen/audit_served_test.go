@@ -358,6 +358,13 @@ func TestAuditServedFaults(t *testing.T) {
 		}
 	}
 
+	// The cards count the failed items under server, apart from failed videos.
+	md, _ := os.ReadFile(filepath.Join(outs[0], runs.CardsMarkdown))
+	cj, _ := os.ReadFile(filepath.Join(outs[0], runs.CardsJSON))
+	if !bytes.Contains(md, []byte("Items a served reader's server failed on after its retries")) || bytes.Contains(md, []byte("Items whose video failed")) || !bytes.Contains(cj, []byte(`"server": `)) {
+		t.Errorf("the cards do not count the items the server failed on apart from failed videos:\n%s", md)
+	}
+
 	// The server recovers: the first run resumed asks the failed prompts
 	// again (and nothing else), and its outputs are a fresh audit's.
 	healthy.Store(true)

@@ -145,7 +145,8 @@ type Card struct {
 	LevelsNotRun map[string]string `json:"levels_not_run,omitempty"`
 	// Failures counts the items whose video gave no features, or for one of
 	// whose texts a model gave a NaN or an infinity, by reason ("missing",
-	// "outside-root", "corrupt", "timeout", "non-finite-embedding", ...);
+	// "outside-root", "corrupt", "timeout", "non-finite-embedding", ...),
+	// or whose served reader's server failed after its retries ("server");
 	// the frame and order attackers abstained on them. Empty when none
 	// failed.
 	Failures map[string]int `json:"failures"`

@@ -80,8 +80,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if nr := notRunList(c); nr != "" {
 			fmt.Fprintf(bw, " Not run: %s.", mdEscape(nr))
 		}
-		if len(c.Failures) > 0 {
-			fmt.Fprintf(bw, " Items whose video failed (the frame and order attackers abstained): %s.", failureList(c.Failures))
+		videos, server := splitFailures(c.Failures)
+		if len(videos) > 0 {
+			fmt.Fprintf(bw, " Items whose video failed (the frame and order attackers abstained): %s.", failureList(videos))
+		}
+		if server > 0 {
+			fmt.Fprintf(bw, " Items a served reader's server failed on after its retries (not answered, pending in screening; run again once the server has recovered): %d.", server)
 		}
 		if sr := servedList(c.ServedReaders); sr != "" {
 			fmt.Fprintf(bw, " Served readers: %s.", mdEscape(sr))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 // servedList says how each served reader's answers were read, for a
@@ -26,4 +27,20 @@ func servedList(rs []metrics.ServedReader) string {
 		parts = append(parts, fmt.Sprintf("%s (%s): %s", r.Role, r.Model, mode))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// splitFailures parts a card's failures into its videos' (by reason) and
+// the count of items a served reader's server failed on
+// (models.FailureServer): their videos were read, and what a reader says
+// of them is "asked, not answered", not "no video".
+func splitFailures(f map[string]int) (videos map[string]int, server int) {
+	videos = make(map[string]int, len(f))
+	for r, n := range f {
+		if r == models.FailureServer {
+			server += n
+			continue
+		}
+		videos[r] = n
+	}
+	return videos, server
 }

@@ -78,14 +78,18 @@ func notRunList(c metrics.Card) string {
 func FailureWarnings(cards []metrics.Card) []string {
 	var out []string
 	for _, c := range cards {
+		videos, server := splitFailures(c.Failures)
 		n := 0
-		for _, k := range c.Failures {
+		for _, k := range videos {
 			n += k
+		}
+		if c.N > 0 && float64(server) > failureWarnShare*float64(c.N) {
+			out = append(out, fmt.Sprintf("%s: a served reader's server failed on %d of %d items (%s) after its retries: run the audit again once it has recovered", c.Benchmark, server, c.N, pct(float64(server)/float64(c.N))))
 		}
 		if c.N == 0 || float64(n) <= failureWarnShare*float64(c.N) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: the video failed for %d of %d items (%s): %s", c.Benchmark, n, c.N, pct(float64(n)/float64(c.N)), failureList(c.Failures)))
+		out = append(out, fmt.Sprintf("%s: the video failed for %d of %d items (%s): %s", c.Benchmark, n, c.N, pct(float64(n)/float64(c.N)), failureList(videos)))
 	}
 	return out
 }
