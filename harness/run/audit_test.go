@@ -85,7 +85,7 @@ func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 13 + len(harness.QualityNames()) + 6*len(one.Attackers); pf.NumRows() != 600 || len(pf.Schema().Columns()) != want {
+	if want := 14 + len(harness.QualityNames()) + 6*len(one.Attackers); pf.NumRows() != 600 || len(pf.Schema().Columns()) != want {
 		t.Errorf("items.parquet has %d rows and %d columns, want 600 and %d", pf.NumRows(), len(pf.Schema().Columns()), want)
 	}
 	f.Close()
