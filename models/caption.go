@@ -14,6 +14,10 @@ import (
 type Caption struct {
 	IDs  []int  `json:"ids"` // new tokens, the end token included when reached
 	Text string `json:"text"`
+	// Failed says a served captioner's server failed on this frame after
+	// its retries (Text is empty): the video's items fail with reason
+	// FailureServer and nothing of it is cached, so a later run asks again.
+	Failed bool `json:"-"`
 }
 
 // Captioner writes captions with an image encoder and a text decoder that

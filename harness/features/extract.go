@@ -896,6 +896,14 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 					if err != nil {
 						return fmt.Errorf("features: captioner (device %d): %w", d, err)
 					}
+					if n := failedCaptions(caps); n > 0 {
+						// A served captioner's server failed on some frames:
+						// the video's items fail (server), nothing of it is
+						// cached, and the next run captions it again.
+						failed(w.k, models.FailureServer, fmt.Errorf("%s: the captioner's server failed on %d of its %d frames after its retries", w.video.Path, n, len(caps)))
+						w.frames = nil
+						continue
+					}
 					w.video.Captions = make([]string, len(w.video.Times))
 					for j, r := range idx {
 						w.video.Captions[r] = caps[j].Text
@@ -968,4 +976,15 @@ func runSizes(n, maxBatch int) []int {
 		n -= k
 	}
 	return out
+}
+
+// failedCaptions counts the captions a served captioner's server failed on.
+func failedCaptions(caps []models.Caption) int {
+	n := 0
+	for _, c := range caps {
+		if c.Failed {
+			n++
+		}
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
 // failingVLM is fakeVLM whose server fails (no row) on every one-frame
@@ -90,5 +91,71 @@ func TestVLMServerFailure(t *testing.T) {
 	}
 	if len(f.prompts) != 0 {
 		t.Errorf("a third run asked %d prompts; want all from the cache", len(f.prompts))
+	}
+}
+
+// downCaptioner is a captioner whose server fails on every frame while
+// down is set, as a served captioner's does after its retries.
+type downCaptioner struct {
+	Captioner
+	down atomic.Bool
+}
+
+func (c *downCaptioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame) ([]models.Caption, error) {
+	if c.down.Load() {
+		out := make([]models.Caption, len(frames))
+		for i := range out {
+			out[i].Failed = true
+		}
+		return out, nil
+	}
+	return c.Captioner.CaptionFrames(ctx, frames)
+}
+
+// TestCaptionServerFailure: while the captioner's server fails, the items
+// of every video it captions fail with reason server (the others keep
+// their own reasons) and nothing is cached; once it is back, the next run
+// gives what a run on a healthy captioner gives.
+func TestCaptionServerFailure(t *testing.T) {
+	openTiny(t)
+	root := videoRoot(t)
+	items := testItems()
+	ctx := context.Background()
+	c := &downCaptioner{Captioner: tiny.capt}
+	c.down.Store(true)
+	opt := testOptions(root, t.TempDir(), 2)
+	opt.Captioner = []Captioner{c}
+	down, err := Extract(ctx, items, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Extract(ctx, items, testOptions(root, t.TempDir(), 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range down.Items {
+		want := fresh.Items[i].Failure
+		if want == "" {
+			want = models.FailureServer
+		}
+		if it.Failure != want {
+			t.Errorf("item %s: failure %q while the captioner's server fails, want %q", items[i].ID, it.Failure, want)
+		}
+	}
+	c.down.Store(false)
+	back, err := Extract(ctx, items, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Stats.Cached != 0 {
+		t.Errorf("%d videos read from the cache after the failed run; want none cached", back.Stats.Cached)
+	}
+	for i, it := range back.Items {
+		if it.Failure != fresh.Items[i].Failure {
+			t.Errorf("item %s: failure %q after recovery, %q on a healthy captioner", items[i].ID, it.Failure, fresh.Items[i].Failure)
+		}
+		if it.Video >= 0 && fresh.Items[i].Video >= 0 && !slices.Equal(back.Videos[it.Video].Captions, fresh.Videos[fresh.Items[i].Video].Captions) {
+			t.Errorf("item %s: captions after recovery differ from a healthy captioner's", items[i].ID)
+		}
 	}
 }

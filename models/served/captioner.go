@@ -50,8 +50,9 @@ func NewCaptioner(cfg Config, maxTokens int, seed int64) (*Captioner, error) {
 func (c *Captioner) Stats() *Stats { return c.stats }
 
 // CaptionFrames captions each frame on its own, in the order given; a
-// frame the server failed gets an empty caption (counted under Failed),
-// which the caption attackers see as a frame with nothing written.
+// frame the server failed gets an empty caption marked Failed (counted
+// under Failed), whose video the feature stage fails with reason server
+// and does not cache.
 func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame) ([]models.Caption, error) {
 	client, err := c.client.get()
 	if err != nil {
@@ -80,10 +81,11 @@ func (c *Captioner) CaptionFrames(ctx context.Context, frames []imageprep.Frame)
 	c.stats.end()
 	failed := 0
 	var first error
-	for _, err := range errs {
+	for i, err := range errs {
 		if err == nil {
 			continue
 		}
+		out[i].Failed = true
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
