@@ -29,7 +29,7 @@ const audioCacheVersion = "a16k-1"
 
 // path is the entry of a video whose bytes hash to digest.
 func (c AudioCache) path(digest string) string {
-	return filepath.Join(c.Dir, digest+"-"+audioCacheVersion+".f32")
+	return filepath.Join(c.Dir, "audio-"+digest+"-"+audioCacheVersion+".f32")
 }
 
 // Load returns the audio of the video at path whose content hashes to

@@ -26,9 +26,11 @@ time, coloured squares, circles, triangles and stars that appear, move and disap
 encodes them as H.264 MP4 through FFmpeg, and writes multiple-choice items about them in
 families whose shortcut is known: an option artifact, a text leak, templated duplicates,
 paired yes/no siblings, single-frame solvable, solvable from some frames but not one,
-solvable from any window, order-dependent, and clean controls. Each family is its own
-benchmark (world-FAMILY) in DIR/items.jsonl; DIR/truth.json gives each family and item
-the lowest level of the attack pyramid expected to solve it, or null where none should.
+solvable from any window, order-dependent, clean controls, and an audio family whose
+soundtrack names the answer (its videos, a tenth as many, at least four, come on top).
+Each family is its own benchmark (world-FAMILY) in DIR/items.jsonl; DIR/truth.json gives
+each family and item the lowest level of the attack pyramid expected to solve it, or null
+where none should.
 Audit the world with --items DIR/items.jsonl --videos DIR; the audit-of-the-auditor table
 compares the cards with truth.json (see docs/world.md).
 

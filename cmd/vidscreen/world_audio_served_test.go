@@ -107,6 +107,26 @@ func TestWorldAudioTestServed(t *testing.T) {
 		"--models", mdir, "--levels", "frame", "--out", out, "--seed", "1", "--quiet"); code != 0 || requests.Load() != before {
 		t.Fatalf("resumed audit: exit %d, %d more requests: %s", code, requests.Load()-before, errOut)
 	}
+	// Sharded: each shard transcribes its own videos into its cache, which
+	// the merge carries: it asks nothing and writes the unsharded outputs.
+	before = requests.Load()
+	merged, shards, _ := shardAndMerge(t, t.TempDir(), 2, "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
+		"--models", mdir, "--levels", "frame", "--seed", "1")
+	stored := 0
+	for _, sh := range shards {
+		m, _ := filepath.Glob(filepath.Join(sh, "cache", "transcript-*.json"))
+		stored += len(m)
+	}
+	// One entry per video (those without an audio stream say so), each in
+	// the one shard its video falls in.
+	videos, _ := filepath.Glob(filepath.Join(dir, "videos", "*.mp4"))
+	if stored != len(videos) {
+		t.Errorf("the shards stored %d transcripts, want one per video, %d", stored, len(videos))
+	}
+	if n := requests.Load() - before; int(n) != audioItems/2 {
+		t.Errorf("two shards and their merge sent %d requests, want %d (each audio video once)", n, audioItems/2)
+	}
+	sameRun(t, out, merged, "between the audit and the merge of its two shards")
 	// A server that fails every request stops a fresh run, exit 1, naming
 	// the endpoint and the server's message.
 	refuse.Store(true)

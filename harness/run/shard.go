@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
@@ -188,6 +189,12 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 			if !seen[path] {
 				seen[path] = true
 				sum.Videos = append(sum.Videos, ShardVideo{Path: path, Failure: f.Failure})
+			}
+		}
+		if needs.Has(attack.NeedTranscript) && a.opt.Video.ASR != nil {
+			// The transcripts go to the shard's cache, which merge reads.
+			if _, _, err := a.hear(ctx, fr); err != nil {
+				return nil, a.interrupted(ctx, err)
 			}
 		}
 		st := fr.Stats

@@ -52,13 +52,25 @@ const transcriptsVersion = "1"
 // gives its items a transcript the attackers abstain on; the counts go to
 // the progress log.
 func (a *audit) transcripts(ctx context.Context, emb textEmbedder, vis []*attack.Visual, fr *features.Result) error {
-	v := a.opt.Video
-	if v == nil || v.ASR == nil {
+	if v := a.opt.Video; v == nil || v.ASR == nil {
 		return nil
 	}
+	hashes, entries, err := a.hear(ctx, fr)
+	if err != nil {
+		return err
+	}
+	return a.transcriptsOf(ctx, emb, vis, fr, hashes, entries)
+}
+
+// hear transcribes each distinct video of fr once (its audio decoded
+// through decode.AudioCache, its transcript kept in the run's cache, both
+// flat in cache/ so that merge carries a shard's), in parallel, and returns
+// the videos' content hashes, sorted, with their entries. A shard runs it
+// to fill its cache for the merge.
+func (a *audit) hear(ctx context.Context, fr *features.Result) ([]string, []transcriptEntry, error) {
+	v := a.opt.Video
 	cacheDir := filepath.Join(a.opt.Out, CacheDir)
-	acache := decode.AudioCache{Dir: filepath.Join(cacheDir, "audio")}
-	tdir := filepath.Join(cacheDir, "transcripts")
+	acache := decode.AudioCache{Dir: cacheDir}
 	// The videos to hear, by content, in a fixed order.
 	paths := map[string]string{}
 	for _, f := range fr.Items {
@@ -77,7 +89,7 @@ func (a *audit) transcripts(ctx context.Context, emb textEmbedder, vis []*attack
 	meter := a.opt.Progress.Stage("transcribe", int64(len(hashes)), "videos")
 	for k, h := range hashes {
 		g.Go(func() error {
-			e, err := a.transcribe(gctx, acache, tdir, paths[h], h)
+			e, err := a.transcribe(gctx, acache, cacheDir, paths[h], h)
 			if err != nil {
 				return err
 			}
@@ -89,11 +101,17 @@ func (a *audit) transcripts(ctx context.Context, emb textEmbedder, vis []*attack
 	if err := g.Wait(); err != nil {
 		meter.Exit()
 		if ctx.Err() != nil {
-			return fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+			return nil, nil, fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
 		}
-		return fmt.Errorf("asr: %w", err)
+		return nil, nil, fmt.Errorf("asr: %w", err)
 	}
 	meter.Finish()
+	return hashes, entries, nil
+}
+
+// transcriptsOf finishes transcripts with what hear returned: the counts,
+// and the transcripts and options embedded.
+func (a *audit) transcriptsOf(ctx context.Context, emb textEmbedder, vis []*attack.Visual, fr *features.Result, hashes []string, entries []transcriptEntry) error {
 	byHash := map[string]*transcriptEntry{}
 	var texts []string
 	textRow := map[string]int{}
@@ -187,7 +205,7 @@ func (a *audit) transcripts(ctx context.Context, emb textEmbedder, vis []*attack
 // hash, from the run's cache or made and stored there.
 func (a *audit) transcribe(ctx context.Context, acache decode.AudioCache, dir, path, hash string) (transcriptEntry, error) {
 	v := a.opt.Video
-	p := filepath.Join(dir, fmt.Sprintf("%s-%s.json", hash, textKey(v.ASRName+"/"+transcriptsVersion, nil, nil)))
+	p := filepath.Join(dir, fmt.Sprintf("transcript-%s-%s.json", hash, textKey(v.ASRName+"/"+transcriptsVersion, nil, nil)))
 	var e transcriptEntry
 	b, err := checksum.ReadFile(p)
 	switch {
