@@ -140,6 +140,16 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 
 // writeImport writes the items, the open-ended records and the replies.
 func writeImport(w io.Writer, imp *imported, out, predOut string) error {
+	// The folders named by --out and --predictions-out are made, as the
+	// audit makes its --out: the README's first import writes into out/.
+	for _, p := range []string{out, predOut} {
+		if p == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
 	if err := atomicfile.WriteBytes(out, imp.items); err != nil {
 		return err
 	}

@@ -60,7 +60,9 @@ func TestImport(t *testing.T) {
 // lmms-eval samples file and audit it with the model's replies as the
 // reference.
 func TestImportThenAudit(t *testing.T) {
-	dir := t.TempDir()
+	// out/ does not exist yet: import makes it, as the README's first
+	// import relies on.
+	dir := filepath.Join(t.TempDir(), "out")
 	items := filepath.Join(dir, "videomme.jsonl")
 	if code, _, stderr := runCmd("import", "lmms-eval", filepath.Join(predictionsTestdata, "samples_videomme_2024-06-20T10-11-12.123456.jsonl"), "--out", items); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr)
