@@ -122,15 +122,11 @@ func (t *Transcriber) window(ctx context.Context, feats []float32) ([]int, error
 		return nil, err
 	}
 	defer in.Destroy()
-	encOut, err := t.enc.Run(ctx, map[string]ort.Value{"input_features": in})
+	encOut, hidden, err := encode(ctx, t.enc, "input_features", in)
 	if err != nil {
 		return nil, err
 	}
 	defer destroyMap(encOut)
-	hidden, ok := encOut["last_hidden_state"]
-	if !ok {
-		return nil, fmt.Errorf("%s: no last_hidden_state", t.enc.Path())
-	}
 	cache := map[string]ort.Value{}
 	defer func() { destroyMap(cache) }()
 	if t.first == nil {
@@ -307,17 +303,9 @@ func (r *Runtime) OpenTranscriber(m *Manifest, dev Device) (*Transcriber, error)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := readModelConfig(files["config.json"])
+	start, eos, err := decoderTokens(files["config.json"])
 	if err != nil {
 		return nil, err
-	}
-	start, ok := cfg.tokenID("decoder_start_token_id", "bos_token_id")
-	if !ok {
-		return nil, fmt.Errorf("%s: no decoder_start_token_id or bos_token_id", files["config.json"])
-	}
-	eos, ok := cfg.tokenID("eos_token_id")
-	if !ok {
-		return nil, fmt.Errorf("%s: no eos_token_id", files["config.json"])
 	}
 	var gc *generationConfig
 	gpath := filepath.Join(filepath.Dir(files["config.json"]), "generation_config.json")

@@ -95,15 +95,11 @@ func (c *Captioner) generate(ctx context.Context, images ImageBatch) ([][]int, e
 		return nil, err
 	}
 	defer pix.Destroy()
-	encOut, err := c.enc.Run(ctx, map[string]ort.Value{"pixel_values": pix})
+	encOut, hidden, err := encode(ctx, c.enc, "pixel_values", pix)
 	if err != nil {
 		return nil, err
 	}
 	defer destroyMap(encOut)
-	hidden, ok := encOut["last_hidden_state"]
-	if !ok {
-		return nil, fmt.Errorf("%s: no last_hidden_state", c.enc.Path())
-	}
 	encLen := hidden.GetShape()[1]
 
 	// cache maps each past_key_values.* input to its current value; the

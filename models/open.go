@@ -128,17 +128,9 @@ func (r *Runtime) OpenCaptioner(m *Manifest, dev Device) (*Captioner, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := readModelConfig(files["config.json"])
+	bos, eos, err := decoderTokens(files["config.json"])
 	if err != nil {
 		return nil, err
-	}
-	bos, ok := cfg.tokenID("decoder_start_token_id", "bos_token_id")
-	if !ok {
-		return nil, fmt.Errorf("%s: no decoder_start_token_id or bos_token_id", files["config.json"])
-	}
-	eos, ok := cfg.tokenID("eos_token_id")
-	if !ok {
-		return nil, fmt.Errorf("%s: no eos_token_id", files["config.json"])
 	}
 	tok, err := LoadTokenizer(files["tokenizer.json"])
 	if err != nil {
