@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
 )
 
 // captionsReader is the frame-level captions reader of Video-Index 3.5: the
@@ -23,34 +22,19 @@ func (*captionsReader) Level() harness.Level { return harness.LevelFrame }
 func (*captionsReader) needs() Needs         { return NeedCaptions }
 
 func (a *captionsReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	if err := checkVisual(a.Name(), s); err != nil {
-		return nil, err
-	}
-	if a.r == nil {
-		return nil, fmt.Errorf("%s: no lm_reader", a.Name())
-	}
-	prompts := make([]models.LetterPrompt, len(s.Items))
-	use := make([]bool, len(s.Items))
-	for p, it := range s.Items {
+	return readWithContext(ctx, a.Name(), a.r, s, func(p int) (contextFit, bool) {
 		v := s.Visual[p]
+		if v.Failure != "" || len(v.CaptionTexts) == 0 {
+			return nil, false
+		}
 		caps := v.CaptionTexts
-		if use[p] = v.Failure == "" && len(caps) > 0; !use[p] {
-			continue
-		}
-		for {
-			prompts[p] = letterPrompt(it, true, captionContext(caps))
-			if _, err := a.r.Encode(prompts[p]); err == nil || len(caps) == 1 {
-				break
+		return func(step int) (string, bool) {
+			if step > 0 {
+				caps = everyOther(caps)
 			}
-			caps = everyOther(caps)
-		}
-	}
-	scores, ok, err := readAll(ctx, a.r, prompts, use)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Name(), err)
-	}
-	s.answered(len(s.Items))
-	return answerAll(a.Name(), s, scores, ok), nil
+			return captionContext(caps), len(caps) > 1
+		}, true
+	})
 }
 
 // captionContext numbers the captions in time order.

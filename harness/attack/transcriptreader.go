@@ -2,10 +2,8 @@ package attack
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
 )
 
 // transcriptReader is the Video-Oasis audio test with a reader: the
@@ -21,32 +19,17 @@ func (*transcriptReader) Level() harness.Level { return harness.LevelFrame }
 func (*transcriptReader) needs() Needs         { return NeedTranscript }
 
 func (a *transcriptReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	if err := checkVisual(a.Name(), s); err != nil {
-		return nil, err
-	}
-	if a.r == nil {
-		return nil, fmt.Errorf("%s: no lm_reader", a.Name())
-	}
-	prompts := make([]models.LetterPrompt, len(s.Items))
-	use := make([]bool, len(s.Items))
-	for p, it := range s.Items {
+	return readWithContext(ctx, a.Name(), a.r, s, func(p int) (contextFit, bool) {
 		tr, ok := heard(s.Visual[p])
-		if use[p] = ok; !ok {
-			continue
+		if !ok {
+			return nil, false
 		}
 		text := []rune(tr.Text)
-		for {
-			prompts[p] = letterPrompt(it, true, "Transcript of the video's audio: "+string(text))
-			if _, err := a.r.Encode(prompts[p]); err == nil || len(text) <= 1 {
-				break
+		return func(step int) (string, bool) {
+			if step > 0 {
+				text = text[:len(text)/2]
 			}
-			text = text[:len(text)/2]
-		}
-	}
-	scores, ok, err := readAll(ctx, a.r, prompts, use)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.Name(), err)
-	}
-	s.answered(len(s.Items))
-	return answerAll(a.Name(), s, scores, ok), nil
+			return "Transcript of the video's audio: " + string(text), len(text) > 1
+		}, true
+	})
 }
