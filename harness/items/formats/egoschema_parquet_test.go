@@ -90,6 +90,56 @@ func TestEgoSchemaParquet(t *testing.T) {
 	wantParseError(t, err, q, 1, "q_uid", harness.ErrDuplicateID)
 }
 
+// TestEgoSchemaParquetAnswerTypes: lmms-eval's egoschema README says the
+// GENERATION and MC configs ship every answer as None (a null cell of an
+// optional column) and the Subset config real indices 0-4, which
+// egoschema_aggregate_score compares as str(): an integer column and a
+// null cell read as the text column does.
+func TestEgoSchemaParquetAnswerTypes(t *testing.T) {
+	opts := []string{"A. she cuts pods", "B. she pours water", "C. she sweeps", "D. she sings", "E. she leaves"}
+	type nullable struct {
+		Question string   `parquet:"question"`
+		VideoIdx string   `parquet:"video_idx"`
+		Option   []string `parquet:"option,list"`
+		Answer   *string  `parquet:"answer,optional"`
+	}
+	type integer struct {
+		Question string   `parquet:"question"`
+		VideoIdx string   `parquet:"video_idx"`
+		Option   []string `parquet:"option,list"`
+		Answer   int64    `parquet:"answer"`
+	}
+	three := "3"
+	for _, tc := range []struct {
+		name    string
+		path    string
+		gold    []int
+		dropped int
+	}{
+		{"null answers (GENERATION, MC)", writeEgoParquet(t, []nullable{{"q?", "v1", opts, &three}, {"q2?", "v2", opts, nil}}), []int{3}, 1},
+		{"integer answers", writeEgoParquet(t, []integer{{"q?", "v1", opts, 4}, {"q2?", "v2", opts, 0}}), []int{4, 0}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := readEgoSchema(context.Background(), []string{tc.path}, items.NoOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gold []int
+			for _, r := range res.Rows {
+				gold = append(gold, r.GoldIndex)
+				// The letters go later, with the rules every format
+				// follows (items.StripLetterPrefixes).
+				if !reflect.DeepEqual(r.Options, opts) {
+					t.Errorf("options %q, want %q", r.Options, opts)
+				}
+			}
+			if !reflect.DeepEqual(gold, tc.gold) || len(res.Dropped) != tc.dropped {
+				t.Errorf("gold %v, %d dropped; want %v, %d", gold, len(res.Dropped), tc.gold, tc.dropped)
+			}
+		})
+	}
+}
+
 func TestEgoSchemaParquetErrors(t *testing.T) {
 	opts := []string{"A. x", "B. y", "C. z"}
 	type noAnswer struct {

@@ -73,10 +73,15 @@ var mvbenchHead = regexp.MustCompile(`^\s*\[\s*\{\s*"video"\s*:`)
 
 // detectMVBench claims a JSON file named after one of MVBench's tasks
 // whose records hold candidates: other benchmarks (MLVU) write records of
-// the same shape, under other names.
+// the same shape, under other names. A name TVBench shares is left to
+// TVBench where the layout around the file is TVBench's (taskFamily).
 func detectMVBench(path string, head []byte) bool {
 	base := filepath.Base(path)
-	if _, ok := mvbenchTasks[strings.TrimSuffix(base, ".json")]; !ok || !strings.HasSuffix(base, ".json") {
+	task := strings.TrimSuffix(base, ".json")
+	if _, ok := mvbenchTasks[task]; !ok || !strings.HasSuffix(base, ".json") {
+		return false
+	}
+	if tvbenchTasks[task] && taskFamily(path) == familyTVBench {
 		return false
 	}
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))

@@ -41,17 +41,18 @@ var tvbenchTasks = map[string]bool{
 }
 
 // detectTVBench claims a task file of MVBench's record shape named after
-// a TVBench task, where the name is TVBench's alone or the path names
-// TVBench (TVBench/json/action_count.json). A file such as
-// action_count.json under a TVBench folder fits MVBench too, and auto then
-// names both (give the format); elsewhere it is MVBench's.
+// a TVBench task, where the name is TVBench's alone or the layout around
+// the file is TVBench's (taskFamily: a TVBench folder on its path,
+// TVBench's own task files beside it, video/<task>/ beside json/). A
+// shared name with no such sign, or with MVBench's, is MVBench's: the
+// records themselves are alike.
 func detectTVBench(path string, head []byte) bool {
 	base := filepath.Base(path)
 	task := strings.TrimSuffix(base, ".json")
 	if !tvbenchTasks[task] || !strings.HasSuffix(base, ".json") {
 		return false
 	}
-	if _, mvbench := mvbenchTasks[task]; mvbench && !strings.Contains(strings.ToLower(filepath.ToSlash(path)), "tvbench/") {
+	if _, mvbench := mvbenchTasks[task]; mvbench && taskFamily(path) != familyTVBench {
 		return false
 	}
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))

@@ -2,6 +2,8 @@ package formats
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,28 +91,61 @@ func TestTVBenchErrors(t *testing.T) {
 }
 
 // TestTVBenchDetect: auto takes TVBench's own task names, and a task name
-// both benchmarks use only where the path says TVBench, where auto then
-// refuses to guess.
+// both benchmarks use where the layout around the file is TVBench's: a
+// TVBench folder on its path (the nearest benchmark name wins), TVBench's
+// own task files beside it, or video/<task>/ beside json/ (infer.ipynb's
+// data_list); MVBench's layout, or none, leaves it MVBench's. The trees
+// are written by the test under neutral folder names.
 func TestTVBenchDetect(t *testing.T) {
 	for _, tc := range []struct {
-		path, head string
-		want       string // the format auto picks, or words of its error
+		name string
+		// files are the tree written, the first being the file given.
+		files []string
+		head  string
+		want  string // the format auto picks, or words of its error
 	}{
-		{"TVBench/json/object_count.json", tvbenchObjectCount, "tvbench"},
-		{"json/egocentric_sequence.json", tvbenchObjectCount, "tvbench"},
-		{"MVBench/json/action_count.json", tvbenchObjectCount, "mvbench"},
-		{"TVBench/json/action_localization.json", tvbenchActionLocalization, "several layouts fit (mvbench, tvbench)"},
-		{"object_count.jsonl", tvbenchObjectCount, "no known layout"},
-		{"object_count.json", `{"video": "a"}`, "no known layout"},
+		{"TVBench's own name", []string{"TVBench/json/object_count.json"}, tvbenchObjectCount, "tvbench"},
+		{"TVBench's own name anywhere", []string{"json/egocentric_sequence.json"}, tvbenchObjectCount, "tvbench"},
+		{"a shared name under MVBench", []string{"MVBench/json/action_count.json"}, tvbenchObjectCount, "mvbench"},
+		{"a shared name under TVBench", []string{"TVBench/json/action_localization.json"}, tvbenchActionLocalization, "tvbench"},
+		{"the Hugging Face cache's folder", []string{"hub/datasets--FunAILab--TVBench/snapshots/3f2a/json/action_count.json"}, tvbenchObjectCount, "tvbench"},
+		{"the nearest name wins", []string{"mvbench-runs/TVBench/json/action_count.json"}, tvbenchObjectCount, "tvbench"},
+		{"beside TVBench's own task files", []string{"data/json/action_count.json", "data/json/object_count.json"}, tvbenchObjectCount, "tvbench"},
+		{"beside MVBench's own task files", []string{"data/json/action_count.json", "data/json/fine_grained_pose.json"}, tvbenchObjectCount, "mvbench"},
+		{"beside both kinds", []string{"data/json/action_count.json", "data/json/fine_grained_pose.json", "data/json/object_count.json"}, tvbenchObjectCount, "mvbench"},
+		{"TVBench's video/<task>/", []string{"data/json/action_sequence.json", "data/video/action_sequence/x.mp4"}, tvbenchActionLocalization, "tvbench"},
+		{"MVBench's video/star/", []string{"data/json/action_sequence.json", "data/video/star/Charades_v1_480/x.mp4"}, tvbenchActionLocalization, "mvbench"},
+		{"no sign at all", []string{"data/json/action_count.json"}, tvbenchObjectCount, "mvbench"},
+		{"not .json", []string{"data/object_count.jsonl"}, tvbenchObjectCount, "no known layout"},
+		{"not an array of records", []string{"data/object_count.json"}, `{"video": "a"}`, "no known layout"},
 	} {
-		f, err := items.Detect(All(), tc.path, []byte(tc.head))
-		switch {
-		case err != nil && !strings.Contains(err.Error(), tc.want):
-			t.Errorf("%s: auto: %v; want %q", tc.path, err, tc.want)
-		case err == nil && f.Name != tc.want:
-			t.Errorf("%s: auto picks %s; want %q", tc.path, f.Name, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			root := neutralDir(t)
+			for _, f := range tc.files {
+				writeFile(t, root, f, tc.head)
+			}
+			path := filepath.Join(root, tc.files[0])
+			f, err := items.Detect(All(), path, []byte(tc.head))
+			switch {
+			case err != nil && !strings.Contains(err.Error(), tc.want):
+				t.Errorf("auto: %v; want %q", err, tc.want)
+			case err == nil && f.Name != tc.want:
+				t.Errorf("auto picks %s; want %q", f.Name, tc.want)
+			}
+		})
 	}
+}
+
+// neutralDir is a temporary folder whose path names neither benchmark:
+// t.TempDir() is named after the test, which names TVBench.
+func neutralDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "layout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 func FuzzTVBench(f *testing.F) {
