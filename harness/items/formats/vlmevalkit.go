@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -73,15 +74,26 @@ func headerColumns(path string, line []byte) map[string]bool {
 // DatasetName is the benchmark of a VLMEvalKit file: the dataset in
 // outputs/<model>/<model>_<dataset>.xlsx, the model (the parent folder)
 // stripped from the name so that two models' files for one dataset are one
-// benchmark; the base name when it does not follow that pattern.
+// benchmark; the base name when it does not follow that pattern. Today's
+// run.py writes the file into a run folder, outputs/<model>/<eval id>/
+// (build_eval_id's T<YYYYmmdd>-<HHMMSS>, earlier T<YYYYmmdd>_G<commit>),
+// and links it from outputs/<model>/: the model is then the folder above.
 func DatasetName(path string) string {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	model := filepath.Base(filepath.Dir(path))
+	dir := filepath.Dir(path)
+	if evalID.MatchString(filepath.Base(dir)) {
+		dir = filepath.Dir(dir)
+	}
+	model := filepath.Base(dir)
 	if model != "." && model != "/" && strings.HasPrefix(base, model+"_") && len(base) > len(model)+1 {
 		return base[len(model)+1:]
 	}
 	return base
 }
+
+// evalID is the name of a VLMEvalKit run folder (vlmeval/smp/file.py's
+// NEW_EVAL_ID_PATTERN and LEGACY_EVAL_ID_PATTERN).
+var evalID = regexp.MustCompile(`^T\d{8}(?:-\d{6}|_G[0-9a-fA-F]+)$`)
 
 // ReadVLMEvalKit reads one VLMEvalKit table, choosing by the file name.
 func ReadVLMEvalKit(ctx context.Context, path string) ([]items.Row, error) {
@@ -399,6 +411,7 @@ func (t *table) row(r items.Record, source string, line, rec int) (items.Row, er
 	row.ID = r.ID()
 	row.Benchmark = r.Benchmark()
 	row.Video, row.VideoFrom = r.Video()
+	row.Video = tableVideo(r, row.Video)
 	row.VideoPath = r.Str("video_path")
 	row.Question = r.Question()
 	// With a task column, a blank task cell is an item without a task, not
@@ -414,6 +427,9 @@ func (t *table) row(r items.Record, source string, line, rec int) (items.Row, er
 		row.Group = r.Str("category")
 	}
 	row.Duration, row.DurationGroup = r.Duration()
+	if err := tableClip(r, &row); err != nil {
+		return items.Row{}, err
+	}
 	var field string
 	var err error
 	if row.Options, field, err = r.Options(); err != nil {

@@ -140,6 +140,10 @@ func TestDatasetName(t *testing.T) {
 		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_MVBench_MP4_8frame.tsv": "MVBench_MP4_8frame",
 		"results/Video-MME.tsv":                                  "Video-MME",
 		"Qwen2-VL-7B_Video-MME.xlsx":                             "Qwen2-VL-7B_Video-MME",
+		// run.py's run folders (build_eval_id), today's and the legacy one.
+		"outputs/Qwen2-VL-7B/T20250612-093015/Qwen2-VL-7B_Video-MME_8frame.xlsx":  "Video-MME_8frame",
+		"outputs/Qwen2-VL-7B/T20241215_G1a2b3c4d/Qwen2-VL-7B_MVBench_8frame.json": "MVBench_8frame",
+		"outputs/Qwen2-VL-7B/T2025/Qwen2-VL-7B_Video-MME.xlsx":                    "Qwen2-VL-7B_Video-MME",
 	} {
 		if got := DatasetName(in); got != want {
 			t.Errorf("DatasetName(%q) = %q, want %q", in, got, want)
