@@ -76,12 +76,14 @@ ROOT and --models DIR naming the audit's models, the VLM at 32 frames in order
 and the caption attacker (captions-reader: the run's captioner on the same 32 frames, the
 run's lm_reader reading the captions) re-read the selection on the released option order
 too, through the audit's feature stage, and drop what they answer correctly with a margin
-above log 2 when significant on the selection. The other attackers that answer each item
+above log 2, as screening's readers do. The other attackers that answer each item
 alone (the other readers, the frame and order attackers; the readers above without the
 flags and models they need) carry over their screened verdicts, which drop an item only
 where the run's card finds the attacker significant on the item's benchmark. The last
-attack is the residual exploitability per level (abstentions counted at chance); what it
-still solves after the last round stays, counted.
+attack is the residual exploitability per level (abstentions counted at chance; the
+screening steps, cross-pool variants and further models of a Video-Oasis test reported
+aside, in no level and no Holm family, as on the cards); what it still solves after the
+last round stays, counted.
 Texts are embedded as the audit did: lexically (fitted on the selection) or, when the
 run used a text_embed model, by the same model from --models.
 

@@ -48,8 +48,15 @@ type AttackerResidual struct {
 	// correct count under each item's own chance (abstentions left out of
 	// n), rejected at 0.05 after Holm's correction over the attackers of
 	// the selection.
+	// An attacker reported Aside (a screening step, a cross-pool variant,
+	// a further model of a Video-Oasis test) is in no Holm family and no
+	// level's eps, as on the cards: its Significant is its own p-value's,
+	// uncorrected.
 	Significant bool    `json:"significant"`
 	PValue      float64 `json:"p_value"`
+	// Aside says why the attacker is reported beside the pyramid ("" when
+	// it is in it): see AsideScreening, AsideCrossPool, AsideDiagnostic.
+	Aside string `json:"aside,omitempty"`
 	// PaperSignificant is the papers' threshold, Margin >= 2.326
 	// sqrt(c(1-c)/n) (the authors' levels.py), beside it for comparison with
 	// the published tables.
@@ -73,14 +80,15 @@ type LevelResidual struct {
 }
 
 // residualLevels is the running maximum of the attackers' margins over the
-// levels (the profile is nondecreasing, as on the cards).
+// levels (the profile is nondecreasing, as on the cards); the attackers
+// reported aside enter no level, as on the cards.
 func residualLevels(rs []AttackerResidual) []LevelResidual {
 	var out []LevelResidual
 	var best *AttackerResidual
 	for _, l := range harness.Levels() {
 		has := false
 		for k := range rs {
-			if rs[k].Level != l || rs[k].N == 0 {
+			if rs[k].Level != l || rs[k].N == 0 || rs[k].Aside != "" {
 				continue
 			}
 			has = true

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -114,21 +115,23 @@ var ErrVersion = errors.New("attacker version mismatch")
 // SolvedRule describes how the gate judges an item, for the lockfile and the
 // report.
 const SolvedRule = "the solve rule (harness/solve, Video-Index 5.1): correct, not abstained, " +
-	"and margin > log 2 for readers with log-probabilities; a re-run attacker drops items only " +
-	"where it is significant on the selection, a carried-over verdict only where its attacker " +
-	"is significant on the item's benchmark; abstentions count at chance in the residual"
+	"and margin > log 2 for readers with log-probabilities; a re-run model reader drops what it " +
+	"solves, a re-run learner or matcher only where it is significant on the selection, a " +
+	"carried-over verdict only where its attacker is significant on the item's benchmark; " +
+	"abstentions count at chance in the residual; screening steps, cross-pool variants and " +
+	"further models of a Video-Oasis test are reported aside, in no level's eps and no Holm family"
 
 // Attack implements RedTeam.
 //
 // Every attacker's answers are judged by the one solve rule (harness/solve;
 // Video-Index 5.1, the authors' pool screen): the learners the team re-runs
 // answer without log-probabilities of a model, so correctness alone. As
-// screening does with learners, a verdict drops an item only where its
-// attacker is significantly above chance: for a re-run attacker, on the
-// selection it attacked (its residual row); for a carried-over verdict, on
-// the item's benchmark by the run's cards (Verdict.Significant). An attacker
-// at chance answers a quarter of four-option items correctly by luck;
-// dropping those would drain the pool without removing a shortcut.
+// screening does, a re-run model reader drops what it solves, and a learner
+// or matcher only where it is significantly above chance: for a re-run
+// one, on the selection it attacked (its residual row); for a carried-over
+// verdict, on the item's benchmark by the run's cards (Verdict.Significant).
+// A learner at chance answers a quarter of four-option items correctly by
+// luck; dropping those would drain the pool without removing a shortcut.
 //
 // The residual counts an abstention as a chance-level outcome, 1/k_i of a
 // correct answer, never as its seeded guess (DESIGN.md, the attack pyramid;
@@ -241,8 +244,11 @@ func (t *AttackTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack,
 // Significance on the selection is the cards' test (issue 20.4): an exact
 // one-sided Poisson-binomial test of the answered items' correct count
 // against each item's own chance, Holm-corrected at metrics.Alpha over the
-// attackers that scored the selection. An abstention is a chance-level
-// outcome: it adds nothing to the evidence, so the test leaves it out of n.
+// attackers that answered an item of the selection, less those reported
+// aside (Aside: a screening step, a cross-pool variant, a further model of
+// a Video-Oasis test), which keep their own uncorrected test and enter no
+// level's eps, as on the cards. An abstention is a chance-level outcome: it
+// adds nothing to the evidence, so the test leaves it out of n.
 func judge(p *Pool, picks []int, items []*harness.Item, again []bool, fresh func(k, a int) (Verdict, bool)) *Attack {
 	if again == nil {
 		again = make([]bool, len(p.Attackers))
@@ -253,8 +259,10 @@ func judge(p *Pool, picks []int, items []*harness.Item, again []bool, fresh func
 	out := &Attack{Solvers: make([][]string, len(picks))}
 	verdicts := make([][]Verdict, len(p.Attackers))
 	pvalues := make([]float64, len(p.Attackers))
+	kinds := newAttackerKinds()
+	var family []int // the attackers in the Holm family: answered something, not aside
 	for a, pa := range p.Attackers {
-		r := AttackerResidual{Name: pa.Name, Level: pa.Level, Rerun: again[a]}
+		r := AttackerResidual{Name: pa.Name, Level: pa.Level, Rerun: again[a], Aside: kinds.aside(pa.Name)}
 		vs := make([]Verdict, len(picks))
 		var correct, chance float64
 		var answered []float64 // the chances of the items answered, not abstained
@@ -289,13 +297,26 @@ func judge(p *Pool, picks []int, items []*harness.Item, again []bool, fresh func
 			r.Margin = round6(r.Accuracy - r.Chance)
 			r.PaperSignificant = significant(r.Margin, r.Chance, r.N)
 			pvalues[a] = metrics.PoissonBinomialUpperTail(answered, hits)
-			r.PValue = round6(pvalues[a])
+			r.PValue = sig6(pvalues[a])
+			switch {
+			case len(answered) == 0:
+				// Only abstentions: it tested nothing (the cards keep
+				// such an attacker out of the family too).
+			case r.Aside != "":
+				r.Significant = pvalues[a] <= metrics.Alpha
+			default:
+				family = append(family, a)
+			}
 		}
 		verdicts[a] = vs
 		out.Attackers = append(out.Attackers, r)
 	}
-	for a, sig := range metrics.Holm(pvalues, metrics.Alpha) {
-		out.Attackers[a].Significant = sig
+	ps := make([]float64, len(family))
+	for j, a := range family {
+		ps[j] = pvalues[a]
+	}
+	for j, sig := range metrics.Holm(ps, metrics.Alpha) {
+		out.Attackers[family[j]].Significant = sig
 	}
 	for a, pa := range p.Attackers {
 		r := &out.Attackers[a]
@@ -305,7 +326,13 @@ func judge(p *Pool, picks []int, items []*harness.Item, again []bool, fresh func
 			if !v.Solved {
 				continue
 			}
-			counts := r.Significant
+			// A re-run model reader drops what it solves, as it screens
+			// (Video-Index 5.1-5.2: the VLM at 32 frames and the caption
+			// attacker test the selection); a re-run learner or matcher
+			// only where it is significant on the selection. A further
+			// model of a Video-Oasis test is no attacker of the pyramid
+			// and drops nothing by itself.
+			counts := r.Significant || readerDrops(r)
 			if !again[a] {
 				counts = v.Significant
 				if b := p.Candidates[i].Item.Benchmark; counts && !slices.Contains(on, b) {
@@ -428,3 +455,14 @@ func permuteRows(m *kernels.Matrix, order []int32) *kernels.Matrix {
 // round6 rounds a figure like the cards do, so that the last bits of a sum
 // never reach a report.
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// sig6 rounds a p-value to six significant digits, as the cards do: p-values
+// span hundreds of orders of magnitude, and rounding to six decimals would
+// print a strong attacker's 9e-12 as 0.
+func sig6(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	return r
+}

@@ -362,7 +362,7 @@ func TestRerunLearnerDropsOnlyWhereSignificant(t *testing.T) {
 			return Verdict{Scored: true, Correct: ok, Solved: ok}, true
 		})
 		r := att.Attackers[0]
-		if r.Solved != tt.solved || r.Ignored != tt.ignored || !approx(r.PValue, round6(tt.p)) {
+		if r.Solved != tt.solved || r.Ignored != tt.ignored || !approx(r.PValue, sig6(tt.p)) {
 			t.Errorf("%d of 8 right: %+v, want %d solved, %d ignored, p %.6f", tt.right, r, tt.solved, tt.ignored, tt.p)
 		}
 	}

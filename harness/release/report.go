@@ -150,6 +150,9 @@ func orNone(names []string) string {
 // countsOn says where a carried-over verdict drops items.
 func countsOn(a AttackerResidual) string {
 	if a.Rerun {
+		if readerDrops(&a) {
+			return "the selection (a model reader drops what it solves)"
+		}
 		if a.Significant {
 			return "the selection"
 		}
@@ -246,7 +249,7 @@ Screened verdicts carried over (they drop an item only where the run's card find
 {{end}}
 | attacker | level | re-run | n | accuracy | chance | margin | p (exact) | significant (Holm) | 2.326 sqrt(c(1-c)/n) | solved | solved, not significant | drops on |
 |---|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---|
-{{range .ResidualRows}}| {{.Name}} | {{.Level}} | {{yes .Rerun}} | {{.N}} | {{printf "%.3f" .Accuracy}} | {{printf "%.3f" .Chance}} | {{pct .Margin}} | {{printf "%.3g" .PValue}} | {{yes .Significant}} | {{yes .PaperSignificant}} | {{.Solved}} | {{.Ignored}} | {{countsOn .}} |
+{{range .ResidualRows}}| {{.Name}} | {{.Level}}{{if .Aside}} (aside: {{.Aside}}){{end}} | {{yes .Rerun}} | {{.N}} | {{printf "%.3f" .Accuracy}} | {{printf "%.3f" .Chance}} | {{pct .Margin}} | {{printf "%.3g" .PValue}} | {{yes .Significant}} | {{yes .PaperSignificant}} | {{.Solved}} | {{.Ignored}} | {{countsOn .}} |
 {{end}}`))
 
 var page = htmlpage.New("html", funcs, `{{define "title"}}release {{.R.Name}}{{end}}{{define "body"}}<h1>Release {{.R.Name}}</h1>
@@ -281,6 +284,6 @@ Screened verdicts carried over (they drop an item only where the run's card find
 {{range .R.Gated.Residual.Levels}}<tr><td>{{.Level}}</td><td>{{pct .Eps}}</td><td class="text">{{.Attacker}}</td><td>{{yes .Significant}}</td></tr>
 {{end}}</table>
 <table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>p (exact)</th><th>significant (Holm)</th><th>2.326 sqrt(c(1-c)/n)</th><th>solved</th><th>solved, not significant</th><th>drops on</th></tr>
-{{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{printf "%.3g" .PValue}}</td><td>{{yes .Significant}}</td><td>{{yes .PaperSignificant}}</td><td>{{.Solved}}</td><td>{{.Ignored}}</td><td class="text">{{countsOn .}}</td></tr>
+{{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}{{if .Aside}} (aside: {{.Aside}}){{end}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{printf "%.3g" .PValue}}</td><td>{{yes .Significant}}</td><td>{{yes .PaperSignificant}}</td><td>{{.Solved}}</td><td>{{.Ignored}}</td><td class="text">{{countsOn .}}</td></tr>
 {{end}}</table>
 {{end}}`)
