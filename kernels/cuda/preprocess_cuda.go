@@ -263,6 +263,22 @@ func (p *gpuPrep) Output(dst []float32, n int) error {
 	return nil
 }
 
+// A DevicePrep is a Prep whose output tensor stays in the GPU's memory
+// for a consumer there (the image tower on ONNX Runtime's CUDA provider,
+// bound through an IoBinding: models.BoundTower.EmbedDevice), so the
+// tensor is never copied back to the host.
+type DevicePrep interface {
+	Prep
+	// DeviceOutput returns the output tensor's device address and size in
+	// bytes: valid until Close, holding Run's result once Sync returns.
+	DeviceOutput() (ptr uintptr, bytes int64)
+}
+
+// DeviceOutput implements DevicePrep.
+func (p *gpuPrep) DeviceOutput() (uintptr, int64) {
+	return uintptr(p.out), int64(p.batch) * int64(p.shape.outFrameLen) * 4
+}
+
 // Close implements Prep: waits for the stream and frees everything.
 func (p *gpuPrep) Close() error {
 	unbind, err := p.d.g.bind()

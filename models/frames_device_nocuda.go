@@ -1,0 +1,10 @@
+//go:build !cuda
+
+package models
+
+import "errors"
+
+// openDeviceFramePath: the preprocessing kernel is in the cuda build only.
+func openDeviceFramePath(*Runtime, *ImageText, Device) (deviceFramePath, error) {
+	return nil, errors.New("this binary was built without the GPU kernels (build bin/vidscreen-cuda with `make build-cuda`)")
+}
