@@ -92,7 +92,10 @@ type Card struct {
 	// VideoDependence is m = s* minus the accuracy of the stronger blind
 	// reader (Video-Index 3.3: the blind-reader models only, not
 	// question-match, not the running maximum), which VideoDependenceReader
-	// names; Residual is s* - c - eps of the highest level run.
+	// names. The blind reader's accuracy is taken on the items both it and
+	// the reference answered, as the authors' levels.py takes every
+	// attacker's against s*, so that a partial reference compares like
+	// with like; Residual is s* - c - eps of the highest level run.
 	// Unavailable says, for each figure left null, what it needs (m: a
 	// blind reader).
 	VideoDependence       *float64          `json:"video_dependence"`

@@ -656,18 +656,25 @@ func withReference(c *Card, items []*harness.Item, members []int, all [][]scored
 	// m = s* minus the accuracy of the stronger blind reader (Video-Index
 	// 3.3): the blind-reader models only, not question-match and not the
 	// running maximum, which keeps the option level's learners out of it.
+	// Each blind reader's accuracy is taken on the items it shares with the
+	// reference (the authors' levels.py scores every attacker on the items
+	// both it and the reference scored).
 	var blind *AttackerResult
+	var blindAcc float64
 	for k := range c.Attackers {
 		a := &c.Attackers[k]
-		if isBlindReader(a.Name) && a.Answered > 0 && (blind == nil || a.Accuracy > blind.Accuracy) {
-			blind = a
+		if !isBlindReader(a.Name) || a.Answered == 0 {
+			continue
+		}
+		if acc, ok := accuracyOn(items, all[k], onRef); ok && (blind == nil || acc > blindAcc) {
+			blind, blindAcc = a, acc
 		}
 	}
 	if blind != nil {
-		c.VideoDependence = roundPtr(s - blind.Accuracy)
+		c.VideoDependence = roundPtr(s - blindAcc)
 		c.VideoDependenceReader = blind.Name
 	} else {
-		unavailable("video_dependence", "needs a blind reader (blind-reader, from lm_reader): m is s* minus the stronger blind reader's accuracy (Video-Index 3.3); none answered an item")
+		unavailable("video_dependence", "needs a blind reader (blind-reader, from lm_reader): m is s* minus the stronger blind reader's accuracy on the reference's items (Video-Index 3.3); none answered an item the reference answered")
 	}
 	if _, top, ok := c.Levels.Top(); ok {
 		c.Residual = roundPtr(s - c.Chance - top.Eps)
@@ -684,6 +691,33 @@ func withReference(c *Card, items []*harness.Item, members []int, all [][]scored
 // entries enter no eps.
 func isBlindReader(name string) bool {
 	return name == "blind-reader" || strings.HasPrefix(name, "blind-reader:") || strings.HasPrefix(name, "blind-reader#")
+}
+
+// accuracyOn is an attacker's accuracy over the items of on that it scored
+// (each item's credit averaged over the orders that scored it, an
+// abstention at the item's chance); false when it scored none of them.
+func accuracyOn(items []*harness.Item, ss []scored, on map[int32]bool) (float64, bool) {
+	sum := map[int32]float64{}
+	cnt := map[int32]float64{}
+	for _, s := range ss {
+		if on[s.item] {
+			sum[s.item] += credit(items, s)
+			cnt[s.item]++
+		}
+	}
+	if len(sum) == 0 {
+		return 0, false
+	}
+	keys := make([]int32, 0, len(sum))
+	for i := range sum {
+		keys = append(keys, i)
+	}
+	slices.Sort(keys) // a fixed order of summation
+	var acc float64
+	for _, i := range keys {
+		acc += sum[i] / cnt[i]
+	}
+	return acc / float64(len(keys)), true
 }
 
 // withPaperMargins sets each attacker's margin as the Video-Index authors'

@@ -254,3 +254,34 @@ func TestScreeningOnlyAttackersStayOutOfEps(t *testing.T) {
 		t.Error("full-video-reader is not on the card")
 	}
 }
+
+// TestVideoDependenceOnTheReferencesItems: m compares s* with each blind
+// reader on the items both answered (the authors' levels.py scores every
+// attacker on the items it shares with the reference), and takes the
+// stronger there. The reference answers items 0-49 of 100, right on 0-44
+// (s* = 0.9). blind-reader is right on 0-19 and 50-99: 0.70 over all its
+// items, 0.40 on the reference's; blind-reader#2 is right on 0-29:
+// 0.30 over all, 0.60 on the reference's. m = 0.9 - 0.6 = 0.3 by
+// blind-reader#2; reading each reader over its own items would have
+// given 0.9 - 0.7 = 0.2 by blind-reader.
+func TestVideoDependenceOnTheReferencesItems(t *testing.T) {
+	items := oneBenchmark(100)
+	ref := metrics.Reference{}
+	for i, it := range items[:50] { // a partial reference
+		p := it.Answer
+		if i >= 45 {
+			p = 1 - p
+		}
+		ref[it.Key()] = p
+	}
+	ac := attack.DefaultConfig()
+	ac.Roles = []string{attack.RoleLMReader}
+	var outcomes []metrics.Outcome
+	outcomes = append(outcomes, scoredOnce(items, "blind-reader", harness.LevelText, func(i int) bool { return i < 20 || i >= 50 })...)
+	outcomes = append(outcomes, scoredOnce(items, "blind-reader#2", harness.LevelText, func(i int) bool { return i < 30 })...)
+	ac.Extra = []attack.LetterReader{noReader{}} // blind-reader#2: a second lm_reader entry
+	c := cardOf(t, items, outcomes, ref, metrics.DefaultConfig(ac))
+	if c.VideoDependence == nil || !near(*c.VideoDependence, 0.3) || c.VideoDependenceReader != "blind-reader#2" {
+		t.Errorf("video dependence %v (%q), want 0.9 - 0.6 = 0.3 (blind-reader#2 on the reference's 50 items)", c.VideoDependence, c.VideoDependenceReader)
+	}
+}
