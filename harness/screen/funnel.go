@@ -3,7 +3,6 @@ package screen
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/models"
@@ -103,13 +102,15 @@ func attackSteps(attackers []Attacker) []int {
 }
 
 // badFormat reports whether the option-format step removes r: a meta
-// option ("all of the above", "cannot be determined", ...), a repeated
-// option text, an empty gold option (the authors' pool/dedup.py
-// option_format_reasons), or a flag drop names.
+// option ("all of the above", "both A and B", "cannot be determined from
+// the video", ...), a repeated option text, an empty gold option (the
+// authors' pool/dedup.py option_format_reasons; formatProblem), the
+// audit's data-quality flags for the same (harness.MetaOption,
+// harness.RepeatedOption), or a flag drop names.
 func badFormat(r *Row, drop harness.Quality) bool {
 	q := qualityOf(r.Quality)
 	if q&(harness.MetaOption|harness.RepeatedOption|drop) != 0 {
 		return true
 	}
-	return r.Answer >= 0 && int(r.Answer) < len(r.Options) && strings.TrimSpace(r.Options[r.Answer]) == ""
+	return formatProblem(r.Options, r.Answer)
 }
