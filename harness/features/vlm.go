@@ -129,8 +129,11 @@ const vlmCacheFormat = 2
 // preprocessing, the decode size, the sets and the items' texts and seeds;
 // a second or resumed run decodes nothing already scored. An item whose
 // video is bad, or whose prompt does not fit the model even with one
-// frame, has no scores for that set (its readers then guess); only a
-// cancelled ctx or a failing model or cache is an error. The audit reads
+// frame, has no scores for that set (its readers then guess); a prompt a
+// served reader's server failed on after its retries has the set with a
+// nil row, and its video's scores are not stored, so that the caller fails
+// the item with reason models.FailureServer and a resumed run asks again;
+// only a cancelled ctx or a failing model or cache is an error. The audit reads
 // the VLM sets it knows of from the start through Extract with the image
 // tower's sets, in the same pass; ReadVLM serves what it decides later
 // (the 128-frame reference probe).

@@ -11,6 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 // The full protocol of the reference model, and when its 128-frame probe
@@ -61,7 +62,11 @@ func referenceSet(frames int) features.VLMSet {
 func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]*metrics.ReferenceSource, error) {
 	t0 := time.Now()
 	v := a.opt.Video
-	read := func(items []*harness.Item, frames int) ([][]float64, error) {
+	// read returns each item's scores on frames uniform frames (nil where
+	// the prompt fitted no frame count, or the server failed it) and which
+	// items a served reader's server failed on after its retries: the set
+	// is then present with a nil row (features.ReadVLM).
+	read := func(items []*harness.Item, frames int) ([][]float64, []bool, error) {
 		set := referenceSet(frames)
 		scores, err := features.ReadVLM(ctx, items, features.VLMOptions{
 			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
@@ -70,15 +75,17 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
+				return nil, nil, fmt.Errorf("audit interrupted (what is stored in %s stays; run again to resume): %w", a.opt.Out, ctx.Err())
 			}
-			return nil, fmt.Errorf("reference model: %w", err)
+			return nil, nil, fmt.Errorf("reference model: %w", err)
 		}
 		out := make([][]float64, len(items))
+		failed := make([]bool, len(items))
 		for i, s := range scores {
-			out[i] = s[set.Name]
+			sc, asked := s[set.Name]
+			out[i], failed[i] = sc, asked && sc == nil
 		}
-		return out, nil
+		return out, failed, nil
 	}
 	// The full protocol's scores came with the feature stage's one pass.
 	s32 := a.refScores
@@ -98,13 +105,21 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 				sub = append(sub, it)
 			}
 		}
-		s128, err := read(sub, ProbeFrames)
+		s128, failed, err := read(sub, ProbeFrames)
 		if err != nil {
 			return nil, nil, err
 		}
 		all := make([][]float64, len(a.items))
 		for k, i := range idx {
 			all[i] = s128[k]
+			if failed[k] {
+				// As every served failure: the item fails with reason server
+				// (items.parquet, the cards' count) and the run goes on. It
+				// joins the run's failures with the attackers' (serverFailed),
+				// so the other readers' records of the item are kept; its
+				// probe scores were not stored, so a resumed run asks again.
+				a.serverFailed.add(int32(i), models.FailureServer)
+			}
 		}
 		applyProbe(a.items, all, probe, ref, src)
 	}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/openai/openaitest"
+)
+
+// fixtureItem is what the probe test's server knows of an item: its
+// question and options, and its gold option's text.
+type fixtureItem struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options"`
+	Answer   int      `json:"answer"`
+}
+
+// wrongLetter answers a vision request with a letter that is not its
+// item's gold (the letter after it), so that the 32-frame reference stays
+// at zero, within 0.05 of chance; a text request gets "A".
+func wrongLetter(items []fixtureItem) func(r *openaitest.Request) openaitest.Reply {
+	return func(r *openaitest.Request) openaitest.Reply {
+		text := r.User()
+		if r.Images() == 0 {
+			return openaitest.Reply{Top: map[string]float64{"A": 1}}
+		}
+		for _, it := range items {
+			if !strings.Contains(text, it.Question) {
+				continue
+			}
+			// The option lines as shown: "X. text".
+			var shown []string
+			for _, line := range strings.Split(text, "\n") {
+				if len(line) > 3 && line[0] >= 'A' && line[0] <= 'P' && line[1] == '.' && line[2] == ' ' {
+					shown = append(shown, line[3:])
+				}
+			}
+			for j, o := range shown {
+				if o == it.Options[it.Answer] {
+					return openaitest.Reply{Top: map[string]float64{string(rune('A' + (j+1)%len(shown))): 0.9, string(rune('A' + j)): 0.1}}
+				}
+			}
+		}
+		return openaitest.Reply{Top: map[string]float64{"A": 1}}
+	}
+}
+
+// TestAuditServedProbeFailure: on a long-video benchmark whose 32-frame
+// reference (a served vlm_reader) stays within 0.05 of chance, the
+// 128-frame probe supplies s*. When the server fails the probe's request
+// of one item after its retries, that item fails with reason server in
+// items.parquet (its video_sha256 and video_identity filled, as a
+// success's: they come from the video) and on the cards, and the others
+// keep their s*. Resumed against the still-failing server, the run asks
+// that probe request alone again and writes the same outputs; once the
+// server recovers, the resumed run asks it alone and the item gets its s*.
+func TestAuditServedProbeFailure(t *testing.T) {
+	src, root, modelsDir := videoFixture(t)
+	var items []fixtureItem
+	var long bytes.Buffer
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var it map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatal(err)
+		}
+		it["duration"] = 600.0 // a long-video benchmark
+		delete(it, "start")
+		delete(it, "end")
+		b, _ := json.Marshal(it)
+		long.Write(append(b, '\n'))
+		var fi fixtureItem
+		json.Unmarshal(b, &fi)
+		items = append(items, fi)
+	}
+	f.Close()
+	itemsPath := filepath.Join(t.TempDir(), "long.jsonl")
+	os.WriteFile(itemsPath, long.Bytes(), 0o644)
+	failing := items[0].Question // bbb.mp4: its video decodes
+	probe := func(r *openaitest.Request) bool { return r.Images() > runs.ReferenceFrames }
+	var healthy atomic.Bool
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: wrongLetter(items),
+		Fault: func(r *openaitest.Request, _ int) openaitest.Fault {
+			if !healthy.Load() && probe(r) && strings.Contains(r.User(), failing) {
+				return openaitest.Fault{Status: 503}
+			}
+			return openaitest.Fault{}
+		}})
+	defer srv.Close()
+	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader")
+	out := filepath.Join(t.TempDir(), "run")
+	audit := func(what string) {
+		t.Helper()
+		if code, _, stderr := runWithKey(servedKey, "audit", "--items", itemsPath, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text", "--reference-model"); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", what, code, stderr)
+		}
+	}
+	type row struct {
+		Question string `parquet:"question"`
+		Failure  string `parquet:"failure"`
+		Hash     string `parquet:"video_sha256"`
+		Identity string `parquet:"video_identity"`
+	}
+	type card struct {
+		RefN     int            `json:"reference_n"`
+		Failures map[string]int `json:"failures"`
+		Source   *struct {
+			Probe  bool `json:"probe"`
+			Frames int  `json:"frames"`
+		} `json:"reference_source"`
+	}
+	read := func() ([]row, card) {
+		t.Helper()
+		rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Cards []card `json:"cards"`
+		}
+		b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Cards) != 1 {
+			t.Fatalf("cards.json: %v", err)
+		}
+		return rows, doc.Cards[0]
+	}
+	// askedOnly checks that every request was a probe request of the
+	// failing item, and that there was one.
+	askedOnly := func(what string) {
+		t.Helper()
+		reqs := srv.Requests()
+		if len(reqs) == 0 {
+			t.Errorf("%s asked nothing: the failed probe request was not asked again", what)
+		}
+		for _, r := range reqs {
+			if !probe(&r) || !strings.Contains(r.User(), failing) {
+				t.Errorf("%s asked a request already answered (%d images): %.80q", what, r.Images(), r.User())
+			}
+		}
+	}
+
+	audit("the audit")
+	rows, c := read()
+	if c.Source == nil || !c.Source.Probe || c.Source.Frames != runs.ProbeFrames {
+		t.Fatalf("reference_source %+v: want the %d-frame probe (the 32-frame reference is at zero)", c.Source, runs.ProbeFrames)
+	}
+	served, decoded := 0, 0
+	for i, r := range rows {
+		if r.Hash != "" && (r.Failure == "" || r.Failure == models.FailureServer) {
+			decoded++
+		}
+		if r.Question != failing {
+			if r.Failure == models.FailureServer {
+				t.Errorf("item %d (%q) failed at the server; only the failing probe's item should", i, r.Question)
+			}
+			continue
+		}
+		served++
+		if r.Failure != models.FailureServer || r.Hash == "" || r.Identity == "" {
+			t.Errorf("item %d: failure %q, video_sha256 %q, video_identity %q; want %q with its video's columns filled", i, r.Failure, r.Hash, r.Identity, models.FailureServer)
+		}
+	}
+	if served != 1 || c.Failures[models.FailureServer] != 1 {
+		t.Errorf("%d rows of the failing question, the card counts %v; want one server failure", served, c.Failures)
+	}
+	// The 10 decodable items, less the one whose probe failed.
+	if c.RefN != decoded-1 {
+		t.Errorf("s* on %d items, want the %d decodable items but the failed one", c.RefN, decoded-1)
+	}
+	first := map[string][]byte{}
+	for _, name := range []string{runs.ItemsParquet, runs.CardsJSON, runs.CardsMarkdown} {
+		first[name], _ = os.ReadFile(filepath.Join(out, name))
+	}
+
+	srv.Reset()
+	audit("resumed against the failing server")
+	askedOnly("the resumed run")
+	for name, b := range first {
+		if got, _ := os.ReadFile(filepath.Join(out, name)); len(b) == 0 || !bytes.Equal(got, b) {
+			t.Errorf("%s differs between the run and its resumption against the still-failing server", name)
+		}
+	}
+
+	srv.Reset()
+	healthy.Store(true)
+	audit("resumed against the recovered server")
+	askedOnly("the run resumed once the server recovered")
+	rows, c = read()
+	for i, r := range rows {
+		if r.Failure == models.FailureServer {
+			t.Errorf("item %d (%q) still failed at the server once it recovered", i, r.Question)
+		}
+	}
+	if c.RefN != decoded {
+		t.Errorf("s* on %d items once the server recovered, want all %d decodable ones", c.RefN, decoded)
+	}
+}
