@@ -8,6 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 // itemColumns are the fixed columns of items.parquet, before the attackers'.
@@ -49,10 +50,11 @@ var perAttacker = []struct {
 // item's video gave no features, Report.Failures; "" otherwise),
 // video_sha256 (the SHA-256 of the item's video file, hex, that the feature
 // stage read, Report.VideoSHA256; "" when no video level ran or the video
-// failed), video_identity (the identity shared videos and the duplicate
+// failed, kept where only a served reader's server failed), video_identity (the identity shared videos and the duplicate
 // steps compare, Report.VideoIdentity: "sha256:<hex>", "id:<video>" or,
 // where a perceptual match joined re-encodes, "perceptual:" and the group's
-// smallest content identity; "" where the video failed or none was read), one
+// smallest content identity; "" where the video failed or none was read,
+// kept where only a served reader's server failed), one
 // boolean dq_<flag> per data-quality flag (harness.QualityNames), then for
 // each attacker (in column order) <name>_pred (the option chosen where the
 // item was scored; -1 when the attacker has no prediction), <name>_scored
@@ -107,10 +109,10 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		if i < len(r.Failures) {
 			row.Field(11).SetString(r.Failures[i])
 		}
-		if i < len(r.VideoSHA256) && (i >= len(r.Failures) || r.Failures[i] == "") {
+		if videoRead(r.Failures, i) && i < len(r.VideoSHA256) {
 			row.Field(12).SetString(r.VideoSHA256[i])
 		}
-		if i < len(r.VideoIdentity) && (i >= len(r.Failures) || r.Failures[i] == "") {
+		if videoRead(r.Failures, i) && i < len(r.VideoIdentity) {
 			row.Field(13).SetString(r.VideoIdentity[i])
 		}
 		for k, f := range flags {
@@ -222,4 +224,13 @@ func writeRows[T any](w io.Writer, rows []T) error {
 		return fmt.Errorf("duplicates table: %w", err)
 	}
 	return pw.Close()
+}
+
+// videoRead reports whether item i's video columns are kept: it did not
+// fail, or failed only because a served reader's server did
+// (models.FailureServer). Those columns come from the video's bytes and
+// frames, which were read; a resumed run against a recovered server
+// writes the same ones.
+func videoRead(failures []string, i int) bool {
+	return i >= len(failures) || failures[i] == "" || failures[i] == models.FailureServer
 }

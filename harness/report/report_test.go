@@ -16,6 +16,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/models"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -236,7 +237,8 @@ func TestItemsParquetReadsBack(t *testing.T) {
 
 // TestItemsParquetVideoHash: video_sha256 holds the hash the feature stage
 // read where the video gave features, "" where it failed or was not read,
-// and "" throughout a run without videos; video_identity holds the
+// and "" throughout a run without videos (kept where only a served
+// reader's server failed: the video was read); video_identity holds the
 // identity shared videos were counted by under the same rule.
 func TestItemsParquetVideoHash(t *testing.T) {
 	type row struct {
@@ -265,6 +267,21 @@ func TestItemsParquetVideoHash(t *testing.T) {
 				}
 				return strings.Repeat(string(rune('a'+i)), 64)
 			}},
+		// The server failed on items 0 and 3 (a reader's request, after its
+		// retries): their videos were read, so their columns are filled as
+		// a success's are.
+		{"items 0 and 3 failed at the server", func() []string {
+			h := make([]string, n)
+			for i := range h {
+				h[i] = strings.Repeat(string(rune('a'+i)), 64)
+			}
+			return h
+		}(), func() []string {
+			f := make([]string, n)
+			f[0], f[3] = models.FailureServer, models.FailureServer
+			return f
+		}(),
+			func(i int) string { return strings.Repeat(string(rune('a'+i)), 64) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r.VideoSHA256, r.Failures = tt.hashes, tt.failures
