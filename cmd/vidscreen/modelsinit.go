@@ -29,7 +29,15 @@ but their answers are not meaningful. The captioner is the exception: a hand-bui
 one with its own vocabulary that names a frame's main colours and shapes ("a red
 square on a blue background"). docs/models.md says how to put real exports
 (SigLIP, BGE, MPNet, BLIP, a causal LM, SmolVLM) in their place. A DIR that
-already holds a models.json is refused unless --force is given.`,
+already holds a models.json is refused unless --force is given.
+
+The optional roles are left out: screen_reader (vlm_reader serves its steps)
+and asr. The project's built asr (the world's, models/onnxbuild/toneasr.go)
+hears only the world's pure tones, never speech: in an init'd directory it would
+decode every video's audio track for transcripts that are always empty, and
+report an audio test that ran and found nothing. "vidscreen world" writes it
+with the world's own models (WORLD/models/asr), where the audio family's tones
+are there to hear; docs/models.md says how to add Whisper.`,
 		flags: func(fls *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			force := fls.Bool("force", false, "replace the files of an existing models directory")
 			return func(ctx context.Context, args []string) error {
@@ -46,8 +54,15 @@ already holds a models.json is refused unless --force is given.`,
 					return fmt.Errorf("models init: %w", err)
 				}
 				fmt.Fprintf(env.stdout, "wrote the small models for %d roles to %s; check them with: vidscreen models check %s\n", len(models.Roles), dir, dir)
+				fmt.Fprintln(env.stdout, initNoASR)
 				return nil
 			}
 		},
 	}
 }
+
+// initNoASR is the line models init prints of the asr role it leaves out:
+// the built asr hears the world's tones only, so in a directory meant for
+// real videos it would run the audio test on transcripts that are always
+// empty; the world's models hold it (vidscreen world).
+const initNoASR = "no asr role written (the audio transcript test is off): the built asr hears only the world's tones, not speech; the world's models (vidscreen world) hold it, and docs/models.md says how to add Whisper"
