@@ -45,9 +45,12 @@ func (t *exactTest) pValue() float64 {
 // them in two would be flagged by luck alone), and SignificantUncorrected by
 // its own p-value at Alpha. An attacker that answered nothing tests nothing
 // and is in no family; nor is a screening step (ScreeningOnly: 32 frames in
-// order is the reference protocol, not a shortcut test) or a further model
-// of a Video-Oasis test (DiagnosticOnly), which keep their uncorrected flag
-// only.
+// order is the reference protocol, not a shortcut test), a further model
+// of a Video-Oasis test (DiagnosticOnly) or a cross-pool variant
+// (CrossPool: its store holds the run's other benchmarks, so with it in the
+// family the other attackers' significance would depend on which
+// benchmarks share the run, as their eps must not), which keep their
+// uncorrected flag only.
 func correct(rs []AttackerResult) {
 	var idx []int
 	var ps []float64
@@ -57,7 +60,7 @@ func correct(rs []AttackerResult) {
 			continue
 		}
 		rs[k].SignificantUncorrected = rs[k].PValue <= Alpha
-		if rs[k].ScreeningOnly || rs[k].DiagnosticOnly {
+		if rs[k].ScreeningOnly || rs[k].DiagnosticOnly || rs[k].CrossPool {
 			continue
 		}
 		idx = append(idx, k)
