@@ -104,6 +104,7 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 				default:
 					return &usageError{fmt.Sprintf("--index-base %q: want 0 or 1", *indexBase)}
 				}
+				opt.ItemsFrom = *itemsFrom != ""
 				f, err := chooseFormat(env.stderr, all, name, files)
 				if err != nil {
 					return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -132,5 +133,46 @@ func TestImportItemsFrom(t *testing.T) {
 	other := writeTestFile(t, filepath.Join(dir, "other.items.jsonl"), `{"id":"9","benchmark":"b","video":"v","question":"q?","options":["x","y"],"answer":0,"task":"","duration":null}`+"\n")
 	if code, _, stderr := runCmd("import", "lmms-eval", log, "--items-from", other, "--out", filepath.Join(dir, "o.jsonl")); code != 2 || !strings.Contains(stderr, `samples_videomme.jsonl:1: field id: no such item: the record has 4 options, its item in `+other+` (by doc_id) 2: not the same question`) {
 		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// TestImportItemsFromLogLikelihoodTask: lmms-eval's egoschema_subset_mcppl
+// logs the bare question as its prompt (doc_to_text: "question") and one
+// [log-likelihood, is-greedy] pair per option, str()'d: with --items-from
+// the EgoSchema import's items give the options, the task's own choice
+// (score.pred) is the reply, and a choice past the item's options is an
+// error naming the line.
+func TestImportItemsFromLogLikelihoodTask(t *testing.T) {
+	dir := t.TempDir()
+	q := writeTestFile(t, filepath.Join(dir, "questions.json"), `[{"q_uid": "0074f737-11cb-497d-8d07-77c3a8127391", "google_drive_id": "1a", "question": "How does the woman help c?", "option 0": "she cuts pods", "option 1": "she pours water", "option 2": "she sweeps", "option 3": "she sings", "option 4": "she leaves"}]`)
+	a := writeTestFile(t, filepath.Join(dir, "subset_answers.json"), `{"0074f737-11cb-497d-8d07-77c3a8127391": 3}`)
+	items := filepath.Join(dir, "egoschema.jsonl")
+	if code, _, stderr := runCmd("import", "egoschema", q, a, "--out", items); code != 0 {
+		t.Fatalf("import egoschema: exit %d: %s", code, stderr)
+	}
+	line := func(pred int) string {
+		return `{"doc_id": 0, "target": "3", "filtered_resps": [["-14.25", "False"], ["-9.5", "False"], ["-20.0", "False"], ["-11.0", "False"], ["-8.0", "False"]], "doc_hash": "a1", "input": "How does the woman help c?", ` +
+			`"submission": {"0074f737-11cb-497d-8d07-77c3a8127391": ` + strconv.Itoa(pred) + `}, "score": {"pred": ` + strconv.Itoa(pred) + `, "ground_truth": "3"}}` + "\n"
+	}
+	log := writeTestFile(t, filepath.Join(dir, "20251020_080910_samples_egoschema_subset_mcppl.jsonl"), line(3))
+	out := filepath.Join(dir, "joined.jsonl")
+	if code, _, stderr := runCmd("import", "lmms-eval", log, "--out", out); code != 2 || !strings.Contains(stderr, "--items-from") {
+		t.Errorf("without --items-from: exit %d, %q", code, stderr)
+	}
+	code, _, stderr := runCmd("import", "lmms-eval", log, "--items-from", items, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	preds, _ := os.ReadFile(strings.TrimSuffix(out, ".jsonl") + ".predictions.jsonl")
+	if want := `{"benchmark":"egoschema_subset_mcppl","id":"0074f737-11cb-497d-8d07-77c3a8127391","pred":3}` + "\n"; string(preds) != want {
+		t.Errorf("predictions %q, want %q", preds, want)
+	}
+	if !strings.Contains(stderr, "1 replies, 1 right") {
+		t.Errorf("stderr %q", stderr)
+	}
+	// A choice past the five options is another question's log.
+	bad := writeTestFile(t, filepath.Join(dir, "20251020_080911_samples_egoschema_subset_mcppl.jsonl"), strings.Replace(line(3), `["-8.0", "False"]]`, `["-8.0", "False"], ["-1.0", "False"]]`, 1))
+	if code, _, stderr := runCmd("import", "lmms-eval", bad, "--items-from", items, "--out", filepath.Join(dir, "bad.jsonl")); code != 2 || !strings.Contains(stderr, bad+":1: field filtered_resps") {
+		t.Errorf("six log-likelihoods for five options: exit %d, %q", code, stderr)
 	}
 }

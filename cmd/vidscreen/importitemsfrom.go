@@ -43,6 +43,13 @@ func joinItemsFrom(ctx context.Context, path string, rows []items.Row) error {
 			return &harness.ParseError{File: r.File, Line: r.Line, Row: r.Rec, Field: "id",
 				Err: fmt.Errorf("%w: the record has %d options, its item in %s (by %s) %d: not the same question", harness.ErrUnknownItem, len(r.Options), path, by, len(it.Options))}
 		}
+		// A log-likelihood task scores each option once: more or fewer
+		// scores, or a choice past the item's options, is another
+		// question's log.
+		if r.Scores > 0 && r.Scores != len(it.Options) || r.Choice >= len(it.Options) {
+			return &harness.ParseError{File: r.File, Line: r.Line, Row: r.Rec, Field: "filtered_resps",
+				Err: fmt.Errorf("%w: the record scores %d options and chose option %d, its item in %s (by %s) has %d options: not the same question", harness.ErrAnswerRange, r.Scores, r.Choice, path, by, len(it.Options))}
+		}
 		if r.Question != "" && answer.Normalize(r.Question) != answer.Normalize(it.Question) {
 			return &harness.ParseError{File: r.File, Line: r.Line, Row: r.Rec, Field: "id",
 				Err: fmt.Errorf("%w: the record asks %q, its item in %s (by %s) %q: not the same question", harness.ErrUnknownItem, r.Question, path, by, it.Question)}

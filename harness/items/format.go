@@ -34,6 +34,12 @@ type Options struct {
 	// the layout does not say: 0 or 1, or -1 when the user did not say (a
 	// format then refuses an ambiguous digit, naming both readings).
 	IndexBase int
+	// ItemsFrom says the items will come from another file (import
+	// --items-from), joined to the rows by id or position: a record that
+	// holds the reply but not its options (an lmms-eval log of a
+	// log-likelihood task, whose prompt is the bare question) is then
+	// read with none instead of refused.
+	ItemsFrom bool
 }
 
 // NoOptions are the options of a user who chose nothing: IndexBase -1.

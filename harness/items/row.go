@@ -50,6 +50,11 @@ type Row struct {
 	// ReplyField names the field that holds Reply, for errors
 	// ("filtered_resps", "prediction"); "" reads as "prediction".
 	ReplyField string
+	// Scores is the number of per-option scores the record gives (an
+	// lmms-eval log-likelihood task's pairs), 0 for a written reply: one
+	// per option, which --items-from checks when the record holds no
+	// options of its own.
+	Scores int
 	// HasPrediction is false for a benchmark file without model answers.
 	HasPrediction bool
 

@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -44,7 +47,11 @@ func LMMSEval() items.Format {
 func readLMMSEvalFiles(ctx context.Context, paths []string, opt items.Options) (*items.Result, error) {
 	res := &items.Result{}
 	for _, p := range paths {
-		rows, err := ReadLMMSEval(ctx, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, items.OpenError(p, err)
+		}
+		rows, err := readLMMSEvalBytes(ctx, b, p, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -59,13 +66,13 @@ func ReadLMMSEval(ctx context.Context, path string) ([]items.Row, error) {
 	if err != nil {
 		return nil, items.OpenError(path, err)
 	}
-	return readLMMSEvalBytes(ctx, b, path)
+	return readLMMSEvalBytes(ctx, b, path, items.NoOptions())
 }
 
 // readLMMSEvalBytes reads the bytes b of the samples file path.
-func readLMMSEvalBytes(ctx context.Context, b []byte, path string) ([]items.Row, error) {
+func readLMMSEvalBytes(ctx context.Context, b []byte, path string, opt items.Options) ([]items.Row, error) {
 	if isLogsObject(b) {
-		return readLMMSEvalLogs(ctx, b, path)
+		return readLMMSEvalLogs(ctx, b, path, opt)
 	}
 	line, _ := items.FirstLine(b)
 	if len(line) > 0 && line[0] != '{' || len(line) == 0 {
@@ -84,7 +91,7 @@ func readLMMSEvalBytes(ctx context.Context, b []byte, path string) ([]items.Row,
 		if err != nil {
 			return err
 		}
-		row, err := lmmsRow(m, path, task, n, 0)
+		row, err := lmmsRow(m, path, task, n, 0, opt)
 		if err != nil {
 			return err
 		}
@@ -132,7 +139,7 @@ func isLogsObject(b []byte) bool {
 // readLMMSEvalLogs reads the <task>.json lmms-eval v0.2.0-v0.2.3 wrote
 // with --log_samples: one object {"args", "model_configs", "logs": [...],
 // "time"}. An error names the sample as a row (logs[0] is row 1).
-func readLMMSEvalLogs(ctx context.Context, b []byte, name string) ([]items.Row, error) {
+func readLMMSEvalLogs(ctx context.Context, b []byte, name string, opt items.Options) ([]items.Row, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var top struct {
@@ -153,7 +160,7 @@ func readLMMSEvalLogs(ctx context.Context, b []byte, name string) ([]items.Row, 
 		if err := d.Decode(&m); err != nil || m == nil {
 			return nil, &harness.ParseError{File: name, Row: i + 1, Field: "logs", Err: fmt.Errorf("%w: want each sample as an object", harness.ErrFieldType)}
 		}
-		row, err := lmmsRow(m, name, task, 0, i+1)
+		row, err := lmmsRow(m, name, task, 0, i+1, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +171,7 @@ func readLMMSEvalLogs(ctx context.Context, b []byte, name string) ([]items.Row, 
 
 // lmmsRow reads one sample of an lmms-eval log, at line (a JSON Lines
 // file) or rec (the logs of a <task>.json).
-func lmmsRow(m map[string]any, name, task string, line, rec int) (items.Row, error) {
+func lmmsRow(m map[string]any, name, task string, line, rec int, opt items.Options) (items.Row, error) {
 	fail := func(field string, err error) error {
 		return &harness.ParseError{File: name, Line: line, Row: rec, Field: field, Err: err}
 	}
@@ -185,7 +192,7 @@ func lmmsRow(m map[string]any, name, task string, line, rec int) (items.Row, err
 		if err := rowFromDoc(items.NewRecord(docv), m, &row); err != nil {
 			return items.Row{}, err
 		}
-	} else if err := rowFromLog(m, metricName, metric, &row); err != nil {
+	} else if err := rowFromLog(m, metricName, metric, &row, opt); err != nil {
 		return items.Row{}, err
 	}
 	row.Gold = strings.TrimSpace(row.Gold)
@@ -195,6 +202,7 @@ func lmmsRow(m map[string]any, name, task string, line, rec int) (items.Row, err
 		if err != nil {
 			return items.Row{}, fail("filtered_resps", fmt.Errorf("%w: %v", harness.ErrFieldType, err))
 		}
+		row.Scores = lls
 		// One log-likelihood per option: more or fewer is another
 		// task's log, or options read wrong, and the best of them
 		// would name the wrong option.
@@ -205,12 +213,8 @@ func lmmsRow(m map[string]any, name, task string, line, rec int) (items.Row, err
 	// The task's own parse of the reply (Video-MME's pred_answer) is
 	// what the task scored: use it, so that the accuracy is the one
 	// lmms-eval reported; "" is its unparsed reply.
-	if pa, ok := metric["pred_answer"].(string); ok && row.Choice < 0 {
-		row.HasPrediction = true
-		row.Reply = strings.TrimSpace(pa)
-		row.ReplyFrom = metricName + ".pred_answer"
-		row.ReplyField = row.ReplyFrom
-	}
+	taskParse(m, metricName, metric, &row)
+	taskGold(&row)
 	return row, nil
 }
 
@@ -243,7 +247,7 @@ func rowFromDoc(doc items.Record, m map[string]any, row *items.Row) error {
 // given; the id, video, task and duration from the task's metric object
 // (Video-MME's videomme_perception_score); the gold from target, else the
 // metric object's answer.
-func rowFromLog(m map[string]any, metricName string, metric items.Record, row *items.Row) error {
+func rowFromLog(m map[string]any, metricName string, metric items.Record, row *items.Row, opt items.Options) error {
 	fail := func(field string, err error) error {
 		return &harness.ParseError{File: row.File, Line: row.Line, Row: row.Rec, Field: field, Err: err}
 	}
@@ -260,10 +264,14 @@ func rowFromLog(m map[string]any, metricName string, metric items.Record, row *i
 		return fail("input", fmt.Errorf("%w: got %T, want the prompt as text", harness.ErrFieldType, in))
 	}
 	row.Question, row.Options = parsePrompt(prompt)
-	if len(row.Options) < 2 {
-		return fail("input", fmt.Errorf("%w: the prompt holds no run of lettered options (\"A. ...\", \"B. ...\" lines); a multiple-choice item needs at least two", harness.ErrTooFewOptions))
+	// A log-likelihood task's prompt is often the bare question (EgoSchema's
+	// and PerceptionTest's mcppl tasks: doc_to_text "question", the options
+	// going in as continuations): its options are only in the benchmark's
+	// own file, which --items-from joins.
+	if len(row.Options) < 2 && !opt.ItemsFrom {
+		return fail("input", fmt.Errorf("%w: the prompt holds no run of lettered options (\"A. ...\", \"B. ...\" lines); a multiple-choice item needs at least two (a log-likelihood task's prompt may hold only the question: give the benchmark's items with --items-from)", harness.ErrTooFewOptions))
 	}
-	row.ID = metric.ID()
+	row.ID = metricID(metric)
 	if row.ID == "" {
 		row.ID = row.DocID
 	}
@@ -301,7 +309,7 @@ func metricObject(m map[string]any) (string, items.Record) {
 			continue
 		}
 		r := items.NewRecord(obj)
-		if _, _, ok := r.First("pred_answer", "id", "question_id", "qid", "q_uid", "uid", "index"); ok {
+		if _, _, ok := r.First(metricIDNames...); ok {
 			return k, r
 		}
 	}
@@ -393,7 +401,10 @@ var mediaTokens = regexp.MustCompile(`^(?:<[a-z_]+>|\[UNUSED_TOKEN_\d+\][a-z]*)+
 // sampleReply reads filtered_resps: a generated reply (a string, possibly
 // nested in lists), or per option a [log-likelihood, is-greedy] pair whose
 // largest log-likelihood is the model's choice; lls is the number of
-// pairs (0 for a generated reply).
+// pairs (0 for a generated reply). Since v0.2.3 the evaluation tracker
+// passes filtered_resps through sanitize_list (lmms_eval/utils.py), which
+// turns every value inside into its str(): the pairs are then
+// ["-12.5", "False"], and read as the numbers they stand for.
 func sampleReply(v any, row *items.Row) (lls int, err error) {
 	if s, ok := v.(string); ok {
 		row.Reply = s // since v0.7, one request's reply unwrapped
@@ -406,29 +417,22 @@ func sampleReply(v any, row *items.Row) (lls int, err error) {
 	if len(list) == 0 {
 		return 0, nil // no reply: counted as unparsed
 	}
-	if pair, ok := list[0].([]any); ok && len(pair) == 2 {
-		if _, num := pair[0].(json.Number); num {
-			best, bestLL := -1, 0.0
-			for i, e := range list {
-				p, ok := e.([]any)
-				if !ok || len(p) == 0 {
-					return 0, fmt.Errorf("entry %d: want a [log-likelihood, is-greedy] pair", i)
-				}
-				n, ok := p[0].(json.Number)
-				ll, err := n.Float64()
-				if !ok || err != nil {
-					return 0, fmt.Errorf("entry %d: log-likelihood %v is not a number", i, p[0])
-				}
-				if best < 0 || ll > bestLL {
-					best, bestLL = i, ll
-				}
+	if _, isPair := llPair(list[0]); isPair {
+		best, bestLL := -1, 0.0
+		for i, e := range list {
+			ll, ok := llPair(e)
+			if !ok {
+				return 0, fmt.Errorf("entry %d: want a [log-likelihood, is-greedy] pair like the first, found %v", i, e)
 			}
-			if len(list) > answer.MaxOptions {
-				return 0, fmt.Errorf("%d log-likelihoods: more than %d options", len(list), answer.MaxOptions)
+			if best < 0 || ll > bestLL {
+				best, bestLL = i, ll
 			}
-			row.Choice = best
-			return len(list), nil
 		}
+		if len(list) > answer.MaxOptions {
+			return 0, fmt.Errorf("%d log-likelihoods: more than %d options", len(list), answer.MaxOptions)
+		}
+		row.Choice = best
+		return len(list), nil
 	}
 	for {
 		switch x := list[0].(type) {
@@ -449,4 +453,38 @@ func sampleReply(v any, row *items.Row) (lls int, err error) {
 			return 0, nil
 		}
 	}
+}
+
+// llPair reads a [log-likelihood, is-greedy] pair as lmms-eval logs it:
+// the numbers themselves (v0.2's <task>.json) or their str() (since
+// sanitize_list), "-inf" included; is-greedy a bool or "True"/"False".
+// A NaN log-likelihood is no pair: it would name no option.
+func llPair(v any) (float64, bool) {
+	p, ok := v.([]any)
+	if !ok || len(p) != 2 {
+		return 0, false
+	}
+	switch g := p[1].(type) {
+	case bool:
+	case string:
+		if g != "True" && g != "False" {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	var text string
+	switch x := p[0].(type) {
+	case json.Number:
+		text = x.String()
+	case string:
+		text = strings.TrimSpace(x)
+	default:
+		return 0, false
+	}
+	ll, err := strconv.ParseFloat(text, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(ll) {
+		return 0, false
+	}
+	return ll, true
 }

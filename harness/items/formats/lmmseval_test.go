@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/items"
 )
 
 // The layouts lmms-eval's save_results_samples (loggers/evaluation_tracker.py)
@@ -198,7 +199,7 @@ func FuzzReadLMMSEval(f *testing.F) {
 	f.Add([]byte(lmmsGeneric(f)))
 	f.Add([]byte(lmmsV02(f, map[string]any{"question": "q", "options": []any{"x", "y"}, "answer": 1, "video": "v"})))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := readLMMSEvalBytes(context.Background(), data, "fuzz.jsonl")
+		rows, err := readLMMSEvalBytes(context.Background(), data, "fuzz.jsonl", items.NoOptions())
 		if err == nil {
 			checkRows(t, rows)
 		}

@@ -133,3 +133,47 @@ func TestVLMEvalKitClipErrors(t *testing.T) {
 	_, err := ReadVLMEvalKit(context.Background(), p)
 	wantParseError(t, err, p, 3, "end", harness.ErrBadValue)
 }
+
+// TestVLMEvalKitQuotedResults: with PRED_FORMAT=tsv (and for .csv) dump
+// writes DataFrame.to_csv(quoting=csv.QUOTE_ALL) (vlmeval/smp/file.py
+// dump_tsv, dump_csv): every cell quoted, the header too, a missing value
+// an empty quoted cell, a question holding a line break kept in one cell.
+func TestVLMEvalKitQuotedResults(t *testing.T) {
+	q := func(cells ...string) string {
+		out := ""
+		for i, c := range cells {
+			if i > 0 {
+				out += "\t"
+			}
+			out += `"` + c + `"`
+		}
+		return out + "\n"
+	}
+	body := q("index", "video", "video_path", "duration", "domain", "candidates", "sub_category", "task_type", "subtitle_path", "question", "answer", "prediction") +
+		q("0", "fFjv93ACGo8", "./video/fFjv93ACGo8.mp4", "short", "Knowledge", "['A. Apples.', 'B. Candles.', 'C. Berries.', 'D. Same.']", "Humanity", "Counting Problem", "./subtitle/fFjv93ACGo8.srt", "Which kind\nis most?", "C", "C") +
+		q("1", "fFjv93ACGo8", "./video/fFjv93ACGo8.mp4", "short", "Knowledge", `[""A. The man's hat."", 'B. A dog.']`, "Humanity", "Object Recognition", "./subtitle/fFjv93ACGo8.srt", "What first?", "A", "")
+	p := writeFile(t, filepath.Join(t.TempDir(), "outputs", "Qwen2-VL-7B"), "Qwen2-VL-7B_Video-MME_8frame.tsv", body)
+	if !VLMEvalKit().Detect(p, mustHead(t, p)) {
+		t.Errorf("Detect refuses the quoted header")
+	}
+	rows, err := ReadVLMEvalKit(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		ID, Question, Reply, Source string
+		Options                     int
+	}
+	want := []got{{"0", "Which kind\nis most?", "C", p + ":2", 4}, {"1", "What first?", "", p + ":4", 2}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		if g := (got{r.ID, r.Question, r.Reply, r.Source, len(r.Options)}); g != want[i] {
+			t.Errorf("row %d: %+v, want %+v", i, g, want[i])
+		}
+		if r.Benchmark != "Video-MME_8frame" || !r.HasPrediction {
+			t.Errorf("row %d: benchmark %q, prediction %v", i, r.Benchmark, r.HasPrediction)
+		}
+	}
+}
