@@ -256,18 +256,37 @@ type LeftOut struct {
 }
 
 // H200 ceilings (the vendor's datasheet, as /work/.library/device/H200.md
-// quotes it): plain FP32 about 67 TFLOP/s; dense TF32 about half the dense
-// BF16 rate of 990.
+// quotes it): plain FP32 about 67 TFLOP/s; dense BF16 about 990, dense
+// TF32 about half that.
 const (
 	fp32Peak = 67.0
 	tf32Peak = 495.0
+	bf16Peak = 990.0
 )
 
-// gpuConfig is one way of opening the device.
+// gpuConfig is one way of opening the device: with cuBLAS or with the
+// project's own tile GEMM (sgemm_nt, gemm_tf32_nt, gemm_bf16_nt), in one
+// precision.
 type gpuConfig struct {
 	label    string
 	noCUBLAS bool
-	tf32     bool
+	prec     cuda.Precision
+	// joinOnly: the configuration differs from an earlier one only in the
+	// join's tile GEMM, so the Vendi checks (whose products are fp32 on
+	// every configuration) skip it.
+	joinOnly bool
+}
+
+// gpuConfigs are the configurations every check is run on.
+func gpuConfigs() []gpuConfig {
+	return []gpuConfig{
+		{label: "cuBLAS fp32"},
+		{label: "own GEMM kernel fp32", noCUBLAS: true},
+		{label: "cuBLAS tf32", prec: cuda.TF32},
+		{label: "own mma kernel tf32", noCUBLAS: true, prec: cuda.TF32, joinOnly: true},
+		{label: "cuBLAS bf16", prec: cuda.BF16, joinOnly: true},
+		{label: "own mma kernel bf16", noCUBLAS: true, prec: cuda.BF16, joinOnly: true},
+	}
 }
 
 func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vendiRows int) (*Report, error) {
@@ -283,7 +302,7 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 	if !match {
 		return nil, fmt.Errorf("the seeded data differs from the reference's (%s): regenerate the reference with this binary", ref.DataSHA256)
 	}
-	configs := []gpuConfig{{label: "cuBLAS fp32"}, {label: "own GEMM kernel fp32", noCUBLAS: true}, {label: "cuBLAS tf32", tf32: true}}
+	configs := gpuConfigs()
 	var first cuda.Device
 	var closers []func()
 	defer func() {
@@ -334,9 +353,9 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 			rep.Checks = append(rep.Checks, res)
 		}
 	}
-	// The rate join: rateRows x 1024 against itself, fp32 and tf32, whose
-	// pair sets must agree (both are exact); the CPU figure is the
-	// reference join's rate here.
+	// The rate join: rateRows x 1024 against itself on every
+	// configuration, whose pair sets must agree (each is exact); the CPU
+	// figure is the reference join's rate here.
 	rc, _ := ref.check("join")
 	if rateRows > 0 {
 		big := seeded(rateRows, dim, ref.Seed+1)
@@ -344,13 +363,7 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 		flops := n * (n - 1) / 2 * 2 * dim
 		var firstDigest *string
 		for i, c := range configs {
-			if c.noCUBLAS {
-				continue
-			}
-			target := ">= 33 TFLOP/s (half the fp32 peak)"
-			if c.tf32 {
-				target = ">= 150 TFLOP/s with the re-check band"
-			}
+			target := rateTarget(c)
 			res := CheckResult{Name: "join_rate", What: fmt.Sprintf("self-join of %d x %d at tau %.2f", rateRows, dim, refTau), Backend: c.label,
 				CPUGFLOPs: rc.GFLOPs, Ceiling: fmt.Sprintf("H200 %s peak ~%.0f TFLOP/s; CPU here %.3f TFLOP/s", precisionOf(c), peakOf(c), rc.GFLOPs/1e3), Target: target}
 			if d := devs[i]; d != nil {
@@ -432,16 +445,29 @@ func tilePass(ctx context.Context, d cuda.Device, x *kernels.Matrix, tau float32
 	return time.Since(start).Seconds(), nil
 }
 
-func precisionOf(c gpuConfig) string {
-	if c.tf32 {
-		return "tf32"
-	}
-	return "fp32"
-}
+func precisionOf(c gpuConfig) string { return c.prec.String() }
 
 func peakOf(c gpuConfig) float64 {
-	if c.tf32 {
+	switch c.prec {
+	case cuda.TF32:
 		return tf32Peak
+	case cuda.BF16:
+		return bf16Peak
 	}
 	return fp32Peak
+}
+
+// rateTarget is the figure for the rate join on c; the own
+// kernels, the fallback where no cuBLAS loads, have none and are
+// measured beside the chip's peak only.
+func rateTarget(c gpuConfig) string {
+	switch {
+	case c.noCUBLAS:
+		return ""
+	case c.prec == cuda.TF32:
+		return ">= 150 TFLOP/s with the re-check band"
+	case c.prec == cuda.BF16:
+		return "none set; beside the dense BF16 peak"
+	}
+	return ">= 33 TFLOP/s (half the fp32 peak)"
 }

@@ -76,3 +76,34 @@ func TestDeviceVendiMatchesCPUVendiOnHost(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinCheckOnHostPrecisions runs the join check's comparison (count
+// and digest of the pairs in order) with Host computing the tile products
+// as each precision's own kernel does: every configuration the report
+// lists must give the CPU's digest, bf16's wide band included.
+func TestJoinCheckOnHostPrecisions(t *testing.T) {
+	ctx := context.Background()
+	x := seeded(1000, 128, 9)
+	wantN, want, _, err := joinDigest(ctx, kernels.CPU{}, x, refTau)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantN == 0 {
+		t.Fatal("no pairs: the case tests nothing")
+	}
+	for _, c := range gpuConfigs() {
+		t.Run(c.label, func(t *testing.T) {
+			be := &cuda.Backend{Device: cuda.Host{Rows: 300, Cols: 400, Prec: c.prec}}
+			n, got, _, err := joinDigest(ctx, be, x, refTau)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != wantN || got != want {
+				t.Fatalf("%d pairs (%s), the CPU's %d (%s)", n, got[:12], wantN, want[:12])
+			}
+			if peakOf(c) <= 0 || precisionOf(c) != c.prec.String() {
+				t.Fatalf("no ceiling for %s", c.label)
+			}
+		})
+	}
+}

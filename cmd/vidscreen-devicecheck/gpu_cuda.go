@@ -18,9 +18,7 @@ func openGPU(c gpuConfig) (cuda.Device, string, func(), error) {
 	if p := os.Getenv("VIDSCREEN_CUBLAS_LIB"); p != "" {
 		opt.CUBLAS = append([]string{p}, cuda.DefaultCUBLAS...)
 	}
-	if c.tf32 {
-		opt.Precision = cuda.TF32
-	}
+	opt.Precision = c.prec
 	g, err := cuda.Open(0, opt)
 	if err != nil {
 		return nil, "", nil, err

@@ -126,6 +126,9 @@ func vendiChecks(ctx context.Context, ref *Reference, configs []gpuConfig, devs 
 	var out []CheckResult
 	var first cuda.GramDevice
 	for i, c := range configs {
+		if c.joinOnly {
+			continue
+		}
 		modes := []int64{0}
 		if i == 0 {
 			modes = append(modes, -1)

@@ -11,7 +11,7 @@ import (
 
 // precisionFlagHelp is the --precision flag's help, shared by the commands
 // that join on a device.
-const precisionFlagHelp = "`PRECISION` of the GPU's tile products: fp32, or tf32 (tensor cores through cuBLAS; pairs within the TF32 band of tau, about 2e-3, are recomputed as the CPU computes them, so the pairs are the same); ignored on the CPU"
+const precisionFlagHelp = "`PRECISION` of the GPU's tile products: fp32, tf32 or bf16 (tensor cores: cuBLAS's TF32 mode or BF16 GemmEx, else the binary's own mma kernels; pairs within the band of tau, about 2e-3 under tf32 and 2e-2 under bf16, are recomputed as the CPU computes them, so the pairs are the same); ignored on the CPU"
 
 // parsePrecision reads --precision (or VIDSCREEN_CUDA_PRECISION when the
 // flag is left at its default).
@@ -22,13 +22,14 @@ func parsePrecision(flag string, getenv func(string) string) (cuda.Precision, er
 			p = e
 		}
 	}
-	switch p {
-	case "", "fp32":
+	if p == "" {
 		return cuda.FP32, nil
-	case "tf32":
-		return cuda.TF32, nil
 	}
-	return cuda.FP32, fmt.Errorf("--precision %s: want fp32 or tf32", p)
+	prec, err := cuda.ParsePrecision(p)
+	if err != nil {
+		return cuda.FP32, fmt.Errorf("--precision %s: want fp32, tf32 or bf16", p)
+	}
+	return prec, nil
 }
 
 // gpuFor opens the GPU that --device names, for the kernels of what (a

@@ -10,7 +10,8 @@ import (
 
 // openGPUDevice opens CUDA device ordinal for the kernels. cuBLAS is
 // looked for under its sonames, after the library VIDSCREEN_CUBLAS_LIB
-// names (a pip wheel's libcublas.so.13, say); TF32 products need it.
+// names (a pip wheel's libcublas.so.13, say); without one the tiles run
+// on the binary's own kernels, in any precision.
 func openGPUDevice(ordinal int, prec cuda.Precision, getenv func(string) string) (cuda.GramDevice, func(), error) {
 	opt := cuda.OpenOptions{Precision: prec}
 	if p := getenv("VIDSCREEN_CUBLAS_LIB"); p != "" {

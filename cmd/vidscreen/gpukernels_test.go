@@ -117,7 +117,7 @@ func TestVendiDeviceGivesTheCPUEstimate(t *testing.T) {
 	}
 }
 
-// TestNeardupPrecision: tf32 gives the fp32 pairs (on the CPU fallback
+// TestNeardupPrecision: tf32 and bf16 give the fp32 pairs (on the CPU fallback
 // trivially; on a GPU through the re-check band), and a precision that
 // does not exist is a usage error.
 func TestNeardupPrecision(t *testing.T) {
@@ -146,8 +146,10 @@ func TestNeardupPrecision(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("no pairs: the case tests nothing")
 	}
-	if got := read("tf32"); !slices.Equal(got, want) {
-		t.Errorf("tf32 gave %d pairs, fp32 %d", len(got), len(want))
+	for _, prec := range []string{"tf32", "bf16"} {
+		if got := read(prec); !slices.Equal(got, want) {
+			t.Errorf("%s gave %d pairs, fp32 %d", prec, len(got), len(want))
+		}
 	}
 	if code, _, stderr := runKernelCommand(t, "neardup", "--a", a, "--out", filepath.Join(dir, "x.parquet"), "--device", "cuda:0", "--precision", "bf17"); code != 2 {
 		t.Errorf("--precision bf17: exit %d (%s), want 2", code, stderr)

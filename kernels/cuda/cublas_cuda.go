@@ -27,6 +27,7 @@ type cublas struct {
 	setStream   func(handle uintptr, stream uintptr) int32
 	setMathMode func(handle uintptr, mode int32) int32
 	sgemm       func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float32, a uintptr, lda int32, b uintptr, ldb int32, beta *float32, c uintptr, ldc int32) int32
+	gemmEx      func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float32, a uintptr, atype, lda int32, b uintptr, btype, ldb int32, beta *float32, c uintptr, ctype, ldc int32, compute, algo int32) int32
 }
 
 // cuBLAS enums (cublas_api.h).
@@ -35,6 +36,13 @@ const (
 	cublasOpT              = 1
 	cublasDefaultMath      = 0
 	cublasTF32TensorOpMath = 3
+	// cudaDataType_t CUDA_R_32F; cublasComputeType_t
+	// CUBLAS_COMPUTE_32F_FAST_16BF (float32 matrices, inputs down-converted
+	// to bfloat16 or TF32 on the tensor cores, float32 accumulation);
+	// cublasGemmAlgo_t CUBLAS_GEMM_DEFAULT.
+	cudaR32F               = 0
+	cublasCompute32FFast16 = 75
+	cublasGemmDefault      = -1
 )
 
 // loadCUBLAS opens the first of paths that loads and has every symbol;
@@ -69,6 +77,7 @@ func openCUBLAS(path string) (*cublas, error) {
 		{&c.setStream, "cublasSetStream_v2"},
 		{&c.setMathMode, "cublasSetMathMode"},
 		{&c.sgemm, "cublasSgemm_v2"},
+		{&c.gemmEx, "cublasGemmEx"},
 	} {
 		sym, err := purego.Dlsym(lib, b.name)
 		if err != nil {
@@ -131,4 +140,15 @@ func (c *cublas) sgemmNN(handle uintptr, a, b, out uintptr, rows, cols, k, lda, 
 	st := c.sgemm(handle, cublasOpN, cublasOpN, int32(cols), int32(rows), int32(k),
 		&one, b, int32(ldb), a, int32(lda), &zero, out, int32(ldc))
 	return c.check("cublasSgemm", st)
+}
+
+// gemmBF16NT is sgemmNT with cublasGemmEx in CUBLAS_COMPUTE_32F_FAST_16BF:
+// the same float32 matrices and layout, the products on the tensor cores
+// from inputs cuBLAS converts on the device.
+func (c *cublas) gemmBF16NT(handle uintptr, a, b, out uintptr, rows, cols, d, ldc int) error {
+	one, zero := float32(1), float32(0)
+	st := c.gemmEx(handle, cublasOpT, cublasOpN, int32(cols), int32(rows), int32(d),
+		&one, b, cudaR32F, int32(d), a, cudaR32F, int32(d), &zero, out, cudaR32F, int32(ldc),
+		cublasCompute32FFast16, cublasGemmDefault)
+	return c.check("cublasGemmEx", st)
 }

@@ -1,10 +1,6 @@
 package cuda
 
-import (
-	"math"
-
-	"github.com/vidscreen/vidscreen/kernels"
-)
+import "github.com/vidscreen/vidscreen/kernels"
 
 // A Device is what Backend needs from an accelerator: matrices held in its
 // memory, and workers (one stream each on a GPU) that compute one product
@@ -81,39 +77,4 @@ type Worker interface {
 	Extract(floors []float32, dst []Candidate) ([]Candidate, error)
 	// Close frees the worker's scratch.
 	Close() error
-}
-
-// Precision is the arithmetic of a device's tile products.
-type Precision int
-
-const (
-	// FP32: float32 inputs, float32 accumulation in any order, as cuBLAS's
-	// default math mode and the project's own GEMM kernel compute.
-	FP32 Precision = iota
-	// TF32: inputs rounded to TensorFloat-32 (10 mantissa bits) on tensor
-	// cores, float32 accumulation.
-	TF32
-)
-
-func (p Precision) String() string {
-	if p == TF32 {
-		return "tf32"
-	}
-	return "fp32"
-}
-
-// Bound is the worst-case error of one tile entry of length-d rows,
-// relative to ||a_i||*||b_j||. FP32 is gamma_d (kernels.RoundingBound).
-// TF32 adds the rounding of both inputs: each loses at most 2^-10 of
-// itself (truncation, the worst a conversion can do; round to nearest
-// loses half that), so a product is off by at most (2^-9 + 2^-20) of
-// |a_k||b_k|, and the float32 sum of the rounded products adds gamma_d of
-// their norms, which are at most (1+2^-10)^2 larger.
-func (p Precision) Bound(d int) float64 {
-	g := kernels.RoundingBound(d)
-	if p != TF32 {
-		return g
-	}
-	in := math.Ldexp(1, -10)
-	return 2*in + in*in + g*(1+in)*(1+in)
 }

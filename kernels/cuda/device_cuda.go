@@ -40,8 +40,10 @@ type OpenOptions struct {
 	// GEMM kernel.
 	CUBLAS   []string
 	NoCUBLAS bool
-	// Precision of the products. TF32 needs cuBLAS (the own kernel is
-	// FP32 only) and is refused without it.
+	// Precision of the join and top-k tile products: with cuBLAS, its
+	// default math (FP32), its TF32 tensor-op math mode (TF32) or GemmEx
+	// in CUBLAS_COMPUTE_32F_FAST_16BF (BF16); without, the own kernel for
+	// it (tileGEMM: sgemm_nt, gemm_tf32_nt, gemm_bf16_nt).
 	Precision Precision
 }
 
@@ -55,7 +57,9 @@ type GPU struct {
 	dev     cu.Device
 	ctx     cu.CUContext
 	mod     cu.Module
-	gemm    cu.Function
+	gemm    cu.Function // sgemm_nt, for the Gram tiles (always fp32)
+	tile    cu.Function // the join's own tile GEMM in prec (tileK)
+	tileK   gemmKernel
 	kth     cu.Function
 	extract cu.Function
 	gram    gramKernels // gram_cuda.go
@@ -84,7 +88,7 @@ func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
 	if ordinal < 0 || ordinal >= n {
 		return nil, fmt.Errorf("cuda:%d: no such device (%d found)", ordinal, n)
 	}
-	g = &GPU{ordinal: ordinal, prec: opt.Precision}
+	g = &GPU{ordinal: ordinal, prec: opt.Precision, tileK: tileGEMM(opt.Precision)}
 	if g.dev, err = cu.GetDevice(ordinal); err != nil {
 		return nil, fmt.Errorf("cuda:%d: %w", ordinal, err)
 	}
@@ -106,13 +110,10 @@ func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
 	if g.mod, err = cu.LoadData(kernelsPTX); err != nil {
 		return nil, fmt.Errorf("cuda:%d: load kernels (PTX JIT): %w", ordinal, err)
 	}
-	for _, f := range []struct {
-		fn   *cu.Function
-		name string
-	}{{&g.gemm, "sgemm_nt"}, {&g.kth, "row_kth"}, {&g.extract, "extract"},
-		{&g.gram.nn, "sgemm_nn"}, {&g.gram.hadamard, "hadamard"}, {&g.gram.add64, "add_f64"}} {
-		if *f.fn, err = g.mod.Function(f.name); err != nil {
-			return nil, fmt.Errorf("cuda:%d: kernel %s: %w", ordinal, f.name, err)
+	fns := []*cu.Function{&g.gemm, &g.tile, &g.kth, &g.extract, &g.gram.nn, &g.gram.hadamard, &g.gram.add64}
+	for i, name := range moduleEntries(g.prec) {
+		if *fns[i], err = g.mod.Function(name); err != nil {
+			return nil, fmt.Errorf("cuda:%d: kernel %s: %w", ordinal, name, err)
 		}
 	}
 	if opt.NoCUBLAS {
@@ -127,15 +128,12 @@ func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
 			err = nil
 		}
 	}
-	if g.prec == TF32 && g.blas == nil {
-		return nil, fmt.Errorf("cuda:%d: TF32 products need cuBLAS (%s)", ordinal, g.blasMsg)
-	}
 	return g, nil
 }
 
 // Name implements Device: "cuda:0 NVIDIA H200 (cuBLAS libcublas.so.13, fp32)".
 func (g *GPU) Name() string {
-	gemm := "own GEMM kernel"
+	gemm := "own GEMM kernel " + g.tileK.name
 	if g.blas != nil {
 		gemm = "cuBLAS " + g.blas.path
 	}
@@ -301,8 +299,9 @@ func (w *gpuWorker) launch(fn cu.Function, gx, gy, bx int, args ...unsafe.Pointe
 	return fn.Launch(gx, gy, 1, bx, 1, 1, 0, w.stream, args)
 }
 
-// Product implements Worker: cuBLAS's Sgemm or the own kernel, queued on
-// the worker's stream (RowKth and Extract wait for it).
+// Product implements Worker: cuBLAS (Sgemm, or GemmEx for BF16) or the
+// own kernel for the device's precision, queued on the worker's stream
+// (RowKth and Extract wait for it).
 func (w *gpuWorker) Product(t Tile) error {
 	if t.Rows <= 0 || t.Cols <= 0 || t.Rows > gpuTileRows || t.Cols > gpuTileCols {
 		return fmt.Errorf("cuda: tile %d x %d outside 1..%d x 1..%d", t.Rows, t.Cols, gpuTileRows, gpuTileCols)
@@ -316,13 +315,18 @@ func (w *gpuWorker) Product(t Tile) error {
 	defer unbind()
 	aPtr := a.ptr + cu.DevicePtr(t.R0*d*4)
 	bPtr := b.ptr + cu.DevicePtr(t.C0*d*4)
-	if w.handle != 0 {
+	switch {
+	case w.handle != 0 && w.g.prec == BF16:
+		err = w.g.blas.gemmBF16NT(w.handle, uintptr(aPtr), uintptr(bPtr), uintptr(w.tile), t.Rows, t.Cols, d, t.Cols)
+	case w.handle != 0:
 		err = w.g.blas.sgemmNT(w.handle, uintptr(aPtr), uintptr(bPtr), uintptr(w.tile), t.Rows, t.Cols, d, t.Cols)
-	} else {
+	default:
+		k := w.g.tileK
+		gx, gy := k.grid(t.Rows, t.Cols)
 		rows, cols, dd, ldc := int64(t.Rows), int64(t.Cols), int64(d), int64(t.Cols)
-		err = w.launch(w.g.gemm, (t.Cols+63)/64, (t.Rows+63)/64, 256,
+		err = w.g.tile.Launch(gx, gy, 1, k.threads, 1, 1, k.sharedBytes, w.stream, []unsafe.Pointer{
 			unsafe.Pointer(&aPtr), unsafe.Pointer(&bPtr), unsafe.Pointer(&w.tile),
-			unsafe.Pointer(&rows), unsafe.Pointer(&cols), unsafe.Pointer(&dd), unsafe.Pointer(&ldc))
+			unsafe.Pointer(&rows), unsafe.Pointer(&cols), unsafe.Pointer(&dd), unsafe.Pointer(&ldc)})
 	}
 	if err != nil {
 		w.hasTile = false

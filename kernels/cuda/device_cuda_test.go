@@ -29,7 +29,8 @@ func openOrSkip(t *testing.T, opt OpenOptions) *GPU {
 }
 
 // TestGPUMatchesCPU holds each way of computing tiles on the GPU (cuBLAS
-// fp32, the own GEMM kernel, cuBLAS tf32) to the CPU kernels: the join's
+// in fp32, tf32 and bf16; the own sgemm_nt, gemm_tf32_nt, gemm_bf16_nt) to
+// the CPU kernels: the join's
 // pairs in order, top-k and prequential top-k neighbour for neighbour,
 // on shapes that leave partial tiles.
 func TestGPUMatchesCPU(t *testing.T) {
@@ -43,6 +44,9 @@ func TestGPUMatchesCPU(t *testing.T) {
 		{"cuBLAS fp32", OpenOptions{}},
 		{"own GEMM kernel", OpenOptions{NoCUBLAS: true}},
 		{"cuBLAS tf32", OpenOptions{Precision: TF32}},
+		{"own tf32 mma kernel", OpenOptions{NoCUBLAS: true, Precision: TF32}},
+		{"cuBLAS bf16", OpenOptions{Precision: BF16}},
+		{"own bf16 mma kernel", OpenOptions{NoCUBLAS: true, Precision: BF16}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := openOrSkip(t, c.opt)

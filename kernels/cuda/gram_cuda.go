@@ -184,7 +184,9 @@ func (w *gpuGramWorker) gemmNT(a, b, c cu.DevicePtr, rows, cols, d, ldc int) err
 		return w.g.blas.sgemmNT(w.handle, uintptr(a), uintptr(b), uintptr(c), rows, cols, d, ldc)
 	}
 	r, cc, dd, l := int64(rows), int64(cols), int64(d), int64(ldc)
-	return w.g.gemm.Launch((cols+63)/64, (rows+63)/64, 1, 256, 1, 1, 0, w.stream, []unsafe.Pointer{
+	k := tileGEMM(FP32)
+	gx, gy := k.grid(rows, cols)
+	return w.g.gemm.Launch(gx, gy, 1, k.threads, 1, 1, k.sharedBytes, w.stream, []unsafe.Pointer{
 		unsafe.Pointer(&a), unsafe.Pointer(&b), unsafe.Pointer(&c),
 		unsafe.Pointer(&r), unsafe.Pointer(&cc), unsafe.Pointer(&dd), unsafe.Pointer(&l)})
 }

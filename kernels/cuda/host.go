@@ -25,11 +25,11 @@ type Host struct {
 	Edge int
 	// Memory bounds KernelMemory, in bytes; 0 means no bound.
 	Memory int64
-	// Prec TF32 rounds the tile products' inputs to TensorFloat-32 (10
-	// mantissa bits, to nearest with ties away, as the tensor cores'
-	// conversion does) before the float32 product, so the re-check band
-	// of the TF32 path is tested here; Gram tiles stay float32, as on
-	// the GPU.
+	// Prec TF32 or BF16 computes the tile products as gemm_tf32_nt or
+	// gemm_bf16_nt does (mma_host.go: inputs rounded as cvt.rna.tf32 or
+	// cvt.rn.bf16x2 round them, float32 accumulation per mma), in place of
+	// Gemm, so the re-check bands are tested here; Gram tiles stay float32,
+	// as on the GPU.
 	Prec Precision
 }
 
@@ -38,7 +38,7 @@ var _ Device = Host{}
 // Name implements Device.
 func (Host) Name() string { return "host" }
 
-// Precision implements Device: Sgemm's float32, or TF32 inputs (Prec).
+// Precision implements Device: Sgemm's float32, or the mma kernels' (Prec).
 func (h Host) Precision() Precision { return h.Prec }
 
 // TileShape implements Device.
@@ -69,7 +69,7 @@ func (h Host) NewWorker() (Worker, error) {
 	if g == nil {
 		g = blas.Implementation{}
 	}
-	return &hostWorker{gemm: g, tile: make([]float32, rows*cols), maxRows: rows, maxCols: cols, tf32: h.Prec == TF32}, nil
+	return &hostWorker{gemm: g, tile: make([]float32, rows*cols), maxRows: rows, maxCols: cols, prec: h.Prec}, nil
 }
 
 type hostWorker struct {
@@ -78,8 +78,7 @@ type hostWorker struct {
 	maxRows, maxCols int
 	t                Tile
 	ok               bool
-	tf32             bool
-	ra, rb           []float32 // the tile's rows rounded to TF32
+	prec             Precision
 }
 
 func (w *hostWorker) Product(t Tile) error {
@@ -89,11 +88,11 @@ func (w *hostWorker) Product(t Tile) error {
 	a, b := t.A.(hostResident).m, t.B.(hostResident).m
 	d := a.Cols
 	ad, bd := a.Data[t.R0*d:(t.R0+t.Rows)*d], b.Data[t.C0*d:(t.C0+t.Cols)*d]
-	if w.tf32 {
-		w.ra, w.rb = roundTF32(w.ra, ad), roundTF32(w.rb, bd)
-		ad, bd = w.ra, w.rb
+	if w.prec == FP32 {
+		w.gemm.Sgemm(gblas.NoTrans, gblas.Trans, t.Rows, t.Cols, d, 1, ad, d, bd, d, 0, w.tile, t.Cols)
+	} else {
+		mmaGEMM(w.prec == BF16, ad, bd, t.Rows, t.Cols, d, w.tile, t.Cols)
 	}
-	w.gemm.Sgemm(gblas.NoTrans, gblas.Trans, t.Rows, t.Cols, d, 1, ad, d, bd, d, 0, w.tile, t.Cols)
 	w.t, w.ok = t, true
 	return nil
 }
@@ -141,20 +140,6 @@ func (w *hostWorker) Extract(floors []float32, dst []Candidate) ([]Candidate, er
 }
 
 func (w *hostWorker) Close() error { w.tile = nil; return nil }
-
-// roundTF32 sets dst (grown to len(src)) to src with every mantissa
-// rounded to TensorFloat-32's 10 bits, to nearest with ties away from
-// zero (PTX cvt.rna.tf32.f32); NaN and infinities pass unchanged.
-func roundTF32(dst, src []float32) []float32 {
-	if cap(dst) < len(src) {
-		dst = make([]float32, len(src))
-	}
-	dst = dst[:len(src)]
-	for i, x := range src {
-		dst[i] = tf32Round(x)
-	}
-	return dst
-}
 
 // tf32Round rounds x to TensorFloat-32 (8 exponent bits, 10 mantissa
 // bits) to nearest, ties away from zero, as the tensor cores' input

@@ -129,6 +129,151 @@ __global__ void __launch_bounds__(256) sgemm_nt(
     tileStore(C, ldc, rows, cols, rowBase + ty, colBase + tx, acc);
 }
 
+// The tensor-core GEMMs: C = A . B^T with TF32 or BF16 inputs and float32
+// accumulation (mma.sync), for the join and top-k tiles when the device's
+// precision is tf32 or bf16 and no cuBLAS library can be loaded. Same
+// parameters and edge rules as sgemm_nt: out-of-range rows, columns and k
+// read zeros and are not written.
+//
+// Each 256-thread block (8 warps) computes a MMA_BM x MMA_BN tile of C.
+// Per stage it stages MMA_KW 32-bit words of k for MMA_BM rows of A and
+// MMA_BN rows of B in shared memory, converted on the way in: a word holds
+// one TF32 value (cvt.rna.tf32.f32, to nearest, ties away) or two BF16
+// values (cvt.rn.bf16x2.f32, to nearest even; the lower k in the low half,
+// as mma expects). The fragment layouts of m16n8k8 TF32 and m16n8k16 BF16
+// are the same in words, so one body serves both: warp w owns rows
+// 16 (w % 4) .. +16 and columns 32 (w / 4) .. +32 of the block's tile, four
+// m16n8 accumulators, and per mma reads words (g, t), (g+8, t), (g, t+4),
+// (g+8, t+4) of A and (g, t), (g, t+4) of B, g = lane / 4, t = lane % 4.
+// The row stride MMA_KW + 4 keeps those reads free of bank conflicts.
+#define MMA_BM 64
+#define MMA_BN 64
+#define MMA_KW 32
+#define MMA_THREADS 256
+// Four resident blocks per SM cap ptxas at 64 registers a thread (65,536 /
+// (4 x 256)), the package's limit; 4 x 18 KiB of shared memory fits too.
+#define MMA_MIN_BLOCKS 4
+
+__device__ __forceinline__ uint32_t toTF32(float x) {
+    uint32_t u;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(x));
+    return u;
+}
+
+__device__ __forceinline__ uint32_t toBF16x2(float lo, float hi) {
+    uint32_t u;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(hi), "f"(lo));
+    return u;
+}
+
+}  // extern "C": the templates below have C++ linkage
+
+// stageWord is word w of k of row r (of n rows, d columns) of M, converted:
+// k = w for TF32, k = 2w and 2w + 1 for BF16; zero outside M.
+template <bool BF16>
+__device__ __forceinline__ uint32_t stageWord(const float* __restrict__ M, int n, int d, int r, int w) {
+    if (r >= n)
+        return 0u;
+    const float* row = M + (size_t)r * d;
+    if (BF16) {
+        const int k = 2 * w;
+        const float lo = k < d ? row[k] : 0.0f;
+        const float hi = k + 1 < d ? row[k + 1] : 0.0f;
+        return toBF16x2(lo, hi);
+    }
+    return w < d ? toTF32(row[w]) : 0u;
+}
+
+template <bool BF16>
+__device__ __forceinline__ void mma16x8(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+    if (BF16) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    } else {
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                     "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+}
+
+template <bool BF16>
+__device__ __forceinline__ void gemmMMA(
+    const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+    int rows, int cols, int d, long long ldc)
+{
+    __shared__ uint32_t As[MMA_BM][MMA_KW + 4];
+    __shared__ uint32_t Bs[MMA_BN][MMA_KW + 4];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wr = 16 * (warp % 4), wc = 32 * (warp / 4);
+    const int rowBase = blockIdx.y * MMA_BM, colBase = blockIdx.x * MMA_BN;
+    // Words of k in all: d for TF32, ceil(d / 2) for BF16.
+    const int words = BF16 ? (d + 1) / 2 : d;
+    float acc[4][4];
+#pragma unroll
+    for (int n = 0; n < 4; n++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            acc[n][e] = 0.0f;
+    for (int w0 = 0; w0 < words; w0 += MMA_KW) {
+        // 64 rows x 32 words per operand, 8 per thread; a warp stages one
+        // row's 32 consecutive words, so its global reads are contiguous.
+#pragma unroll
+        for (int q = 0; q < (MMA_BM * MMA_KW) / MMA_THREADS; q++) {
+            const int idx = threadIdx.x + MMA_THREADS * q;
+            const int r = idx / MMA_KW, w = idx % MMA_KW;
+            const bool in = w0 + w < words;
+            As[r][w] = in ? stageWord<BF16>(A, rows, d, rowBase + r, w0 + w) : 0u;
+            Bs[r][w] = in ? stageWord<BF16>(B, cols, d, colBase + r, w0 + w) : 0u;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int ks = 0; ks < MMA_KW; ks += 8) {
+            uint32_t a[4];
+            a[0] = As[wr + g][ks + t];
+            a[1] = As[wr + g + 8][ks + t];
+            a[2] = As[wr + g][ks + t + 4];
+            a[3] = As[wr + g + 8][ks + t + 4];
+#pragma unroll
+            for (int n = 0; n < 4; n++) {
+                const int bn = wc + 8 * n + g;
+                mma16x8<BF16>(acc[n], a, Bs[bn][ks + t], Bs[bn][ks + t + 4]);
+            }
+        }
+        __syncthreads();
+    }
+    // Accumulator e of tile n is row g + 8 (e / 2), column 8n + 2t + e % 2.
+#pragma unroll
+    for (int n = 0; n < 4; n++) {
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int r = rowBase + wr + g + 8 * (e / 2);
+            const int c = colBase + wc + 8 * n + 2 * t + (e % 2);
+            if (r < rows && c < cols)
+                C[(size_t)r * ldc + c] = acc[n][e];
+        }
+    }
+}
+
+extern "C" {
+
+__global__ void __launch_bounds__(MMA_THREADS, MMA_MIN_BLOCKS) gemm_tf32_nt(
+    const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+    long long rows64, long long cols64, long long d64, long long ldc)
+{
+    gemmMMA<false>(A, B, C, (int)rows64, (int)cols64, (int)d64, ldc);
+}
+
+__global__ void __launch_bounds__(MMA_THREADS, MMA_MIN_BLOCKS) gemm_bf16_nt(
+    const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+    long long rows64, long long cols64, long long d64, long long ldc)
+{
+    gemmMMA<true>(A, B, C, (int)rows64, (int)cols64, (int)d64, ldc);
+}
+
 // row_kth: for each tile row (one 256-thread block per row), the k-th
 // largest masked entry, by a radix select over floatKey in four 8-bit
 // passes with a shared histogram. Rows with fewer than k masked entries

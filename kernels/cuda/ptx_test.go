@@ -29,7 +29,7 @@ func TestPTXIsCurrentAndFits(t *testing.T) {
 			}
 			t.Logf("%s %s: %d registers", arch, fn, u.registers)
 		}
-		for _, k := range []string{"sgemm_nt", "row_kth", "extract", "sgemm_nn", "hadamard", "add_f64"} {
+		for _, k := range []string{"sgemm_nt", "gemm_tf32_nt", "gemm_bf16_nt", "row_kth", "extract", "sgemm_nn", "hadamard", "add_f64"} {
 			if _, ok := use[arch][k]; !ok {
 				t.Errorf("%s: ptxas compiled no kernel %s; it compiled %v", arch, k, slices.Sorted(maps.Keys(use[arch])))
 			}
