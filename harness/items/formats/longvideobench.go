@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
@@ -23,7 +25,7 @@ func LongVideoBench() items.Format {
 	return items.Format{
 		Name:   "longvideobench",
 		Title:  "LongVideoBench",
-		Files:  "lvb_val.json (or lvb_test_wo_gt.json) from longvideobench/LongVideoBench",
+		Files:  "lvb_val.json (or lvb_test_wo_gt.json), or validation-00000-of-00001.parquet, from longvideobench/LongVideoBench",
 		Detect: detectLongVideoBench,
 		Read:   readLongVideoBench,
 	}
@@ -31,7 +33,10 @@ func LongVideoBench() items.Format {
 
 // detectLongVideoBench looks for a list of records with the fields only
 // LongVideoBench writes.
-func detectLongVideoBench(_ string, head []byte) bool {
+func detectLongVideoBench(path string, head []byte) bool {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return detectLVBParquet(path)
+	}
 	h := bytes.TrimSpace(head)
 	return len(h) > 0 && h[0] == '[' &&
 		bytes.Contains(head, []byte(`"candidates"`)) &&
@@ -40,12 +45,25 @@ func detectLongVideoBench(_ string, head []byte) bool {
 
 func readLongVideoBench(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
 	return readFiles(ctx, paths, func(ctx context.Context, path string, res *items.Result) error {
+		if strings.EqualFold(filepath.Ext(path), ".parquet") {
+			return readLVBParquet(ctx, path, res)
+		}
 		return readQuestionList(ctx, path, "a list of questions (LongVideoBench's lvb_val.json)", res,
 			func(rec *records.Record, _ int) (items.Row, *items.Drop, error) { return longVideoBenchRow(rec) })
 	})
 }
 
 func longVideoBenchRow(rec *records.Record) (items.Row, *items.Drop, error) {
+	options, err := rec.Strs("candidates", true)
+	if err != nil {
+		return items.Row{}, nil, err
+	}
+	return longVideoBenchRecord(rec, options, "candidates")
+}
+
+// longVideoBenchRecord makes the row of a question whose options, read
+// from optionsField, are options.
+func longVideoBenchRecord(rec *records.Record, options []string, optionsField string) (items.Row, *items.Drop, error) {
 	id, err := rec.Text("id", true)
 	if err != nil {
 		return items.Row{}, nil, err
@@ -67,12 +85,8 @@ func longVideoBenchRow(rec *records.Record) (items.Row, *items.Drop, error) {
 	if err != nil {
 		return items.Row{}, nil, err
 	}
-	options, err := rec.Strs("candidates", true)
-	if err != nil {
-		return items.Row{}, nil, err
-	}
 	if len(options) < 2 {
-		return items.Row{}, nil, rec.Fail("candidates", harness.ErrTooFewOptions, "%d", len(options))
+		return items.Row{}, nil, rec.Fail(optionsField, harness.ErrTooFewOptions, "%d", len(options))
 	}
 	gold, err := rec.Index("correct_choice")
 	if err != nil {
