@@ -42,8 +42,11 @@ const (
 // is decided by a float64 dot product, so the pair set equals a float64
 // brute force and does not depend on the thread count. Memory is bounded by
 // the tiles and the pairs of the row blocks in flight.
+//
+// It runs on opt.Joiner (the CPU kernels when nil), which finds the same
+// pairs.
 func ThresholdJoin(ctx context.Context, a, b *Matrix, tau float32, opt Options, emit func([]Pair) error) error {
-	return CPU{}.ThresholdJoin(ctx, a, b, tau, opt, emit)
+	return opt.joiner().ThresholdJoin(ctx, a, b, tau, opt.bounds(), emit)
 }
 
 // ThresholdJoin implements Joiner on the CPU.

@@ -24,6 +24,9 @@ const DefaultJoinTile = 8192
 // shape changes no pair: a tile only bounds the float32 rounding error by
 // the norms of its own rows, which admits the same candidates or fewer,
 // and candidates are then decided exactly.
+//
+// Each tile pair is joined on opt.Joiner (ThresholdJoin), so a GPU's
+// backend takes the row-streamed join too, a tile pair at a time.
 func ThresholdJoinRows(ctx context.Context, a, b RowReader, tau float32, tile int, opt Options, emit func([]Pair) error) error {
 	self := b == nil
 	if self {
@@ -68,7 +71,7 @@ func ThresholdJoinRows(ctx context.Context, a, b RowReader, tau float32, tile in
 		if self {
 			// The diagonal tile joins with itself, i < j; the key tiles
 			// after it hold only larger indices.
-			if err := (CPU{}).ThresholdJoin(ctx, qa, nil, tau, opt, collect(q0, q0)); err != nil {
+			if err := ThresholdJoin(ctx, qa, nil, tau, opt, collect(q0, q0)); err != nil {
 				return err
 			}
 			k0 = q1
@@ -78,7 +81,7 @@ func ThresholdJoinRows(ctx context.Context, a, b RowReader, tau float32, tile in
 			if err := load(kb, b, k0, k1); err != nil {
 				return err
 			}
-			if err := (CPU{}).ThresholdJoin(ctx, qa, kb, tau, opt, collect(q0, k0)); err != nil {
+			if err := ThresholdJoin(ctx, qa, kb, tau, opt, collect(q0, k0)); err != nil {
 				return err
 			}
 		}

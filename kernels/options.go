@@ -5,12 +5,20 @@ import (
 	"runtime"
 )
 
-// Options bounds the work of a kernel. The zero value means sensible
-// defaults (all cores).
+// Options bounds the work of a kernel and says where its searches run.
+// The zero value means sensible defaults (all cores, the CPU).
 type Options struct {
 	// Threads is the number of goroutines a kernel runs on; 0 means
 	// GOMAXPROCS. Results never depend on it.
 	Threads int
+	// Joiner runs ThresholdJoin and the tile pairs of ThresholdJoinRows,
+	// and Searcher runs TopK and TopKEarlier (a GPU's, kernels/cuda's
+	// Backend); nil means the CPU kernels. Every backend gives the CPU's
+	// pairs and neighbours, so they change where the work runs, never
+	// what it finds, and a caller that takes Options places its searches
+	// without knowing which backend it got.
+	Joiner   Joiner
+	Searcher NeighbourSearcher
 }
 
 func (o Options) threads() int {

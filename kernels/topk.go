@@ -27,15 +27,18 @@ func (n *Neighbours) Row(q int) ([]int32, []float32) {
 //
 // Like ThresholdJoin it is exact: float32 tiles only shortlist candidates
 // (with a margin of their worst rounding error) and the order is decided in
-// float64, so the result does not depend on BLAS or the thread count.
+// float64, so the result does not depend on BLAS or the thread count. It
+// runs on opt.Searcher (the CPU kernels when nil), which finds the same
+// neighbours.
 func TopK(ctx context.Context, q, x *Matrix, k int, opt Options) (*Neighbours, error) {
-	return CPU{}.TopK(ctx, q, x, k, opt)
+	return opt.searcher().TopK(ctx, q, x, k, opt.bounds())
 }
 
 // TopKEarlier returns, for each row i of x, its k nearest among rows j < i
-// only (prequential retrieval: an item sees only items answered before it).
+// only (prequential retrieval: an item sees only items answered before it),
+// on opt.Searcher as TopK.
 func TopKEarlier(ctx context.Context, x *Matrix, k int, opt Options) (*Neighbours, error) {
-	return CPU{}.TopKEarlier(ctx, x, k, opt)
+	return opt.searcher().TopKEarlier(ctx, x, k, opt.bounds())
 }
 
 // TopK implements NeighbourSearcher on the CPU.

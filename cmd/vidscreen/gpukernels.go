@@ -60,7 +60,7 @@ func gpuFor(device, precision, what string, env *environment) (cuda.GramDevice, 
 	}
 	d, done, err := openGPUDevice(ordinal, prec, env.getenv)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "vidscreen: --device %s: %v; running on the CPU\n", device, err)
+		fmt.Fprintf(env.stderr, "vidscreen: --device %s: %v; %s on the CPU\n", device, err, what)
 		return nil, func() {}, nil
 	}
 	fmt.Fprintf(env.stderr, "vidscreen: %s on %s\n", what, d.Name())

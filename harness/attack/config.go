@@ -69,6 +69,12 @@ type Config struct {
 	CrossPool bool `json:"cross_pool,omitempty"`
 	// Threads bounds the kernels' parallelism; results do not depend on it.
 	Threads int `json:"-"`
+	// Joiner and Searcher run the attackers' searches (the copy joins,
+	// the k-NN, cross-store and retrieval top-k): a GPU's backend, or nil
+	// for the CPU kernels (kernels.Options). Every backend finds the
+	// CPU's pairs and neighbours, so the predictions do not depend on it.
+	Joiner   kernels.Joiner            `json:"-"`
+	Searcher kernels.NeighbourSearcher `json:"-"`
 	// Cache, shared by every copy of the configuration, lets the attackers
 	// of separate Attackers calls share work that does not depend on the
 	// order (see Cache). Nil gives each Attackers call its own.
@@ -113,7 +119,9 @@ func (c Config) has(l harness.Level) bool {
 	return false
 }
 
-func (c Config) kernelOptions() kernels.Options { return kernels.Options{Threads: c.Threads} }
+func (c Config) kernelOptions() kernels.Options {
+	return kernels.Options{Threads: c.Threads, Joiner: c.Joiner, Searcher: c.Searcher}
+}
 
 // Attackers returns the attackers of cfg's levels in a fixed order: by level,
 // then as listed here. Reports use this order for their columns.

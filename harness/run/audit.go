@@ -76,6 +76,13 @@ type Options struct {
 	// Workers is the number of units of work run at once (GOMAXPROCS when
 	// 0); outputs do not depend on it.
 	Workers int
+	// Joiner and Searcher run the run's searches: the attackers' copy
+	// joins and top-k (attack.Config), the near-duplicate join and the
+	// perceptual video identity's. Nil means the CPU kernels; a GPU's
+	// backend (kernels/cuda) finds the same pairs and neighbours, so the
+	// outputs do not depend on them.
+	Joiner   kernels.Joiner
+	Searcher kernels.NeighbourSearcher
 	// VideoRoot is the directory items' videos are resolved under
 	// (harness.ResolveVideo): video_path, else video. A video outside it,
 	// missing or undecodable fails only its items.
@@ -282,6 +289,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	// The kernels of each unit share the machine with the other workers.
 	acfg.Threads = max(1, runtime.GOMAXPROCS(0)/workers)
+	acfg.Joiner, acfg.Searcher = opt.Joiner, opt.Searcher
 
 	t0 := time.Now()
 	started := t0
@@ -982,7 +990,7 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	// The units' compact predictions stay until the cards, which read
 	// them one benchmark at a time (outcomes).
-	threads := kernels.Options{Threads: runtime.GOMAXPROCS(0)}
+	threads := a.opt.kernelOptions()
 	t0 := time.Now()
 	dm := newMeter(a.opt.Progress, int64(len(a.items)), "duplicates", "items")
 	// Near-duplicates are pairs of items whose questions alone are close

@@ -3,11 +3,9 @@ package run
 import (
 	"context"
 	"fmt"
-	"runtime"
 
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/features"
-	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -42,7 +40,7 @@ func (a *audit) identifyVideos(ctx context.Context, fr *features.Result) error {
 		a.opt.Progress.Note("video identity", "by", "content", "why", "no frame was embedded by an image tower")
 		return nil
 	}
-	ids, n, err := dups.PerceptualIdentities(ctx, base, frames, dups.PerceptualThreshold, kernels.Options{Threads: runtime.GOMAXPROCS(0)})
+	ids, n, err := dups.PerceptualIdentities(ctx, base, frames, dups.PerceptualThreshold, a.opt.kernelOptions())
 	if err != nil {
 		return fmt.Errorf("video identity: %w", err)
 	}
