@@ -1053,10 +1053,18 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 			cards[k].EffectiveSize = eff[cards[k].Benchmark]
 		}
 	}
-	perms, err := a.permutations(ctx)
+	perms, further, err := a.permutations(ctx)
 	if err != nil {
 		cm.exit()
 		return err
+	}
+	for _, at := range a.attackers {
+		if f, ok := further[at.Name()]; ok {
+			if err := metrics.SolvedOverOrders(cards, a.items, scores, at.Name(), f.choices, f.margins); err != nil {
+				cm.exit()
+				return err
+			}
+		}
 	}
 	for k := range cards {
 		cards[k].Permutation = perms[cards[k].Benchmark]

@@ -14,6 +14,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/internal/checksum"
 )
 
@@ -24,9 +25,13 @@ import (
 // benchmark gets, per reader, the accuracy of each order, their range and
 // the share of items whose chosen option text changes. Each reader's
 // choices under each order are stored as they are made, so a resumed run
-// reads them (permutationChoices).
-func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metrics.Permutation, error) {
+// reads them (permutationChoices). It also returns, per multi-order reader
+// (metrics.MultiOrder), its choices and gold margins on the further orders
+// 1 to solve.Orders-1, which the cards' solved share judges it on
+// (metrics.SolvedOverOrders; Video-Index 5.1).
+func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metrics.Permutation, map[string]permutedOrders, error) {
 	out := map[string]map[string]*metrics.Permutation{}
+	further := map[string]permutedOrders{}
 	for _, at := range a.attackers {
 		if !attack.PermutesOptions(at) {
 			continue
@@ -37,14 +42,19 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 		}
 		k := a.acfg.PermutationCount()
 		if k == 0 {
-			return out, nil
+			return out, further, nil
 		}
 		chosen := make([][]string, k+1) // per order, per item: the chosen option's text
 		right := make([][]bool, k+1)
 		for o := 0; o <= k; o++ {
-			orig, err := a.permutationChoices(ctx, at, base, o)
+			orig, margins, err := a.permutationChoices(ctx, at, base, o)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
+			}
+			if o >= 1 && o < solve.Orders && metrics.MultiOrder(at.Name()) {
+				f := further[at.Name()]
+				f.choices, f.margins = append(f.choices, orig), append(f.margins, margins)
+				further[at.Name()] = f
 			}
 			chosen[o], right[o] = make([]string, len(a.items)), make([]bool, len(a.items))
 			for i, c := range orig {
@@ -81,15 +91,25 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 			out[bench][at.Name()] = p
 		}
 	}
-	return out, nil
+	return out, further, nil
+}
+
+// permutedOrders are one reader's choices and gold margins on the
+// permutation audit's orders 1, 2, ...: per order, per item (margins nil
+// for an order whose cache kept none).
+type permutedOrders struct {
+	choices [][]int
+	margins [][]float64
 }
 
 // permutationChoices returns, per item, the original index of the option
 // attacker at chooses when the items list their options in permutation o.
 // They are stored in the run's cache as they are computed, so a resumed run
 // reads them instead of asking the model again (the readers are
-// deterministic, so the figures are the same either way).
-func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base *attack.Stream, o int) ([]int, error) {
+// deterministic, so the figures are the same either way). The margins are
+// the gold's on that order (NaN where the scores gave none; nil from a
+// cache written before they were kept).
+func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base *attack.Stream, o int) ([]int, []float64, error) {
 	keys := make([]string, len(a.items))
 	frames := attack.FrameNeeds(at) != 0
 	for i, it := range a.items {
@@ -111,8 +131,8 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err == nil {
 		// A file written before the margins were kept holds the choices
 		// alone: they stand (screening then reads no margins of it).
-		if stored, _, err := DecodePermutation(b, len(a.items)); err == nil && validChoices(a.items, stored) {
-			return stored, nil
+		if stored, margins, err := DecodePermutation(b, len(a.items)); err == nil && validChoices(a.items, stored) {
+			return stored, margins, nil
 		}
 	}
 	s, from := attack.PermuteOptions(base, a.opt.Seed, o)
@@ -131,10 +151,10 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	}
 	preds, err := at.Attack(ctx, s)
 	if err != nil {
-		return nil, fmt.Errorf("option permutation %d of %s: %w", o, at.Name(), err)
+		return nil, nil, fmt.Errorf("option permutation %d of %s: %w", o, at.Name(), err)
 	}
 	if len(preds) != len(a.items) {
-		return nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(a.items))
+		return nil, nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(a.items))
 	}
 	out := make([]int, len(a.items))
 	rec := permutationRecord{Choices: out, Margins: make([]*float64, len(a.items))}
@@ -146,7 +166,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 			failed = true
 		}
 		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
-			return nil, fmt.Errorf("option permutation %d of %s: item %s: choice %d out of range", o, at.Name(), it.Source, pr.Choice)
+			return nil, nil, fmt.Errorf("option permutation %d of %s: item %s: choice %d out of range", o, at.Name(), it.Source, pr.Choice)
 		}
 		out[i] = from[i][pr.Choice]
 		// The margin of the gold option on this order, as the run
@@ -156,16 +176,23 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 			rec.Margins[i] = &m
 		}
 	}
+	margins := make([]float64, len(rec.Margins))
+	for i, m := range rec.Margins {
+		margins[i] = math.NaN()
+		if m != nil {
+			margins[i] = *m
+		}
+	}
 	if failed {
 		// A reader's server failed on some items: nothing is kept, so a
 		// resumed run asks those again (and the rest from the store).
-		return out, nil
+		return out, margins, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	err = checksum.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(rec) })
-	return out, err
+	return out, margins, err
 }
 
 // A permutationRecord is what PermutationFile holds of one reader on one
