@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -29,6 +30,7 @@ type DeviceFrames struct {
 // cuda build, frames_device_nocuda.go says so.
 type deviceFramePath interface {
 	embed(ctx context.Context, frames []imageprep.Frame) ([][]float32, error)
+	embedNV12(ctx context.Context, frames []cuda.NV12Frame) ([][]float32, error)
 	close() error
 }
 
@@ -68,6 +70,17 @@ func (d *DeviceFrames) EmbedFrames(ctx context.Context, frames []imageprep.Frame
 		return d.m.EmbedFrames(ctx, frames)
 	}
 	return d.path.embed(ctx, frames)
+}
+
+// EmbedNV12 returns the unit image embeddings of pictures NVDEC decoded
+// into the device's memory (decode.DeviceNV12 describes them), converted,
+// preprocessed and embedded there. They cannot fall back: without the GPU
+// frame path it returns why the path is closed.
+func (d *DeviceFrames) EmbedNV12(ctx context.Context, frames []cuda.NV12Frame) ([][]float32, error) {
+	if d.path == nil {
+		return nil, fmt.Errorf("NV12 pictures on the device need the GPU frame path: %w", d.fallback)
+	}
+	return d.path.embedNV12(ctx, frames)
 }
 
 // Close releases the GPU side.

@@ -50,38 +50,55 @@ func openDeviceFramePath(r *Runtime, m *ImageText, dev Device) (_ deviceFramePat
 // each run is uploaded, preprocessed into the device tensor, synchronised
 // and read by the tower in place.
 func (p *cudaFramePath) embed(ctx context.Context, frames []imageprep.Frame) ([][]float32, error) {
-	out := make([][]float32, 0, len(frames))
+	return p.runs(ctx, len(frames), func(i int) (int, int) { return frames[i].Width, frames[i].Height },
+		func(lo, hi int) error { return p.prep.Load(frames[lo:hi]) })
+}
+
+// embedNV12 is embed for pictures NVDEC left on the device: converted to
+// RGB there by prep_nv12, so nothing but the embeddings crosses the bus.
+func (p *cudaFramePath) embedNV12(ctx context.Context, frames []kcuda.NV12Frame) ([][]float32, error) {
+	return p.runs(ctx, len(frames), func(i int) (int, int) { return frames[i].Width, frames[i].Height },
+		func(lo, hi int) error { return p.prep.LoadNV12(frames[lo:hi]) })
+}
+
+// runs cuts n frames of the sizes size(i) into runs for one Prep and one
+// tower batch, and for each loads it with load, preprocesses and embeds it.
+func (p *cudaFramePath) runs(ctx context.Context, n int, size func(int) (int, int), load func(lo, hi int) error) ([][]float32, error) {
+	out := make([][]float32, 0, n)
 	batch := p.tower.MaxBatch()
-	for i := 0; i < len(frames); {
-		f := frames[i]
-		if err := p.usePlan(f.Width, f.Height, batch); err != nil {
+	for i := 0; i < n; {
+		w, h := size(i)
+		if err := p.usePlan(w, h, batch); err != nil {
 			return nil, fmt.Errorf("frame %d: %w", i, err)
 		}
-		n := 1
-		for n < batch && i+n < len(frames) && frames[i+n].Width == p.w && frames[i+n].Height == p.h {
-			n++
+		k := 1
+		for k < batch && i+k < n {
+			if w2, h2 := size(i + k); w2 != w || h2 != h {
+				break
+			}
+			k++
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := p.prep.Load(frames[i : i+n]); err != nil {
-			return nil, fmt.Errorf("frames %d..%d: %w", i, i+n-1, err)
+		if err := load(i, i+k); err != nil {
+			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
 		}
-		if err := p.prep.Run(ctx, n); err != nil {
-			return nil, fmt.Errorf("frames %d..%d: %w", i, i+n-1, err)
+		if err := p.prep.Run(ctx, k); err != nil {
+			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
 		}
 		// The kernels run on the Prep's stream, ONNX Runtime on its own:
 		// the tensor must be complete before the tower reads it.
 		if err := p.prep.Sync(); err != nil {
-			return nil, fmt.Errorf("frames %d..%d: %w", i, i+n-1, err)
+			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
 		}
 		ptr, bytes := p.prep.DeviceOutput()
-		vecs, err := p.tower.EmbedDevice(ctx, ptr, bytes, n)
+		vecs, err := p.tower.EmbedDevice(ctx, ptr, bytes, k)
 		if err != nil {
-			return nil, fmt.Errorf("frames %d..%d: %w", i, i+n-1, err)
+			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
 		}
 		out = append(out, vecs...)
-		i += n
+		i += k
 	}
 	return out, nil
 }

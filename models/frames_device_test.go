@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
 // TestDeviceFramesFallBack opens the GPU frame path where it cannot run
@@ -61,6 +63,9 @@ func TestDeviceFramesFallBack(t *testing.T) {
 				if got := log.String(); !strings.Contains(got, tc.message) || strings.Count(got, "\n") != 1 || !strings.Contains(got, d.Fallback().Error()) {
 					t.Fatalf("log %q; want one line containing %q and the reason %v", got, tc.message, d.Fallback())
 				}
+			}
+			if _, err := d.EmbedNV12(ctx, []cuda.NV12Frame{{Width: 64, Height: 48}}); err == nil || !strings.Contains(err.Error(), d.Fallback().Error()) {
+				t.Fatalf("NV12 pictures without the GPU frame path: error %v; want the reason %v", err, d.Fallback())
 			}
 			got, err := d.EmbedFrames(ctx, frames)
 			want, wantErr := tc.m.EmbedFrames(ctx, frames)

@@ -121,4 +121,45 @@ __global__ void __launch_bounds__(128) prep_vertical(
     o[2 * plane] = __ldg(&lut[512 + prepClip8(s2)]);
 }
 
+// nv12Clip turns a 16.16 fixed-point colour sum into a level, rounding to
+// nearest (preprocess_nv12.go's nv12Clip).
+__device__ __forceinline__ uint8_t nv12Clip(int s) {
+    s += 1 << 15;
+    if (s <= 0) {
+        return 0;
+    }
+    s >>= 16;
+    return s > 255 ? 255 : (uint8_t)s;
+}
+
+// prep_nv12: one thread per pixel (row blockIdx.y, column x) of one NV12
+// picture in device memory (NVDEC's surface, or scale_cuda's), written as
+// packed RGB24 into its batch slot of frames, the input of the two passes
+// below; the picture never visits the host. The colour matrix comes in
+// 16.16 fixed point (preprocess_nv12.go, NV12Matrix):
+//   R = cy (Y - oy) + crv V',  G = cy (Y - oy) - cgu U' - cgv V',
+//   B = cy (Y - oy) + cbu U',  with U' = U - 128, V' = V - 128,
+// each rounded and clipped to 8 bits; each chroma sample covers 2 x 2
+// pixels (nearest). Warps read consecutive luma bytes: coalesced.
+__global__ void __launch_bounds__(128) prep_nv12(
+    const uint8_t* __restrict__ luma, long long lumaPitch,
+    const uint8_t* __restrict__ chroma, long long chromaPitch, long long width,
+    long long cy, long long oy, long long crv, long long cgu, long long cgv, long long cbu,
+    uint8_t* __restrict__ dst)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= (int)width) {
+        return;
+    }
+    const long long y = blockIdx.y;
+    const int l = ((int)__ldg(&luma[y * lumaPitch + x]) - (int)oy) * (int)cy;
+    const uint8_t* c = chroma + (y >> 1) * chromaPitch + (x & ~1);
+    const int u = (int)__ldg(&c[0]) - 128;
+    const int v = (int)__ldg(&c[1]) - 128;
+    uint8_t* d = dst + (y * width + x) * 3;
+    d[0] = nv12Clip(l + (int)crv * v);
+    d[1] = nv12Clip(l - (int)cgu * u - (int)cgv * v);
+    d[2] = nv12Clip(l + (int)cbu * u);
+}
+
 }  // extern "C"

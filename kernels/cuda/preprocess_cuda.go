@@ -39,7 +39,7 @@ func (g *GPU) OpenPrep() (_ PrepDevice, err error) {
 	for _, f := range []struct {
 		fn   *cu.Function
 		name string
-	}{{&d.horizontal, "prep_horizontal"}, {&d.vertical, "prep_vertical"}} {
+	}{{&d.horizontal, "prep_horizontal"}, {&d.vertical, "prep_vertical"}, {&d.nv12, "prep_nv12"}} {
 		if *f.fn, err = d.mod.Function(f.name); err != nil {
 			return nil, errors.Join(fmt.Errorf("cuda:%d: kernel %s: %w", g.ordinal, f.name, err), d.mod.Unload())
 		}
@@ -51,6 +51,7 @@ type gpuPrepDevice struct {
 	g                    *GPU
 	mod                  cu.Module
 	horizontal, vertical cu.Function
+	nv12                 cu.Function // preprocess_nv12_cuda.go
 }
 
 func (d *gpuPrepDevice) Close() error {
@@ -272,6 +273,9 @@ type DevicePrep interface {
 	// DeviceOutput returns the output tensor's device address and size in
 	// bytes: valid until Close, holding Run's result once Sync returns.
 	DeviceOutput() (ptr uintptr, bytes int64)
+	// LoadNV12 is Load for pictures already on the device (NVDEC's):
+	// converted to RGB into batch slots 0..len(frames)-1 on the device.
+	LoadNV12(frames []NV12Frame) error
 }
 
 // DeviceOutput implements DevicePrep.
