@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -25,7 +26,7 @@ func PerceptionTest() items.Format {
 	return items.Format{
 		Name:   "perceptiontest",
 		Title:  "Perception Test",
-		Files:  "mc_question_valid.json, all_valid.json (or the train/test ones) from google-deepmind/perception_test",
+		Files:  "mc_question_valid.json, all_valid.json (or the train/test ones) from google-deepmind/perception_test, or mc_question_val/validation-00000-of-00001.parquet from lmms-eval/PerceptionTest_Val",
 		Detect: detectPerceptionTest,
 		Read:   readPerceptionTest,
 	}
@@ -33,7 +34,10 @@ func PerceptionTest() items.Format {
 
 // detectPerceptionTest looks for a video's metadata as the Perception Test
 // writes it: video ids "video_N" and a frame rate.
-func detectPerceptionTest(_ string, head []byte) bool {
+func detectPerceptionTest(path string, head []byte) bool {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return detectPTParquet(path)
+	}
 	h := bytes.TrimSpace(head)
 	return len(h) > 0 && h[0] == '{' &&
 		bytes.Contains(head, []byte(`"metadata"`)) &&
@@ -46,6 +50,9 @@ func readPerceptionTest(ctx context.Context, paths []string, _ items.Options) (*
 }
 
 func readPerceptionTestFile(ctx context.Context, path string, res *items.Result) error {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return readPTParquet(ctx, path, res)
+	}
 	return records.EachKey(ctx, path, "an object of videos keyed by video id (the Perception Test's annotation layout)", func(a *records.Walker, vid string) error {
 		if err := readPerceptionTestVideo(a, vid, res); err != nil {
 			return err
@@ -111,7 +118,7 @@ func readPerceptionTestVideo(a *records.Walker, key string, res *items.Result) e
 		return err
 	}
 	for _, q := range qs {
-		row, drop, err := perceptionTestRow(q, video, duration)
+		row, drop, err := perceptionTestRow(q, video, duration, "")
 		if err != nil {
 			return err
 		}
@@ -138,12 +145,17 @@ func perceptionTestDuration(meta *records.Record) (*float64, error) {
 	return &d, nil
 }
 
-func perceptionTestRow(q *records.Record, video string, duration *float64) (items.Row, *items.Drop, error) {
-	qid, err := q.Text("id", true)
-	if err != nil {
-		return items.Row{}, nil, err
+// perceptionTestRow makes the row of question q of video; id is the
+// question's id where the caller has made it, else (json's mc_question)
+// <video>/<id>.
+func perceptionTestRow(q *records.Record, video string, duration *float64, id string) (items.Row, *items.Drop, error) {
+	if id == "" {
+		qid, err := q.Text("id", true)
+		if err != nil {
+			return items.Row{}, nil, err
+		}
+		id = video + "/" + qid
 	}
-	id := video + "/" + qid
 	question, err := q.Str("question", true)
 	if err != nil {
 		return items.Row{}, nil, err
