@@ -6,6 +6,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/solve"
 )
 
 // Thresholds are the consensus levels of Video-Oasis (section 3.2, Table 3):
@@ -121,9 +122,11 @@ type Shortcuts struct {
 	Shortcuts []int     `json:"shortcuts"`
 	Ratio     []float64 `json:"ratio"`
 	// Chance[k] is the ratio chance alone would give at Thresholds[k]: each
-	// model that answered an item answering it right with probability one
-	// over its option count, independently; the per-item probability
-	// (Poisson-binomial per test, any test) averaged over the items.
+	// model that answered an item answering it at random, independently,
+	// on each option order it is judged on (solveChance: one over the
+	// option count on one order, three right of four for the options-only
+	// and blind readers); the per-item probability (Poisson-binomial per
+	// test, any test) averaged over the items.
 	Chance []float64 `json:"chance"`
 	// Tests counts per test, as Consensus.Counts, within the set.
 	Tests     []TestCount `json:"tests"`
@@ -231,7 +234,7 @@ func rowConsensus(r *Row, tests []diagTest, window, shuffled []bool, votes []int
 				answers++
 				ta++
 				if len(r.Options) > 0 {
-					p = append(p, 1/float64(len(r.Options)))
+					p = append(p, solveChance(len(r.Options), v.Orders))
 				}
 			}
 		}
@@ -264,6 +267,25 @@ func rowConsensus(r *Row, tests []diagTest, window, shuffled []bool, votes []int
 		chance[k] = 1 - none[k]
 	}
 	return perTest, chance
+}
+
+// solveChance is the chance that a model answering at random solves an
+// item of k options judged on orders option orders: one over k on one
+// order; on several, the chance of at least as many right orders as the
+// solve rule asks (three of four: solve.SolvesOrders), each order right
+// with probability one over k independently. The margin condition has no
+// chance counterpart and is left out, so this is an upper bound of the
+// rule's chance (a blind reader on four orders of four options: 13/256,
+// not 1/4).
+func solveChance(k int, orders int32) float64 {
+	q := 1 / float64(k)
+	n := min(max(int(orders), 1), solve.Orders)
+	need := (solve.MinCorrect*n + solve.Orders - 1) / solve.Orders
+	p := make([]float64, n)
+	for i := range p {
+		p[i] = q
+	}
+	return atLeast(p)[need]
 }
 
 // atLeast returns, for independent events of probabilities p, the

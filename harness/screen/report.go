@@ -74,7 +74,7 @@ func (s *Screen) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 	}
 	c := s.Consensus
-	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis 3.2)\n\nAn item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently.\n\n| test | models | note |\n|---|---|---|\n")
+	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis 3.2)\n\nAn item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently, on each option order it is judged on (three right of four for the options-only and blind readers).\n\n| test | models | note |\n|---|---|---|\n")
 	for _, t := range c.Tests {
 		fmt.Fprintf(bw, "| %s | %s | %s |\n", t.Test, modelsText(t.Models), t.Note)
 	}
@@ -177,7 +177,7 @@ var screenHTML = htmlpage.New("screen", template.FuncMap{
 <table>{{range $i, $b := .S.Benchmarks}}{{if eq $i 0}}<tr><th>benchmark</th>{{range $b.ByAttacker}}<th>{{.Name}}</th>{{end}}</tr>{{end}}
 <tr><td>{{$b.Benchmark}}</td>{{range $b.ByAttacker}}<td>{{.Items}}</td>{{end}}</tr>{{end}}</table>
 <h2>Consensus (Video-Oasis 3.2)</h2>
-<p>An item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently.</p>
+<p>An item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently, on each option order it is judged on (three right of four for the options-only and blind readers).</p>
 <table><caption>The tests and their diagnostic models</caption><tr><th>test</th><th class="text">models</th><th class="text">note</th></tr>
 {{range .S.Consensus.Tests}}<tr><td>{{.Test}}</td><td class="q">{{models .Models}}</td><td class="q">{{.Note}}</td></tr>
 {{end}}</table>

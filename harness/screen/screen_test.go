@@ -507,3 +507,41 @@ func TestShuffledScreenStep(t *testing.T) {
 		}
 	}
 }
+
+// The consensus's chance ratio follows the rule that makes a shortcut: a
+// blind reader judged on four option orders solves by luck only when at
+// least three of the four are right, P = 4 (1/4)^3 (3/4) + (1/4)^4 =
+// 13/256 on four options, not 1/4. The consensus fixture with blind-reader
+// given three further orders: at c = 1, rows c1-c3 have the blind test
+// (13/256), two centre-frame models, the shuffled and the bag-of-frames
+// model (1/4 each): P(no test) = (243/256)(3/4)^4; row c4, whose
+// centre-frame reader abstained: (243/256)(3/4)^3. c = 2 is the centre
+// frame's alone (1/16 on rows c1-c3), as with one order.
+func TestConsensusChanceFollowsTheOrders(t *testing.T) {
+	in := consensusFixture()
+	gold := []int32{0, 0, 0, 0}
+	in.Orders = map[string][][]int32{br: {gold, gold, gold}}
+	s, err := Compute(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Rows[0].Verdict(br); v.Orders != 4 {
+		t.Fatalf("blind-reader judged on %d orders, want 4", v.Orders)
+	}
+	pb := 13.0 / 256
+	if got := solveChance(4, 4); math.Abs(got-pb) > 1e-15 {
+		t.Errorf("solveChance(4 options, 4 orders) = %v, want 13/256", got)
+	}
+	if got := solveChance(5, 1); math.Abs(got-0.2) > 1e-15 {
+		t.Errorf("solveChance(5 options, 1 order) = %v, want 1/5", got)
+	}
+	none3 := (1 - pb) * math.Pow(0.75, 4)
+	none4 := (1 - pb) * math.Pow(0.75, 3)
+	want := []float64{(3*(1-none3) + (1 - none4)) / 4, 3.0 / 16 / 4, 0}
+	b := s.Consensus.Benchmarks[0]
+	for k, w := range want {
+		if math.Abs(b.Chance[k]-w) > 1e-12 {
+			t.Errorf("chance at c = %d: %v, want %v", Thresholds[k], b.Chance[k], w)
+		}
+	}
+}
