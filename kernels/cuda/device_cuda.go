@@ -111,7 +111,11 @@ func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
 		return nil, fmt.Errorf("cuda:%d: load kernels (PTX JIT): %w", ordinal, err)
 	}
 	fns := []*cu.Function{&g.gemm, &g.tile, &g.kth, &g.extract, &g.gram.nn, &g.gram.hadamard, &g.gram.add64}
-	for i, name := range moduleEntries(g.prec) {
+	names := moduleEntries(g.prec)
+	if len(names) != len(fns) {
+		return nil, fmt.Errorf("cuda:%d: %d kernel entries for %d functions (gemmlaunch.go and Open disagree)", ordinal, len(names), len(fns))
+	}
+	for i, name := range names {
 		if *fns[i], err = g.mod.Function(name); err != nil {
 			return nil, fmt.Errorf("cuda:%d: kernel %s: %w", ordinal, name, err)
 		}
