@@ -27,7 +27,7 @@ func NExTQA() items.Format {
 	return items.Format{
 		Name:   "nextqa",
 		Title:  "NExT-QA",
-		Files:  "val.csv, test.csv (or train.csv) from doc-doc/NExT-QA dataset/nextqa/",
+		Files:  "val.csv, test.csv (or train.csv) from doc-doc/NExT-QA dataset/nextqa/, or MC/test-00000-of-00001.parquet from lmms-eval/NExTQA",
 		Detect: detectNExTQA,
 		Read:   readNExTQA,
 	}
@@ -40,6 +40,9 @@ var nextqaRequired = []string{"video", "question", "answer", "qid"}
 // detectNExTQA claims a CSV whose header names NExT-QA's columns: video,
 // qid, answer and the option columns a0, a1.
 func detectNExTQA(path string, head []byte) bool {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return detectNExTQAParquet(path)
+	}
 	if !strings.EqualFold(filepath.Ext(path), ".csv") {
 		return false
 	}
@@ -78,6 +81,9 @@ func nextqaSplit(path string) string {
 }
 
 func readNExTQAFile(ctx context.Context, name string, seen map[string]string, res *items.Result) error {
+	if strings.EqualFold(filepath.Ext(name), ".parquet") {
+		return readNExTQAParquet(ctx, name, seen, res)
+	}
 	t, err := records.ReadTable(ctx, name, records.Dialect{Comma: ','})
 	if err != nil {
 		return err
@@ -92,10 +98,19 @@ func readNExTQAFile(ctx context.Context, name string, seen map[string]string, re
 		return err
 	}
 	split := nextqaSplit(name)
-	for _, rec := range t.Rows {
-		row, err := nextqaRow(rec, split, optCols, t.Has("type"))
+	return nextqaRows(t.Rows, split, optCols, t.Has("type"), seen, res)
+}
+
+// nextqaRows adds the rows of one table to res; seen holds the ids already
+// read, which must not repeat.
+func nextqaRows(recs []*records.Record, split string, optCols []string, hasType bool, seen map[string]string, res *items.Result) error {
+	for _, rec := range recs {
+		row, err := nextqaRow(rec, split, optCols, hasType)
 		if err != nil {
 			return err
+		}
+		if rec.Line == 0 {
+			row.Rec = rec.N // a Parquet row
 		}
 		if prev, dup := seen[row.ID]; dup {
 			return rec.Fail("qid", harness.ErrDuplicateID, "%q, also at %s (qid numbers the questions of one video: video and qid repeat together)", row.ID, prev)
@@ -138,7 +153,9 @@ func nextqaRow(rec *records.Record, split string, optCols []string, hasType bool
 	fail := rec.Fail
 	// Every cell of a table is a string; a short row leaves its last
 	// cells absent, which reads as empty.
-	text := func(c string) string { s, _ := rec.Str(c, false); return s }
+	// A Parquet table's integer columns (video, answer, qid) are read as
+	// their digits.
+	text := func(c string) string { s, _ := rec.Text(c, false); return s }
 	cell := func(c string) string { return strings.TrimSpace(text(c)) }
 	for _, c := range nextqaRequired {
 		if cell(c) == "" {
