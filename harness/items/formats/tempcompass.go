@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -38,7 +39,7 @@ func TempCompass() items.Format {
 	return items.Format{
 		Name:   "tempcompass",
 		Title:  "TempCompass",
-		Files:  "questions/multi-choice.json, caption_matching.json, yes_no.json (or predictions/<model>/*.json) from llyx97/TempCompass",
+		Files:  "questions/multi-choice.json, caption_matching.json, yes_no.json (or predictions/<model>/*.json) from llyx97/TempCompass, or <task type>/test-00000-of-00001.parquet from lmms-eval/TempCompass",
 		Detect: detectTempCompass,
 		Read:   readTempCompass,
 	}
@@ -48,7 +49,10 @@ func TempCompass() items.Format {
 // five dimensions, a list of questions.
 var tempCompassHead = regexp.MustCompile(`^\s*\{\s*"[^"]*"\s*:\s*\{\s*"(?:action|speed|direction|order|attribute_change)"\s*:\s*\[\s*\{\s*"question"\s*:`)
 
-func detectTempCompass(_ string, head []byte) bool {
+func detectTempCompass(path string, head []byte) bool {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return detectTempCompassParquet(path)
+	}
 	return tempCompassHead.Match(bytes.TrimPrefix(head, []byte("\ufeff")))
 }
 
@@ -57,6 +61,9 @@ func readTempCompass(ctx context.Context, paths []string, _ items.Options) (*ite
 }
 
 func readTempCompassFile(ctx context.Context, path string, res *items.Result) error {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return readTempCompassParquet(ctx, path, res)
+	}
 	return records.EachKey(ctx, path, "an object of videos, then of dimensions (TempCompass's question files)", func(a *records.Walker, video string) error {
 		if err := a.Enter('{', fmt.Sprintf("video %q as an object of dimensions", video)); err != nil {
 			return err
