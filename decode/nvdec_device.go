@@ -67,9 +67,9 @@ func DeviceNV12(f *astiav.Frame) (cuda.NV12Frame, error) {
 	var lp, cp, cs, full C.int
 	switch C.vs_cuda_nv12(cFrame(f), &luma, &chroma, &lp, &cp, &cs, &full) {
 	case 1:
-		return cuda.NV12Frame{}, fmt.Errorf("a %s frame is not on the GPU (NVDEC did not decode it)", f.PixelFormat())
+		return cuda.NV12Frame{}, fmt.Errorf("a %s frame is not on the GPU (NVDEC did not decode it): %w", f.PixelFormat(), ErrNotOnDevice)
 	case 2:
-		return cuda.NV12Frame{}, fmt.Errorf("the GPU frame's surfaces are not NV12 (a 10-bit or 4:4:4 stream); only NV12 is converted on the device")
+		return cuda.NV12Frame{}, fmt.Errorf("the GPU frame's surfaces are not NV12 (a 10-bit or 4:4:4 stream); only NV12 is converted on the device: %w", ErrNotOnDevice)
 	}
 	return cuda.NV12Frame{
 		Luma: uintptr(luma), Chroma: uintptr(chroma),

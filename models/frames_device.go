@@ -30,7 +30,7 @@ type DeviceFrames struct {
 // cuda build, frames_device_nocuda.go says so.
 type deviceFramePath interface {
 	embed(ctx context.Context, frames []imageprep.Frame) ([][]float32, error)
-	embedNV12(ctx context.Context, frames []cuda.NV12Frame) ([][]float32, error)
+	embedDecoded(ctx context.Context, n int, visit NV12Visitor) ([][]float32, error)
 	close() error
 }
 
@@ -72,15 +72,35 @@ func (d *DeviceFrames) EmbedFrames(ctx context.Context, frames []imageprep.Frame
 	return d.path.embed(ctx, frames)
 }
 
-// EmbedNV12 returns the unit image embeddings of pictures NVDEC decoded
-// into the device's memory (decode.DeviceNV12 describes them), converted,
-// preprocessed and embedded there. They cannot fall back: without the GPU
-// frame path it returns why the path is closed.
-func (d *DeviceFrames) EmbedNV12(ctx context.Context, frames []cuda.NV12Frame) ([][]float32, error) {
+// An NV12Visitor hands over pictures in device memory one at a time, each
+// with its index: decode.Decoder.FramesOnDevice, bound to its times, is
+// one. A picture may be released as soon as yield returns.
+type NV12Visitor func(yield func(i int, f cuda.NV12Frame) error) error
+
+// EmbedDecoded returns the unit image embeddings of the n pictures visit
+// hands over (indices 0..n-1, each once), NVDEC's surfaces still on the
+// device: each is converted to RGB into the batch on arrival (so the
+// decoder gets its surface back at once), and a batch is preprocessed and
+// embedded when it is full or the picture size changes. There is no
+// fallback: without the GPU frame path it returns why the path is closed,
+// and the caller decodes to the host and uses EmbedFrames.
+func (d *DeviceFrames) EmbedDecoded(ctx context.Context, n int, visit NV12Visitor) ([][]float32, error) {
 	if d.path == nil {
 		return nil, fmt.Errorf("NV12 pictures on the device need the GPU frame path: %w", d.fallback)
 	}
-	return d.path.embedNV12(ctx, frames)
+	return d.path.embedDecoded(ctx, n, visit)
+}
+
+// EmbedNV12 is EmbedDecoded for pictures all held by the caller.
+func (d *DeviceFrames) EmbedNV12(ctx context.Context, frames []cuda.NV12Frame) ([][]float32, error) {
+	return d.EmbedDecoded(ctx, len(frames), func(yield func(int, cuda.NV12Frame) error) error {
+		for i, f := range frames {
+			if err := yield(i, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Close releases the GPU side.

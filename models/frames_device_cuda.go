@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -54,11 +55,79 @@ func (p *cudaFramePath) embed(ctx context.Context, frames []imageprep.Frame) ([]
 		func(lo, hi int) error { return p.prep.Load(frames[lo:hi]) })
 }
 
-// embedNV12 is embed for pictures NVDEC left on the device: converted to
-// RGB there by prep_nv12, so nothing but the embeddings crosses the bus.
-func (p *cudaFramePath) embedNV12(ctx context.Context, frames []kcuda.NV12Frame) ([][]float32, error) {
-	return p.runs(ctx, len(frames), func(i int) (int, int) { return frames[i].Width, frames[i].Height },
-		func(lo, hi int) error { return p.prep.LoadNV12(frames[lo:hi]) })
+// embedDecoded takes the pictures visit hands over into batches: each is
+// converted into the next slot (and the stream synchronised, so the
+// decoder may reuse its surface when yield returns), and a batch is run
+// when full, when the picture size changes, and at the end.
+func (p *cudaFramePath) embedDecoded(ctx context.Context, n int, visit NV12Visitor) ([][]float32, error) {
+	out := make([][]float32, n)
+	batch := p.tower.MaxBatch()
+	var rows []int // out's indices of the batch's slots
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		vecs, err := p.embedSlots(ctx, len(rows))
+		if err != nil {
+			return fmt.Errorf("pictures %v: %w", rows, err)
+		}
+		for k, i := range rows {
+			out[i] = vecs[k]
+		}
+		rows = rows[:0]
+		return nil
+	}
+	err := visit(func(i int, f kcuda.NV12Frame) error {
+		if i < 0 || i >= n || out[i] != nil || slices.Contains(rows, i) {
+			return fmt.Errorf("picture index %d: want each of 0..%d once", i, n-1)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(rows) == batch || (p.prep != nil && (f.Width != p.w || f.Height != p.h)) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if err := p.usePlan(f.Width, f.Height, batch); err != nil {
+			return fmt.Errorf("picture %d: %w", i, err)
+		}
+		if err := p.prep.LoadNV12(len(rows), []kcuda.NV12Frame{f}); err != nil {
+			return fmt.Errorf("picture %d: %w", i, err)
+		}
+		if err := p.prep.Sync(); err != nil {
+			return fmt.Errorf("picture %d: %w", i, err)
+		}
+		rows = append(rows, i)
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range out {
+		if v == nil {
+			return nil, fmt.Errorf("picture %d of %d was not handed over", i, n)
+		}
+	}
+	return out, nil
+}
+
+// embedSlots preprocesses the first k slots of the batch into the device
+// tensor and has the tower read it in place.
+func (p *cudaFramePath) embedSlots(ctx context.Context, k int) ([][]float32, error) {
+	if err := p.prep.Run(ctx, k); err != nil {
+		return nil, err
+	}
+	// The kernels run on the Prep's stream, ONNX Runtime on its own:
+	// the tensor must be complete before the tower reads it.
+	if err := p.prep.Sync(); err != nil {
+		return nil, err
+	}
+	ptr, bytes := p.prep.DeviceOutput()
+	return p.tower.EmbedDevice(ctx, ptr, bytes, k)
 }
 
 // runs cuts n frames of the sizes size(i) into runs for one Prep and one
@@ -84,16 +153,7 @@ func (p *cudaFramePath) runs(ctx context.Context, n int, size func(int) (int, in
 		if err := load(i, i+k); err != nil {
 			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
 		}
-		if err := p.prep.Run(ctx, k); err != nil {
-			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
-		}
-		// The kernels run on the Prep's stream, ONNX Runtime on its own:
-		// the tensor must be complete before the tower reads it.
-		if err := p.prep.Sync(); err != nil {
-			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
-		}
-		ptr, bytes := p.prep.DeviceOutput()
-		vecs, err := p.tower.EmbedDevice(ctx, ptr, bytes, k)
+		vecs, err := p.embedSlots(ctx, k)
 		if err != nil {
 			return nil, fmt.Errorf("frames %d..%d: %w", i, i+k-1, err)
 		}

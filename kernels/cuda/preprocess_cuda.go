@@ -274,8 +274,10 @@ type DevicePrep interface {
 	// bytes: valid until Close, holding Run's result once Sync returns.
 	DeviceOutput() (ptr uintptr, bytes int64)
 	// LoadNV12 is Load for pictures already on the device (NVDEC's):
-	// converted to RGB into batch slots 0..len(frames)-1 on the device.
-	LoadNV12(frames []NV12Frame) error
+	// converted to RGB on the device into batch slots slot, slot+1, ...
+	// A picture may be released (its surface reused by the decoder) once
+	// Sync returns; the Run that reads the slots can come later.
+	LoadNV12(slot int, frames []NV12Frame) error
 }
 
 // DeviceOutput implements DevicePrep.

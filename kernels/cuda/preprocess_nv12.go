@@ -105,11 +105,11 @@ func NV12ToRGB(dst, luma, chroma []byte, lumaPitch, chromaPitch, w, h int, m NV1
 	return nil
 }
 
-// checkNV12 is LoadNV12's check: the plan's size, pitches that hold a row,
-// non-nil planes.
-func checkNV12(plan *imageprep.Plan, batch int, frames []NV12Frame) error {
-	if len(frames) > batch {
-		return fmt.Errorf("preprocess: %d frames for a batch of %d", len(frames), batch)
+// checkNV12 is LoadNV12's check: slots inside the batch, the plan's size,
+// pitches that hold a row, non-nil planes.
+func checkNV12(plan *imageprep.Plan, batch, slot int, frames []NV12Frame) error {
+	if slot < 0 || slot+len(frames) > batch {
+		return fmt.Errorf("preprocess: %d frames from slot %d for a batch of %d", len(frames), slot, batch)
 	}
 	if plan.SrcH > 65535 {
 		return fmt.Errorf("preprocess: NV12 pictures of %d rows; at most 65535 (a grid dimension)", plan.SrcH)

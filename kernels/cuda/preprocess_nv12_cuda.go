@@ -10,11 +10,11 @@ import (
 )
 
 // LoadNV12 implements DevicePrep: one prep_nv12 launch per picture on the
-// Prep's stream, writing its packed RGB into the picture's batch slot, so
-// the Run queued next reads it and the pictures never leave the device.
-// The pictures must stay unchanged until Sync returns.
-func (p *gpuPrep) LoadNV12(frames []NV12Frame) error {
-	if err := checkNV12(p.plan, p.batch, frames); err != nil {
+// Prep's stream, writing its packed RGB into its batch slot, so the Run
+// queued after reads it and the pictures never leave the device. The
+// pictures must stay unchanged until Sync returns.
+func (p *gpuPrep) LoadNV12(slot int, frames []NV12Frame) error {
+	if err := checkNV12(p.plan, p.batch, slot, frames); err != nil {
 		return err
 	}
 	if len(frames) == 0 {
@@ -31,7 +31,7 @@ func (p *gpuPrep) LoadNV12(frames []NV12Frame) error {
 		lp, cp := int64(f.LumaPitch), int64(f.ChromaPitch)
 		m := f.Matrix
 		cy, oy, crv, cgu, cgv, cbu := int64(m.CY), int64(m.OY), int64(m.CRV), int64(m.CGU), int64(m.CGV), int64(m.CBU)
-		dst := p.frames + cu.DevicePtr(i*p.shape.frameBytes)
+		dst := p.frames + cu.DevicePtr((slot+i)*p.shape.frameBytes)
 		if err := p.d.nv12.Launch((p.plan.SrcW+prepBlock-1)/prepBlock, p.plan.SrcH, 1, prepBlock, 1, 1, 0, p.stream, []unsafe.Pointer{
 			unsafe.Pointer(&luma), unsafe.Pointer(&lp), unsafe.Pointer(&chroma), unsafe.Pointer(&cp), unsafe.Pointer(&width),
 			unsafe.Pointer(&cy), unsafe.Pointer(&oy), unsafe.Pointer(&crv), unsafe.Pointer(&cgu), unsafe.Pointer(&cgv), unsafe.Pointer(&cbu),

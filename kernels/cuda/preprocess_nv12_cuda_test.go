@@ -66,7 +66,12 @@ func TestGPUNV12EqualsHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		dp := prep.(DevicePrep)
-		if err := dp.LoadNV12(frames); err != nil {
+		// The first picture alone, then the rest behind it, as a decoder
+		// that hands pictures over one at a time does.
+		if err := dp.LoadNV12(0, frames[:1]); err != nil {
+			t.Fatal(err)
+		}
+		if err := dp.LoadNV12(1, frames[1:]); err != nil {
 			t.Fatal(err)
 		}
 		if err := dp.Run(context.Background(), n); err != nil {

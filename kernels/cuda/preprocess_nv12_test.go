@@ -123,15 +123,19 @@ func TestCheckNV12(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		edit   func(*NV12Frame)
+		slot   int
 		frames int
 		want   string
 	}{
-		{"good", func(*NV12Frame) {}, 1, ""},
-		{"wrong size", func(f *NV12Frame) { f.Width = 32 }, 1, "is 32x36"},
-		{"short pitch", func(f *NV12Frame) { f.ChromaPitch = 60 }, 1, "pitches"},
-		{"nil plane", func(f *NV12Frame) { f.Chroma = 0 }, 1, "planes"},
-		{"no matrix", func(f *NV12Frame) { f.Matrix = NV12Matrix{} }, 1, "no colour matrix"},
-		{"too many", func(*NV12Frame) {}, 3, "3 frames for a batch of 2"},
+		{"good", func(*NV12Frame) {}, 0, 1, ""},
+		{"last slot", func(*NV12Frame) {}, 1, 1, ""},
+		{"wrong size", func(f *NV12Frame) { f.Width = 32 }, 0, 1, "is 32x36"},
+		{"short pitch", func(f *NV12Frame) { f.ChromaPitch = 60 }, 0, 1, "pitches"},
+		{"nil plane", func(f *NV12Frame) { f.Chroma = 0 }, 0, 1, "planes"},
+		{"no matrix", func(f *NV12Frame) { f.Matrix = NV12Matrix{} }, 0, 1, "no colour matrix"},
+		{"too many", func(*NV12Frame) {}, 0, 3, "3 frames from slot 0 for a batch of 2"},
+		{"past the batch", func(*NV12Frame) {}, 2, 1, "from slot 2"},
+		{"negative slot", func(*NV12Frame) {}, -1, 1, "from slot -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := good
@@ -140,7 +144,7 @@ func TestCheckNV12(t *testing.T) {
 			for i := range frames {
 				frames[i] = f
 			}
-			err := checkNV12(plan, 2, frames)
+			err := checkNV12(plan, 2, tc.slot, frames)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
