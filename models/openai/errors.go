@@ -21,6 +21,29 @@ var ErrServer = errors.New("openai server failure")
 // turned into a guessed answer.
 var ErrMalformed = errors.New("malformed reply")
 
+// ErrTooLong is what a server's refusal of a prompt too long for its model
+// matches with errors.Is (besides ErrServer): a 400 (or 413, 422) whose
+// message is one of the servers' own for it (tooLongPhrases). Unlike other
+// refusals it says what to change: a served VLM asks such a query again
+// with fewer frames, as the ONNX readers fit a prompt to their model.
+var ErrTooLong = errors.New("prompt too long for the served model")
+
+// tooLongPhrases are the servers' messages for a prompt over their context
+// or image limit: vLLM's "This model's maximum context length is N tokens.
+// However, you requested M tokens ...", its V1 engine's "The prompt (total
+// length N) is too long to fit into the model (context length M)", its
+// --limit-mm-per-prompt refusal "At most N image(s) may be provided in one
+// prompt" (or "request"), SGLang's "The input (N tokens) is longer than the
+// model's context length (M tokens)." and llama.cpp's server's "the request
+// exceeds the available context size".
+var tooLongPhrases = []string{
+	"maximum context length",
+	"too long to fit into the model",
+	"image(s) may be provided in one",
+	"longer than the model's context length",
+	"exceeds the available context size",
+}
+
 // A ServerError says which server failed, how, and what it said.
 type ServerError struct {
 	// URL is the endpoint the request went to.
@@ -64,10 +87,27 @@ func (e *ServerError) Error() string {
 	return b.String()
 }
 
-// Is makes errors.Is(err, ErrServer) true for every ServerError, and
-// errors.Is(err, ErrMalformed) for a malformed reply.
+// Is makes errors.Is(err, ErrServer) true for every ServerError,
+// errors.Is(err, ErrMalformed) for a malformed reply and errors.Is(err,
+// ErrTooLong) for a refusal of a prompt too long for the model.
 func (e *ServerError) Is(target error) bool {
-	return target == ErrServer || target == ErrMalformed && e.malformed
+	return target == ErrServer || target == ErrMalformed && e.malformed || target == ErrTooLong && e.tooLong()
+}
+
+// tooLong reports whether the server refused the request as too long for
+// its model (ErrTooLong).
+func (e *ServerError) tooLong() bool {
+	switch e.Status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+	default:
+		return false
+	}
+	for _, p := range tooLongPhrases {
+		if strings.Contains(e.Message, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }

@@ -63,24 +63,34 @@ var errPrompt = errors.New("served: bad prompt")
 // option; a query the server failed (openai.ErrServer) has no row (nil).
 // Anything else (a cancelled context) is the call's error, and so is a
 // server that has refused everything (Stats.Refused).
-func ask(ctx context.Context, lc *lazyClient, st *Stats, name string, qs []openai.Query) ([][]float64, error) {
+//
+// refit, when not nil, says per query whether the caller can ask it again
+// shorter; such a query the server refused as too long for its model
+// (openai.ErrTooLong) is marked in the returned long and not counted
+// failed, since it is asked again (VLM.Score, with fewer frames).
+func ask(ctx context.Context, lc *lazyClient, st *Stats, name string, qs []openai.Query, refit []bool) (rows [][]float64, long []bool, err error) {
 	c, err := lc.get()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st.begin()
 	res, gst := c.AskGroups(ctx, []openai.Group{{Name: name, Queries: qs}})
 	st.end()
 	out := make([][]float64, len(qs))
+	long = make([]bool, len(qs))
 	var first error
-	failed := 0
+	failed, floored := 0, 0
 	for i, r := range res[0] {
 		if r.Err != nil {
 			if !errors.Is(r.Err, openai.ErrServer) || ctx.Err() != nil {
 				if ctx.Err() != nil {
-					return nil, ctx.Err()
+					return nil, nil, ctx.Err()
 				}
-				return nil, r.Err
+				return nil, nil, r.Err
+			}
+			if refit != nil && refit[i] && errors.Is(r.Err, openai.ErrTooLong) {
+				long[i] = true
+				continue
 			}
 			failed++
 			if first == nil {
@@ -89,11 +99,15 @@ func ask(ctx context.Context, lc *lazyClient, st *Stats, name string, qs []opena
 			continue
 		}
 		st.setMode(r.Answer.Mode, r.Answer.Prefill)
+		if r.Answer.Mode == openai.ModeLogprobs && r.Answer.Scores.Floored() > 0 {
+			floored++
+		}
 		out[i] = r.Answer.LogProbs
 	}
 	st.record(gst, failed, first)
+	st.addFloored(floored)
 	if err := st.Refused(false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, long, nil
 }

@@ -49,5 +49,6 @@ func (l *Letters) Score(ctx context.Context, prompts []models.LetterPrompt) ([][
 		}
 		qs[i] = openai.Query{ID: fmt.Sprintf("%s prompt %d", l.stats.role(), i), Given: given(parts, 0), Question: parts.question, Options: parts.options}
 	}
-	return ask(ctx, l.client, l.stats, l.stats.role(), qs)
+	rows, _, err := ask(ctx, l.client, l.stats, l.stats.role(), qs, nil)
+	return rows, err
 }

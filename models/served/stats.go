@@ -57,6 +57,14 @@ type StatsSnapshot struct {
 	// Prefill says whether the answer turn was prefilled with "Answer:"
 	// (false when the server refused continue_final_message).
 	Prefill bool `json:"prefill"`
+	// Floored is how many answered queries read from log-probabilities had
+	// an option letter absent from the server's top candidates, which got
+	// the authors' floor, log(1e-6) (openai.LogFloor), as their margins do.
+	Floored int `json:"floored"`
+	// Refitted is how many times a VLM query the server refused as too long
+	// for its model was asked again with every second frame (each such
+	// query also counts again in Queries).
+	Refitted int `json:"refitted"`
 }
 
 // newStats starts the counts of one role.
@@ -105,6 +113,20 @@ func (st *Stats) record(g openai.Stats, failed int, firstErr error) {
 	if st.firstErr == nil && firstErr != nil {
 		st.firstErr = firstErr
 	}
+}
+
+// addFloored counts n answers with a floored letter.
+func (st *Stats) addFloored(n int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.s.Floored += n
+}
+
+// addRefitted counts n queries asked again with fewer frames.
+func (st *Stats) addRefitted(n int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.s.Refitted += n
 }
 
 // recordGenerate adds a call of n generations (a captioner's frames).

@@ -60,9 +60,9 @@ func (v *VLM) Frames(ctx context.Context, frames []imageprep.Frame) (models.Imag
 }
 
 // Fits accepts every prompt of the harness's form (its images first): the
-// server's context holds 32 frames at 448 pixels (vllm serve
-// --max-model-len), and a prompt it refuses fails its item with reason
-// server.
+// server's tokenizer is not here, so a prompt too long for its context is
+// found by the server's refusal, and Score asks it again with fewer
+// frames.
 func (v *VLM) Fits(p models.VLMPrompt) error {
 	text, err := splitImages(p)
 	if err != nil {
@@ -93,8 +93,20 @@ func splitImages(p models.VLMPrompt) (string, error) {
 // server failed has no row (nil). The prompts of one call are one video's
 // (the feature stage scores video by video): they go to the server as one
 // group, frames first, so its prefix cache serves the video's frames once.
+//
+// A prompt the server refuses as too long for its model (vLLM's "maximum
+// context length", SGLang's "longer than the model's context length", an
+// image limit: openai.ErrTooLong) is asked again with every second frame,
+// their order kept, until it fits, as the ONNX readers fit a prompt
+// (features' fitPrompt); one refused with a single frame fails. The
+// refusals are stored like any, so a resumed run fits it the same way
+// without asking again.
 func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float64, error) {
-	qs := make([]openai.Query, len(prompts))
+	type prompt struct {
+		parts  promptParts
+		frames []*openai.Image
+	}
+	ps := make([]prompt, len(prompts))
 	for i, p := range prompts {
 		text, err := splitImages(p)
 		if err != nil {
@@ -108,9 +120,48 @@ func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float6
 		if err != nil {
 			return nil, err
 		}
-		qs[i] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: frames, Given: given(parts, len(frames)), Question: parts.question, Options: parts.options}
+		ps[i] = prompt{parts, frames}
 	}
-	return ask(ctx, v.client, v.stats, v.stats.role(), qs)
+	rows := make([][]float64, len(prompts))
+	pending := make([]int, len(prompts))
+	for i := range pending {
+		pending[i] = i
+	}
+	for len(pending) > 0 {
+		qs := make([]openai.Query, len(pending))
+		refit := make([]bool, len(pending))
+		for k, i := range pending {
+			p := ps[i]
+			qs[k] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: p.frames, Given: given(p.parts, len(p.frames)), Question: p.parts.question, Options: p.parts.options}
+			refit[k] = len(p.frames) > 1
+		}
+		got, long, err := ask(ctx, v.client, v.stats, v.stats.role(), qs, refit)
+		if err != nil {
+			return nil, err
+		}
+		var next []int
+		for k, i := range pending {
+			if long[k] {
+				ps[i].frames = everySecond(ps[i].frames)
+				next = append(next, i)
+				continue
+			}
+			rows[i] = got[k]
+		}
+		v.stats.addRefitted(len(next))
+		pending = next
+	}
+	return rows, nil
+}
+
+// everySecond keeps frames 0, 2, 4, ... in their order: the rule by which
+// the feature stage fits a prompt to an ONNX reader.
+func everySecond(frames []*openai.Image) []*openai.Image {
+	kept := make([]*openai.Image, 0, (len(frames)+1)/2)
+	for j := 0; j < len(frames); j += 2 {
+		kept = append(kept, frames[j])
+	}
+	return kept
 }
 
 // frameTable holds the encoded frames of the videos being scored, under

@@ -10,7 +10,9 @@
 // Retry-After, 500, 503), a delay past the client's timeout, a torn reply
 // (the connection closed mid-body), truncated or malformed JSON, a mode
 // that ignores logprobs or refuses them (400), a mode that refuses
-// continue_final_message with vLLM's 400, and a slow mode. It records every
+// continue_final_message with vLLM's 400, a model context and an image
+// limit whose overflow is refused with vLLM's or SGLang's 400 (Flavor: whose
+// error bodies and words), and a slow mode. It records every
 // request body it receives, faulted ones included, so tests assert exactly
 // what a client sent.
 //

@@ -67,7 +67,29 @@ type Config struct {
 	RefusePrefill bool
 	// Delay is slept before every reply (a slow server).
 	Delay time.Duration
+	// ContextLength, when positive, is the model's context in tokens (vllm
+	// serve --max-model-len, sglang --context-length): a request whose
+	// prompt (Tokens) and max_tokens exceed it is refused with a 400 in the
+	// flavour's words. ImageTokens is what one image costs (256 when 0).
+	ContextLength, ImageTokens int
+	// MaxImages, when positive, is vLLM's --limit-mm-per-prompt
+	// '{"image": N}': a request with more images is refused with a 400.
+	MaxImages int
+	// Flavor is FlavorVLLM (the zero value) or FlavorSGLang: whose error
+	// bodies and messages the server writes.
+	Flavor int
+	// TextOnly serves a text model: a request with images is refused with
+	// vLLM's 400 "<model> is not a multimodal model".
+	TextOnly bool
 }
+
+// Flavors: the server whose error bodies the test server writes. vLLM
+// writes {"error": {"message", "type", "param", "code"}}; SGLang (and vLLM
+// before 0.10) {"object": "error", "message", "type", "param", "code"}.
+const (
+	FlavorVLLM = iota
+	FlavorSGLang
+)
 
 // A Server is a running test server.
 type Server struct {
@@ -154,7 +176,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
-		writeError(w, f.Status, fmt.Sprintf("injected fault %d", f.Status), "")
+		s.writeError(w, f.Status, fmt.Sprintf("injected fault %d", f.Status), "")
 		return
 	}
 	var reply []byte
@@ -163,10 +185,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	case hr.URL.Path == "/v1/models" && hr.Method == http.MethodGet:
 		reply = s.models()
 	case hr.Method != http.MethodPost || hr.URL.Path != "/v1/chat/completions" && hr.URL.Path != "/v1/completions":
-		writeError(w, http.StatusNotFound, "Not Found", "")
+		s.writeError(w, http.StatusNotFound, "Not Found", "")
 		return
 	case perr != nil:
-		writeError(w, http.StatusBadRequest, perr.Error(), "")
+		s.writeError(w, http.StatusBadRequest, perr.Error(), "")
 		return
 	default:
 		reply, status = s.complete(r)
@@ -218,14 +240,15 @@ func tear(w http.ResponseWriter, reply []byte) {
 	buf.Flush()
 }
 
-// writeError answers an OpenAI error body, as vLLM writes them.
-func writeError(w http.ResponseWriter, status int, msg, param string) {
+// writeError answers an OpenAI error body, as the server's flavour writes
+// them.
+func (s *Server) writeError(w http.ResponseWriter, status int, msg, param string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(errorBody(status, msg, param))
+	w.Write(s.errorBody(status, msg, param))
 }
 
-func errorBody(status int, msg, param string) []byte {
+func (s *Server) errorBody(status int, msg, param string) []byte {
 	typ := map[int]string{400: "BadRequestError", 404: "NotFoundError", 429: "RateLimitError"}[status]
 	if typ == "" {
 		typ = "InternalServerError"
@@ -234,7 +257,38 @@ func errorBody(status int, msg, param string) []byte {
 	if param != "" {
 		p = param
 	}
+	if s.cfg.Flavor == FlavorSGLang {
+		return mustJSON(map[string]any{"object": "error", "message": msg, "type": typ, "param": p, "code": status})
+	}
 	return mustJSON(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": p, "code": status}})
+}
+
+// Tokens is what the server counts a request's prompt as: a token per four
+// bytes of its messages' text (or prompt), at least one, and ImageTokens
+// per image.
+func (s *Server) Tokens(r *Request) int {
+	per := s.cfg.ImageTokens
+	if per == 0 {
+		per = 256
+	}
+	return max(len(r.Text())/4, 1) + per*r.Images()
+}
+
+// tooLong is the refusal of a request over the model's image limit or
+// context, in the flavour's words ("" when it fits).
+func (s *Server) tooLong(r *Request) string {
+	if s.cfg.MaxImages > 0 && r.Images() > s.cfg.MaxImages {
+		return fmt.Sprintf("At most %d image(s) may be provided in one prompt.", s.cfg.MaxImages)
+	}
+	n := s.Tokens(r)
+	if s.cfg.ContextLength <= 0 || n+r.MaxTokens <= s.cfg.ContextLength {
+		return ""
+	}
+	if s.cfg.Flavor == FlavorSGLang {
+		return fmt.Sprintf("The input (%d tokens) is longer than the model's context length (%d tokens).", n, s.cfg.ContextLength)
+	}
+	return fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+		s.cfg.ContextLength, n+r.MaxTokens, n, r.MaxTokens)
 }
 
 func (s *Server) models() []byte {
@@ -268,19 +322,23 @@ func (s *Server) complete(r *Request) ([]byte, int) {
 	chat := strings.HasSuffix(r.Path, "/chat/completions")
 	switch {
 	case !s.knows(r.Model):
-		return errorBody(404, fmt.Sprintf("The model `%s` does not exist.", r.Model), "model"), 404
+		return s.errorBody(404, fmt.Sprintf("The model `%s` does not exist.", r.Model), "model"), 404
 	case r.MaxTokens < 1:
-		return errorBody(400, "max_tokens must be at least 1, got "+fmt.Sprint(r.MaxTokens), "max_tokens"), 400
+		return s.errorBody(400, "max_tokens must be at least 1, got "+fmt.Sprint(r.MaxTokens), "max_tokens"), 400
 	case r.TopLogprobs > 20:
-		return errorBody(400, fmt.Sprintf("Requested top logprobs of %d cannot be greater than 20.", r.TopLogprobs), "top_logprobs"), 400
+		return s.errorBody(400, fmt.Sprintf("Requested top logprobs of %d cannot be greater than 20.", r.TopLogprobs), "top_logprobs"), 400
 	case chat && r.ContinueFinalMessage && (r.AddGenerationPrompt == nil || *r.AddGenerationPrompt):
-		return errorBody(400, "Cannot set both `continue_final_message` and `add_generation_prompt` to True.", ""), 400
+		return s.errorBody(400, "Cannot set both `continue_final_message` and `add_generation_prompt` to True.", ""), 400
 	case chat && r.ContinueFinalMessage && r.Messages[len(r.Messages)-1].Role != "assistant":
-		return errorBody(400, vllmPrefillRefusal, ""), 400
+		return s.errorBody(400, vllmPrefillRefusal, ""), 400
 	case chat && r.ContinueFinalMessage && s.cfg.RefusePrefill:
-		return errorBody(400, vllmPrefillRefusal, ""), 400
+		return s.errorBody(400, vllmPrefillRefusal, ""), 400
 	case r.Logprobs && s.cfg.Logprobs == LogprobsRefused:
-		return errorBody(400, "logprobs is not supported by this server", "logprobs"), 400
+		return s.errorBody(400, "logprobs is not supported by this server", "logprobs"), 400
+	case s.cfg.TextOnly && r.Images() > 0:
+		return s.errorBody(400, r.Model+" is not a multimodal model", ""), 400
+	case s.tooLong(r) != "":
+		return s.errorBody(400, s.tooLong(r), ""), 400
 	}
 	rep := s.cfg.Answer(r)
 	top := rank(rep.Top)

@@ -210,3 +210,70 @@ func TestRecordsEveryRequestUnderLoad(t *testing.T) {
 		t.Errorf("%d distinct seeds recorded", len(seeds))
 	}
 }
+
+// TestContextRefusalsInEachFlavour: a request over the model's context is
+// refused with a 400 in the flavour's body and words (vLLM: {"error":
+// {...}} and "maximum context length"; SGLang: {"object": "error", ...}
+// and "longer than the model's context length"), one over the image limit
+// with vLLM's "At most N image(s)"; one within both is answered.
+func TestContextRefusalsInEachFlavour(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		code int
+		want string // the message's start; "" for an answer
+	}{
+		{"vLLM, over the context", Config{ContextLength: 200, ImageTokens: 300}, 400, "This model's maximum context length is 200 tokens. However, you requested 306 tokens (305 in the messages, 1 in the completion)."},
+		{"SGLang, over the context", Config{ContextLength: 200, ImageTokens: 300, Flavor: FlavorSGLang}, 400, "The input (305 tokens) is longer than the model's context length (200 tokens)."},
+		{"at the image limit", Config{MaxImages: 1, ContextLength: 100000}, 200, ""},
+		{"within the context", Config{ContextLength: 400, ImageTokens: 300}, 200, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Models = []string{"m"}
+			s := New(tc.cfg)
+			defer s.Close()
+			code, _, body, err := post(t, s, "/chat/completions", chatBody)
+			if err != nil || code != tc.code {
+				t.Fatalf("status %d (%v), want %d: %s", code, err, tc.code, body)
+			}
+			if tc.want == "" {
+				return
+			}
+			var v struct {
+				Object  string `json:"object"`
+				Message string `json:"message"`
+				Code    int    `json:"code"`
+				Error   *struct {
+					Message string `json:"message"`
+					Type    string `json:"type"`
+				} `json:"error"`
+			}
+			json.Unmarshal(body, &v)
+			msg := v.Message
+			if tc.cfg.Flavor == FlavorSGLang {
+				if v.Object != "error" || v.Code != 400 || v.Error != nil {
+					t.Errorf("SGLang's body %s", body)
+				}
+			} else if v.Error == nil || v.Error.Type != "BadRequestError" || v.Object != "" {
+				t.Errorf("vLLM's body %s", body)
+			} else {
+				msg = v.Error.Message
+			}
+			if !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("message %q, want %q", msg, tc.want)
+			}
+		})
+	}
+	s := New(Config{Models: []string{"m"}, MaxImages: 0})
+	defer s.Close()
+	two := strings.Replace(chatBody, `{"type":"text"`, `{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,/9j/AA=="}},{"type":"text"`, 1)
+	lim := New(Config{Models: []string{"m"}, MaxImages: 1})
+	defer lim.Close()
+	code, _, body, _ := post(t, lim, "/chat/completions", two)
+	if code != 400 || !strings.Contains(string(body), "At most 1 image(s) may be provided in one prompt.") {
+		t.Errorf("two images over a limit of one: %d %s", code, body)
+	}
+	if code, _, _, _ := post(t, s, "/chat/completions", two); code != 200 {
+		t.Errorf("two images without a limit: %d", code)
+	}
+}
