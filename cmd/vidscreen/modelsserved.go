@@ -25,9 +25,18 @@ type servedCheck struct {
 	Prefill     bool        `json:"prefill"`
 	Mode        string      `json:"mode,omitempty"`
 	// Answer is the test question's chosen option ("blue" is right).
-	Answer  string `json:"answer,omitempty"`
-	Problem string `json:"problem,omitempty"`
+	Answer string `json:"answer,omitempty"`
+	// Images says whether the server answered the question with a frame;
+	// ImagesRefusal is its message when it did not. A role that sends
+	// frames (imageRoles) has a problem then.
+	Images        bool   `json:"images"`
+	ImagesRefusal string `json:"images_refusal,omitempty"`
+	Problem       string `json:"problem,omitempty"`
 }
+
+// imageRoles are the roles whose requests carry frames: their server must
+// serve a vision-language model.
+var imageRoles = map[models.Role]bool{models.RoleVLMReader: true, models.RoleScreenReader: true, models.RoleCaptioner: true}
 
 // serverCheckTimeout bounds one server's check: long enough for a cold
 // vLLM's first request, short enough that a dead server is said soon.
@@ -62,9 +71,14 @@ func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, e
 			cancel()
 			sc.Models, sc.ModelServed = rep.Models, rep.ModelServed
 			sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode
-			if err != nil {
+			sc.Images, sc.ImagesRefusal = rep.Images, rep.ImagesRefusal
+			switch {
+			case err != nil:
 				sc.Problem = err.Error()
-			} else if c := rep.Reply.Choice; c >= 0 && c < 4 {
+			case imageRoles[role] && !rep.Images:
+				sc.Problem = fmt.Sprintf("the server refused a question with a frame (%s); %s sends frames, so it needs a vision-language model", rep.ImagesRefusal, role)
+			}
+			if c := rep.Reply.Choice; err == nil && c >= 0 && c < 4 {
 				sc.Answer = []string{"green", "blue", "red", "black"}[c]
 			}
 			out = append(out, sc)
@@ -88,6 +102,11 @@ func writeServedChecks(w io.Writer, checks []servedCheck) error {
 		if c.Mode != "" {
 			yes := map[bool]string{true: "yes", false: "no"}
 			fmt.Fprintf(&b, "  one-token question: mode %s, log-probabilities %s, \"Answer:\" prefill %s, answered %q\n", c.Mode, yes[c.Logprobs], yes[c.Prefill], c.Answer)
+			if c.Images {
+				b.WriteString("  a question with a frame: answered (the model reads images)\n")
+			} else if c.ImagesRefusal != "" {
+				fmt.Fprintf(&b, "  a question with a frame: refused (%s)\n", c.ImagesRefusal)
+			}
 		}
 		if c.Problem != "" {
 			fmt.Fprintf(&b, "  problem: %s\n", c.Problem)

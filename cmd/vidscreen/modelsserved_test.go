@@ -13,9 +13,11 @@ import (
 )
 
 // TestModelsCheckServed: models check asks each served entry's server for
-// /v1/models and one one-token question and says what it found: the mode
-// and form that work, or the problem (a model the server does not list, a
-// server that is not there), which makes the exit status 2.
+// /v1/models, one one-token question and the question with a frame, and
+// says what it found: the mode and form that work, whether images are
+// read, or the problem (a model the server does not list, a server that is
+// not there, a text model behind a role that sends frames), which makes
+// the exit status 2.
 func TestModelsCheckServed(t *testing.T) {
 	needORT(t)
 	blue := func(*openaitest.Request) openaitest.Reply {
@@ -25,6 +27,8 @@ func TestModelsCheckServed(t *testing.T) {
 	defer good.Close()
 	plain := openaitest.New(openaitest.Config{Models: []string{"llama"}, Answer: blue, RefusePrefill: true, Logprobs: openaitest.LogprobsIgnored})
 	defer plain.Close()
+	text := openaitest.New(openaitest.Config{Models: []string{"qwen-vl"}, Answer: blue, TextOnly: true})
+	defer text.Close()
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + l.Addr().String() + "/v1"
 	l.Close()
@@ -37,10 +41,14 @@ func TestModelsCheckServed(t *testing.T) {
 		{"no logprobs, no prefill", plain.BaseURL(), good.BaseURL(), 0, []string{`mode generate, log-probabilities no, "Answer:" prefill no, answered "blue"`}},
 		{"a model not served", good.BaseURL(), plain.BaseURL(), 2, []string{"(not the model named)", `set server_model`}},
 		{"no server there", dead, good.BaseURL(), 2, []string{"problem: list models:", dead}},
+		// A text model serves lm_reader (its refusal of a frame is said, no
+		// problem), not vlm_reader, which sends frames.
+		{"a text model as lm_reader", text.BaseURL(), good.BaseURL(), 0, []string{"a question with a frame: refused (qwen-vl is not a multimodal model)", "a question with a frame: answered"}},
+		{"a text model as vlm_reader", good.BaseURL(), text.BaseURL(), 2, []string{"problem: the server refused a question with a frame (qwen-vl is not a multimodal model); vlm_reader sends frames"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			lmModel := map[string]string{good.BaseURL(): "qwen-vl", plain.BaseURL(): "llama", dead: "x"}[tc.lm]
+			lmModel := map[string]string{good.BaseURL(): "qwen-vl", plain.BaseURL(): "llama", text.BaseURL(): "qwen-vl", dead: "x"}[tc.lm]
 			man := fmt.Sprintf(`{"roles": {"lm_reader": {"server": %q, "server_model": %q, "server_retries": 0},
 				"vlm_reader": {"server": %q, "server_model": "qwen-vl", "server_retries": 0}}}`, tc.lm, lmModel, tc.vlm)
 			os.WriteFile(filepath.Join(dir, "models.json"), []byte(man), 0o644)
