@@ -264,22 +264,6 @@ func (p *gpuPrep) Output(dst []float32, n int) error {
 	return nil
 }
 
-// A DevicePrep is a Prep whose output tensor stays in the GPU's memory
-// for a consumer there (the image tower on ONNX Runtime's CUDA provider,
-// bound through an IoBinding: models.BoundTower.EmbedDevice), so the
-// tensor is never copied back to the host.
-type DevicePrep interface {
-	Prep
-	// DeviceOutput returns the output tensor's device address and size in
-	// bytes: valid until Close, holding Run's result once Sync returns.
-	DeviceOutput() (ptr uintptr, bytes int64)
-	// LoadNV12 is Load for pictures already on the device (NVDEC's):
-	// converted to RGB on the device into batch slots slot, slot+1, ...
-	// A picture may be released (its surface reused by the decoder) once
-	// Sync returns; the Run that reads the slots can come later.
-	LoadNV12(slot int, frames []NV12Frame) error
-}
-
 // DeviceOutput implements DevicePrep.
 func (p *gpuPrep) DeviceOutput() (uintptr, int64) {
 	return uintptr(p.out), int64(p.batch) * int64(p.shape.outFrameLen) * 4

@@ -7,6 +7,23 @@ import (
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
+// A DevicePrep is a Prep whose output tensor stays in the GPU's memory
+// for a consumer there (the image tower on ONNX Runtime's CUDA provider,
+// bound through an IoBinding: models.BoundTower.EmbedDevice), so the
+// tensor is never copied back to the host. The GPU's Preps are
+// DevicePreps (preprocess_cuda.go); Host's are not.
+type DevicePrep interface {
+	Prep
+	// DeviceOutput returns the output tensor's device address and size in
+	// bytes: valid until Close, holding Run's result once Sync returns.
+	DeviceOutput() (ptr uintptr, bytes int64)
+	// LoadNV12 is Load for pictures already on the device (NVDEC's):
+	// converted to RGB on the device into batch slots slot, slot+1, ...
+	// A picture may be released (its surface reused by the decoder) once
+	// Sync returns; the Run that reads the slots can come later.
+	LoadNV12(slot int, frames []NV12Frame) error
+}
+
 // An NV12Frame is a decoded picture in GPU memory as NVDEC leaves it (and
 // FFmpeg's scale_cuda): a luma plane of Height rows and an interleaved
 // U,V plane of (Height+1)/2 rows, each at its own pitch. The planes must
