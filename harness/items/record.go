@@ -17,7 +17,8 @@ import (
 // of the video benchmarks as lmms-eval and VLMEvalKit load them (Video-MME:
 // question_id, videoID, task_type, options, answer; MVBench: video,
 // candidates, answer as text; NExT-QA: qid, a0..a4, answer as an index;
-// LongVideoBench: candidates, correct_choice; EgoSchema: q_uid, option).
+// LongVideoBench: candidates, correct_choice, question_category; EgoSchema:
+// q_uid, option).
 // videoID comes before video_id: Video-MME has both, and only videoID
 // names the file (video_id is its number, "001"). They are functions so
 // that no caller can change another's list.
@@ -32,7 +33,7 @@ func goldNames() []string {
 	return []string{"answer", "correct_choice", "gold", "gt", "label"}
 }
 func taskNames() []string {
-	return []string{"task", "task_type", "task_category", "question_type", "category", "sub_category", "type"}
+	return []string{"task", "task_type", "task_category", "question_type", "question_category", "category", "sub_category", "type"}
 }
 func predNames() []string { return []string{"prediction", "pred", "response", "output"} }
 

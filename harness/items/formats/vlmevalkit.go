@@ -437,6 +437,7 @@ func (t *table) row(r items.Record, source string, line, rec int) (items.Row, er
 	}
 	row.Gold, _ = r.GoldAnswer()
 	row.GoldIndex = -1
+	tableGold(r, &row)
 	row.Reply, row.ReplyField = r.Prediction(), "prediction"
 	return row, nil
 }

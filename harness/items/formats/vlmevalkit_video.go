@@ -18,15 +18,36 @@ import (
 // is about start..end of the video), start and end in seconds, blank
 // (pandas' None) for the other tasks.
 
-// tableVideo is the video of a VLMEvalKit row: <prefix>/<video> where the
-// row has a prefix, so that the video is found where VLMEvalKit reads it,
-// under the dataset's folder (--videos <dataset folder>).
+// tableVideo is the video of a VLMEvalKit row: <prefix>/<video><suffix>
+// where the row has a prefix (TempCompass_MCQ's also a suffix, ".mp4",
+// its video being the bare video_id), so that the video is found where
+// VLMEvalKit reads it, under the dataset's folder (--videos <dataset
+// folder>).
 func tableVideo(r items.Record, video string) string {
 	prefix := r.Str("prefix")
 	if prefix == "" || video == "" {
 		return video
 	}
+	if suffix := r.Str("suffix"); suffix != "" && !strings.HasSuffix(video, suffix) {
+		video += suffix
+	}
 	return strings.TrimPrefix(path.Join(prefix, video), "./")
+}
+
+// tableGold reads LongVideoBench's correct_choice (longvideobench.py's
+// TSV is lvb_val.json's records, and its evaluate reads the column as
+// chr(ord("A") + correct_choice)): a 0-based index, where the row has no
+// answer column to say otherwise.
+func tableGold(r items.Record, row *items.Row) {
+	name, v, ok := r.First("answer", "correct_choice")
+	if !ok || name != "correct_choice" {
+		return
+	}
+	if s, _ := items.Text(v); isDigitsText(s) {
+		if n, ok := items.Integer(s); ok {
+			row.GoldIndex = n
+		}
+	}
 }
 
 // tableClip fills the clip bounds of a VLMEvalKit row from start and end

@@ -36,6 +36,16 @@ const (
 		"Action Sequence\tvideo/star/Charades_v1_480/\tvideo\tTrue\t4.5\t12.0\t3M5KP.mp4\tWhat did the person do first?\tTook the towel.\t['Sat on the bed.', 'Took the towel.', 'Opened the door.']\t0\n" +
 		"Action Antonym\tvideo/ssv2_video/\tvideo\tFalse\t\t\t166583.webm\tWhat is the action performed by the person in the video?\tPiling something up\t['Not sure', 'Scattering something down', 'Piling something up']\t1\n" +
 		"Episodic Reasoning\tvideo/tvqa/frames_fps3_hq/\tframe\tTrue\t10.0\t40.5\tcastle_s07e04_seg02_clip_14\tWhy is Castle smiling?\tHe found a clue.\t['He found a clue.', 'He is tired.']\t2\n"
+	// TempCompass_MCQ (tempcompass.py): task_type, prefix, suffix, video
+	// (the video_id), question (its first line), answer ("A. text"), dim,
+	// candidates (the question's other lines), then index.
+	vlmTempCompassTSV = "task_type\tprefix\tsuffix\tvideo\tquestion\tanswer\tdim\tcandidates\tindex\n" +
+		"multi-choice\t./videos\t.mp4\t1034419625\tWhat is the man doing in the video?\tC. passing a basketball\taction\t['A. dunking a basketball', 'B. dribbling a basketball', 'C. passing a basketball']\t0\n" +
+		"caption_matching\t./videos\t.mp4\t1034419625_reverse\tWhich caption matches the video?\tCaption B: The man walks backwards.\tdirection\t['Caption A: The man walks forwards.', 'Caption B: The man walks backwards.']\t1\n"
+	// LongVideoBench (longvideobench.py): lvb_val.json's records, video =
+	// video_id, video_path under ./videos/, correct_choice 0-based.
+	vlmLongVideoBenchTSV = "video_id\tquestion\tcandidates\tcorrect_choice\tquestion_category\tid\tvideo_path\tduration\tindex\tvideo\n" +
+		"86CxyhFV9MI\tWhat is worn?\t['a hat', 'a scarf', 'gloves']\t2\tTOS\t86CxyhFV9MI_0\t./videos/86CxyhFV9MI.mp4\t508.96\t0\t86CxyhFV9MI\n"
 	vlmMLVUTSV = "task_type\tprefix\tduration\tvideo\tquestion\tanswer\tcandidates\tindex\n" +
 		"plotQA\t./MLVU/video/1_plotQA\t246.0\tmovie101_66.mp4\tWhat colour is the main male character's car?\tblue\t['red', 'blue', 'green', 'black']\t0\n"
 )
@@ -62,6 +72,13 @@ func TestVLMEvalKitVideoDatasetTSVs(t *testing.T) {
 			{"1", "video/ssv2_video/166583.webm", "", "Action Antonym", []string{"Not sure", "Scattering something down", "Piling something up"}, 2, nil, nil, nil, ""},
 			{"2", "video/tvqa/frames_fps3_hq/castle_s07e04_seg02_clip_14", "", "Episodic Reasoning", []string{"He found a clue.", "He is tired."}, 0, f(10), f(40.5), f(30.5), ""},
 		}},
+		{"TempCompass_MCQ", "TempCompass_MCQ.tsv", vlmTempCompassTSV, "TempCompass_MCQ", []got{
+			{"0", "videos/1034419625.mp4", "", "multi-choice", []string{"A. dunking a basketball", "B. dribbling a basketball", "C. passing a basketball"}, 2, nil, nil, nil, ""},
+			{"1", "videos/1034419625_reverse.mp4", "", "caption_matching", []string{"Caption A: The man walks forwards.", "Caption B: The man walks backwards."}, 1, nil, nil, nil, ""},
+		}},
+		{"LongVideoBench", "LongVideoBench.tsv", vlmLongVideoBenchTSV, "LongVideoBench", []got{
+			{"86CxyhFV9MI_0", "86CxyhFV9MI", "./videos/86CxyhFV9MI.mp4", "TOS", []string{"a hat", "a scarf", "gloves"}, 2, nil, nil, f(508.96), ""},
+		}},
 		{"MLVU_MCQ", "MLVU_MCQ.tsv", vlmMLVUTSV, "MLVU_MCQ", []got{
 			{"0", "MLVU/video/1_plotQA/movie101_66.mp4", "", "plotQA", []string{"red", "blue", "green", "black"}, 1, nil, nil, f(246), ""},
 		}},
@@ -80,7 +97,10 @@ func TestVLMEvalKitVideoDatasetTSVs(t *testing.T) {
 				t.Fatalf("%d rows, want %d", len(rows), len(tc.want))
 			}
 			for i, r := range rows {
-				gold, open, err := items.Gold(r.Gold, r.Options, -1)
+				gold, open, err := r.GoldIndex, "", error(nil)
+				if gold < 0 {
+					gold, open, err = items.Gold(r.Gold, r.Options, -1)
+				}
 				if err != nil || open != "" {
 					t.Errorf("row %d: gold %q: %v %s", i, r.Gold, err, open)
 				}
