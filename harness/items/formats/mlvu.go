@@ -30,7 +30,7 @@ func MLVU() items.Format {
 	return items.Format{
 		Name:   "mlvu",
 		Title:  "MLVU",
-		Files:  "json/1_plotQA.json ... json/9_summary.json from MLVU (the Hugging Face dataset MLVU/MVLU)",
+		Files:  "json/1_plotQA.json ... json/9_summary.json from MLVU (the Hugging Face dataset MLVU/MVLU), or the Parquet table of sy1998/MLVU_dev (lmms-eval's mlvu_dev)",
 		Detect: detectMLVU,
 		Read:   readMLVU,
 	}
@@ -41,7 +41,10 @@ var mlvuTaskFile = regexp.MustCompile(`^[0-9]+_[A-Za-z_]+$`)
 
 // detectMLVU looks for a list of records with MLVU's fields and none of
 // LongVideoBench's (which also has candidates).
-func detectMLVU(_ string, head []byte) bool {
+func detectMLVU(path string, head []byte) bool {
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return detectMLVUParquet(path)
+	}
 	h := bytes.TrimSpace(head)
 	return len(h) > 0 && h[0] == '[' &&
 		bytes.Contains(head, []byte(`"question_type"`)) &&
@@ -52,6 +55,9 @@ func detectMLVU(_ string, head []byte) bool {
 
 func readMLVU(ctx context.Context, paths []string, _ items.Options) (*items.Result, error) {
 	return readFiles(ctx, paths, func(ctx context.Context, path string, res *items.Result) error {
+		if strings.EqualFold(filepath.Ext(path), ".parquet") {
+			return readMLVUParquet(ctx, path, res)
+		}
 		stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		dir := ""
 		if mlvuTaskFile.MatchString(stem) {
