@@ -16,7 +16,8 @@ import (
 // first GPU --device names, when this binary has the GPU kernels and that
 // GPU opens; else on the CPU, after one line on warn saying why (gpuFor's).
 // The models may use several GPUs; the searches use one, as neardup's
-// join does. Every backend finds the CPU's pairs and neighbours, so the
+// join does, and only those of kernels.DefaultMinWork multiply-adds or
+// more (kernels.BySize). Every backend finds the CPU's pairs and neighbours, so the
 // audit's outputs do not depend on where they ran. note hears the device
 // the searches run on; the returned func releases it.
 func auditSearches(device, precision string, env *environment, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
@@ -44,7 +45,10 @@ func auditSearches(device, precision string, env *environment, warn io.Writer, n
 		}
 		return nil, nil, done, nil
 	}
-	note("searches", "device", d.Name())
+	// The audit asks for many small searches too (a benchmark's prefix,
+	// once per order), which the CPU answers before a device is set up.
+	note("searches", "device", d.Name(), "from_multiply_adds", kernels.DefaultMinWork)
 	b := &cuda.Backend{Device: d}
-	return b, b, done, nil
+	s := kernels.BySize{Joiner: b, Searcher: b}
+	return s, s, done, nil
 }
