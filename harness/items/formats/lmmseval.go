@@ -79,6 +79,9 @@ func readLMMSEvalBytes(ctx context.Context, b []byte, path string, opt items.Opt
 		return nil, &harness.ParseError{File: path, Line: 1, Err: fmt.Errorf("%w: expected lmms-eval's samples (one JSON object per line), found %s", harness.ErrSyntax, items.Describe(path, b))}
 	}
 	if !json.Valid(line) && json.Valid(bytes.TrimSpace(b)) {
+		if isResultsObject(b) {
+			return nil, &harness.ParseError{File: path, Line: 1, Err: fmt.Errorf("%w: this is lmms-eval's aggregated results (<time>_results.json), which holds scores, not samples: give the <time>_samples_<task>.jsonl beside it (written with --log_samples)", harness.ErrNotAFile)}
+		}
 		return nil, &harness.ParseError{File: path, Line: 1, Err: fmt.Errorf("%w: expected lmms-eval's samples (one JSON object per line), found %s", harness.ErrSyntax, items.Describe(path, b))}
 	}
 	task := TaskName(path)
@@ -134,6 +137,19 @@ func isLogsObject(b []byte) bool {
 	}
 	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
 	return len(rest) > 0 && rest[0] == '['
+}
+
+// isResultsObject says whether b is the <date_id>_results.json
+// save_results_aggregated writes beside the samples: one object with the
+// task scores under results and the task configs under configs.
+func isResultsObject(b []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return false
+	}
+	_, results := top["results"]
+	_, configs := top["configs"]
+	return results && configs
 }
 
 // readLMMSEvalLogs reads the <task>.json lmms-eval v0.2.0-v0.2.3 wrote

@@ -130,3 +130,20 @@ func TestLMMSEvalStringLogLikelihoods(t *testing.T) {
 		t.Errorf("error %v; want line 1, field input, too few options, naming --items-from", err)
 	}
 }
+
+// TestLMMSEvalResultsFileNamed: the aggregated results beside the samples
+// (save_results_aggregated's <date_id>_results.json: results, configs,
+// versions, ...) is named, and the samples file asked for.
+func TestLMMSEvalResultsFileNamed(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "20251020_080910_results.json", `{
+  "results": {"videomme": {"alias": "videomme", "videomme_perception_score,none": 61.2}},
+  "configs": {"videomme": {"task": "videomme", "dataset_path": "lmms-eval/Video-MME"}},
+  "versions": {"videomme": "Yaml"}
+}
+`)
+	_, err := ReadLMMSEval(context.Background(), p)
+	var pe *harness.ParseError
+	if !errors.As(err, &pe) || pe.Line != 1 || !errors.Is(err, harness.ErrNotAFile) || !strings.Contains(err.Error(), "_samples_<task>.jsonl") {
+		t.Errorf("error %v; want line 1 naming the samples file", err)
+	}
+}
