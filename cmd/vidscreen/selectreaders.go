@@ -28,9 +28,10 @@ const (
 // selectReaders re-reads a selection, options in the released order, with
 // the models the audit's model readers asked, through the audit's feature
 // stage on the models openAuditModels opens, so no second decode or model
-// path: full-video-reader with the VLM the audit's asked (screen_reader
-// where the run used one, else vlm_reader) on the run's in-order uniform
-// frames (features.ReadVLM); captions-reader with the run's lm_reader on
+// path: full-video-reader with the run's vlm_reader (Video-Index 5.2: the
+// larger VLM at 32 frames, even where screening's 32-frame steps used a
+// smaller screen_reader) on the run's in-order uniform frames
+// (features.ReadVLM); captions-reader with the run's lm_reader on
 // the captions the run's captioner writes of the same frames
 // (runs.CaptionOptions rebuilds the audit's caption pass from config.json).
 // Its features are cached under a folder of their own: the run's cache keys
@@ -156,20 +157,14 @@ func openSelectReaders(dir, videos, device, out string, cfg runs.Config, env *en
 		// larger of the image tower's and vlm_reader's input sides.
 		size := v.Size
 		size.Short = max(size.Short, v.VLMSize.Short)
+		// The gate's 32-frame test is the run's vlm_reader even where the
+		// funnel's 32-frame steps used a smaller screen_reader (Video-Index
+		// 5.1 screens 32 frames with Qwen3-VL-2B; 5.2 tests the selection
+		// with Qwen3-VL-8B at 32 frames): the gate is the stronger check.
 		r.vlm, r.set, r.reader, r.name, r.size, r.dec = true, inOrder, v.VLM, v.VLMName, size, v.Decode
-		want, role := cfg.Videos.VLMReader, models.RoleVLMReader
-		if cfg.Videos.ScreenReader != "" {
-			want, role = cfg.Videos.ScreenReader, models.RoleScreenReader
-			if v.Screen == nil {
-				cleanup()
-				return nil, nil, fmt.Errorf("%w: the run's full-video-reader asked screen_reader %s: pass --models DIR with that screen_reader", errBadInput, want)
-			}
-			r.reader, r.name = v.Screen, v.ScreenName
-			r.size.Short = max(r.size.Short, v.ScreenSize.Short)
-		}
-		if r.name != want {
+		if want := cfg.Videos.VLMReader; r.name != want {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models: its %s is %s, but the run's full-video-reader asked %s", errBadInput, role, r.name, want)
+			return nil, nil, fmt.Errorf("%w: --models: its vlm_reader is %s, but the run's vlm_reader is %s", errBadInput, r.name, want)
 		}
 	}
 	if _, ran := cfg.AttackerVersions[retrievalReader]; ran && am.reader != nil && am.readerName == cfg.LMReader {
