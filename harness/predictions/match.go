@@ -144,6 +144,12 @@ func choose(row Row, rowOpts []string, it *harness.Item, itOpts []string, base i
 	if len(row.Options) > 0 {
 		opts = row.Options
 	}
+	// A log-likelihood task scores each option once: a record without
+	// options of its own (an lmms-eval log whose prompt is the bare
+	// question) must score as many as its item has.
+	if row.Scores > 0 && len(row.Options) == 0 && row.Scores != len(opts) {
+		return -1, answer.None, fmt.Errorf("%w: %d log-likelihoods for the %d options of item %s: not the same question", harness.ErrAnswerRange, row.Scores, len(opts), it.ID)
+	}
 	i, rule := row.Choice, answer.Index
 	if i < 0 {
 		if !row.HasPrediction {

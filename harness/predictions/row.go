@@ -61,7 +61,7 @@ func Read(ctx context.Context, path string) ([]Row, Format, error) {
 		return nil, "", err
 	}
 	if formats.LMMSEval().Detect(path, head) {
-		rows, err := formats.ReadLMMSEval(ctx, path)
+		rows, err := readLMMSEval(ctx, path)
 		return rows, LMMSEval, err
 	}
 	if ext == ".json" && formats.VLMEvalKit().Detect(path, head) {
@@ -79,9 +79,22 @@ func Read(ctx context.Context, path string) ([]Row, Format, error) {
 		return nil, "", &harness.ParseError{File: path, Err: err}
 	}
 	if format == LMMSEval {
-		rows, err := formats.ReadLMMSEval(ctx, path)
+		rows, err := readLMMSEval(ctx, path)
 		return rows, LMMSEval, err
 	}
 	rows, err := readProject(br, path)
 	return rows, Project, err
+}
+
+// readLMMSEval reads an lmms-eval samples file for matching to the
+// audit's items, which give the options a log-likelihood task's bare
+// prompt lacks (items.Options.ItemsFrom).
+func readLMMSEval(ctx context.Context, path string) ([]Row, error) {
+	opt := items.NoOptions()
+	opt.ItemsFrom = true
+	res, err := formats.LMMSEval().Read(ctx, []string{path}, opt)
+	if err != nil {
+		return nil, err
+	}
+	return res.Rows, nil
 }
