@@ -45,6 +45,17 @@ func PermutesOptions(a Attacker) bool {
 	return ok
 }
 
+// MultiOrder reports whether the attacker named name is judged on several
+// seeded option orders, the permutation audit's first four (Video-Index
+// 5.1; the authors' pool/screen.py): the options-only and blind readers,
+// and the blind reader on a later lm_reader entry (blind-reader#2).
+// Screening's funnel and consensus and the cards' solved share judge the
+// same attackers so.
+func MultiOrder(name string) bool {
+	base, _ := SplitModel(name)
+	return base == "options-reader" || base == "blind-reader"
+}
+
 // A vlmSetReader reads vlm_reader's scores of one frame set.
 type vlmSetReader interface{ vlmSet() string }
 

@@ -5,18 +5,8 @@ import (
 	"math"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/solve"
 )
-
-// MultiOrder reports whether attacker name is judged on several seeded
-// option orders (Video-Index 5.1; the authors' pool/screen.py): the
-// options-only and blind readers, and the blind reader on a later lm_reader
-// entry (blind-reader#2). Screening judges the same attackers so.
-func MultiOrder(name string) bool {
-	base, _ := attack.SplitModel(name)
-	return base == "options-reader" || base == "blind-reader"
-}
 
 // SolvedOverOrders judges the items of a multi-order reader on the orders
 // of the run's option-permutation audit, as screening does (harness/solve

@@ -39,7 +39,7 @@ func readConfig(dir string) (*runConfig, error) {
 	return cfg, nil
 }
 
-// readOrders reads, for each attacker of multiOrder the run has, its
+// readOrders reads, for each multi-order attacker the run has (attack.MultiOrder), its
 // choices and gold margins on the permutation audit's seeded option orders
 // 1 to solve.Orders-1 (order 0 is the original, items.parquet's verdict)
 // from the run's cache (run.PermutationFile), so that the options-only and

@@ -230,17 +230,10 @@ var (
 	DefaultShuffled = []string{"shuffled-frames-reader"}
 )
 
-// multiOrder lists the readers judged on four seeded option orders
-// (Video-Index 5.1: options-only and blind, three of four).
-var multiOrder = []string{"options-reader", "blind-reader"}
-
 // isMultiOrder reports whether the attacker is judged on four seeded
-// option orders: a reader of multiOrder, or one of them on a later entry of
-// its role (blind-reader#2).
-func isMultiOrder(name string) bool {
-	base, _ := attack.SplitModel(name)
-	return slices.Contains(multiOrder, base)
-}
+// option orders (attack.MultiOrder: the options-only and blind readers,
+// three of four; Video-Index 5.1).
+func isMultiOrder(name string) bool { return attack.MultiOrder(name) }
 
 // isReader reports whether the attacker is a model reader: its scores are
 // log-probabilities of the option letters. A reader on a later entry of its
