@@ -92,7 +92,9 @@ static const char *vs_load(const char *path, void **handle, const void **api, co
 	return NULL;
 }
 
-static int vs_close(void *handle) { return dlclose(handle); }
+// vs_close answers dlerror's message, read in the same call (it is
+// per thread, and goroutines move between threads), or NULL.
+static const char *vs_close(void *handle) { return dlclose(handle) ? dlerror() : NULL; }
 
 static int vs_error_code(const void *api, vs_status st) {
 	return ((int (*)(vs_status))vs_fn(api, vs_GetErrorCode))(st);
@@ -209,10 +211,10 @@ func (a *ortAPI) close() error {
 	if a.handle == nil {
 		return nil
 	}
-	rc := C.vs_close(a.handle)
+	msg := C.vs_close(a.handle)
 	a.handle, a.api = nil, nil
-	if rc != 0 {
-		return fmt.Errorf("dlclose ONNX Runtime: %s", C.GoString(C.dlerror()))
+	if msg != nil {
+		return fmt.Errorf("dlclose ONNX Runtime: %s", C.GoString(msg))
 	}
 	return nil
 }
@@ -231,7 +233,8 @@ func (a *ortAPI) release(slot C.int, p unsafe.Pointer) { C.vs_release(a.api, slo
 
 func (a *ortAPI) newEnv() (unsafe.Pointer, error) {
 	var env unsafe.Pointer
-	return env, a.check(C.vs_create_env(a.api, &env), "CreateEnv")
+	err := a.check(C.vs_create_env(a.api, &env), "CreateEnv")
+	return env, err
 }
 
 func (a *ortAPI) releaseEnv(p unsafe.Pointer) { a.release(C.vs_ReleaseEnv, p) }
@@ -322,7 +325,8 @@ func (a *ortAPI) newSession(env unsafe.Pointer, path string, so unsafe.Pointer) 
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	var s unsafe.Pointer
-	return s, a.check(C.vs_create_session(a.api, env, cpath, so, &s), "CreateSession "+path)
+	err := a.check(C.vs_create_session(a.api, env, cpath, so, &s), "CreateSession "+path)
+	return s, err
 }
 
 func (a *ortAPI) releaseSession(p unsafe.Pointer) { a.release(C.vs_ReleaseSession, p) }
@@ -333,7 +337,8 @@ func (a *ortAPI) newMemoryInfo(name string, id int) (unsafe.Pointer, error) {
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
 	var info unsafe.Pointer
-	return info, a.check(C.vs_create_memory_info(a.api, cname, C.int(id), &info), fmt.Sprintf("CreateMemoryInfo %s:%d", name, id))
+	err := a.check(C.vs_create_memory_info(a.api, cname, C.int(id), &info), fmt.Sprintf("CreateMemoryInfo %s:%d", name, id))
+	return info, err
 }
 
 func (a *ortAPI) releaseMemoryInfo(p unsafe.Pointer) { a.release(C.vs_ReleaseMemoryInfo, p) }
@@ -350,14 +355,16 @@ func (a *ortAPI) newFloatTensor(info unsafe.Pointer, addr uintptr, bytes int64, 
 		cshape[i] = C.int64_t(d)
 	}
 	var v unsafe.Pointer
-	return v, a.check(C.vs_create_tensor(a.api, info, C.uintptr_t(addr), C.size_t(bytes), unsafe.SliceData(cshape), C.size_t(len(shape)), &v), "CreateTensorWithDataAsOrtValue")
+	err := a.check(C.vs_create_tensor(a.api, info, C.uintptr_t(addr), C.size_t(bytes), unsafe.SliceData(cshape), C.size_t(len(shape)), &v), "CreateTensorWithDataAsOrtValue")
+	return v, err
 }
 
 func (a *ortAPI) releaseValue(p unsafe.Pointer) { a.release(C.vs_ReleaseValue, p) }
 
 func (a *ortAPI) newBinding(sess unsafe.Pointer) (unsafe.Pointer, error) {
 	var b unsafe.Pointer
-	return b, a.check(C.vs_create_binding(a.api, sess, &b), "CreateIoBinding")
+	err := a.check(C.vs_create_binding(a.api, sess, &b), "CreateIoBinding")
+	return b, err
 }
 
 func (a *ortAPI) releaseBinding(p unsafe.Pointer) { a.release(C.vs_ReleaseIoBinding, p) }
@@ -393,7 +400,8 @@ func (a *ortAPI) syncBinding(b unsafe.Pointer, inputs bool) error {
 
 func (a *ortAPI) newRunOptions() (unsafe.Pointer, error) {
 	var ro unsafe.Pointer
-	return ro, a.check(C.vs_create_out(a.api, C.vs_CreateRunOptions, &ro), "CreateRunOptions")
+	err := a.check(C.vs_create_out(a.api, C.vs_CreateRunOptions, &ro), "CreateRunOptions")
+	return ro, err
 }
 
 // terminate asks the runs under ro to stop; it is safe from any goroutine.
