@@ -78,6 +78,11 @@ func headerColumns(path string, line []byte) map[string]bool {
 // run.py writes the file into a run folder, outputs/<model>/<eval id>/
 // (build_eval_id's T<YYYYmmdd>-<HHMMSS>, earlier T<YYYYmmdd>_G<commit>),
 // and links it from outputs/<model>/: the model is then the folder above.
+// A video dataset's name carries how its videos were sampled
+// (vlmeval/dataset/video_dataset_config.py: Video-MME_8frame,
+// Video-MME_0.5fps_subs, MVBench_MP4_1fps): the items are the dataset's
+// whatever the sampling, so that part goes too, and an 8-frame and a
+// 1-fps run of one dataset are one benchmark.
 func DatasetName(path string) string {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	dir := filepath.Dir(path)
@@ -86,10 +91,17 @@ func DatasetName(path string) string {
 	}
 	model := filepath.Base(dir)
 	if model != "." && model != "/" && strings.HasPrefix(base, model+"_") && len(base) > len(model)+1 {
-		return base[len(model)+1:]
+		base = base[len(model)+1:]
+	}
+	if loc := videoSetting.FindStringIndex(base); loc != nil && loc[0] > 0 {
+		base = base[:loc[0]]
 	}
 	return base
 }
+
+// videoSetting is the sampling part of a VLMEvalKit video dataset's name,
+// with what follows it: _8frame, _64frame_subs, _1fps, _0.5fps_subs.
+var videoSetting = regexp.MustCompile(`_(?:\d+frame|\d+(?:\.\d+)?fps)(?:_[A-Za-z0-9.]+)*$`)
 
 // evalID is the name of a VLMEvalKit run folder (vlmeval/smp/file.py's
 // NEW_EVAL_ID_PATTERN and LEGACY_EVAL_ID_PATTERN).

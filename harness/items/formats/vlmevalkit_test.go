@@ -137,12 +137,18 @@ func TestDatasetName(t *testing.T) {
 	for in, want := range map[string]string{
 		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_Video-MME.xlsx":         "Video-MME",
 		"outputs/LLaVA-Video-7B/LLaVA-Video-7B_Video-MME.xlsx":   "Video-MME",
-		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_MVBench_MP4_8frame.tsv": "MVBench_MP4_8frame",
-		"results/Video-MME.tsv":                                  "Video-MME",
-		"Qwen2-VL-7B_Video-MME.xlsx":                             "Qwen2-VL-7B_Video-MME",
+		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_MVBench_MP4_8frame.tsv": "MVBench_MP4",
+		// The sampling is not the dataset (video_dataset_config.py).
+		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_Video-MME_0.5fps_subs.xlsx":            "Video-MME",
+		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_LongVideoBench_64frame.json":           "LongVideoBench",
+		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_Video-MME-v2_64frame_resize_subs.xlsx": "Video-MME-v2",
+		"outputs/X/X_moviechat1k_global_8frame_limit0.01.xlsx":                  "moviechat1k_global",
+		"outputs/X/X_8frame.xlsx":                                               "8frame",
+		"results/Video-MME.tsv":                                                 "Video-MME",
+		"Qwen2-VL-7B_Video-MME.xlsx":                                            "Qwen2-VL-7B_Video-MME",
 		// run.py's run folders (build_eval_id), today's and the legacy one.
-		"outputs/Qwen2-VL-7B/T20250612-093015/Qwen2-VL-7B_Video-MME_8frame.xlsx":  "Video-MME_8frame",
-		"outputs/Qwen2-VL-7B/T20241215_G1a2b3c4d/Qwen2-VL-7B_MVBench_8frame.json": "MVBench_8frame",
+		"outputs/Qwen2-VL-7B/T20250612-093015/Qwen2-VL-7B_Video-MME_8frame.xlsx":  "Video-MME",
+		"outputs/Qwen2-VL-7B/T20241215_G1a2b3c4d/Qwen2-VL-7B_MVBench_8frame.json": "MVBench",
 		"outputs/Qwen2-VL-7B/T2025/Qwen2-VL-7B_Video-MME.xlsx":                    "Qwen2-VL-7B_Video-MME",
 	} {
 		if got := DatasetName(in); got != want {

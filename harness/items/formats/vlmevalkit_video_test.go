@@ -139,8 +139,8 @@ func TestVLMEvalKitVideoResults(t *testing.T) {
 	}{{"video/star/Charades_v1_480/3M5KP.mp4", "(B) Took the towel.", 1}, {"video/ssv2_video/166583.webm", "A", 0}} {
 		r := rows[i]
 		c, _, err := items.Reply(r.Reply, r.Options, -1)
-		if r.Benchmark != "MVBench_8frame" || r.Video != want.video || !r.HasPrediction || r.Reply != want.reply || err != nil || c != want.choice {
-			t.Errorf("row %d: benchmark %q, video %q, reply %q -> %d (%v); want MVBench_8frame, %q, %q -> %d", i, r.Benchmark, r.Video, r.Reply, c, err, want.video, want.reply, want.choice)
+		if r.Benchmark != "MVBench" || r.Video != want.video || !r.HasPrediction || r.Reply != want.reply || err != nil || c != want.choice {
+			t.Errorf("row %d: benchmark %q, video %q, reply %q -> %d (%v); want MVBench, %q, %q -> %d", i, r.Benchmark, r.Video, r.Reply, c, err, want.video, want.reply, want.choice)
 		}
 	}
 }
@@ -192,7 +192,7 @@ func TestVLMEvalKitQuotedResults(t *testing.T) {
 		if g := (got{r.ID, r.Question, r.Reply, r.Source, len(r.Options)}); g != want[i] {
 			t.Errorf("row %d: %+v, want %+v", i, g, want[i])
 		}
-		if r.Benchmark != "Video-MME_8frame" || !r.HasPrediction {
+		if r.Benchmark != "Video-MME" || !r.HasPrediction {
 			t.Errorf("row %d: benchmark %q, prediction %v", i, r.Benchmark, r.HasPrediction)
 		}
 	}
