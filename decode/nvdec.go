@@ -77,22 +77,19 @@ import (
 // A GPU is one CUDA device's FFmpeg context, shared by every decoder that
 // runs on it (one decoder set per GPU).
 type GPU struct {
-	Index int
-	hdc   *astiav.HardwareDeviceContext
-	err   error
+	Index  int
+	hdc    *astiav.HardwareDeviceContext
+	err    error
+	shared error // why FFmpeg is not on the primary context (nvdec_ctx.go)
 }
 
-// NewGPU opens CUDA device index for NVDEC. Without a driver or device it
-// still returns a GPU whose Err says why, so decoders fall back to the CPU
-// with that reason.
-func NewGPU(index int) *GPU {
-	g := &GPU{Index: index}
-	g.hdc, g.err = astiav.CreateHardwareDeviceContext(astiav.HardwareDeviceTypeCUDA, fmt.Sprint(index), nil)
-	if g.err != nil {
-		g.err = fmt.Errorf("CUDA device %d: %w (is the NVIDIA driver installed and libcuda.so.1 loadable?)", index, g.err)
-	}
-	return g
-}
+// NewGPU opens CUDA device index for NVDEC, on the device's primary
+// context where hwcontext_cuda grants it (so the frame path on the device
+// can read the pictures) and on a context of FFmpeg's own where it does
+// not (SharedErr says why). Without a driver or device it still returns a
+// GPU whose Err says why, so decoders fall back to the CPU with that
+// reason.
+func NewGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, true) }
 
 // Err is nil when the device opened.
 func (g *GPU) Err() error { return g.err }
@@ -124,6 +121,7 @@ type hwDecoder struct {
 	in      struct{ w, h, ow, oh, format int }
 	sw      *astiav.Frame // the downloaded frame
 	noGraph error         // why resizing on the GPU failed once; then download full frames
+	shared  error         // the GPU's SharedErr: why its pictures are not in the primary context
 }
 
 // openNVDEC opens st's decoder on the GPU, or returns why it cannot.
@@ -174,7 +172,7 @@ func openNVDEC(g *GPU, st *astiav.Stream) (*hwDecoder, *astiav.CodecContext, str
 		cc.Free()
 		return nil, nil, fmt.Sprintf("open %s with CUDA: %v", codec.Name(), err)
 	}
-	return &hwDecoder{sw: astiav.AllocFrame()}, cc, ""
+	return &hwDecoder{sw: astiav.AllocFrame(), shared: g.shared}, cc, ""
 }
 
 // scale resizes f to w x h on the GPU, downloads it and converts it to RGB

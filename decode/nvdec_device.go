@@ -4,8 +4,8 @@ package decode
 // DeviceFrames) reads a CUDA frame's NV12 planes where NVDEC (or
 // scale_cuda) left them, so av_hwframe_transfer_data never runs. This
 // file only describes such a frame for kernels/cuda's prep_nv12; the
-// pictures must be in the device's primary context, which NewSharedGPU
-// asks FFmpeg for.
+// pictures must be in the device's primary context, which NewGPU and
+// NewSharedGPU ask FFmpeg for (nvdec_ctx.go).
 
 //#cgo pkg-config: libavutil
 //#include <libavutil/frame.h>
@@ -37,24 +37,11 @@ import (
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
-// NewSharedGPU is NewGPU with FFmpeg's CUDA device made on the device's
-// primary context (hwcontext_cuda's primary_ctx option), the context the
-// GPU kernels and ONNX Runtime's CUDA provider use: without it FFmpeg
-// creates a context of its own, whose surfaces other contexts may not read.
-func NewSharedGPU(index int) *GPU {
-	g := &GPU{Index: index}
-	opts := astiav.NewDictionary()
-	defer opts.Free()
-	if err := opts.Set("primary_ctx", "1", 0); err != nil {
-		g.err = fmt.Errorf("CUDA device %d: options: %w", index, err)
-		return g
-	}
-	g.hdc, g.err = astiav.CreateHardwareDeviceContext(astiav.HardwareDeviceTypeCUDA, fmt.Sprint(index), opts)
-	if g.err != nil {
-		g.err = fmt.Errorf("CUDA device %d (primary context): %w (is the NVIDIA driver installed and libcuda.so.1 loadable?)", index, g.err)
-	}
-	return g
-}
+// NewSharedGPU is NewGPU on the device's primary context only
+// (hwcontext_cuda's primary_ctx option), the context the GPU kernels and
+// ONNX Runtime's CUDA provider use: where FFmpeg refuses it, Err says why
+// rather than decoding in a context whose surfaces they may not read.
+func NewSharedGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, false) }
 
 // DeviceNV12 describes f, a decoded CUDA frame with NV12 surfaces (8-bit
 // streams through NVDEC, or scale_cuda's output), for the preprocessing

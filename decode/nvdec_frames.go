@@ -21,10 +21,11 @@ var ErrNotOnDevice = errors.New("decode: pictures are not on the GPU")
 // resized by scale_cuda or downloaded; the preprocessing kernel resizes
 // from the full picture. fn must be done with the surface when it returns,
 // since the decoder reuses it. The surfaces are in the context of the
-// decoder's GPU: NewSharedGPU's is the primary one the kernels use.
+// decoder's GPU, the primary one the kernels use.
 //
 // It returns an error wrapping ErrNotOnDevice, before calling fn for a
-// decoder not on NVDEC or a video whose display differs from its coded
+// decoder not on NVDEC, one whose GPU decodes in a context of FFmpeg's own
+// (GPU.SharedErr), or a video whose display differs from its coded
 // picture (rotated or anamorphic: Frames turns and stretches those), and
 // at a picture NVDEC did not decode or whose surfaces are not NV12.
 func (d *Decoder) FramesOnDevice(ctx context.Context, times []time.Duration, fn func(i int, f cuda.NV12Frame) error) error {
@@ -38,6 +39,9 @@ func (d *Decoder) FramesOnDevice(ctx context.Context, times []time.Duration, fn 
 			why = "the decoder runs on the CPU (Options.HWAccel is not cuda)"
 		}
 		return fmt.Errorf("%w: %s: %s", ErrNotOnDevice, d.src.path, why)
+	}
+	if d.hw.shared != nil {
+		return fmt.Errorf("%w: %s: %w", ErrNotOnDevice, d.src.path, d.hw.shared)
 	}
 	if w, h := in.DisplaySize(); w != in.Width || h != in.Height {
 		return fmt.Errorf("%w: %s: shown at %dx%d from %dx%d pictures (rotation %d, pixel aspect %d:%d)", ErrNotOnDevice, d.src.path, w, h, in.Width, in.Height, in.Rotation, in.AspectNum, in.AspectDen)
