@@ -343,13 +343,15 @@ type AttackerResult struct {
 	// pool screen): a model reader scoring letters must be right AND have a
 	// margin above log 2, any other attacker right; a seeded guess never
 	// solves (items.parquet's <name>_solved). The options-only and blind
-	// readers are judged on the first SolvedOrders option orders of the
-	// permutation audit: three of four right and, with log-probabilities,
-	// their mean margin above log 2 (SolvedOverOrders).
+	// readers are judged on the first SolvedOrders seeded option orders of
+	// the permutation audit (not the original): three of four right and,
+	// with log-probabilities, their mean margin above log 2
+	// (SolvedOverOrders).
 	SolvedShare float64 `json:"solved_share"`
-	// SolvedOrders is the number of option orders SolvedShare judged an
-	// item on: solve.Orders for the options-only and blind readers when
-	// the permutation audit ran, absent (one) otherwise.
+	// SolvedOrders is the number of seeded option orders SolvedShare
+	// judged an item on: solve.Orders for the options-only and blind
+	// readers when the permutation audit ran (fewer with fewer
+	// permutations), absent (the original order alone) otherwise.
 	SolvedOrders int `json:"solved_orders,omitempty"`
 	// LearningCurve is the accuracy in each tenth of the positions of the
 	// orders (averaged over orders), for prequential attackers only.

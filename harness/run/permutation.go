@@ -26,8 +26,8 @@ import (
 // the share of items whose chosen option text changes. Each reader's
 // choices under each order are stored as they are made, so a resumed run
 // reads them (permutationChoices). It also returns, per multi-order reader
-// (attack.MultiOrder), its choices and gold margins on the further orders
-// 1 to solve.Orders-1, which the cards' solved share judges it on
+// (attack.MultiOrder), its choices and gold margins on the seeded orders
+// 1 to solve.Orders, which the cards' solved share judges it on
 // (metrics.SolvedOverOrders; Video-Index 5.1).
 func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metrics.Permutation, map[string]permutedOrders, error) {
 	out := map[string]map[string]*metrics.Permutation{}
@@ -51,7 +51,7 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 			if err != nil {
 				return nil, nil, err
 			}
-			if o >= 1 && o < solve.Orders && attack.MultiOrder(at.Name()) {
+			if o >= 1 && o <= solve.Orders && attack.MultiOrder(at.Name()) {
 				f := further[at.Name()]
 				f.choices, f.margins = append(f.choices, orig), append(f.margins, margins)
 				further[at.Name()] = f

@@ -44,9 +44,9 @@ func (firstLetterReader) Score(_ context.Context, ps []models.LetterPrompt) ([][
 // screening does (Video-Index 5.1: three of four right, mean margin above
 // log 2). With a reader that picks whatever is listed first, an item is
 // solved exactly when its gold is listed first in at least three of the
-// original order and the audit's seeded permutations 1 to 3, which the test
-// counts from attack.OptionPermutation; the original order alone would
-// count the items whose gold is first as given.
+// audit's seeded permutations 1 to 4, which the test counts from
+// attack.OptionPermutation; the original order alone would count the items
+// whose gold is first as given.
 func TestCardsSolvedShareOverFourOrders(t *testing.T) {
 	path := realItems(t, 40)
 	const seed = 5
@@ -59,7 +59,7 @@ func TestCardsSolvedShareOverFourOrders(t *testing.T) {
 	four, one := map[string]int{}, map[string]int{}
 	for _, it := range items {
 		first := 0
-		for k := 0; k < 4; k++ {
+		for k := 1; k <= 4; k++ { // the seeded orders, not the original
 			if attack.OptionPermutation(seed, it, k)[0] == it.Answer {
 				first++
 			}

@@ -23,10 +23,10 @@ type Input struct {
 	// screening attacker then screens every benchmark.
 	Significant map[string][]string
 	// Orders holds, per attacker judged on several option orders, the
-	// original index of the option it chose on each further seeded order
-	// of the run's permutation audit (orders 1, 2, 3; order 0 is the
-	// verdict itself), one choice per row. An attacker without them is
-	// judged on its one order.
+	// original index of the option it chose on each seeded order of the
+	// run's permutation audit it is judged on (permutations 1 to 4; the
+	// original order, the verdict itself, is not one of them), one choice
+	// per row. An attacker without them is judged on its one order.
 	Orders map[string][][]int32
 	// OrderMargins holds, per attacker of Orders, its gold margin (log
 	// p(gold) - mean log p(others)) on each of those orders, one per row
@@ -70,7 +70,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		a.Rule = rules[k].String()
 		a.Orders = 1
 		if len(in.Orders[a.Name]) > 0 {
-			a.Orders = 1 + len(in.Orders[a.Name])
+			a.Orders = len(in.Orders[a.Name])
 		}
 		a.Screens = slices.Contains(opt.Attackers, a.Name)
 		a.Test, a.Model = "", ""
@@ -133,15 +133,17 @@ func ruleOf(in *Input, k int, opt *Options) solve.Rule {
 	return solve.Correct
 }
 
-// judge applies rule to verdict v of row i (gold answer). With further
-// orders (the options-only and blind readers' seeded option orders), at
-// least three of the four must be correct and, under solve.Confident, the
-// mean margin over the four above log 2 (solve.SolvesOrders; Video-Index
-// 5.1). margins holds the further orders' margins; where the run stored
-// none (nil: a permutation cache written before vidscreen kept them), the
-// margin condition is read on the original order instead (docs/screen.md).
-// It returns whether v solves its item, the orders judged and how many were
-// correct.
+// judge applies rule to verdict v of row i (gold answer). With seeded
+// orders (the options-only and blind readers' orders of the permutation
+// audit, Video-Index 5.1: the authors' pool screen draws four random
+// orders), the item is judged on those orders, not on the original one: at
+// least three of the four correct and, under solve.Confident, the mean
+// margin over the four above log 2 (solve.SolvesOrders). margins holds the
+// orders' margins; where the run stored none (nil: a permutation cache
+// written before vidscreen kept them), the margin condition is read on the
+// original order instead (docs/screen.md). An abstention on the original
+// order (every option tied) stands for every order. It returns whether v
+// solves its item, the orders judged and how many were correct.
 func judge(v *Verdict, rule solve.Rule, orders [][]int32, margins [][]float64, i int, gold int32) (bool, int32, int32) {
 	first := solve.Answer{Scored: v.Scored && v.Choice >= 0, Abstained: v.Abstained, Correct: v.Correct, Margin: v.Margin}
 	if len(orders) == 0 {
@@ -154,7 +156,7 @@ func judge(v *Verdict, rule solve.Rule, orders [][]int32, margins [][]float64, i
 	if len(margins) != len(orders) {
 		margins = nil
 	}
-	answers := []solve.Answer{first}
+	var answers []solve.Answer
 	for k, o := range orders {
 		a := solve.Answer{Scored: first.Scored, Abstained: v.Abstained, Correct: o[i] == gold, Margin: math.NaN()}
 		if margins != nil {

@@ -138,7 +138,8 @@ func TestReadItemsVideoHash(t *testing.T) {
 }
 
 // TestReadOrdersMargins: the permutation cache of the options-only reader
-// gives its choices and margins on orders 1 to 3; a cache written before
+// gives its choices and margins on the seeded orders 1 to 4 (a fifth is
+// not read); a cache written before
 // the margins were kept (a plain list of choices) gives the choices and no
 // margins, never zeros, and the note says the margin condition falls back
 // to the original order.
@@ -156,8 +157,8 @@ func TestReadOrdersMargins(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for o := 1; o <= 3; o++ {
-		write(o, map[string]any{"choices": []int{0, o}, "margins": []any{float64(o), nil}})
+	for o := 1; o <= 5; o++ {
+		write(o, map[string]any{"choices": []int{0, o % 4}, "margins": []any{float64(o), nil}})
 	}
 	in := &Input{Attackers: atts, Rows: rows}
 	var err error
@@ -165,8 +166,8 @@ func TestReadOrdersMargins(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := in.OrderMargins[or]
-	if len(in.Orders[or]) != 3 || in.Orders[or][2][1] != 3 || len(m) != 3 || m[1][0] != 2 || m[1][1] == m[1][1] {
-		t.Fatalf("orders %v, margins %v; want three orders, margins 1, 2, 3 and NaN", in.Orders[or], m)
+	if len(in.Orders[or]) != 4 || in.Orders[or][2][1] != 3 || in.Orders[or][3][1] != 0 || len(m) != 4 || m[1][0] != 2 || m[3][0] != 4 || m[1][1] == m[1][1] {
+		t.Fatalf("orders %v, margins %v; want four orders, margins 1, 2, 3, 4 and NaN", in.Orders[or], m)
 	}
 	if n := orderNotes(in); len(n) != 0 {
 		t.Errorf("notes %q with every margin stored", n)
@@ -175,7 +176,7 @@ func TestReadOrdersMargins(t *testing.T) {
 	if in.Orders, in.OrderMargins, err = readOrders(dir, rows, atts, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Orders[or]) != 3 || in.OrderMargins[or] != nil {
+	if len(in.Orders[or]) != 4 || in.OrderMargins[or] != nil {
 		t.Fatalf("orders %v, margins %v; want the choices and no margins", in.Orders[or], in.OrderMargins[or])
 	}
 	if n := orderNotes(in); len(n) != 1 || !strings.Contains(n[0], "margin condition is read on the original order") {

@@ -39,14 +39,17 @@ func readConfig(dir string) (*runConfig, error) {
 	return cfg, nil
 }
 
-// readOrders reads, for each multi-order attacker the run has (attack.MultiOrder), its
-// choices and gold margins on the permutation audit's seeded option orders
-// 1 to solve.Orders-1 (order 0 is the original, items.parquet's verdict)
-// from the run's cache (run.PermutationFile), so that the options-only and
-// blind steps judge four orders without asking the model again
-// (Video-Index 5.1). An attacker whose orders are not all there gets none;
-// one whose orders' files keep no margins (written before vidscreen kept
-// them) gets its choices and no margins. The seed is config.json's.
+// readOrders reads, for each multi-order attacker the run has
+// (attack.MultiOrder), its choices and gold margins on the permutation
+// audit's first solve.Orders seeded option orders, permutations 1 to 4
+// (order 0, the original, is items.parquet's verdict and not one of them:
+// the authors' pool screen draws four random orders), from the run's cache
+// (run.PermutationFile), so that the options-only and blind steps judge
+// four seeded orders without asking the model again (Video-Index 5.1). It
+// reads them in order up to the first the cache lacks (a run audited with
+// --permutations 2 has two); an attacker with none gets none. One whose
+// orders' files keep no margins (written before vidscreen kept them) gets
+// its choices and no margins. The seed is config.json's.
 func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (map[string][][]int32, map[string][][]float64, error) {
 	out, margins := map[string][][]int32{}, map[string][][]float64{}
 	if cfg == nil {
@@ -62,11 +65,10 @@ func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (m
 		}
 		var orders [][]int32
 		var ms [][]float64
-		for o := 1; o < solve.Orders; o++ {
+		for o := 1; o <= solve.Orders; o++ {
 			path := run.PermutationFile(dir, a.Name, cfg.Seed, o, keys)
 			b, err := os.ReadFile(path)
 			if errors.Is(err, fs.ErrNotExist) {
-				orders = nil
 				break
 			}
 			if err != nil {

@@ -43,13 +43,14 @@ func fixture() *Input {
 		id, bench, video string
 		emb              []float32
 		set              []Verdict
-		orders           []int32 // options-reader's choices on orders 1-3; nil: as on order 0
+		orders           []int32 // options-reader's choices on the seeded orders 1-4; nil: as on the original
 	}
 	items := []item{
-		// a1: the options reader answers it on three of four orders with
-		// margin 2 > log 2; the blind reader solves it too. Removed by
-		// options-reader, the earlier step.
-		{"a1", "A", "v1", nil, []Verdict{v(or, true, false, 0, 2), v(br, true, false, 0, 1)}, []int32{0, 0, 1}},
+		// a1: the options reader answers it on three of its four seeded
+		// orders, margin 2 > log 2 (the run kept no margins of the orders:
+		// the original's stands); the blind reader solves it too. Removed
+		// by options-reader, the earlier step.
+		{"a1", "A", "v1", nil, []Verdict{v(or, true, false, 0, 2), v(br, true, false, 0, 1)}, []int32{0, 0, 1, 0}},
 		// a2: the options reader chose option 2 while giving the gold a
 		// margin of 5.8 (wrong: not solved, the defect of issue 20); the
 		// blind reader abstained (a seeded guess of the gold: not
@@ -77,13 +78,13 @@ func fixture() *Input {
 		// b2: the shuffled-frames reader solves it (margin 2). Removed by it.
 		{"b2", "B", "v8", nil, []Verdict{v(sh, true, false, 0, 2)}, nil},
 		// b3: the options reader is right on the original order with
-		// margin 2 but on only one of the three others: two of four, not
-		// solved. The tenth solves it, but it does not screen. Kept.
-		{"b3", "B", "v9", nil, []Verdict{v(or, true, false, 0, 2), v(ten, true, false, 0, 2)}, []int32{1, 2, 0}},
+		// margin 2 but on only one of its four seeded orders: not solved.
+		// The tenth solves it, but it does not screen. Kept.
+		{"b3", "B", "v9", nil, []Verdict{v(or, true, false, 0, 2), v(ten, true, false, 0, 2)}, []int32{1, 2, 0, 3}},
 		// b4: fixed-position is right. Kept by default.
 		{"b4", "B", "v10", nil, []Verdict{v(fp, true, false, 0, 0)}, nil},
 	}
-	in := &Input{Run: "fixture", Attackers: atts, Orders: map[string][][]int32{or: {nil, nil, nil}}}
+	in := &Input{Run: "fixture", Attackers: atts, Orders: map[string][][]int32{or: {nil, nil, nil, nil}}}
 	q := kernels.NewMatrix(len(items), 3)
 	for i, it := range items {
 		r := Row{ID: it.id, Benchmark: it.bench, Video: it.id + ".mp4", VideoID: it.video, Group: "g" + it.bench, Question: "q " + it.id,
@@ -105,9 +106,9 @@ func fixture() *Input {
 		orders := it.orders
 		if orders == nil {
 			c := r.Verdicts[0].Choice
-			orders = []int32{c, c, c}
+			orders = []int32{c, c, c, c}
 		}
-		for o := range 3 {
+		for o := range 4 {
 			in.Orders[or][o] = append(in.Orders[or][o], orders[o])
 		}
 		in.Rows = append(in.Rows, r)
@@ -153,8 +154,8 @@ func TestFunnelHandWorked(t *testing.T) {
 			t.Errorf("row %s: solved_by %v removed_by %q duplicate_of %q pending %q kept %v; want %+v", r.ID, r.SolvedBy, r.RemovedBy, r.DuplicateOf, r.Pending, r.Kept, w)
 		}
 	}
-	if a, b := s.Rows[0].Verdict(or), s.Rows[9].Verdict(or); a.Orders != 4 || a.OrdersCorrect != 3 || b.OrdersCorrect != 2 || b.Solved {
-		t.Errorf("options-reader orders: a1 %+v, b3 %+v; want 3 and 2 of 4 correct, b3 not solved", a, b)
+	if a, b := s.Rows[0].Verdict(or), s.Rows[9].Verdict(or); a.Orders != 4 || a.OrdersCorrect != 3 || b.OrdersCorrect != 1 || b.Solved {
+		t.Errorf("options-reader orders: a1 %+v, b3 %+v; want 3 and 1 of 4 seeded orders correct, b3 not solved", a, b)
 	}
 	if s.Attackers[0].Rule != solve.Confident.String() || s.Attackers[0].Orders != 4 || s.Attackers[1].Rule != solve.Correct.String() || s.Attackers[2].Orders != 1 {
 		t.Errorf("rules %+v", s.Attackers)
@@ -190,8 +191,8 @@ func TestJudge(t *testing.T) {
 		name    string
 		v       Verdict
 		rule    solve.Rule
-		orders  []int32   // choices on orders 1-3
-		margins []float64 // margins on orders 1-3; nil: the cache kept none
+		orders  []int32   // choices on the seeded orders 1-4
+		margins []float64 // margins on orders 1-4; nil: the cache kept none
 		solved  bool
 		right   int32
 	}{
@@ -201,22 +202,28 @@ func TestJudge(t *testing.T) {
 		{"abstaining on the gold", v(br, true, true, 0, 3), solve.Confident, nil, nil, false, 0},
 		{"not scored", v(br, false, false, 0, 3), solve.Confident, nil, nil, false, 0},
 		{"a learner right", v(fp, true, false, 0, -4), solve.Correct, nil, nil, true, 1},
-		{"three of four orders, margin 2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 3, 0}, nil, true, 3},
-		{"three of four orders, wrong on the original", v(or, true, false, 1, 2), solve.Confident, []int32{0, 0, 0}, nil, true, 3},
-		{"three of four orders, margin 0.5", v(or, true, false, 0, 0.5), solve.Confident, []int32{0, 0, 2}, nil, false, 3},
-		{"two of four orders", v(or, true, false, 0, 2), solve.Confident, []int32{1, 0, 2}, nil, false, 2},
+		// The four seeded orders decide (the authors' four random
+		// orders); the original order is none of them.
+		{"three of four orders, margins 2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 3, 0, 0}, []float64{2, -1, 2, 2}, true, 3},
+		{"three of four orders, wrong on the original", v(or, true, false, 1, -1), solve.Confident, []int32{0, 0, 0, 2}, []float64{2, 2, 2, -1}, true, 3},
+		{"right on the original, two of four orders", v(or, true, false, 0, 3), solve.Confident, []int32{1, 0, 2, 0}, []float64{-1, 3, -1, 3}, false, 2},
+		{"four of four orders, margins 0.5", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 0, 0}, []float64{0.5, 0.5, 0.5, 0.5}, false, 4},
 		// The mean margin over the four orders (Video-Index 5.1): right on
-		// the original and orders 1 and 2, wrong on order 3. Margins 2, 2,
-		// 2, -2: mean 1 > log 2, solved. Margins 1, 1, 1, -2: mean 0.25 <
-		// log 2, not solved, though the original's margin 1 > log 2.
-		{"three of four, margins 2, 2, 2, -2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 3}, []float64{2, 2, -2}, true, 3},
-		{"three of four, margins 1, 1, 1, -2", v(or, true, false, 0, 1), solve.Confident, []int32{0, 0, 3}, []float64{1, 1, -2}, false, 3},
+		// orders 1-3, wrong on order 4. Margins 2, 2, 2, -2: mean 1 > log 2,
+		// solved. Margins 1, 1, 1, -2: mean 0.25 < log 2, not solved, though
+		// the original's margin 1 > log 2.
+		{"three of four, margins 2, 2, 2, -2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 0, 3}, []float64{2, 2, 2, -2}, true, 3},
+		{"three of four, margins 1, 1, 1, -2", v(or, true, false, 0, 1), solve.Confident, []int32{0, 0, 0, 3}, []float64{1, 1, 1, -2}, false, 3},
 		// A cache without margins (written before vidscreen kept them):
 		// the margin condition falls back to the original order's.
-		{"three of four, margins 1, ?, ?, ?", v(or, true, false, 0, 1), solve.Confident, []int32{0, 0, 3}, nil, true, 3},
+		{"three of four, no margins, original 1", v(or, true, false, 0, 1), solve.Confident, []int32{0, 0, 0, 3}, nil, true, 3},
+		{"three of four, no margins, original 0.5", v(or, true, false, 0, 0.5), solve.Confident, []int32{0, 0, 0, 3}, nil, false, 3},
 		// A missing margin counts as the floor: it never raises the mean.
-		{"three of four, margins 2, 2, NaN, -2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 3}, []float64{2, math.NaN(), -2}, false, 3},
-		{"three of four without log-probabilities", v(or, true, false, 0, math.NaN()), solve.Correct, []int32{0, 0, 2}, nil, true, 3},
+		{"three of four, margins 2, 2, NaN, -2", v(or, true, false, 0, 2), solve.Confident, []int32{0, 0, 0, 3}, []float64{2, 2, math.NaN(), -2}, false, 3},
+		{"three of four without log-probabilities", v(or, true, false, 0, math.NaN()), solve.Correct, []int32{0, 0, 2, 0}, nil, true, 3},
+		// A permutation audit of two orders: both must be right.
+		{"two orders, one right", v(or, true, false, 0, 2), solve.Confident, []int32{0, 1}, []float64{2, -1}, false, 1},
+		{"two orders, both right", v(or, true, false, 1, 2), solve.Confident, []int32{0, 0}, []float64{2, 2}, true, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,7 +236,8 @@ func TestJudge(t *testing.T) {
 				}
 			}
 			got, n, right := judge(&tt.v, tt.rule, orders, margins, 0, 0)
-			if got != tt.solved || right != tt.right || n != int32(1+len(tt.orders)) {
+			wantN := int32(max(1, len(tt.orders)))
+			if got != tt.solved || right != tt.right || n != wantN {
 				t.Errorf("judge = %v, %d of %d correct; want %v, %d", got, right, n, tt.solved, tt.right)
 			}
 		})
@@ -512,7 +520,7 @@ func TestShuffledScreenStep(t *testing.T) {
 // blind reader judged on four option orders solves by luck only when at
 // least three of the four are right, P = 4 (1/4)^3 (3/4) + (1/4)^4 =
 // 13/256 on four options, not 1/4. The consensus fixture with blind-reader
-// given three further orders: at c = 1, rows c1-c3 have the blind test
+// given four seeded orders: at c = 1, rows c1-c3 have the blind test
 // (13/256), two centre-frame models, the shuffled and the bag-of-frames
 // model (1/4 each): P(no test) = (243/256)(3/4)^4; row c4, whose
 // centre-frame reader abstained: (243/256)(3/4)^3. c = 2 is the centre
@@ -520,7 +528,7 @@ func TestShuffledScreenStep(t *testing.T) {
 func TestConsensusChanceFollowsTheOrders(t *testing.T) {
 	in := consensusFixture()
 	gold := []int32{0, 0, 0, 0}
-	in.Orders = map[string][][]int32{br: {gold, gold, gold}}
+	in.Orders = map[string][][]int32{br: {gold, gold, gold, gold}}
 	s, err := Compute(in, Options{})
 	if err != nil {
 		t.Fatal(err)
