@@ -52,7 +52,7 @@ func (f Format) Describe() string {
 func Read(ctx context.Context, path string) ([]Row, Format, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
-	case ".xlsx", ".tsv", ".csv":
+	case ".xlsx", ".tsv", ".csv", ".pkl":
 		rows, err := formats.ReadVLMEvalKit(ctx, path)
 		return rows, VLMEvalKit, err
 	}

@@ -34,6 +34,10 @@ func VLMEvalKit() items.Format {
 			switch strings.ToLower(filepath.Ext(path)) {
 			case ".xlsx":
 				return bytes.HasPrefix(head, []byte("PK\x03\x04"))
+			case ".pkl":
+				// A pickle (protocol 2 and on opens with 0x80), named
+				// <model>_<dataset>.pkl: read only to say what to do.
+				return len(head) > 1 && head[0] == 0x80 && strings.Contains(filepath.Base(path), "_")
 			case ".tsv", ".csv":
 				line, _ := items.FirstLine(head)
 				cols := headerColumns(path, line)
@@ -112,6 +116,8 @@ func ReadVLMEvalKit(ctx context.Context, path string) ([]items.Row, error) {
 	var rows []items.Row
 	var err error
 	switch strings.ToLower(filepath.Ext(path)) {
+	case ".pkl":
+		return nil, pickleError(path)
 	case ".xlsx":
 		rows, err = readXLSX(ctx, path)
 	case ".json":
@@ -147,6 +153,17 @@ func expected(path string) string {
 		return "VLMEvalKit's tab-separated table"
 	}
 	return "VLMEvalKit's comma-separated table"
+}
+
+// pickleError says what to do with the .pkl VLMEvalKit's dump writes
+// when it cannot write the table it was asked for (vlmeval/smp/file.py:
+// "Failed to dump to {suffix} format, falling back to pkl"): a pickled
+// DataFrame, which only Python reads.
+func pickleError(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return items.OpenError(path, err)
+	}
+	return &harness.ParseError{File: path, Err: fmt.Errorf("%w: a Python pickle, which VLMEvalKit writes when it fails to write the .xlsx, .tsv or .json it was asked for: write it as a table with python -c \"import pandas as pd; pd.read_pickle('%s').to_csv('%s', sep='\\t', index=False)\" and import the .tsv", harness.ErrNotAFile, path, strings.TrimSuffix(path, filepath.Ext(path))+".tsv")}
 }
 
 // wrongLayout is a file that is not the VLMEvalKit layout its name says.

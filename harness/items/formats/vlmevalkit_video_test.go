@@ -2,8 +2,10 @@ package formats
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -195,5 +197,20 @@ func TestVLMEvalKitQuotedResults(t *testing.T) {
 		if r.Benchmark != "Video-MME" || !r.HasPrediction {
 			t.Errorf("row %d: benchmark %q, prediction %v", i, r.Benchmark, r.HasPrediction)
 		}
+	}
+}
+
+// TestVLMEvalKitPickleNamed: dump falls back to <model>_<dataset>.pkl when
+// it cannot write the table (vlmeval/smp/file.py); auto takes it as
+// VLMEvalKit's, and the import says how to turn it into a TSV.
+func TestVLMEvalKitPickleNamed(t *testing.T) {
+	p := writeFile(t, filepath.Join(t.TempDir(), "outputs", "Qwen2-VL-7B"), "Qwen2-VL-7B_Video-MME_8frame.pkl", "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x06pandas")
+	if f, err := items.Detect(All(), p, mustHead(t, p)); err != nil || f.Name != "vlmevalkit" {
+		t.Errorf("auto: %q, %v; want vlmevalkit", f.Name, err)
+	}
+	_, err := ReadVLMEvalKit(context.Background(), p)
+	pe := parseError(t, err)
+	if pe.File != p || !errors.Is(err, harness.ErrNotAFile) || !strings.Contains(err.Error(), "pd.read_pickle") {
+		t.Errorf("error %v; want one naming the file and how to convert it", err)
 	}
 }
