@@ -559,7 +559,13 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 	st.DecodedByDevice = make([]int, max(1, opt.Decode.Sets))
 	st.CaptionsByDevice = make([]int, len(opt.Captioner))
 	storeQ := make(chan *work, 2)
-	vlmQ := make(chan *vlmWork, 2)
+	// A served vlm_reader scores several videos at once (VLMGroups); an
+	// ONNX one, one.
+	vlmWorkers := 1
+	if g, ok := opt.VLM.(VLMGroups); ok {
+		vlmWorkers = max(1, g.VideosInFlight())
+	}
+	vlmQ := make(chan *vlmWork, max(2, vlmWorkers))
 	send := func(q chan<- *work, w *work) error {
 		select {
 		case q <- w:
@@ -680,7 +686,10 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 
 	// vlm: each decoded video's items, every VLM set, to vlm_reader; the
 	// scores are stored as soon as the video's items are scored.
-	if len(opt.VLMSets) > 0 {
+	for range vlmWorkers {
+		if len(opt.VLMSets) == 0 {
+			break
+		}
 		g.Go(func() error {
 			for w := range vlmQ {
 				t0 := time.Now()

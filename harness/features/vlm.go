@@ -223,8 +223,12 @@ func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Option
 			}
 		}
 	}
-	for lo := 0; lo < len(prompts); lo += vlmChunk {
-		hi := min(lo+vlmChunk, len(prompts))
+	chunk := vlmChunk
+	if _, ok := opt.VLM.(VLMGroups); ok {
+		chunk = max(len(prompts), 1) // the video's prompts as one group
+	}
+	for lo := 0; lo < len(prompts); lo += chunk {
+		hi := min(lo+chunk, len(prompts))
 		scores, err := opt.VLM.Score(ctx, prompts[lo:hi])
 		if err != nil {
 			return nil, fmt.Errorf("features: vlm_reader: %w", err)
@@ -251,6 +255,18 @@ func permuted(it *harness.Item, perm []int) *harness.Item {
 		}
 	}
 	return &c
+}
+
+// A VLMGroups is a VLMScorer that takes all of one video's prompts in one
+// Score call and several videos' calls at once: a served reader, whose
+// client bounds the requests in flight and sends a call's prompts as one
+// group, so that the server's prefix cache holds the video's frames while
+// its questions are asked (the issue's "video by video, up to concurrency
+// in flight"). VideosInFlight is how many videos' calls to make at once;
+// the scores do not depend on it.
+type VLMGroups interface {
+	VLMScorer
+	VideosInFlight() int
 }
 
 // vlmChunk is how many prompts go to vlm_reader per call, so that a

@@ -131,3 +131,18 @@ func TestStatsCountFlooredAnswers(t *testing.T) {
 		t.Errorf("stats %+v, want 2 of 5 answers floored", st)
 	}
 }
+
+// TestVideosInFlight: the feature stage scores enough videos at once for
+// server_concurrency requests to be in flight at about 16 prompts a video,
+// one at the default 8, at most 8.
+func TestVideosInFlight(t *testing.T) {
+	for _, tc := range []struct{ conc, want int }{{1, 1}, {8, 1}, {16, 1}, {17, 2}, {64, 4}, {128, 8}, {4096, 8}} {
+		v, err := NewVLM(Config{Role: "vlm_reader", Server: settings("http://127.0.0.1:1/v1", tc.conc, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.VideosInFlight(); got != tc.want {
+			t.Errorf("concurrency %d: %d videos in flight, want %d", tc.conc, got, tc.want)
+		}
+	}
+}

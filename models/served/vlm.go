@@ -25,6 +25,7 @@ type VLM struct {
 	client *lazyClient
 	stats  *Stats
 	frames *frameTable
+	conc   int
 }
 
 // NewVLM opens a served VLM reader.
@@ -33,7 +34,26 @@ func NewVLM(cfg Config) (*VLM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), frames: newFrameTable()}, nil
+	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), frames: newFrameTable(), conc: cfg.Server.Concurrency}, nil
+}
+
+// videoPrompts is about how many prompts one video's call carries (a few
+// items, each under three to six frame sets), by which VideosInFlight
+// divides the requests allowed in flight.
+const videoPrompts = 16
+
+// maxVideosInFlight bounds the videos scored at once, whose decoded frames
+// (up to 128 a video for the reference probe) wait in memory meanwhile.
+const maxVideosInFlight = 8
+
+// VideosInFlight is how many videos' calls the feature stage makes at once
+// (features.VLMGroups): enough that server_concurrency requests can be in
+// flight when each video's call carries about videoPrompts prompts, one at
+// the default concurrency of 8, four at 64, at most maxVideosInFlight. The
+// client holds the requests in flight to server_concurrency whatever the
+// number of calls.
+func (v *VLM) VideosInFlight() int {
+	return min(max(1, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight)
 }
 
 // Stats returns the reader's counts.
