@@ -21,9 +21,12 @@ type servedCheck struct {
 	Model       string      `json:"server_model"`
 	Models      []string    `json:"models_listed,omitempty"`
 	ModelServed bool        `json:"model_served"`
-	Logprobs    bool        `json:"logprobs"`
-	Prefill     bool        `json:"prefill"`
-	Mode        string      `json:"mode,omitempty"`
+	// MaxModelLen is the model's context as /v1/models gives it (0: not
+	// given).
+	MaxModelLen int    `json:"max_model_len,omitempty"`
+	Logprobs    bool   `json:"logprobs"`
+	Prefill     bool   `json:"prefill"`
+	Mode        string `json:"mode,omitempty"`
 	// Answer is the test question's chosen option ("blue" is right).
 	Answer string `json:"answer,omitempty"`
 	// Images says whether the server answered the question with a frame;
@@ -69,7 +72,7 @@ func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, e
 			rep, err := openai.Check(cctx, openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: key, AllowRemote: s.AllowRemote,
 				MaxRetries: retries, Timeout: min(s.Timeout, serverCheckTimeout)})
 			cancel()
-			sc.Models, sc.ModelServed = rep.Models, rep.ModelServed
+			sc.Models, sc.ModelServed, sc.MaxModelLen = rep.Models, rep.ModelServed, rep.MaxModelLen
 			sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode
 			sc.Images, sc.ImagesRefusal = rep.Images, rep.ImagesRefusal
 			switch {
@@ -96,6 +99,9 @@ func writeServedChecks(w io.Writer, checks []servedCheck) error {
 			fmt.Fprintf(&b, "  /v1/models lists %s", strings.Join(c.Models, ", "))
 			if !c.ModelServed {
 				b.WriteString(" (not the model named)")
+			}
+			if c.MaxModelLen > 0 {
+				fmt.Fprintf(&b, "; max_model_len %d", c.MaxModelLen)
 			}
 			b.WriteString("\n")
 		}

@@ -37,7 +37,7 @@ func TestModelsCheckServed(t *testing.T) {
 		code          int
 		want          []string
 	}{
-		{"vLLM-like", good.BaseURL(), good.BaseURL(), 0, []string{`mode logprobs, log-probabilities yes, "Answer:" prefill yes, answered "blue"`, "/v1/models lists qwen-vl"}},
+		{"vLLM-like", good.BaseURL(), good.BaseURL(), 0, []string{`mode logprobs, log-probabilities yes, "Answer:" prefill yes, answered "blue"`, "/v1/models lists qwen-vl; max_model_len 32768"}},
 		{"no logprobs, no prefill", plain.BaseURL(), good.BaseURL(), 0, []string{`mode generate, log-probabilities no, "Answer:" prefill no, answered "blue"`}},
 		{"a model not served", good.BaseURL(), plain.BaseURL(), 2, []string{"(not the model named)", `set server_model`}},
 		{"no server there", dead, good.BaseURL(), 2, []string{"problem: list models:", dead}},

@@ -116,7 +116,8 @@ func TestAskSendsTheAuthorsForm(t *testing.T) {
 			}
 			r := reqs[0]
 			if r.Path != "/v1/chat/completions" || r.Model != "test-model" || r.MaxTokens != 1 || r.Temperature == nil || *r.Temperature != 0 ||
-				r.Seed == nil || *r.Seed != 7 || !r.Logprobs || r.TopLogprobs != 20 || !r.ContinueFinalMessage || r.AddGenerationPrompt == nil || *r.AddGenerationPrompt {
+				r.Seed == nil || *r.Seed != 7 || !r.Logprobs || r.TopLogprobs != 20 || !r.ContinueFinalMessage || r.AddGenerationPrompt == nil || *r.AddGenerationPrompt ||
+				r.Stream { // unstreamed (vLLM's and SGLang's default): one JSON reply
 				t.Errorf("parameters: %s", r.Body)
 			}
 			if len(r.Messages) != 2 || r.Messages[0].Role != "user" || r.Messages[1].Role != "assistant" || r.Messages[1].Text != "Answer:" {

@@ -17,6 +17,10 @@ type CheckReport struct {
 	// configured model is among them.
 	Models      []string
 	ModelServed bool
+	// MaxModelLen is the context, in tokens, /v1/models gives for the
+	// configured model (vLLM's and SGLang's max_model_len; 0 when the
+	// server does not say), which bounds the frames a prompt can carry.
+	MaxModelLen int
 	// Logprobs says whether a one-token completion came back with
 	// log-probabilities; Prefill whether the server accepted
 	// continue_final_message (the authors' "Answer:" turn).
@@ -52,7 +56,8 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	}
 	var list struct {
 		Data []struct {
-			ID string `json:"id"`
+			ID          string `json:"id"`
+			MaxModelLen int    `json:"max_model_len"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
@@ -60,6 +65,9 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	}
 	for _, m := range list.Data {
 		rep.Models = append(rep.Models, m.ID)
+		if m.ID == cfg.Model {
+			rep.MaxModelLen = m.MaxModelLen
+		}
 	}
 	rep.ModelServed = slices.Contains(rep.Models, cfg.Model)
 	if !rep.ModelServed {

@@ -1,8 +1,10 @@
 // Package openaitest is an OpenAI-compatible server for tests: it speaks
-// /v1/models, /v1/chat/completions and /v1/completions in the response
-// shapes vLLM gives (chat logprobs as choices[0].logprobs.content[0]
-// .top_logprobs, entries with token, logprob and bytes; completions logprobs
-// as tokens, token_logprobs and top_logprobs maps), and answers each request
+// /v1/models (with max_model_len), /v1/chat/completions and /v1/completions
+// in the response shapes vLLM and SGLang give (chat logprobs as
+// choices[0].logprobs.content[0].top_logprobs, entries with token, logprob
+// and bytes; completions logprobs as tokens, token_logprobs and
+// top_logprobs maps; "stream": true as server-sent chat.completion.chunk
+// events ending "data: [DONE]"), and answers each request
 // from a function of the request the test supplies, so a test decides what
 // the "model" believes by reading the question or the images it was sent.
 //

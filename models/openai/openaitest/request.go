@@ -24,6 +24,9 @@ type Request struct {
 	TopLogprobs          int  // chat: top_logprobs; completions: logprobs
 	ContinueFinalMessage bool
 	AddGenerationPrompt  *bool // nil when the field was absent (vLLM's default is true)
+	// Stream is "stream": true: a chat request is answered as server-sent
+	// events (streamChat).
+	Stream bool
 }
 
 // A Message is one chat turn: its text parts, joined by newlines, and its
@@ -85,6 +88,7 @@ type rawRequest struct {
 	TopLogprobs          *int            `json:"top_logprobs"`
 	ContinueFinalMessage bool            `json:"continue_final_message"`
 	AddGenerationPrompt  *bool           `json:"add_generation_prompt"`
+	Stream               bool            `json:"stream"`
 }
 
 type rawMessage struct {
@@ -111,7 +115,7 @@ func parseRequest(method, path string, body []byte) (*Request, error) {
 		return r, fmt.Errorf("request body is not JSON: %v", err)
 	}
 	r.Model, r.Temperature, r.Seed = raw.Model, raw.Temperature, raw.Seed
-	r.ContinueFinalMessage, r.AddGenerationPrompt = raw.ContinueFinalMessage, raw.AddGenerationPrompt
+	r.ContinueFinalMessage, r.AddGenerationPrompt, r.Stream = raw.ContinueFinalMessage, raw.AddGenerationPrompt, raw.Stream
 	r.MaxTokens = 16 // vLLM's completions default; chat's is the context left
 	if raw.MaxTokens != nil {
 		r.MaxTokens = *raw.MaxTokens

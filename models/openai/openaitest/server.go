@@ -207,6 +207,9 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	case f.Torn:
 		tear(w, reply)
 		return
+	case r.Stream && strings.HasSuffix(hr.URL.Path, "/chat/completions"):
+		streamChat(w, reply)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(reply)
@@ -292,9 +295,14 @@ func (s *Server) tooLong(r *Request) string {
 }
 
 func (s *Server) models() []byte {
+	owner := map[int]string{FlavorVLLM: "vllm", FlavorSGLang: "sglang"}[s.cfg.Flavor]
+	ctx := 32768
+	if s.cfg.ContextLength > 0 {
+		ctx = s.cfg.ContextLength
+	}
 	var data []any
 	for _, m := range s.cfg.Models {
-		data = append(data, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": "vllm", "root": m, "parent": nil, "max_model_len": 32768})
+		data = append(data, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": owner, "root": m, "parent": nil, "max_model_len": ctx})
 	}
 	return mustJSON(map[string]any{"object": "list", "data": data})
 }

@@ -277,3 +277,61 @@ func TestContextRefusalsInEachFlavour(t *testing.T) {
 		t.Errorf("two images without a limit: %d", code)
 	}
 }
+
+// TestChatStreamsAsServerSentEvents: "stream": true is answered as vLLM
+// and SGLang answer it: text/event-stream, a chunk with the assistant
+// role, a chunk with the content, its log-probabilities and the finish
+// reason, then "data: [DONE]"; the same request unstreamed is one JSON
+// reply saying the same.
+func TestChatStreamsAsServerSentEvents(t *testing.T) {
+	s := New(Config{Models: []string{"m"}, Answer: func(r *Request) Reply {
+		return Reply{Top: map[string]float64{" B": 3, "A": 1}}
+	}})
+	defer s.Close()
+	body := strings.Replace(chatBody, `"max_tokens":1`, `"max_tokens":1,"stream":true`, 1)
+	code, h, b, err := post(t, s, "/chat/completions", body)
+	if err != nil || code != 200 || h.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%d %v %q: %s", code, err, h.Get("Content-Type"), b)
+	}
+	events := strings.Split(strings.TrimSuffix(string(b), "\n\n"), "\n\n")
+	if len(events) != 3 || events[2] != "data: [DONE]" {
+		t.Fatalf("events %q", events)
+	}
+	type chunk struct {
+		Object  string
+		Choices []struct {
+			Delta struct {
+				Role    *string
+				Content string
+			}
+			Logprobs *struct {
+				Content []struct {
+					Token       string
+					TopLogprobs []struct{ Token string } `json:"top_logprobs"`
+				}
+			}
+			FinishReason *string `json:"finish_reason"`
+		}
+	}
+	var first, second chunk
+	for k, dst := range []*chunk{&first, &second} {
+		data, ok := strings.CutPrefix(events[k], "data: ")
+		if !ok || json.Unmarshal([]byte(data), dst) != nil || dst.Object != "chat.completion.chunk" || len(dst.Choices) != 1 {
+			t.Fatalf("event %d: %q", k, events[k])
+		}
+	}
+	if d := first.Choices[0]; d.Delta.Role == nil || *d.Delta.Role != "assistant" || d.FinishReason != nil || d.Logprobs != nil {
+		t.Errorf("first chunk %+v", first)
+	}
+	d := second.Choices[0]
+	if d.Delta.Content != " B" || d.FinishReason == nil || *d.FinishReason != "length" || d.Logprobs == nil || len(d.Logprobs.Content[0].TopLogprobs) != 2 {
+		t.Errorf("second chunk %+v", second)
+	}
+	if r := s.Requests(); !r[0].Stream {
+		t.Error("the request's stream field was not recorded")
+	}
+	code, h, b, _ = post(t, s, "/chat/completions", chatBody)
+	if code != 200 || h.Get("Content-Type") != "application/json" || !strings.Contains(string(b), `"content":" B"`) {
+		t.Errorf("unstreamed: %d %q %s", code, h.Get("Content-Type"), b)
+	}
+}
