@@ -16,9 +16,11 @@ import (
 // first GPU --device names, when this binary has the GPU kernels and that
 // GPU opens; else on the CPU, after one line on warn saying why (gpuFor's).
 // The models may use several GPUs; the searches use one, as neardup's
-// join does, and only those of kernels.DefaultMinWork multiply-adds or
-// more (kernels.BySize). Every backend finds the CPU's pairs and neighbours, so the
-// audit's outputs do not depend on where they ran. note hears the device
+// join does: those of kernels.DefaultMinWork multiply-adds or more, one
+// at a time (kernels.Offload), so that the units running at once do not
+// add up device buffers outside the models' memory budget. Every backend
+// finds the CPU's pairs and neighbours, so the audit's outputs do not
+// depend on where they ran. note hears the device
 // the searches run on; the returned func releases it.
 func auditSearches(device, precision string, env *environment, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
 	spec, err := gpu.ParseSpec(device)
@@ -47,8 +49,8 @@ func auditSearches(device, precision string, env *environment, warn io.Writer, n
 	}
 	// The audit asks for many small searches too (a benchmark's prefix,
 	// once per order), which the CPU answers before a device is set up.
-	note("searches", "device", d.Name(), "from_multiply_adds", kernels.DefaultMinWork)
+	note("searches", "device", d.Name(), "from_multiply_adds", kernels.DefaultMinWork, "at_once", 1)
 	b := &cuda.Backend{Device: d}
-	s := kernels.BySize{Joiner: b, Searcher: b}
+	s := kernels.NewOffload(b, b, 0, 1)
 	return s, s, done, nil
 }

@@ -98,6 +98,7 @@ func (b *Backend) ThresholdJoin(ctx context.Context, a, bm *kernels.Matrix, tau 
 		}
 		var cands []Candidate
 		var out []kernels.Pair
+		var err error // this worker's own: the enclosing err is shared by every worker
 		for cs := c0; cs < bm.Rows; cs += tileCols {
 			if err := ctx.Err(); err != nil {
 				return nil, err
