@@ -20,8 +20,8 @@ import (
 // at a time (kernels.Offload), so that the units running at once do not
 // add up device buffers outside the models' memory budget. Every backend
 // finds the CPU's pairs and neighbours, so the audit's outputs do not
-// depend on where they ran. note hears the device
-// the searches run on; the returned func releases it.
+// depend on where they ran. note hears the device the searches run on;
+// the returned func releases it.
 func auditSearches(device, precision string, env *environment, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
 	spec, err := gpu.ParseSpec(device)
 	if err != nil {
