@@ -209,3 +209,129 @@ func TestAuditServedProbeFailure(t *testing.T) {
 		t.Errorf("s* on %d items once the server recovered, want all %d decodable ones", c.RefN, decoded)
 	}
 }
+
+// TestAuditServedProbeRefit: a server whose image limit is 64
+// (--limit-mm-per-prompt '{"image":64}') refuses the 128-frame probe's
+// requests; each is asked again with every second frame, and every
+// decodable item still gets its s*, none fails. stages.json counts the
+// refits. The refusals are stored with the replies, so the run resumed
+// asks the server nothing and writes the same outputs.
+func TestAuditServedProbeRefit(t *testing.T) {
+	src, root, modelsDir := videoFixture(t)
+	var items []fixtureItem
+	var long bytes.Buffer
+	b, _ := os.ReadFile(src)
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var it map[string]any
+		if err := json.Unmarshal(line, &it); err != nil {
+			t.Fatal(err)
+		}
+		it["duration"] = 600.0
+		delete(it, "start")
+		delete(it, "end")
+		b, _ := json.Marshal(it)
+		long.Write(append(b, '\n'))
+		var fi fixtureItem
+		json.Unmarshal(b, &fi)
+		items = append(items, fi)
+	}
+	itemsPath := filepath.Join(t.TempDir(), "long.jsonl")
+	os.WriteFile(itemsPath, long.Bytes(), 0o644)
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: wrongLetter(items), MaxImages: 64})
+	defer srv.Close()
+	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader")
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"audit", "--items", itemsPath, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text", "--reference-model"}
+	if code, _, stderr := runWithKey(servedKey, args...); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	byImages := map[int]int{}
+	for _, r := range srv.Requests() {
+		byImages[r.Images()]++
+	}
+	type row struct {
+		Failure string `parquet:"failure"`
+		Hash    string `parquet:"video_sha256"`
+	}
+	rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded := 0
+	for i, r := range rows {
+		if r.Failure == models.FailureServer {
+			t.Errorf("item %d failed at the server; its probe should have been refitted", i)
+		}
+		if r.Failure == "" && r.Hash != "" {
+			decoded++
+		}
+	}
+	var doc struct {
+		Cards []struct {
+			RefN   int `json:"reference_n"`
+			Source *struct {
+				Probe bool `json:"probe"`
+			} `json:"reference_source"`
+		} `json:"cards"`
+	}
+	cj, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	if err := json.Unmarshal(cj, &doc); err != nil || len(doc.Cards) != 1 || doc.Cards[0].Source == nil || !doc.Cards[0].Source.Probe {
+		t.Fatalf("cards.json: %v %s", err, cj)
+	}
+	if doc.Cards[0].RefN != decoded || byImages[128] != decoded || byImages[64] != decoded {
+		t.Errorf("s* on %d items; requests by image count %v; want each of the %d decodable items' probe sent at 128 and again at 64", doc.Cards[0].RefN, byImages, decoded)
+	}
+	var stages struct {
+		Served []struct {
+			Role     string `json:"role"`
+			Refitted int    `json:"refitted"`
+		} `json:"served"`
+	}
+	sb, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+	json.Unmarshal(sb, &stages)
+	refitted := -1
+	for _, s := range stages.Served {
+		if s.Role == "vlm_reader" {
+			refitted = s.Refitted
+		}
+	}
+	if refitted != decoded {
+		t.Errorf("stages.json: vlm_reader refitted %d, want %d\n%s", refitted, decoded, sb)
+	}
+	first := map[string][]byte{}
+	for _, name := range []string{runs.ItemsParquet, runs.CardsJSON} {
+		first[name], _ = os.ReadFile(filepath.Join(out, name))
+	}
+	// Resumed with the VLM scores' cache gone: every probe is fitted again
+	// from the stored refusals and replies, without asking.
+	caches, _ := filepath.Glob(filepath.Join(out, runs.CacheDir, "vlm-*"))
+	for _, c := range caches {
+		os.Remove(c)
+	}
+	srv.Reset()
+	if code, _, stderr := runWithKey(servedKey, args...); code != 0 {
+		t.Fatalf("resumed: exit %d\n%s", code, stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the resumed run asked the server %d requests; want none", n)
+	}
+	var again struct {
+		Served []struct {
+			Role      string `json:"role"`
+			StoreHits int    `json:"store_hits"`
+			Refitted  int    `json:"refitted"`
+		} `json:"served"`
+	}
+	sb, _ = os.ReadFile(filepath.Join(out, runs.StagesFile))
+	json.Unmarshal(sb, &again)
+	for _, s := range again.Served {
+		if s.Role == "vlm_reader" && (s.StoreHits == 0 || s.Refitted != decoded) {
+			t.Errorf("resumed: vlm_reader %d store hits, %d refitted; want its replies and refusals read back, %d refitted", s.StoreHits, s.Refitted, decoded)
+		}
+	}
+	for name, b := range first {
+		if got, _ := os.ReadFile(filepath.Join(out, name)); len(b) == 0 || !bytes.Equal(got, b) {
+			t.Errorf("%s differs between the run and its resumption", name)
+		}
+	}
+}

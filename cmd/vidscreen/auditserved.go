@@ -96,7 +96,8 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 		line := servedStage{StatsSnapshot: s, RequestsPerSecond: s.RequestsPerSecond(), PrefixShare: s.PrefixShare()}
 		lines = append(lines, line)
 		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
-			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill)
+			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
+			"floored", s.Floored, "refitted", s.Refitted)
 	}
 	b, err := json.Marshal(lines)
 	if err != nil {
