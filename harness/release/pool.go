@@ -12,6 +12,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
 // An Attacker names one column of a pool's verdicts.
@@ -139,22 +140,23 @@ func NewPool(attackers []Attacker, cands []Candidate) (*Pool, error) {
 	return p, nil
 }
 
-// Hardness returns candidate i's maximum percentile over the attackers'
-// margins (Video-Index 5.3: "ranked by their maximum percentile over the
-// five attacker margins"): 0 is the hardest item of the pool, 1 the
-// easiest. A candidate no attacker scored has hardness 1.
+// Hardness returns candidate i's maximum percentile over the screening
+// steps' margins (Video-Index 5.3: "ranked by their maximum percentile over
+// the five attacker margins"; hardnessAttackers): 0 is the hardest item of
+// the pool, 1 the easiest. A candidate none of them scored has hardness 1.
 func (p *Pool) Hardness(i int) float64 { return p.hardness[i] }
 
 // hardness computes every candidate's maximum percentile. The percentile of
 // a margin among an attacker's scored margins is its mid-rank: the share
 // below it plus half the share equal to it, so equal margins get equal
-// percentiles whatever the order of the pool.
+// percentiles whatever the order of the pool. The attackers are the
+// funnel's screening steps where the pool has any (hardnessAttackers).
 func hardness(p *Pool) []float64 {
 	out := make([]float64, len(p.Candidates))
 	for i := range out {
 		out[i] = math.Inf(-1)
 	}
-	for a := range p.Attackers {
+	for _, a := range hardnessAttackers(p.Attackers) {
 		var ms []float64
 		for i := range p.Candidates {
 			if v := p.Candidates[i].Verdicts[a]; v.Scored && !math.IsNaN(v.Margin) {
@@ -186,6 +188,32 @@ func hardness(p *Pool) []float64 {
 		}
 	}
 	return out
+}
+
+// hardnessAttackers are the attackers whose margins rank the items: the
+// five screening steps of the funnel (screen.DefaultScreeners, with
+// shuffled-frames-screen-reader for the shuffled step where the pool has
+// it), as the authors' worst-case attacker percentile ranks "each of the
+// five screening margins" (Video-Index 5.3; their pool/select.py), so that
+// a learner's or a further Video-Oasis model's margin does not make an item
+// easy. A pool with none of them (a run without model readers) ranks by
+// every attacker.
+func hardnessAttackers(atts []Attacker) []int {
+	steps := slices.Clone(screen.DefaultScreeners)
+	if slices.ContainsFunc(atts, func(a Attacker) bool { return a.Name == screen.ShuffledScreenReader }) {
+		steps[slices.Index(steps, "shuffled-frames-reader")] = screen.ShuffledScreenReader
+	}
+	var use, all []int
+	for k, a := range atts {
+		all = append(all, k)
+		if slices.Contains(steps, a.Name) {
+			use = append(use, k)
+		}
+	}
+	if len(use) == 0 {
+		return all
+	}
+	return use
 }
 
 // Snapshot is the SHA-256 of everything in the pool that selection, the
