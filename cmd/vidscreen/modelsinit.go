@@ -17,7 +17,7 @@ func modelsInit() *subcommand {
 	return &subcommand{
 		name:  "init",
 		usage: "[--force] DIR",
-		short: "write the project's small ONNX models for every role, with tokenizers and manifest",
+		short: "write the project's small ONNX models for every required role (no asr, no screen_reader), with tokenizers and manifest",
 		long: `Init writes into DIR the project's own small models, one folder per role
 (image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader) with their
 ONNX files, config.json, preprocessor_config.json where the role reads images, a
