@@ -198,6 +198,11 @@ func cpuReference(ctx context.Context) (*Reference, error) {
 		return nil, err
 	}
 	ref.Checks = append(ref.Checks, pc...)
+	nc, err := nv12Reference(ctx, seed)
+	if err != nil {
+		return nil, err
+	}
+	ref.Checks = append(ref.Checks, nc...)
 	return ref, nil
 }
 
@@ -399,6 +404,11 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 		return nil, err
 	}
 	rep.Checks = append(rep.Checks, pc...)
+	nc, err := nv12Checks(ctx, ref, first, prepBatch)
+	if err != nil {
+		return nil, err
+	}
+	rep.Checks = append(rep.Checks, nc...)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }

@@ -28,3 +28,6 @@ func openGPU(c gpuConfig) (cuda.Device, string, func(), error) {
 	}
 	return g, g.Name(), func() { _ = g.Close() }, nil
 }
+
+// The GPU holds NV12 pictures for the prep_nv12 check.
+var _ nv12Device = (*cuda.GPU)(nil)

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -40,4 +41,44 @@ func (p *gpuPrep) LoadNV12(slot int, frames []NV12Frame) error {
 		}
 	}
 	return nil
+}
+
+// UploadBytes copies b into a new cuMemAlloc buffer in g's (primary)
+// context and returns its device address and the function that frees it:
+// for NV12 pictures put where NVDEC would leave them, by the device check,
+// which has no decoder on the GPU machine. The copy is synchronous; free
+// may be called more than once.
+func (g *GPU) UploadBytes(b []byte) (_ uintptr, free func() error, err error) {
+	if len(b) == 0 {
+		return 0, nil, fmt.Errorf("cuda:%d: upload of 0 bytes", g.ordinal)
+	}
+	unbind, err := g.bind()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer unbind()
+	ptr, err := memAlloc(int64(len(b)))
+	if err != nil {
+		return 0, nil, fmt.Errorf("cuda:%d: %w", g.ordinal, err)
+	}
+	freed := false
+	free = func() error { // once: a second call does nothing
+		if freed {
+			return nil
+		}
+		freed = true
+		unbind, err := g.bind()
+		if err != nil {
+			return err
+		}
+		defer unbind()
+		if err := cu.MemFree(ptr); err != nil {
+			return fmt.Errorf("cuda:%d: free %d bytes: %w", g.ordinal, len(b), err)
+		}
+		return nil
+	}
+	if err := cu.MemcpyHtoD(ptr, unsafe.Pointer(&b[0]), int64(len(b))); err != nil {
+		return 0, nil, errors.Join(fmt.Errorf("cuda:%d: copy %d bytes: %w", g.ordinal, len(b), err), free())
+	}
+	return uintptr(ptr), free, nil
 }

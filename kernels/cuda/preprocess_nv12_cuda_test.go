@@ -6,7 +6,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -94,31 +93,22 @@ func TestGPUNV12EqualsHost(t *testing.T) {
 	}
 }
 
-// upload copies data into a new device buffer that the test's cleanup frees.
+// upload copies data into a new device buffer with UploadBytes (the
+// device check's way of putting pictures where NVDEC would) that the
+// test's cleanup frees.
 func upload(t *testing.T, g *GPU, data []byte) cu.DevicePtr {
 	t.Helper()
-	unbind, err := g.bind()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unbind()
-	ptr, err := memAlloc(int64(len(data)))
+	ptr, free, err := g.UploadBytes(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		unbind, err := g.bind()
-		if err != nil {
+		if err := free(); err != nil {
 			t.Error(err)
-			return
 		}
-		defer unbind()
-		if err := cu.MemFree(ptr); err != nil {
-			t.Error(err)
+		if err := free(); err != nil {
+			t.Errorf("a second free: %v", err)
 		}
 	})
-	if err := cu.MemcpyHtoD(ptr, unsafe.Pointer(&data[0]), int64(len(data))); err != nil {
-		t.Fatal(err)
-	}
-	return ptr
+	return cu.DevicePtr(ptr)
 }
