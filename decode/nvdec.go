@@ -89,7 +89,7 @@ type GPU struct {
 // not (SharedErr says why). Without a driver or device it still returns a
 // GPU whose Err says why, so decoders fall back to the CPU with that
 // reason.
-func NewGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, true) }
+func NewGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, readyPrimary, true) }
 
 // Err is nil when the device opened.
 func (g *GPU) Err() error { return g.err }

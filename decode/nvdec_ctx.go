@@ -10,9 +10,11 @@ package decode
 // ("Primary context already active with incompatible flags") when the
 // primary context is already active with flags other than the
 // CU_CTX_SCHED_BLOCKING_SYNC it wants, as it is when the kernels or ONNX
-// Runtime retained it first; NewGPU then decodes in a context of its own,
-// which still decodes and resizes on the GPU, and says why the frame path
-// on the device cannot read its pictures.
+// Runtime retained it first. The cuda build sets those flags first
+// (readyPrimary: kernels/cuda's SharePrimaryWithFFmpeg); where the
+// primary context is still refused, NewGPU decodes in a context of its
+// own, which still decodes and resizes on the GPU, and says why the frame
+// path on the device cannot read its pictures.
 
 import (
 	"fmt"
@@ -57,17 +59,21 @@ func cudaDict(opts map[string]string) (*astiav.Dictionary, error) {
 	return d, nil
 }
 
-// openGPU opens CUDA device index through create on its primary context;
-// where that is refused and ownCtx allows, on a context of FFmpeg's own,
-// with the refusal kept as the GPU's SharedErr. A GPU that opened neither
-// way has Err set.
-func openGPU(index int, create cudaCreate, ownCtx bool) *GPU {
+// openGPU opens CUDA device index through create on its primary context,
+// readied by ready (readyPrimary); where that is refused and ownCtx
+// allows, on a context of FFmpeg's own, with the refusal kept as the GPU's
+// SharedErr. A GPU that opened neither way has Err set.
+func openGPU(index int, create cudaCreate, ready func(int) error, ownCtx bool) *GPU {
 	g := &GPU{Index: index}
 	dev := fmt.Sprint(index)
+	rerr := ready(index)
 	hdc, perr := create(dev, primaryCtxOptions())
 	if perr == nil {
 		g.hdc = hdc
 		return g
+	}
+	if rerr != nil {
+		perr = fmt.Errorf("%w; readying its flags failed: %v", perr, rerr)
 	}
 	if !ownCtx {
 		g.err = fmt.Errorf("CUDA device %d (primary context): %w (is the NVIDIA driver installed and libcuda.so.1 loadable?)", index, perr)
@@ -79,7 +85,7 @@ func openGPU(index int, create cudaCreate, ownCtx bool) *GPU {
 		return g
 	}
 	g.hdc = hdc
-	g.shared = fmt.Errorf("FFmpeg decodes on CUDA device %d in a context of its own, which the GPU kernels and ONNX Runtime cannot read: the primary context was refused (%w; hwcontext_cuda refuses a primary context already active with flags other than CU_CTX_SCHED_BLOCKING_SYNC: open the decoders' GPU before the kernels and ONNX Runtime)", index, perr)
+	g.shared = fmt.Errorf("FFmpeg decodes on CUDA device %d in a context of its own, which the GPU kernels and ONNX Runtime cannot read: the primary context was refused (%w; hwcontext_cuda refuses a primary context already active with flags other than CU_CTX_SCHED_BLOCKING_SYNC, which the cuda build sets first)", index, perr)
 	return g
 }
 

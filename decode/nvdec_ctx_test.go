@@ -16,8 +16,19 @@ import (
 // fakeCUDA answers openGPU's calls in turn with errs (nil: a device) and
 // records the options each call asked for.
 type fakeCUDA struct {
-	errs  []error
-	calls []map[string]string
+	errs     []error
+	calls    []map[string]string
+	readyErr error
+	readied  bool
+}
+
+// ready stands in for readyPrimary, which must come before any create.
+func (f *fakeCUDA) ready(index int) error {
+	if index != 3 || len(f.calls) != 0 {
+		return errors.New("readied late or for the wrong device")
+	}
+	f.readied = true
+	return f.readyErr
 }
 
 func (f *fakeCUDA) create(device string, opts map[string]string) (*astiav.HardwareDeviceContext, error) {
@@ -49,16 +60,22 @@ func TestOpenGPUContexts(t *testing.T) {
 		calls     []map[string]string
 		err, why  string
 		sharedNil bool
+		readyErr  error
 	}{
-		{"primary granted", true, []error{nil}, []map[string]string{primary}, "", "", true},
-		{"primary refused, own context", true, []error{refused, nil}, []map[string]string{primary, nil}, "", "primary context was refused (Operation not supported", false},
-		{"no device either way", true, []error{noDriver, noDriver}, []map[string]string{primary, nil}, "CUDA device 3: Operation not permitted (is the NVIDIA driver installed", "", true},
-		{"shared only, refused", false, []error{refused}, []map[string]string{primary}, "CUDA device 3 (primary context): Operation not supported", "", true},
+		{"primary granted", true, []error{nil}, []map[string]string{primary}, "", "", true, nil},
+		{"primary granted though readying failed", true, []error{nil}, []map[string]string{primary}, "", "", true, noDriver},
+		{"primary refused, own context", true, []error{refused, nil}, []map[string]string{primary, nil}, "", "primary context was refused (Operation not supported", false, nil},
+		{"readying failed, refused, own context", true, []error{refused, nil}, []map[string]string{primary, nil}, "", "readying its flags failed: Operation not permitted", false, noDriver},
+		{"no device either way", true, []error{noDriver, noDriver}, []map[string]string{primary, nil}, "CUDA device 3: Operation not permitted (is the NVIDIA driver installed", "", true, nil},
+		{"shared only, refused", false, []error{refused}, []map[string]string{primary}, "CUDA device 3 (primary context): Operation not supported", "", true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fakeCUDA{errs: tc.errs}
-			g := openGPU(3, f.create, tc.ownCtx)
+			f := &fakeCUDA{errs: tc.errs, readyErr: tc.readyErr}
+			g := openGPU(3, f.create, f.ready, tc.ownCtx)
 			defer g.Close()
+			if !f.readied {
+				t.Fatal("the primary context was not readied before FFmpeg was asked for it")
+			}
 			if len(f.calls) != len(tc.calls) {
 				t.Fatalf("%d calls %v; want %v", len(f.calls), f.calls, tc.calls)
 			}

@@ -41,7 +41,7 @@ import (
 // (hwcontext_cuda's primary_ctx option), the context the GPU kernels and
 // ONNX Runtime's CUDA provider use: where FFmpeg refuses it, Err says why
 // rather than decoding in a context whose surfaces they may not read.
-func NewSharedGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, false) }
+func NewSharedGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, readyPrimary, false) }
 
 // DeviceNV12 describes f, a decoded CUDA frame with NV12 surfaces (8-bit
 // streams through NVDEC, or scale_cuda's output), for the preprocessing

@@ -112,3 +112,25 @@ func upload(t *testing.T, g *GPU, data []byte) cu.DevicePtr {
 	})
 	return cu.DevicePtr(ptr)
 }
+
+// TestSharePrimaryWithFFmpeg: with the device open (its primary context
+// active with the default flags), the flags become the ones
+// hwcontext_cuda accepts, and the open context keeps working. It skips
+// when no GPU answers.
+func TestSharePrimaryWithFFmpeg(t *testing.T) {
+	g := openOrSkip(t, OpenOptions{NoCUBLAS: true})
+	if err := SharePrimaryWithFFmpeg(g.ordinal); err != nil {
+		t.Fatal(err)
+	}
+	flags, active, err := g.dev.PrimaryCtxState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags != cu.SchedBlockingSync || active != 1 {
+		t.Fatalf("primary context flags %#x, active %d; want CU_CTX_SCHED_BLOCKING_SYNC and active", uint(flags), active)
+	}
+	if err := SharePrimaryWithFFmpeg(g.ordinal); err != nil {
+		t.Fatalf("a second call: %v", err)
+	}
+	_ = upload(t, g, make([]byte, 4096))
+}
