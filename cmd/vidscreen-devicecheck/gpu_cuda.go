@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 
+	"gorgonia.org/cu"
+
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
@@ -31,3 +33,24 @@ func openGPU(c gpuConfig) (cuda.Device, string, func(), error) {
 
 // The GPU holds NV12 pictures for the prep_nv12 check.
 var _ nv12Device = (*cuda.GPU)(nil)
+
+// sharePrimary readies cuda:0's primary context for FFmpeg as
+// decode.NewGPU does in the cuda build, and reads back that the flags took
+// on the context the checks hold active.
+func sharePrimary() error {
+	if err := cuda.SharePrimaryWithFFmpeg(0); err != nil {
+		return err
+	}
+	dev, err := cu.GetDevice(0)
+	if err != nil {
+		return fmt.Errorf("cuda:0: %w", err)
+	}
+	flags, active, err := dev.PrimaryCtxState()
+	if err != nil {
+		return fmt.Errorf("cuda:0: primary context state: %w", err)
+	}
+	if flags != cu.SchedBlockingSync || active != 1 {
+		return fmt.Errorf("cuda:0: primary context flags %#x, active %d after SharePrimaryWithFFmpeg; want %#x and active", uint(flags), active, uint(cu.SchedBlockingSync))
+	}
+	return nil
+}

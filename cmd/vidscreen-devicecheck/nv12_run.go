@@ -32,12 +32,13 @@ func nv12Checks(ctx context.Context, ref *Reference, dev cuda.Device, batch int)
 			why = fmt.Sprintf("device %s cannot hold NV12 pictures (no UploadBytes)", dev.Name())
 		}
 	}
-	return nv12Run(ctx, ref, nd, why, batch)
+	return nv12Run(ctx, ref, nd, why, batch, sharePrimary)
 }
 
 // nv12Run is nv12Checks on an nv12Device (nil: none, why saying why where
-// there was a device).
-func nv12Run(ctx context.Context, ref *Reference, dev nv12Device, why string, batch int) ([]CheckResult, error) {
+// there was a device); share readies the device's primary context for
+// FFmpeg, as decode.NewGPU does (sharePrimary), for the last row.
+func nv12Run(ctx context.Context, ref *Reference, dev nv12Device, why string, batch int, share func() error) ([]CheckResult, error) {
 	p, err := nv12Processor()
 	if err != nil {
 		return nil, err
@@ -81,7 +82,49 @@ func nv12Run(ctx context.Context, ref *Reference, dev nv12Device, why string, ba
 		}
 		out = append(out, res)
 	}
-	return out, nil
+	r, err := nv12Shared(ctx, ref, dev, batch, share, out[0])
+	if err != nil {
+		return nil, err
+	}
+	return append(out, r), nil
+}
+
+// nv12Shared is the row prep_nv12/shared_primary, run last since it
+// changes the device's primary context for the rest of the process: share
+// sets the active context's flags to the ones FFmpeg's hwcontext_cuda
+// accepts (what decode.NewGPU does in the cuda build, so NVDEC can join
+// the context the kernels opened), and the first case runs again under
+// them. Equal says the flags took and the tensor is still the
+// reference's; the rate beside first's shows what blocking waits cost.
+// With no device (nil) the row is there with its GPU fields null.
+func nv12Shared(ctx context.Context, ref *Reference, dev nv12Device, batch int, share func() error, first CheckResult) (CheckResult, error) {
+	res := first
+	res.Name = "prep_nv12/shared_primary"
+	res.What = "the primary context, active, set to CU_CTX_SCHED_BLOCKING_SYNC as decode.NewGPU sets it for FFmpeg (cuda.SharePrimaryWithFFmpeg), then " + first.Name + " again"
+	res.Error, res.PrepFigures = "", &PrepFigures{CPUFramesPS: first.CPUFramesPS}
+	res.GPUCount, res.GPUSHA256, res.Equal, res.GPUSeconds = nil, nil, nil, nil
+	if dev == nil {
+		return res, nil
+	}
+	if err := share(); err != nil {
+		res.Error = err.Error()
+		f := false
+		res.Equal = &f
+		return res, nil
+	}
+	p, err := nv12Processor()
+	if err != nil {
+		return res, err
+	}
+	ss := nv12Surfaces(ref.Seed, 0)
+	want, _, _, err := nv12Expected(ctx, p, 0, ss)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", res.Name, err)
+	}
+	if err := nv12GPU(ctx, dev, 0, ss, want, batch, &res); err != nil {
+		res.Error = err.Error()
+	}
+	return res, nil
 }
 
 // nv12GPU fills res's GPU fields for case c: the pictures uploaded as

@@ -141,6 +141,14 @@ func TestNV12Checks(t *testing.T) {
 	}
 	check := func(t *testing.T, res []CheckResult, gpu bool, equal bool) {
 		t.Helper()
+		if !gpu {
+			// The shared-primary row, GPU fields null.
+			last := res[len(res)-1]
+			if len(res) != len(nv12Cases)+1 || last.Name != "prep_nv12/shared_primary" || last.Equal != nil || last.GPUFramesPS != nil || last.HostPortEqual != nil {
+				t.Fatalf("%d results, the last %+v; want the cases and a null shared-primary row", len(res), last)
+			}
+			res = res[:len(nv12Cases)]
+		}
 		if len(res) != len(nv12Cases) {
 			t.Fatalf("%d results, want %d", len(res), len(nv12Cases))
 		}
@@ -179,16 +187,33 @@ func TestNV12Checks(t *testing.T) {
 	for _, swap := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fake device, U and V swapped %v", swap), func(t *testing.T) {
 			f := &fakeNV12{swapUV: swap}
-			res, err := nv12Run(ctx, &ref, f, "", 3)
+			shared := false
+			res, err := nv12Run(ctx, &ref, f, "", 3, func() error { shared = true; return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
-			check(t, res, true, !swap)
+			if len(res) != len(nv12Cases)+1 || res[len(res)-1].Name != "prep_nv12/shared_primary" || !shared {
+				t.Fatalf("%d results, shared %v; want the cases and the shared-primary row after share ran", len(res), shared)
+			}
+			check(t, res[:len(nv12Cases)], true, !swap)
+			if last := res[len(res)-1]; last.Equal == nil || *last.Equal != !swap || *last.GPUCount != res[0].CPUCount || *last.GPUFramesPS <= 0 || last.CPUSHA256 != res[0].CPUSHA256 {
+				t.Fatalf("shared primary: %+v", last)
+			}
 			if len(f.mem) != 0 {
 				t.Fatalf("%d uploads left unfreed", len(f.mem))
 			}
 		})
 	}
+	t.Run("fake device, sharing refused", func(t *testing.T) {
+		res, err := nv12Run(ctx, &ref, &fakeNV12{}, "", 2, func() error { return fmt.Errorf("flags stuck") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := res[len(res)-1]
+		if last.Equal == nil || *last.Equal || last.Error != "flags stuck" || last.GPUFramesPS != nil {
+			t.Fatalf("shared primary: equal %v, error %q, frames/s %v; want false, the reason, no rate", last.Equal, last.Error, last.GPUFramesPS)
+		}
+	})
 	bad := ref
 	bad.Checks = slices.Clone(ref.Checks)
 	fig := *bad.Checks[2].PrepFigures
