@@ -73,9 +73,10 @@ rule of harness/solve), is dropped when that attacker is significant on the sele
 never taken again, and the selection refilled, for at most --rounds rounds. With --videos
 ROOT and --models DIR naming the audit's models, the VLM at 32 frames in order
 (full-video-reader, on the run's vlm_reader, the larger VLM, even where screening's
-32-frame steps used screen_reader: Video-Index 5.2) and the caption attacker (captions-reader: the run's captioner on the same 32 frames, the
-run's lm_reader reading the captions) re-read the selection on the released option order
-too, through the audit's feature stage, and drop what they answer correctly with a margin
+32-frame steps used screen_reader: Video-Index 5.2) and the caption attacker
+(captions-reader: the run's captioner on the same 32 frames, the run's lm_reader
+reading the captions) re-read the selection on the released option order too,
+through the audit's feature stage, and drop what they answer correctly with a margin
 above log 2, as screening's readers do. The other attackers that answer each item
 alone (the other readers, the frame and order attackers; the readers above without the
 flags and models they need) carry over their screened verdicts, which drop an item only

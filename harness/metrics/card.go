@@ -95,13 +95,16 @@ type Card struct {
 	// names. The blind reader's accuracy is taken on the items both it and
 	// the reference answered, as the authors' levels.py takes every
 	// attacker's against s*, so that a partial reference compares like
-	// with like; Residual is s* - c - eps of the highest level run.
-	// Unavailable says, for each figure left null, what it needs (m: a
-	// blind reader).
-	VideoDependence       *float64          `json:"video_dependence"`
-	VideoDependenceReader string            `json:"video_dependence_reader,omitempty"`
-	Residual              *float64          `json:"residual"`
-	Unavailable           map[string]string `json:"unavailable,omitempty"`
+	// with like; VideoDependenceAccuracy is that accuracy, so that a
+	// reader of the card can check m = s* - it, where the reader's overall
+	// accuracy on the card differs. Residual is s* - c - eps of the highest
+	// level run. Unavailable says, for each figure left null, what it needs
+	// (m: a blind reader).
+	VideoDependence         *float64          `json:"video_dependence"`
+	VideoDependenceReader   string            `json:"video_dependence_reader,omitempty"`
+	VideoDependenceAccuracy *float64          `json:"video_dependence_accuracy,omitempty"`
+	Residual                *float64          `json:"residual"`
+	Unavailable             map[string]string `json:"unavailable,omitempty"`
 	// ALCAttacker is the pool attacker with the largest final-stage margin;
 	// LearningCurve and ALC are its learning curve (accuracy per tenth of
 	// the positions, averaged over orders) and its normalised area under it

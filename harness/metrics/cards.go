@@ -673,6 +673,7 @@ func withReference(c *Card, items []*harness.Item, members []int, all [][]scored
 	if blind != nil {
 		c.VideoDependence = roundPtr(s - blindAcc)
 		c.VideoDependenceReader = blind.Name
+		c.VideoDependenceAccuracy = roundPtr(blindAcc)
 	} else {
 		unavailable("video_dependence", "needs a blind reader (blind-reader, from lm_reader): m is s* minus the stronger blind reader's accuracy on the reference's items (Video-Index 3.3); none answered an item the reference answered")
 	}
