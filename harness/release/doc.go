@@ -14,7 +14,8 @@
 //     time when the pool cannot fill the budget under them, each
 //     relaxation recorded with its reason. Hardest takes the K hardest items
 //     per capability group instead, one per video, ranked by the maximum
-//     percentile over the attackers' margins.
+//     percentile over the screening steps' margins (a missing one counting as
+//     the step's largest).
 //   - Gate is the red-team gate: a RedTeam attacks the selection as its own
 //     pool, what it solves is dropped and refilled from the pool, for a
 //     bounded number of rounds; the last attack's figures are the release's

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,27 +9,81 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 )
 
-// Two attackers on four items. Attacker x's margins 1, 2, 2, 4 have mid-rank
-// percentiles 1/8, 4/8, 4/8, 7/8; attacker y's 4, 3, 2, 1 have 7/8, 5/8,
-// 3/8, 1/8; y did not score item 2. The maximum: 7/8, 5/8, 4/8, 7/8.
-func TestHardnessIsTheMaximumMidRankPercentile(t *testing.T) {
+// Hardness is the maximum mid-rank percentile over the steps, a step's
+// missing margin (no verdict, or a verdict without a margin) taking that
+// step's largest margin in the pool, as the authors' attack_percentile
+// fills it (pandas fillna with the column's max, Video-Index pool/select.py).
+// Two attackers x and y on four items, NaN where y has no margin; x is
+// always 1, 2, 2, 4, mid-ranks 1/8, 4/8, 4/8, 7/8.
+//
+//	y missing on item 2:   4, 3, _, 1 -> 4, 3, 4, 1 -> 6/8, 3/8, 6/8, 1/8
+//	                       max 6/8, 4/8, 6/8, 7/8 (skipping it made item 2
+//	                       4/8, tied with item 1 for the hardest)
+//	y scored, no margin:   _, 3, 2, 1 -> 3, 3, 2, 1 -> 6/8, 6/8, 3/8, 1/8
+//	                       max 6/8, 6/8, 4/8, 7/8
+//	y without any margin:  y does not enter: x's 1/8, 4/8, 4/8, 7/8
+//	x and y without any:   every item 0 (the authors' attack_pct)
+func TestHardnessFillsAMissingMarginWithItsStepsLargest(t *testing.T) {
+	nan := math.NaN()
 	x := []float64{1, 2, 2, 4}
-	y := []float64{4, 3, 2, 1}
-	var cs []Candidate
-	for i := range x {
-		it := &harness.Item{ID: string(rune('a' + i)), Benchmark: "B", Video: "v", Options: []string{"p", "q"}}
-		cs = append(cs, Candidate{Item: it, Verdicts: []Verdict{{Scored: true, Margin: x[i]}, {Scored: i != 2, Margin: y[i]}}})
+	for _, tt := range []struct {
+		name      string
+		x, y      []float64
+		noVerdict []bool // y gave no verdict at all (Scored false)
+		want      []float64
+	}{
+		{"y missing on item 2", x, []float64{4, 3, nan, 1}, []bool{false, false, true, false}, []float64{6.0 / 8, 4.0 / 8, 6.0 / 8, 7.0 / 8}},
+		{"y scored, no margin", x, []float64{nan, 3, 2, 1}, make([]bool, 4), []float64{6.0 / 8, 6.0 / 8, 4.0 / 8, 7.0 / 8}},
+		{"y without any margin", x, []float64{nan, nan, nan, nan}, []bool{true, true, true, true}, []float64{1.0 / 8, 4.0 / 8, 4.0 / 8, 7.0 / 8}},
+		{"x and y without any", []float64{nan, nan, nan, nan}, []float64{nan, nan, nan, nan}, make([]bool, 4), []float64{0, 0, 0, 0}},
+	} {
+		var cs []Candidate
+		for i := range tt.x {
+			it := &harness.Item{ID: string(rune('a' + i)), Benchmark: "B", Video: "v", Options: []string{"p", "q"}}
+			cs = append(cs, Candidate{Item: it, Verdicts: []Verdict{{Scored: true, Margin: tt.x[i]}, {Scored: !tt.noVerdict[i], Margin: tt.y[i]}}})
+		}
+		p, err := NewPool([]Attacker{{Name: "x"}, {Name: "y"}}, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range tt.want {
+			if !approx(p.Hardness(i), w) {
+				t.Errorf("%s: item %d: hardness %v, want %v", tt.name, i, p.Hardness(i), w)
+			}
+		}
 	}
-	p, err := NewPool([]Attacker{{Name: "x"}, {Name: "y"}}, cs)
+}
+
+// Hardest K does not take an item first because a screening step could not
+// score it. One group, three items on their own videos; options-reader's
+// margins 0, 1, 2 (mid-ranks 1/6, 3/6, 5/6); shuffled-frames-reader scored
+// b and c at 1 and 2 but not a, which takes its largest, 2: 2, 1, 2 ->
+// 4/6, 1/6, 4/6. Hardness 4/6, 3/6, 5/6: the hardest is b. Skipping the
+// missing margin would have given a 1/6 and taken it.
+func TestHardestDoesNotTakeAnItemForItsMissingMargin(t *testing.T) {
+	margins := [][2]float64{{0, math.NaN()}, {1, 1}, {2, 2}}
+	var cs []Candidate
+	for i, m := range margins {
+		id := string(rune('a' + i))
+		it := &harness.Item{ID: id, Benchmark: "B", Video: "v" + id, Group: "g", Question: id + "?", Options: []string{"w", "x", "y", "z"}}
+		cs = append(cs, Candidate{Item: it, Template: i, TemplateSize: 1,
+			Verdicts: []Verdict{{Scored: true, Margin: m[0]}, {Scored: i != 0, Margin: m[1]}}})
+	}
+	p, err := NewPool([]Attacker{{Name: "options-reader", Level: harness.LevelOption}, {Name: "shuffled-frames-reader", Level: harness.LevelOrder}}, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// y's percentiles over its three scored margins 4, 3, 1: 5/6, 3/6, 1/6.
-	want := []float64{5.0 / 6, 4.0 / 8, 4.0 / 8, 7.0 / 8}
-	for i, w := range want {
+	for i, w := range []float64{4.0 / 6, 3.0 / 6, 5.0 / 6} {
 		if !approx(p.Hardness(i), w) {
 			t.Errorf("item %d: hardness %v, want %v", i, p.Hardness(i), w)
 		}
+	}
+	sel, err := Hardest(p, Query{Hardest: 1, Per: PerGroup}, 1, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(p, sel.Picks); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("picks %v, want [b]", got)
 	}
 }
 

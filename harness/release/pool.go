@@ -143,48 +143,57 @@ func NewPool(attackers []Attacker, cands []Candidate) (*Pool, error) {
 // Hardness returns candidate i's maximum percentile over the screening
 // steps' margins (Video-Index 5.3: "ranked by their maximum percentile over
 // the five attacker margins"; hardnessAttackers): 0 is the hardest item of
-// the pool, 1 the easiest. A candidate none of them scored has hardness 1.
+// the pool, 1 the easiest. A step that did not score the candidate counts
+// at its largest margin in the pool (see hardness); a pool where none of
+// the steps scored anything gives every candidate 0.
 func (p *Pool) Hardness(i int) float64 { return p.hardness[i] }
 
-// hardness computes every candidate's maximum percentile. The percentile of
-// a margin among an attacker's scored margins is its mid-rank: the share
-// below it plus half the share equal to it, so equal margins get equal
-// percentiles whatever the order of the pool. The attackers are the
-// funnel's screening steps where the pool has any (hardnessAttackers).
+// hardness computes every candidate's maximum percentile, by the authors'
+// rule (Video-Index's pool/select.py, attack_percentile): for each step, a
+// candidate it did not score (no verdict, or no margin) takes the largest
+// margin the step gave in the pool, so that a missing margin makes an item
+// look easy, never hard: an item the shuffled reader could not score is not
+// ranked by its other steps alone and taken first as "no attacker came
+// close". A step with no margin at all in the pool (a screen without
+// log-probabilities) does not enter the maximum; when no step has one,
+// every candidate is 0, as the authors' attack_pct, and ties go by the
+// selectors' seeded hash.
+//
+// The percentile of a margin is its mid-rank among the step's n margins,
+// filled ones included: the share below it plus half the share equal to it,
+// so equal margins get equal percentiles whatever the order of the pool.
+// pandas' rank(pct=True), which the authors use, is this plus 1/(2n); after
+// the filling every step has the same n, so the two give the same maximum
+// step and the same order of the items.
 func hardness(p *Pool) []float64 {
 	out := make([]float64, len(p.Candidates))
-	for i := range out {
-		out[i] = math.Inf(-1)
-	}
+	ms := make([]float64, len(p.Candidates))
+	scored := func(v Verdict) bool { return v.Scored && !math.IsNaN(v.Margin) }
 	for _, a := range hardnessAttackers(p.Attackers) {
-		var ms []float64
+		top, seen := math.Inf(-1), false
 		for i := range p.Candidates {
-			if v := p.Candidates[i].Verdicts[a]; v.Scored && !math.IsNaN(v.Margin) {
-				ms = append(ms, v.Margin)
+			if v := p.Candidates[i].Verdicts[a]; scored(v) {
+				top, seen = max(top, v.Margin), true
 			}
 		}
-		if len(ms) == 0 {
+		if !seen {
 			continue
 		}
-		slices.Sort(ms)
-		n := float64(len(ms))
 		for i := range p.Candidates {
-			v := p.Candidates[i].Verdicts[a]
-			if !v.Scored || math.IsNaN(v.Margin) {
-				continue
+			ms[i] = top
+			if v := p.Candidates[i].Verdicts[a]; scored(v) {
+				ms[i] = v.Margin
 			}
-			below, _ := slices.BinarySearch(ms, v.Margin)
+		}
+		sorted := slices.Sorted(slices.Values(ms))
+		n := float64(len(sorted))
+		for i, m := range ms {
+			below, _ := slices.BinarySearch(sorted, m)
 			upto := below
-			for upto < len(ms) && ms[upto] == v.Margin {
+			for upto < len(sorted) && sorted[upto] == m {
 				upto++
 			}
-			pct := (float64(below) + float64(upto-below)/2) / n
-			out[i] = max(out[i], pct)
-		}
-	}
-	for i, h := range out {
-		if math.IsInf(h, -1) {
-			out[i] = 1
+			out[i] = max(out[i], (float64(below)+float64(upto-below)/2)/n)
 		}
 	}
 	return out
