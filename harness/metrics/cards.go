@@ -694,10 +694,13 @@ func isBlindReader(name string) bool {
 	return name == "blind-reader" || strings.HasPrefix(name, "blind-reader:") || strings.HasPrefix(name, "blind-reader#")
 }
 
-// accuracyOn is an attacker's accuracy over the items of on that it scored
-// (each item's credit averaged over the orders that scored it, an
-// abstention at the item's chance); false when it scored none of them.
-func accuracyOn(items []*harness.Item, ss []scored, on map[int32]bool) (float64, bool) {
+// creditsOn returns the items of on that ss scored, in item order, and each
+// one's credit averaged over the orders that scored it (an abstention at the
+// item's chance). accuracyOn and withPaperMargins both read it, so m's
+// blind reader and the papers' margins average an attacker's orders alike;
+// the fixed order makes their sums, and so the cards, byte-identical from
+// run to run.
+func creditsOn(items []*harness.Item, ss []scored, on map[int32]bool) ([]int32, []float64) {
 	sum := map[int32]float64{}
 	cnt := map[int32]float64{}
 	for _, s := range ss {
@@ -706,19 +709,30 @@ func accuracyOn(items []*harness.Item, ss []scored, on map[int32]bool) (float64,
 			cnt[s.item]++
 		}
 	}
-	if len(sum) == 0 {
-		return 0, false
-	}
 	keys := make([]int32, 0, len(sum))
 	for i := range sum {
 		keys = append(keys, i)
 	}
-	slices.Sort(keys) // a fixed order of summation
-	var acc float64
-	for _, i := range keys {
-		acc += sum[i] / cnt[i]
+	slices.Sort(keys)
+	credits := make([]float64, len(keys))
+	for k, i := range keys {
+		credits[k] = sum[i] / cnt[i]
 	}
-	return acc / float64(len(keys)), true
+	return keys, credits
+}
+
+// accuracyOn is an attacker's accuracy over the items of on that it scored
+// (creditsOn); false when it scored none of them.
+func accuracyOn(items []*harness.Item, ss []scored, on map[int32]bool) (float64, bool) {
+	_, credits := creditsOn(items, ss, on)
+	if len(credits) == 0 {
+		return 0, false
+	}
+	var acc float64
+	for _, x := range credits {
+		acc += x
+	}
+	return acc / float64(len(credits)), true
 }
 
 // withPaperMargins sets each attacker's margin as the Video-Index authors'
@@ -729,30 +743,18 @@ func accuracyOn(items []*harness.Item, ss []scored, on map[int32]bool) (float64,
 func withPaperMargins(c *Card, items []*harness.Item, all [][]scored, onRef map[int32]bool) {
 	for k := range c.Attackers {
 		a := &c.Attackers[k]
-		sum := map[int32]float64{}
-		cnt := map[int32]float64{}
-		for _, s := range all[k] {
-			if onRef[s.item] {
-				sum[s.item] += credit(items, s)
-				cnt[s.item]++
-			}
-		}
-		if len(sum) < paperMinN {
+		keys, credits := creditsOn(items, all[k], onRef)
+		if len(keys) < paperMinN {
 			continue
 		}
-		keys := make([]int32, 0, len(sum))
-		for i := range sum {
-			keys = append(keys, i)
-		}
-		slices.Sort(keys) // a fixed order of summation
 		var acc, ch float64
-		for _, i := range keys {
-			acc += sum[i] / cnt[i]
+		for j, i := range keys {
+			acc += credits[j]
 			ch += items[i].Chance()
 		}
-		m := round((acc - ch) / float64(len(sum)))
+		m := round((acc - ch) / float64(len(keys)))
 		sig := m >= c.Significance
-		a.PaperMargin, a.PaperN, a.PaperSignificant = &m, len(sum), &sig
+		a.PaperMargin, a.PaperN, a.PaperSignificant = &m, len(keys), &sig
 	}
 }
 
