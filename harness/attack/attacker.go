@@ -54,6 +54,15 @@ type Prediction struct {
 	// retries): Choice is an abstention, the item fails with this reason and
 	// the prediction is not stored, so a resumed run asks again.
 	Failure string
+	// Floored is true when a model reader's score for some option is the
+	// floor solve.LogFloor, log(1e-6), not a log-probability the model
+	// gave: a served reader's server left that letter out of its
+	// top_logprobs (or, in generate mode, replied with another letter).
+	// Its margin then rests on the authors' floor, which a user reading the
+	// item's answer needs to know; stages.json counts such answers per
+	// served role, and items.parquet flags them per item (<name>_floored).
+	// It is stored with the prediction, so a resumed run keeps it.
+	Floored bool
 }
 
 // An Attacker answers every item of a stream.

@@ -3,9 +3,11 @@ package attack
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -95,6 +97,25 @@ func answerAll(name string, s *Stream, scores [][]float64, ok []bool) []Predicti
 			continue
 		}
 		out[p] = decide(scores[p], s.Seed, name, it)
+		out[p].Floored = floored(scores[p])
 	}
 	return out
+}
+
+// floored reports whether a reader's letter scores hold the floor
+// solve.LogFloor (Prediction.Floored). The score alone says so: a served
+// reader gives exactly that float64 to a letter its server did not return
+// (models/openai: openai.LogFloor, the same constant), through every cache
+// between it and the attacker (the response store, the feature cache and
+// records.log keep float64s bit for bit), while an ONNX reader's
+// log-softmax over the whole vocabulary never lands on it bit for bit (a
+// letter it finds less likely keeps its own, lower, value). Reading it
+// from the scores keeps one interface for ONNX and served readers.
+func floored(scores []float64) bool {
+	for _, v := range scores {
+		if math.Float64bits(v) == math.Float64bits(solve.LogFloor) {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -170,5 +171,50 @@ func TestReaderServerFailure(t *testing.T) {
 	preds, err = frameAttacker(t, readerConfig(&fakeReader{}), "blind-reader").Attack(context.Background(), s)
 	if err != nil || preds[0].Failure != "" {
 		t.Errorf("blind reader on a healthy reader: %+v, %v", preds[0], err)
+	}
+}
+
+// rowsReader answers every prompt with the same row of letter scores.
+type rowsReader struct{ row []float64 }
+
+func (r rowsReader) Encode(models.LetterPrompt) ([]int, error) { return nil, nil }
+
+func (r rowsReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+	out := make([][]float64, len(ps))
+	for i := range out {
+		out[i] = r.row
+	}
+	return out, nil
+}
+
+// TestReaderMarksFlooredAnswers: a reader answer with a score that is the
+// floor log(1e-6) bit for bit (a served reader's letter missing from its
+// server's top_logprobs) is marked Floored, whether it decided or tied;
+// one whose lowest score is near the floor but not it (an ONNX reader's
+// own value) is not.
+func TestReaderMarksFlooredAnswers(t *testing.T) {
+	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b", "c"}}
+	for _, tt := range []struct {
+		name             string
+		row              []float64
+		floored, abstain bool
+	}{
+		{"every letter returned", []float64{math.Log(0.6), math.Log(0.3), math.Log(0.1)}, false, false},
+		{"one letter floored", []float64{math.Log(0.9), math.Log(0.1), solve.LogFloor}, true, false},
+		{"every letter floored", []float64{solve.LogFloor, solve.LogFloor, solve.LogFloor}, true, true},
+		{"below the floor, the model's own", []float64{math.Log(0.9), math.Log(0.1), math.Nextafter(solve.LogFloor, -20)}, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, name := range []string{"options-reader", "blind-reader"} {
+				s := &attack.Stream{Seed: 1, Items: []*harness.Item{it}}
+				preds, err := frameAttacker(t, readerConfig(rowsReader{tt.row}), name).Attack(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if preds[0].Floored != tt.floored || preds[0].Abstain != tt.abstain {
+					t.Errorf("%s: %+v, want floored %v, abstained %v", name, preds[0], tt.floored, tt.abstain)
+				}
+			}
+		})
 	}
 }

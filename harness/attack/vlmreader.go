@@ -33,6 +33,7 @@ func vlmAnswer(ctx context.Context, name, set string, s *Stream) ([]Prediction, 
 			return nil, fmt.Errorf("%s: item %s: %d letter scores for %d options", name, it.Source, len(scores), len(it.Options))
 		}
 		out[p] = decide(scores, s.Seed, name, it)
+		out[p].Floored = floored(scores)
 	}
 	s.answered(len(s.Items))
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/solve"
 )
 
 // TestVLMReadersByHand checks each VLM reader on letter scores worked out by
@@ -42,6 +43,16 @@ func TestVLMReadersByHand(t *testing.T) {
 			if p.Abstain || p.Choice != 1 {
 				t.Fatalf("choice %d (abstain %v), want 1; scores %v", p.Choice, p.Abstain, p.Scores)
 			}
+			if p.Floored {
+				t.Errorf("scores %v marked floored", p.Scores)
+			}
+			// The same letter winning with its third letter floored (a
+			// served reader's server left it out of its top log-probabilities).
+			vlm[tc.set] = []float64{ln(0.1), ln(0.7), solve.LogFloor}
+			if fp, err := a.Attack(context.Background(), s); err != nil || !fp[0].Floored || fp[0].Choice != 1 {
+				t.Errorf("with a floored letter: %+v, %v; want choice 1 floored", fp, err)
+			}
+			vlm[tc.set] = read
 			m, err := metrics.Margin(p.Scores, it.Answer)
 			if err != nil {
 				t.Fatal(err)

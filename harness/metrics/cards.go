@@ -78,6 +78,7 @@ type scored struct {
 	scored  bool
 	correct bool
 	abstain bool
+	floored bool
 }
 
 // Cards computes one card per benchmark of items, sorted by benchmark name.
@@ -305,7 +306,7 @@ func score(items []*harness.Item, o Outcome) (scored, error) {
 			return scored{}, fmt.Errorf("%s: item %s: %w", o.Attacker, it.ID, err)
 		}
 	}
-	return scored{scored: o.Scored, pos: int32(o.Position), item: int32(o.Item), choice: uint8(a.Choice), correct: a.Choice == it.Answer, abstain: a.Abstain, margin: a.Margin}, nil
+	return scored{scored: o.Scored, pos: int32(o.Position), item: int32(o.Item), choice: uint8(a.Choice), correct: a.Choice == it.Answer, abstain: a.Abstain, floored: a.Floored, margin: a.Margin}, nil
 }
 
 // An Answer is a prediction reduced to what the cards and the item table
@@ -315,6 +316,9 @@ func score(items []*harness.Item, o Outcome) (scored, error) {
 type Answer struct {
 	Choice  int
 	Abstain bool
+	// Floored is attack.Prediction.Floored: a score of the answer is the
+	// floor log(1e-6), not the model's own.
+	Floored bool
 	Margin  float64
 }
 
@@ -331,7 +335,7 @@ func Reduce(it *harness.Item, p attack.Prediction) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	return Answer{Choice: p.Choice, Abstain: p.Abstain, Margin: m}, nil
+	return Answer{Choice: p.Choice, Abstain: p.Abstain, Floored: p.Floored, Margin: m}, nil
 }
 
 // Margin is log p(gold) minus the mean log p of the other options: how much

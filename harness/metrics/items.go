@@ -26,6 +26,10 @@ type ItemScore struct {
 	Scored    bool
 	Correct   bool
 	Abstained bool
+	// Floored says a score of that answer is the floor log(1e-6), not the
+	// model's own (attack.Prediction.Floored): a served reader's server
+	// left an option's letter out of its top log-probabilities.
+	Floored bool
 	// Solved says the item falls to the attacker where it was scored, by
 	// package solve's rule (Video-Index 5.1): right and, for a model reader
 	// scoring letters, with a margin above log 2; never by a guess.
@@ -67,6 +71,7 @@ type cell struct {
 	scored  bool
 	correct bool
 	abstain bool
+	floored bool
 }
 
 // A cellTable holds one cell per (item, attacker), item-major.
@@ -85,7 +90,7 @@ func newCellTable(items, cols int) *cellTable {
 func (t *cellTable) add(k, v int, s scored) {
 	c := &t.cells[int(s.item)*t.cols+k]
 	if !c.present || s.scored && !c.scored || s.scored == c.scored && int32(v) < c.variant {
-		c.variant, c.margin, c.choice, c.scored, c.correct, c.abstain = int32(v), s.margin, s.choice, s.scored, s.correct, s.abstain
+		c.variant, c.margin, c.choice, c.scored, c.correct, c.abstain, c.floored = int32(v), s.margin, s.choice, s.scored, s.correct, s.abstain, s.floored
 	}
 	c.present = true
 	c.n++
@@ -118,6 +123,7 @@ func (t *cellTable) scores(atts []attackerInfo) []ItemScore {
 			Margin:    round(c.margin),
 			Correct:   c.scored && c.correct,
 			Abstained: c.abstain,
+			Floored:   c.floored,
 			Solved:    a.rule.Solves(solve.Answer{Scored: c.scored, Abstained: c.abstain, Correct: c.correct, Margin: c.margin}),
 			Variants:  int(c.n),
 		})

@@ -40,6 +40,7 @@ var perAttacker = []struct {
 	{"correct", reflect.TypeFor[bool]()},
 	{"margin", reflect.TypeFor[float64]()},
 	{"solved", reflect.TypeFor[bool]()},
+	{"floored", reflect.TypeFor[bool]()},
 }
 
 // WriteItemsParquet writes items.parquet: one row per item, in the run's
@@ -60,9 +61,12 @@ var perAttacker = []struct {
 // item was scored; -1 when the attacker has no prediction), <name>_scored
 // (whether an order scored the item), <name>_abstained (the answer there was
 // a seeded guess), <name>_correct, <name>_margin (log p(gold) - mean log
-// p(others) there) and <name>_solved (answered correctly where scored), the
-// attacker's name in lower case with other characters turned to
-// underscores.
+// p(others) there), <name>_solved (answered correctly where scored) and
+// <name>_floored (a score of that answer is the floor log(1e-6), not the
+// model's: a served reader's server left an option's letter out of its top
+// log-probabilities, so the margin rests on the authors' floor; false for
+// every attacker that is not a model reader), the attacker's name in lower
+// case with other characters turned to underscores.
 //
 // The attacker columns are only known at run time, so the row type is built
 // with reflect.StructOf: parquet-go derives the schema, in field order, from
@@ -136,6 +140,7 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		row.Field(base + 3).SetBool(s.Correct)
 		row.Field(base + 4).SetFloat(s.Margin)
 		row.Field(base + 5).SetBool(s.Solved)
+		row.Field(base + 6).SetBool(s.Floored)
 	}
 	schema := parquet.SchemaOf(reflect.New(typ).Interface())
 	pw := parquet.NewWriter(w, schema, parquet.Compression(&parquet.Zstd))

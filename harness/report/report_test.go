@@ -77,7 +77,7 @@ func fixture(t *testing.T) *Report {
 		for _, a := range atts {
 			right := i == 3 || i == 4
 			scores = append(scores, metrics.ItemScore{Item: i, Attacker: a.Name, Level: a.Level, Scored: i != 2, Choice: i % len(it.Options), Margin: float64(i) - 1.5,
-				Correct: right, Solved: right, Abstained: i == 0, Variants: 5})
+				Correct: right, Solved: right, Abstained: i == 0, Floored: i == 1, Variants: 5})
 		}
 	}
 	dup := &dups.Result{Threshold: 0.9, Pairs: []dups.Pair{{A: 3, B: 4, Sim: 0.9375}}, Cluster: []int32{0, 1, 2, 3, 3}, ClusterSize: []int32{1, 1, 1, 2, 2}}
@@ -197,8 +197,8 @@ func TestItemsParquetReadsBack(t *testing.T) {
 	}
 	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure,video_sha256,video_identity," +
 		"dq_empty_option,dq_repeated_option,dq_letter_prefix,dq_meta_option," +
-		"option_artifact_pred,option_artifact_scored,option_artifact_abstained,option_artifact_correct,option_artifact_margin,option_artifact_solved," +
-		"siblings_pred,siblings_scored,siblings_abstained,siblings_correct,siblings_margin,siblings_solved"
+		"option_artifact_pred,option_artifact_scored,option_artifact_abstained,option_artifact_correct,option_artifact_margin,option_artifact_solved,option_artifact_floored," +
+		"siblings_pred,siblings_scored,siblings_abstained,siblings_correct,siblings_margin,siblings_solved,siblings_floored"
 	if strings.Join(cols, ",") != want {
 		t.Errorf("columns\n %s\nwant\n %s", strings.Join(cols, ","), want)
 	}
@@ -216,6 +216,7 @@ func TestItemsParquetReadsBack(t *testing.T) {
 		Correct   bool     `parquet:"siblings_correct"`
 		Margin    float64  `parquet:"siblings_margin"`
 		Solved    bool     `parquet:"siblings_solved"`
+		Floored   bool     `parquet:"siblings_floored"`
 	}
 	rows, err := parquet.Read[row](bytes.NewReader(b.Bytes()), int64(b.Len()))
 	if err != nil {
@@ -229,7 +230,7 @@ func TestItemsParquetReadsBack(t *testing.T) {
 		if got.ID != it.ID || got.Bench != it.Benchmark || got.Question != it.Question || strings.Join(got.Options, "|") != strings.Join(it.Options, "|") ||
 			int(got.NOptions) != len(it.Options) || int(got.Answer) != it.Answer || got.Cluster != r.Duplicates.Cluster[i] ||
 			int(got.Pred) != i%len(it.Options) || got.Scored != (i != 2) || got.Abstained != (i == 0) || got.Correct != (i == 3 || i == 4) ||
-			got.Margin != float64(i)-1.5 || got.Solved != (i == 3 || i == 4) {
+			got.Margin != float64(i)-1.5 || got.Solved != (i == 3 || i == 4) || got.Floored != (i == 1) {
 			t.Errorf("row %d = %+v", i, got)
 		}
 	}

@@ -40,6 +40,7 @@ const (
 	answerStored  = 1 << iota // a prediction is held for the item
 	answerAbstain             // it was a seeded guess
 	answerWhole               // it is in answers.whole
+	answerFloored             // a score of it is the floor (Prediction.Floored)
 )
 
 func newAnswers(n int) *answers {
@@ -65,6 +66,9 @@ func (s *answers) put(i int32, it *harness.Item, p attack.Prediction) {
 	s.flags[i] = answerStored
 	if a.Abstain {
 		s.flags[i] |= answerAbstain
+	}
+	if a.Floored {
+		s.flags[i] |= answerFloored
 	}
 	s.choice[i], s.margin[i], s.sum[i] = uint8(a.Choice), a.Margin, fingerprint(p.Scores)
 }
@@ -111,7 +115,7 @@ func (s *answers) fill(i int32, o *metrics.Outcome) {
 		return
 	}
 	o.Reduced = true
-	o.Answer = metrics.Answer{Choice: int(s.choice[i]), Abstain: f&answerAbstain != 0, Margin: s.margin[i]}
+	o.Answer = s.answer(i)
 }
 
 // same reports whether p, recomputed for item i, it, agrees with the
@@ -125,7 +129,7 @@ func (s *answers) same(i int32, it *harness.Item, p attack.Prediction) bool {
 	}
 	a, err := metrics.Reduce(it, p)
 	return err == nil && a.Choice == int(s.choice[i]) && a.Abstain == (s.flags[i]&answerAbstain != 0) &&
-		math.Float64bits(a.Margin) == math.Float64bits(s.margin[i]) && fingerprint(p.Scores) == s.sum[i]
+		a.Floored == (s.flags[i]&answerFloored != 0) && math.Float64bits(a.Margin) == math.Float64bits(s.margin[i]) && fingerprint(p.Scores) == s.sum[i]
 }
 
 // held describes the prediction held for item i, for error messages.
@@ -133,13 +137,19 @@ func (s *answers) held(i int32) any {
 	if s.flags[i]&answerWhole != 0 {
 		return s.whole[i]
 	}
-	return metrics.Answer{Choice: int(s.choice[i]), Abstain: s.flags[i]&answerAbstain != 0, Margin: s.margin[i]}
+	return s.answer(i)
+}
+
+// answer is the reduced prediction held for item i.
+func (s *answers) answer(i int32) metrics.Answer {
+	f := s.flags[i]
+	return metrics.Answer{Choice: int(s.choice[i]), Abstain: f&answerAbstain != 0, Floored: f&answerFloored != 0, Margin: s.margin[i]}
 }
 
 // samePrediction compares two whole predictions score for score (NaN equal
 // to NaN).
 func samePrediction(x, y attack.Prediction) bool {
-	if x.Choice != y.Choice || x.Abstain != y.Abstain || len(x.Scores) != len(y.Scores) {
+	if x.Choice != y.Choice || x.Abstain != y.Abstain || x.Floored != y.Floored || len(x.Scores) != len(y.Scores) {
 		return false
 	}
 	for i := range x.Scores {

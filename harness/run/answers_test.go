@@ -25,6 +25,7 @@ func TestAnswersHoldWhatTheCardsRead(t *testing.T) {
 		whole bool
 	}{
 		{"a right answer", attack.Prediction{Choice: 1, Scores: logs}, false},
+		{"a floored answer", attack.Prediction{Choice: 1, Scores: []float64{-13.815510557964274, math.Log(0.7), math.Log(0.3)}, Floored: true}, false},
 		{"a wrong guess", attack.Prediction{Choice: 2, Scores: []float64{0, 0, 0}, Abstain: true}, false},
 		{"tiny and huge scores", attack.Prediction{Choice: 0, Scores: []float64{-1e300, 5e-324, 0.1 + 0.2}}, false},
 		{"no scores", attack.Prediction{Choice: 0}, true},
@@ -73,6 +74,11 @@ func TestAnswersHoldWhatTheCardsRead(t *testing.T) {
 			flipped.Abstain = !flipped.Abstain
 			if s.same(2, it, flipped) {
 				t.Error("the abstention is not compared")
+			}
+			unfloored := tt.pred
+			unfloored.Floored = !unfloored.Floored
+			if s.same(2, it, unfloored) {
+				t.Error("the floored flag is not compared")
 			}
 		})
 	}

@@ -35,7 +35,10 @@ type Record struct {
 //	<payload length> <CRC-32 (IEEE) of the payload, 8 hex digits> <payload>\n
 //
 // and the payload is space-separated: the quoted item key, the quoted
-// attacker, the quoted input (Record.Input), variant, position, choice, abstain (0 or 1), and the scores
+// attacker, the quoted input (Record.Input), variant, position, choice, the
+// answer's flags (1 when it abstained, plus 2 when it was floored,
+// Prediction.Floored: a file written before the flag read back the same,
+// its 0 and 1 meaning what they meant), and the scores
 // joined by commas (shortest decimal that reads back to the same float64,
 // "NaN", "+Inf" or "-Inf"; "-" when there are none). A line whose length,
 // checksum or syntax is wrong is never read back as a record: it can only be
@@ -58,11 +61,9 @@ func appendRecord(dst []byte, scratch *[]byte, r *Record) []byte {
 	payload = strconv.AppendInt(payload, int64(r.Position), 10)
 	payload = append(payload, ' ')
 	payload = strconv.AppendInt(payload, int64(r.Pred.Choice), 10)
-	if r.Pred.Abstain {
-		payload = append(payload, " 1 "...)
-	} else {
-		payload = append(payload, " 0 "...)
-	}
+	payload = append(payload, ' ')
+	payload = strconv.AppendInt(payload, int64(recordFlags(r.Pred)), 10)
+	payload = append(payload, ' ')
 	for i, s := range r.Pred.Scores {
 		if i > 0 {
 			payload = append(payload, ',')
@@ -78,6 +79,24 @@ func appendRecord(dst []byte, scratch *[]byte, r *Record) []byte {
 	dst = append(dst, ' ')
 	dst = append(dst, payload...)
 	return append(dst, '\n')
+}
+
+// The bits of a record's flags field.
+const (
+	recordAbstain = 1 // Prediction.Abstain
+	recordFloored = 2 // Prediction.Floored
+)
+
+// recordFlags is the flags field of p.
+func recordFlags(p attack.Prediction) int {
+	f := 0
+	if p.Abstain {
+		f |= recordAbstain
+	}
+	if p.Floored {
+		f |= recordFloored
+	}
+	return f
 }
 
 func appendHex8(dst []byte, v uint32) []byte {
@@ -126,7 +145,11 @@ func parseRecord(line []byte) (Record, error) {
 		}
 	}
 	r.Variant, r.Position, r.Pred.Choice = ints[0], ints[1], ints[2]
-	r.Pred.Abstain = ints[3] == 1
+	if ints[3]&^(recordAbstain|recordFloored) != 0 {
+		return r, errBadRecord
+	}
+	r.Pred.Abstain = ints[3]&recordAbstain != 0
+	r.Pred.Floored = ints[3]&recordFloored != 0
 	if s == "-" {
 		return r, nil
 	}

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +17,39 @@ var sampleRecords = []Record{
 	{Key: "B\x00id with spaces \"and quotes\"", Attacker: "copy", Variant: 4, Position: 0, Pred: attack.Prediction{Choice: 1, Scores: []float64{math.Inf(-1), 0}, Abstain: true}},
 	{Key: "B\x00ünïcode", Attacker: "k-NN vote", Variant: 1, Position: 3, Pred: attack.Prediction{Choice: 0}},
 	{Key: "B\x00v", Attacker: "centre-frame", Input: "0123456789abcdef", Pred: attack.Prediction{Choice: 1, Scores: []float64{0.25, 0.75}}},
+	{Key: "B\x00f", Attacker: "options-reader", Variant: 2, Pred: attack.Prediction{Choice: 0, Scores: []float64{-0.1, -13.815510557964274}, Floored: true}},
+	{Key: "B\x00g", Attacker: "blind-reader", Pred: attack.Prediction{Choice: 1, Scores: []float64{-13.815510557964274, -13.815510557964274}, Abstain: true, Floored: true}},
+}
+
+// TestRecordsFlagsField: the flags field holds Abstain as 1 and Floored as
+// 2, so a line written before Floored existed (0 or 1) reads back as it
+// did, and a value with another bit is no record.
+func TestRecordsFlagsField(t *testing.T) {
+	line := func(flags string) []byte {
+		payload := `"B\x00k" "options-reader" "" 0 3 1 ` + flags + ` -1,-0.5`
+		return []byte(fmt.Sprintf("%d %08x %s", len(payload), crc32.ChecksumIEEE([]byte(payload)), payload))
+	}
+	for _, tt := range []struct {
+		flags            string
+		abstain, floored bool
+		ok               bool
+	}{
+		{"0", false, false, true},
+		{"1", true, false, true},
+		{"2", false, true, true},
+		{"3", true, true, true},
+		{"4", false, false, false},
+		{"-1", false, false, false},
+	} {
+		r, err := parseRecord(line(tt.flags))
+		if (err == nil) != tt.ok {
+			t.Errorf("flags %s: error %v, want ok %v", tt.flags, err, tt.ok)
+			continue
+		}
+		if tt.ok && (r.Pred.Abstain != tt.abstain || r.Pred.Floored != tt.floored || r.Pred.Choice != 1 || r.Position != 3) {
+			t.Errorf("flags %s: read %+v", tt.flags, r)
+		}
+	}
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
