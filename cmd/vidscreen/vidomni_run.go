@@ -17,6 +17,7 @@ import (
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai"
+	"github.com/vidscreen/vidscreen/models/served"
 )
 
 // vidomniFrameFlags are the frame-sampling flags verify and caption share.
@@ -62,19 +63,28 @@ func (f *vidomniFrameFlags) sampler(env *environment, defaultRoot string) (*vido
 	return &vidomni.FrameSampler{Pool: pool, Sampler: sampler, Size: size, Root: root}, nil
 }
 
+// manifest loads the manifest of --models.
+func (f *vidomniFrameFlags) manifest() (*models.Manifest, error) {
+	if *f.modelDir == "" {
+		return nil, &usageError{"--models DIR is required"}
+	}
+	m, err := models.LoadManifest(*f.modelDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	}
+	return m, nil
+}
+
 // models loads the manifest of --models and ONNX Runtime for --device.
 func (f *vidomniFrameFlags) models(env *environment) (*models.Manifest, *models.Runtime, models.Device, error) {
 	var dev models.Device
-	if *f.modelDir == "" {
-		return nil, nil, dev, &usageError{"--models DIR is required"}
+	m, err := f.manifest()
+	if err != nil {
+		return nil, nil, dev, err
 	}
 	devs, err := models.ParseDevices(*f.device)
 	if err != nil || len(devs) != 1 {
 		return nil, nil, dev, &usageError{fmt.Sprintf("--device %q: name one device (cpu, cuda or cuda:N)", *f.device)}
-	}
-	m, err := models.LoadManifest(*f.modelDir)
-	if err != nil {
-		return nil, nil, dev, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
 	rt, err := models.NewRuntime(models.RuntimeOptions{Device: *f.device, Log: env.stderr, Getenv: env.getenv})
 	if err != nil {
@@ -134,7 +144,10 @@ gives there; --threshold fixes it instead. Each verdict line also holds the
 similarities.
 --method vlm asks the vlm_reader role of --models, with the frames and the paper's
 verification prompt, for each sentence's label (log p of B "hallucination" against A
-"faithful"): that role scores letters and does not write replies.
+"faithful"): that role scores letters and does not write replies. A vlm_reader that
+models.json serves (server, server_model) is asked over its server as the audit asks
+it, frames decoded at a short side of 448 unless --size is given, and a sentence the
+server fails after its retries stops verify, naming the pair.
 --method server sends the frames and the paper's prompt (figure 14) to the model of
 --server, which writes its reply; the replies are stored raw and parsed when scored,
 and verify prints how many parse.
@@ -198,7 +211,9 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				case "server":
 					lines, err = verifyServer(ctx, env, sf, frames, pairs, name)
 				case "vlm":
-					lines, err = verifyVLM(ctx, env, ff, frames, pairs, name)
+					sizeSet := false
+					fs.Visit(func(f *flag.Flag) { sizeSet = sizeSet || f.Name == "size" })
+					lines, err = verifyVLM(ctx, env, ff, frames, pairs, name, sizeSet)
 				default:
 					lines, err = verifySimilarity(ctx, env, ff, frames, pairs, name, input, *fit, *threshold, *policy, *cacheDir)
 				}
@@ -262,19 +277,41 @@ func verifyServer(ctx context.Context, env *environment, sf *serverFlags, frames
 	return lines, nil
 }
 
-func verifyVLM(ctx context.Context, env *environment, ff *vidomniFrameFlags, frames *vidomni.FrameSampler, pairs []*vidomni.Pair, name *string) ([]verdictLine, error) {
-	m, rt, dev, err := ff.models(env)
+// verifyVLM verifies with the vlm_reader role of --models: its ONNX model,
+// or, when the manifest names a server for it, the served model
+// (verifyServedVLM), as the audit reads either. sizeSet says whether
+// --size was given.
+func verifyVLM(ctx context.Context, env *environment, ff *vidomniFrameFlags, frames *vidomni.FrameSampler, pairs []*vidomni.Pair, name *string, sizeSet bool) ([]verdictLine, error) {
+	m, err := ff.manifest()
 	if err != nil {
 		return nil, err
 	}
 	if *name == "" {
 		*name = string(models.RoleVLMReader)
 	}
-	vlm, err := rt.OpenVLMReader(m, dev)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+	var vlm vidomni.LetterVLM
+	if spec, ok := m.Roles[models.RoleVLMReader]; ok && spec.Served() {
+		sv, err := openServedVerifier(m, spec, env)
+		if err != nil {
+			return nil, err
+		}
+		if !sizeSet {
+			frames.Size = decode.Size{Short: served.DecodeShort}
+		}
+		defer sv.report(env)
+		vlm = sv
+	} else {
+		m, rt, dev, err := ff.models(env)
+		if err != nil {
+			return nil, err
+		}
+		r, err := rt.OpenVLMReader(m, dev)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		}
+		defer r.Close()
+		vlm = r
 	}
-	defer vlm.Close()
 	judged, failed, err := vidomni.VerifyVLM(ctx, vlm, frames, pairs)
 	if err != nil {
 		return nil, err

@@ -115,6 +115,14 @@ func (st *Stats) record(g openai.Stats, failed int, firstErr error) {
 	}
 }
 
+// FirstError is the first query the server failed after its retries (nil
+// when none), for a caller that stops at a failure to name it.
+func (st *Stats) FirstError() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.firstErr
+}
+
 // addFloored counts n answers with a floored letter.
 func (st *Stats) addFloored(n int) {
 	st.mu.Lock()
