@@ -104,6 +104,13 @@ type RoleSpec struct {
 	// ServerAllowRemote permits a server off the loopback (a vLLM on
 	// another node of the cluster); without it such a URL is refused.
 	ServerAllowRemote bool `json:"server_allow_remote,omitempty"`
+	// ServerChatTemplateKwargs is a JSON object sent with every chat
+	// request as chat_template_kwargs, which vLLM, SGLang and the llama.cpp
+	// server hand to the model's chat template: {"enable_thinking": false}
+	// keeps Qwen3's template from opening a thinking block before the
+	// answer letter. Kept as the manifest's bytes, checked to be an object
+	// (ServerSettings carries it canonical).
+	ServerChatTemplateKwargs json.RawMessage `json:"server_chat_template_kwargs,omitempty"`
 }
 
 // Manifest maps roles to folders.

@@ -1,7 +1,10 @@
 package models
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"regexp"
@@ -37,6 +40,10 @@ type ServerSettings struct {
 	// none).
 	APIKeyEnv   string
 	AllowRemote bool
+	// ChatTemplateKwargs is the entry's server_chat_template_kwargs as
+	// canonical JSON (keys sorted, no space: the bytes every request
+	// carries), "" for none. A string, so that settings compare with ==.
+	ChatTemplateKwargs string
 }
 
 // Served reports whether the entry is served by a server.
@@ -56,7 +63,54 @@ func (s RoleSpec) ServerSettings() ServerSettings {
 	if s.ServerRetries != nil {
 		out.Retries = *s.ServerRetries
 	}
+	if len(s.ServerChatTemplateKwargs) > 0 {
+		kw, err := canonicalKwargs(s.ServerChatTemplateKwargs)
+		if err != nil {
+			// Not an entry the manifest checked: send what it says.
+			kw = string(bytes.TrimSpace(s.ServerChatTemplateKwargs))
+		}
+		out.ChatTemplateKwargs = kw
+	}
 	return out
+}
+
+// canonicalKwargs checks that raw is a JSON object and returns it with its
+// keys sorted and no white space, numbers written as given (json.Number),
+// so that the same arguments are the same request bytes, and the same
+// response-store key, however the manifest spaces or orders them; "" for
+// an empty object.
+func canonicalKwargs(raw json.RawMessage) (string, error) {
+	kw, err := DecodeKwargs(string(raw))
+	if err != nil {
+		return "", err
+	}
+	if len(kw) == 0 {
+		return "", nil // {}: nothing to send, and nothing in the names
+	}
+	b, err := json.Marshal(kw)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// DecodeKwargs reads a ServerSettings.ChatTemplateKwargs (or the
+// manifest's raw object) into the map the client sends, numbers kept as
+// written (json.Number); "" is none (nil).
+func DecodeKwargs(s string) (map[string]any, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var kw map[string]any
+	if err := dec.Decode(&kw); err != nil || kw == nil {
+		return nil, fmt.Errorf("want a JSON object of the chat template's arguments, such as {\"enable_thinking\": false}; got %s", s)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("text after the object %s", s)
+	}
+	return kw, nil
 }
 
 // envName is what a POSIX shell accepts as a variable name.
@@ -79,7 +133,8 @@ func (s RoleSpec) validateServer(role Role) error {
 			set  bool
 			name string
 		}{{s.ServerModel != "", "server_model"}, {s.ServerConcurrency != 0, "server_concurrency"}, {s.ServerTimeoutS != 0, "server_timeout_s"},
-			{s.ServerRetries != nil, "server_retries"}, {s.ServerAPIKeyEnv != "", "server_api_key_env"}, {s.ServerAllowRemote, "server_allow_remote"}} {
+			{s.ServerRetries != nil, "server_retries"}, {s.ServerAPIKeyEnv != "", "server_api_key_env"}, {s.ServerAllowRemote, "server_allow_remote"},
+			{len(s.ServerChatTemplateKwargs) > 0, "server_chat_template_kwargs"}} {
 			if k.set {
 				return fmt.Errorf("%s: set without server (the base URL of the server it tunes)", k.name)
 			}
@@ -111,6 +166,14 @@ func (s RoleSpec) validateServer(role Role) error {
 		return fmt.Errorf("server_retries: %d is not between 0 and %d", *s.ServerRetries, maxServerRetries)
 	case s.ServerAPIKeyEnv != "" && !envName.MatchString(s.ServerAPIKeyEnv):
 		return fmt.Errorf("server_api_key_env: %q is not an environment variable's name (it names the variable holding the key, never the key)", s.ServerAPIKeyEnv)
+	}
+	if len(s.ServerChatTemplateKwargs) > 0 {
+		if role == Role("asr") {
+			return fmt.Errorf("server_chat_template_kwargs: asr's server is asked /v1/audio/transcriptions, which has no chat template")
+		}
+		if _, err := canonicalKwargs(s.ServerChatTemplateKwargs); err != nil {
+			return fmt.Errorf("server_chat_template_kwargs: %v", err)
+		}
 	}
 	return nil
 }

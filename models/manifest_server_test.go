@@ -68,3 +68,53 @@ func TestServerSettingsDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestChatTemplateKwargs: server_chat_template_kwargs is a JSON
+// object, carried canonical (keys sorted, no space, numbers as written)
+// whatever the manifest's spacing and order; bad JSON, a value that is not
+// an object, the key without a server and the key on asr (whose endpoint
+// has no chat template) are errors naming the manifest, the line and the
+// field.
+func TestManifestChatTemplateKwargs(t *testing.T) {
+	const url = `"server": "http://127.0.0.1:8000/v1", "server_model": "Qwen/Qwen3-8B"`
+	for _, tc := range []struct {
+		name, kwargs string
+		role         string
+		want         string // the canonical JSON, or the error's text
+		bad          bool
+	}{
+		{"Qwen3's switch", `{"enable_thinking": false}`, "lm_reader", `{"enable_thinking":false}`, false},
+		{"keys sorted, numbers as written", "{ \"z\": 1.50, \"a\": {\"y\": [1, 2], \"x\": 12345678901234567890} }", "vlm_reader", `{"a":{"x":12345678901234567890,"y":[1,2]},"z":1.50}`, false},
+		{"an empty object: none", `{}`, "captioner", ``, false},
+		{"bad JSON", "{\"enable_thinking\": fals}", "lm_reader", "line 3", true},
+		{"a string", `"enable_thinking=false"`, "lm_reader", "line 2: roles.lm_reader.server_chat_template_kwargs: want a JSON object", true},
+		{"a list", `[{"enable_thinking": false}]`, "lm_reader", "roles.lm_reader.server_chat_template_kwargs: want a JSON object", true},
+		{"null", `null`, "screen_reader", "roles.screen_reader.server_chat_template_kwargs: want a JSON object", true},
+		{"on asr", `{"enable_thinking": false}`, "asr", "roles.asr.server_chat_template_kwargs: asr's server is asked /v1/audio/transcriptions", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "{\"roles\": {\n\"" + tc.role + "\": {" + url + ",\n\"server_chat_template_kwargs\": " + tc.kwargs + "}}}"
+			m, err := ParseManifest("/models/models.json", []byte(doc))
+			if tc.bad {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "/models/models.json") {
+					t.Fatalf("error %v, want one naming the file and containing %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := m.Roles[Role(tc.role)].ServerSettings().ChatTemplateKwargs
+			if got != tc.want {
+				t.Errorf("ChatTemplateKwargs %s, want %s", got, tc.want)
+			}
+			if kw, err := DecodeKwargs(got); err != nil || (kw == nil) != (got == "") {
+				t.Errorf("DecodeKwargs(%s) = %v, %v", got, kw, err)
+			}
+		})
+	}
+	if _, err := ParseManifest("/models/models.json", []byte(`{"roles": {"lm_reader": {"dir": "qwen", "server_chat_template_kwargs": {"enable_thinking": false}}}}`)); err == nil ||
+		!strings.Contains(err.Error(), "roles.lm_reader.server_chat_template_kwargs: set without server") {
+		t.Errorf("the key without a server: %v", err)
+	}
+}

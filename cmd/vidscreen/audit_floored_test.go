@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -141,5 +142,61 @@ func TestAuditServedFloored(t *testing.T) {
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between the run and its resumption", f)
 		}
+	}
+}
+
+// TestAuditServedChatTemplateKwargs: an lm_reader entry with
+// server_chat_template_kwargs sends them in every request body, and
+// stages.json, cards.json and cards.md say them beside the reader's mode.
+func TestAuditServedChatTemplateKwargs(t *testing.T) {
+	items := demoSubset(t, 8)
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption})
+	defer srv.Close()
+	dir := t.TempDir()
+	manifest := `{"roles": {"lm_reader": {"server": "` + srv.BaseURL() + `", "server_model": "fake-lm",
+  "server_chat_template_kwargs": {"enable_thinking": false}}}}`
+	if err := os.WriteFile(filepath.Join(dir, models.ManifestFile), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	if code, _, stderr := runWithKey("", "audit", "--items", items, "--out", out, "--models", dir, "--levels", "option,text"); code != 0 {
+		t.Fatalf("audit: exit %d\n%s", code, stderr)
+	}
+	const want = `{"enable_thinking":false}`
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the server was asked nothing")
+	}
+	for _, r := range reqs {
+		if !bytes.Contains(r.Body, []byte(`"chat_template_kwargs":`+want)) {
+			t.Fatalf("a request without the chat template's arguments: %s", r.Body)
+		}
+	}
+	var stages struct {
+		Served []struct {
+			Kwargs string `json:"chat_template_kwargs"`
+			Mode   string `json:"mode"`
+		} `json:"served"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+	if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 1 || stages.Served[0].Kwargs != want || stages.Served[0].Mode != "logprobs" {
+		t.Errorf("stages.json's served line %+v (%v), want the arguments %s", stages.Served, err, want)
+	}
+	var cards struct {
+		Cards []struct {
+			Served []struct {
+				Kwargs string `json:"chat_template_kwargs"`
+			} `json:"served_readers"`
+		} `json:"cards"`
+	}
+	b, _ = os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	if err := json.Unmarshal(b, &cards); err != nil || len(cards.Cards) == 0 || len(cards.Cards[0].Served) != 1 || cards.Cards[0].Served[0].Kwargs != want {
+		t.Errorf("cards.json's served readers %+v (%v), want the arguments %s", cards.Cards, err, want)
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, runs.CardsMarkdown)); !bytes.Contains(md, []byte("chat_template_kwargs "+want)) {
+		t.Errorf("cards.md does not say the chat template's arguments:\n%s", md)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(out, runs.ConfigFile)); !bytes.Contains(cfg, []byte(`chat_template_kwargs={\"enable_thinking\":false}`)) {
+		t.Errorf("config.json does not name the served model with its arguments:\n%s", cfg)
 	}
 }

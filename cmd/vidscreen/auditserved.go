@@ -47,7 +47,7 @@ func servedModes(rs []servedReader) func() []metrics.ServedReader {
 		out := make([]metrics.ServedReader, len(rs))
 		for k, r := range rs {
 			s := r.Stats().Snapshot()
-			out[k] = metrics.ServedReader{Role: s.Role, Model: s.Model, Mode: s.Mode, Prefill: s.Prefill}
+			out[k] = metrics.ServedReader{Role: s.Role, Model: s.Model, Mode: s.Mode, Prefill: s.Prefill, ChatTemplateKwargs: s.ChatTemplateKwargs}
 		}
 		return out
 	}
@@ -97,7 +97,7 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 		lines = append(lines, line)
 		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
-			"floored", s.Floored, "refitted", s.Refitted)
+			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs)
 	}
 	b, err := json.Marshal(lines)
 	if err != nil {

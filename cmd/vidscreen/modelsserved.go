@@ -68,9 +68,15 @@ func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, e
 			if retries == 0 {
 				retries = -1
 			}
+			kw, err := models.DecodeKwargs(s.ChatTemplateKwargs)
+			if err != nil {
+				sc.Problem = "server_chat_template_kwargs: " + err.Error()
+				out = append(out, sc)
+				continue
+			}
 			cctx, cancel := context.WithTimeout(ctx, serverCheckTimeout)
 			rep, err := openai.Check(cctx, openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: key, AllowRemote: s.AllowRemote,
-				MaxRetries: retries, Timeout: min(s.Timeout, serverCheckTimeout)})
+				MaxRetries: retries, Timeout: min(s.Timeout, serverCheckTimeout), ChatTemplateKwargs: kw})
 			cancel()
 			sc.Models, sc.ModelServed, sc.MaxModelLen = rep.Models, rep.ModelServed, rep.MaxModelLen
 			sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode

@@ -19,6 +19,11 @@ type ServedReader struct {
 	// Prefill says whether the answer turn was prefilled with "Answer:"
 	// (continue_final_message).
 	Prefill bool `json:"prefill"`
+	// ChatTemplateKwargs is the chat_template_kwargs its requests carried
+	// (models.json's server_chat_template_kwargs, canonical JSON: Qwen3's
+	// {"enable_thinking":false}); "" for none. It changes what the model
+	// reads, so a card says it beside the mode.
+	ChatTemplateKwargs string `json:"chat_template_kwargs,omitempty"`
 }
 
 // WithServed sets every card's ServedReaders: the readers are the run's,

@@ -24,6 +24,9 @@ func servedList(rs []metrics.ServedReader) string {
 		} else {
 			mode += ", without the prefilled turn"
 		}
+		if r.ChatTemplateKwargs != "" {
+			mode += ", chat_template_kwargs " + r.ChatTemplateKwargs
+		}
 		parts = append(parts, fmt.Sprintf("%s (%s): %s", r.Role, r.Model, mode))
 	}
 	return strings.Join(parts, "; ")

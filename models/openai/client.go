@@ -54,8 +54,8 @@ type Config struct {
 	// the option it names among options, as shown, or -1. Nil means a
 	// leading option letter only; the harness passes answer.Parse's rules.
 	ParseReply func(reply string, options []string) int
-	// ChatTemplateKwargs, when set, is sent with every Ask as
-	// chat_template_kwargs, which vLLM, SGLang and the llama.cpp server pass
+	// ChatTemplateKwargs, when set, is sent with every Ask and every chat
+	// Generate as chat_template_kwargs, which vLLM, SGLang and the llama.cpp server pass
 	// to the chat template: {"enable_thinking": false} for the Qwen3 models,
 	// whose template would otherwise let a generated reply spend its 16
 	// tokens thinking.

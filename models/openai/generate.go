@@ -39,6 +39,11 @@ func (c *Client) Generate(ctx context.Context, r GenerateRequest) (string, error
 			return "", errors.New("generate: chat client given a request with no messages")
 		}
 		req["messages"] = r.Messages
+		if len(c.cfg.ChatTemplateKwargs) > 0 {
+			// As Ask sends them: a Qwen3 captioner would otherwise think
+			// aloud before its caption.
+			req["chat_template_kwargs"] = c.cfg.ChatTemplateKwargs
+		}
 	} else {
 		if r.Prompt == "" {
 			return "", errors.New("generate: completions client given a request with no prompt")

@@ -42,7 +42,7 @@ func NewCaptioner(cfg Config, maxTokens int, seed int64) (*Captioner, error) {
 	if maxTokens <= 0 {
 		maxTokens = DefaultCaptionTokens
 	}
-	return &Captioner{client: c, stats: newStats(cfg.Role, cfg.Server.Model, cfg.Server.URL), maxTokens: maxTokens, seed: seed,
+	return &Captioner{client: c, stats: newStats(cfg.Role, cfg.Server), maxTokens: maxTokens, seed: seed,
 		conc: cfg.Server.Concurrency}, nil
 }
 

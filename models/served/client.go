@@ -33,11 +33,17 @@ type Config struct {
 }
 
 // Name names a served role's model for cache keys and config.json: the
-// role, the served model and the protocol, never the URL (the same model
-// on another port answers the same), the key or the client's tuning
+// role, the served model, the protocol and the chat template's arguments
+// when the entry sets any (server_chat_template_kwargs changes the prompt
+// the model reads, so its answers), never the URL (the same model on
+// another port answers the same), the key or the client's tuning
 // (concurrency, timeouts, retries change no answer).
 func Name(role string, s models.ServerSettings) string {
-	return fmt.Sprintf("served:%s:%s:protocol=%d:long_side=%d:jpeg=%d", role, s.Model, Protocol, openai.FrameLongSide, openai.JPEGQuality)
+	name := fmt.Sprintf("served:%s:%s:protocol=%d:long_side=%d:jpeg=%d", role, s.Model, Protocol, openai.FrameLongSide, openai.JPEGQuality)
+	if s.ChatTemplateKwargs != "" {
+		name += ":chat_template_kwargs=" + s.ChatTemplateKwargs
+	}
+	return name
 }
 
 // newClient opens the chat client of cfg.
@@ -47,8 +53,12 @@ func newClient(cfg Config, store *openai.Store) (*openai.Client, error) {
 	if retries == 0 {
 		retries = -1 // the client's 0 means its default; the manifest's 0 means none
 	}
+	kw, err := models.DecodeKwargs(s.ChatTemplateKwargs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: server_chat_template_kwargs: %w", cfg.Role, err)
+	}
 	c, err := openai.New(openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: cfg.APIKey, AllowRemote: s.AllowRemote,
-		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout, Store: store, ParseReply: cfg.ParseReply})
+		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout, Store: store, ParseReply: cfg.ParseReply, ChatTemplateKwargs: kw})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Role, err)
 	}

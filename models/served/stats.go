@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
@@ -61,15 +62,19 @@ type StatsSnapshot struct {
 	// an option letter absent from the server's top candidates, which got
 	// the authors' floor, log(1e-6) (openai.LogFloor), as their margins do.
 	Floored int `json:"floored"`
+	// ChatTemplateKwargs is the chat_template_kwargs every request carried
+	// (the manifest's server_chat_template_kwargs, canonical JSON); "" for
+	// none.
+	ChatTemplateKwargs string `json:"chat_template_kwargs,omitempty"`
 	// Refitted is how many times a VLM query the server refused as too long
 	// for its model was asked again with every second frame (each such
 	// query also counts again in Queries).
 	Refitted int `json:"refitted"`
 }
 
-// newStats starts the counts of one role.
-func newStats(role, model, url string) *Stats {
-	return &Stats{s: StatsSnapshot{Role: role, Model: model, URL: url}}
+// newStats starts the counts of one role, served as s says.
+func newStats(role string, s models.ServerSettings) *Stats {
+	return &Stats{s: StatsSnapshot{Role: role, Model: s.Model, URL: s.URL, ChatTemplateKwargs: s.ChatTemplateKwargs}}
 }
 
 func (st *Stats) role() string { return st.s.Role } // set once, never written after
