@@ -81,59 +81,70 @@ type liar struct{ Host }
 
 func (liar) Precision() Precision { return FP32 }
 
-// TestTF32JoinGivesTheFP32Pairs: on pairs planted within the TF32 band of
-// tau (either side, 1e-6 to 1.9e-3 off), the join on a device computing
-// TF32 products gives exactly the CPU join's pairs in the same order,
-// where a threshold on the TF32 products alone, or the FP32 band, gets
+// TestBandedJoinGivesTheFP32Pairs: on pairs planted within a
+// precision's band of tau (either side), the join on a device computing
+// TF32 or BF16 products (Host's ports of gemm_tf32_nt and gemm_bf16_nt)
+// gives exactly the CPU join's pairs in the same order, where a threshold
+// on those products alone, or the same products under the FP32 band, gets
 // pairs wrong.
-func TestTF32JoinGivesTheFP32Pairs(t *testing.T) {
+func TestBandedJoinGivesTheFP32Pairs(t *testing.T) {
 	ctx := context.Background()
 	const tau = 0.9
-	offsets := []float64{-1.9e-3, -1e-3, -3e-4, -1e-5, -1e-6, 1e-6, 1e-5, 3e-4, 1e-3, 1.9e-3}
-	x := nearTau(600, 256, tau, offsets, 1)
-	want := collect(t, func(emit func([]kernels.Pair) error) error {
-		return kernels.ThresholdJoin(ctx, x, nil, tau, kernels.Options{}, emit)
-	})
-	if len(want) < 250 {
-		t.Fatalf("the CPU join found %d pairs: the planting failed", len(want))
-	}
-	// The TF32 products alone misjudge some planted pairs.
-	w, _ := Host{Rows: 1200, Cols: 1200, Prec: TF32}.NewWorker()
-	r, _ := Host{}.Upload(x)
-	if err := w.Product(Tile{A: r, B: r, R0: 0, Rows: x.Rows, C0: 0, Cols: x.Rows, Mask: Upper}); err != nil {
-		t.Fatal(err)
-	}
-	naive, err := w.Extract(slices.Repeat([]float32{tau}, x.Rows), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrong := 0
-	for _, c := range naive {
-		if kernels.Dot64(x.Row(int(c.Row)), x.Row(int(c.Col))) < tau {
-			wrong++
-		}
-	}
-	wrong += len(want) - (len(naive) - wrong)
-	if wrong == 0 {
-		t.Fatal("TF32 products decide every planted pair right: the case tests nothing")
-	}
-	t.Logf("a threshold on the TF32 products alone gets %d of %d planted pairs wrong", wrong, len(want))
-	for _, c := range []struct {
-		name      string
-		dev       Device
-		wantEqual bool
+	for _, p := range []struct {
+		prec    Precision
+		offsets []float64 // from tau, within the precision's band
+		seed    uint64
 	}{
-		{"TF32 with its band, many tiles", Host{Rows: 64, Cols: 200, Prec: TF32}, true},
-		{"TF32 with its band, one tile", Host{Rows: 2048, Cols: 2048, Prec: TF32}, true},
-		{"TF32 products under the FP32 band", liar{Host{Rows: 64, Cols: 200, Prec: TF32}}, false},
+		{TF32, []float64{-1.9e-3, -1e-3, -3e-4, -1e-5, -1e-6, 1e-6, 1e-5, 3e-4, 1e-3, 1.9e-3}, 1},
+		{BF16, []float64{-1.5e-2, -8e-3, -2e-3, -3e-4, -1e-5, -1e-6, 1e-6, 1e-5, 3e-4, 2e-3, 8e-3, 1.5e-2}, 3},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			be := &Backend{Device: c.dev, Workers: 2}
-			got := collect(t, func(emit func([]kernels.Pair) error) error {
-				return be.ThresholdJoin(ctx, x, nil, tau, kernels.Options{}, emit)
+		t.Run(p.prec.String(), func(t *testing.T) {
+			x := nearTau(600, 256, tau, p.offsets, p.seed)
+			want := collect(t, func(emit func([]kernels.Pair) error) error {
+				return kernels.ThresholdJoin(ctx, x, nil, tau, kernels.Options{}, emit)
 			})
-			if eq := slices.Equal(got, want); eq != c.wantEqual {
-				t.Fatalf("%d pairs, the CPU's %d: equal %v, want %v", len(got), len(want), eq, c.wantEqual)
+			if len(want) < 250 {
+				t.Fatalf("the CPU join found %d pairs: the planting failed", len(want))
+			}
+			// The products alone misjudge some planted pairs.
+			w, _ := Host{Rows: 1200, Cols: 1200, Prec: p.prec}.NewWorker()
+			r, _ := Host{}.Upload(x)
+			if err := w.Product(Tile{A: r, B: r, R0: 0, Rows: x.Rows, C0: 0, Cols: x.Rows, Mask: Upper}); err != nil {
+				t.Fatal(err)
+			}
+			naive, err := w.Extract(slices.Repeat([]float32{tau}, x.Rows), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wrong := 0
+			for _, c := range naive {
+				if kernels.Dot64(x.Row(int(c.Row)), x.Row(int(c.Col))) < tau {
+					wrong++
+				}
+			}
+			wrong += len(want) - (len(naive) - wrong)
+			if wrong == 0 {
+				t.Fatalf("%v products decide every planted pair right: the case tests nothing", p.prec)
+			}
+			t.Logf("a threshold on the %v products alone gets %d of %d planted pairs wrong", p.prec, wrong, len(want))
+			for _, c := range []struct {
+				name      string
+				dev       Device
+				wantEqual bool
+			}{
+				{"its band, many tiles", Host{Rows: 64, Cols: 200, Prec: p.prec}, true},
+				{"its band, one tile", Host{Rows: 2048, Cols: 2048, Prec: p.prec}, true},
+				{"the FP32 band", liar{Host{Rows: 64, Cols: 200, Prec: p.prec}}, false},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					be := &Backend{Device: c.dev, Workers: 2}
+					got := collect(t, func(emit func([]kernels.Pair) error) error {
+						return be.ThresholdJoin(ctx, x, nil, tau, kernels.Options{}, emit)
+					})
+					if eq := slices.Equal(got, want); eq != c.wantEqual {
+						t.Fatalf("%d pairs, the CPU's %d: equal %v, want %v", len(got), len(want), eq, c.wantEqual)
+					}
+				})
 			}
 		})
 	}
