@@ -132,3 +132,49 @@ func TestSearchesRunOnTheOptionsBackend(t *testing.T) {
 		})
 	}
 }
+
+// Leader clustering joins each block of rows against the leaders of the
+// earlier blocks on the backend its Options name (one call per block after
+// the first: 700 rows are three blocks of 256), with the CPU's clusters,
+// directly and behind an Offload that sends every search there.
+func TestLeaderClustersRunOnTheOptionsBackend(t *testing.T) {
+	ctx := context.Background()
+	x := clustered(3, 700, 20)
+	want, err := kernels.LeaderClusters(ctx, x, 0.95, kernels.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaders := map[int32]bool{}
+	for _, l := range want {
+		leaders[l] = true
+	}
+	if len(leaders) < 2 || len(leaders) > len(want)/2 {
+		t.Fatalf("%d leaders of %d rows: the case tests nothing", len(leaders), len(want))
+	}
+	for _, tt := range []struct {
+		name    string
+		threads int
+		offload bool
+	}{{"1 thread", 1, false}, {"3 threads", 3, false}, {"3 threads, offloaded", 3, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{b: &cuda.Backend{Device: cuda.Host{Rows: 16, Cols: 40}, Workers: tt.threads}}
+			var j kernels.Joiner = r
+			if tt.offload {
+				j = kernels.NewOffload(r, r, 1, 1)
+			}
+			got, err := kernels.LeaderClusters(ctx, x, 0.95, kernels.Options{Threads: tt.threads, Joiner: j})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the backend's clusters differ from the CPU's")
+			}
+			if r.calls != 2 {
+				t.Errorf("the backend got %d calls, want 2", r.calls)
+			}
+			if r.withBack {
+				t.Errorf("the backend was handed Options that name a backend")
+			}
+		})
+	}
+}
