@@ -1,0 +1,128 @@
+package release
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
+)
+
+// placedBackend counts the searches a release hands it.
+type placedBackend struct {
+	b            *cuda.Backend
+	joins, topks atomic.Int64
+}
+
+func (p *placedBackend) ThresholdJoin(ctx context.Context, a, b *kernels.Matrix, tau float32, opt kernels.Options, emit func([]kernels.Pair) error) error {
+	p.joins.Add(1)
+	return p.b.ThresholdJoin(ctx, a, b, tau, opt, emit)
+}
+
+func (p *placedBackend) TopK(ctx context.Context, q, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
+	p.topks.Add(1)
+	return p.b.TopK(ctx, q, x, k, opt)
+}
+
+func (p *placedBackend) TopKEarlier(ctx context.Context, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
+	p.topks.Add(1)
+	return p.b.TopKEarlier(ctx, x, k, opt)
+}
+
+// placements are the ways a test places the searches on a backend over
+// the Host device (small tiles, so that each search spans many): directly
+// at 1 and 3 device workers, and behind kernels.Offload sending every
+// search there one at a time, as select --device does.
+var placements = []struct {
+	name    string
+	workers int
+	offload bool
+}{{"1 worker", 1, false}, {"3 workers", 3, false}, {"3 workers, offloaded", 3, true}}
+
+func (p *placedBackend) place(offload bool) (kernels.Joiner, kernels.NeighbourSearcher) {
+	if offload {
+		o := kernels.NewOffload(p, p, 1, 1)
+		return o, o
+	}
+	return p, p
+}
+
+// A release whose red team searches (copy's threshold joins, knn-vote's
+// prequential top-k) on kernels/cuda's Backend writes the CPU's bytes, at
+// 1 and 3 red-team workers, and the searches did reach the backend.
+func TestReleaseSearchesOnABackendWriteTheCPUFiles(t *testing.T) {
+	p, cfg := plantedPool(t, 60, 10)
+	q := Query{Budget: 30, Caps: &Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 1}}
+	cpu, want := compose(t, p, cfg, q, 3, 1)
+	for _, pl := range placements {
+		t.Run(pl.name, func(t *testing.T) {
+			b := &placedBackend{b: &cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers}}
+			placed := cfg
+			placed.Joiner, placed.Searcher = b.place(pl.offload)
+			r, got := compose(t, p, placed, q, 3, pl.workers)
+			if r.Name != cpu.Name {
+				t.Errorf("the release is named %s, the CPU's %s", r.Name, cpu.Name)
+			}
+			for f := range want {
+				if !bytes.Equal(got[f], want[f]) {
+					t.Errorf("%s differs from the CPU's", f)
+				}
+			}
+			if b.joins.Load() == 0 || b.topks.Load() == 0 {
+				t.Errorf("the backend ran %d joins and %d top-k searches; the red team searched elsewhere", b.joins.Load(), b.topks.Load())
+			}
+		})
+	}
+}
+
+// Scenes over 600 videos (three blocks of the leader clustering) in a few
+// looks, placed on the backend, are the CPU's.
+func TestScenesOnABackendAreTheCPUs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n, d = 600, 16
+	looks := kernels.NewMatrix(12, d)
+	for i := range looks.Data {
+		looks.Data[i] = float32(rng.NormFloat64())
+	}
+	videos := make([]string, n)
+	x := kernels.NewMatrix(n, d)
+	for i := range videos {
+		videos[i] = fmt.Sprintf("v%04d", (i*7919)%n) // not in name order
+		look := looks.Row(rng.IntN(looks.Rows))
+		for k := range x.Row(i) {
+			x.Row(i)[k] = look[k] + 0.15*float32(rng.NormFloat64())
+		}
+	}
+	want, err := Scenes(context.Background(), videos, x, DefaultSceneThreshold, kernels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenes := map[string]bool{}
+	for _, s := range want {
+		scenes[s] = true
+	}
+	if len(scenes) < 12 || len(scenes) > n/4 {
+		t.Fatalf("%d scenes of %d videos: the case tests nothing", len(scenes), n)
+	}
+	for _, pl := range placements {
+		t.Run(pl.name, func(t *testing.T) {
+			b := &placedBackend{b: &cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers}}
+			j, s := b.place(pl.offload)
+			got, err := Scenes(context.Background(), videos, x, DefaultSceneThreshold, kernels.Options{Threads: pl.workers, Joiner: j, Searcher: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Error("the scenes differ from the CPU's")
+			}
+			if b.joins.Load() != 2 {
+				t.Errorf("the backend ran %d joins, want one per block after the first (2)", b.joins.Load())
+			}
+		})
+	}
+}
