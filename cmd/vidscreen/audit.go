@@ -62,7 +62,7 @@ docs/audit.md.`,
 		groups: []flagGroup{
 			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
-			{"Models and devices", []string{"models", "device", "precision", "device-memory", "video-timeout"}},
+			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
 			{"Run control", []string{"seed", "workers", "shard"}},
 		},
@@ -89,6 +89,7 @@ docs/audit.md.`,
 			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
 			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (every role, text_embed, dup_confirm, lm_reader, image_text, the captioner and vlm_reader, is opened once per device with the CUDA provider on that GPU, and each device gets its own NVDEC decoders and memory budget; the work is shared out so that every device stays busy, and the outputs do not depend on the device count), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why. In bin/vidscreen-cuda the audit's searches (the copy, copy-xpool, knn-vote, cross-store and retrieval-reader searches, the near-duplicate join, whose rows stream from disk a tile pair at a time, and the perceptual video identity) also run on the first GPU it names, with or without --models; in bin/vidscreen, or where that GPU does not open, they run on the CPU after one line saying why. Either way they find the same pairs and neighbours")
 			precision := fs.String("precision", "fp32", precisionFlagHelp)
+			offloadMinWork := fs.Int64("offload-min-work", defaultOffloadMinWork, offloadFlagHelp)
 			deviceMemory := fs.String("device-memory", "0", "give each device of --device a memory budget of `SIZE` (40GiB, 512MiB, or bytes) that the model runs placed on it claim from, their batches sized to fit; 0: 90% of each GPU's free memory, and none on the CPU (set it with cpu:N to size and place the work as on GPUs of that size)")
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
@@ -153,6 +154,9 @@ docs/audit.md.`,
 					opt.IndexBase = &b
 				default:
 					return &usageError{fmt.Sprintf("--index-base %q: want 0 or 1", *indexBase)}
+				}
+				if err := checkOffloadMinWork(*offloadMinWork); err != nil {
+					return err
 				}
 				if opt.Models, err = parseModelFiles(preds); err != nil {
 					return err
@@ -226,7 +230,7 @@ docs/audit.md.`,
 				if rep != nil {
 					warn = rep.Warnings("vidscreen: ")
 				}
-				joiner, searcher, release, err := auditSearches(*device, *precision, env, warn, rep.Note)
+				joiner, searcher, release, err := auditSearches(*device, *precision, *offloadMinWork, env, warn, rep.Note)
 				if err != nil {
 					return err
 				}

@@ -102,8 +102,8 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 // shardInvocation lists the flags of a shard's audit that merge runs again:
 // every flag given, with the paths made absolute (merge may run in another
 // directory) and the flags of one process left out (--shard, --out,
-// --workers, --device, --precision, --log-format, --quiet), which change
-// no output.
+// --workers, --device, --precision, --offload-min-work, --log-format,
+// --quiet), which change no output.
 func shardInvocation(fs *flag.FlagSet, items, preds []string) ([]string, error) {
 	var out []string
 	var err error
@@ -116,7 +116,7 @@ func shardInvocation(fs *flag.FlagSet, items, preds []string) ([]string, error) 
 	}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "shard", "out", "workers", "device", "precision", "device-memory", "log-format", "quiet":
+		case "shard", "out", "workers", "device", "precision", "offload-min-work", "device-memory", "log-format", "quiet":
 		case "items":
 			for _, p := range items {
 				out = append(out, "--items", abs(p))

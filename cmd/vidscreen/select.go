@@ -19,7 +19,6 @@ import (
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/screen"
 	"github.com/vidscreen/vidscreen/harness/textembed"
-	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -87,6 +86,9 @@ aside, in no level and no Holm family, as on the cards); what it still solves af
 last round stays, counted.
 Texts are embedded as the audit did: lexically (fitted on the selection) or, when the
 run used a text_embed model, by the same model from --models.
+In bin/vidscreen-cuda, --device cuda:N also runs the searches (the scenes' leader
+clustering, the red team's copy joins, k-NN and retrieval top-k) on that GPU, as the audit
+runs its own (--precision, --offload-min-work); the release is the same bytes.
 
 Registrar: each item's options are shuffled (seeded by --seed and the item; items with
 letter-prefixed or meta options keep their order) and its answer updated. DIR receives:
@@ -119,7 +121,7 @@ byte-identical files at any --workers; anything else gives another name. Select 
 JSON summary. Exit 2: bad flags, RUN not a finished audit, a source or duration group
 the pool does not hold.`,
 		groups: []flagGroup{
-			{"Input and models", []string{"screen", "items", "models", "device"}},
+			{"Input and models", []string{"screen", "items", "models", "device", "precision", "offload-min-work"}},
 			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events"}},
 			{"Caps", []string{"cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold"}},
 			{"Red-team gate and run control", []string{"rounds", "seed", "workers"}},
@@ -145,7 +147,9 @@ the pool does not hold.`,
 			capSource := fs.Float64("cap-source", 0.05, "initial cap per source, as a `SHARE` of the budget")
 			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
-			device := fs.String("device", "cpu", "`DEVICE` the --models roles run on (cpu, cuda or cuda:N)")
+			device := fs.String("device", "cpu", "`DEVICE` the --models roles run on (cpu, cuda or cuda:N); in bin/vidscreen-cuda the searches too (the scenes' leader clustering, the red team's copy joins, k-NN and retrieval top-k) on the GPU it names, the same pairs and neighbours; in bin/vidscreen, or where that GPU does not open, they run on the CPU after one line saying why")
+			precision := fs.String("precision", "fp32", precisionFlagHelp)
+			offloadMinWork := fs.Int64("offload-min-work", defaultOffloadMinWork, offloadFlagHelp)
 			videos := fs.String("videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
 			var itemFiles stringList
 			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
@@ -204,6 +208,9 @@ the pool does not hold.`,
 				if err := q.Check(); err != nil {
 					return &usageError{err.Error()}
 				}
+				if err := checkOffloadMinWork(*offloadMinWork); err != nil {
+					return err
+				}
 				runDir := args[0]
 				// A run whose outputs are not complete together (an audit
 				// killed while writing them) is refused before anything is
@@ -227,7 +234,12 @@ the pool does not hold.`,
 				if err != nil {
 					return err
 				}
-				pool, err := release.FromScreen(ctx, s, cfg.AttackerVersions, sig, float32(*sceneThreshold), kernels.Options{})
+				searches, err := selectSearches(*device, *precision, *offloadMinWork, env)
+				if err != nil {
+					return err
+				}
+				defer searches.done()
+				pool, err := release.FromScreen(ctx, s, cfg.AttackerVersions, sig, float32(*sceneThreshold), searches.options())
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
@@ -251,6 +263,7 @@ the pool does not hold.`,
 					}
 				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
+				team.Config.Joiner, team.Config.Searcher = searches.joiner, searches.searcher
 				readers, closeReaders, err := openSelectReaders(*modelsDir, *videos, *device, *out, cfg, env)
 				if err != nil {
 					return err
