@@ -2,7 +2,9 @@
 # Runs every GPU check in one command and writes one JSON report: per
 # check the GPU's result against the CPU reference computed beforehand
 # (pair sets and neighbour lists equal, by count and SHA-256), and the
-# rates beside their ceilings (the chip's peak, the CPU's figure here).
+# rates beside their ceilings (the chip's peak, the CPU's figure here),
+# and the offload ladder: CPU and GPU seconds per search size on that
+# machine and the measured crossing beside kernels.DefaultMinWork.
 #
 #   scripts/device-check.sh [--dry-run] REPORT.json
 #
