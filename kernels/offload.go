@@ -9,7 +9,11 @@ import (
 // a few milliseconds of the CPU kernels on a few cores, about what a
 // GPU's backend spends per call before its first product (a stream and a
 // cuBLAS handle per worker, a tile buffer of 256 MiB each, the upload).
-// It is an estimate from those costs, not a measured crossing.
+// It is an estimate from those costs, not a measured crossing: the device
+// check's offload row (cmd/vidscreen-devicecheck/offload.go, docs/gpu.md)
+// times the CPU kernels and a GPU's Backend end to end from 2^22 to 2^32
+// multiply-adds on one machine and reports where the GPU starts to win,
+// which audit and select take as --offload-min-work.
 const DefaultMinWork = 1 << 28
 
 // Offload sends the large searches to a device's Joiner and Searcher (a
