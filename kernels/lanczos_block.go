@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -27,11 +28,24 @@ type krylov struct {
 // without ghosts; T = Q^T A Q is assembled from the reorthogonalisation
 // coefficients, so it holds every coupling the basis sees, not only the
 // block tridiagonal part.
-func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps int) (krylov, error) {
+//
+// The basis and its Gram-Schmidt products live in a KrylovBasis: the
+// operator's own when it offers one (BasisOperator), the host's
+// otherwise; the n x r x r work of orthonormalising each block (its r x r
+// Gram matrix and eigenvectors) and T's m x m eigenproblem stay here.
+func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps int) (_ krylov, err error) {
 	n := a.Size()
 	var g blas.Implementation
 	ld := min(b*steps, n) // columns of the basis at most
-	basis := make([]float64, n*ld)
+	basis, err := newKrylovBasis(ctx, a, n, ld, b)
+	if err != nil {
+		return krylov{}, err
+	}
+	defer func() {
+		if cerr := basis.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("block lanczos: close basis: %w", cerr))
+		}
+	}()
 	tm := make([]float64, ld*ld) // T, upper triangle filled block column by block column
 	cur := append([]float64(nil), omega...)
 	cur, r := orthonormalBlock(cur, n, b, 0)
@@ -47,8 +61,8 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 		if r == 0 {
 			break
 		}
-		for i := 0; i < n; i++ {
-			copy(basis[i*ld+m:i*ld+m+r], cur[i*r:(i+1)*r])
+		if err := basis.Set(ctx, m, r, cur); err != nil {
+			return krylov{}, err
 		}
 		w := make([]float64, n*r)
 		if err := a.Apply(ctx, cur, r, w); err != nil {
@@ -68,8 +82,9 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 		h := make([]float64, m*r)
 		h2 := make([]float64, m*r)
 		for pass := 0; pass < 2; pass++ {
-			g.Dgemm(gblas.Trans, gblas.NoTrans, m, r, n, 1, basis, ld, w, r, 0, h2, r)
-			g.Dgemm(gblas.NoTrans, gblas.NoTrans, n, r, m, -1, basis, ld, h2, r, 1, w, r)
+			if err := basis.Project(ctx, m, r, w, h2); err != nil {
+				return krylov{}, err
+			}
 			for e := range h {
 				h[e] += h2[e]
 			}
@@ -85,7 +100,9 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 			break
 		}
 		cur, r = orthonormalBlock(w, n, r, anorm)
-		cur, r = reorthogonalise(cur, basis, n, m, ld, r)
+		if cur, r, err = reorthogonalise(ctx, cur, basis, n, m, r); err != nil {
+			return krylov{}, err
+		}
 	}
 	if m == 0 {
 		return krylov{}, fmt.Errorf("block lanczos: the probes span nothing")
@@ -100,7 +117,9 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 	}
 	// Z = Q^T Omega (m x b), before T's eigenvectors overwrite nothing of it.
 	z := make([]float64, m*b)
-	g.Dgemm(gblas.Trans, gblas.NoTrans, m, b, n, 1, basis, ld, omega, b, 0, z, b)
+	if err := basis.Coords(ctx, m, b, omega, z); err != nil {
+		return krylov{}, err
+	}
 	theta, err := blas.SymEigen(t, m) // t now holds the eigenvectors S, one per column
 	if err != nil {
 		return krylov{}, fmt.Errorf("block lanczos: %w", err)
@@ -189,21 +208,22 @@ func keepColumns(m []float64, n, c, r int) []float64 {
 }
 
 // reorthogonalise projects the orthonormal block cur (n x r) once more off
-// the first m columns of the basis (n x ld) and orthonormalises it again.
+// the first m columns of the basis and orthonormalises it again.
 // A direction kept just above orthonormalBlock's floor is left by the two
 // Gram-Schmidt passes with a relative error of rounding over its length;
 // normalised, that error is no longer small, and the Ritz values of a
 // basis that is not orthonormal leave the spectrum (negative ones for a
 // Gram matrix). After this pass cur is orthogonal to the basis to rounding.
-func reorthogonalise(cur, basis []float64, n, m, ld, r int) ([]float64, int) {
+func reorthogonalise(ctx context.Context, cur []float64, basis KrylovBasis, n, m, r int) ([]float64, int, error) {
 	if r == 0 {
-		return cur, 0
+		return cur, 0, nil
 	}
-	var g blas.Implementation
 	h := make([]float64, m*r)
-	g.Dgemm(gblas.Trans, gblas.NoTrans, m, r, n, 1, basis, ld, cur, r, 0, h, r)
-	g.Dgemm(gblas.NoTrans, gblas.NoTrans, n, r, m, -1, basis, ld, h, r, 1, cur, r)
-	return orthonormalBlock(cur, n, r, 1)
+	if err := basis.Project(ctx, m, r, cur, h); err != nil {
+		return nil, 0, err
+	}
+	cur, r = orthonormalBlock(cur, n, r, 1)
+	return cur, r, nil
 }
 
 // maxColumnNorm returns the largest Euclidean length of the r columns of

@@ -1,0 +1,96 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+
+	gblas "gonum.org/v1/gonum/blas"
+
+	"github.com/vidscreen/vidscreen/kernels/blas"
+)
+
+// A KrylovBasis holds the float64 basis Q (n x cols) that block Lanczos
+// builds block by block, and computes the Gram-Schmidt products with it.
+// Those products are n x m x r per pass, three passes a step: at pool
+// sizes (n = 60,000, m up to 512) they cost more than everything else the
+// estimator does beside the operator's products, so an operator whose
+// products run on a device can keep the basis there too
+// (BasisOperator). The blocks and coefficients cross as host float64.
+// A KrylovBasis is used by one goroutine.
+type KrylovBasis interface {
+	// Set stores x (n x r, row major) as columns [m, m+r) of Q.
+	Set(ctx context.Context, m, r int, x []float64) error
+	// Project sets h (m x r) = Q_m^T w and then w (n x r) = w - Q_m h,
+	// Q_m being Q's first m columns: one classical Gram-Schmidt pass.
+	Project(ctx context.Context, m, r int, w, h []float64) error
+	// Coords sets z (m x c) = Q_m^T x for x n x c.
+	Coords(ctx context.Context, m, c int, x, z []float64) error
+	// Close releases what the basis holds.
+	Close() error
+}
+
+// A BasisOperator is a SymOperator that can hold the block Lanczos basis
+// itself, beside its own data (a device operator in device memory).
+// VendiEstimate asks for one, as it asks for a Trace; an operator without
+// this method, or one that returns a nil basis, gets the host's.
+type BasisOperator interface {
+	SymOperator
+	// NewKrylovBasis returns a basis of cols columns for blocks of at most
+	// block columns, or nil and no error when it has none to offer now
+	// (no device memory left, say, which the operator reports itself):
+	// the estimate then keeps its basis on the host.
+	NewKrylovBasis(ctx context.Context, cols, block int) (KrylovBasis, error)
+}
+
+// newKrylovBasis returns a's basis when it offers one, else the host's.
+func newKrylovBasis(ctx context.Context, a SymOperator, n, cols, block int) (KrylovBasis, error) {
+	if bo, ok := a.(BasisOperator); ok {
+		q, err := bo.NewKrylovBasis(ctx, cols, block)
+		if err != nil {
+			return nil, fmt.Errorf("block lanczos: basis of %d x %d: %w", n, cols, err)
+		}
+		if q != nil {
+			return q, nil
+		}
+	}
+	return &hostBasis{n: n, ld: cols, q: make([]float64, n*cols)}, nil
+}
+
+// hostBasis is the KrylovBasis in host memory: Q row major (n x ld) and
+// kernels/blas's Dgemm, the estimator's arithmetic since it was written,
+// so that CPU estimates do not change with the interface.
+type hostBasis struct {
+	n, ld int
+	q     []float64
+}
+
+func (b *hostBasis) Set(_ context.Context, m, r int, x []float64) error {
+	if m < 0 || r < 0 || m+r > b.ld || len(x) != b.n*r {
+		return fmt.Errorf("host basis: set %d values as %d columns at %d of %d x %d", len(x), r, m, b.n, b.ld)
+	}
+	for i := 0; i < b.n; i++ {
+		copy(b.q[i*b.ld+m:i*b.ld+m+r], x[i*r:(i+1)*r])
+	}
+	return nil
+}
+
+func (b *hostBasis) Project(_ context.Context, m, r int, w, h []float64) error {
+	if m <= 0 || m > b.ld || r <= 0 || len(w) != b.n*r || len(h) != m*r {
+		return fmt.Errorf("host basis: project %d values (%d columns) off %d of %d x %d columns into %d coefficients", len(w), r, m, b.n, b.ld, len(h))
+	}
+	var g blas.Implementation
+	g.Dgemm(gblas.Trans, gblas.NoTrans, m, r, b.n, 1, b.q, b.ld, w, r, 0, h, r)
+	g.Dgemm(gblas.NoTrans, gblas.NoTrans, b.n, r, m, -1, b.q, b.ld, h, r, 1, w, r)
+	return nil
+}
+
+func (b *hostBasis) Coords(_ context.Context, m, c int, x, z []float64) error {
+	if m <= 0 || m > b.ld || c <= 0 || len(x) != b.n*c || len(z) != m*c {
+		return fmt.Errorf("host basis: coordinates of %d values (%d columns) on %d of %d x %d columns into %d", len(x), c, m, b.n, b.ld, len(z))
+	}
+	var g blas.Implementation
+	g.Dgemm(gblas.Trans, gblas.NoTrans, m, c, b.n, 1, b.q, b.ld, x, c, 0, z, c)
+	return nil
+}
+
+func (b *hostBasis) Close() error { b.q = nil; return nil }
