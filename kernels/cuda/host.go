@@ -25,6 +25,9 @@ type Host struct {
 	Edge int
 	// Memory bounds KernelMemory, in bytes; 0 means no bound.
 	Memory int64
+	// BasisBytes bounds BasisMemory, in bytes; 0 means no bound, < 0
+	// none (a device with no room for the block Lanczos basis).
+	BasisBytes int64
 	// Prec TF32 or BF16 computes the tile products as gemm_tf32_nt or
 	// gemm_bf16_nt does (mma_host.go: inputs rounded as cvt.rna.tf32 or
 	// cvt.rn.bf16x2 round them, float32 accumulation per mma), in place of

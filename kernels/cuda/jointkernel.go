@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/vidscreen/vidscreen/internal/ordered"
@@ -32,6 +33,9 @@ type JointKernel struct {
 	panels  []Panel // per row panel; nil where formed on the fly
 	workers int
 	maxCols int
+	// hostBasis and log: JointKernelOptions.HostBasis and Log.
+	hostBasis bool
+	log       io.Writer
 	// idle holds the workers between products: each has a stream and
 	// 128 MiB of tiles on a GPU, which a product would otherwise allocate
 	// and free again (cuMemFree waits for the device).
@@ -60,6 +64,12 @@ type JointKernelOptions struct {
 	// MaxCols is the widest block of vectors Apply takes; 0 means 64
 	// (the estimator's blocks are its 32 probes).
 	MaxCols int
+	// HostBasis keeps the estimate's block Lanczos basis on the host
+	// instead of offering the device's (NewKrylovBasis).
+	HostBasis bool
+	// Log receives the one line saying why a basis stays on the host
+	// when the device has not the memory for it; nil: no line.
+	Log io.Writer
 }
 
 // NewJointKernel uploads v and t (t nil: K = V V^T) to dev, forms the
@@ -78,7 +88,7 @@ func NewJointKernel(ctx context.Context, dev GramDevice, v, t *kernels.Matrix, w
 	if err != nil {
 		return nil, fmt.Errorf("joint kernel: %w", err)
 	}
-	k := &JointKernel{dev: dev, v: v, t: t, s: s, edge: dev.GramTile(), workers: opt.Workers}
+	k := &JointKernel{dev: dev, v: v, t: t, s: s, edge: dev.GramTile(), workers: opt.Workers, hostBasis: opt.HostBasis, log: opt.Log}
 	if k.workers <= 0 {
 		k.workers = 2
 	}
