@@ -68,10 +68,12 @@ vet-cuda: setup-cuda-dev
 check-cuda-link: build build-cuda
 	@bash scripts/check-cuda-link.sh bin/vidscreen bin/vidscreen-cuda
 
-# Regenerates kernels/cuda/kernels.ptx from kernels.cu (committed, embedded).
+# Regenerates kernels/cuda/kernels.ptx from kernels.cu, and preprocess.ptx and
+# basis.ptx from theirs (committed, embedded).
 ptx: setup-cuda-dev
 	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/kernels.ptx kernels/cuda/kernels.cu
 	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/preprocess.ptx kernels/cuda/preprocess.cu
+	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/basis.ptx kernels/cuda/basis.cu
 
 # The cuda build's tests on a machine without a GPU: the toolkit's stub
 # libcuda.so stands in for the driver (cuInit answers CUDA_ERROR_STUB_LIBRARY),

@@ -55,6 +55,19 @@ type BasisBuffers interface {
 // partials, enough thread blocks to fill a Hopper at every m.
 const basisChunk = 512
 
+// basis.cu's launch shapes (its #defines): basis_tn computes a
+// basisTile x basisTile block of a partial product per 256 threads;
+// basis_nn_sub updates basisNNRows x basisTile of W per 256 threads.
+const (
+	basisTile    = 32
+	basisNNRows  = 64
+	basisThreads = 256
+)
+
+// basisEntries are basis.cu's kernels, in the order of gpuBasisKernels'
+// fields.
+var basisEntries = []string{"basis_tn", "basis_reduce", "basis_nn_sub"}
+
 // basisChunks is the number of partial products over n rows.
 func basisChunks(n int) int { return (n + basisChunk - 1) / basisChunk }
 

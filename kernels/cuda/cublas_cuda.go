@@ -27,6 +27,7 @@ type cublas struct {
 	setStream   func(handle uintptr, stream uintptr) int32
 	setMathMode func(handle uintptr, mode int32) int32
 	sgemm       func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float32, a uintptr, lda int32, b uintptr, ldb int32, beta *float32, c uintptr, ldc int32) int32
+	dgemm       func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float64, a uintptr, lda int32, b uintptr, ldb int32, beta *float64, c uintptr, ldc int32) int32
 	gemmEx      func(handle uintptr, transa, transb int32, m, n, k int32, alpha *float32, a uintptr, atype, lda int32, b uintptr, btype, ldb int32, beta *float32, c uintptr, ctype, ldc int32, compute, algo int32) int32
 }
 
@@ -77,6 +78,7 @@ func openCUBLAS(path string) (*cublas, error) {
 		{&c.setStream, "cublasSetStream_v2"},
 		{&c.setMathMode, "cublasSetMathMode"},
 		{&c.sgemm, "cublasSgemm_v2"},
+		{&c.dgemm, "cublasDgemm_v2"},
 		{&c.gemmEx, "cublasGemmEx"},
 	} {
 		sym, err := purego.Dlsym(lib, b.name)
@@ -151,4 +153,26 @@ func (c *cublas) gemmBF16NT(handle uintptr, a, b, out uintptr, rows, cols, d, ld
 		&one, b, cudaR32F, int32(d), a, cudaR32F, int32(d), &zero, out, cudaR32F, int32(ldc),
 		cublasCompute32FFast16, cublasGemmDefault)
 	return c.check("cublasGemmEx", st)
+}
+
+// dgemmTN computes, on the handle's stream, the row-major product
+// H (m x r) = Q_m^T W for the basis Q (n x ld, its first m columns) and
+// the block W (n x r): the column-major H^T = W^T . Q_m, whose operands
+// are W (r x n, leading dimension r) as it lies and Q (m x n, ld)
+// transposed.
+func (c *cublas) dgemmTN(handle uintptr, q, w, h uintptr, n, ld, m, r int) error {
+	one, zero := 1.0, 0.0
+	st := c.dgemm(handle, cublasOpN, cublasOpT, int32(r), int32(m), int32(n),
+		&one, w, int32(r), q, int32(ld), &zero, h, int32(r))
+	return c.check("cublasDgemm", st)
+}
+
+// dgemmSubNN computes, on the handle's stream, W (n x r) = W - Q_m H,
+// row major: the column-major W^T = W^T - H^T . Q_m^T, whose operands are
+// H (r x m, r) and Q (m x n, ld) as they lie.
+func (c *cublas) dgemmSubNN(handle uintptr, q, h, w uintptr, n, ld, m, r int) error {
+	minus, one := -1.0, 1.0
+	st := c.dgemm(handle, cublasOpN, cublasOpN, int32(r), int32(n), int32(m),
+		&minus, h, int32(r), q, int32(ld), &one, w, int32(r))
+	return c.check("cublasDgemm", st)
 }

@@ -62,7 +62,8 @@ type GPU struct {
 	tileK   gemmKernel
 	kth     cu.Function
 	extract cu.Function
-	gram    gramKernels // gram_cuda.go
+	gram    gramKernels  // gram_cuda.go
+	basis   basisKernels // basis_cuda.go: basis.ptx's module and kernels
 	blas    *cublas
 	blasMsg string // why cuBLAS is not used, when it is not
 	prec    Precision
@@ -120,6 +121,9 @@ func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
 			return nil, fmt.Errorf("cuda:%d: kernel %s: %w", ordinal, name, err)
 		}
 	}
+	if err = g.basis.load(); err != nil {
+		return nil, fmt.Errorf("cuda:%d: %w", ordinal, err)
+	}
 	if opt.NoCUBLAS {
 		g.blasMsg = "cuBLAS not asked for"
 	} else {
@@ -163,6 +167,14 @@ func (g *GPU) Close() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var errs []error
+	if g.basis.mod != (cu.Module{}) {
+		if err := cu.SetCurrentContext(g.ctx); err != nil {
+			errs = append(errs, err)
+		} else if err := g.basis.mod.Unload(); err != nil {
+			errs = append(errs, fmt.Errorf("unload basis kernels: %w", err))
+		}
+		g.basis.mod = cu.Module{}
+	}
 	if g.mod != (cu.Module{}) {
 		if err := cu.SetCurrentContext(g.ctx); err != nil {
 			errs = append(errs, err)

@@ -37,7 +37,9 @@ func gramWorkerBytes(n, maxCols int) int64 {
 }
 
 // KernelMemory implements GramDevice: cuMemGetInfo's free memory less the
-// workers' buffers and kernelMargin.
+// workers' buffers, the default estimate's block Lanczos basis (32 probes
+// x 16 steps: 277 MB at n = 60,000, which NewKrylovBasis then finds free)
+// and kernelMargin.
 func (g *GPU) KernelMemory(n, workers, maxCols int) (int64, error) {
 	unbind, err := g.bind()
 	if err != nil {
@@ -48,7 +50,7 @@ func (g *GPU) KernelMemory(n, workers, maxCols int) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cuMemGetInfo: %w", err)
 	}
-	return max(0, free-int64(workers)*gramWorkerBytes(n, maxCols)-kernelMargin), nil
+	return max(0, free-int64(workers)*gramWorkerBytes(n, maxCols)-basisBytes(n, min(n, 512), 32)-kernelMargin), nil
 }
 
 // A gpuPanel is a Panel of this backend.
