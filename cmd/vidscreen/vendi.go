@@ -161,7 +161,7 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 					// every product of the estimate forms it again.
 					var op kernels.SymOperator
 					if dev != nil {
-						jk, err := cuda.NewJointKernel(ctx, dev, v, t, nil, cuda.JointKernelOptions{})
+						jk, err := cuda.NewJointKernel(ctx, dev, v, t, nil, cuda.JointKernelOptions{Log: env.stderr})
 						if err != nil {
 							return err
 						}
