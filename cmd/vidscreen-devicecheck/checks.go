@@ -244,8 +244,9 @@ type CheckResult struct {
 	CPUScore float64  `json:"cpu_score,omitempty"`
 	GPUScore *float64 `json:"gpu_score,omitempty"`
 	RelDiff  *float64 `json:"rel_diff,omitempty"`
-	// VendiTimes splits GPUSeconds (the host's share is measured here at
-	// 33 s with OpenBLAS, 84 s in pure Go, at 60,000 on 2 shared cores).
+	// VendiTimes splits GPUSeconds (with the basis on the device, what
+	// stays on the host takes 4.2 s with OpenBLAS, 5.9 s in pure Go, at
+	// 60,000 on 2 shared cores here: BenchmarkBlockKrylov's rest-s).
 	VendiTimes *vendiTimes `json:"gpu_vendi_seconds_split,omitempty"`
 	// The rate join only: the device's part alone (every tile's product
 	// and extraction on one worker, the matrix already resident), without
