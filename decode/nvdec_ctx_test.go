@@ -10,7 +10,7 @@ import (
 
 	"github.com/asticode/go-astiav"
 
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 )
 
 // fakeCUDA answers openGPU's calls in turn with errs (nil: a device) and
@@ -141,7 +141,7 @@ func TestNewGPUHere(t *testing.T) {
 func TestFramesOnDeviceRefusesOwnContext(t *testing.T) {
 	why := errors.New("the primary context was refused")
 	d := &Decoder{src: &source{path: "v.mp4"}, hw: &hwDecoder{shared: why}}
-	err := d.FramesOnDevice(t.Context(), []time.Duration{0}, func(int, cuda.NV12Frame) error {
+	err := d.FramesOnDevice(t.Context(), []time.Duration{0}, func(int, nv12.Frame) error {
 		t.Fatal("a picture was handed over")
 		return nil
 	})

@@ -3,9 +3,9 @@ package decode
 // NVDEC pictures kept on the device: the GPU frame path (models'
 // DeviceFrames) reads a CUDA frame's NV12 planes where NVDEC (or
 // scale_cuda) left them, so av_hwframe_transfer_data never runs. This
-// file only describes such a frame for kernels/cuda's prep_nv12; the
-// pictures must be in the device's primary context, which NewGPU and
-// NewSharedGPU ask FFmpeg for (nvdec_ctx.go).
+// file only describes such a frame as an nv12.Frame, which kernels/cuda's
+// prep_nv12 reads; the pictures must be in the device's primary context,
+// which NewGPU and NewSharedGPU ask FFmpeg for (nvdec_ctx.go).
 
 //#cgo pkg-config: libavutil
 //#include <libavutil/frame.h>
@@ -34,7 +34,7 @@ import (
 
 	"github.com/asticode/go-astiav"
 
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 )
 
 // NewSharedGPU is NewGPU on the device's primary context only
@@ -49,19 +49,19 @@ func NewSharedGPU(index int) *GPU { return openGPU(index, ffmpegCUDA, readyPrima
 // matrix (the frame's colour space and range, unknown ones as BT.601 as
 // the CPU path converts them). f keeps the memory: the caller holds its
 // reference until the kernel's work is synchronised.
-func DeviceNV12(f *astiav.Frame) (cuda.NV12Frame, error) {
+func DeviceNV12(f *astiav.Frame) (nv12.Frame, error) {
 	var luma, chroma C.uintptr_t
 	var lp, cp, cs, full C.int
 	switch C.vs_cuda_nv12(cFrame(f), &luma, &chroma, &lp, &cp, &cs, &full) {
 	case 1:
-		return cuda.NV12Frame{}, fmt.Errorf("a %s frame is not on the GPU (NVDEC did not decode it): %w", f.PixelFormat(), ErrNotOnDevice)
+		return nv12.Frame{}, fmt.Errorf("a %s frame is not on the GPU (NVDEC did not decode it): %w", f.PixelFormat(), ErrNotOnDevice)
 	case 2:
-		return cuda.NV12Frame{}, fmt.Errorf("the GPU frame's surfaces are not NV12 (a 10-bit or 4:4:4 stream); only NV12 is converted on the device: %w", ErrNotOnDevice)
+		return nv12.Frame{}, fmt.Errorf("the GPU frame's surfaces are not NV12 (a 10-bit or 4:4:4 stream); only NV12 is converted on the device: %w", ErrNotOnDevice)
 	}
-	return cuda.NV12Frame{
+	return nv12.Frame{
 		Luma: uintptr(luma), Chroma: uintptr(chroma),
 		LumaPitch: int(lp), ChromaPitch: int(cp),
 		Width: f.Width(), Height: f.Height(),
-		Matrix: cuda.MatrixFor(int(cs), full != 0),
+		Matrix: nv12.MatrixFor(int(cs), full != 0),
 	}, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/asticode/go-astiav"
 
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 )
 
 // TestDeviceNV12RefusesHostFrames: a frame that FFmpeg decoded on the CPU
@@ -75,8 +75,8 @@ func TestFramesOnDeviceRefuses(t *testing.T) {
 			}
 			defer d.Close()
 			var seen []int
-			err = d.FramesOnDevice(context.Background(), times, func(i int, f cuda.NV12Frame) error {
-				if f.Width != 320 || f.Height != 240 || f.Luma == 0 || f.Matrix != cuda.MatrixFor(1, false) {
+			err = d.FramesOnDevice(context.Background(), times, func(i int, f nv12.Frame) error {
+				if f.Width != 320 || f.Height != 240 || f.Luma == 0 || f.Matrix != nv12.MatrixFor(1, false) {
 					t.Errorf("picture %d: %+v; want a 320x240 BT.709 limited-range NV12 surface", i, f)
 				}
 				seen = append(seen, i)

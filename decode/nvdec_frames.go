@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 )
 
 // ErrNotOnDevice says a decoder cannot hand its pictures over in device
@@ -28,7 +28,7 @@ var ErrNotOnDevice = errors.New("decode: pictures are not on the GPU")
 // (GPU.SharedErr), or a video whose display differs from its coded
 // picture (rotated or anamorphic: Frames turns and stretches those), and
 // at a picture NVDEC did not decode or whose surfaces are not NV12.
-func (d *Decoder) FramesOnDevice(ctx context.Context, times []time.Duration, fn func(i int, f cuda.NV12Frame) error) error {
+func (d *Decoder) FramesOnDevice(ctx context.Context, times []time.Duration, fn func(i int, f nv12.Frame) error) error {
 	if d.src == nil {
 		return fmt.Errorf("decode: FramesOnDevice on a closed Decoder")
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -75,7 +75,7 @@ func (d *DeviceFrames) EmbedFrames(ctx context.Context, frames []imageprep.Frame
 // An NV12Visitor hands over pictures in device memory one at a time, each
 // with its index: decode.Decoder.FramesOnDevice, bound to its times, is
 // one. A picture may be released as soon as yield returns.
-type NV12Visitor func(yield func(i int, f cuda.NV12Frame) error) error
+type NV12Visitor func(yield func(i int, f nv12.Frame) error) error
 
 // EmbedDecoded returns the unit image embeddings of the n pictures visit
 // hands over (indices 0..n-1, each once), NVDEC's surfaces still on the
@@ -92,8 +92,8 @@ func (d *DeviceFrames) EmbedDecoded(ctx context.Context, n int, visit NV12Visito
 }
 
 // EmbedNV12 is EmbedDecoded for pictures all held by the caller.
-func (d *DeviceFrames) EmbedNV12(ctx context.Context, frames []cuda.NV12Frame) ([][]float32, error) {
-	return d.EmbedDecoded(ctx, len(frames), func(yield func(int, cuda.NV12Frame) error) error {
+func (d *DeviceFrames) EmbedNV12(ctx context.Context, frames []nv12.Frame) ([][]float32, error) {
+	return d.EmbedDecoded(ctx, len(frames), func(yield func(int, nv12.Frame) error) error {
 		for i, f := range frames {
 			if err := yield(i, f); err != nil {
 				return err

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -45,7 +45,7 @@ func ExampleDeviceFrames_EmbedDecoded() {
 	}
 	defer dec.Close()
 	times := []time.Duration{0, time.Second, 2 * time.Second}
-	vecs, err := df.EmbedDecoded(ctx, len(times), func(yield func(int, cuda.NV12Frame) error) error {
+	vecs, err := df.EmbedDecoded(ctx, len(times), func(yield func(int, nv12.Frame) error) error {
 		return dec.FramesOnDevice(ctx, times, yield)
 	})
 	if err != nil && (errors.Is(err, decode.ErrNotOnDevice) || !df.OnDevice()) {

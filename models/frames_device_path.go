@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -63,7 +64,7 @@ func (p *framePath) embedDecoded(ctx context.Context, n int, visit NV12Visitor) 
 		rows = rows[:0]
 		return nil
 	}
-	err := visit(func(i int, f kcuda.NV12Frame) error {
+	err := visit(func(i int, f nv12.Frame) error {
 		if i < 0 || i >= n || out[i] != nil || slices.Contains(rows, i) {
 			return fmt.Errorf("picture index %d: want each of 0..%d once", i, n-1)
 		}
@@ -78,7 +79,7 @@ func (p *framePath) embedDecoded(ctx context.Context, n int, visit NV12Visitor) 
 		if err := p.usePlan(f.Width, f.Height, batch); err != nil {
 			return fmt.Errorf("picture %d: %w", i, err)
 		}
-		if err := p.prep.LoadNV12(len(rows), []kcuda.NV12Frame{f}); err != nil {
+		if err := p.prep.LoadNV12(len(rows), []nv12.Frame{f}); err != nil {
 			return fmt.Errorf("picture %d: %w", i, err)
 		}
 		if err := p.prep.Sync(); err != nil {

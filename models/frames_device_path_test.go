@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -55,7 +56,7 @@ func (p *fakePrep) Load(frames []imageprep.Frame) error {
 	return nil
 }
 
-func (p *fakePrep) LoadNV12(slot int, frames []kcuda.NV12Frame) error {
+func (p *fakePrep) LoadNV12(slot int, frames []nv12.Frame) error {
 	if slot < 0 || slot+len(frames) > len(p.slots) {
 		return fmt.Errorf("%d pictures from slot %d for %d slots", len(frames), slot, len(p.slots))
 	}
@@ -161,10 +162,10 @@ func TestFramePathEmbedDecoded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, d, tower := fakeFramePath(t, tc.batch)
-			got, err := p.embedDecoded(context.Background(), tc.n, func(yield func(int, kcuda.NV12Frame) error) error {
+			got, err := p.embedDecoded(context.Background(), tc.n, func(yield func(int, nv12.Frame) error) error {
 				for _, pc := range tc.pics {
 					id := uintptr(100 + pc.i)
-					if err := yield(pc.i, kcuda.NV12Frame{Luma: id, Chroma: id, Width: pc.w, Height: pc.h}); err != nil {
+					if err := yield(pc.i, nv12.Frame{Luma: id, Chroma: id, Width: pc.w, Height: pc.h}); err != nil {
 						return err
 					}
 					if p.prep.(*fakePrep).unsynced {
@@ -209,8 +210,8 @@ func TestFramePathEmbedDecoded(t *testing.T) {
 func TestFramePathVisitorError(t *testing.T) {
 	p, _, _ := fakeFramePath(t, 4)
 	boom := errors.New("decoder failed")
-	_, err := p.embedDecoded(context.Background(), 2, func(yield func(int, kcuda.NV12Frame) error) error {
-		if err := yield(0, kcuda.NV12Frame{Luma: 1, Width: 64, Height: 48}); err != nil {
+	_, err := p.embedDecoded(context.Background(), 2, func(yield func(int, nv12.Frame) error) error {
+		if err := yield(0, nv12.Frame{Luma: 1, Width: 64, Height: 48}); err != nil {
 			return err
 		}
 		return boom

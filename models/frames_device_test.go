@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/decode/nv12"
 )
 
 // TestDeviceFramesFallBack opens the GPU frame path where it cannot run
@@ -64,7 +64,7 @@ func TestDeviceFramesFallBack(t *testing.T) {
 					t.Fatalf("log %q; want one line containing %q and the reason %v", got, tc.message, d.Fallback())
 				}
 			}
-			if _, err := d.EmbedNV12(ctx, []cuda.NV12Frame{{Width: 64, Height: 48}}); err == nil || !strings.Contains(err.Error(), d.Fallback().Error()) {
+			if _, err := d.EmbedNV12(ctx, []nv12.Frame{{Width: 64, Height: 48}}); err == nil || !strings.Contains(err.Error(), d.Fallback().Error()) {
 				t.Fatalf("NV12 pictures without the GPU frame path: error %v; want the reason %v", err, d.Fallback())
 			}
 			got, err := d.EmbedFrames(ctx, frames)

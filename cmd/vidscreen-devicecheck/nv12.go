@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -54,7 +55,7 @@ func (s nv12Surface) luma() []byte   { return s.buf[:s.r*s.pitch] }
 func (s nv12Surface) chroma() []byte { return s.buf[s.r*s.pitch:] }
 
 // rgb is the picture through NV12ToRGB, prep_nv12's Go port.
-func (s nv12Surface) rgb(m cuda.NV12Matrix) (imageprep.Frame, error) {
+func (s nv12Surface) rgb(m nv12.Matrix) (imageprep.Frame, error) {
 	pix := make([]byte, 3*s.w*s.h)
 	if err := cuda.NV12ToRGB(pix, s.luma(), s.chroma(), s.pitch, s.pitch, s.w, s.h, m); err != nil {
 		return imageprep.Frame{}, err
@@ -126,7 +127,7 @@ func nv12What(c int, p *imageprep.Processor) string {
 // nv12Expected is the tensor the GPU must write for case c: NV12ToRGB,
 // then imageprep, here; with the time both took.
 func nv12Expected(ctx context.Context, p *imageprep.Processor, c int, ss []nv12Surface) ([]float32, []imageprep.Frame, float64, error) {
-	m := cuda.MatrixFor(nv12Cases[c].cs, false)
+	m := nv12.MatrixFor(nv12Cases[c].cs, false)
 	start := time.Now()
 	frames := make([]imageprep.Frame, len(ss))
 	for i, s := range ss {

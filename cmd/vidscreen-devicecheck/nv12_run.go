@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
@@ -143,8 +144,8 @@ func nv12GPU(ctx context.Context, dev nv12Device, c int, ss []nv12Surface, want 
 		return err
 	}
 	defer func() { err = errors.Join(err, pd.Close()) }()
-	m := cuda.MatrixFor(k.cs, false)
-	pics := make([]cuda.NV12Frame, len(ss))
+	m := nv12.MatrixFor(k.cs, false)
+	pics := make([]nv12.Frame, len(ss))
 	var frees []func() error
 	// After the Prep's Close (deferred below, so run first), which waits
 	// for the work that reads the pictures.
@@ -159,7 +160,7 @@ func nv12GPU(ctx context.Context, dev nv12Device, c int, ss []nv12Surface, want 
 			return fmt.Errorf("upload picture %d: %w", i, uerr)
 		}
 		frees = append(frees, free)
-		pics[i] = cuda.NV12Frame{Luma: ptr, Chroma: ptr + uintptr(s.r*s.pitch), LumaPitch: s.pitch, ChromaPitch: s.pitch, Width: s.w, Height: s.h, Matrix: m}
+		pics[i] = nv12.Frame{Luma: ptr, Chroma: ptr + uintptr(s.r*s.pitch), LumaPitch: s.pitch, ChromaPitch: s.pitch, Width: s.w, Height: s.h, Matrix: m}
 	}
 	plan, err := p.Plan(k.w, k.h)
 	if err != nil {
@@ -191,7 +192,7 @@ func nv12GPU(ctx context.Context, dev nv12Device, c int, ss []nv12Surface, want 
 	}
 	res.GPUCount, res.GPUSHA256, res.Equal, res.MaxAbsDiff = &cnt, &dig, &eq, &d
 
-	slots := make([]cuda.NV12Frame, batch)
+	slots := make([]nv12.Frame, batch)
 	for i := range slots {
 		slots[i] = pics[i%len(pics)]
 	}

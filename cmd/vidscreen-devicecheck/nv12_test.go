@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -67,7 +68,7 @@ type fakeDevicePrep struct {
 	slots []imageprep.Frame
 }
 
-func (p *fakeDevicePrep) LoadNV12(slot int, frames []cuda.NV12Frame) error {
+func (p *fakeDevicePrep) LoadNV12(slot int, frames []nv12.Frame) error {
 	if slot < 0 || slot+len(frames) > len(p.slots) {
 		return fmt.Errorf("%d pictures from slot %d for a batch of %d", len(frames), slot, len(p.slots))
 	}
@@ -247,7 +248,7 @@ func TestNV12SurfacesExercise(t *testing.T) {
 					low, high = low || v < 16, high || v > 235
 				}
 			}
-			f, err := s.rgb(cuda.MatrixFor(k.cs, false))
+			f, err := s.rgb(nv12.MatrixFor(k.cs, false))
 			if err != nil {
 				t.Fatal(err)
 			}

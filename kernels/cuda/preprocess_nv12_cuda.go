@@ -8,13 +8,15 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/vidscreen/vidscreen/decode/nv12"
 )
 
 // LoadNV12 implements DevicePrep: one prep_nv12 launch per picture on the
 // Prep's stream, writing its packed RGB into its batch slot, so the Run
 // queued after reads it and the pictures never leave the device. The
 // pictures must stay unchanged until Sync returns.
-func (p *gpuPrep) LoadNV12(slot int, frames []NV12Frame) error {
+func (p *gpuPrep) LoadNV12(slot int, frames []nv12.Frame) error {
 	if err := checkNV12(p.plan, p.batch, slot, frames); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -36,7 +37,7 @@ func TestGPUNV12EqualsHost(t *testing.T) {
 	}{{1920, 1080, 0, 1, false}, {397, 223, 64, 5, false}, {640, 360, 32, 9, true}} {
 		lp, cp := tc.w+tc.pad, tc.w+tc.w%2+tc.pad
 		const n = 3
-		var frames []NV12Frame
+		var frames []nv12.Frame
 		want := make([]imageprep.Frame, n)
 		for i := range n {
 			luma := make([]byte, tc.h*lp)
@@ -47,14 +48,14 @@ func TestGPUNV12EqualsHost(t *testing.T) {
 			for k := range chroma {
 				chroma[k] = byte(rng.IntN(256))
 			}
-			m := MatrixFor(tc.cs, tc.full)
+			m := nv12.MatrixFor(tc.cs, tc.full)
 			rgb := make([]byte, 3*tc.w*tc.h)
 			if err := NV12ToRGB(rgb, luma, chroma, lp, cp, tc.w, tc.h, m); err != nil {
 				t.Fatal(err)
 			}
 			want[i] = imageprep.Frame{Pix: rgb, Width: tc.w, Height: tc.h}
 			dl, dc := upload(t, g, luma), upload(t, g, chroma)
-			frames = append(frames, NV12Frame{Luma: uintptr(dl), Chroma: uintptr(dc), LumaPitch: lp, ChromaPitch: cp, Width: tc.w, Height: tc.h, Matrix: m})
+			frames = append(frames, nv12.Frame{Luma: uintptr(dl), Chroma: uintptr(dc), LumaPitch: lp, ChromaPitch: cp, Width: tc.w, Height: tc.h, Matrix: m})
 		}
 		plan, err := p.Plan(tc.w, tc.h)
 		if err != nil {
