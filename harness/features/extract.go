@@ -48,6 +48,17 @@ type Options struct {
 	// hash of the files) for the cache key.
 	Image     []ImageEncoder
 	ImageName string
+	// DeviceImage, when set, holds one DeviceImageEncoder per device, in
+	// Image's order: the GPU frame path. Each video's frame sets are
+	// decoded and embedded on its device's GPU from NVDEC's surfaces, with
+	// no host copy (the host decoders take only the frames the captioner
+	// and the VLM sets read); ImageName must then name that path, since
+	// its resize differs from the host path's. A video the device path
+	// refuses (decode.ErrNotOnDevice) is embedded from host frames, as
+	// the host path embeds it, and cached under HostImageName, the host
+	// path's name.
+	DeviceImage   []DeviceImageEncoder
+	HostImageName string
 	// Devices, when set, is the pool of the devices Image and Captioner
 	// run on, in the same order (and Decode.Sets, one decoder set per
 	// device): each inference or caption run holds its device's memory
@@ -164,6 +175,13 @@ type Stats struct {
 	DecodedByDevice  []int
 	CaptionsByDevice []int
 	Captions         int
+	// FramesOnDevice counts the frames the GPU frame path (DeviceImage)
+	// decoded and embedded on a device; DeviceRefused counts the videos
+	// it refused, embedded from host frames instead, and DeviceRefusal
+	// is the first refusal's reason.
+	FramesOnDevice int
+	DeviceRefused  int
+	DeviceRefusal  string
 	// EmptyCaptions counts the captioned frames, written now or read from
 	// the cache, whose caption is empty or blank.
 	EmptyCaptions int
@@ -214,6 +232,9 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 	}
 	if len(opt.VLMSets) > 0 && opt.VLM == nil {
 		return nil, errors.New("features: no vlm_reader")
+	}
+	if len(opt.DeviceImage) > 0 && (len(opt.DeviceImage) != len(opt.Image) || opt.HostImageName == "" || opt.HostImageName == opt.ImageName) {
+		return nil, fmt.Errorf("features: %d GPU frame path encoders for %d image towers, host path named %q beside %q: want one per tower and a name of each path", len(opt.DeviceImage), len(opt.Image), opt.HostImageName, opt.ImageName)
 	}
 	res := &Result{Items: make([]Item, len(items))}
 	st := &res.Stats
@@ -445,8 +466,8 @@ type planned struct {
 // times of what the caches lacked, the image tower's and the VLM's, so that
 // the video is opened and decoded once.
 type decodePlan struct {
-	feat *planSampler // nil when the features are cached
-	vlm  seededPlan   // nil when the VLM scores are cached
+	feat decode.Sampler // nil when the features are cached; with the GPU frame path, a captionPlan
+	vlm  seededPlan     // nil when the VLM scores are cached
 }
 
 func (d decodePlan) Times(in decode.Info, clip decode.Clip, seed uint64) ([]time.Duration, error) {
@@ -610,7 +631,10 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 		djobs := make([]decode.Job, len(vids))
 		for k, p := range vids {
 			dp := decodePlan{}
-			if p.needFeat {
+			switch {
+			case p.needFeat && len(opt.DeviceImage) > 0 && p.plan.captions():
+				dp.feat = captionPlan{p.plan}
+			case p.needFeat && len(opt.DeviceImage) == 0:
 				dp.feat = p.plan
 			}
 			if p.needVLM {
@@ -672,12 +696,17 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 				return nil
 			}
 			w := &work{k: r.Index, plan: p.plan, video: &Video{Path: p.video.Path, Key: p.video.Key, Info: r.Info, Times: ts}}
-			for _, t := range ts {
+			// With the GPU frame path only the captioned frames were
+			// decoded here: the others are left empty.
+			w.frames = make([]imageprep.Frame, len(ts))
+			for r, t := range ts {
 				j, ok := row[t]
-				if !ok {
+				if !ok && len(opt.DeviceImage) == 0 {
 					return fmt.Errorf("features: frame at %v of the plan of %s was not decoded", t, p.video.Path)
 				}
-				w.frames = append(w.frames, frames[j])
+				if ok {
+					w.frames[r] = frames[j]
+				}
 			}
 			return send(prepQ, w)
 		})
@@ -724,6 +753,12 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 		g.Go(func() error {
 			defer prepWG.Done()
 			for w := range prepQ {
+				if len(opt.DeviceImage) > 0 { // the GPU preprocesses
+					if err := send(inferQs[w.k%len(inferQs)], w); err != nil {
+						return err
+					}
+					continue
+				}
 				t0 := time.Now()
 				w.pixels = make([]float32, len(w.frames)*opt.Prep.FrameLen())
 				if err := opt.Prep.Batch(ctx, w.frames, w.pixels); err != nil {
@@ -770,6 +805,55 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 		inferWG.Add(1)
 		g.Go(func() error {
 			defer inferWG.Done()
+			if len(opt.DeviceImage) > 0 {
+				return inferOnDevice(ctx, opt, d, inferQ, deviceStage{
+					lease: func(n int) (*gpu.Lease, error) {
+						if opt.Devices == nil {
+							return nil, nil
+						}
+						need := gpu.Need{Memory: uint64(min(n, runFrames)) * opt.frameMemory(frameLen), Pinned: true, Slot: d, Work: "image_text", Units: n}
+						lease, err := opt.Devices.Acquire(ctx, need)
+						if err != nil {
+							return nil, fmt.Errorf("features: image tower on %s: %d frames: %w", opt.Devices.Devices()[d].ID(), n, err)
+						}
+						return lease, nil
+					},
+					count: func(w *work, refused error) {
+						n := len(w.video.Times)
+						counts.Lock()
+						st.FramesByDevice[d] += n
+						st.FramesEmbedded += n
+						if refused == nil {
+							st.FramesOnDevice += n
+							st.FramesDecoded += n
+							if d < len(st.DecodedByDevice) {
+								st.DecodedByDevice[d] += n
+							}
+						} else {
+							st.DeviceRefused++
+							if st.DeviceRefusal == "" {
+								st.DeviceRefusal = refused.Error()
+							}
+						}
+						counts.Unlock()
+						if refused == nil {
+							if opt.Devices != nil {
+								opt.Devices.Count(d, "decode", n)
+							}
+							progress("frames", n)
+						}
+						progress("embedded", n)
+					},
+					hostKey: func(w *work) string {
+						host := *opt
+						host.ImageName = opt.HostImageName
+						return videoKey(vids[w.k].hash, w.plan, &host)
+					},
+					busy:   func(t0 time.Time) { bz.add("infer", t0) },
+					failed: failed,
+					store:  func(w *work) error { return send(storeQ, w) },
+				})
+			}
 			for w := range inferQ {
 				batch := []*work{w}
 				n := len(w.frames)

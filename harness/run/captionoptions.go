@@ -26,7 +26,8 @@ func CaptionOptions(c *VideoConfig, v *VideoModels, root, cacheDir string) (feat
 		return features.Options{}, fmt.Errorf("the run's captions were written by %s: the models have no captioner", c.Captioner)
 	case v.CaptionerName != c.Captioner:
 		return features.Options{}, fmt.Errorf("the models' captioner is %s, but the run's captions were written by %s", v.CaptionerName, c.Captioner)
-	case v.ImageName != c.ImageText:
+	case HostFramesName(v.ImageName) != HostFramesName(c.ImageText):
+		// The captioner reads host frames on either frame path.
 		return features.Options{}, fmt.Errorf("the models' image_text is %s, but the run's frames were read by %s", v.ImageName, c.ImageText)
 	case c.Prep != imageprep.Version:
 		return features.Options{}, fmt.Errorf("the run preprocessed frames with %s, this vidscreen with %s", c.Prep, imageprep.Version)

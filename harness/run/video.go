@@ -43,6 +43,12 @@ type VideoModels struct {
 	ImageName string
 	// Prep is image_text's preprocessing (its preprocessor_config.json).
 	Prep *imageprep.Processor
+	// DeviceImage, when set, is the GPU frame path of ImageText, one per
+	// device in its order (features.Options.DeviceImage); ImageName is
+	// then DeviceFramesName of the weights' name, and HostImageName the
+	// weights' name itself.
+	DeviceImage   []features.DeviceImageEncoder
+	HostImageName string
 	// Captioner holds the captioner role once per device (nil when absent);
 	// CaptionerName names its weights.
 	Captioner     []features.Captioner
@@ -441,12 +447,15 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 			a.textFailed(optionItem[r])
 		}
 	}
-	var itEmb textEmbedder = rowsEmbedder{v.ImageText[0], v.ImageName}
+	// The text tower is the same on either frame path: its embeddings
+	// are named by the weights alone.
+	itName := HostFramesName(v.ImageName)
+	var itEmb textEmbedder = rowsEmbedder{v.ImageText[0], itName}
 	if v.Devices != nil {
 		// The text tower on every device, as the other text encoders.
 		sp := &spread.TextEmbedder{Pool: v.Devices, Work: "image_text_text"}
 		for _, m := range v.ImageText {
-			sp.Encoders = append(sp.Encoders, rowsEmbedder{m, v.ImageName})
+			sp.Encoders = append(sp.Encoders, rowsEmbedder{m, itName})
 		}
 		itEmb = sp
 	}
@@ -632,6 +641,7 @@ func (a *audit) featureOptions(needs attack.Needs, vsets []features.VLMSet) feat
 		}
 		fopt.Sets, fopt.Image, fopt.ImageName, fopt.Prep = frameSets(needs, a.opt.frames()), encs, v.ImageName, v.Prep
 		fopt.Devices = v.Devices
+		fopt.DeviceImage, fopt.HostImageName = v.DeviceImage, v.HostImageName
 		fopt.Captioner, fopt.CaptionerName = v.Captioner, v.CaptionerName
 	}
 	return fopt
