@@ -62,7 +62,7 @@ docs/audit.md.`,
 		groups: []flagGroup{
 			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
-			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "video-timeout"}},
+			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
 			{"Run control", []string{"seed", "workers", "shard"}},
 		},
@@ -91,6 +91,7 @@ docs/audit.md.`,
 			precision := fs.String("precision", "fp32", precisionFlagHelp)
 			offloadMinWork := fs.Int64("offload-min-work", defaultOffloadMinWork, offloadFlagHelp)
 			deviceMemory := fs.String("device-memory", "0", "give each device of --device a memory budget of `SIZE` (40GiB, 512MiB, or bytes) that the model runs placed on it claim from, their batches sized to fit; 0: 90% of each GPU's free memory, and none on the CPU (set it with cpu:N to size and place the work as on GPUs of that size)")
+			framePath := fs.String("frame-path", "host", framePathFlagHelp)
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
@@ -134,6 +135,13 @@ docs/audit.md.`,
 				}
 				if *refModel && (videoRoot == "" || *modelsDir == "" || *ref != "") {
 					return &usageError{"--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference"}
+				}
+				deviceFrames, err := parseFramePath(*framePath)
+				if err != nil {
+					return err
+				}
+				if deviceFrames && (videoRoot == "" || *modelsDir == "") {
+					return &usageError{"--frame-path device needs --videos ROOT and --models DIR: it feeds the image tower's frames"}
 				}
 				if *videoTimeout < 0 {
 					return &usageError{"--video-timeout must be 0 or more"}
@@ -181,6 +189,7 @@ docs/audit.md.`,
 				defer rep.Close()
 				opt.Progress = rep
 				var servedRoles *[]servedReader // the roles a server serves, once the models are open
+				var frameNote *framePathNote    // with --frame-path device, the path the image tower took
 				if *modelsDir != "" {
 					budget, err := gpu.ParseBytes(*deviceMemory)
 					if err != nil {
@@ -198,6 +207,10 @@ docs/audit.md.`,
 					}
 					defer ms.Close()
 					servedRoles = &ms.served
+					if deviceFrames {
+						note := ms.openDeviceFrames(menv.stderr)
+						frameNote = &note
+					}
 					if len(ms.served) > 0 {
 						opt.Served = servedModes(ms.served)
 					}
@@ -239,6 +252,9 @@ docs/audit.md.`,
 				res, err := runs.Audit(ctx, opt)
 				if err == nil && servedRoles != nil {
 					err = errors.Join(noteServed(opt.Out, *servedRoles, rep), servedRefused(*servedRoles))
+				}
+				if err == nil && frameNote != nil {
+					err = noteFramePath(opt.Out, *frameNote, res.Features, rep)
 				}
 				// Every stage has ended: the reporter's lines are done before
 				// the summary, none after it.

@@ -45,6 +45,12 @@ type auditModels struct {
 	// what each device did.
 	devices *gpu.Pool
 	closes  []func() error
+	// rt, devs and towers are the runtime, the run's devices and
+	// image_text on each (nil without it), for the GPU frame path
+	// (openDeviceFrames).
+	rt     *models.Runtime
+	devs   []models.Device
+	towers []*models.ImageText
 	// served lists the roles a server serves, for stages.json and the
 	// check that each server answered something.
 	served []servedReader
@@ -94,7 +100,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	if err := checkAuditRoles(context.Background(), dir, runtimeDevice, m, video, env); err != nil {
 		return nil, err
 	}
-	out := &auditModels{devices: pool}
+	out := &auditModels{devices: pool, rt: rt, devs: devs}
 	store := servedStore(runDir)
 	if store != nil {
 		out.closes = append(out.closes, store.Close)
@@ -194,6 +200,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 			out.closes = append(out.closes, it.Close)
 			it.MaxBatch = max(it.MaxBatch, v.MaxBatch) // the feature stage sizes the runs itself
 			v.ImageText = append(v.ImageText, it)
+			out.towers = append(out.towers, it)
 		}
 		v.Devices = pool
 		folder, spec, _ := m.Folder(models.RoleImageText)

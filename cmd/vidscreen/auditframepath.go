@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/vidscreen/vidscreen/harness/features"
+	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/models"
+)
+
+const framePathFlagHelp = "feed the image tower `host|device` frames: host decodes them to memory " +
+	"(swscale, then imageprep on the CPU); device keeps NVDEC's pictures on the GPU, resizes and " +
+	"normalises them there and has the CUDA provider read the tensor in place, no host copy " +
+	"(bin/vidscreen-cuda, --device cuda, NVDEC); its resize differs from the host's, so its " +
+	"embeddings differ within a tolerance and are cached apart. Where it cannot open the run " +
+	"takes the host path after one line saying why"
+
+// parseFramePath reads --frame-path: whether the device path is asked for.
+func parseFramePath(s string) (bool, error) {
+	switch s {
+	case "host":
+		return false, nil
+	case "device":
+		return true, nil
+	}
+	return false, &usageError{fmt.Sprintf("--frame-path %q: want host or device", s)}
+}
+
+// framePathNote is what stages.json records of --frame-path: the path
+// asked for and the one the image tower took, why the device path did not
+// open, and, where it did, the frames it embedded and the videos it
+// refused (embedded from host frames, as the host path embeds them).
+type framePathNote struct {
+	Asked          string `json:"asked"`
+	Used           string `json:"used"`
+	Why            string `json:"why,omitempty"`
+	FramesOnDevice int    `json:"frames_on_device,omitempty"`
+	RefusedVideos  int    `json:"refused_videos,omitempty"`
+	Refusal        string `json:"first_refusal,omitempty"`
+}
+
+// openDeviceFrames puts the image tower of m's video models on the GPU
+// frame path: on every device of the run, NVDEC on the device's primary
+// context and models.DeviceFrames (the preprocessing kernels and the tower
+// bound on the CUDA provider). Where any device cannot, nothing changes:
+// the run takes the host path, and one line on stderr says why (the
+// models package's own line when DeviceFrames did not open). The note
+// says which path was taken.
+func (m *auditModels) openDeviceFrames(stderr io.Writer) framePathNote {
+	note := framePathNote{Asked: "device", Used: "host"}
+	why := m.deviceFramesRefusal()
+	if why == nil {
+		var dfs []*models.DeviceFrames
+		for d, it := range m.towers {
+			df := it.OpenDeviceFrames(m.rt, m.devs[d])
+			if !df.OnDevice() {
+				// OpenDeviceFrames said why, once, on the runtime's log.
+				why = df.Fallback()
+				for _, o := range dfs {
+					o.Close()
+				}
+				note.Why = why.Error()
+				return note
+			}
+			dfs = append(dfs, df)
+		}
+		v := m.video
+		for _, df := range dfs {
+			v.DeviceImage = append(v.DeviceImage, features.NVDECTower{Frames: df})
+			// Before the towers they were opened from.
+			m.closes = append([]func() error{df.Close}, m.closes...)
+		}
+		v.HostImageName, v.ImageName = v.ImageName, framePathName(v.ImageName, true)
+		note.Used = "device"
+		return note
+	}
+	fmt.Fprintf(stderr, "vidscreen audit: --frame-path device: %v; the image tower reads host frames (as --frame-path host)\n", why)
+	note.Why = why.Error()
+	return note
+}
+
+// deviceFramesRefusal says why the GPU frame path cannot open before any
+// device is touched: no image tower reads frames, the run is not on CUDA
+// devices, or a device's NVDEC did not open on its primary context; nil
+// when nothing stands in the way.
+func (m *auditModels) deviceFramesRefusal() error {
+	v := m.video
+	if v == nil || len(m.towers) == 0 {
+		return errors.New("no image_text role reads frames in this run")
+	}
+	if len(m.devs) == 0 || !m.devs[0].CUDA {
+		return errors.New("the models run on the CPU (it needs --device cuda and a usable GPU)")
+	}
+	if len(v.Decode.GPUs) != len(m.devs) || v.Decode.Options.HWAccel != "cuda" {
+		return fmt.Errorf("%d NVDEC devices for %d model devices", len(v.Decode.GPUs), len(m.devs))
+	}
+	for d, g := range v.Decode.GPUs {
+		if err := g.Err(); err != nil {
+			return fmt.Errorf("NVDEC on %s did not open: %w", m.devs[d], err)
+		}
+		if err := g.SharedErr(); err != nil {
+			return fmt.Errorf("NVDEC on %s: %w", m.devs[d], err)
+		}
+	}
+	return nil
+}
+
+// noteFramePath records note, with the feature stage's counts st (nil when
+// it did not run), as stages.json's frame_path and on the log.
+func noteFramePath(out string, note framePathNote, st *features.Stats, rep interface{ Note(string, ...any) }) error {
+	if st != nil && note.Used == "device" {
+		note.FramesOnDevice, note.RefusedVideos, note.Refusal = st.FramesOnDevice, st.DeviceRefused, st.DeviceRefusal
+	}
+	rep.Note("frame path", "asked", note.Asked, "used", note.Used, "why", note.Why, "frames_on_device", note.FramesOnDevice, "refused_videos", note.RefusedVideos)
+	path := filepath.Join(out, runs.StagesFile)
+	doc := map[string]json.RawMessage{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	b, err := json.Marshal(note)
+	if err != nil {
+		return err
+	}
+	doc["frame_path"] = b
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	})
+}
+
+// framePathName is image_text's name in the cache keys and config.json for
+// the path the run takes: the weights' name on the host path, marked on
+// the device path (runs.DeviceFramesName).
+func framePathName(weights string, device bool) string {
+	if device {
+		return runs.DeviceFramesName(weights)
+	}
+	return weights
+}
