@@ -46,57 +46,72 @@ type framePathNote struct {
 }
 
 // openDeviceFrames puts the image tower of m's video models on the GPU
-// frame path: on every device of the run, NVDEC on the device's primary
-// context and models.DeviceFrames (the preprocessing kernels and the tower
-// bound on the CUDA provider). Where any device cannot, nothing changes:
-// the run takes the host path, and one line on stderr says why (the
-// models package's own line when DeviceFrames did not open). The note
-// says which path was taken.
+// frame path: on every device of the run, models.DeviceFrames (the
+// preprocessing kernels and the tower bound on the CUDA provider) and NVDEC
+// on the device's primary context. Where any device cannot, nothing
+// changes: the run takes the host path, and one line on stderr says why
+// (the models package's own line when DeviceFrames did not open, which
+// names a build without the kernels first). The note says which path was
+// taken.
 func (m *auditModels) openDeviceFrames(stderr io.Writer) framePathNote {
 	note := framePathNote{Asked: "device", Used: "host"}
 	why := m.deviceFramesRefusal()
-	if why == nil {
-		var dfs []*models.DeviceFrames
-		for d, it := range m.towers {
-			df := it.OpenDeviceFrames(m.rt, m.devs[d])
-			if !df.OnDevice() {
-				// OpenDeviceFrames said why, once, on the runtime's log.
-				why = df.Fallback()
-				for _, o := range dfs {
-					o.Close()
-				}
-				note.Why = why.Error()
-				return note
-			}
-			dfs = append(dfs, df)
-		}
-		v := m.video
+	var dfs []*models.DeviceFrames
+	closeAll := func() {
 		for _, df := range dfs {
-			v.DeviceImage = append(v.DeviceImage, features.NVDECTower{Frames: df})
-			// Before the towers they were opened from.
-			m.closes = append([]func() error{df.Close}, m.closes...)
+			df.Close()
 		}
-		v.HostImageName, v.ImageName = v.ImageName, framePathName(v.ImageName, true)
-		note.Used = "device"
+	}
+	for d := 0; why == nil && d < len(m.towers); d++ {
+		df := m.towers[d].OpenDeviceFrames(m.rt, m.devs[d])
+		if !df.OnDevice() {
+			// OpenDeviceFrames said why, once, on the runtime's log.
+			closeAll()
+			note.Why = df.Fallback().Error()
+			return note
+		}
+		dfs = append(dfs, df)
+	}
+	if why == nil {
+		if why = m.nvdecRefusal(); why != nil {
+			closeAll()
+		}
+	}
+	if why != nil {
+		fmt.Fprintf(stderr, "vidscreen audit: --frame-path device: %v; the image tower reads host frames (as --frame-path host)\n", why)
+		note.Why = why.Error()
 		return note
 	}
-	fmt.Fprintf(stderr, "vidscreen audit: --frame-path device: %v; the image tower reads host frames (as --frame-path host)\n", why)
-	note.Why = why.Error()
+	v := m.video
+	for _, df := range dfs {
+		v.DeviceImage = append(v.DeviceImage, features.NVDECTower{Frames: df})
+		// Before the towers they were opened from.
+		m.closes = append([]func() error{df.Close}, m.closes...)
+	}
+	v.HostImageName, v.ImageName = v.ImageName, framePathName(v.ImageName, true)
+	note.Used = "device"
 	return note
 }
 
 // deviceFramesRefusal says why the GPU frame path cannot open before any
-// device is touched: no image tower reads frames, the run is not on CUDA
-// devices, or a device's NVDEC did not open on its primary context; nil
-// when nothing stands in the way.
+// device is touched: no image tower reads frames, or the run is not on
+// CUDA devices; nil when nothing stands in the way.
 func (m *auditModels) deviceFramesRefusal() error {
-	v := m.video
-	if v == nil || len(m.towers) == 0 {
+	if m.video == nil || len(m.towers) == 0 {
 		return errors.New("no image_text role reads frames in this run")
 	}
 	if len(m.devs) == 0 || !m.devs[0].CUDA {
 		return errors.New("the models run on the CPU (it needs --device cuda and a usable GPU)")
 	}
+	return nil
+}
+
+// nvdecRefusal says why the decoders cannot hand their pictures to the
+// device path: a device's NVDEC did not open, or opened in a context of
+// FFmpeg's own, whose surfaces the kernels cannot read; nil when every
+// device decodes on its primary context.
+func (m *auditModels) nvdecRefusal() error {
+	v := m.video
 	if len(v.Decode.GPUs) != len(m.devs) || v.Decode.Options.HWAccel != "cuda" {
 		return fmt.Errorf("%d NVDEC devices for %d model devices", len(v.Decode.GPUs), len(m.devs))
 	}
