@@ -55,10 +55,7 @@ func (r *Runtime) NewBoundSession(path string, dev Device, profile ShapeProfile)
 	cfg := sessionConfig{threads: r.threads, memPattern: profile == FixedShapes}
 	if dev.CUDA {
 		cfg.threads = 1 // as Runtime.sessionOptions: the CPU only feeds the GPU
-		cfg.cuda = map[string]string{"device_id": fmt.Sprint(dev.ID)}
-		if profile == DynamicShapes {
-			cfg.cuda["arena_extend_strategy"] = "kSameAsRequested"
-		}
+		cfg.cuda = r.cudaOptions(dev, profile)
 	}
 	so, err := api.newSessionOptions(cfg)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,11 @@ type RuntimeOptions struct {
 	Log io.Writer
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// CUDAProviderOptions are given to ONNX Runtime's CUDA provider
+	// beside the runtime's own (device_id, which the Device sets, wins):
+	// {"use_tf32": "0"} makes float32 GEMMs and convolutions strict
+	// float32, where the provider's default is TF32 on Ampere and later.
+	CUDAProviderOptions map[string]string
 }
 
 // A Runtime loads ONNX Runtime and creates sessions on its devices. Create
@@ -45,6 +51,7 @@ type Runtime struct {
 	devices []Device
 	threads int
 	log     io.Writer
+	cudaOpt map[string]string
 
 	fallbackOnce sync.Once
 	mu           sync.Mutex
@@ -92,7 +99,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Runtime{library: lib, devices: devs, threads: opts.Threads, log: w}, nil
+	return &Runtime{library: lib, devices: devs, threads: opts.Threads, log: w, cudaOpt: maps.Clone(opts.CUDAProviderOptions)}, nil
 }
 
 // Library returns the path of the loaded libonnxruntime.so.
@@ -179,4 +186,21 @@ func (r *Runtime) CUDAFailure() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.cudaFailure
+}
+
+// cudaOptions are the CUDA provider's options for a session on dev: the
+// caller's, then device_id, and for variable shapes an arena that grows by
+// what is asked rather than by powers of two, which keeps GPU memory near
+// the largest batch (ONNX Runtime's CUDA execution provider docs,
+// arena_extend_strategy).
+func (r *Runtime) cudaOptions(dev Device, profile ShapeProfile) map[string]string {
+	opts := maps.Clone(r.cudaOpt)
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	opts["device_id"] = fmt.Sprint(dev.ID)
+	if profile == DynamicShapes {
+		opts["arena_extend_strategy"] = "kSameAsRequested"
+	}
+	return opts
 }

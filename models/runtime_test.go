@@ -2,6 +2,7 @@ package models
 
 import (
 	"bytes"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,5 +69,35 @@ func TestCUDAFallbackIsSaidOnce(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "cuda:0 unavailable, running on cpu") || !strings.Contains(log.String(), "libonnxruntime_providers_cuda.so") {
 		t.Fatalf("fallback message does not name what is missing: %s", log.String())
+	}
+}
+
+// TestCUDAOptionsKeepTheCallersAndTheDevice: the caller's provider options
+// (use_tf32=0 for strict float32) reach the provider, the device's id wins
+// over a caller's, and only variable shapes get the exact-growth arena.
+func TestCUDAOptionsKeepTheCallersAndTheDevice(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		caller  map[string]string
+		dev     Device
+		profile ShapeProfile
+		want    map[string]string
+	}{
+		{"none", nil, Device{CUDA: true, ID: 1}, FixedShapes, map[string]string{"device_id": "1"}},
+		{"dynamic shapes", nil, Device{CUDA: true}, DynamicShapes, map[string]string{"device_id": "0", "arena_extend_strategy": "kSameAsRequested"}},
+		{"strict float32", map[string]string{"use_tf32": "0"}, Device{CUDA: true, ID: 2}, FixedShapes, map[string]string{"device_id": "2", "use_tf32": "0"}},
+		{"the device wins", map[string]string{"device_id": "5", "use_tf32": "1"}, Device{CUDA: true, ID: 0}, FixedShapes, map[string]string{"device_id": "0", "use_tf32": "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := maps.Clone(tc.caller)
+			r := &Runtime{cudaOpt: tc.caller}
+			got := r.cudaOptions(tc.dev, tc.profile)
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("options %v, want %v", got, tc.want)
+			}
+			if !maps.Equal(tc.caller, before) {
+				t.Errorf("the caller's options became %v", tc.caller)
+			}
+		})
 	}
 }

@@ -109,15 +109,7 @@ func (r *Runtime) sessionOptions(dev Device, profile ShapeProfile) (*ort.Session
 			return nil, err
 		}
 		defer cuda.Destroy()
-		opts := map[string]string{"device_id": fmt.Sprint(dev.ID)}
-		if profile == DynamicShapes {
-			// Text batches change shape every run; growing the CUDA arena
-			// by what is asked rather than by powers of two keeps GPU
-			// memory near the largest batch (ONNX Runtime's CUDA
-			// execution provider docs, arena_extend_strategy).
-			opts["arena_extend_strategy"] = "kSameAsRequested"
-		}
-		if err := cuda.Update(opts); err != nil {
+		if err := cuda.Update(r.cudaOptions(dev, profile)); err != nil {
 			o.Destroy()
 			return nil, err
 		}
