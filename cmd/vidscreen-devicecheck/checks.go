@@ -128,6 +128,7 @@ type RefCheck struct {
 	Score float64 `json:"score,omitempty"`
 	*PrepFigures
 	*OffloadFigures
+	Tower *TowerRef `json:"tower,omitempty"`
 }
 
 func (r *Reference) check(name string) (RefCheck, bool) {
@@ -178,7 +179,7 @@ func searches() []search {
 	}
 }
 
-func cpuReference(ctx context.Context) (*Reference, error) {
+func cpuReference(ctx context.Context, tower towerOptions) (*Reference, error) {
 	x := seeded(refRows, dim, seed)
 	ref := &Reference{Seed: seed, Rows: refRows, Dim: dim, DataSHA256: digestMatrix(x),
 		CPU: fmt.Sprintf("%s/%s, %d threads", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))}
@@ -209,6 +210,11 @@ func cpuReference(ctx context.Context) (*Reference, error) {
 		return nil, err
 	}
 	ref.Checks = append(ref.Checks, nc...)
+	tc, err := towerReference(ctx, seed, tower)
+	if err != nil {
+		return nil, err
+	}
+	ref.Checks = append(ref.Checks, tc)
 	return ref, nil
 }
 
@@ -259,6 +265,7 @@ type CheckResult struct {
 	Error       string   `json:"error,omitempty"`
 	*PrepFigures
 	*OffloadFigures
+	Tower *TowerFigures `json:"tower,omitempty"`
 }
 
 // A LeftOut names a check the issue asks for that this report does not
@@ -302,11 +309,10 @@ func gpuConfigs() []gpuConfig {
 	}
 }
 
-func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vendiRows int) (*Report, error) {
+func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vendiRows int, tower towerOptions) (*Report, error) {
 	start := time.Now()
 	rep := &Report{DryRun: cpuOnly, Started: start.UTC().Format(time.RFC3339)}
 	rep.LeftOut = []LeftOut{
-		{"image_tower", "needs ONNX Runtime's CUDA provider (230 MB) and the ORT library staged on the machine; not carried"},
 		{"nvdec", "needs FFmpeg's libraries on the machine; not carried"},
 	}
 	x := seeded(ref.Rows, ref.Dim, ref.Seed)
@@ -420,6 +426,11 @@ func runChecks(ctx context.Context, ref *Reference, cpuOnly bool, rateRows, vend
 		return nil, err
 	}
 	rep.Checks = append(rep.Checks, pc...)
+	tc, tl, err := towerChecks(ctx, ref, cpuOnly, tower, towerBatch)
+	if err != nil {
+		return nil, err
+	}
+	rep.Checks, rep.LeftOut = append(rep.Checks, tc...), append(rep.LeftOut, tl...)
 	nc, err := nv12Checks(ctx, ref, first, prepBatch)
 	if err != nil {
 		return nil, err

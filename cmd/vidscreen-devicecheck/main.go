@@ -43,6 +43,8 @@ func run(args []string) error {
 	big := fs.Int("rate-rows", 100_000, "rows of the rate join (`N` x 1024 against itself)")
 	vendiRows := fs.Int("vendi-rows", vendiRateRows, "items of the Vendi rate check (`N` x (1152 x 1024); 0 skips it)")
 	limit := fs.Duration("timeout", 6*time.Minute, "stop every check after `D`")
+	ortLib := fs.String("ort-lib", "", "ONNX Runtime's libonnxruntime.so (`PATH`) for the image tower; empty: $VIDSCREEN_ORT_LIB or .cache/onnxruntime, and on a GPU run the tower is skipped")
+	ortStaged := fs.String("ort-staged", "", "what staged --ort-lib on this machine, or why nothing is (`TEXT`, written into the image_tower rows)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -54,7 +56,7 @@ func run(args []string) error {
 	var v any
 	switch args[0] {
 	case "reference":
-		ref, err := cpuReference(ctx)
+		ref, err := cpuReference(ctx, towerOptions{lib: *ortLib})
 		if err != nil {
 			return err
 		}
@@ -71,7 +73,7 @@ func run(args []string) error {
 		if err := json.Unmarshal(b, &ref); err != nil {
 			return fmt.Errorf("%s: %w", *refPath, err)
 		}
-		rep, err := runChecks(ctx, &ref, *cpuOnly, *big, *vendiRows)
+		rep, err := runChecks(ctx, &ref, *cpuOnly, *big, *vendiRows, towerOptions{lib: *ortLib, staged: *ortStaged})
 		if err != nil {
 			return err
 		}
