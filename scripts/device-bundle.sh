@@ -21,7 +21,7 @@ if [ -n "$extra" ]; then
   echo "device-bundle: bin/vidscreen-devicecheck-cuda links more than libcuda.so.1 and libc: $extra" >&2
   exit 1
 fi
-if [ ! -s bin/devicecheck-reference.json ] || [ -n "$(find cmd/vidscreen-devicecheck -name '*.go' ! -name '*_test.go' -newer bin/devicecheck-reference.json)" ]; then
+if [ ! -s bin/devicecheck-reference.json ] || [ -n "$(find cmd/vidscreen-devicecheck models/onnxbuild -name '*.go' ! -name '*_test.go' -newer bin/devicecheck-reference.json)" ]; then
   go build -o bin/vidscreen-devicecheck ./cmd/vidscreen-devicecheck
   echo "device-bundle: computing the CPU reference (seeded data, CPU kernels)"
   bin/vidscreen-devicecheck reference --out bin/devicecheck-reference.json
