@@ -256,3 +256,56 @@ func ortLibrary(t *testing.T) string {
 	}
 	return p
 }
+
+// BenchmarkTowerBuild draws the 88M-parameter tower and writes its folder,
+// as each run of the check does.
+func BenchmarkTowerBuild(b *testing.B) {
+	cfg := towerConfig(seed + towerSeedOffset)
+	for b.Loop() {
+		tm, err := buildTower(cfg, b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tm.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(towerParams(cfg))*4/1e6, "MB")
+}
+
+// BenchmarkTowerCPU embeds the seeded frames' preprocessed images on
+// ONNX Runtime's CPU, the reference's figure: frames/s.
+func BenchmarkTowerCPU(b *testing.B) {
+	ctx := context.Background()
+	tm, err := buildTower(towerConfig(seed+towerSeedOffset), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tm.Close()
+	rt, err := models.NewRuntime(models.RuntimeOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	it, err := tm.open(rt, models.CPU)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer it.Close()
+	p, err := tm.preprocessor()
+	if err != nil {
+		b.Fatal(err)
+	}
+	imgs, err := towerImages(ctx, p, towerFrames(seed, prepDistinct), prepDistinct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := it.EmbedImages(ctx, imgs); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := it.EmbedImages(ctx, imgs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*imgs.N)/b.Elapsed().Seconds(), "frames/s")
+}
