@@ -82,4 +82,5 @@ CUDA_STUB_DRIVER := $(CUDA_DEV_DIR)/stub-driver
 test-cuda: setup-cuda-dev
 	@mkdir -p "$(CUDA_STUB_DRIVER)" && ln -sf "$(CUDA_DEV_DIR)/usr/lib/x86_64-linux-gnu/stubs/libcuda.so" "$(CUDA_STUB_DRIVER)/libcuda.so.1"
 	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda ./kernels/cuda
+	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda -run 'TestNVDEC|TestNewGPU|TestNewSharedGPU|TestOpenGPU|TestFramesOnDevice|TestDeviceNV12' ./decode ./harness/features
 	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda -run 'TestNeardupDevice|TestAuditDeviceSearches|TestSelectDeviceSearches' -v ./cmd/vidscreen

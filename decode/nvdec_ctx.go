@@ -22,6 +22,8 @@ import (
 	"slices"
 
 	"github.com/asticode/go-astiav"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // primaryCtxOptions are hwcontext_cuda's options for a device on the
@@ -33,8 +35,15 @@ func primaryCtxOptions() map[string]string { return map[string]string{"primary_c
 // pass fakes to follow the fallback without a GPU.
 type cudaCreate func(device string, opts map[string]string) (*astiav.HardwareDeviceContext, error)
 
-// ffmpegCUDA is av_hwdevice_ctx_create for AV_HWDEVICE_TYPE_CUDA.
+// ffmpegCUDA is av_hwdevice_ctx_create for AV_HWDEVICE_TYPE_CUDA, once
+// the driver has answered cuInit: FFmpeg is never asked where the driver
+// refuses, because hwcontext_cuda's report of that refusal reads strings
+// the driver may not have written (gpu.InitCUDA), and with the toolkit's
+// stub driver it crashed the process.
 func ffmpegCUDA(device string, opts map[string]string) (*astiav.HardwareDeviceContext, error) {
+	if err := gpu.InitCUDA(gpu.DefaultCUDALibrary); err != nil {
+		return nil, err
+	}
 	var d *astiav.Dictionary
 	if len(opts) > 0 {
 		var err error

@@ -51,17 +51,7 @@ func (b cudaBackend) Probe() (driver string, devs []Device, visible bool, err er
 	}); err != nil {
 		return "", nil, true, err
 	}
-	check := func(what string, ret int32) error {
-		if ret == 0 {
-			return nil
-		}
-		var p *byte
-		name := "unknown"
-		if f.errName(ret, &p) == 0 && p != nil {
-			name = goString(p)
-		}
-		return fmt.Errorf("%s: %s (CUresult %d)", what, name, ret)
-	}
+	check := func(what string, ret int32) error { return cuError(f.errName, what, ret) }
 	if err := check("cuInit", f.init(0)); err != nil {
 		return "", nil, true, err
 	}
@@ -96,6 +86,21 @@ func (b cudaBackend) Probe() (driver string, devs []Device, visible bool, err er
 		devs = append(devs, d)
 	}
 	return driver, devs, true, nil
+}
+
+// cuError is nil for CUDA_SUCCESS, else an error naming the call and the
+// CUresult by cuGetErrorName (the pointer starts nil: the toolkit's stub
+// driver answers without writing it).
+func cuError(errName func(int32, **byte) int32, what string, ret int32) error {
+	if ret == 0 {
+		return nil
+	}
+	var p *byte
+	name := "unknown"
+	if errName(ret, &p) == 0 && p != nil {
+		name = goString(p)
+	}
+	return fmt.Errorf("%s: %s (CUresult %d)", what, name, ret)
 }
 
 // formatUUID writes a CUuuid the way nvidia-smi and NVML do: "GPU-" and the
