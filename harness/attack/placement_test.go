@@ -3,36 +3,14 @@ package attack_test
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/kernels/kernelstest"
 )
-
-// countingBackend is a backend that counts the searches handed to it, so
-// that a test knows they reached it rather than the CPU kernels.
-type countingBackend struct {
-	b            *cuda.Backend
-	joins, topks atomic.Int64
-}
-
-func (c *countingBackend) ThresholdJoin(ctx context.Context, a, b *kernels.Matrix, tau float32, opt kernels.Options, emit func([]kernels.Pair) error) error {
-	c.joins.Add(1)
-	return c.b.ThresholdJoin(ctx, a, b, tau, opt, emit)
-}
-
-func (c *countingBackend) TopK(ctx context.Context, q, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
-	c.topks.Add(1)
-	return c.b.TopK(ctx, q, x, k, opt)
-}
-
-func (c *countingBackend) TopKEarlier(ctx context.Context, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
-	c.topks.Add(1)
-	return c.b.TopKEarlier(ctx, x, k, opt)
-}
 
 // The attackers that search (copy, copy-xpool, knn-vote, knn-vote-xpool,
 // retrieval-reader and its cross-pool variant) placed on kernels/cuda's
@@ -45,7 +23,7 @@ func TestSearchAttackersOnABackendMatchTheCPU(t *testing.T) {
 	orders := attack.Orders(items, 7, 2)
 	names := []string{"copy", "copy-xpool", "knn-vote", "knn-vote-xpool", "retrieval-reader", "retrieval-reader" + attack.CrossPoolSuffix}
 	pool := &attack.Pool{Items: items, Text: q, Question: q}
-	answer := func(threads int, backend *countingBackend) []byte {
+	answer := func(threads int, backend *kernelstest.Counter) []byte {
 		cfg := retrievalConfig(&pairReader{}, true)
 		cfg.Threads = threads
 		if backend != nil {
@@ -90,13 +68,13 @@ func TestSearchAttackersOnABackendMatchTheCPU(t *testing.T) {
 		t.Fatal("copy abstained on every item: the case tests no join")
 	}
 	for _, tt := range []struct{ threads, workers int }{{1, 1}, {4, 3}} {
-		b := &countingBackend{b: &cuda.Backend{Device: cuda.Host{Rows: 24, Cols: 80}, Workers: tt.workers}}
+		b := kernelstest.Count(&cuda.Backend{Device: cuda.Host{Rows: 24, Cols: 80}, Workers: tt.workers})
 		got := answer(tt.threads, b)
 		if string(got) != string(want) {
 			t.Errorf("%d threads, %d device workers: the answers differ from the CPU kernels'", tt.threads, tt.workers)
 		}
-		if b.joins.Load() == 0 || b.topks.Load() == 0 {
-			t.Errorf("%d threads, %d device workers: the backend ran %d joins and %d top-k searches; the attackers searched elsewhere", tt.threads, tt.workers, b.joins.Load(), b.topks.Load())
+		if b.Joins() == 0 || b.TopKs() == 0 {
+			t.Errorf("%d threads, %d device workers: the backend ran %d joins and %d top-k searches; the attackers searched elsewhere", tt.threads, tt.workers, b.Joins(), b.TopKs())
 		}
 	}
 }

@@ -6,33 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"sync/atomic"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/kernels/kernelstest"
 )
-
-// placedBackend counts the searches a release hands it.
-type placedBackend struct {
-	b            *cuda.Backend
-	joins, topks atomic.Int64
-}
-
-func (p *placedBackend) ThresholdJoin(ctx context.Context, a, b *kernels.Matrix, tau float32, opt kernels.Options, emit func([]kernels.Pair) error) error {
-	p.joins.Add(1)
-	return p.b.ThresholdJoin(ctx, a, b, tau, opt, emit)
-}
-
-func (p *placedBackend) TopK(ctx context.Context, q, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
-	p.topks.Add(1)
-	return p.b.TopK(ctx, q, x, k, opt)
-}
-
-func (p *placedBackend) TopKEarlier(ctx context.Context, x *kernels.Matrix, k int, opt kernels.Options) (*kernels.Neighbours, error) {
-	p.topks.Add(1)
-	return p.b.TopKEarlier(ctx, x, k, opt)
-}
 
 // placements are the ways a test places the searches on a backend over
 // the Host device (small tiles, so that each search spans many): directly
@@ -44,7 +23,8 @@ var placements = []struct {
 	offload bool
 }{{"1 worker", 1, false}, {"3 workers", 3, false}, {"3 workers, offloaded", 3, true}}
 
-func (p *placedBackend) place(offload bool) (kernels.Joiner, kernels.NeighbourSearcher) {
+// place hands out p directly, or behind an Offload that sends it every search.
+func place(p *kernelstest.Counter, offload bool) (kernels.Joiner, kernels.NeighbourSearcher) {
 	if offload {
 		o := kernels.NewOffload(p, p, 1, 1)
 		return o, o
@@ -61,9 +41,9 @@ func TestReleaseSearchesOnABackendWriteTheCPUFiles(t *testing.T) {
 	cpu, want := compose(t, p, cfg, q, 3, 1)
 	for _, pl := range placements {
 		t.Run(pl.name, func(t *testing.T) {
-			b := &placedBackend{b: &cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers}}
+			b := kernelstest.Count(&cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers})
 			placed := cfg
-			placed.Joiner, placed.Searcher = b.place(pl.offload)
+			placed.Joiner, placed.Searcher = place(b, pl.offload)
 			r, got := compose(t, p, placed, q, 3, pl.workers)
 			if r.Name != cpu.Name {
 				t.Errorf("the release is named %s, the CPU's %s", r.Name, cpu.Name)
@@ -73,8 +53,8 @@ func TestReleaseSearchesOnABackendWriteTheCPUFiles(t *testing.T) {
 					t.Errorf("%s differs from the CPU's", f)
 				}
 			}
-			if b.joins.Load() == 0 || b.topks.Load() == 0 {
-				t.Errorf("the backend ran %d joins and %d top-k searches; the red team searched elsewhere", b.joins.Load(), b.topks.Load())
+			if b.Joins() == 0 || b.TopKs() == 0 {
+				t.Errorf("the backend ran %d joins and %d top-k searches; the red team searched elsewhere", b.Joins(), b.TopKs())
 			}
 		})
 	}
@@ -111,8 +91,8 @@ func TestScenesOnABackendAreTheCPUs(t *testing.T) {
 	}
 	for _, pl := range placements {
 		t.Run(pl.name, func(t *testing.T) {
-			b := &placedBackend{b: &cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers}}
-			j, s := b.place(pl.offload)
+			b := kernelstest.Count(&cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers})
+			j, s := place(b, pl.offload)
 			got, err := Scenes(context.Background(), videos, x, DefaultSceneThreshold, kernels.Options{Threads: pl.workers, Joiner: j, Searcher: s})
 			if err != nil {
 				t.Fatal(err)
@@ -120,8 +100,8 @@ func TestScenesOnABackendAreTheCPUs(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Error("the scenes differ from the CPU's")
 			}
-			if b.joins.Load() != 2 {
-				t.Errorf("the backend ran %d joins, want one per block after the first (2)", b.joins.Load())
+			if b.Joins() != 2 {
+				t.Errorf("the backend ran %d joins, want one per block after the first (2)", b.Joins())
 			}
 		})
 	}
