@@ -25,6 +25,12 @@ type KrylovBasis interface {
 	Project(ctx context.Context, m, r int, w, h []float64) error
 	// Coords sets z (m x c) = Q_m^T x for x n x c.
 	Coords(ctx context.Context, m, c int, x, z []float64) error
+	// Gram sets g (r x r) = x^T x for x n x r, and Combine y (n x k) =
+	// x u for u r x k: the two n x r x r products of orthonormalising a
+	// block, which after the Gram-Schmidt products are the largest left
+	// (and gonum runs the first, of a 32 x 32 result, on one thread).
+	Gram(ctx context.Context, r int, x, g []float64) error
+	Combine(ctx context.Context, r, k int, x, u, y []float64) error
 	// Close releases what the basis holds.
 	Close() error
 }
@@ -90,6 +96,24 @@ func (b *hostBasis) Coords(_ context.Context, m, c int, x, z []float64) error {
 	}
 	var g blas.Implementation
 	g.Dgemm(gblas.Trans, gblas.NoTrans, m, c, b.n, 1, b.q, b.ld, x, c, 0, z, c)
+	return nil
+}
+
+func (b *hostBasis) Gram(_ context.Context, r int, x, g []float64) error {
+	if r <= 0 || len(x) != b.n*r || len(g) != r*r {
+		return fmt.Errorf("host basis: Gram matrix of %d values in %d columns into %d", len(x), r, len(g))
+	}
+	var bl blas.Implementation
+	bl.Dgemm(gblas.Trans, gblas.NoTrans, r, r, b.n, 1, x, r, x, r, 0, g, r)
+	return nil
+}
+
+func (b *hostBasis) Combine(_ context.Context, r, k int, x, u, y []float64) error {
+	if r <= 0 || k <= 0 || len(x) != b.n*r || len(u) != r*k || len(y) != b.n*k {
+		return fmt.Errorf("host basis: combine %d values in %d columns by %d into %d columns", len(x), r, len(u), k)
+	}
+	var bl blas.Implementation
+	bl.Dgemm(gblas.NoTrans, gblas.NoTrans, b.n, k, r, 1, x, r, u, k, 0, y, k)
 	return nil
 }
 

@@ -29,10 +29,10 @@ type krylov struct {
 // coefficients, so it holds every coupling the basis sees, not only the
 // block tridiagonal part.
 //
-// The basis and its Gram-Schmidt products live in a KrylovBasis: the
-// operator's own when it offers one (BasisOperator), the host's
-// otherwise; the n x r x r work of orthonormalising each block (its r x r
-// Gram matrix and eigenvectors) and T's m x m eigenproblem stay here.
+// The basis and its products (Gram-Schmidt, and the n x r x r products
+// of orthonormalising each block) live in a KrylovBasis: the operator's
+// own when it offers one (BasisOperator), the host's otherwise; the r x r
+// eigenproblems and T's m x m one stay here.
 func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps int) (_ krylov, err error) {
 	n := a.Size()
 	var g blas.Implementation
@@ -48,7 +48,10 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 	}()
 	tm := make([]float64, ld*ld) // T, upper triangle filled block column by block column
 	cur := append([]float64(nil), omega...)
-	cur, r := orthonormalBlock(cur, n, b, 0)
+	cur, r, err := orthonormalBlock(ctx, basis, cur, n, b, 0)
+	if err != nil {
+		return krylov{}, err
+	}
 	m := 0
 	var resid []float64 // the last block's residual, n x rLast
 	rLast := 0
@@ -99,7 +102,9 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 		if k == steps-1 || m == ld {
 			break
 		}
-		cur, r = orthonormalBlock(w, n, r, anorm)
+		if cur, r, err = orthonormalBlock(ctx, basis, w, n, r, anorm); err != nil {
+			return krylov{}, err
+		}
 		if cur, r, err = reorthogonalise(ctx, cur, basis, n, m, r); err != nil {
 			return krylov{}, err
 		}
@@ -162,15 +167,18 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 // 2^-40 of the largest column direction, or of anorm (the operator's scale
 // so far) when that is larger, so that a block which has (nearly) left
 // the Krylov space ends the iteration instead of filling it with noise.
-func orthonormalBlock(m []float64, n, r int, anorm float64) ([]float64, int) {
-	var g blas.Implementation
+// Its two n x r x r products run on the basis's device (Gram, Combine);
+// the r x r eigenproblem here.
+func orthonormalBlock(ctx context.Context, basis KrylovBasis, m []float64, n, r int, anorm float64) ([]float64, int, error) {
 	cur := m
 	for pass := 0; pass < 2 && r > 0; pass++ {
 		gram := make([]float64, r*r)
-		g.Dgemm(gblas.Trans, gblas.NoTrans, r, r, n, 1, cur, r, cur, r, 0, gram, r)
+		if err := basis.Gram(ctx, r, cur, gram); err != nil {
+			return nil, 0, err
+		}
 		s, err := blas.SymEigen(gram, r)
 		if err != nil {
-			return nil, 0
+			return nil, 0, nil
 		}
 		floor := s[len(s)-1]
 		if pass == 0 {
@@ -191,11 +199,13 @@ func orthonormalBlock(m []float64, n, r int, anorm float64) ([]float64, int) {
 		}
 		next := make([]float64, n*len(keep))
 		if len(keep) > 0 {
-			g.Dgemm(gblas.NoTrans, gblas.NoTrans, n, len(keep), r, 1, cur, r, u, len(keep), 0, next, len(keep))
+			if err := basis.Combine(ctx, r, len(keep), cur, u, next); err != nil {
+				return nil, 0, err
+			}
 		}
 		cur, r = next, len(keep)
 	}
-	return cur, r
+	return cur, r, nil
 }
 
 // keepColumns returns the first r of the c columns of m (n x c).
@@ -222,8 +232,7 @@ func reorthogonalise(ctx context.Context, cur []float64, basis KrylovBasis, n, m
 	if err := basis.Project(ctx, m, r, cur, h); err != nil {
 		return nil, 0, err
 	}
-	cur, r = orthonormalBlock(cur, n, r, 1)
-	return cur, r, nil
+	return orthonormalBlock(ctx, basis, cur, n, r, 1)
 }
 
 // maxColumnNorm returns the largest Euclidean length of the r columns of

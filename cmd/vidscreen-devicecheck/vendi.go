@@ -58,10 +58,10 @@ func cpuVendi(ctx context.Context, v, t *kernels.Matrix) (kernels.Vendi, float64
 
 // vendiTimes splits a device estimate's seconds: uploading V and T and
 // forming K's resident panels, the estimate's products with K (device
-// work, host conversions and copies), the block Lanczos basis's
-// Gram-Schmidt products (on the device, with the blocks' copies each
-// way), and the rest on the host: orthonormalising each n x 32 block
-// (its Gram matrix and eigenvectors), T's eigenvalues and the probes.
+// work, host conversions and copies), the block Lanczos basis's products
+// on the device (Gram-Schmidt, and each block's Gram matrix and W U, with
+// the blocks' copies each way), and the rest on the host: the 32 x 32
+// eigenproblems, T's eigenvalues and the probes.
 // BasisNote is the device's line when the basis stayed on the host (its
 // products then count in Host).
 type vendiTimes struct {
@@ -117,6 +117,16 @@ func (b *timedBasis) Project(ctx context.Context, m, r int, w, h []float64) erro
 func (b *timedBasis) Coords(ctx context.Context, m, c int, x, z []float64) error {
 	defer b.time(time.Now())
 	return b.KrylovBasis.Coords(ctx, m, c, x, z)
+}
+
+func (b *timedBasis) Gram(ctx context.Context, r int, x, g []float64) error {
+	defer b.time(time.Now())
+	return b.KrylovBasis.Gram(ctx, r, x, g)
+}
+
+func (b *timedBasis) Combine(ctx context.Context, r, k int, x, u, y []float64) error {
+	defer b.time(time.Now())
+	return b.KrylovBasis.Combine(ctx, r, k, x, u, y)
 }
 
 func (b *timedBasis) Close() error {

@@ -7,14 +7,16 @@
 //   basis_tn      P[ch] = Q_m^T W over rows [ch*BASIS_CHUNK, ...), an fma
 //                 chain over the chunk's rows in increasing order
 //   basis_reduce  H = P[0] + P[1] + ... in increasing chunk order
-//   basis_nn_sub  W -= Q_m H, each entry's sum an fma chain over the m
-//                 columns in increasing order, subtracted once
+//   basis_nn      W -= Q_m H, each entry's sum an fma chain over the m
+//                 columns in increasing order, subtracted once; or, with
+//                 set, W = Q_m H (the orthonormalisation's W U, with the
+//                 block for Q)
 //
 // Compiled to PTX for compute_80 by `make ptx` (basis.ptx, embedded).
 
 // Rows of Q per partial product (basis.go's basisChunk); the tile edge (32
-// columns of Q or W, 32 rows a stage); the rows of W a block of
-// basis_nn_sub updates. basis_launch_test.go holds basis.go to them.
+// columns of Q or W, 32 rows a stage); the rows of W a block of basis_nn
+// updates. basis_launch_test.go holds basis.go to them.
 #define BASIS_CHUNK 512
 #define BASIS_T 32
 #define BASIS_NN_ROWS 64
@@ -83,12 +85,13 @@ __global__ void __launch_bounds__(256) basis_reduce(
     }
 }
 
-// basis_nn_sub: grid (ceil(n/64), ceil(r/32)), 256 threads; thread (tx,
-// ty) updates W[k][c] for c = c0 + tx and k = k0 + ty + 8j, j < 8, over
-// stages of 32 columns of Q (rows of H).
-__global__ void __launch_bounds__(256) basis_nn_sub(
+// basis_nn: grid (ceil(n/64), ceil(r/32)), 256 threads; thread (tx, ty)
+// updates W[k][c] for c = c0 + tx and k = k0 + ty + 8j, j < 8, over stages
+// of 32 columns of Q (rows of H). Q and W never overlap (for W U the
+// output is a block buffer of its own).
+__global__ void __launch_bounds__(256) basis_nn(
     const double* __restrict__ Q, long long ld, const double* __restrict__ H,
-    long long r64, long long n, long long m64, double* __restrict__ W)
+    long long r64, long long n, long long m64, double* __restrict__ W, long long set)
 {
     const int r = (int)r64, m = (int)m64;
     __shared__ double Qs[BASIS_NN_ROWS][BASIS_T];
@@ -132,7 +135,7 @@ __global__ void __launch_bounds__(256) basis_nn_sub(
     for (int j = 0; j < 8; j++) {
         const long long k = k0 + ty + 8 * j;
         if (k < n)
-            W[(size_t)k * r + c] -= acc[j];
+            W[(size_t)k * r + c] = set ? acc[j] : W[(size_t)k * r + c] - acc[j];
     }
 }
 

@@ -15,8 +15,8 @@ import (
 type BasisDevice interface {
 	// BasisMemory is the device memory a basis may take now, in bytes.
 	BasisMemory() (int64, error)
-	// NewBasisBuffers allocates Q (n x cols), a block W (n x block), the
-	// coefficients H (cols x block) and the partial sums the products
+	// NewBasisBuffers allocates Q (n x cols), blocks W and Y (n x block),
+	// the coefficients H (cols x block) and the partial sums the products
 	// need, all float64, for use by one goroutine; workers is how many
 	// threads a device computing on the host may use. On error nothing
 	// stays allocated.
@@ -24,7 +24,7 @@ type BasisDevice interface {
 }
 
 // BasisBuffers are one basis's device buffers and the products with them.
-// Q, W and H are row major. The own kernels' summation order, which Host
+// Q, W, H and Y (a second block) are row major. The own kernels' summation order, which Host
 // follows bit for bit: Coeffs splits Q's rows into chunks of basisChunk,
 // forms each chunk's partial product as an fma chain over its rows in
 // increasing order (from 0), and adds the partials in increasing chunk
@@ -45,6 +45,13 @@ type BasisBuffers interface {
 	Subtract(m int) error
 	// TakeBlock copies W (n x r) to w.
 	TakeBlock(w []float64) error
+	// BlockGram sets H (r x r) = W^T W, in Coeffs's order with W for Q,
+	// and copies it to g.
+	BlockGram(g []float64) error
+	// BlockTimes copies u (r x k, k <= r) to H and sets Y (n x k) = W U,
+	// in Subtract's order with W for Q and U for H but Y set to the sums
+	// instead of reduced by them, and copies Y to y.
+	BlockTimes(u []float64, k int, y []float64) error
 	// Close frees the buffers.
 	Close() error
 }
@@ -57,7 +64,7 @@ const basisChunk = 512
 
 // basis.cu's launch shapes (its #defines): basis_tn computes a
 // basisTile x basisTile block of a partial product per 256 threads;
-// basis_nn_sub updates basisNNRows x basisTile of W per 256 threads.
+// basis_nn updates basisNNRows x basisTile of W per 256 threads.
 const (
 	basisTile    = 32
 	basisNNRows  = 64
@@ -66,7 +73,7 @@ const (
 
 // basisEntries are basis.cu's kernels, in the order of gpuBasisKernels'
 // fields.
-var basisEntries = []string{"basis_tn", "basis_reduce", "basis_nn_sub"}
+var basisEntries = []string{"basis_tn", "basis_reduce", "basis_nn"}
 
 // basisChunks is the number of partial products over n rows.
 func basisChunks(n int) int { return (n + basisChunk - 1) / basisChunk }
@@ -75,7 +82,7 @@ func basisChunks(n int) int { return (n + basisChunk - 1) / basisChunk }
 // partial sums (cuBLAS needs none of them).
 func basisBytes(n, cols, block int) int64 {
 	n64, c64, b64 := int64(n), int64(cols), int64(block)
-	return 8 * (n64*c64 + n64*b64 + c64*b64 + int64(basisChunks(n))*c64*b64)
+	return 8 * (n64*c64 + 2*n64*b64 + c64*b64 + int64(basisChunks(n))*c64*b64)
 }
 
 // checkBasisShape refuses a basis that the products cannot index.
@@ -159,6 +166,40 @@ func (b *deviceBasis) Coords(ctx context.Context, m, c int, x, z []float64) erro
 	}
 	if err := b.buf.Coeffs(m, z); err != nil {
 		return b.fail("Q^T X", err)
+	}
+	return nil
+}
+
+// Gram implements kernels.KrylovBasis.
+func (b *deviceBasis) Gram(ctx context.Context, r int, x, g []float64) error {
+	if err := b.check(ctx, r, r, len(x)); err != nil {
+		return err
+	}
+	if len(g) != r*r {
+		return fmt.Errorf("%s: %d values for a %d x %d Gram matrix", b.name, len(g), r, r)
+	}
+	if err := b.buf.SetBlock(x, r); err != nil {
+		return b.fail("copy block", err)
+	}
+	if err := b.buf.BlockGram(g); err != nil {
+		return b.fail("W^T W", err)
+	}
+	return nil
+}
+
+// Combine implements kernels.KrylovBasis.
+func (b *deviceBasis) Combine(ctx context.Context, r, k int, x, u, y []float64) error {
+	if err := b.check(ctx, r, r, len(x)); err != nil {
+		return err
+	}
+	if k <= 0 || k > r || len(u) != r*k || len(y) != b.n*k {
+		return fmt.Errorf("%s: combine %d columns by %d values into %d of %d columns", b.name, r, len(u), len(y), k)
+	}
+	if err := b.buf.SetBlock(x, r); err != nil {
+		return b.fail("copy block", err)
+	}
+	if err := b.buf.BlockTimes(u, k, y); err != nil {
+		return b.fail("W U", err)
 	}
 	return nil
 }

@@ -19,8 +19,8 @@ var basisPTX string
 
 // basisKernels are basis.cu's module and kernels, loaded by Open.
 type basisKernels struct {
-	mod               cu.Module
-	tn, reduce, nnSub cu.Function
+	mod            cu.Module
+	tn, reduce, nn cu.Function
 }
 
 // load loads basis.ptx into the current context; on error the module, if
@@ -31,7 +31,7 @@ func (k *basisKernels) load() error {
 		k.mod = cu.Module{}
 		return fmt.Errorf("load basis kernels (PTX JIT): %w", err)
 	}
-	for i, fn := range []*cu.Function{&k.tn, &k.reduce, &k.nnSub} {
+	for i, fn := range []*cu.Function{&k.tn, &k.reduce, &k.nn} {
 		if *fn, err = k.mod.Function(basisEntries[i]); err != nil {
 			return fmt.Errorf("kernel %s: %w", basisEntries[i], err)
 		}
@@ -56,16 +56,17 @@ func (g *GPU) BasisMemory() (int64, error) {
 	return max(0, free-kernelMargin), nil
 }
 
-// gpuBasis holds, in cuMemAlloc'd device memory, Q (n x ld), the block W
-// (n x block), H (ld x block) and, without cuBLAS, the partial products
-// (chunks x ld x block), with a stream and a cuBLAS handle of its own.
+// gpuBasis holds, in cuMemAlloc'd device memory, Q (n x ld), the blocks W
+// and Y (n x block), H (ld x block) and, without cuBLAS, the partial
+// products (chunks x ld x block), with a stream and a cuBLAS handle of its
+// own.
 type gpuBasis struct {
 	g                    *GPU
 	stream               cu.Stream
 	handle               uintptr // cuBLAS handle; 0 without cuBLAS
 	n, ld, block, chunks int
 	r, m                 int // W's columns, H's rows
-	q, w, h, part        cu.DevicePtr
+	q, w, y, h, part     cu.DevicePtr
 }
 
 // NewBasisBuffers implements BasisDevice: a stream, a cuBLAS handle in
@@ -90,7 +91,7 @@ func (g *GPU) NewBasisBuffers(n, cols, block, _ int) (_ BasisBuffers, err error)
 		return nil, err
 	}
 	n64, c64, b64 := int64(n), int64(cols), int64(block)
-	bufs := []devBuf{{&b.q, 8 * n64 * c64}, {&b.w, 8 * n64 * b64}, {&b.h, 8 * c64 * b64}}
+	bufs := []devBuf{{&b.q, 8 * n64 * c64}, {&b.w, 8 * n64 * b64}, {&b.y, 8 * n64 * b64}, {&b.h, 8 * c64 * b64}}
 	if b.handle == 0 {
 		bufs = append(bufs, devBuf{&b.part, 8 * int64(b.chunks) * c64 * b64})
 	}
@@ -101,7 +102,7 @@ func (g *GPU) NewBasisBuffers(n, cols, block, _ int) (_ BasisBuffers, err error)
 }
 
 func (b *gpuBasis) free() error {
-	errs := freeBufs(&b.q, &b.w, &b.h, &b.part)
+	errs := freeBufs(&b.q, &b.w, &b.y, &b.h, &b.part)
 	if b.handle != 0 {
 		if err := b.g.blas.check("cublasDestroy", b.g.blas.destroy(b.handle)); err != nil {
 			errs = append(errs, err)
@@ -195,8 +196,50 @@ func (b *gpuBasis) SetBlock(w []float64, r int) error {
 	return nil
 }
 
-// Coeffs implements BasisBuffers: cuBLAS's Dgemm, or basis_tn over the
-// chunks and basis_reduce.
+// tn queues H (m x r) = A_m^T W for A (n x lda, its first m columns):
+// cuBLAS's Dgemm, or basis_tn over the chunks and basis_reduce.
+func (b *gpuBasis) tn(a cu.DevicePtr, lda, m, r int) error {
+	if b.handle != 0 {
+		return b.g.blas.dgemmTN(b.handle, uintptr(a), uintptr(b.w), uintptr(b.h), b.n, lda, m, r)
+	}
+	ld, r64, n64, m64 := int64(lda), int64(r), int64(b.n), int64(m)
+	if err := b.g.basis.tn.Launch(b.chunks, (m+basisTile-1)/basisTile, (r+basisTile-1)/basisTile, basisThreads, 1, 1, 0, b.stream, []unsafe.Pointer{
+		unsafe.Pointer(&a), unsafe.Pointer(&ld), unsafe.Pointer(&b.w),
+		unsafe.Pointer(&r64), unsafe.Pointer(&n64), unsafe.Pointer(&m64), unsafe.Pointer(&b.part)}); err != nil {
+		return err
+	}
+	chunks, count := int64(b.chunks), int64(m*r)
+	return b.g.basis.reduce.Launch(int(min((count+basisThreads-1)/basisThreads, 4096)), 1, 1, basisThreads, 1, 1, 0, b.stream, []unsafe.Pointer{
+		unsafe.Pointer(&b.part), unsafe.Pointer(&chunks), unsafe.Pointer(&count), unsafe.Pointer(&b.h)})
+}
+
+// nn queues out (n x r) = out - A_m H, or A_m H when set, for A (n x lda):
+// cuBLAS's Dgemm, or basis_nn.
+func (b *gpuBasis) nn(a cu.DevicePtr, lda, m, r int, out cu.DevicePtr, set bool) error {
+	if b.handle != 0 {
+		return b.g.blas.dgemmNN(b.handle, uintptr(a), uintptr(b.h), uintptr(out), b.n, lda, m, r, set)
+	}
+	ld, r64, n64, m64, s64 := int64(lda), int64(r), int64(b.n), int64(m), int64(0)
+	if set {
+		s64 = 1
+	}
+	return b.g.basis.nn.Launch((b.n+basisNNRows-1)/basisNNRows, (r+basisTile-1)/basisTile, 1, basisThreads, 1, 1, 0, b.stream, []unsafe.Pointer{
+		unsafe.Pointer(&a), unsafe.Pointer(&ld), unsafe.Pointer(&b.h),
+		unsafe.Pointer(&r64), unsafe.Pointer(&n64), unsafe.Pointer(&m64), unsafe.Pointer(&out), unsafe.Pointer(&s64)})
+}
+
+// download copies len(dst) values from src to dst and waits for the stream.
+func (b *gpuBasis) download(dst []float64, src cu.DevicePtr, what string) error {
+	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), src, int64(len(dst))*8, b.stream); err != nil {
+		return b.fail("copy "+what, err)
+	}
+	if err := b.stream.Synchronize(); err != nil {
+		return b.fail(what, err)
+	}
+	return nil
+}
+
+// Coeffs implements BasisBuffers.
 func (b *gpuBasis) Coeffs(m int, h []float64) error {
 	r := b.r
 	if r == 0 || m <= 0 || m > b.ld || len(h) != m*r {
@@ -208,33 +251,17 @@ func (b *gpuBasis) Coeffs(m int, h []float64) error {
 	}
 	defer unbind()
 	b.m = 0
-	if b.handle != 0 {
-		err = b.g.blas.dgemmTN(b.handle, uintptr(b.q), uintptr(b.w), uintptr(b.h), b.n, b.ld, m, r)
-	} else {
-		ld, r64, n64, m64 := int64(b.ld), int64(r), int64(b.n), int64(m)
-		err = b.g.basis.tn.Launch(b.chunks, (m+basisTile-1)/basisTile, (r+basisTile-1)/basisTile, basisThreads, 1, 1, 0, b.stream, []unsafe.Pointer{
-			unsafe.Pointer(&b.q), unsafe.Pointer(&ld), unsafe.Pointer(&b.w),
-			unsafe.Pointer(&r64), unsafe.Pointer(&n64), unsafe.Pointer(&m64), unsafe.Pointer(&b.part)})
-		if err == nil {
-			chunks, count := int64(b.chunks), int64(m*r)
-			err = b.g.basis.reduce.Launch(int(min((count+basisThreads-1)/basisThreads, 4096)), 1, 1, basisThreads, 1, 1, 0, b.stream, []unsafe.Pointer{
-				unsafe.Pointer(&b.part), unsafe.Pointer(&chunks), unsafe.Pointer(&count), unsafe.Pointer(&b.h)})
-		}
-	}
-	if err != nil {
+	if err := b.tn(b.q, b.ld, m, r); err != nil {
 		return b.fail("Q^T W", err)
 	}
-	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&h[0]), b.h, int64(len(h))*8, b.stream); err != nil {
-		return b.fail("copy coefficients", err)
-	}
-	if err := b.stream.Synchronize(); err != nil {
-		return b.fail("Q^T W", err)
+	if err := b.download(h, b.h, "Q^T W"); err != nil {
+		return err
 	}
 	b.m = m
 	return nil
 }
 
-// Subtract implements BasisBuffers: cuBLAS's Dgemm, or basis_nn_sub.
+// Subtract implements BasisBuffers.
 func (b *gpuBasis) Subtract(m int) error {
 	r := b.r
 	if r == 0 || m <= 0 || m != b.m {
@@ -245,18 +272,49 @@ func (b *gpuBasis) Subtract(m int) error {
 		return err
 	}
 	defer unbind()
-	if b.handle != 0 {
-		err = b.g.blas.dgemmSubNN(b.handle, uintptr(b.q), uintptr(b.h), uintptr(b.w), b.n, b.ld, m, r)
-	} else {
-		ld, r64, n64, m64 := int64(b.ld), int64(r), int64(b.n), int64(m)
-		err = b.g.basis.nnSub.Launch((b.n+basisNNRows-1)/basisNNRows, (r+basisTile-1)/basisTile, 1, basisThreads, 1, 1, 0, b.stream, []unsafe.Pointer{
-			unsafe.Pointer(&b.q), unsafe.Pointer(&ld), unsafe.Pointer(&b.h),
-			unsafe.Pointer(&r64), unsafe.Pointer(&n64), unsafe.Pointer(&m64), unsafe.Pointer(&b.w)})
-	}
-	if err != nil {
+	if err := b.nn(b.q, b.ld, m, r, b.w, false); err != nil {
 		return b.fail("W - Q H", err)
 	}
 	return nil
+}
+
+// BlockGram implements BasisBuffers.
+func (b *gpuBasis) BlockGram(g []float64) error {
+	r := b.r
+	if r == 0 || len(g) != r*r {
+		return fmt.Errorf("cuda: %d values for the Gram matrix of a block of %d columns (set: %v)", len(g), r, r > 0)
+	}
+	unbind, err := b.g.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	b.m = 0
+	if err := b.tn(b.w, r, r, r); err != nil {
+		return b.fail("W^T W", err)
+	}
+	return b.download(g, b.h, "W^T W")
+}
+
+// BlockTimes implements BasisBuffers.
+func (b *gpuBasis) BlockTimes(u []float64, k int, y []float64) error {
+	r := b.r
+	if r == 0 || k <= 0 || k > r || len(u) != r*k || len(y) != b.n*k {
+		return fmt.Errorf("cuda: combine a block of %d columns by %d values into %d of %d columns", r, len(u), len(y), k)
+	}
+	unbind, err := b.g.bind()
+	if err != nil {
+		return err
+	}
+	defer unbind()
+	b.m = 0
+	if err := cu.MemcpyHtoDAsync(b.h, unsafe.Pointer(&u[0]), int64(len(u))*8, b.stream); err != nil {
+		return b.fail("copy U", err)
+	}
+	if err := b.nn(b.w, r, r, k, b.y, true); err != nil {
+		return b.fail("W U", err)
+	}
+	return b.download(y, b.y, "W U")
 }
 
 // TakeBlock implements BasisBuffers; it waits for Subtract.
@@ -269,11 +327,5 @@ func (b *gpuBasis) TakeBlock(w []float64) error {
 		return err
 	}
 	defer unbind()
-	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&w[0]), b.w, int64(len(w))*8, b.stream); err != nil {
-		return b.fail("copy block back", err)
-	}
-	if err := b.stream.Synchronize(); err != nil {
-		return b.fail("W - Q H", err)
-	}
-	return nil
+	return b.download(w, b.w, "W - Q H")
 }

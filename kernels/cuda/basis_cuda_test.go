@@ -37,7 +37,28 @@ func basisRun(t *testing.T, buf BasisBuffers, q []float64, n, ld, m int, w []flo
 	if err := buf.TakeBlock(wq); err != nil {
 		t.Fatal(err)
 	}
-	return h, wq
+	// The orthonormalisation's products, appended to wq: W^T W, then
+	// W U for U basisU(r).
+	if err := buf.SetBlock(w, r); err != nil {
+		t.Fatal(err)
+	}
+	g := make([]float64, r*r)
+	if err := buf.BlockGram(g); err != nil {
+		t.Fatal(err)
+	}
+	u, k := basisU(r)
+	y := make([]float64, n*k)
+	if err := buf.BlockTimes(u, k, y); err != nil {
+		t.Fatal(err)
+	}
+	return h, slices.Concat(wq, g, y)
+}
+
+// basisU is the r x k coefficients (k = r - 1, at least 1) the tests
+// combine a block by.
+func basisU(r int) ([]float64, int) {
+	k := max(1, r-1)
+	return randomBlock(r, k, 99), k
 }
 
 // TestGPUBasisMatchesHostPort holds the GPU's basis products to Host's
@@ -45,8 +66,8 @@ func basisRun(t *testing.T, buf BasisBuffers, q []float64, n, ld, m int, w []flo
 // sums in an order of its own (blocked, and on Hopper through the FP64
 // tensor cores), within the bound any order of an inner product of length
 // L keeps to, L u sum |a_l b_l| (u = 2^-53), taken for both sides: for H
-// = Q^T W, L = n; for W - Q H, L = m + 1, plus what the two H's
-// difference carries through Q.
+// = Q^T W and W^T W, L = n; for W U, L = r; for W - Q H, L = m + 1,
+// plus what the two H's difference carries through Q.
 func TestGPUBasisMatchesHostPort(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -81,6 +102,27 @@ func TestGPUBasisMatchesHostPort(t *testing.T) {
 				for e := range wantH {
 					if d := math.Abs(gotH[e] - wantH[e]); d > 2*float64(s.n)*0x1p-53*bound[e] {
 						t.Fatalf("%+v: cuBLAS's H[%d] %v, the port's %v (bound %v)", s, e, gotH[e], wantH[e], bound[e])
+					}
+				}
+				extra := len(gotW) - s.n*s.r
+				gotW, gotX, wantX := gotW[:s.n*s.r], gotW[s.n*s.r:], wantW[s.n*s.r:]
+				wantW = wantW[:s.n*s.r]
+				// W^T W and W U: inner products of length n and r.
+				_, boundG := naiveCoeffs(w, s.n, s.r, s.r, w, s.r)
+				for e := 0; e < extra; e++ {
+					var tol float64
+					if e < s.r*s.r {
+						tol = 2 * float64(s.n) * 0x1p-53 * boundG[e]
+					} else {
+						u, k := basisU(s.r)
+						row, j := (e-s.r*s.r)/k, (e-s.r*s.r)%k
+						for i := 0; i < s.r; i++ {
+							tol += math.Abs(w[row*s.r+i] * u[i*k+j])
+						}
+						tol *= 2 * float64(s.r) * 0x1p-53
+					}
+					if d := math.Abs(gotX[e] - wantX[e]); d > tol {
+						t.Fatalf("%+v: cuBLAS's orthonormalisation product [%d] %v, the port's %v", s, e, gotX[e], wantX[e])
 					}
 				}
 				// W - Q H: each side within (m+1) u (|w| + sum |q| |h|) of

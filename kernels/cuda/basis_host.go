@@ -29,7 +29,7 @@ func (Host) NewBasisBuffers(n, cols, block, workers int) (BasisBuffers, error) {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	return &hostBasis{n: n, ld: cols, block: block, workers: max(workers, 1),
-		q: make([]float64, n*cols), w: make([]float64, n*block), h: make([]float64, cols*block),
+		q: make([]float64, n*cols), w: make([]float64, n*block), y: make([]float64, n*block), h: make([]float64, cols*block),
 		part: make([]float64, basisChunks(n)*cols*block)}, nil
 }
 
@@ -37,7 +37,7 @@ type hostBasis struct {
 	n, ld, block, workers int
 	r                     int // W's columns
 	m                     int // H's rows
-	q, w, h, part         []float64
+	q, w, y, h, part      []float64
 }
 
 func (b *hostBasis) SetColumns(m, r int, x []float64) error {
@@ -76,20 +76,17 @@ func (b *hostBasis) spread(tasks int, f func(int)) {
 	wg.Wait()
 }
 
-// Coeffs is basis_tn then basis_reduce.
-func (b *hostBasis) Coeffs(m int, h []float64) error {
-	r := b.r
-	if r == 0 || m <= 0 || m > b.ld || len(h) != m*r {
-		return fmt.Errorf("host: %d coefficients of %d columns off a block of %d (set: %v)", len(h), m, r, r > 0)
-	}
+// tn is basis_tn then basis_reduce: out (m x r) = q_m^T w for q n x ld
+// and w n x r.
+func (b *hostBasis) tn(q []float64, ld, m int, w []float64, r int, out []float64) {
 	chunks, e := basisChunks(b.n), m*r
 	b.spread(chunks, func(ch int) {
 		p := b.part[ch*e : (ch+1)*e]
 		clear(p)
 		// Each p[i*r+c] is its own fma chain over k in increasing order:
-		// the loops run k outermost only to read Q and W by rows.
+		// the loops run k outermost only to read q and w by rows.
 		for k := ch * basisChunk; k < min((ch+1)*basisChunk, b.n); k++ {
-			qk, wk := b.q[k*b.ld:k*b.ld+m], b.w[k*r:(k+1)*r]
+			qk, wk := q[k*ld:k*ld+m], w[k*r:(k+1)*r]
 			for i, qv := range qk {
 				pi := p[i*r : (i+1)*r]
 				for c, wv := range wk {
@@ -98,41 +95,82 @@ func (b *hostBasis) Coeffs(m int, h []float64) error {
 			}
 		}
 	})
-	hh := b.h[:e]
-	copy(hh, b.part[:e])
+	copy(out, b.part[:e])
 	for ch := 1; ch < chunks; ch++ {
 		for j, v := range b.part[ch*e : (ch+1)*e] {
-			hh[j] += v
+			out[j] += v
 		}
 	}
-	copy(h, hh)
+}
+
+// nn is basis_nn: w (n x r) = w - q_m h, or q_m h when set, for q n x ld
+// and h m x r.
+func (b *hostBasis) nn(q []float64, ld, m int, h []float64, r int, w []float64, set bool) {
+	b.spread(basisChunks(b.n), func(t int) {
+		acc := make([]float64, r)
+		for k := t * basisChunk; k < min((t+1)*basisChunk, b.n); k++ {
+			clear(acc)
+			for i, qv := range q[k*ld : k*ld+m] {
+				for c, hv := range h[i*r : (i+1)*r] {
+					acc[c] = math.FMA(qv, hv, acc[c])
+				}
+			}
+			wk := w[k*r : (k+1)*r]
+			for c, s := range acc {
+				if set {
+					wk[c] = s
+				} else {
+					wk[c] -= s
+				}
+			}
+		}
+	})
+}
+
+// Coeffs is basis_tn then basis_reduce.
+func (b *hostBasis) Coeffs(m int, h []float64) error {
+	r := b.r
+	if r == 0 || m <= 0 || m > b.ld || len(h) != m*r {
+		return fmt.Errorf("host: %d coefficients of %d columns off a block of %d (set: %v)", len(h), m, r, r > 0)
+	}
+	b.tn(b.q, b.ld, m, b.w, r, b.h[:m*r])
+	copy(h, b.h[:m*r])
 	b.m = m
 	return nil
 }
 
-// Subtract is basis_nn_sub.
+// Subtract is basis_nn.
 func (b *hostBasis) Subtract(m int) error {
 	r := b.r
 	if r == 0 || m != b.m {
 		return fmt.Errorf("host: subtract %d columns with coefficients of %d (block set: %v)", m, b.m, r > 0)
 	}
-	rows := (b.n + basisChunk - 1) / basisChunk
-	b.spread(rows, func(t int) {
-		acc := make([]float64, r)
-		for k := t * basisChunk; k < min((t+1)*basisChunk, b.n); k++ {
-			clear(acc)
-			for i, qv := range b.q[k*b.ld : k*b.ld+m] {
-				hi := b.h[i*r : (i+1)*r]
-				for c, hv := range hi {
-					acc[c] = math.FMA(qv, hv, acc[c])
-				}
-			}
-			wk := b.w[k*r : (k+1)*r]
-			for c, s := range acc {
-				wk[c] -= s
-			}
-		}
-	})
+	b.nn(b.q, b.ld, m, b.h, r, b.w, false)
+	return nil
+}
+
+// BlockGram is basis_tn and basis_reduce with W for Q.
+func (b *hostBasis) BlockGram(g []float64) error {
+	r := b.r
+	if r == 0 || len(g) != r*r {
+		return fmt.Errorf("host: %d values for the Gram matrix of a block of %d columns (set: %v)", len(g), r, r > 0)
+	}
+	b.m = 0
+	b.tn(b.w, r, r, b.w, r, b.h[:r*r])
+	copy(g, b.h[:r*r])
+	return nil
+}
+
+// BlockTimes is basis_nn setting Y = W U.
+func (b *hostBasis) BlockTimes(u []float64, k int, y []float64) error {
+	r := b.r
+	if r == 0 || k <= 0 || k > r || len(u) != r*k || len(y) != b.n*k {
+		return fmt.Errorf("host: combine a block of %d columns by %d values into %d of %d columns", r, len(u), len(y), k)
+	}
+	b.m = 0
+	copy(b.h, u)
+	b.nn(b.w, r, r, b.h, k, b.y, true)
+	copy(y, b.y[:b.n*k])
 	return nil
 }
 
@@ -144,4 +182,4 @@ func (b *hostBasis) TakeBlock(w []float64) error {
 	return nil
 }
 
-func (b *hostBasis) Close() error { b.q, b.w, b.h, b.part = nil, nil, nil, nil; return nil }
+func (b *hostBasis) Close() error { b.q, b.w, b.y, b.h, b.part = nil, nil, nil, nil, nil; return nil }

@@ -156,10 +156,10 @@ func (c *cublas) gemmBF16NT(handle uintptr, a, b, out uintptr, rows, cols, d, ld
 }
 
 // dgemmTN computes, on the handle's stream, the row-major product
-// H (m x r) = Q_m^T W for the basis Q (n x ld, its first m columns) and
-// the block W (n x r): the column-major H^T = W^T . Q_m, whose operands
-// are W (r x n, leading dimension r) as it lies and Q (m x n, ld)
-// transposed.
+// H (m x r) = Q_m^T W for Q (n x ld, its first m columns: the basis, or
+// the block itself for its Gram matrix) and the block W (n x r): the
+// column-major H^T = W^T . Q_m, whose operands are W (r x n, leading
+// dimension r) as it lies and Q (m x n, ld) transposed.
 func (c *cublas) dgemmTN(handle uintptr, q, w, h uintptr, n, ld, m, r int) error {
 	one, zero := 1.0, 0.0
 	st := c.dgemm(handle, cublasOpN, cublasOpT, int32(r), int32(m), int32(n),
@@ -167,12 +167,16 @@ func (c *cublas) dgemmTN(handle uintptr, q, w, h uintptr, n, ld, m, r int) error
 	return c.check("cublasDgemm", st)
 }
 
-// dgemmSubNN computes, on the handle's stream, W (n x r) = W - Q_m H,
-// row major: the column-major W^T = W^T - H^T . Q_m^T, whose operands are
-// H (r x m, r) and Q (m x n, ld) as they lie.
-func (c *cublas) dgemmSubNN(handle uintptr, q, h, w uintptr, n, ld, m, r int) error {
-	minus, one := -1.0, 1.0
+// dgemmNN computes, on the handle's stream, W (n x r) = W - A_m H, or
+// A_m H when set, row major, for A (n x lda, its first m columns) and H
+// (m x r): the column-major W^T = W^T - H^T . A_m^T, whose operands are H
+// (r x m, r) and A (m x n, lda) as they lie.
+func (c *cublas) dgemmNN(handle uintptr, a, h, w uintptr, n, lda, m, r int, set bool) error {
+	alpha, beta := -1.0, 1.0
+	if set {
+		alpha, beta = 1, 0
+	}
 	st := c.dgemm(handle, cublasOpN, cublasOpN, int32(r), int32(n), int32(m),
-		&minus, h, int32(r), q, int32(ld), &one, w, int32(r))
+		&alpha, h, int32(r), a, int32(lda), &beta, w, int32(r))
 	return c.check("cublasDgemm", st)
 }

@@ -38,7 +38,7 @@ func gramWorkerBytes(n, maxCols int) int64 {
 
 // KernelMemory implements GramDevice: cuMemGetInfo's free memory less the
 // workers' buffers, the default estimate's block Lanczos basis (32 probes
-// x 16 steps: 277 MB at n = 60,000, which NewKrylovBasis then finds free)
+// x 16 steps: 292 MB at n = 60,000, which NewKrylovBasis then finds free)
 // and kernelMargin.
 func (g *GPU) KernelMemory(n, workers, maxCols int) (int64, error) {
 	unbind, err := g.bind()
