@@ -103,19 +103,7 @@ func (g *GPU) NewBasisBuffers(n, cols, block, _ int) (_ BasisBuffers, err error)
 
 func (b *gpuBasis) free() error {
 	errs := freeBufs(&b.q, &b.w, &b.y, &b.h, &b.part)
-	if b.handle != 0 {
-		if err := b.g.blas.check("cublasDestroy", b.g.blas.destroy(b.handle)); err != nil {
-			errs = append(errs, err)
-		}
-		b.handle = 0
-	}
-	if b.stream != (cu.Stream{}) {
-		if err := b.stream.Destroy(); err != nil {
-			errs = append(errs, err)
-		}
-		b.stream = cu.Stream{}
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, b.g.closeStream(&b.stream, &b.handle))...)
 }
 
 // Close implements BasisBuffers.

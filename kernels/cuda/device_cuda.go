@@ -284,18 +284,7 @@ func (g *GPU) NewWorker() (_ Worker, err error) {
 
 func (w *gpuWorker) free() error {
 	errs := freeBufs(&w.tile, &w.floors, &w.kthBuf, &w.count, &w.out)
-	if w.handle != 0 {
-		if err := w.g.blas.check("cublasDestroy", w.g.blas.destroy(w.handle)); err != nil {
-			errs = append(errs, err)
-		}
-		w.handle = 0
-	}
-	if w.stream != (cu.Stream{}) {
-		if err := w.stream.Destroy(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, w.g.closeStream(&w.stream, &w.handle))...)
 }
 
 // Close implements Worker.

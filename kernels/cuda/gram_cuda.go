@@ -126,19 +126,7 @@ func (g *GPU) NewGramWorker(n, maxCols int) (_ GramWorker, err error) {
 
 func (w *gpuGramWorker) free() error {
 	errs := freeBufs(&w.scratch.ptr, &w.tt, &w.x, &w.tmp, &w.acc)
-	if w.handle != 0 {
-		if err := w.g.blas.check("cublasDestroy", w.g.blas.destroy(w.handle)); err != nil {
-			errs = append(errs, err)
-		}
-		w.handle = 0
-	}
-	if w.stream != (cu.Stream{}) {
-		if err := w.stream.Destroy(); err != nil {
-			errs = append(errs, err)
-		}
-		w.stream = cu.Stream{}
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, w.g.closeStream(&w.stream, &w.handle))...)
 }
 
 // Close implements GramWorker.

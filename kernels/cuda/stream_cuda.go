@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -29,4 +30,24 @@ func (g *GPU) openStream(stream *cu.Stream, handle *uintptr, mode int32) error {
 		return err
 	}
 	return g.blas.check("cublasSetMathMode", g.blas.setMathMode(*handle, mode))
+}
+
+// closeStream undoes openStream: it destroys the cuBLAS handle, then the
+// stream, clearing each, and returns what failed; the caller has bound
+// the device's context.
+func (g *GPU) closeStream(stream *cu.Stream, handle *uintptr) error {
+	var errs []error
+	if *handle != 0 {
+		if err := g.blas.check("cublasDestroy", g.blas.destroy(*handle)); err != nil {
+			errs = append(errs, err)
+		}
+		*handle = 0
+	}
+	if *stream != (cu.Stream{}) {
+		if err := stream.Destroy(); err != nil {
+			errs = append(errs, err)
+		}
+		*stream = cu.Stream{}
+	}
+	return errors.Join(errs...)
 }
