@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/harness/features"
 	runs "github.com/vidscreen/vidscreen/harness/run"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -133,25 +129,7 @@ func noteFramePath(out string, note framePathNote, st *features.Stats, rep inter
 		note.FramesOnDevice, note.RefusedVideos, note.Refusal = st.FramesOnDevice, st.DeviceRefused, st.DeviceRefusal
 	}
 	rep.Note("frame path", "asked", note.Asked, "used", note.Used, "why", note.Why, "frames_on_device", note.FramesOnDevice, "refused_videos", note.RefusedVideos)
-	path := filepath.Join(out, runs.StagesFile)
-	doc := map[string]json.RawMessage{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	b, err := json.Marshal(note)
-	if err != nil {
-		return err
-	}
-	doc["frame_path"] = b
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	})
+	return setStagesKey(out, "frame_path", note)
 }
 
 // framePathName is image_text's name in the cache keys and config.json for

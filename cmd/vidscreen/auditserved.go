@@ -1,17 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	runs "github.com/vidscreen/vidscreen/harness/run"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/served"
 )
@@ -81,15 +76,6 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 	if len(rs) == 0 {
 		return nil
 	}
-	path := filepath.Join(out, runs.StagesFile)
-	doc := map[string]json.RawMessage{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	var lines []servedStage
 	for _, r := range rs {
 		s := r.Stats().Snapshot()
@@ -99,16 +85,7 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
 			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs)
 	}
-	b, err := json.Marshal(lines)
-	if err != nil {
-		return err
-	}
-	doc["served"] = b
-	return atomicfile.Write(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	})
+	return setStagesKey(out, "served", lines)
 }
 
 // openServedVLM opens a served vlm_reader or screen_reader and its name.
