@@ -8,17 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/term"
 
-	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
-	"github.com/vidscreen/vidscreen/harness/demo"
-	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
@@ -101,72 +97,34 @@ docs/audit.md.`,
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
 				}
-				if *out == "" {
-					return &usageError{"--out DIR is required"}
+				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, Videos: videoRoot,
+					Reference: *ref, ReferenceModel: *refModel, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
+					Models: *modelsDir, Device: *device, Precision: *precision, OffloadMinWork: *offloadMinWork, DeviceMemory: *deviceMemory,
+					FramePath: *framePath, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
+					Workers: *workers, Merge: merge}
+				fs.Visit(func(f *flag.Flag) {
+					if f.Name == "levels" {
+						for _, l := range strings.Split(*levels, ",") {
+							spec.Levels = append(spec.Levels, strings.TrimSpace(l))
+						}
+					}
+				})
+				if err := spec.Validate(); err != nil {
+					return auditError(err)
 				}
-				if *workers < 0 {
-					return &usageError{"--workers must be 0 or more"}
-				}
-				if *sample < 0 {
-					return &usageError{"--sample must be 0 (every item) or more"}
-				}
-				if *perms < 0 || *perms > maxPermutations {
-					return &usageError{fmt.Sprintf("--permutations %d: want 0 (no permutation audit) to %d", *perms, maxPermutations)}
-				}
-				if *frames < 1 || *frames > maxFrames {
-					return &usageError{fmt.Sprintf("--frames must be from 1 to %d, got %d", maxFrames, *frames)}
-				}
-				levelsSet := false
-				fs.Visit(func(f *flag.Flag) { levelsSet = levelsSet || f.Name == "levels" })
-				spec := *levels
-				if !levelsSet && videoRoot != "" && *modelsDir != "" {
-					spec = "option,text,pool,frame,order"
-				}
-				lv, err := parseLevels(spec)
-				if err != nil {
-					return &usageError{err.Error()}
-				}
-				video := slices.Contains(lv, harness.LevelFrame) || slices.Contains(lv, harness.LevelOrder)
-				if video && (videoRoot == "" || *modelsDir == "") {
-					return &usageError{"--levels frame and order need --videos ROOT and --models DIR"}
-				}
-				if videoRoot != "" && !video && !*refModel {
-					return &usageError{"--videos is read only by the frame and order levels and --reference-model; add them to --levels"}
-				}
-				if *refModel && (videoRoot == "" || *modelsDir == "" || *ref != "") {
-					return &usageError{"--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference"}
-				}
-				deviceFrames, err := parseFramePath(*framePath)
-				if err != nil {
+				var err error
+				if spec.Items, err = expandGlobs(items); err != nil {
 					return err
 				}
-				if deviceFrames && (videoRoot == "" || *modelsDir == "") {
-					return &usageError{"--frame-path device needs --videos ROOT and --models DIR: it feeds the image tower's frames"}
-				}
-				if *videoTimeout < 0 {
-					return &usageError{"--video-timeout must be 0 or more"}
-				}
-				if *limit < 0 {
-					return &usageError{"--limit must be 0 or more"}
-				}
-				paths, err := expandGlobs(items)
-				if err != nil {
-					return err
-				}
-				opt := runs.Options{Items: paths, Out: *out, Levels: lv, Reference: *ref, Seed: *seed, Workers: *workers, VideoRoot: videoRoot, Frames: *frames, Permutations: permutationsOption(*perms), CrossPool: *crossPool,
-					Limit: *limit, Benchmarks: splitList(*benchmarks), Sample: *sample, ReferenceModel: *refModel, Merge: merge}
 				switch *indexBase {
 				case "":
 				case "0", "1":
 					b := int((*indexBase)[0] - '0')
-					opt.IndexBase = &b
+					spec.IndexBase = &b
 				default:
 					return &usageError{fmt.Sprintf("--index-base %q: want 0 or 1", *indexBase)}
 				}
-				if err := checkOffloadMinWork(*offloadMinWork); err != nil {
-					return err
-				}
-				if opt.Models, err = parseModelFiles(preds); err != nil {
+				if spec.Predictions, err = parseModelFiles(preds); err != nil {
 					return err
 				}
 				if *shardSpec != "" {
@@ -174,124 +132,35 @@ docs/audit.md.`,
 					if err != nil {
 						return &usageError{"--shard: " + err.Error()}
 					}
-					opt.Shard = &sh
-					if opt.Invocation, err = shardInvocation(fs, paths, preds); err != nil {
-						return err
-					}
+					spec.Shard = &sh
 				}
-				if len(items) == 0 {
-					opt.FS, opt.Items = demo.FS(), demo.Items()
-				}
-				rep, err := newReporter(env.stderr, *logFormat, *quiet)
-				if err != nil {
-					return err
-				}
-				defer rep.Close()
-				opt.Progress = rep
-				var servedRoles *[]servedReader // the roles a server serves, once the models are open
-				var frameNote *framePathNote    // with --frame-path device, the path the image tower took
-				if *modelsDir != "" {
-					budget, err := gpu.ParseBytes(*deviceMemory)
-					if err != nil {
-						return &usageError{"--device-memory: " + err.Error()}
-					}
-					// The models' warnings go through the reporter, so that a
-					// JSON log stays JSON on every line.
-					menv := *env
-					if rep != nil {
-						menv.stderr = rep.Warnings("vidscreen audit: ")
-					}
-					ms, err := openAuditModels(*modelsDir, *device, budget, video || *refModel, *out, &menv)
-					if err != nil {
-						return err
-					}
-					defer ms.Close()
-					servedRoles = &ms.served
-					if deviceFrames {
-						note := ms.openDeviceFrames(menv.stderr)
-						frameNote = &note
-					}
-					if len(ms.served) > 0 {
-						opt.Served = servedModes(ms.served)
-					}
-					if ms.reader != nil {
-						opt.Reader, opt.ReaderName = ms.reader, ms.readerName
-						opt.ExtraReaders, opt.ExtraReaderNames = ms.extra, ms.extraNames
-					}
-					if ms.embed != nil {
-						opt.Embedder = ms.embed
-						if ms.confirm != nil {
-							opt.Confirm = ms.confirm
-						}
-					}
-					defer noteDevices(rep, ms.devices)
-					if video || *refModel {
-						if ms.video == nil {
-							return fmt.Errorf("%w: --models %s has no image_text role (nor a served vlm_reader), which the frame and order levels and --reference-model need", errBadInput, *modelsDir)
-						}
-						if *refModel && ms.video.VLM == nil {
-							return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", errBadInput, *modelsDir)
-						}
-						opt.Video = ms.video
-						opt.Video.Decode.Workers = *workers
-						opt.Video.Decode.Options.Timeout = *videoTimeout
-					}
-				} else if *deviceMemory != "0" {
-					return &usageError{"--device-memory needs --models: without models the audit runs no neural network"}
-				}
-				warn := env.stderr
-				if rep != nil {
-					warn = rep.Warnings("vidscreen: ")
-				}
-				joiner, searcher, release, err := auditSearches(*device, *precision, *offloadMinWork, env, warn, rep.Note)
-				if err != nil {
-					return err
-				}
-				defer release()
-				opt.Joiner, opt.Searcher = joiner, searcher
-				res, err := runs.Audit(ctx, opt)
-				if err == nil && servedRoles != nil {
-					err = errors.Join(noteServed(opt.Out, *servedRoles, rep), servedRefused(*servedRoles))
-				}
-				if err == nil && frameNote != nil {
-					err = noteFramePath(opt.Out, *frameNote, res.Features, rep)
-				}
-				// Every stage has ended: the reporter's lines are done before
-				// the summary, none after it.
-				rep.Close()
-				if err != nil {
-					return auditError(err)
-				}
-				// How each predictions file matched the items goes to stderr
-				// even under --quiet: rows that count for nothing must show.
-				for _, m := range res.Matches {
-					fmt.Fprintf(env.stderr, "vidscreen audit: predictions %s\n", m)
-				}
-				if res.Shard != nil {
-					return printShardSummary(env.stdout, res)
-				}
-				return printAuditSummary(env.stdout, res)
+				return runAuditSpec(ctx, spec, env)
 			}
 		},
 	}
 }
 
-// newReporter reports progress on w: bars when w is a terminal, log lines
-// in format otherwise; nil when quiet.
-func newReporter(w io.Writer, format string, quiet bool) (*progress.Reporter, error) {
-	if _, err := progress.ParseFormat(format); err != nil {
-		return nil, &usageError{"--log-format: " + err.Error()}
+// runAuditSpec opens and runs the audit spec describes and prints its summary:
+// the cards' table on stdout, how each predictions file matched on stderr.
+func runAuditSpec(ctx context.Context, spec runs.Spec, env *environment) error {
+	job, err := runs.Open(ctx, spec, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
+	if err != nil {
+		return auditError(err)
 	}
-	if quiet {
-		return nil, nil
+	defer job.Close()
+	res, err := job.Run(ctx)
+	if err != nil {
+		return auditError(err)
 	}
-	f, ok := w.(*os.File)
-	isTerm := ok && term.IsTerminal(int(f.Fd()))
-	width := 0
-	if isTerm {
-		width, _, _ = term.GetSize(int(f.Fd()))
+	// How each predictions file matched the items goes to stderr even
+	// under --quiet: rows that count for nothing must show.
+	for _, m := range res.Matches {
+		fmt.Fprintf(env.stderr, "vidscreen audit: predictions %s\n", m)
 	}
-	return progress.New(w, progress.Options{Terminal: isTerm, Width: width, Format: format})
+	if res.Shard != nil {
+		return printShardSummary(env.stdout, res)
+	}
+	return printAuditSummary(env.stdout, res)
 }
 
 // expandGlobs replaces each --items value holding a glob metacharacter by
@@ -357,28 +226,15 @@ func (l *stringList) Set(s string) error {
 	return nil
 }
 
-func parseLevels(s string) ([]harness.Level, error) {
-	var out []harness.Level
-	seen := map[harness.Level]bool{}
-	for _, f := range strings.Split(s, ",") {
-		l, err := harness.ParseLevel(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("--levels: %v", err)
-		}
-		if !seen[l] {
-			seen[l] = true
-			out = append(out, l)
-		}
-	}
-	return out, nil
-}
-
 // auditError sorts a failed audit into bad input (status 2) and the rest.
 func auditError(err error) error {
 	var pe *harness.ParseError
 	var cm *runs.ConfigMismatchError
 	var se *runs.ShardError
+	var spe *runs.SpecError
 	switch {
+	case errors.As(err, &spe):
+		return &usageError{spe.Msg}
 	case errors.As(err, &pe), errors.As(err, &cm), errors.As(err, &se), errors.Is(err, runs.ErrNotRunDir):
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}
@@ -418,23 +274,10 @@ func printAuditSummary(w io.Writer, res *runs.Result) error {
 	return err
 }
 
-// maxFrames bounds --frames: a VLM prompt of more frames than this fits no
-// model's context, and each frame is decoded and embedded per clip.
-const maxFrames = 1024
-
-// maxPermutations bounds --permutations: each permutation is one more prompt
-// per item and model reader.
-const maxPermutations = 64
-
-// permutationsOption maps --permutations onto runs.Options.Permutations,
-// where 0 means the default count and a negative one none; the default is
-// left at 0 so that config.json stays as it was for runs that do not set it.
-func permutationsOption(n int) int {
-	switch n {
-	case 0:
-		return -1
-	case attack.OptionPermutations:
-		return 0
-	}
-	return n
-}
+// framePathFlagHelp is --frame-path's help.
+const framePathFlagHelp = "feed the image tower `host|device` frames: host decodes them to memory " +
+	"(swscale, then imageprep on the CPU); device keeps NVDEC's pictures on the GPU, resizes and " +
+	"normalises them there and has the CUDA provider read the tensor in place, no host copy " +
+	"(bin/vidscreen-cuda, --device cuda, NVDEC); its resize differs from the host's, so its " +
+	"embeddings differ within a tolerance and are cached apart. Where it cannot open the run " +
+	"takes the host path after one line saying why"

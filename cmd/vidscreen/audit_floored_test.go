@@ -122,7 +122,7 @@ func TestAuditServedFloored(t *testing.T) {
 	// and the outputs are the run's.
 	resumed := filepath.Join(t.TempDir(), "resumed")
 	os.MkdirAll(filepath.Join(resumed, runs.CacheDir), 0o755)
-	for _, f := range []string{runs.ConfigFile, runs.RecordsFile, filepath.Join(runs.CacheDir, ServedStoreFile), filepath.Join(runs.CacheDir, runs.ServedModesFile)} {
+	for _, f := range []string{runs.ConfigFile, runs.RecordsFile, filepath.Join(runs.CacheDir, runs.ServedStoreFile), filepath.Join(runs.CacheDir, runs.ServedModesFile)} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)

@@ -260,7 +260,7 @@ func TestAuditServedReaders(t *testing.T) {
 	// whole run wrote.
 	resumed := filepath.Join(t.TempDir(), "resumed")
 	os.MkdirAll(filepath.Join(resumed, runs.CacheDir), 0o755)
-	for _, f := range []string{runs.ConfigFile, filepath.Join(runs.CacheDir, ServedStoreFile)} {
+	for _, f := range []string{runs.ConfigFile, filepath.Join(runs.CacheDir, runs.ServedStoreFile)} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
@@ -442,7 +442,7 @@ func TestAuditServedWorld(t *testing.T) {
 			t.Fatalf("concurrency %d: exit %d\n%s", conc, code, stderr)
 		}
 		var stages struct {
-			Served []servedStage `json:"served"`
+			Served []runs.ServedStage `json:"served"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
 		if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 2 {

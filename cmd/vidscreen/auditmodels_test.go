@@ -29,7 +29,7 @@ func TestRoleSettings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := roleSettings(tc.spec)
+			got, err := models.RoleSettings(tc.spec)
 			if err != nil || got != tc.want {
 				t.Errorf("roleSettings = %q, %v; want %q", got, err, tc.want)
 			}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness"
 )
 
 // A command is one subcommand of vidscreen.
@@ -53,7 +54,7 @@ func (e *usageError) Error() string { return e.msg }
 
 // errBadInput marks errors caused by the user's input files (exit status 2).
 // Wrap it: fmt.Errorf("%w: items.jsonl:3: field answer: out of range", errBadInput).
-var errBadInput = errors.New("bad input")
+var errBadInput = harness.ErrBadInput
 
 // commands lists every subcommand. Each file that defines a command adds its
 // constructor here, one line, in alphabetical order.

@@ -6,11 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/vidscreen/vidscreen/harness/completion"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
@@ -62,77 +58,18 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 				if *workers < 0 {
 					return &usageError{"--workers must be 0 or more"}
 				}
-				var inv []string
-				for k, dir := range args {
-					s, err := runs.ReadShard(dir)
-					if err != nil {
-						return auditError(err)
-					}
-					// A shard killed before it finished has no completion
-					// record; its shard.json may be another run's.
-					if _, err := completion.Check(dir); err != nil {
-						return fmt.Errorf("%w: shard %v", errBadInput, err)
-					}
-					if k == 0 {
-						inv = s.Invocation
-					} else if !slices.Equal(s.Invocation, inv) {
-						return auditError(&runs.ShardError{Dir: dir, Msg: fmt.Sprintf("made by other audit flags than %s: %q against %q", args[0], s.Invocation, inv)})
-					}
+				spec, err := runs.MergeSpec(args)
+				if err != nil {
+					return auditError(err)
 				}
-				shards := make([]string, len(args))
-				for k, dir := range args {
-					shards[k] = filepath.Clean(dir)
-				}
-				afs := flag.NewFlagSet("vidscreen audit", flag.ContinueOnError)
-				afs.SetOutput(io.Discard)
-				run := auditCommand(shards).flags(afs, env)
-				full := append(slices.Clone(inv), "--out", *out, "--workers", strconv.Itoa(*workers), "--device", *device, "--log-format", *logFormat)
-				if *quiet {
-					full = append(full, "--quiet")
-				}
-				if err := afs.Parse(full); err != nil {
-					return auditError(&runs.ShardError{Dir: args[0], Msg: fmt.Sprintf("%s holds flags this vidscreen does not read (%v): merge with the vidscreen that made the shards", runs.ShardFile, err)})
-				}
-				return run(ctx, afs.Args())
+				// The fields of this process: the shards stored none.
+				def := runs.DefaultSpec()
+				spec.Out, spec.Workers, spec.Device, spec.LogFormat, spec.Quiet = *out, *workers, *device, *logFormat, *quiet
+				spec.Precision, spec.OffloadMinWork, spec.DeviceMemory = def.Precision, def.OffloadMinWork, def.DeviceMemory
+				return runAuditSpec(ctx, spec, env)
 			}
 		},
 	}
-}
-
-// shardInvocation lists the flags of a shard's audit that merge runs again:
-// every flag given, with the paths made absolute (merge may run in another
-// directory) and the flags of one process left out (--shard, --out,
-// --workers, --device, --precision, --offload-min-work, --log-format,
-// --quiet), which change no output.
-func shardInvocation(fs *flag.FlagSet, items, preds []string) ([]string, error) {
-	var out []string
-	var err error
-	abs := func(p string) string {
-		a, e := filepath.Abs(p)
-		if e != nil && err == nil {
-			err = fmt.Errorf("--shard: absolute path of %s: %w", p, e)
-		}
-		return a
-	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "shard", "out", "workers", "device", "precision", "offload-min-work", "device-memory", "log-format", "quiet":
-		case "items":
-			for _, p := range items {
-				out = append(out, "--items", abs(p))
-			}
-		case "predictions":
-			for _, v := range preds {
-				name, file, _ := strings.Cut(v, "=")
-				out = append(out, "--predictions", name+"="+abs(file))
-			}
-		case "videos", "video-root", "models", "reference":
-			out = append(out, "--"+f.Name, abs(f.Value.String()))
-		default:
-			out = append(out, "--"+f.Name+"="+f.Value.String())
-		}
-	})
-	return out, err
 }
 
 // printShardSummary says what a shard did and how to merge it.

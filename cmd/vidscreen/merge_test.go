@@ -230,7 +230,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"missing shard", []string{"--out", filepath.Join(tmp, "m"), a0}, 2, "shards 1/2 missing"},
 		{"shard twice", []string{"--out", filepath.Join(tmp, "m"), a0, a0, a1}, 2, "given twice"},
 		{"other split", []string{"--out", filepath.Join(tmp, "m"), a0, a1, c0}, 2, "3-way split"},
-		{"other audit", []string{"--out", filepath.Join(tmp, "m"), a0, b1}, 2, "other audit flags"},
+		{"other audit", []string{"--out", filepath.Join(tmp, "m"), a0, b1}, 2, "made by another audit"},
 		{"not a shard", []string{"--out", filepath.Join(tmp, "m"), a0, unfinished}, 2, "no shard.json"},
 		{"unsharded run", []string{"--out", filepath.Join(tmp, "m"), whole}, 2, "no shard.json"},
 		{"unfinished shard", []string{"--out", filepath.Join(tmp, "m"), a0, cut}, 2, "the audit did not finish"},

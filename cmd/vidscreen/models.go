@@ -205,7 +205,7 @@ says which files were expected.`,
 					if ctx.Err() != nil {
 						return err
 					}
-					return fmt.Errorf("%w: %s", errBadInput, checkSummary(rep, err))
+					return fmt.Errorf("%w: %s", errBadInput, rep.Summary(err))
 				}
 				return nil
 			}
@@ -229,22 +229,6 @@ func parseRoles(s string) ([]models.Role, error) {
 		}
 	}
 	return out, nil
-}
-
-// checkSummary names each role with a problem and its first problem, for
-// stderr; the full list is in the report.
-func checkSummary(rep *models.CheckReport, err error) string {
-	var b strings.Builder
-	b.WriteString(err.Error())
-	for _, r := range rep.Roles {
-		if len(r.Problems) > 0 {
-			fmt.Fprintf(&b, "\n  %s: %s", r.Role, r.Problems[0])
-			if n := len(r.Problems) - 1; n > 0 {
-				fmt.Fprintf(&b, " (and %d more)", n)
-			}
-		}
-	}
-	return b.String()
 }
 
 func modelsDevices() *subcommand {

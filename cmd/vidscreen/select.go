@@ -264,7 +264,7 @@ the pool does not hold.`,
 				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
 				team.Config.Joiner, team.Config.Searcher = searches.joiner, searches.searcher
-				readers, closeReaders, err := openSelectReaders(*modelsDir, *videos, *device, *out, cfg, env)
+				readers, closeReaders, err := openSelectReaders(ctx, *modelsDir, *videos, *device, *out, cfg, env)
 				if err != nil {
 					return err
 				}
@@ -273,7 +273,7 @@ the pool does not hold.`,
 					team.Readers, team.Reader = readers, readers.letters
 				}
 				if team.Reader == nil {
-					lr, closeLetters, err := openSelectLetters(*modelsDir, *device, *out, cfg, env)
+					lr, closeLetters, err := openSelectLetters(ctx, *modelsDir, *device, *out, cfg, env)
 					if err != nil {
 						return err
 					}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/release"
+	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -55,7 +56,7 @@ func TestSelectServedReaderStore(t *testing.T) {
 		}
 		locks = append(locks, b)
 	}
-	if _, err := os.Stat(filepath.Join(out, "cache", ServedStoreFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "cache", runs.ServedStoreFile)); err != nil {
 		t.Errorf("the release directory has no response store: %v", err)
 	}
 	if !bytes.Equal(locks[0], locks[1]) {

@@ -114,7 +114,7 @@ func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*a
 // (cache/served-replies.store, as in an audit's run directory; never in
 // the run, which the gate leaves as it is), so select run again with the
 // same --out asks its servers nothing twice.
-func openSelectReaders(dir, videos, device, out string, cfg runs.Config, env *environment) (*selectReaders, func(), error) {
+func openSelectReaders(ctx context.Context, dir, videos, device, out string, cfg runs.Config, env *environment) (*selectReaders, func(), error) {
 	if dir == "" || videos == "" || cfg.Videos == nil {
 		return nil, func() {}, nil
 	}
@@ -130,12 +130,12 @@ func openSelectReaders(dir, videos, device, out string, cfg runs.Config, env *en
 	if !wantVLM && !wantCaptions {
 		return nil, func() {}, nil
 	}
-	am, err := openAuditModels(dir, device, 0, true, out, env)
+	am, err := runs.OpenModels(ctx, dir, device, 0, true, out, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
 	if err != nil {
 		return nil, nil, err
 	}
 	closeAll := func() { am.Close() }
-	v := am.video
+	v := am.Video
 	r := &selectReaders{root: videos, seed: cfg.Seed}
 	if r.cache, err = os.MkdirTemp("", "vidscreen-select-"); err != nil {
 		closeAll()
@@ -167,24 +167,24 @@ func openSelectReaders(dir, videos, device, out string, cfg runs.Config, env *en
 			return nil, nil, fmt.Errorf("%w: --models: its vlm_reader is %s, but the run's vlm_reader is %s", errBadInput, r.name, want)
 		}
 	}
-	if _, ran := cfg.AttackerVersions[retrievalReader]; ran && am.reader != nil && am.readerName == cfg.LMReader {
-		r.letters = am.reader // retrieval-reader re-runs with it too
+	if _, ran := cfg.AttackerVersions[retrievalReader]; ran && am.Reader != nil && am.ReaderName == cfg.LMReader {
+		r.letters = am.Reader // retrieval-reader re-runs with it too
 	}
 	if wantCaptions {
-		if am.reader == nil {
+		if am.Reader == nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("%w: --models %s: its lm_reader could not be opened as the audit opens it (an ONNX lm_reader is needed for captions-reader)", errBadInput, dir)
 		}
-		if am.readerName != cfg.LMReader {
+		if am.ReaderName != cfg.LMReader {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %s, but the run's captions-reader asked %s", errBadInput, am.readerName, cfg.LMReader)
+			return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %s, but the run's captions-reader asked %s", errBadInput, am.ReaderName, cfg.LMReader)
 		}
 		fopt, err := runs.CaptionOptions(cfg.Videos, v, videos, r.cache)
 		if err != nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("%w: --models %s: captions-reader: %v", errBadInput, dir, err)
 		}
-		r.captions, r.letters = &fopt, am.reader
+		r.captions, r.letters = &fopt, am.Reader
 	}
 	return r, cleanup, nil
 }
@@ -195,17 +195,17 @@ func openSelectReaders(dir, videos, device, out string, cfg runs.Config, env *en
 // retrieval-reader: its verdicts are carried over). Another model than the
 // run's is refused. A served lm_reader's replies are kept in out as
 // openSelectReaders keeps them.
-func openSelectLetters(dir, device, out string, cfg runs.Config, env *environment) (attack.LetterReader, func(), error) {
+func openSelectLetters(ctx context.Context, dir, device, out string, cfg runs.Config, env *environment) (attack.LetterReader, func(), error) {
 	if _, ran := cfg.AttackerVersions[retrievalReader]; !ran || dir == "" || cfg.LMReader == "" {
 		return nil, func() {}, nil
 	}
-	am, err := openAuditModels(dir, device, 0, false, out, env)
+	am, err := runs.OpenModels(ctx, dir, device, 0, false, out, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
 	if err != nil {
 		return nil, nil, err
 	}
-	if am.reader == nil || am.readerName != cfg.LMReader {
+	if am.Reader == nil || am.ReaderName != cfg.LMReader {
 		am.Close()
-		return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %q, but the run's retrieval-reader asked %s", errBadInput, am.readerName, cfg.LMReader)
+		return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %q, but the run's retrieval-reader asked %s", errBadInput, am.ReaderName, cfg.LMReader)
 	}
-	return am.reader, func() { am.Close() }, nil
+	return am.Reader, func() { am.Close() }, nil
 }

@@ -332,11 +332,11 @@ func verifySimilarity(ctx context.Context, env *environment, ff *vidomniFrameFla
 	}
 	var cache *vidomni.FrameCache
 	if cacheDir != "" {
-		folder, _, err := m.Folder(models.RoleImageText)
+		folder, spec, err := m.Folder(models.RoleImageText)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 		}
-		id, err := vidomni.ModelHash(folder)
+		id, err := models.RoleName(models.RoleImageText, folder, spec)
 		if err != nil {
 			return nil, fmt.Errorf("--cache: %w", err)
 		}

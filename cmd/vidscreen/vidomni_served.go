@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/served"
@@ -23,10 +24,11 @@ type servedVerifier struct {
 // key read from the variable the entry names. Nothing is stored between
 // runs: verify keeps no cache of its ONNX answers either.
 func openServedVerifier(m *models.Manifest, spec models.RoleSpec, env *environment) (*servedVerifier, error) {
-	cfg, err := servedConfig(m, models.RoleVLMReader, 0, spec, nil, env)
+	cfg, err := served.ConfigFor(m, models.RoleVLMReader, 0, spec, env.getenv)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
+	cfg.ParseReply = answer.Choice
 	v, err := served.NewVLM(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)

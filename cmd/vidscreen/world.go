@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/world"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
 )
@@ -77,9 +78,9 @@ stderr as audit's does: a line on a terminal, log lines in --log-format elsewher
 				if err := decode.SetLogLevel("error"); err != nil {
 					return err
 				}
-				rep, err := newReporter(env.stderr, *logFormat, *quiet)
+				rep, err := progress.ForWriter(env.stderr, *logFormat, *quiet)
 				if err != nil {
-					return err
+					return &usageError{"--log-format: " + err.Error()}
 				}
 				opt.Progress = rep
 				start := time.Now()

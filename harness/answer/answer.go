@@ -214,3 +214,11 @@ func Normalize(s string) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// Choice is Parse's index alone (-1 when no rule reads the reply): the form
+// a served reader's client takes to read a generated reply
+// (served.Config.ParseReply).
+func Choice(reply string, options []string) int {
+	i, _ := Parse(reply, options)
+	return i
+}

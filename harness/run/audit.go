@@ -142,9 +142,9 @@ type Options struct {
 	// ShardFile; config.json names the shard, so the shard resumes like any
 	// run and no other run's directory is taken for it.
 	Shard *Shard
-	// Invocation is kept in a shard's ShardFile for Merge (see
-	// ShardSummary.Invocation).
-	Invocation []string
+	// Spec is kept in a shard's ShardFile for merge (ShardSummary.Spec):
+	// the Spec the run was opened from, as Spec.ShardSpec gives it.
+	Spec *Spec
 	// Merge names the run directories of the shards 0..N-1 of this very
 	// audit: their caches seed this run's, so its feature stage decodes
 	// nothing they hold, and the run then goes on as an unsharded one, with
@@ -158,8 +158,8 @@ type Options struct {
 
 // A ModelFile names an evaluated model's predictions file.
 type ModelFile struct {
-	Name string
-	Path string
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // A Result summarises a finished audit.

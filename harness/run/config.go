@@ -95,7 +95,7 @@ type Config struct {
 // canonicalRoot is the form of a video root config.json keeps: absolute
 // and cleaned, so that "--videos W" and "--videos $PWD/W" are one
 // configuration, and merge, which runs the shards' audit from the absolute
-// paths they recorded (cmd/vidscreen's shardInvocation), finds it equal to
+// paths they recorded (Spec.ShardSpec), finds it equal to
 // each shard's. "" (no video root) stays "".
 func canonicalRoot(root string) (string, error) {
 	if root == "" {

@@ -91,10 +91,10 @@ type ShardSummary struct {
 	// video root and, when it failed, why (merge tries it again and fails
 	// it the same way). Absent at the text levels, which have no videos.
 	Videos []ShardVideo `json:"videos,omitempty"`
-	// Invocation holds the audit's flags with paths made absolute and the
-	// per-process flags (--shard, --out, --workers, --device and the
-	// progress flags) left out: merge runs the audit these flags describe.
-	Invocation []string `json:"invocation"`
+	// Spec is the audit's Spec as Spec.ShardSpec gives it (paths made
+	// absolute, the fields of one process left out): merge checks that
+	// every shard holds the same one and runs the audit it describes.
+	Spec *Spec `json:"spec"`
 }
 
 // A ShardVideo is one video of a shard.
@@ -154,9 +154,9 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 			mine = append(mine, it)
 		}
 	}
-	sum := ShardSummary{Shard: sh.Index, Shards: sh.Count, Items: len(mine), Of: len(a.items), Invocation: a.opt.Invocation}
-	if sum.Invocation == nil {
-		sum.Invocation = []string{}
+	sum := ShardSummary{Shard: sh.Index, Shards: sh.Count, Items: len(mine), Of: len(a.items), Spec: a.opt.Spec}
+	if sum.Spec == nil {
+		sum.Spec = &Spec{}
 	}
 	t0 := time.Now()
 	needs := needsOf(a.attackers)

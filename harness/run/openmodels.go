@@ -1,24 +1,19 @@
-package main
+package run
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness"
+
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness/attack"
-	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/models"
@@ -26,21 +21,25 @@ import (
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
-// auditModels are the models of a --models directory an audit runs.
-type auditModels struct {
+// Models are the models of a models folder an audit runs, each opened on
+// every device of the run (OpenModels). Reader, ReaderName and Video are
+// what select's red team asks of the run's models again.
+type Models struct {
 	// embed and confirm are text_embed and dup_confirm on every device (nil
 	// when the manifest lacks the role).
 	embed, confirm textembed.TextEmbedder
-	reader         attack.LetterReader
-	// readerName names reader's weights.
-	readerName string
+	// Reader is the first lm_reader entry (nil without one); ReaderName
+	// names its weights as config.json does.
+	Reader     attack.LetterReader
+	ReaderName string
 	// extra and extraNames are the later lm_reader entries of models.json
 	// (ONNX or served), each a
 	// further model of the blind test (blind-reader#2, ...), and their
 	// weights' names.
 	extra      []attack.LetterReader
 	extraNames []string
-	video      *runs.VideoModels // nil unless the video levels run
+	// Video holds the video levels' models (nil unless they run).
+	Video *VideoModels
 	// devices shares the run's devices among the roles; its counts say
 	// what each device did.
 	devices *gpu.Pool
@@ -56,7 +55,7 @@ type auditModels struct {
 	served []servedReader
 }
 
-func (m *auditModels) Close() error {
+func (m *Models) Close() error {
 	var err error
 	for _, c := range m.closes {
 		err = errors.Join(err, c())
@@ -64,8 +63,8 @@ func (m *auditModels) Close() error {
 	return err
 }
 
-// openAuditModels opens the models of dir once on every device of
-// --device, one worker set per device under one gpu.Pool whose per-device
+// OpenModels opens the models of dir once on every device that device
+// names, one worker set per device under one gpu.Pool whose per-device
 // memory budget is budget (0: 90% of each GPU's free memory, none on the
 // CPU): the text encoders (text_embed, and dup_confirm when listed),
 // lm_reader and, when video is set, image_text, the captioner, vlm_reader
@@ -74,7 +73,7 @@ func (m *auditModels) Close() error {
 // manifest, role or file is bad input; a missing ONNX Runtime is a failure
 // of the run. A served role's replies are kept in runDir's response store
 // (none when runDir is "").
-func openAuditModels(dir, device string, budget uint64, video bool, runDir string, env *environment) (*auditModels, error) {
+func OpenModels(ctx context.Context, dir, device string, budget uint64, video bool, runDir string, env Env) (*Models, error) {
 	gdevs, runtimeDevice, err := auditDevices(device, env)
 	if err != nil {
 		return nil, err
@@ -91,23 +90,23 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		return nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: runtimeDevice, Log: env.stderr, Getenv: env.getenv})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: runtimeDevice, Log: env.Stderr, Getenv: env.Getenv})
 	if err != nil {
 		return nil, fmt.Errorf("--models: %w", err)
 	}
-	if err := checkAuditRoles(context.Background(), dir, runtimeDevice, m, video, env); err != nil {
+	if err := checkAuditRoles(ctx, dir, runtimeDevice, m, video, env); err != nil {
 		return nil, err
 	}
-	out := &auditModels{devices: pool, rt: rt, devs: devs}
+	out := &Models{devices: pool, rt: rt, devs: devs}
 	store := servedStore(runDir)
 	if store != nil {
 		out.closes = append(out.closes, store.Close)
 	}
-	fail := func(err error) (*auditModels, error) {
+	fail := func(err error) (*Models, error) {
 		out.Close()
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		return nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
 	has := func(r models.Role) bool { _, ok := m.Roles[r]; return ok }
 	// Only lm_reader's and vlm_reader's later entries run (blind-reader#2,
@@ -115,7 +114,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	// left out, said once each.
 	for _, r := range append(slices.Clone(models.Roles), models.OptionalRoles...) {
 		if n := len(m.Extra[r]); n > 0 && r != models.RoleLMReader && r != models.RoleVLMReader {
-			fmt.Fprintf(env.stderr, "vidscreen audit: %s lists %d further entries; only lm_reader's and vlm_reader's later entries run (as blind-reader#2, centre-frame-reader#2, ...), so %s's first entry alone is used\n", r, n, r)
+			fmt.Fprintf(env.Stderr, "vidscreen audit: %s lists %d further entries; only lm_reader's and vlm_reader's later entries run (as blind-reader#2, centre-frame-reader#2, ...), so %s's first entry alone is used\n", r, n, r)
 		}
 	}
 	if has(models.RoleTextEmbed) {
@@ -137,7 +136,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 			out.confirm = confirm
 		}
 	} else {
-		fmt.Fprintf(env.stderr, "vidscreen audit: %s has no text_embed role: item texts are embedded lexically\n", filepath.Join(dir, models.ManifestFile))
+		fmt.Fprintf(env.Stderr, "vidscreen audit: %s has no text_embed role: item texts are embedded lexically\n", filepath.Join(dir, models.ManifestFile))
 	}
 	// lm_reader's entries: the first is the pyramid's reader, the later
 	// ones further models of the Video-Oasis blind test (blind-reader#2,
@@ -173,13 +172,13 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 				lr.Readers = append(lr.Readers, ls)
 			}
 			folder, spec, _ := em.Folder(models.RoleLMReader)
-			if name, err = roleName(models.RoleLMReader, folder, spec, "model.onnx", "decoder_model_merged.onnx", "config.json"); err != nil {
+			if name, err = models.RoleName(models.RoleLMReader, folder, spec); err != nil {
 				return fail(err)
 			}
 			r = lr
 		}
 		if k == 0 {
-			out.reader, out.readerName = r, name
+			out.Reader, out.ReaderName = r, name
 		} else {
 			out.extra, out.extraNames = append(out.extra, r), append(out.extraNames, name)
 		}
@@ -187,7 +186,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	if !video {
 		return out, nil
 	}
-	v := &runs.VideoModels{MaxBatch: 32}
+	v := &VideoModels{MaxBatch: 32}
 	short := 0
 	if has(models.RoleImageText) {
 		// One image tower per device: the feature stage places each video's
@@ -211,7 +210,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		if v.Prep, err = imageprep.New(*cfg, imageprep.Options{}); err != nil {
 			return fail(err)
 		}
-		if v.ImageName, err = roleName(models.RoleImageText, folder, spec, "text_model.onnx", "vision_model.onnx", "preprocessor_config.json"); err != nil {
+		if v.ImageName, err = models.RoleName(models.RoleImageText, folder, spec); err != nil {
 			return fail(err)
 		}
 		short = max(short, inputSide(cfg))
@@ -245,8 +244,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 			v.Captioner = append(v.Captioner, c)
 		}
 		folder, spec, _ := m.Folder(models.RoleCaptioner)
-		files := []string{"encoder_model.onnx", "decoder_model.onnx", "decoder_model_merged.onnx", "decoder_with_past_model.onnx", "preprocessor_config.json", "config.json"}
-		if v.CaptionerName, err = roleName(models.RoleCaptioner, folder, spec, files...); err != nil {
+		if v.CaptionerName, err = models.RoleName(models.RoleCaptioner, folder, spec); err != nil {
 			return fail(err)
 		}
 		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {
@@ -264,7 +262,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 			vlm.Readers = append(vlm.Readers, r)
 		}
 		folder, spec, _ := m.Folder(models.RoleVLMReader)
-		if v.VLMName, err = roleName(models.RoleVLMReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"); err != nil {
+		if v.VLMName, err = models.RoleName(models.RoleVLMReader, folder, spec); err != nil {
 			return fail(err)
 		}
 		// Its input side (the image_text one when it has no
@@ -313,7 +311,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 			sr.Readers = append(sr.Readers, r)
 		}
 		folder, spec, _ := m.Folder(models.RoleScreenReader)
-		if v.ScreenName, err = roleName(models.RoleScreenReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"); err != nil {
+		if v.ScreenName, err = models.RoleName(models.RoleScreenReader, folder, spec); err != nil {
 			return fail(err)
 		}
 		v.ScreenSize = v.VLMSize
@@ -351,10 +349,10 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 				out.closes = append(out.closes, func() error { g.Close(); return nil })
 				v.Decode.GPUs = append(v.Decode.GPUs, g)
 			}
-			v.Decode.Notify = func(msg string) { fmt.Fprintln(env.stderr, "vidscreen audit: "+msg) }
+			v.Decode.Notify = func(msg string) { fmt.Fprintln(env.Stderr, "vidscreen audit: "+msg) }
 		}
 	}
-	out.video = v
+	out.Video = v
 	return out, nil
 }
 
@@ -387,105 +385,24 @@ func inputSide(c *imageprep.Config) int {
 	return max(c.Height, c.Width, c.CropHeight, c.CropWidth)
 }
 
-// roleName names a role's weights for cache keys and config.json: the role,
-// its folder's base name, the settings models.json gives it (roleSettings)
-// and the SHA-256 (first 16 hex digits) of each file that decides its
-// outputs, the tokenizer included. Files the folder lacks are left out (a
-// role has alternatives, such as the captioner's first-step decoder).
-func roleName(role models.Role, folder string, spec models.RoleSpec, files ...string) (string, error) {
-	tok := spec.Tokenizer
-	if tok == "" {
-		tok = "tokenizer.json"
-	}
-	settings, err := roleSettings(spec)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "onnx:%s:%s", role, filepath.Base(folder))
-	if settings != "" {
-		b.WriteString(":" + settings)
-	}
-	for _, f := range append(files, tok) {
-		path := filepath.Join(folder, f)
-		fh, err := os.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, fh)
-		fh.Close()
-		if err != nil {
-			return "", fmt.Errorf("hash %s: %w", path, err)
-		}
-		fmt.Fprintf(&b, ":%s=sha256:%s", f, hex.EncodeToString(h.Sum(nil))[:16])
-	}
-	return b.String(), nil
-}
-
-// roleSettings is the part of a role's models.json entry that changes its
-// answers ("" when the entry sets none): every field but where the files
-// are (dir, and tokenizer, whose file roleName hashes) and the server
-// fields (served.Name names a served role; where it is and how the client
-// is tuned change no answer), as key=value pairs in key
-// order, each value in JSON ("logit_scale=50,max_new_tokens=64"). A
-// captioner's max_new_tokens or image_text's logit_scale changes every
-// caption or frame score, so it must change config.json and the cache keys
-// as a changed weight file does (issue 24, 2.3). The fields are read from
-// the manifest's own encoding, so a setting added to models.RoleSpec later
-// is covered.
-func roleSettings(spec models.RoleSpec) (string, error) {
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return "", fmt.Errorf("role settings: %w", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return "", fmt.Errorf("role settings: %w", err)
-	}
-	for k := range m {
-		if k == "dir" || k == "tokenizer" || strings.HasPrefix(k, "server") {
-			delete(m, k)
-		}
-	}
-	for k, v := range m {
-		if v == nil || v == false || v == float64(0) || v == "" {
-			delete(m, k)
-		}
-	}
-	keys := slices.Sorted(maps.Keys(m))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		v, err := json.Marshal(m[k])
-		if err != nil {
-			return "", fmt.Errorf("role settings: %w", err)
-		}
-		parts[i] = k + "=" + string(v)
-	}
-	return strings.Join(parts, ","), nil
-}
-
 // auditDevices reads --device: the devices of the run (gpu.Select; with
 // cuda on a machine without a usable GPU, the CPU, saying why once on
 // stderr) and the device value ONNX Runtime is opened with.
-func auditDevices(device string, env *environment) ([]gpu.Device, string, error) {
+func auditDevices(device string, env Env) ([]gpu.Device, string, error) {
 	spec, err := gpu.ParseSpec(device)
 	if err != nil {
-		return nil, "", &usageError{"--device: " + err.Error()}
+		return nil, "", &SpecError{"--device: " + err.Error()}
 	}
 	inv := gpu.Inventory{}
 	if spec.CUDA {
-		inv = gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})
+		inv = gpu.Discover(gpu.DiscoverOptions{Getenv: env.Getenv})
 	}
 	devs, note, err := gpu.Select(spec, inv)
 	if err != nil {
-		return nil, "", &usageError{"--device: " + err.Error()}
+		return nil, "", &SpecError{"--device: " + err.Error()}
 	}
 	if note != "" {
-		fmt.Fprintf(env.stderr, "vidscreen audit: %s\n", note)
+		fmt.Fprintf(env.Stderr, "vidscreen audit: %s\n", note)
 	}
 	if devs[0].Kind != gpu.CUDA {
 		return devs, "cpu", nil

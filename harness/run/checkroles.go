@@ -1,9 +1,11 @@
-package main
+package run
 
 import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/vidscreen/vidscreen/harness"
 
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -15,7 +17,7 @@ import (
 // failing on the first, possibly after hours of decoding. Roles the
 // manifest does not list are not checked: their attackers are skipped by
 // name.
-func checkAuditRoles(ctx context.Context, dir, device string, m *models.Manifest, video bool, env *environment) error {
+func checkAuditRoles(ctx context.Context, dir, device string, m *models.Manifest, video bool, env Env) error {
 	want := []models.Role{models.RoleTextEmbed, models.RoleDupConfirm, models.RoleLMReader}
 	if video {
 		want = append(want, models.RoleImageText, models.RoleCaptioner, models.RoleVLMReader)
@@ -29,12 +31,12 @@ func checkAuditRoles(ctx context.Context, dir, device string, m *models.Manifest
 	if len(used) == 0 {
 		return nil
 	}
-	rep, err := models.CheckRoles(ctx, dir, models.RuntimeOptions{Device: device, Log: io.Discard, Getenv: env.getenv}, used)
+	rep, err := models.CheckRoles(ctx, dir, models.RuntimeOptions{Device: device, Log: io.Discard, Getenv: env.Getenv}, used)
 	if err == nil {
 		return nil
 	}
 	if rep == nil || ctx.Err() != nil {
 		return fmt.Errorf("--models: %w", err)
 	}
-	return fmt.Errorf("%w: --models: %s", errBadInput, checkSummary(rep, err))
+	return fmt.Errorf("%w: --models: %s", harness.ErrBadInput, rep.Summary(err))
 }

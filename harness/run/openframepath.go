@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"errors"
@@ -6,33 +6,14 @@ import (
 	"io"
 
 	"github.com/vidscreen/vidscreen/harness/features"
-	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
 )
 
-const framePathFlagHelp = "feed the image tower `host|device` frames: host decodes them to memory " +
-	"(swscale, then imageprep on the CPU); device keeps NVDEC's pictures on the GPU, resizes and " +
-	"normalises them there and has the CUDA provider read the tensor in place, no host copy " +
-	"(bin/vidscreen-cuda, --device cuda, NVDEC); its resize differs from the host's, so its " +
-	"embeddings differ within a tolerance and are cached apart. Where it cannot open the run " +
-	"takes the host path after one line saying why"
-
-// parseFramePath reads --frame-path: whether the device path is asked for.
-func parseFramePath(s string) (bool, error) {
-	switch s {
-	case "host":
-		return false, nil
-	case "device":
-		return true, nil
-	}
-	return false, &usageError{fmt.Sprintf("--frame-path %q: want host or device", s)}
-}
-
-// framePathNote is what stages.json records of --frame-path: the path
+// FramePathNote is what stages.json records of --frame-path: the path
 // asked for and the one the image tower took, why the device path did not
 // open, and, where it did, the frames it embedded and the videos it
 // refused (embedded from host frames, as the host path embeds them).
-type framePathNote struct {
+type FramePathNote struct {
 	Asked          string `json:"asked"`
 	Used           string `json:"used"`
 	Why            string `json:"why,omitempty"`
@@ -49,8 +30,8 @@ type framePathNote struct {
 // (the models package's own line when DeviceFrames did not open, which
 // names a build without the kernels first). The note says which path was
 // taken.
-func (m *auditModels) openDeviceFrames(stderr io.Writer) framePathNote {
-	note := framePathNote{Asked: "device", Used: "host"}
+func (m *Models) openDeviceFrames(stderr io.Writer) FramePathNote {
+	note := FramePathNote{Asked: "device", Used: "host"}
 	why := m.deviceFramesRefusal()
 	var dfs []*models.DeviceFrames
 	closeAll := func() {
@@ -78,7 +59,7 @@ func (m *auditModels) openDeviceFrames(stderr io.Writer) framePathNote {
 		note.Why = why.Error()
 		return note
 	}
-	v := m.video
+	v := m.Video
 	for _, df := range dfs {
 		v.DeviceImage = append(v.DeviceImage, features.NVDECTower{Frames: df})
 		// Before the towers they were opened from.
@@ -92,8 +73,8 @@ func (m *auditModels) openDeviceFrames(stderr io.Writer) framePathNote {
 // deviceFramesRefusal says why the GPU frame path cannot open before any
 // device is touched: no image tower reads frames, or the run is not on
 // CUDA devices; nil when nothing stands in the way.
-func (m *auditModels) deviceFramesRefusal() error {
-	if m.video == nil || len(m.towers) == 0 {
+func (m *Models) deviceFramesRefusal() error {
+	if m.Video == nil || len(m.towers) == 0 {
 		return errors.New("no image_text role reads frames in this run")
 	}
 	if len(m.devs) == 0 || !m.devs[0].CUDA {
@@ -106,8 +87,8 @@ func (m *auditModels) deviceFramesRefusal() error {
 // device path: a device's NVDEC did not open, or opened in a context of
 // FFmpeg's own, whose surfaces the kernels cannot read; nil when every
 // device decodes on its primary context.
-func (m *auditModels) nvdecRefusal() error {
-	v := m.video
+func (m *Models) nvdecRefusal() error {
+	v := m.Video
 	if len(v.Decode.GPUs) != len(m.devs) || v.Decode.Options.HWAccel != "cuda" {
 		return fmt.Errorf("%d NVDEC devices for %d model devices", len(v.Decode.GPUs), len(m.devs))
 	}
@@ -124,7 +105,7 @@ func (m *auditModels) nvdecRefusal() error {
 
 // noteFramePath records note, with the feature stage's counts st (nil when
 // it did not run), as stages.json's frame_path and on the log.
-func noteFramePath(out string, note framePathNote, st *features.Stats, rep interface{ Note(string, ...any) }) error {
+func noteFramePath(out string, note FramePathNote, st *features.Stats, rep interface{ Note(string, ...any) }) error {
 	if st != nil && note.Used == "device" {
 		note.FramesOnDevice, note.RefusedVideos, note.Refusal = st.FramesOnDevice, st.DeviceRefused, st.DeviceRefusal
 	}
@@ -134,10 +115,10 @@ func noteFramePath(out string, note framePathNote, st *features.Stats, rep inter
 
 // framePathName is image_text's name in the cache keys and config.json for
 // the path the run takes: the weights' name on the host path, marked on
-// the device path (runs.DeviceFramesName).
+// the device path (DeviceFramesName).
 func framePathName(weights string, device bool) string {
 	if device {
-		return runs.DeviceFramesName(weights)
+		return DeviceFramesName(weights)
 	}
 	return weights
 }

@@ -1,12 +1,13 @@
-package main
+package run
 
 import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/harness"
+
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/gpu"
-	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -18,9 +19,9 @@ import (
 // frame-shuffling tests (centre-frame-reader#2, shuffled-frames-reader#2,
 // ...; 003, section 3.2). An ONNX entry is opened once per device, as the
 // first is; a served one through its server. Each is named by its files'
-// hashes and settings (roleName) or by its served model, so that the
+// hashes and settings (models.RoleName) or by its served model, so that the
 // feature stage keys its scores by entry and two VLMs never share answers.
-func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []models.Device, pool *gpu.Pool, store *served.Store, v *runs.VideoModels, out *auditModels, env *environment) error {
+func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []models.Device, pool *gpu.Pool, store *served.Store, v *VideoModels, out *Models, env Env) error {
 	for k, espec := range m.Entries(models.RoleVLMReader)[1:] {
 		entry := k + 2
 		if espec.Served() {
@@ -30,7 +31,7 @@ func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []models.Device,
 			}
 			r, err := served.NewVLM(cfg)
 			if err != nil {
-				return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", errBadInput, entry, err)
+				return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
 			}
 			out.served = append(out.served, r)
 			v.ExtraVLM = append(v.ExtraVLM, r)
@@ -39,22 +40,22 @@ func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []models.Device,
 			continue
 		}
 		if len(v.ImageText) == 0 {
-			return fmt.Errorf("%w: --models: vlm_reader entry %d is an ONNX model, which needs the image_text role; without one every vlm_reader entry must be served", errBadInput, entry)
+			return fmt.Errorf("%w: --models: vlm_reader entry %d is an ONNX model, which needs the image_text role; without one every vlm_reader entry must be served", harness.ErrBadInput, entry)
 		}
 		em := m.Entry(models.RoleVLMReader, k+1)
 		sc := &spread.VLMScorer{Pool: pool, Work: string(models.RoleVLMReader)}
 		for _, dev := range devs {
 			r, err := rt.OpenVLMReader(em, dev)
 			if err != nil {
-				return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", errBadInput, entry, err)
+				return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
 			}
 			out.closes = append(out.closes, r.Close)
 			sc.Readers = append(sc.Readers, r)
 		}
 		folder, spec, _ := em.Folder(models.RoleVLMReader)
-		name, err := roleName(models.RoleVLMReader, folder, spec, "vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json")
+		name, err := models.RoleName(models.RoleVLMReader, folder, spec)
 		if err != nil {
-			return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", errBadInput, entry, err)
+			return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
 		}
 		size := v.VLMSize
 		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {

@@ -1,43 +1,37 @@
-package main
+package run
 
 import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/harness"
+
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
 // servedConfig is the client configuration of a served manifest entry of
-// role (entry k, 0 the first): its settings with the defaults, and the API
-// key read from the variable server_api_key_env names. The key is held in
-// memory only; what names the role in config.json and the cache keys is
-// served.Name, which holds neither the key nor its variable.
-func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, store *served.Store, env *environment) (served.Config, error) {
-	s := spec.ServerSettings()
-	cfg := served.Config{Role: string(role), Server: s, Store: store, ParseReply: parseReply}
-	if k > 0 {
-		cfg.Role = fmt.Sprintf("%s#%d", role, k+1)
+// role (entry k, 0 the first): served.ConfigFor, with the run's response
+// store and the answer rules of harness/answer for a generated reply (a
+// server without log-probabilities), as outside models' predictions are
+// read. An API key variable that is not set is bad input.
+func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, store *served.Store, env Env) (served.Config, error) {
+	cfg, err := served.ConfigFor(m, role, k, spec, env.Getenv)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
-	if s.APIKeyEnv != "" {
-		cfg.APIKey = env.getenv(s.APIKeyEnv)
-		if cfg.APIKey == "" {
-			return cfg, fmt.Errorf("%w: --models: %s: roles.%s: server_api_key_env names %s, which is not set in the environment", errBadInput,
-				filepath.Join(m.Dir, models.ManifestFile), role, s.APIKeyEnv)
-		}
-	}
+	cfg.Store, cfg.ParseReply = store, answer.Choice
 	return cfg, nil
 }
 
 // servedReader is a served role the audit opened: its counts.
 type servedReader interface{ Stats() *served.Stats }
 
-// servedModes says, for the cards, how each served role's answers were
-// read so far (runs.Options.Served).
-func servedModes(rs []servedReader) func() []metrics.ServedReader {
+// servedModesOf says, for the cards, how each served role's answers were
+// read so far (Options.Served).
+func servedModesOf(rs []servedReader) func() []metrics.ServedReader {
 	return func() []metrics.ServedReader {
 		out := make([]metrics.ServedReader, len(rs))
 		for k, r := range rs {
@@ -60,9 +54,9 @@ func servedRefused(rs []servedReader) error {
 	return nil
 }
 
-// servedStage is one served role's line in stages.json: what it asked
+// ServedStage is one served role's line in stages.json: what it asked
 // its server and how fast.
-type servedStage struct {
+type ServedStage struct {
 	served.StatsSnapshot
 	RequestsPerSecond float64 `json:"requests_per_second"`
 	PrefixShare       float64 `json:"prefix_share"`
@@ -76,10 +70,10 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 	if len(rs) == 0 {
 		return nil
 	}
-	var lines []servedStage
+	var lines []ServedStage
 	for _, r := range rs {
 		s := r.Stats().Snapshot()
-		line := servedStage{StatsSnapshot: s, RequestsPerSecond: s.RequestsPerSecond(), PrefixShare: s.PrefixShare()}
+		line := ServedStage{StatsSnapshot: s, RequestsPerSecond: s.RequestsPerSecond(), PrefixShare: s.PrefixShare()}
 		lines = append(lines, line)
 		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
@@ -89,24 +83,16 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 }
 
 // openServedVLM opens a served vlm_reader or screen_reader and its name.
-func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, store *served.Store, env *environment) (*served.VLM, string, error) {
+func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, store *served.Store, env Env) (*served.VLM, string, error) {
 	cfg, err := servedConfig(m, role, 0, spec, store, env)
 	if err != nil {
 		return nil, "", err
 	}
 	r, err := served.NewVLM(cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: --models: %v", errBadInput, err)
+		return nil, "", fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
 	return r, served.Name(string(role), cfg.Server), nil
-}
-
-// parseReply reads a served reader's generated reply (a server without
-// log-probabilities) by the answer rules of harness/answer, as the
-// predictions of outside models are read.
-func parseReply(reply string, options []string) int {
-	i, _ := answer.Parse(reply, options)
-	return i
 }
 
 // ServedStoreFile is the served roles' response store inside a run's cache
@@ -119,5 +105,5 @@ func servedStore(runDir string) *served.Store {
 	if runDir == "" {
 		return nil
 	}
-	return served.NewStore(filepath.Join(runDir, runs.CacheDir, ServedStoreFile))
+	return served.NewStore(filepath.Join(runDir, CacheDir, ServedStoreFile))
 }

@@ -1,11 +1,10 @@
-package main
+package run
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/asr"
 )
@@ -15,7 +14,7 @@ import (
 // once, on the first device, since a video's audio is a small fraction of
 // the feature stage's work (one encoder pass per 30 s of audio), or a
 // server's /v1/audio/transcriptions.
-func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out *auditModels, v *runs.VideoModels, env *environment) error {
+func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out *Models, v *VideoModels, env Env) error {
 	spec, ok := m.Roles[models.RoleASR]
 	if !ok {
 		return nil
@@ -26,7 +25,7 @@ func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out
 		s := spec.ServerSettings()
 		cfg := asr.Config{Server: s}
 		if s.APIKeyEnv != "" {
-			if cfg.APIKey = env.getenv(s.APIKeyEnv); cfg.APIKey == "" {
+			if cfg.APIKey = env.Getenv(s.APIKeyEnv); cfg.APIKey == "" {
 				return fmt.Errorf("%s: roles.asr: server_api_key_env names %s, which is not set in the environment", filepath.Join(m.Dir, models.ManifestFile), s.APIKeyEnv)
 			}
 		}
@@ -43,8 +42,7 @@ func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out
 	}
 	out.closes = append(out.closes, t.Close)
 	folder, spec, _ := m.Folder(models.RoleASR)
-	name, err := roleName(models.RoleASR, folder, spec, "encoder_model.onnx", "decoder_model.onnx", "decoder_model_merged.onnx",
-		"decoder_with_past_model.onnx", "config.json", "generation_config.json")
+	name, err := models.RoleName(models.RoleASR, folder, spec)
 	if err != nil {
 		return err
 	}
@@ -52,7 +50,7 @@ func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out
 	return nil
 }
 
-// asrText adapts models.Transcriber to runs.Transcriber.
+// asrText adapts models.Transcriber to Transcriber.
 type asrText struct{ t *models.Transcriber }
 
 func (a asrText) Transcribe(ctx context.Context, samples []float32) (string, error) {

@@ -1,0 +1,256 @@
+package run
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/kernels"
+)
+
+// A Spec is everything an audit is asked, as plain data: each field is one
+// flag of vidscreen audit (named in its comment), and a Spec encodes to and
+// from JSON. A command builds one from its flags; a shard stores its own in
+// ShardFile, which merge reads back; a Go program builds one in code.
+// Open turns a Spec into a Job: its models, servers, devices and searches
+// placed. DefaultSpec holds the flags' defaults.
+type Spec struct {
+	// Items are the item files (--items: JSONL, or Parquet by its .parquet
+	// name), read in this order; none audits the embedded demo.
+	Items []string `json:"items,omitempty"`
+	// Benchmarks keeps only these benchmarks' items (--benchmarks).
+	Benchmarks []string `json:"benchmarks,omitempty"`
+	// Limit keeps the first Limit items of each benchmark (--limit; 0 all).
+	Limit int `json:"limit,omitempty"`
+	// Sample draws at most Sample items per benchmark (--sample; 0 all).
+	Sample int `json:"sample,omitempty"`
+	// Videos is the root the items' videos resolve under (--videos).
+	Videos string `json:"videos,omitempty"`
+	// Reference is a reference model's answers (--reference).
+	Reference string `json:"reference,omitempty"`
+	// ReferenceModel computes s* with the vlm_reader role
+	// (--reference-model).
+	ReferenceModel bool `json:"reference_model,omitempty"`
+	// Predictions are evaluated models' answers (--predictions NAME=FILE).
+	Predictions []ModelFile `json:"predictions,omitempty"`
+	// IndexBase reads a digit-only reply as an index from 0 or 1
+	// (--index-base); nil refuses such a reply.
+	IndexBase *int `json:"index_base,omitempty"`
+	// Levels are the levels to run (--levels); none: option, text and
+	// pool, and all five when Videos and Models are set.
+	Levels []string `json:"levels,omitempty"`
+	// Frames is the uniform frames the frame and order attackers read
+	// (--frames).
+	Frames int `json:"frames"`
+	// Permutations is the option permutations each model reader scores
+	// (--permutations; 0 none).
+	Permutations int `json:"permutations"`
+	// CrossPool runs copy-xpool and knn-vote-xpool (--cross-pool).
+	CrossPool bool `json:"cross_pool,omitempty"`
+	// Models is the models folder holding models.json (--models).
+	Models string `json:"models,omitempty"`
+	// Device is where the models and searches run (--device).
+	Device string `json:"device,omitempty"`
+	// Precision is the GPU's tile precision for the searches (--precision).
+	Precision string `json:"precision,omitempty"`
+	// OffloadMinWork is the smallest search sent to a GPU
+	// (--offload-min-work).
+	OffloadMinWork int64 `json:"offload_min_work,omitempty"`
+	// DeviceMemory is each device's memory budget (--device-memory: a
+	// size such as 40GiB; "0" the default).
+	DeviceMemory string `json:"device_memory,omitempty"`
+	// FramePath is how the image tower gets its frames (--frame-path:
+	// host or device).
+	FramePath string `json:"frame_path,omitempty"`
+	// VideoTimeout fails a video's items when opening and decoding it
+	// takes longer (--video-timeout; 0 no limit).
+	VideoTimeout time.Duration `json:"video_timeout"`
+	// Out is the run directory (--out).
+	Out string `json:"out,omitempty"`
+	// LogFormat is the progress lines' format off a terminal
+	// (--log-format: text or json).
+	LogFormat string `json:"log_format,omitempty"`
+	// Quiet writes no progress (--quiet).
+	Quiet bool `json:"quiet,omitempty"`
+	// Seed seeds the orders, guesses and bootstrap (--seed).
+	Seed uint64 `json:"seed"`
+	// Workers is the units of work run at once (--workers; 0 one per CPU).
+	Workers int `json:"workers,omitempty"`
+	// Shard makes the run one shard of a split audit (--shard i/N).
+	Shard *Shard `json:"shard,omitempty"`
+	// Merge names the shard directories this run merges (vidscreen
+	// merge's arguments).
+	Merge []string `json:"merge,omitempty"`
+}
+
+// DefaultSpec is the Spec of vidscreen audit with no flags but --out: the
+// defaults every flag shows in its help.
+func DefaultSpec() Spec {
+	return Spec{
+		Frames:         32,
+		Permutations:   attack.OptionPermutations,
+		Device:         "cpu",
+		Precision:      "fp32",
+		OffloadMinWork: kernels.DefaultMinWork,
+		DeviceMemory:   "0",
+		FramePath:      "host",
+		VideoTimeout:   10 * time.Minute,
+		LogFormat:      "text",
+		Seed:           1,
+	}
+}
+
+// A SpecError is a Spec that asks for something impossible, named by the
+// flag of its field ("--frames must be from 1 to 1024, got 0").
+type SpecError struct{ Msg string }
+
+func (e *SpecError) Error() string { return e.Msg }
+
+func specErrorf(format string, args ...any) error {
+	return &SpecError{fmt.Sprintf(format, args...)}
+}
+
+// MaxFrames bounds Frames: a VLM prompt of more frames than this fits no
+// model's context, and each frame is decoded and embedded per clip.
+const MaxFrames = 1024
+
+// MaxPermutations bounds Permutations: each permutation is one more prompt
+// per item and model reader.
+const MaxPermutations = 64
+
+// levels returns the levels s runs: its own, else the default (every
+// level when the video levels can run).
+func (s *Spec) levels() ([]harness.Level, error) {
+	names := s.Levels
+	if len(names) == 0 {
+		names = []string{"option", "text", "pool"}
+		if s.Videos != "" && s.Models != "" {
+			names = append(names, "frame", "order")
+		}
+	}
+	var out []harness.Level
+	for _, n := range names {
+		l, err := harness.ParseLevel(n)
+		if err != nil {
+			return nil, specErrorf("--levels: %v", err)
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// videoLevels reports whether levels holds frame or order.
+func videoLevels(levels []harness.Level) bool {
+	return slices.Contains(levels, harness.LevelFrame) || slices.Contains(levels, harness.LevelOrder)
+}
+
+// Validate says what in s cannot run, naming the flag; it reads no file.
+func (s *Spec) Validate() error {
+	switch {
+	case s.Out == "":
+		return specErrorf("--out DIR is required")
+	case s.Workers < 0:
+		return specErrorf("--workers must be 0 or more")
+	case s.Sample < 0:
+		return specErrorf("--sample must be 0 (every item) or more")
+	case s.Permutations < 0 || s.Permutations > MaxPermutations:
+		return specErrorf("--permutations %d: want 0 (no permutation audit) to %d", s.Permutations, MaxPermutations)
+	case s.Frames < 1 || s.Frames > MaxFrames:
+		return specErrorf("--frames must be from 1 to %d, got %d", MaxFrames, s.Frames)
+	}
+	lv, err := s.levels()
+	if err != nil {
+		return err
+	}
+	video := videoLevels(lv)
+	switch {
+	case video && (s.Videos == "" || s.Models == ""):
+		return specErrorf("--levels frame and order need --videos ROOT and --models DIR")
+	case s.Videos != "" && !video && !s.ReferenceModel:
+		return specErrorf("--videos is read only by the frame and order levels and --reference-model; add them to --levels")
+	case s.ReferenceModel && (s.Videos == "" || s.Models == "" || s.Reference != ""):
+		return specErrorf("--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference")
+	}
+	switch s.FramePath {
+	case "", "host":
+	case "device":
+		if s.Videos == "" || s.Models == "" {
+			return specErrorf("--frame-path device needs --videos ROOT and --models DIR: it feeds the image tower's frames")
+		}
+	default:
+		return specErrorf("--frame-path %q: want host or device", s.FramePath)
+	}
+	switch {
+	case s.VideoTimeout < 0:
+		return specErrorf("--video-timeout must be 0 or more")
+	case s.Limit < 0:
+		return specErrorf("--limit must be 0 or more")
+	case s.IndexBase != nil && *s.IndexBase != 0 && *s.IndexBase != 1:
+		return specErrorf("--index-base %d: want 0 or 1", *s.IndexBase)
+	case s.OffloadMinWork < 1:
+		return specErrorf("--offload-min-work %d: want 1 or more multiply-adds", s.OffloadMinWork)
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Predictions {
+		if p.Name == "" || p.Path == "" {
+			return specErrorf("--predictions %q=%q: want NAME=FILE", p.Name, p.Path)
+		}
+		if seen[p.Name] {
+			return specErrorf("--predictions: model name %q given twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	if s.Shard != nil {
+		if err := s.Shard.check(); err != nil {
+			return specErrorf("--shard: %v", err)
+		}
+	}
+	if s.DeviceMemory != "" && s.DeviceMemory != "0" && s.Models == "" {
+		return specErrorf("--device-memory needs --models: without models the audit runs no neural network")
+	}
+	return nil
+}
+
+// ShardSpec is what a shard stores of s for merge: the fields that decide
+// the audit's outputs, with every path made absolute (merge may run in
+// another directory), and those of one process left out (the run
+// directory, workers, devices, precision, offload cut, memory budget,
+// progress, the shard itself), which change no output. Two shards are of
+// the same audit when their ShardSpecs are equal.
+func (s Spec) ShardSpec() (Spec, error) {
+	out := s
+	out.Out, out.Workers, out.Device, out.Precision, out.OffloadMinWork, out.DeviceMemory = "", 0, "", "", 0, ""
+	out.LogFormat, out.Quiet, out.Shard, out.Merge = "", false, nil, nil
+	var err error
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		a, e := filepath.Abs(p)
+		if e != nil && err == nil {
+			err = fmt.Errorf("--shard: absolute path of %s: %w", p, e)
+		}
+		return a
+	}
+	out.Items = make([]string, len(s.Items))
+	for k, p := range s.Items {
+		out.Items[k] = abs(p)
+	}
+	if len(s.Items) == 0 {
+		out.Items = nil
+	}
+	out.Predictions = make([]ModelFile, len(s.Predictions))
+	for k, p := range s.Predictions {
+		out.Predictions[k] = ModelFile{Name: p.Name, Path: abs(p.Path)}
+	}
+	if len(s.Predictions) == 0 {
+		out.Predictions = nil
+	}
+	out.Videos, out.Models, out.Reference = abs(s.Videos), abs(s.Models), abs(s.Reference)
+	return out, err
+}
