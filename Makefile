@@ -68,11 +68,12 @@ vet-cuda: setup-cuda-dev
 check-cuda-link: build build-cuda
 	@bash scripts/check-cuda-link.sh bin/vidscreen bin/vidscreen-cuda
 
-# Regenerates kernels/cuda/kernels.ptx from kernels.cu, and preprocess.ptx and
-# basis.ptx from theirs (committed, embedded).
+# Regenerates kernels/cuda/kernels.ptx and basis.ptx from their .cu files,
+# and models/imageprep/gpuprep/preprocess.ptx from preprocess.cu (committed,
+# embedded).
 ptx: setup-cuda-dev
 	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/kernels.ptx kernels/cuda/kernels.cu
-	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/preprocess.ptx kernels/cuda/preprocess.cu
+	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o models/imageprep/gpuprep/preprocess.ptx models/imageprep/gpuprep/preprocess.cu
 	$(NVCC) -ccbin g++-11 -ptx -arch=compute_80 -O3 -o kernels/cuda/basis.ptx kernels/cuda/basis.cu
 
 # The cuda build's tests on a machine without a GPU: the toolkit's stub
@@ -81,6 +82,6 @@ ptx: setup-cuda-dev
 CUDA_STUB_DRIVER := $(CUDA_DEV_DIR)/stub-driver
 test-cuda: setup-cuda-dev
 	@mkdir -p "$(CUDA_STUB_DRIVER)" && ln -sf "$(CUDA_DEV_DIR)/usr/lib/x86_64-linux-gnu/stubs/libcuda.so" "$(CUDA_STUB_DRIVER)/libcuda.so.1"
-	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda ./kernels/cuda
+	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda ./gpu/cudactx ./kernels/cuda ./models/imageprep/gpuprep
 	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda -run 'TestNVDEC|TestNewGPU|TestNewSharedGPU|TestOpenGPU|TestFramesOnDevice|TestDeviceNV12' ./decode ./harness/features
 	LD_LIBRARY_PATH="$(CUDA_STUB_DRIVER)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(CUDA_CGO) $(GO) test -tags cuda -run 'TestNeardupDevice|TestAuditDeviceSearches|TestSelectDeviceSearches' -v ./cmd/vidscreen

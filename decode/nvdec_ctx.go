@@ -11,7 +11,7 @@ package decode
 // primary context is already active with flags other than the
 // CU_CTX_SCHED_BLOCKING_SYNC it wants, as it is when the kernels or ONNX
 // Runtime retained it first. The cuda build sets those flags first
-// (readyPrimary: kernels/cuda's SharePrimaryWithFFmpeg); where the
+// (readyPrimary: gpu/cudactx's SharePrimaryWithFFmpeg); where the
 // primary context is still refused, NewGPU decodes in a context of its
 // own, which still decodes and resizes on the GPU, and says why the frame
 // path on the device cannot read its pictures.

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // BatchOptions sizes a Batcher.
@@ -346,7 +348,7 @@ func NewBatchedLetterScorer(s *LetterScorer, opts BatchOptions) *BatchedLetterSc
 
 // Score returns per prompt log p(letter); errs[i] is prompt i's error (a
 // prompt too long or with a bad option count fails alone).
-func (bs *BatchedLetterScorer) Score(ctx context.Context, prompts []LetterPrompt) ([][]float64, []error) {
+func (bs *BatchedLetterScorer) Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, []error) {
 	out := make([][]float64, len(prompts))
 	errs := make([]error, len(prompts))
 	var reqs []letterRequest

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 func TestBatcherGathersAndReturnsInOrder(t *testing.T) {
@@ -155,12 +157,12 @@ func TestBatchedLetterScorerIsolatesBadPrompts(t *testing.T) {
 	ls := openLetterScorer(t)
 	bs := NewBatchedLetterScorer(ls, BatchOptions{MaxBatch: 4})
 	defer bs.Close()
-	prompts := []LetterPrompt{{"why did the boy run", 4}, {"bad", 1}, {"what is the man doing", 2}}
+	prompts := []letters.Prompt{{Text: "why did the boy run", Options: 4}, {Text: "bad", Options: 1}, {Text: "what is the man doing", Options: 2}}
 	got, errs := bs.Score(context.Background(), prompts)
 	if errs[1] == nil || errs[0] != nil || errs[2] != nil {
 		t.Fatalf("errors %v: want only prompt 1 to fail", errs)
 	}
-	direct, err := ls.Score(context.Background(), []LetterPrompt{prompts[0], prompts[2]})
+	direct, err := ls.Score(context.Background(), []letters.Prompt{prompts[0], prompts[2]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ type Caption struct {
 	Text string `json:"text"`
 	// Failed says a served captioner's server failed on this frame after
 	// its retries (Text is empty): the video's items fail with reason
-	// FailureServer and nothing of it is cached, so a later run asks again.
+	// letters.FailureServer and nothing of it is cached, so a later run asks again.
 	Failed bool `json:"-"`
 }
 

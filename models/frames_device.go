@@ -11,13 +11,14 @@ import (
 
 // DeviceFrames embeds decoded frames on one GPU with no host copy between
 // the frames' upload and the embeddings: the preprocessing kernel
-// (kernels/cuda) resizes and normalises each batch into the image tower's
-// input tensor in device memory, and ONNX Runtime's CUDA provider reads
-// that tensor where it lies, through an IoBinding (BoundTower). Only the
-// embeddings come back. It needs the cuda build (-tags cuda), a device
-// that answers, and the CUDA provider; without any of them it says why
-// once, on the Runtime's log, and runs today's path (imageprep on the
-// CPU, then the tower's Session, itself on the GPU when it can be).
+// (models/imageprep/gpuprep) resizes and normalises each batch into the
+// image tower's input tensor in device memory, and ONNX Runtime's CUDA
+// provider reads that tensor where it lies, through an IoBinding
+// (BoundTower). Only the embeddings come back. It needs the cuda build
+// (-tags cuda), a device that answers, and the CUDA provider; without any
+// of them it says why once, on the Runtime's log, and runs today's path
+// (imageprep on the CPU, then the tower's Session, itself on the GPU when
+// it can be).
 //
 // A DeviceFrames is used by one goroutine.
 type DeviceFrames struct {

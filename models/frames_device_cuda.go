@@ -5,7 +5,8 @@ package models
 import (
 	"errors"
 
-	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // openDeviceFramePath opens device dev.ID on its primary context, its
@@ -18,13 +19,12 @@ func openDeviceFramePath(r *Runtime, m *ImageText, dev Device) (_ deviceFramePat
 			err = errors.Join(err, p.close())
 		}
 	}()
-	// Preprocessing runs no GEMM: cuBLAS is not needed.
-	g, err := kcuda.Open(dev.ID, kcuda.OpenOptions{NoCUBLAS: true})
+	c, err := cudactx.Retain(dev.ID)
 	if err != nil {
 		return nil, err
 	}
-	p.closeDevice = g.Close
-	if p.pd, err = g.OpenPrep(); err != nil {
+	p.closeDevice = c.Close
+	if p.pd, err = gpuprep.OpenGPU(c); err != nil {
 		return nil, err
 	}
 	tower, err := m.OpenBoundTower(r, dev)

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
-	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // deviceTower is what the frame path needs of the image tower: a
@@ -20,15 +20,15 @@ type deviceTower interface {
 }
 
 // framePath is the GPU frame path's logic, over interfaces so that the host
-// tests run it: the preprocessing device (kernels/cuda's GPU, opened on the
+// tests run it: the preprocessing device (gpuprep's GPU, opened on the
 // primary context that ONNX Runtime's CUDA provider uses, so the kernel's
 // output address is valid there), the Prep of the frame size in use, and
 // the tower bound on the same device. frames_device_cuda.go opens it.
 type framePath struct {
 	plans *imageprep.Processor
-	pd    kcuda.PrepDevice
+	pd    gpuprep.PrepDevice
 	tower deviceTower
-	prep  kcuda.DevicePrep // for frames of w x h; nil before the first
+	prep  gpuprep.DevicePrep // for frames of w x h; nil before the first
 	w, h  int
 	// closeDevice releases what opened pd (the GPU's context); may be nil.
 	closeDevice func() error
@@ -171,7 +171,7 @@ func (p *framePath) usePlan(w, h, batch int) error {
 	if err != nil {
 		return fmt.Errorf("preprocess %dx%d frames: %w", w, h, err)
 	}
-	dp, ok := prep.(kcuda.DevicePrep)
+	dp, ok := prep.(gpuprep.DevicePrep)
 	if !ok {
 		return errors.Join(fmt.Errorf("the %T preprocessor keeps no tensor on the device", prep), prep.Close())
 	}

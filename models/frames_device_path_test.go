@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
-	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // The fakes stand for the GPU in the frame path's logic: a picture's Luma
@@ -24,7 +24,7 @@ type fakePrepDevice struct {
 	closed bool
 }
 
-func (d *fakePrepDevice) NewPrep(plan *imageprep.Plan, batch int) (kcuda.Prep, error) {
+func (d *fakePrepDevice) NewPrep(plan *imageprep.Plan, batch int) (gpuprep.Prep, error) {
 	p := &fakePrep{plan: plan, slots: make([]uintptr, batch), id: len(d.preps) + 1}
 	d.preps = append(d.preps, p)
 	return p, nil

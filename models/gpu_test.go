@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // TestGPUMatchesCPU runs every role on the CPU and on a CUDA device with the
@@ -147,9 +149,9 @@ func runRoles(t *testing.T, ctx context.Context, rt *Runtime, m *Manifest, dev D
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prompts []LetterPrompt
+	var prompts []letters.Prompt
 	for i := range 64 {
-		prompts = append(prompts, LetterPrompt{Text: "Question: " + questions[i%len(questions)] + fmt.Sprint(" (", i, ") A. yes B. no C. maybe D. never Answer:"), Options: 4})
+		prompts = append(prompts, letters.Prompt{Text: "Question: " + questions[i%len(questions)] + fmt.Sprint(" (", i, ") A. yes B. no C. maybe D. never Answer:"), Options: 4})
 	}
 	timeIt("lm_reader", "prompts/s", len(prompts), 2e-2, func() ([]float64, error) {
 		v, err := ls.Score(ctx, prompts)

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // MaxOptions is the most options an item may have: letters A to P
@@ -93,14 +95,6 @@ func logSumExp(v []float64) float64 {
 	return mx + math.Log(s)
 }
 
-// LetterPrompt is one multiple-choice prompt for a reader: the text ends
-// where the model should write the answer letter, and Options says how many
-// letters (A, B, ...) to score.
-type LetterPrompt struct {
-	Text    string
-	Options int
-}
-
 // LetterScorer reads a prompt with a causal LM (lm_reader) and returns the
 // log-probabilities of the option letters at the next position, from one
 // prefill.
@@ -168,7 +162,7 @@ func (s *LetterScorer) LetterIDs() [][]int { return slices.Clone(s.letters) }
 
 // Encode tokenizes a prompt (with the tokenizer's special tokens) and checks
 // it fits, so a bad item fails on its own before batching.
-func (s *LetterScorer) Encode(p LetterPrompt) ([]int, error) {
+func (s *LetterScorer) Encode(p letters.Prompt) ([]int, error) {
 	if p.Options < 2 || p.Options > MaxOptions {
 		return nil, fmt.Errorf("%d options; want 2 to %d", p.Options, MaxOptions)
 	}
@@ -183,7 +177,7 @@ func (s *LetterScorer) Encode(p LetterPrompt) ([]int, error) {
 }
 
 // Score returns, per prompt, log p(letter) for its options' letters.
-func (s *LetterScorer) Score(ctx context.Context, prompts []LetterPrompt) ([][]float64, error) {
+func (s *LetterScorer) Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error) {
 	seqs := make([][]int, len(prompts))
 	n := make([]int, len(prompts))
 	for i, p := range prompts {

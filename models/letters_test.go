@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
@@ -84,12 +85,12 @@ func refLetters(ids []int, letters letterSet, n int) []float64 {
 
 func TestLetterScorerMatchesReference(t *testing.T) {
 	ls := openLetterScorer(t)
-	prompts := []LetterPrompt{
-		{"question: what is the man holding? options: a. a cup b. a phone answer:", 2},
-		{"why did the boy run", 4},
-		{"a", 5},
-		{strings.Repeat("long prompt words ", 30) + "answer:", 3},
-		{"which option? a. red b. green c. blue d. yellow e. black answer", 5},
+	prompts := []letters.Prompt{
+		{Text: "question: what is the man holding? options: a. a cup b. a phone answer:", Options: 2},
+		{Text: "why did the boy run", Options: 4},
+		{Text: "a", Options: 5},
+		{Text: strings.Repeat("long prompt words ", 30) + "answer:", Options: 3},
+		{Text: "which option? a. red b. green c. blue d. yellow e. black answer", Options: 5},
 	}
 	got, err := ls.Score(context.Background(), prompts)
 	if err != nil {
@@ -130,14 +131,14 @@ func TestLetterScorerRejectsBadPrompts(t *testing.T) {
 	ls := openLetterScorer(t)
 	for _, tc := range []struct {
 		name string
-		p    LetterPrompt
+		p    letters.Prompt
 	}{
-		{"one option", LetterPrompt{"q", 1}},
-		{"seventeen options", LetterPrompt{"q", 17}},
-		{"a prompt over max_length", LetterPrompt{strings.Repeat("w ", 200), 4}},
+		{"one option", letters.Prompt{Text: "q", Options: 1}},
+		{"seventeen options", letters.Prompt{Text: "q", Options: 17}},
+		{"a prompt over max_length", letters.Prompt{Text: strings.Repeat("w ", 200), Options: 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := ls.Score(context.Background(), []LetterPrompt{tc.p}); err == nil {
+			if _, err := ls.Score(context.Background(), []letters.Prompt{tc.p}); err == nil {
 				t.Fatal("no error")
 			}
 		})
@@ -191,7 +192,7 @@ func TestLetterScorerWithoutCacheInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cached := openLetterScorer(t)
-	prompts := []LetterPrompt{{"why did the boy run", 4}, {"what is the man doing answer", 3}}
+	prompts := []letters.Prompt{{Text: "why did the boy run", Options: 4}, {Text: "what is the man doing answer", Options: 3}}
 	a, err := plain.Score(context.Background(), prompts)
 	if err != nil {
 		t.Fatal(err)
@@ -234,12 +235,12 @@ func TestLetterScorerWithLogitsToKeep(t *testing.T) {
 		t.Fatalf("keep input %q", ls.keep)
 	}
 	ls.MaxBatch = 4
-	prompts := []LetterPrompt{
-		{"why did the boy run", 4},
-		{"a", 2},
-		{strings.Repeat("long prompt words ", 20) + "answer:", 5},
-		{"what is the man doing answer", 3},
-		{"which one", 2},
+	prompts := []letters.Prompt{
+		{Text: "why did the boy run", Options: 4},
+		{Text: "a", Options: 2},
+		{Text: strings.Repeat("long prompt words ", 20) + "answer:", Options: 5},
+		{Text: "what is the man doing answer", Options: 3},
+		{Text: "which one", Options: 2},
 	}
 	got, err := ls.Score(context.Background(), prompts)
 	if err != nil {

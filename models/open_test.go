@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // questions are real questions from ../shared/data (nextqa, star,
@@ -89,9 +91,9 @@ func TestOpenRolesFromManifest(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ls.Close()
-		var prompts []LetterPrompt
+		var prompts []letters.Prompt
 		for _, q := range questions {
-			prompts = append(prompts, LetterPrompt{Text: "Question: " + q + "\nA. yes\nB. no\nC. maybe\nAnswer:", Options: 3})
+			prompts = append(prompts, letters.Prompt{Text: "Question: " + q + "\nA. yes\nB. no\nC. maybe\nAnswer:", Options: 3})
 		}
 		got, err := ls.Score(ctx, prompts)
 		if err != nil {

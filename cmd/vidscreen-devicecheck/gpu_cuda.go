@@ -9,7 +9,9 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // openGPU opens cuda:0 as c says. VIDSCREEN_CUBLAS_LIB names a cuBLAS to
@@ -28,17 +30,29 @@ func openGPU(c gpuConfig) (cuda.Device, string, func(), error) {
 	if !c.noCUBLAS && g.CUBLASMissing() != "" {
 		return nil, "", nil, errors.Join(fmt.Errorf("no cuBLAS: %s", g.CUBLASMissing()), g.Close())
 	}
-	return g, g.Name(), func() { _ = g.Close() }, nil
+	return gpuDevice{g}, g.Name(), func() { _ = g.Close() }, nil
+}
+
+// gpuDevice is kernels/cuda's GPU with the preprocessing kernels of
+// models/imageprep/gpuprep opened on its context, and uploads there.
+type gpuDevice struct{ *cuda.GPU }
+
+// OpenPrep loads the preprocessing kernels into the GPU's context.
+func (g gpuDevice) OpenPrep() (gpuprep.PrepDevice, error) { return gpuprep.OpenGPU(g.Context()) }
+
+// UploadBytes copies b into the GPU's memory (cudactx.Context.UploadBytes).
+func (g gpuDevice) UploadBytes(b []byte) (uintptr, func() error, error) {
+	return g.Context().UploadBytes(b)
 }
 
 // The GPU holds NV12 pictures for the prep_nv12 check.
-var _ nv12Device = (*cuda.GPU)(nil)
+var _ nv12Device = gpuDevice{}
 
 // sharePrimary readies cuda:0's primary context for FFmpeg as
 // decode.NewGPU does in the cuda build, and reads back that the flags took
 // on the context the checks hold active.
 func sharePrimary() error {
-	if err := cuda.SharePrimaryWithFFmpeg(0); err != nil {
+	if err := cudactx.SharePrimaryWithFFmpeg(0); err != nil {
 		return err
 	}
 	dev, err := cu.GetDevice(0)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
-	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // The prep_nv12 check: the GPU frame path's preprocessing from pictures
@@ -57,7 +57,7 @@ func (s nv12Surface) chroma() []byte { return s.buf[s.r*s.pitch:] }
 // rgb is the picture through NV12ToRGB, prep_nv12's Go port.
 func (s nv12Surface) rgb(m nv12.Matrix) (imageprep.Frame, error) {
 	pix := make([]byte, 3*s.w*s.h)
-	if err := cuda.NV12ToRGB(pix, s.luma(), s.chroma(), s.pitch, s.pitch, s.w, s.h, m); err != nil {
+	if err := gpuprep.NV12ToRGB(pix, s.luma(), s.chroma(), s.pitch, s.pitch, s.w, s.h, m); err != nil {
 		return imageprep.Frame{}, err
 	}
 	return imageprep.Frame{Pix: pix, Width: s.w, Height: s.h}, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // An nv12Device can hold NV12 pictures and convert them on the device:
@@ -70,7 +71,7 @@ func nv12Run(ctx context.Context, ref *Reference, dev nv12Device, why string, ba
 		if dev == nil {
 			// The reference's tensor again, through Host's port of the two
 			// kernels rather than imageprep.
-			eq, err := prepEqual(ctx, cuda.Host{}, p, frames, rc.SHA256)
+			eq, err := prepEqual(ctx, gpuprep.Host{}, p, frames, rc.SHA256)
 			if err != nil {
 				return nil, fmt.Errorf("%s on the host port: %w", k.name, err)
 			}
@@ -171,7 +172,7 @@ func nv12GPU(ctx context.Context, dev nv12Device, c int, ss []nv12Surface, want 
 		return err
 	}
 	defer func() { err = errors.Join(err, prep.Close()) }()
-	dp, ok := prep.(cuda.DevicePrep)
+	dp, ok := prep.(gpuprep.DevicePrep)
 	if !ok {
 		return fmt.Errorf("%s's Preps do not take NV12 pictures (not DevicePreps)", dev.Name())
 	}

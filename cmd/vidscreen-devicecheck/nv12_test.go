@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
-	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // fakeNV12 is an nv12Device on the host: UploadBytes keeps a copy at a
@@ -47,23 +47,23 @@ func (f *fakeNV12) at(addr uintptr) ([]byte, error) {
 	return nil, fmt.Errorf("address %#x was not uploaded", addr)
 }
 
-func (f *fakeNV12) OpenPrep() (cuda.PrepDevice, error) {
-	hd, err := cuda.Host{}.OpenPrep()
+func (f *fakeNV12) OpenPrep() (gpuprep.PrepDevice, error) {
+	hd, err := gpuprep.Host{}.OpenPrep()
 	return &fakePrepDevice{PrepDevice: hd, f: f}, err
 }
 
 type fakePrepDevice struct {
-	cuda.PrepDevice
+	gpuprep.PrepDevice
 	f *fakeNV12
 }
 
-func (d *fakePrepDevice) NewPrep(plan *imageprep.Plan, batch int) (cuda.Prep, error) {
+func (d *fakePrepDevice) NewPrep(plan *imageprep.Plan, batch int) (gpuprep.Prep, error) {
 	p, err := d.PrepDevice.NewPrep(plan, batch)
 	return &fakeDevicePrep{Prep: p, f: d.f, slots: make([]imageprep.Frame, batch)}, err
 }
 
 type fakeDevicePrep struct {
-	cuda.Prep
+	gpuprep.Prep
 	f     *fakeNV12
 	slots []imageprep.Frame
 }
@@ -89,7 +89,7 @@ func (p *fakeDevicePrep) LoadNV12(slot int, frames []nv12.Frame) error {
 			chroma = c
 		}
 		pix := make([]byte, 3*fr.Width*fr.Height)
-		if err := cuda.NV12ToRGB(pix, luma, chroma, fr.LumaPitch, fr.ChromaPitch, fr.Width, fr.Height, fr.Matrix); err != nil {
+		if err := gpuprep.NV12ToRGB(pix, luma, chroma, fr.LumaPitch, fr.ChromaPitch, fr.Width, fr.Height, fr.Matrix); err != nil {
 			return err
 		}
 		p.slots[slot+i] = imageprep.Frame{Pix: pix, Width: fr.Width, Height: fr.Height}
@@ -176,7 +176,7 @@ func TestNV12Checks(t *testing.T) {
 		check(t, res, false, false)
 	})
 	t.Run("host as the device", func(t *testing.T) {
-		res, err := nv12Checks(ctx, &ref, cuda.Host{}, 2)
+		res, err := nv12Checks(ctx, &ref, hostDevice{}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/imageprep/gpuprep"
 )
 
 // The preprocessing checks: decoded 1080p RGB frames to an image tower's
@@ -143,7 +144,7 @@ func prepReference(ctx context.Context, seed uint64) ([]RefCheck, error) {
 // prepOpener is a device with preprocessing kernels (kernels/cuda's GPU
 // and Host).
 type prepOpener interface {
-	OpenPrep() (cuda.PrepDevice, error)
+	OpenPrep() (gpuprep.PrepDevice, error)
 }
 
 // prepChecks runs the preprocessing checks on dev (nil: no GPU ran; the
@@ -179,7 +180,7 @@ func prepChecks(ctx context.Context, ref *Reference, dev cuda.Device, batch int)
 			if dev != nil {
 				res.Error = fmt.Sprintf("device %s has no preprocessing kernels", dev.Name())
 			}
-			eq, err := prepEqual(ctx, cuda.Host{}, p, frames, rc.SHA256)
+			eq, err := prepEqual(ctx, gpuprep.Host{}, p, frames, rc.SHA256)
 			if err != nil {
 				return nil, fmt.Errorf("%s on the host port: %w", c.name, err)
 			}
@@ -204,7 +205,7 @@ func prepEqual(ctx context.Context, d prepOpener, p *imageprep.Processor, frames
 	}
 	defer dev.Close()
 	got := make([]float32, len(frames)*p.FrameLen())
-	if err := cuda.Preprocess(ctx, dev, p, frames, got, len(frames)); err != nil {
+	if err := gpuprep.Preprocess(ctx, dev, p, frames, got, len(frames)); err != nil {
 		return false, err
 	}
 	return digestFloats(got) == want, nil
@@ -220,7 +221,7 @@ func prepGPU(ctx context.Context, op prepOpener, p *imageprep.Processor, frames 
 	}
 	defer func() { err = errors.Join(err, dev.Close()) }()
 	got := make([]float32, len(frames)*p.FrameLen())
-	if err := cuda.Preprocess(ctx, dev, p, frames, got, len(frames)); err != nil {
+	if err := gpuprep.Preprocess(ctx, dev, p, frames, got, len(frames)); err != nil {
 		return err
 	}
 	cnt, dig := int64(len(got)), digestFloats(got)

@@ -36,7 +36,7 @@ func TestPrepChecks(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		dev  cuda.Device
-	}{{"no device", nil}, {"host as the device", cuda.Host{}}} {
+	}{{"no device", nil}, {"host as the device", hostDevice{}}} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := prepChecks(ctx, &back, c.dev, 2)
 			if err != nil {

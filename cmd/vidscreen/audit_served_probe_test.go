@@ -13,7 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -160,21 +160,21 @@ func TestAuditServedProbeFailure(t *testing.T) {
 	}
 	served, decoded := 0, 0
 	for i, r := range rows {
-		if r.Hash != "" && (r.Failure == "" || r.Failure == models.FailureServer) {
+		if r.Hash != "" && (r.Failure == "" || r.Failure == letters.FailureServer) {
 			decoded++
 		}
 		if r.Question != failing {
-			if r.Failure == models.FailureServer {
+			if r.Failure == letters.FailureServer {
 				t.Errorf("item %d (%q) failed at the server; only the failing probe's item should", i, r.Question)
 			}
 			continue
 		}
 		served++
-		if r.Failure != models.FailureServer || r.Hash == "" || r.Identity == "" {
-			t.Errorf("item %d: failure %q, video_sha256 %q, video_identity %q; want %q with its video's columns filled", i, r.Failure, r.Hash, r.Identity, models.FailureServer)
+		if r.Failure != letters.FailureServer || r.Hash == "" || r.Identity == "" {
+			t.Errorf("item %d: failure %q, video_sha256 %q, video_identity %q; want %q with its video's columns filled", i, r.Failure, r.Hash, r.Identity, letters.FailureServer)
 		}
 	}
-	if served != 1 || c.Failures[models.FailureServer] != 1 {
+	if served != 1 || c.Failures[letters.FailureServer] != 1 {
 		t.Errorf("%d rows of the failing question, the card counts %v; want one server failure", served, c.Failures)
 	}
 	// The 10 decodable items, less the one whose probe failed.
@@ -201,7 +201,7 @@ func TestAuditServedProbeFailure(t *testing.T) {
 	askedOnly("the run resumed once the server recovered")
 	rows, c = read()
 	for i, r := range rows {
-		if r.Failure == models.FailureServer {
+		if r.Failure == letters.FailureServer {
 			t.Errorf("item %d (%q) still failed at the server once it recovered", i, r.Question)
 		}
 	}
@@ -259,7 +259,7 @@ func TestAuditServedProbeRefit(t *testing.T) {
 	}
 	decoded := 0
 	for i, r := range rows {
-		if r.Failure == models.FailureServer {
+		if r.Failure == letters.FailureServer {
 			t.Errorf("item %d failed at the server; its probe should have been refitted", i)
 		}
 		if r.Failure == "" && r.Hash != "" {

@@ -15,6 +15,7 @@ import (
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -333,8 +334,8 @@ func TestAuditServedFaults(t *testing.T) {
 		for i, r := range rows {
 			if r.Failure != "" {
 				failed++
-				if r.Failure != models.FailureServer || r.Question != first.Question {
-					t.Errorf("item %d (%q) failed for %q; want %q on the failing question's items only", i, r.Question, r.Failure, models.FailureServer)
+				if r.Failure != letters.FailureServer || r.Question != first.Question {
+					t.Errorf("item %d (%q) failed for %q; want %q on the failing question's items only", i, r.Question, r.Failure, letters.FailureServer)
 				}
 				continue
 			}

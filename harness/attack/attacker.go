@@ -50,7 +50,7 @@ type Prediction struct {
 	// seeded guess.
 	Abstain bool
 	// Failure, when set, says the attacker could not be answered for this
-	// item (models.FailureServer: a served reader's server failed after its
+	// item (letters.FailureServer: a served reader's server failed after its
 	// retries): Choice is an abstention, the item fails with this reason and
 	// the prediction is not stored, so a resumed run asks again.
 	Failure string

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A contextFit gives one item's context for a reader attacker: the text
@@ -24,7 +24,7 @@ func readWithContext(ctx context.Context, name string, r LetterReader, s *Stream
 	if r == nil {
 		return nil, fmt.Errorf("%s: no lm_reader", name)
 	}
-	prompts := make([]models.LetterPrompt, len(s.Items))
+	prompts := make([]letters.Prompt, len(s.Items))
 	use := make([]bool, len(s.Items))
 	for p, it := range s.Items {
 		f, ok := fit(p)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // optionsReader is the options-only language-model reader (Video-Index
@@ -19,7 +19,7 @@ func (*optionsReader) Name() string         { return "options-reader" }
 func (*optionsReader) Level() harness.Level { return harness.LevelOption }
 
 func (a *optionsReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) models.LetterPrompt { return letterPrompt(it, false, "") })
+	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) letters.Prompt { return letterPrompt(it, false, "") })
 }
 
 // blindReader is the blind language-model reader (Video-Index 3.3, text
@@ -38,15 +38,15 @@ func (*blindReader) Level() harness.Level   { return harness.LevelText }
 func (a *blindReader) diagnosticOnly() bool { return a.model > 0 }
 
 func (a *blindReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) models.LetterPrompt { return letterPrompt(it, true, "") })
+	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) letters.Prompt { return letterPrompt(it, true, "") })
 }
 
 // readItems scores the prompt of every item of s with r.
-func readItems(ctx context.Context, name string, r LetterReader, s *Stream, prompt func(*harness.Item, int) models.LetterPrompt) ([]Prediction, error) {
+func readItems(ctx context.Context, name string, r LetterReader, s *Stream, prompt func(*harness.Item, int) letters.Prompt) ([]Prediction, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%s: no lm_reader", name)
 	}
-	prompts := make([]models.LetterPrompt, len(s.Items))
+	prompts := make([]letters.Prompt, len(s.Items))
 	for p, it := range s.Items {
 		prompts[p] = prompt(it, p)
 	}

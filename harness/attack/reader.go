@@ -8,7 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/solve"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A LetterReader is the lm_reader role (models.LetterScorer): it reads a
@@ -16,8 +16,8 @@ import (
 // from one prefill. Encode tokenizes a prompt and fails when it does not
 // fit the model, so a reader can shorten what it gives before scoring.
 type LetterReader interface {
-	Encode(p models.LetterPrompt) ([]int, error)
-	Score(ctx context.Context, prompts []models.LetterPrompt) ([][]float64, error)
+	Encode(p letters.Prompt) ([]int, error)
+	Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error)
 }
 
 // RoleLMReader is the lm_reader role.
@@ -26,7 +26,7 @@ const RoleLMReader = "lm_reader"
 // letterPrompt writes an item as the readers see it (Video-Index 3.3: the
 // options with their letters, then "Answer:"), with context (captions)
 // first and the question only when withQuestion is set.
-func letterPrompt(it *harness.Item, withQuestion bool, context string) models.LetterPrompt {
+func letterPrompt(it *harness.Item, withQuestion bool, context string) letters.Prompt {
 	var b strings.Builder
 	if context != "" {
 		b.WriteString(context)
@@ -40,7 +40,7 @@ func letterPrompt(it *harness.Item, withQuestion bool, context string) models.Le
 		fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
 	}
 	b.WriteString("Answer with the option's letter.\nAnswer:")
-	return models.LetterPrompt{Text: b.String(), Options: len(it.Options)}
+	return letters.Prompt{Text: b.String(), Options: len(it.Options)}
 }
 
 // readerChunk is how many prompts go to the reader per call, so that a
@@ -51,7 +51,7 @@ const readerChunk = 64
 // ok[p] is false for a prompt not used or refused by the reader on its own
 // (too long for the model, say), which the attacker answers with a seeded
 // guess. A failure of the model itself is an error.
-func readAll(ctx context.Context, r LetterReader, prompts []models.LetterPrompt, use []bool) (scores [][]float64, ok []bool, err error) {
+func readAll(ctx context.Context, r LetterReader, prompts []letters.Prompt, use []bool) (scores [][]float64, ok []bool, err error) {
 	scores = make([][]float64, len(prompts))
 	ok = make([]bool, len(prompts))
 	var idx []int
@@ -65,7 +65,7 @@ func readAll(ctx context.Context, r LetterReader, prompts []models.LetterPrompt,
 	}
 	for lo := 0; lo < len(idx); lo += readerChunk {
 		hi := min(lo+readerChunk, len(idx))
-		batch := make([]models.LetterPrompt, hi-lo)
+		batch := make([]letters.Prompt, hi-lo)
 		for k, p := range idx[lo:hi] {
 			batch[k] = prompts[p]
 		}
@@ -89,7 +89,7 @@ func answerAll(name string, s *Stream, scores [][]float64, ok []bool) []Predicti
 		if ok[p] && scores[p] == nil {
 			// Asked and not answered: a served reader's server failed.
 			out[p] = abstain(s.Seed, name, it)
-			out[p].Failure = models.FailureServer
+			out[p].Failure = letters.FailureServer
 			continue
 		}
 		if !ok[p] || len(scores[p]) != len(it.Options) {

@@ -11,7 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/solve"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // fakeReader scores prompts by hand: the option letter whose text appears
@@ -23,7 +23,7 @@ type fakeReader struct {
 	seen   []string
 }
 
-func (f *fakeReader) Encode(p models.LetterPrompt) ([]int, error) {
+func (f *fakeReader) Encode(p letters.Prompt) ([]int, error) {
 	if p.Options < 2 {
 		return nil, errors.New("no options")
 	}
@@ -33,7 +33,7 @@ func (f *fakeReader) Encode(p models.LetterPrompt) ([]int, error) {
 	return make([]int, len(p.Text)), nil
 }
 
-func (f *fakeReader) Score(ctx context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (f *fakeReader) Score(ctx context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for i, p := range ps {
 		f.mu.Lock()
@@ -151,12 +151,12 @@ func TestCaptionsReaderShortensToFit(t *testing.T) {
 // gives no rows.
 type downReader struct{ fakeReader }
 
-func (d *downReader) Score(ctx context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (d *downReader) Score(ctx context.Context, ps []letters.Prompt) ([][]float64, error) {
 	return make([][]float64, len(ps)), nil
 }
 
 // TestReaderServerFailure: a prompt the reader was asked and gave no row
-// for is an abstention marked with models.FailureServer (the item fails;
+// for is an abstention marked with letters.FailureServer (the item fails;
 // its answer is not stored), not a plain guess.
 func TestReaderServerFailure(t *testing.T) {
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
@@ -165,8 +165,8 @@ func TestReaderServerFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !preds[0].Abstain || preds[0].Failure != models.FailureServer {
-		t.Errorf("blind reader on a failed server: %+v, want an abstention failed for %q", preds[0], models.FailureServer)
+	if !preds[0].Abstain || preds[0].Failure != letters.FailureServer {
+		t.Errorf("blind reader on a failed server: %+v, want an abstention failed for %q", preds[0], letters.FailureServer)
 	}
 	preds, err = frameAttacker(t, readerConfig(&fakeReader{}), "blind-reader").Attack(context.Background(), s)
 	if err != nil || preds[0].Failure != "" {
@@ -177,9 +177,9 @@ func TestReaderServerFailure(t *testing.T) {
 // rowsReader answers every prompt with the same row of letter scores.
 type rowsReader struct{ row []float64 }
 
-func (r rowsReader) Encode(models.LetterPrompt) ([]int, error) { return nil, nil }
+func (r rowsReader) Encode(letters.Prompt) ([]int, error) { return nil, nil }
 
-func (r rowsReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (r rowsReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for i := range out {
 		out[i] = r.row

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // retrievalReader is L3 with a reader (Video-Index 3.4: "Qwen3-8B given
@@ -47,7 +47,7 @@ func (a *retrievalReader) Attack(ctx context.Context, s *Stream) ([]Prediction, 
 	if a.r == nil {
 		return nil, fmt.Errorf("%s: no lm_reader", a.Name())
 	}
-	prompts := make([]models.LetterPrompt, len(s.Items))
+	prompts := make([]letters.Prompt, len(s.Items))
 	// The search reports no progress: reading the prompts is the work.
 	quiet := *s
 	quiet.Progress = nil
@@ -68,7 +68,7 @@ func (a *retrievalReader) Attack(ctx context.Context, s *Stream) ([]Prediction, 
 // pair while the prompt does not fit the reader; with no pair left the
 // prompt is the item's alone, which readAll refuses when even that does
 // not fit.
-func fitPairs(r LetterReader, it *harness.Item, pairs []*harness.Item) models.LetterPrompt {
+func fitPairs(r LetterReader, it *harness.Item, pairs []*harness.Item) letters.Prompt {
 	for n := len(pairs); ; n-- {
 		p := letterPrompt(it, true, pairContext(pairs[:n]))
 		if n == 0 {
@@ -104,7 +104,7 @@ func pairContext(pairs []*harness.Item) string {
 // readPrompts scores the prompts, a chunk at a time so that the run's
 // progress moves as the reader works, and turns the scores into answers
 // (a seeded guess where a prompt did not fit).
-func readPrompts(ctx context.Context, name string, r LetterReader, s *Stream, prompts []models.LetterPrompt) ([]Prediction, error) {
+func readPrompts(ctx context.Context, name string, r LetterReader, s *Stream, prompts []letters.Prompt) ([]Prediction, error) {
 	scores := make([][]float64, len(prompts))
 	ok := make([]bool, len(prompts))
 	const chunk = 4 * readerChunk

@@ -14,7 +14,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/kernels"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // pairReader is an lm_reader that copies the nearest retrieved pair: it
@@ -27,11 +27,11 @@ type pairReader struct {
 	prompts map[string][]string
 }
 
-func (r *pairReader) Encode(p models.LetterPrompt) ([]int, error) {
+func (r *pairReader) Encode(p letters.Prompt) ([]int, error) {
 	return make([]int, len(p.Text)), nil
 }
 
-func (r *pairReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (r *pairReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for k, p := range ps {
 		at := strings.LastIndex(p.Text, "Question: ")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // retrievalXPool is the retrieval reader with a cross-pool store (the
@@ -46,7 +46,7 @@ func (a *retrievalXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, e
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name(), err)
 	}
-	prompts := make([]models.LetterPrompt, len(s.Items))
+	prompts := make([]letters.Prompt, len(s.Items))
 	quiet := *s
 	quiet.Progress = nil
 	var near []storeHit

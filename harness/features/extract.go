@@ -19,6 +19,7 @@ import (
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // An ImageEncoder is the image tower of the image_text role on one device
@@ -393,7 +394,7 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 			if p.vlm != nil {
 				res.Items[i].VLM = p.vlm[k]
 				if err := unansweredErr(items[i], p.vlm[k]); err != nil {
-					res.Items[i].Failure, res.Items[i].Err = models.FailureServer, err
+					res.Items[i].Failure, res.Items[i].Err = letters.FailureServer, err
 				}
 			}
 		}
@@ -993,7 +994,7 @@ func pipeline(ctx context.Context, vids []*planned, items []*harness.Item, opt *
 						// A served captioner's server failed on some frames:
 						// the video's items fail (server), nothing of it is
 						// cached, and the next run captions it again.
-						failed(w.k, models.FailureServer, fmt.Errorf("%s: the captioner's server failed on %d of its %d frames after its retries", w.video.Path, n, len(caps)))
+						failed(w.k, letters.FailureServer, fmt.Errorf("%s: the captioner's server failed on %d of its %d frames after its retries", w.video.Path, n, len(caps)))
 						w.frames = nil
 						continue
 					}

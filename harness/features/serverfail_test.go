@@ -9,6 +9,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // failingVLM is fakeVLM whose server fails (no row) on every one-frame
@@ -48,7 +49,7 @@ func TestVLMServerFailure(t *testing.T) {
 	}
 	failed := 0
 	for i, it := range down.Items {
-		if it.Failure == models.FailureServer {
+		if it.Failure == letters.FailureServer {
 			failed++
 			if it.Err == nil {
 				t.Errorf("item %d failed for server with no error", i)
@@ -136,7 +137,7 @@ func TestCaptionServerFailure(t *testing.T) {
 	for i, it := range down.Items {
 		want := fresh.Items[i].Failure
 		if want == "" {
-			want = models.FailureServer
+			want = letters.FailureServer
 		}
 		if it.Failure != want {
 			t.Errorf("item %s: failure %q while the captioner's server fails, want %q", items[i].ID, it.Failure, want)

@@ -132,7 +132,7 @@ const vlmCacheFormat = 2
 // frame, has no scores for that set (its readers then guess); a prompt a
 // served reader's server failed on after its retries has the set with a
 // nil row, and its video's scores are not stored, so that the caller fails
-// the item with reason models.FailureServer and a resumed run asks again;
+// the item with reason letters.FailureServer and a resumed run asks again;
 // only a cancelled ctx or a failing model or cache is an error. The audit reads
 // the VLM sets it knows of from the start through Extract with the image
 // tower's sets, in the same pass; ReadVLM serves what it decides later
@@ -425,7 +425,7 @@ func loadVLM(dir, key string, n int) (*vlmEntry, error) {
 // unanswered reports whether a video's scores hold a prompt the reader was
 // asked and gave no row for (nil: a served reader's server failed after
 // its retries). Such scores are never stored: the items fail with reason
-// models.FailureServer and a resumed run asks again.
+// letters.FailureServer and a resumed run asks again.
 func unanswered(items []map[string][]float64) bool {
 	for _, m := range items {
 		for _, sc := range m {

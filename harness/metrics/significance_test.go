@@ -10,7 +10,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // TestSignificanceIsExactAndHolmCorrected: six yes/no items, siblings right
@@ -270,7 +270,7 @@ func TestDiagnosticOnlyAttackersEnterNoEpsAndNoFamily(t *testing.T) {
 // noReader stands for lm_reader where the outcomes are given.
 type noReader struct{}
 
-func (noReader) Encode(models.LetterPrompt) ([]int, error) { return nil, nil }
-func (noReader) Score(context.Context, []models.LetterPrompt) ([][]float64, error) {
+func (noReader) Encode(letters.Prompt) ([]int, error) { return nil, nil }
+func (noReader) Score(context.Context, []letters.Prompt) ([][]float64, error) {
 	return nil, nil
 }

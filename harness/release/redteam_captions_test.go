@@ -11,7 +11,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // letterA is an lm_reader that reads the captions: it puts 0.9 on the
@@ -22,11 +22,11 @@ type letterA struct {
 	prompts []string
 }
 
-func (*letterA) Encode(p models.LetterPrompt) ([]int, error) {
+func (*letterA) Encode(p letters.Prompt) ([]int, error) {
 	return make([]int, len(p.Text)/4+1), nil
 }
 
-func (r *letterA) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (r *letterA) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([][]float64, len(ps))

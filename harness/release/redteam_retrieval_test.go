@@ -9,7 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // copyPairReader is an lm_reader that copies the nearest retrieved pair:
@@ -17,9 +17,9 @@ import (
 // and ties every letter when there is no pair or no such option.
 type copyPairReader struct{}
 
-func (copyPairReader) Encode(p models.LetterPrompt) ([]int, error) { return make([]int, 1), nil }
+func (copyPairReader) Encode(p letters.Prompt) ([]int, error) { return make([]int, 1), nil }
 
-func (copyPairReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (copyPairReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for k, p := range ps {
 		out[k] = make([]float64, p.Options)

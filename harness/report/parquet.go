@@ -8,7 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // itemColumns are the fixed columns of items.parquet, before the attackers'.
@@ -233,9 +233,9 @@ func writeRows[T any](w io.Writer, rows []T) error {
 
 // videoRead reports whether item i's video columns are kept: it did not
 // fail, or failed only because a served reader's server did
-// (models.FailureServer). Those columns come from the video's bytes and
+// (letters.FailureServer). Those columns come from the video's bytes and
 // frames, which were read; a resumed run against a recovered server
 // writes the same ones.
 func videoRead(failures []string, i int) bool {
-	return i >= len(failures) || failures[i] == "" || failures[i] == models.FailureServer
+	return i >= len(failures) || failures[i] == "" || failures[i] == letters.FailureServer
 }

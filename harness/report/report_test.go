@@ -16,7 +16,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -279,7 +279,7 @@ func TestItemsParquetVideoHash(t *testing.T) {
 			return h
 		}(), func() []string {
 			f := make([]string, n)
-			f[0], f[3] = models.FailureServer, models.FailureServer
+			f[0], f[3] = letters.FailureServer, letters.FailureServer
 			return f
 		}(),
 			func(i int) string { return strings.Repeat(string(rune('a'+i)), 64) }},

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // servedList says how each served reader's answers were read, for a
@@ -34,12 +34,12 @@ func servedList(rs []metrics.ServedReader) string {
 
 // splitFailures parts a card's failures into its videos' (by reason) and
 // the count of items a served reader's server failed on
-// (models.FailureServer): their videos were read, and what a reader says
+// (letters.FailureServer): their videos were read, and what a reader says
 // of them is "asked, not answered", not "no video".
 func splitFailures(f map[string]int) (videos map[string]int, server int) {
 	videos = make(map[string]int, len(f))
 	for r, n := range f {
-		if r == models.FailureServer {
+		if r == letters.FailureServer {
 			server += n
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // countingReader is an lm_reader that favours the option whose text is
@@ -20,14 +20,14 @@ import (
 // text) and counts the prompts it scores.
 type countingReader struct{ prompts *atomic.Int64 }
 
-func (countingReader) Encode(p models.LetterPrompt) ([]int, error) {
+func (countingReader) Encode(p letters.Prompt) ([]int, error) {
 	if p.Options < 2 {
 		return nil, errors.New("no options")
 	}
 	return make([]int, len(p.Text)), nil
 }
 
-func (r countingReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (r countingReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	r.prompts.Add(int64(len(ps)))
 	out := make([][]float64, len(ps))
 	for i, p := range ps {

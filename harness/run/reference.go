@@ -11,7 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // The full protocol of the reference model, and when its 128-frame probe
@@ -118,7 +118,7 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 				// joins the run's failures with the attackers' (serverFailed),
 				// so the other readers' records of the item are kept; its
 				// probe scores were not stored, so a resumed run asks again.
-				a.serverFailed.add(int32(i), models.FailureServer)
+				a.serverFailed.add(int32(i), letters.FailureServer)
 			}
 		}
 		applyProbe(a.items, all, probe, ref, src)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // serverFailures collects the items whose served reader's server failed
@@ -46,7 +46,7 @@ func (s *serverFailures) into(a *audit) {
 	}
 }
 
-// failUnanswered fails, with reason models.FailureServer, each item some
+// failUnanswered fails, with reason letters.FailureServer, each item some
 // of whose prompts a served VLM's server failed on (a nil row of
 // features.ReadVLM's scores, which it did not store). It runs in the video
 // stage, before the units: the frame attackers then abstain there and keep
@@ -55,7 +55,7 @@ func (a *audit) failUnanswered(scores []map[string][]float64) {
 	for i, m := range scores {
 		for _, sc := range m {
 			if sc == nil {
-				a.fail(i, models.FailureServer)
+				a.fail(i, letters.FailureServer)
 				break
 			}
 		}

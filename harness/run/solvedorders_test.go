@@ -8,7 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // firstLetterReader is an lm_reader that always favours the option shown
@@ -16,14 +16,14 @@ import (
 // confidently (margin about 3 > log 2).
 type firstLetterReader struct{}
 
-func (firstLetterReader) Encode(p models.LetterPrompt) ([]int, error) {
+func (firstLetterReader) Encode(p letters.Prompt) ([]int, error) {
 	if p.Options < 2 {
 		return nil, errors.New("no options")
 	}
 	return make([]int, len(p.Text)), nil
 }
 
-func (firstLetterReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (firstLetterReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for i, p := range ps {
 		out[i] = make([]float64, p.Options)

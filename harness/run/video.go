@@ -20,8 +20,8 @@ import (
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/kernels"
-	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // ImageText is the image_text role on one device (models.ImageText): an
@@ -805,7 +805,7 @@ func (m *featureMeter) end(ok bool) {
 func noVideoRead(items []*harness.Item, got []features.Item, root string) error {
 	first := -1
 	for i := range got {
-		if got[i].Failure == "" || got[i].Failure == models.FailureServer { // read; its reader's server failed
+		if got[i].Failure == "" || got[i].Failure == letters.FailureServer { // read; its reader's server failed
 			return nil
 		}
 		if first < 0 {

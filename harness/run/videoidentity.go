@@ -6,7 +6,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/features"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // identifyVideos sets each item's video identity, which shared videos
@@ -25,9 +25,9 @@ func (a *audit) identifyVideos(ctx context.Context, fr *features.Result) error {
 	for i, f := range fr.Items {
 		base[i] = dups.VideoIdentity(a.items[i], f.Hash)
 		// An item whose only failure is a served reader's server's
-		// (models.FailureServer) had its frames read and embedded: it is
+		// (letters.FailureServer) had its frames read and embedded: it is
 		// identified as if it had succeeded.
-		if f.Failure != "" && f.Failure != models.FailureServer || f.Video < 0 {
+		if f.Failure != "" && f.Failure != letters.FailureServer || f.Video < 0 {
 			continue
 		}
 		if rows := f.Rows[features.UniformSet.Name]; len(rows) > 0 {

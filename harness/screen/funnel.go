@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // runFunnel screens s.Rows as the Video-Index funnel (section 5.1; the
@@ -15,7 +15,7 @@ import (
 // removed item has exactly one reason (Row.RemovedBy). An item that reaches
 // a step reading its video when its video failed is pending: it leaves the
 // funnel neither kept nor removed (the authors' pending_steps); so is an
-// item failed for models.FailureServer, at the first attacker step. It returns
+// item failed for letters.FailureServer, at the first attacker step. It returns
 // the steps in the order they ran.
 func runFunnel(s *Screen, drop harness.Quality, gated map[string][]string) []string {
 	rows := s.Rows
@@ -49,7 +49,7 @@ func runFunnel(s *Screen, drop harness.Quality, gated map[string][]string) []str
 			// A failed video leaves its item pending at the steps that
 			// read it; a failed server (the item's reader was never
 			// answered) at every step: it is neither solved nor unsolved.
-			if r.Failure != "" && (video || r.Failure == models.FailureServer) {
+			if r.Failure != "" && (video || r.Failure == letters.FailureServer) {
 				r.Pending = a.Name
 				continue
 			}

@@ -3,7 +3,7 @@ package screen
 import (
 	"testing"
 
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // TestFunnelServerFailurePending: an item whose served reader's server
@@ -12,7 +12,7 @@ import (
 // as a failed video's item is at the steps that read its video.
 func TestFunnelServerFailurePending(t *testing.T) {
 	in := fixture()
-	in.Rows[0].Failure = models.FailureServer // a1, solved by options-reader
+	in.Rows[0].Failure = letters.FailureServer // a1, solved by options-reader
 	s, err := Compute(in, Options{})
 	if err != nil {
 		t.Fatal(err)

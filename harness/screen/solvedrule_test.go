@@ -14,21 +14,21 @@ import (
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/screen"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // firstReader is an lm_reader that favours the option listed first by 3
 // nats: right exactly when the gold is listed first, confidently.
 type firstReader struct{}
 
-func (firstReader) Encode(p models.LetterPrompt) ([]int, error) {
+func (firstReader) Encode(p letters.Prompt) ([]int, error) {
 	if p.Options < 2 {
 		return nil, errors.New("no options")
 	}
 	return make([]int, len(p.Text)), nil
 }
 
-func (firstReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (firstReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for i, p := range ps {
 		out[i] = make([]float64, p.Options)

@@ -5,13 +5,13 @@ import (
 	"errors"
 
 	"github.com/vidscreen/vidscreen/gpu"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A Letters is one letter scorer (lm_reader) on one device.
 type Letters interface {
-	Encode(p models.LetterPrompt) ([]int, error)
-	Score(ctx context.Context, prompts []models.LetterPrompt) ([][]float64, error)
+	Encode(p letters.Prompt) ([]int, error)
+	Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error)
 }
 
 // PromptPiece is how many prompts one piece of a reader's call holds: the
@@ -38,7 +38,7 @@ type LetterReader struct {
 }
 
 // Encode tokenizes and checks a prompt; it runs on the CPU.
-func (r *LetterReader) Encode(p models.LetterPrompt) ([]int, error) {
+func (r *LetterReader) Encode(p letters.Prompt) ([]int, error) {
 	if len(r.Readers) == 0 {
 		return nil, errors.New("spread: no letter reader")
 	}
@@ -46,7 +46,7 @@ func (r *LetterReader) Encode(p models.LetterPrompt) ([]int, error) {
 }
 
 // Score returns log p(letter) per prompt, in the order given.
-func (r *LetterReader) Score(ctx context.Context, prompts []models.LetterPrompt) ([][]float64, error) {
+func (r *LetterReader) Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error) {
 	if len(r.Readers) == 0 {
 		return nil, errors.New("spread: no letter reader")
 	}
@@ -54,7 +54,7 @@ func (r *LetterReader) Score(ctx context.Context, prompts []models.LetterPrompt)
 	if mem == 0 {
 		mem = PromptMemory
 	}
-	return scores(ctx, r.Pool, r.Work, len(r.Readers), prompts, PromptPiece, mem, func(ctx context.Context, slot int, ps []models.LetterPrompt) ([][]float64, error) {
+	return scores(ctx, r.Pool, r.Work, len(r.Readers), prompts, PromptPiece, mem, func(ctx context.Context, slot int, ps []letters.Prompt) ([][]float64, error) {
 		return r.Readers[slot].Score(ctx, ps)
 	})
 }

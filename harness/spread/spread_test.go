@@ -13,7 +13,7 @@ import (
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // hashEmbedder gives each text a row made from its bytes, NaN for texts
@@ -111,8 +111,8 @@ func TestTextEmbedderMergesNonFiniteRows(t *testing.T) {
 // lengthReader scores a prompt by its length, and fails on "boom".
 type lengthReader struct{}
 
-func (lengthReader) Encode(p models.LetterPrompt) ([]int, error) { return []int{len(p.Text)}, nil }
-func (lengthReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]float64, error) {
+func (lengthReader) Encode(p letters.Prompt) ([]int, error) { return []int{len(p.Text)}, nil }
+func (lengthReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, error) {
 	out := make([][]float64, len(ps))
 	for i, p := range ps {
 		if p.Text == "boom" {
@@ -124,9 +124,9 @@ func (lengthReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]floa
 }
 
 func TestLetterReaderKeepsPromptOrder(t *testing.T) {
-	var prompts []models.LetterPrompt
+	var prompts []letters.Prompt
 	for i := range 37 {
-		prompts = append(prompts, models.LetterPrompt{Text: strings.Repeat("p", i+1), Options: 2 + i%3})
+		prompts = append(prompts, letters.Prompt{Text: strings.Repeat("p", i+1), Options: 2 + i%3})
 	}
 	want, _ := lengthReader{}.Score(context.Background(), prompts)
 	for _, n := range []int{1, 2, 4} {
@@ -142,7 +142,7 @@ func TestLetterReaderKeepsPromptOrder(t *testing.T) {
 		}
 	}
 	r := &LetterReader{Pool: pool(t, 2), Work: "lm_reader", Readers: []Letters{lengthReader{}, lengthReader{}}}
-	if _, err := r.Score(context.Background(), append(prompts, models.LetterPrompt{Text: "boom", Options: 2})); err == nil {
+	if _, err := r.Score(context.Background(), append(prompts, letters.Prompt{Text: "boom", Options: 2})); err == nil {
 		t.Error("a failing model gave no error")
 	}
 }

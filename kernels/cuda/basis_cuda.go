@@ -91,9 +91,9 @@ func (g *GPU) NewBasisBuffers(n, cols, block, _ int) (_ BasisBuffers, err error)
 		return nil, err
 	}
 	n64, c64, b64 := int64(n), int64(cols), int64(block)
-	bufs := []devBuf{{&b.q, 8 * n64 * c64}, {&b.w, 8 * n64 * b64}, {&b.y, 8 * n64 * b64}, {&b.h, 8 * c64 * b64}}
+	bufs := []devBuf{{P: &b.q, Bytes: 8 * n64 * c64}, {P: &b.w, Bytes: 8 * n64 * b64}, {P: &b.y, Bytes: 8 * n64 * b64}, {P: &b.h, Bytes: 8 * c64 * b64}}
 	if b.handle == 0 {
-		bufs = append(bufs, devBuf{&b.part, 8 * int64(b.chunks) * c64 * b64})
+		bufs = append(bufs, devBuf{P: &b.part, Bytes: 8 * int64(b.chunks) * c64 * b64})
 	}
 	if err = allocBufs(bufs...); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,7 +33,8 @@ func TestBasisLaunchMatchesKernels(t *testing.T) {
 		}
 		var shared int
 		for _, m := range regexp.MustCompile(`\.shared \.align \d+ \.b8 \w+\[(\d+)\]`).FindAllStringSubmatch(body, -1) {
-			shared += atoi([]byte(m[1]))
+			n, _ := strconv.Atoi(m[1])
+			shared += n
 		}
 		if name != "basis_reduce" && shared == 0 {
 			t.Errorf("basis.ptx: %s declares no shared memory; its stages are staged there", name)

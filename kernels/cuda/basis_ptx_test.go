@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/internal/ptxas"
 )
 
 // TestBasisPTXIsCurrentAndFits does for basis.cu what
@@ -12,20 +14,20 @@ import (
 // (full occupancy at 32, half at 64, for their 256-thread blocks) with no
 // spills and no local memory on sm_80 and sm_90. It skips without nvcc.
 func TestBasisPTXIsCurrentAndFits(t *testing.T) {
-	use := compilePTX(t, "basis.cu", "basis.ptx")
+	use := ptxas.Compile(t, "basis.cu", "basis.ptx")
 	for _, arch := range []string{"sm_80", "sm_90"} {
 		for _, fn := range slices.Sorted(maps.Keys(use[arch])) {
 			u := use[arch][fn]
-			if u.stack != 0 || u.spillStores != 0 || u.spillLoads != 0 {
-				t.Errorf("%s %s: local memory or spills (%d bytes stack frame, %d bytes spill stores, %d bytes spill loads)", arch, fn, u.stack, u.spillStores, u.spillLoads)
+			if u.Stack != 0 || u.SpillStores != 0 || u.SpillLoads != 0 {
+				t.Errorf("%s %s: local memory or spills (%d bytes stack frame, %d bytes spill stores, %d bytes spill loads)", arch, fn, u.Stack, u.SpillStores, u.SpillLoads)
 			}
-			if u.registers > maxRegisters {
-				t.Errorf("%s %s: %d registers, want at most %d", arch, fn, u.registers, maxRegisters)
+			if u.Registers > maxRegisters {
+				t.Errorf("%s %s: %d registers, want at most %d", arch, fn, u.Registers, maxRegisters)
 			}
-			t.Logf("%s %s: %d registers", arch, fn, u.registers)
+			t.Logf("%s %s: %d registers", arch, fn, u.Registers)
 		}
 		for _, k := range basisEntries {
-			if u, ok := use[arch][k]; !ok || u.registers < 0 {
+			if u, ok := use[arch][k]; !ok || u.Registers < 0 {
 				t.Errorf("%s: ptxas compiled no kernel %s or gave no register count; it compiled %v", arch, k, slices.Sorted(maps.Keys(use[arch])))
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -54,8 +55,7 @@ type OpenOptions struct {
 type GPU struct {
 	ordinal int
 	name    string
-	dev     cu.Device
-	ctx     cu.CUContext
+	c       *cudactx.Context
 	mod     cu.Module
 	gemm    cu.Function // sgemm_nt, for the Gram tiles (always fp32)
 	tile    cu.Function // the join's own tile GEMM in prec (tileK)
@@ -74,38 +74,23 @@ type GPU struct {
 //
 // The binary links libcuda.so.1, so it needs the driver's library to
 // start; where the driver answers cuInit with an error (no GPU, a stub
-// library) the program still starts (see cuinit_cuda.go) and Open returns
-// that error.
+// library) the program still starts (see gpu/cudactx's cuinit_cuda.go) and
+// Open returns that error.
 func Open(ordinal int, opt OpenOptions) (g *GPU, err error) {
-	if err := initError(); err != nil {
-		return nil, fmt.Errorf("cuda:%d: %w", ordinal, err)
-	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	n, err := cu.NumDevices()
+	c, err := cudactx.Retain(ordinal)
 	if err != nil {
-		return nil, fmt.Errorf("cuda: count devices: %w", err)
+		return nil, err
 	}
-	if ordinal < 0 || ordinal >= n {
-		return nil, fmt.Errorf("cuda:%d: no such device (%d found)", ordinal, n)
-	}
-	g = &GPU{ordinal: ordinal, prec: opt.Precision, tileK: tileGEMM(opt.Precision)}
-	if g.dev, err = cu.GetDevice(ordinal); err != nil {
-		return nil, fmt.Errorf("cuda:%d: %w", ordinal, err)
-	}
-	if g.name, err = g.dev.Name(); err != nil {
-		return nil, fmt.Errorf("cuda:%d: name: %w", ordinal, err)
-	}
-	if g.ctx, err = g.dev.RetainPrimaryCtx(); err != nil {
-		return nil, fmt.Errorf("cuda:%d: retain primary context: %w", ordinal, err)
-	}
+	g = &GPU{ordinal: ordinal, name: c.DeviceName(), c: c, prec: opt.Precision, tileK: tileGEMM(opt.Precision)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, g.Close())
 			g = nil
 		}
 	}()
-	if err = cu.SetCurrentContext(g.ctx); err != nil {
+	if err = c.SetCurrent(); err != nil {
 		return nil, fmt.Errorf("cuda:%d: set context: %w", ordinal, err)
 	}
 	if g.mod, err = cu.LoadData(kernelsPTX); err != nil {
@@ -168,7 +153,7 @@ func (g *GPU) Close() error {
 	defer runtime.UnlockOSThread()
 	var errs []error
 	if g.basis.mod != (cu.Module{}) {
-		if err := cu.SetCurrentContext(g.ctx); err != nil {
+		if err := g.c.SetCurrent(); err != nil {
 			errs = append(errs, err)
 		} else if err := g.basis.mod.Unload(); err != nil {
 			errs = append(errs, fmt.Errorf("unload basis kernels: %w", err))
@@ -176,18 +161,15 @@ func (g *GPU) Close() error {
 		g.basis.mod = cu.Module{}
 	}
 	if g.mod != (cu.Module{}) {
-		if err := cu.SetCurrentContext(g.ctx); err != nil {
+		if err := g.c.SetCurrent(); err != nil {
 			errs = append(errs, err)
 		} else if err := g.mod.Unload(); err != nil {
 			errs = append(errs, fmt.Errorf("unload module: %w", err))
 		}
 		g.mod = cu.Module{}
 	}
-	if g.ctx != (cu.CUContext{}) {
-		if err := g.dev.ReleasePrimaryCtx(); err != nil {
-			errs = append(errs, fmt.Errorf("release primary context: %w", err))
-		}
-		g.ctx = cu.CUContext{}
+	if err := g.c.Release(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("cuda:%d: close: %w", g.ordinal, errors.Join(errs...))
@@ -197,14 +179,12 @@ func (g *GPU) Close() error {
 
 // bind locks the calling goroutine to its thread and makes the device's
 // context current there; the returned func undoes the lock.
-func (g *GPU) bind() (func(), error) {
-	runtime.LockOSThread()
-	if err := cu.SetCurrentContext(g.ctx); err != nil {
-		runtime.UnlockOSThread()
-		return nil, fmt.Errorf("cuda:%d: set context: %w", g.ordinal, err)
-	}
-	return runtime.UnlockOSThread, nil
-}
+func (g *GPU) bind() (func(), error) { return g.c.Bind() }
+
+// Context is the device's primary context, for other code that runs on
+// the same device (models/imageprep/gpuprep's preprocessing, the device
+// check's uploads); it stays valid until Close.
+func (g *GPU) Context() *cudactx.Context { return g.c }
 
 // A gpuResident is a Resident of this backend.
 type gpuResident struct{ deviceMatrix }
@@ -270,11 +250,11 @@ func (g *GPU) NewWorker() (_ Worker, err error) {
 		return nil, err
 	}
 	if err = allocBufs(
-		devBuf{&w.tile, gpuTileRows * gpuTileCols * 4},
-		devBuf{&w.floors, gpuTileRows * 4},
-		devBuf{&w.kthBuf, gpuTileRows * 4},
-		devBuf{&w.count, 4},
-		devBuf{&w.out, initialCandidates * 12},
+		devBuf{P: &w.tile, Bytes: gpuTileRows * gpuTileCols * 4},
+		devBuf{P: &w.floors, Bytes: gpuTileRows * 4},
+		devBuf{P: &w.kthBuf, Bytes: gpuTileRows * 4},
+		devBuf{P: &w.count, Bytes: 4},
+		devBuf{P: &w.out, Bytes: initialCandidates * 12},
 	); err != nil {
 		return nil, err
 	}

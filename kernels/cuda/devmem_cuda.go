@@ -3,9 +3,9 @@
 package cuda
 
 import (
-	"fmt"
-
 	"gorgonia.org/cu"
+
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
 )
 
 // deviceMatrix is a rows x cols float32 matrix in one cuMemAlloc of a
@@ -36,49 +36,14 @@ func (m *deviceMatrix) Free() error {
 	return err
 }
 
-// memAlloc is cuMemAlloc with the size in its error; the caller has bound
-// the device's context.
-func memAlloc(bytes int64) (cu.DevicePtr, error) {
-	ptr, err := cu.MemAlloc(bytes)
-	if err != nil {
-		return 0, fmt.Errorf("cuMemAlloc %d bytes: %w", bytes, err)
-	}
-	return ptr, nil
-}
+// The device memory helpers of gpu/cudactx, under the names this
+// package's workers use; the caller has bound the device's context.
+var (
+	memAlloc  = cudactx.MemAlloc
+	allocBufs = cudactx.AllocBufs
+	freeBufs  = cudactx.FreeBufs
+)
 
 // A devBuf is a worker's device buffer: where its pointer is kept and
 // its size in bytes.
-type devBuf struct {
-	p     *cu.DevicePtr
-	bytes int64
-}
-
-// allocBufs allocates each buffer in turn and stops at the first that
-// fails: those before it stay allocated, for the owner's free to release
-// with the rest of what it holds.
-func allocBufs(bufs ...devBuf) error {
-	for _, b := range bufs {
-		p, err := memAlloc(b.bytes)
-		if err != nil {
-			return err
-		}
-		*b.p = p
-	}
-	return nil
-}
-
-// freeBufs frees each allocated buffer and zeroes its pointer, so that a
-// second free does nothing, and returns the driver's errors: one failure
-// does not keep the other buffers.
-func freeBufs(ptrs ...*cu.DevicePtr) []error {
-	var errs []error
-	for _, p := range ptrs {
-		if *p != 0 {
-			if err := cu.MemFree(*p); err != nil {
-				errs = append(errs, err)
-			}
-			*p = 0
-		}
-	}
-	return errs
-}
+type devBuf = cudactx.DevBuf

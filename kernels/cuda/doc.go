@@ -20,6 +20,10 @@
 // and embedded; Host implements the same interfaces on the CPU so that
 // everything but the device code is tested on any machine.
 //
+// The device's primary context, its memory helpers and the binary's cuInit
+// stand-in come from gpu/cudactx, which models/imageprep/gpuprep (the image
+// preprocessing kernels) shares; GPU.Context hands it to such code.
+//
 // Without the cuda tag the package has Backend and Host only and needs no
 // CUDA headers or libraries.
 package cuda

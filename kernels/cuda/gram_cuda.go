@@ -110,11 +110,11 @@ func (g *GPU) NewGramWorker(n, maxCols int) (_ GramWorker, err error) {
 		return nil, err
 	}
 	if err = allocBufs(
-		devBuf{&w.scratch.ptr, e * e * 4},
-		devBuf{&w.tt, e * e * 4},
-		devBuf{&w.x, int64(n) * int64(maxCols) * 4},
-		devBuf{&w.tmp, e * int64(maxCols) * 4},
-		devBuf{&w.acc, e * int64(maxCols) * 8},
+		devBuf{P: &w.scratch.ptr, Bytes: e * e * 4},
+		devBuf{P: &w.tt, Bytes: e * e * 4},
+		devBuf{P: &w.x, Bytes: int64(n) * int64(maxCols) * 4},
+		devBuf{P: &w.tmp, Bytes: e * int64(maxCols) * 4},
+		devBuf{P: &w.acc, Bytes: e * int64(maxCols) * 8},
 	); err != nil {
 		return nil, err
 	}

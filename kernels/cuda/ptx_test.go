@@ -2,8 +2,11 @@ package cuda
 
 import (
 	"maps"
+	"os"
 	"slices"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/internal/ptxas"
 )
 
 // maxRegisters keeps every kernel at full occupancy for its 256-thread
@@ -17,17 +20,17 @@ const maxRegisters = 64
 // maxRegisters with no spills on sm_80 and sm_90. It needs nvcc (make
 // setup-cuda-dev) and skips without it.
 func TestPTXIsCurrentAndFits(t *testing.T) {
-	use := compilePTX(t, "kernels.cu", "kernels.ptx")
+	use := ptxas.Compile(t, "kernels.cu", "kernels.ptx")
 	for _, arch := range []string{"sm_80", "sm_90"} {
 		for _, fn := range slices.Sorted(maps.Keys(use[arch])) {
 			u := use[arch][fn]
-			if u.spillStores != 0 || u.spillLoads != 0 {
-				t.Errorf("%s %s: spills (%d bytes stored, %d loaded)", arch, fn, u.spillStores, u.spillLoads)
+			if u.SpillStores != 0 || u.SpillLoads != 0 {
+				t.Errorf("%s %s: spills (%d bytes stored, %d loaded)", arch, fn, u.SpillStores, u.SpillLoads)
 			}
-			if u.registers > maxRegisters {
-				t.Errorf("%s %s: %d registers, want at most %d", arch, fn, u.registers, maxRegisters)
+			if u.Registers > maxRegisters {
+				t.Errorf("%s %s: %d registers, want at most %d", arch, fn, u.Registers, maxRegisters)
 			}
-			t.Logf("%s %s: %d registers", arch, fn, u.registers)
+			t.Logf("%s %s: %d registers", arch, fn, u.Registers)
 		}
 		for _, k := range []string{"sgemm_nt", "gemm_tf32_nt", "gemm_bf16_nt", "row_kth", "extract", "sgemm_nn", "hadamard", "add_f64"} {
 			if _, ok := use[arch][k]; !ok {
@@ -35,4 +38,13 @@ func TestPTXIsCurrentAndFits(t *testing.T) {
 			}
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -52,7 +53,7 @@ func TestChatTemplateKwargsReachTheServer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := l.Score(ctx, []models.LetterPrompt{{Text: prompt(1, 3, "q", ""), Options: 3}}); err != nil {
+				if _, err := l.Score(ctx, []letters.Prompt{{Text: prompt(1, 3, "q", ""), Options: 3}}); err != nil {
 					t.Fatal(err)
 				}
 				st = l.Stats()

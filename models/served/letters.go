@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
@@ -31,7 +31,7 @@ func (l *Letters) Stats() *Stats { return l.stats }
 // tokenizer is not here, so nothing is tokenized: its context (tens of
 // thousands of tokens) holds any reader's prompt, and one it refuses fails
 // its item with reason server.
-func (l *Letters) Encode(p models.LetterPrompt) ([]int, error) {
+func (l *Letters) Encode(p letters.Prompt) ([]int, error) {
 	_, err := parsePrompt(p.Text, p.Options)
 	return nil, err
 }
@@ -40,7 +40,7 @@ func (l *Letters) Encode(p models.LetterPrompt) ([]int, error) {
 // the prompt's option order; a prompt the server failed has no row (nil).
 // Only a cancelled context, a bad prompt or a server that refused
 // everything is an error.
-func (l *Letters) Score(ctx context.Context, prompts []models.LetterPrompt) ([][]float64, error) {
+func (l *Letters) Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error) {
 	qs := make([]openai.Query, len(prompts))
 	for i, p := range prompts {
 		parts, err := parsePrompt(p.Text, p.Options)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -120,9 +121,9 @@ func TestStatsCountFlooredAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps []models.LetterPrompt
+	var ps []letters.Prompt
 	for _, q := range []string{"q-crowded 1", "q-plain 1", "q-crowded 2", "q-plain 2", "q-plain 3"} {
-		ps = append(ps, models.LetterPrompt{Text: prompt(0, 3, q, ""), Options: 3})
+		ps = append(ps, letters.Prompt{Text: prompt(0, 3, q, ""), Options: 3})
 	}
 	if _, err := l.Score(context.Background(), ps); err != nil {
 		t.Fatal(err)

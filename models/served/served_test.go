@@ -12,6 +12,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
@@ -90,9 +91,9 @@ func TestLettersAskTheAuthorsForm(t *testing.T) {
 		{"blind", 1, "What is the man doing?", "", "the question and the answer options"},
 		{"captions", 3, "Why?", "frame 1: a man\nframe 2: a dog", "descriptions of frames"},
 	}
-	var ps []models.LetterPrompt
+	var ps []letters.Prompt
 	for _, c := range cases {
-		ps = append(ps, models.LetterPrompt{Text: prompt(c.right, 4, c.question, c.context), Options: 4})
+		ps = append(ps, letters.Prompt{Text: prompt(c.right, 4, c.question, c.context), Options: 4})
 	}
 	got, err := l.Score(context.Background(), ps)
 	if err != nil {
@@ -247,9 +248,9 @@ func TestServerFailuresFailTheirPromptsOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ps []models.LetterPrompt
+			var ps []letters.Prompt
 			for i := range tc.prompts {
-				ps = append(ps, models.LetterPrompt{Text: prompt(i%4, 4, "q", ""), Options: 4})
+				ps = append(ps, letters.Prompt{Text: prompt(i%4, 4, "q", ""), Options: 4})
 			}
 			got, err := l.Score(context.Background(), ps)
 			if tc.refused {
@@ -290,9 +291,9 @@ func TestResumeAsksNothingTwice(t *testing.T) {
 	srv := openaitest.New(openaitest.Config{Answer: favourRight, Models: []string{"test-model", "other-model"}})
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "replies.store")
-	var ps []models.LetterPrompt
+	var ps []letters.Prompt
 	for i := range 12 {
-		ps = append(ps, models.LetterPrompt{Text: prompt(i%3, 3, fmt.Sprintf("q%d", i), ""), Options: 3})
+		ps = append(ps, letters.Prompt{Text: prompt(i%3, 3, fmt.Sprintf("q%d", i), ""), Options: 3})
 	}
 	score := func(model string) ([][]float64, int) {
 		st := NewStore(path)
@@ -326,9 +327,9 @@ func TestResumeAsksNothingTwice(t *testing.T) {
 func TestSameScoresAtAnyConcurrency(t *testing.T) {
 	srv := openaitest.New(openaitest.Config{Answer: favourRight})
 	defer srv.Close()
-	var ps []models.LetterPrompt
+	var ps []letters.Prompt
 	for i := range 40 {
-		ps = append(ps, models.LetterPrompt{Text: prompt(i%5, 5, "q", ""), Options: 5})
+		ps = append(ps, letters.Prompt{Text: prompt(i%5, 5, "q", ""), Options: 5})
 	}
 	var want string
 	for _, conc := range []int{1, 8, 64} {

@@ -1,4 +1,4 @@
-package cuda
+package gpuprep
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // for a consumer there (the image tower on ONNX Runtime's CUDA provider,
 // bound through an IoBinding: models.BoundTower.EmbedDevice), so the
 // tensor is never copied back to the host. The GPU's Preps are
-// DevicePreps (preprocess_cuda.go); Host's are not.
+// DevicePreps (gpu_cuda.go); Host's are not.
 type DevicePrep interface {
 	Prep
 	// DeviceOutput returns the output tensor's device address and size in

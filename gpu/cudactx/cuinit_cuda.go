@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package cudactx
 
 /*
 #cgo LDFLAGS: -ldl
@@ -15,9 +15,10 @@ static CUresult vidscreenInitResult = CUDA_SUCCESS;
 // so a machine with a driver but no usable GPU could not even start the
 // cuda build. This definition, in the executable, is the one the linker
 // binds cu's call to; it calls the driver's own (the next cuInit in the
-// loader's search order), keeps its result for Open to report, and lets
+// loader's search order), keeps its result for Retain to report, and lets
 // the program start. Every later driver call then fails with
-// CUDA_ERROR_NOT_INITIALIZED, which Open turns into a fallback to the CPU.
+// CUDA_ERROR_NOT_INITIALIZED, which Retain reports and its callers turn
+// into a fallback to the CPU.
 CUresult CUDAAPI cuInit(unsigned int flags) {
 	CUresult (*real)(unsigned int) = (CUresult (*)(unsigned int))dlsym(RTLD_NEXT, "cuInit");
 	vidscreenInitResult = real ? real(flags) : CUDA_ERROR_NOT_FOUND;
@@ -38,10 +39,10 @@ import "C"
 
 import "fmt"
 
-// initError is the driver's answer to cuInit at start, nil when it
+// InitError is the driver's answer to cuInit at start, nil when it
 // succeeded: CUDA_ERROR_NO_DEVICE on a machine with a driver and no GPU,
 // CUDA_ERROR_STUB_LIBRARY where only the toolkit's stub is found.
-func initError() error {
+func InitError() error {
 	r := C.vidscreenCuInitResult()
 	if r == C.CUDA_SUCCESS {
 		return nil

@@ -1,4 +1,4 @@
-package cuda
+package gpuprep
 
 import (
 	"context"
@@ -11,6 +11,11 @@ import (
 // of prepHorizontal and prepVertical per GPU thread, over the same grid,
 // on the same buffer layouts. It is what the tests hold to imageprep's
 // output, so a change to a kernel's arithmetic must be made here too.
+
+// Host is the preprocessing device on the CPU: the GPU's kernels ported to
+// Go, the reference the GPU is held to and what lets everything but the
+// device code be tested on any machine. The zero value is ready to use.
+type Host struct{}
 
 var _ PrepDevice = hostPrepDevice{}
 

@@ -1,4 +1,4 @@
-package models
+package letters
 
 // FailureServer is the failure reason of an item whose served reader's
 // server failed after its retries (a 5xx, a 429, a timeout, a torn reply

@@ -1,22 +1,40 @@
 //go:build cuda
 
-package cuda
+package gpuprep
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
+
+// openOrSkip retains cuda:0's primary context or skips, naming why no
+// device answered (on a machine with only the toolkit's stub libcuda,
+// cuInit's CUDA_ERROR_STUB_LIBRARY).
+func openOrSkip(t *testing.T) *cudactx.Context {
+	t.Helper()
+	c, err := cudactx.Retain(0)
+	if err != nil {
+		t.Skipf("no GPU answers: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
 
 // TestGPUPrepEqualsImageprep holds the GPU's preprocessing kernels to
 // imageprep bit for bit, as TestHostPrepEqualsImageprep holds their Go
 // port: test images, random and strided frames, every filter, padding
 // crops, and a 1080p batch. It skips when no GPU answers.
 func TestGPUPrepEqualsImageprep(t *testing.T) {
-	g := openOrSkip(t, OpenOptions{NoCUBLAS: true})
-	dev, err := g.OpenPrep()
+	c := openOrSkip(t)
+	dev, err := OpenGPU(c)
 	if err != nil {
 		t.Fatal(err)
 	}

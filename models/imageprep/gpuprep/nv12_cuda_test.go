@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package gpuprep
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -19,8 +20,8 @@ import (
 // imageprep: the conversion is the same integer arithmetic on both. It
 // skips when no GPU answers.
 func TestGPUNV12EqualsHost(t *testing.T) {
-	g := openOrSkip(t, OpenOptions{NoCUBLAS: true})
-	dev, err := g.OpenPrep()
+	c := openOrSkip(t)
+	dev, err := OpenGPU(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestGPUNV12EqualsHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			want[i] = imageprep.Frame{Pix: rgb, Width: tc.w, Height: tc.h}
-			dl, dc := upload(t, g, luma), upload(t, g, chroma)
+			dl, dc := upload(t, c, luma), upload(t, c, chroma)
 			frames = append(frames, nv12.Frame{Luma: uintptr(dl), Chroma: uintptr(dc), LumaPitch: lp, ChromaPitch: cp, Width: tc.w, Height: tc.h, Matrix: m})
 		}
 		plan, err := p.Plan(tc.w, tc.h)
@@ -97,9 +98,9 @@ func TestGPUNV12EqualsHost(t *testing.T) {
 // upload copies data into a new device buffer with UploadBytes (the
 // device check's way of putting pictures where NVDEC would) that the
 // test's cleanup frees.
-func upload(t *testing.T, g *GPU, data []byte) cu.DevicePtr {
+func upload(t *testing.T, c *cudactx.Context, data []byte) cu.DevicePtr {
 	t.Helper()
-	ptr, free, err := g.UploadBytes(data)
+	ptr, free, err := c.UploadBytes(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,26 +113,4 @@ func upload(t *testing.T, g *GPU, data []byte) cu.DevicePtr {
 		}
 	})
 	return cu.DevicePtr(ptr)
-}
-
-// TestSharePrimaryWithFFmpeg: with the device open (its primary context
-// active with the default flags), the flags become the ones
-// hwcontext_cuda accepts, and the open context keeps working. It skips
-// when no GPU answers.
-func TestSharePrimaryWithFFmpeg(t *testing.T) {
-	g := openOrSkip(t, OpenOptions{NoCUBLAS: true})
-	if err := SharePrimaryWithFFmpeg(g.ordinal); err != nil {
-		t.Fatal(err)
-	}
-	flags, active, err := g.dev.PrimaryCtxState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if flags != cu.SchedBlockingSync || active != 1 {
-		t.Fatalf("primary context flags %#x, active %d; want CU_CTX_SCHED_BLOCKING_SYNC and active", uint(flags), active)
-	}
-	if err := SharePrimaryWithFFmpeg(g.ordinal); err != nil {
-		t.Fatalf("a second call: %v", err)
-	}
-	_ = upload(t, g, make([]byte, 4096))
 }

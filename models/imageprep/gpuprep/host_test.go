@@ -1,4 +1,4 @@
-package cuda
+package gpuprep
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // on imageprep's test images and configurations, on random frames of many
 // shapes, and on the Python (Pillow + numpy) pipeline outputs.
 
-const imageprepData = "../../models/imageprep/testdata"
+const imageprepData = "../testdata"
 
 // testImages are imageprep's test sources (reference.bin), by name.
 func testImages(t *testing.T) (map[string]imageprep.Frame, []pipelineCase, []byte) {

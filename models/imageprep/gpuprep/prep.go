@@ -1,4 +1,4 @@
-package cuda
+package gpuprep
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // input tensor (float32 NCHW, resized, cropped and normalised) in its own
 // memory, with the output of models/imageprep's Processor bit for bit: it
 // runs the same fixed-point passes from the tables of an imageprep.Plan.
-// The GPU implements it in preprocess_cuda.go, Host in preprocess_host.go
+// The GPU implements it in gpu_cuda.go (OpenGPU), Host in host.go
 // with a Go port of the kernels' loops, so everything but the device code
 // is tested on any machine.
 type PrepDevice interface {

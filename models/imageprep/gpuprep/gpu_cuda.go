@@ -1,6 +1,6 @@
 //go:build cuda
 
-package cuda
+package gpuprep
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/vidscreen/vidscreen/gpu/cudactx"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -24,41 +25,41 @@ var preprocessPTX string
 // output is two blocks and a 448-wide one four, with little idle.
 const prepBlock = 128
 
-// OpenPrep loads the preprocessing kernels into g's context. The returned
-// device's Close unloads them; g must outlive it.
-func (g *GPU) OpenPrep() (_ PrepDevice, err error) {
-	unbind, err := g.bind()
+// OpenGPU loads the preprocessing kernels into c's context. The returned
+// device's Close unloads them; c must outlive it.
+func OpenGPU(c *cudactx.Context) (_ PrepDevice, err error) {
+	unbind, err := c.Bind()
 	if err != nil {
 		return nil, err
 	}
 	defer unbind()
-	d := &gpuPrepDevice{g: g}
+	d := &gpuPrepDevice{c: c}
 	if d.mod, err = cu.LoadData(preprocessPTX); err != nil {
-		return nil, fmt.Errorf("cuda:%d: load preprocessing kernels (PTX JIT): %w", g.ordinal, err)
+		return nil, fmt.Errorf("cuda:%d: load preprocessing kernels (PTX JIT): %w", c.Ordinal(), err)
 	}
 	for _, f := range []struct {
 		fn   *cu.Function
 		name string
 	}{{&d.horizontal, "prep_horizontal"}, {&d.vertical, "prep_vertical"}, {&d.nv12, "prep_nv12"}} {
 		if *f.fn, err = d.mod.Function(f.name); err != nil {
-			return nil, errors.Join(fmt.Errorf("cuda:%d: kernel %s: %w", g.ordinal, f.name, err), d.mod.Unload())
+			return nil, errors.Join(fmt.Errorf("cuda:%d: kernel %s: %w", c.Ordinal(), f.name, err), d.mod.Unload())
 		}
 	}
 	return d, nil
 }
 
 type gpuPrepDevice struct {
-	g                    *GPU
+	c                    *cudactx.Context
 	mod                  cu.Module
 	horizontal, vertical cu.Function
-	nv12                 cu.Function // preprocess_nv12_cuda.go
+	nv12                 cu.Function // nv12_cuda.go
 }
 
 func (d *gpuPrepDevice) Close() error {
 	if d.mod == (cu.Module{}) {
 		return nil
 	}
-	unbind, err := d.g.bind()
+	unbind, err := d.c.Bind()
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (d *gpuPrepDevice) Close() error {
 	err = d.mod.Unload()
 	d.mod = cu.Module{}
 	if err != nil {
-		return fmt.Errorf("cuda:%d: unload preprocessing kernels: %w", d.g.ordinal, err)
+		return fmt.Errorf("cuda:%d: unload preprocessing kernels: %w", d.c.Ordinal(), err)
 	}
 	return nil
 }
@@ -96,7 +97,7 @@ func (d *gpuPrepDevice) NewPrep(plan *imageprep.Plan, batch int) (_ Prep, err er
 	if err != nil {
 		return nil, err
 	}
-	unbind, err := d.g.bind()
+	unbind, err := d.c.Bind()
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func (d *gpuPrepDevice) NewPrep(plan *imageprep.Plan, batch int) (_ Prep, err er
 	p := &gpuPrep{d: d, plan: plan, shape: s, batch: batch}
 	defer func() {
 		if err != nil {
-			err = errors.Join(fmt.Errorf("cuda:%d: preprocess %dx%d: %w", d.g.ordinal, plan.SrcW, plan.SrcH, err), p.free())
+			err = errors.Join(fmt.Errorf("cuda:%d: preprocess %dx%d: %w", d.c.Ordinal(), plan.SrcW, plan.SrcH, err), p.free())
 		}
 	}()
 	if p.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
@@ -123,12 +124,12 @@ func (d *gpuPrepDevice) NewPrep(plan *imageprep.Plan, batch int) (_ Prep, err er
 	for c := range plan.LUT {
 		copy(lut[c*256:], plan.LUT[c][:])
 	}
-	if err = allocBufs(
-		devBuf{&p.frames, int64(batch) * int64(s.frameBytes)},
-		devBuf{&p.tables, int64(len(tab)) * 4},
-		devBuf{&p.lut, int64(len(lut)) * 4},
-		devBuf{&p.tmp, max(1, int64(batch)*int64(s.tmpFrameBytes))},
-		devBuf{&p.out, int64(batch) * int64(s.outFrameLen) * 4},
+	if err = cudactx.AllocBufs(
+		cudactx.DevBuf{P: &p.frames, Bytes: int64(batch) * int64(s.frameBytes)},
+		cudactx.DevBuf{P: &p.tables, Bytes: int64(len(tab)) * 4},
+		cudactx.DevBuf{P: &p.lut, Bytes: int64(len(lut)) * 4},
+		cudactx.DevBuf{P: &p.tmp, Bytes: max(1, int64(batch)*int64(s.tmpFrameBytes))},
+		cudactx.DevBuf{P: &p.out, Bytes: int64(batch) * int64(s.outFrameLen) * 4},
 	); err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (d *gpuPrepDevice) NewPrep(plan *imageprep.Plan, batch int) (_ Prep, err er
 }
 
 func (p *gpuPrep) free() error {
-	errs := freeBufs(&p.frames, &p.tables, &p.lut, &p.tmp, &p.out)
+	errs := cudactx.FreeBufs(&p.frames, &p.tables, &p.lut, &p.tmp, &p.out)
 	if p.stream != (cu.Stream{}) {
 		if err := p.stream.Destroy(); err != nil {
 			errs = append(errs, err)
@@ -168,7 +169,7 @@ func (p *gpuPrep) Load(frames []imageprep.Frame) error {
 	if len(frames) == 0 {
 		return nil
 	}
-	unbind, err := p.d.g.bind()
+	unbind, err := p.d.c.Bind()
 	if err != nil {
 		return err
 	}
@@ -185,7 +186,7 @@ func (p *gpuPrep) Load(frames []imageprep.Frame) error {
 		}
 		dst := p.frames + cu.DevicePtr(i*fb)
 		if err := cu.MemcpyHtoDAsync(dst, unsafe.Pointer(&src[0]), int64(fb), p.stream); err != nil {
-			return fmt.Errorf("cuda:%d: copy frame %d: %w", p.d.g.ordinal, i, err)
+			return fmt.Errorf("cuda:%d: copy frame %d: %w", p.d.c.Ordinal(), i, err)
 		}
 	}
 	return nil
@@ -199,7 +200,7 @@ func (p *gpuPrep) Run(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	unbind, err := p.d.g.bind()
+	unbind, err := p.d.c.Bind()
 	if err != nil {
 		return err
 	}
@@ -214,7 +215,7 @@ func (p *gpuPrep) Run(ctx context.Context, n int) error {
 			unsafe.Pointer(&p.frames), unsafe.Pointer(&frameBytes), unsafe.Pointer(&srcStride), unsafe.Pointer(&y0),
 			unsafe.Pointer(&hstart), unsafe.Pointer(&hn), unsafe.Pointer(&hw), unsafe.Pointer(&taps),
 			unsafe.Pointer(&cols), unsafe.Pointer(&p.tmp)}); err != nil {
-			return fmt.Errorf("cuda:%d: prep_horizontal: %w", p.d.g.ordinal, err)
+			return fmt.Errorf("cuda:%d: prep_horizontal: %w", p.d.c.Ordinal(), err)
 		}
 	}
 	taps, i0, j0, outH, outW := int64(pl.VTaps), int64(pl.I0), int64(pl.J0), int64(pl.OutH), int64(pl.OutW)
@@ -223,20 +224,20 @@ func (p *gpuPrep) Run(ctx context.Context, n int) error {
 		unsafe.Pointer(&vstart), unsafe.Pointer(&vn), unsafe.Pointer(&vw), unsafe.Pointer(&taps),
 		unsafe.Pointer(&i0), unsafe.Pointer(&j0), unsafe.Pointer(&outH), unsafe.Pointer(&outW),
 		unsafe.Pointer(&p.lut), unsafe.Pointer(&p.out)}); err != nil {
-		return fmt.Errorf("cuda:%d: prep_vertical: %w", p.d.g.ordinal, err)
+		return fmt.Errorf("cuda:%d: prep_vertical: %w", p.d.c.Ordinal(), err)
 	}
 	return nil
 }
 
 // Sync implements Prep.
 func (p *gpuPrep) Sync() error {
-	unbind, err := p.d.g.bind()
+	unbind, err := p.d.c.Bind()
 	if err != nil {
 		return err
 	}
 	defer unbind()
 	if err := p.stream.Synchronize(); err != nil {
-		return fmt.Errorf("cuda:%d: preprocess: %w", p.d.g.ordinal, err)
+		return fmt.Errorf("cuda:%d: preprocess: %w", p.d.c.Ordinal(), err)
 	}
 	return nil
 }
@@ -249,17 +250,17 @@ func (p *gpuPrep) Output(dst []float32, n int) error {
 	if n == 0 {
 		return nil
 	}
-	unbind, err := p.d.g.bind()
+	unbind, err := p.d.c.Bind()
 	if err != nil {
 		return err
 	}
 	defer unbind()
 	bytes := int64(n) * int64(p.shape.outFrameLen) * 4
 	if err := cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), p.out, bytes, p.stream); err != nil {
-		return fmt.Errorf("cuda:%d: copy tensor: %w", p.d.g.ordinal, err)
+		return fmt.Errorf("cuda:%d: copy tensor: %w", p.d.c.Ordinal(), err)
 	}
 	if err := p.stream.Synchronize(); err != nil {
-		return fmt.Errorf("cuda:%d: copy tensor: %w", p.d.g.ordinal, err)
+		return fmt.Errorf("cuda:%d: copy tensor: %w", p.d.c.Ordinal(), err)
 	}
 	return nil
 }
@@ -271,14 +272,14 @@ func (p *gpuPrep) DeviceOutput() (uintptr, int64) {
 
 // Close implements Prep: waits for the stream and frees everything.
 func (p *gpuPrep) Close() error {
-	unbind, err := p.d.g.bind()
+	unbind, err := p.d.c.Bind()
 	if err != nil {
 		return err
 	}
 	defer unbind()
 	if p.stream != (cu.Stream{}) {
 		if err := p.stream.Synchronize(); err != nil {
-			return errors.Join(fmt.Errorf("cuda:%d: synchronize: %w", p.d.g.ordinal, err), p.free())
+			return errors.Join(fmt.Errorf("cuda:%d: synchronize: %w", p.d.c.Ordinal(), err), p.free())
 		}
 	}
 	return p.free()
