@@ -6,12 +6,14 @@ import (
 	"errors"
 
 	kcuda "github.com/vidscreen/vidscreen/kernels/cuda"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // openDeviceFramePath opens device dev.ID on its primary context, its
 // preprocessing kernels and m's tower bound on the CUDA provider there; on
 // error it closes what it opened.
-func openDeviceFramePath(r *Runtime, m *ImageText, dev Device) (_ deviceFramePath, err error) {
+func openDeviceFramePath(r *Runtime, m *ImageText, dev gpu.Device) (_ deviceFramePath, err error) {
 	p := &framePath{plans: m.prep}
 	defer func() {
 		if err != nil {
@@ -19,7 +21,7 @@ func openDeviceFramePath(r *Runtime, m *ImageText, dev Device) (_ deviceFramePat
 		}
 	}()
 	// Preprocessing runs no GEMM: cuBLAS is not needed.
-	g, err := kcuda.Open(dev.ID, kcuda.OpenOptions{NoCUBLAS: true})
+	g, err := kcuda.Open(dev.Index, kcuda.OpenOptions{NoCUBLAS: true})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -124,7 +125,7 @@ func TestAuditDeviceFramePathFallsBack(t *testing.T) {
 func TestDeviceFramesRefusals(t *testing.T) {
 	nvdec := decode.NewGPU(0) // no GPU here: Err says why
 	defer nvdec.Close()
-	cuda := []models.Device{{CUDA: true}}
+	cuda := []gpu.Device{{Kind: gpu.CUDA}}
 	video := func(gpus ...*decode.GPU) *runs.VideoModels {
 		v := &runs.VideoModels{}
 		if len(gpus) > 0 {
@@ -140,7 +141,7 @@ func TestDeviceFramesRefusals(t *testing.T) {
 	}{
 		{"no video models", &auditModels{devs: cuda}, false, "no image_text role reads frames"},
 		{"no image tower", &auditModels{devs: cuda, video: video()}, false, "no image_text role reads frames"},
-		{"on the CPU", &auditModels{devs: []models.Device{models.CPU}, video: video(), towers: []*models.ImageText{nil}}, false, "the models run on the CPU"},
+		{"on the CPU", &auditModels{devs: []gpu.Device{gpu.CPUDevice()}, video: video(), towers: []*models.ImageText{nil}}, false, "the models run on the CPU"},
 		{"decoders not on NVDEC", &auditModels{devs: cuda, video: video(), towers: []*models.ImageText{nil}}, true, "0 NVDEC devices for 1 model devices"},
 		{"NVDEC did not open", &auditModels{devs: cuda, video: video(nvdec), towers: []*models.ImageText{nil}}, true, "NVDEC on cuda:0 did not open"},
 	} {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/decode"
@@ -49,7 +48,7 @@ type auditModels struct {
 	// image_text on each (nil without it), for the GPU frame path
 	// (openDeviceFrames).
 	rt     *models.Runtime
-	devs   []models.Device
+	devs   []gpu.Device
 	towers []*models.ImageText
 	// served lists the roles a server serves, for stages.json and the
 	// check that each server answered something.
@@ -74,7 +73,7 @@ func (m *auditModels) Close() error {
 // manifest, role or file is bad input; a missing ONNX Runtime is a failure
 // of the run. A served role's replies are kept in runDir's response store
 // (none when runDir is "").
-func openAuditModels(dir, device string, budget uint64, video bool, runDir string, env *environment) (*auditModels, error) {
+func openAuditModels(dir string, device gpu.Spec, budget uint64, video bool, runDir string, env *environment) (*auditModels, error) {
 	gdevs, runtimeDevice, err := auditDevices(device, env)
 	if err != nil {
 		return nil, err
@@ -85,9 +84,9 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 	if err != nil {
 		return nil, fmt.Errorf("--device: %w", err)
 	}
-	devs := make([]models.Device, len(gdevs))
+	devs := make([]gpu.Device, len(gdevs))
 	for d, g := range gdevs {
-		devs[d] = models.Device{CUDA: g.Kind == gpu.CUDA, ID: g.Index}
+		devs[d] = gpu.Device{Kind: g.Kind, Index: g.Index}
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
@@ -344,10 +343,10 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		// device's NVDEC (falling back to the CPU, once said, where a
 		// device cannot).
 		v.Decode.Sets = len(devs)
-		if devs[0].CUDA {
+		if devs[0].Kind == gpu.CUDA {
 			v.Decode.Options.HWAccel = "cuda"
 			for _, dev := range devs {
-				g := decode.NewGPU(dev.ID)
+				g := decode.NewGPU(dev.Index)
 				out.closes = append(out.closes, func() error { g.Close(); return nil })
 				v.Decode.GPUs = append(v.Decode.GPUs, g)
 			}
@@ -471,28 +470,24 @@ func roleSettings(spec models.RoleSpec) (string, error) {
 // auditDevices reads --device: the devices of the run (gpu.Select; with
 // cuda on a machine without a usable GPU, the CPU, saying why once on
 // stderr) and the device value ONNX Runtime is opened with.
-func auditDevices(device string, env *environment) ([]gpu.Device, string, error) {
-	spec, err := gpu.ParseSpec(device)
-	if err != nil {
-		return nil, "", &usageError{"--device: " + err.Error()}
-	}
+func auditDevices(spec gpu.Spec, env *environment) ([]gpu.Device, gpu.Spec, error) {
 	inv := gpu.Inventory{}
 	if spec.CUDA {
 		inv = gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})
 	}
 	devs, note, err := gpu.Select(spec, inv)
 	if err != nil {
-		return nil, "", &usageError{"--device: " + err.Error()}
+		return nil, gpu.Spec{}, &usageError{"--device: " + err.Error()}
 	}
 	if note != "" {
 		fmt.Fprintf(env.stderr, "vidscreen audit: %s\n", note)
 	}
 	if devs[0].Kind != gpu.CUDA {
-		return devs, "cpu", nil
+		return devs, gpu.Spec{}, nil
 	}
-	ids := make([]string, len(devs))
+	ids := make([]int, len(devs))
 	for d, g := range devs {
-		ids[d] = strconv.Itoa(g.Index)
+		ids[d] = g.Index
 	}
-	return devs, "cuda:" + strings.Join(ids, ","), nil
+	return devs, gpu.Spec{CUDA: true, Indices: ids}, nil
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
 // auditSearches places the audit's searches (the attackers' copy joins and
@@ -19,7 +21,7 @@ import (
 // finds the CPU's pairs and neighbours, so the audit's outputs do not
 // depend on where they ran. note hears the device the searches run on and
 // the cut; the returned func releases it.
-func auditSearches(device, precision string, minWork int64, env *environment, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
+func auditSearches(device gpu.Spec, precision cuda.Precision, minWork int64, env *environment, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
 	off, name, said, done, err := placeSearches(device, precision, minWork, env)
 	if err != nil {
 		return nil, nil, nil, err

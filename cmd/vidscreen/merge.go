@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
@@ -40,7 +41,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the merged run to directory `DIR` (created if missing; required)")
 			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
-			device := fs.String("device", "cpu", "run the text models the merge still needs on `DEVICE`: cpu, cuda or cuda:N")
+			df := gpuflag.Add(fs, gpuflag.Device)
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
 			return func(ctx context.Context, rest []string) error {
@@ -86,7 +87,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 				afs := flag.NewFlagSet("vidscreen audit", flag.ContinueOnError)
 				afs.SetOutput(io.Discard)
 				run := auditCommand(shards).flags(afs, env)
-				full := append(slices.Clone(inv), "--out", *out, "--workers", strconv.Itoa(*workers), "--device", *device, "--log-format", *logFormat)
+				full := append(slices.Clone(inv), "--out", *out, "--workers", strconv.Itoa(*workers), "--device", df.Device.String(), "--log-format", *logFormat)
 				if *quiet {
 					full = append(full, "--quiet")
 				}
