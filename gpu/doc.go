@@ -10,7 +10,9 @@
 // found; callers print it once and run on the CPU.
 //
 // Data moves one way: Discover gives an Inventory; ParseSpec reads the
-// --device flag (cpu, cuda, cuda:N[,M...]); Select turns both into the
+// --device flag (cpu, cpu:N, cuda, cuda:N[,M...]) into a Spec, which
+// package gpuflag defines on a command's FlagSet beside the other device
+// flags and JSON holds as its string; Select turns both into the
 // devices a run uses; NewPool gives each a worker set and a memory budget;
 // Acquire places one piece of work on a device and Release gives it back.
 package gpu

@@ -7,7 +7,11 @@ import (
 )
 
 // A Spec is a parsed --device value: the CPU, every visible GPU, or the GPUs
-// with the listed CUDA ordinals.
+// with the listed CUDA ordinals. The zero Spec is the CPU. It is plain data:
+// it marshals to JSON and text as the flag's string ("cuda:0,1") and reads
+// back through ParseSpec, and *Spec is a flag.Value. Select resolves it to
+// the devices of a run once the machine is inspected; Ordinals gives the
+// GPUs it names without looking.
 type Spec struct {
 	CUDA    bool  // false: the CPU
 	Indices []int // the ordinals asked for, in order; empty with CUDA means every GPU found
@@ -82,6 +86,38 @@ func (s Spec) String() string {
 	}
 	return "cuda:" + strings.Join(parts, ",")
 }
+
+// Ordinals returns the CUDA ordinals the spec names without looking at the
+// machine: the listed ones in order, or 0 alone for "cuda" (every GPU, of
+// which a machine with any has GPU 0); nil for the CPU. It is what a caller
+// uses that lets the driver or ONNX Runtime say whether the GPU is there,
+// and the first of it is the GPU of work that runs on one.
+func (s Spec) Ordinals() []int {
+	if !s.CUDA {
+		return nil
+	}
+	if len(s.Indices) == 0 {
+		return []int{0}
+	}
+	return append([]int(nil), s.Indices...)
+}
+
+// MarshalText writes the spec as ParseSpec reads it, so that JSON holds the
+// flag's string.
+func (s Spec) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads the spec with ParseSpec.
+func (s *Spec) UnmarshalText(b []byte) error {
+	v, err := ParseSpec(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Set implements flag.Value with ParseSpec.
+func (s *Spec) Set(v string) error { return s.UnmarshalText([]byte(v)) }
 
 // Select returns the devices a run with spec uses on a machine with inv.
 // A CUDA spec on a machine with no GPU falls back to the CPU; note then says

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -123,5 +124,52 @@ func TestSelectEmulatedCPUs(t *testing.T) {
 	p, err := NewPool(devs, PoolConfig{})
 	if err != nil || len(p.Devices()) != 3 {
 		t.Fatalf("NewPool over cpu:3: %v", err)
+	}
+}
+
+// TestSpecJSON: a Spec is held in JSON as the flag's string, and a bad
+// string is refused as ParseSpec refuses it.
+func TestSpecJSON(t *testing.T) {
+	type holder struct {
+		Device Spec `json:"device"`
+	}
+	for _, in := range []string{"cpu", "cpu:4", "cuda", "cuda:3,1"} {
+		var h holder
+		if err := json.Unmarshal([]byte(`{"device":"`+in+`"}`), &h); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		b, err := json.Marshal(h)
+		if err != nil || string(b) != `{"device":"`+in+`"}` {
+			t.Errorf("%s marshals to %s, %v", in, b, err)
+		}
+	}
+	var zero holder
+	if b, _ := json.Marshal(zero); string(b) != `{"device":"cpu"}` {
+		t.Errorf("the zero Spec marshals to %s, want cpu", b)
+	}
+	var h holder
+	if err := json.Unmarshal([]byte(`{"device":"gpu"}`), &h); err == nil || !strings.Contains(err.Error(), `device "gpu": unknown device`) {
+		t.Errorf("a bad device in JSON: %v", err)
+	}
+}
+
+func TestSpecOrdinals(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []int
+	}{
+		{"cpu", nil},
+		{"cpu:4", nil},
+		{"cuda", []int{0}},
+		{"cuda:2", []int{2}},
+		{"cuda:3,1", []int{3, 1}},
+	} {
+		spec, err := ParseSpec(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := spec.Ordinals(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: Ordinals() = %v, want %v", tt.in, got, tt.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/audio"
 )
 
@@ -298,7 +299,7 @@ func asrPrompt(start int, gc *generationConfig) []int {
 // from config.json (decoder_start_token_id; eos_token_id), the forced
 // prompt and suppressed tokens from generation_config.json when the folder
 // has one.
-func (r *Runtime) OpenTranscriber(m *Manifest, dev Device) (*Transcriber, error) {
+func (r *Runtime) OpenTranscriber(m *Manifest, dev gpu.Device) (*Transcriber, error) {
 	files, spec, err := m.roleFiles(RoleASR)
 	if err != nil {
 		return nil, err

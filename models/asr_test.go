@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/audio"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -26,7 +27,7 @@ func openToneASR(t *testing.T) *Transcriber {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := rt.OpenTranscriber(m, CPU)
+	tr, err := rt.OpenTranscriber(m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/letters"
 )
 
@@ -99,7 +100,7 @@ func TestBatcherErrorsAndCancellation(t *testing.T) {
 // once and checks every vector is bit-identical to embedding it alone.
 func TestBatchedEmbedderIsDeterministic(t *testing.T) {
 	rt, dir := tinyModels(t)
-	s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), CPU, DynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}

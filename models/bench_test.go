@@ -13,6 +13,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
@@ -29,17 +30,23 @@ func benchLayers() int {
 // benchDevice is where the benchmarks run: VIDSCREEN_BENCH_DEVICE (cpu,
 // cuda:N; default cpu). A CUDA device that falls back to the CPU fails the
 // benchmark rather than report CPU figures under a GPU's name.
-func benchDevice(b *testing.B, rt *Runtime) Device {
-	devs, err := ParseDevices(os.Getenv("VIDSCREEN_BENCH_DEVICE"))
-	if err != nil {
-		b.Fatal(err)
+func benchDevice(b *testing.B, rt *Runtime) gpu.Device {
+	dev := gpu.CPUDevice()
+	if v := os.Getenv("VIDSCREEN_BENCH_DEVICE"); v != "" {
+		spec, err := gpu.ParseSpec(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ords := spec.Ordinals(); len(ords) > 0 {
+			dev = gpu.Device{Kind: gpu.CUDA, Index: ords[0]}
+		}
 	}
 	b.Cleanup(func() {
-		if devs[0].CUDA && rt.CUDAFailure() != nil {
-			b.Errorf("%s fell back to the CPU: %v", devs[0], rt.CUDAFailure())
+		if dev.Kind == gpu.CUDA && rt.CUDAFailure() != nil {
+			b.Errorf("%s fell back to the CPU: %v", dev.ID(), rt.CUDAFailure())
 		}
 	})
-	return devs[0]
+	return dev
 }
 
 var bertBase struct {

@@ -6,15 +6,17 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 func openCaptioner(t *testing.T) *Captioner {
 	rt, dir := tinyModels(t)
-	enc, err := rt.NewSession(filepath.Join(dir, "captioner", "encoder_model.onnx"), CPU, FixedShapes)
+	enc, err := rt.NewSession(filepath.Join(dir, "captioner", "encoder_model.onnx"), gpu.CPUDevice(), FixedShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec, err := rt.NewSession(filepath.Join(dir, "captioner", "decoder_with_past_model.onnx"), CPU, DynamicShapes)
+	dec, err := rt.NewSession(filepath.Join(dir, "captioner", "decoder_with_past_model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestCaptionerWithFirstStepDecoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := rt.OpenCaptioner(m, CPU)
+	c, err := rt.OpenCaptioner(m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -144,10 +145,7 @@ func CheckDir(ctx context.Context, dir string, opts RuntimeOptions) (*CheckRepor
 // A role the manifest does not list is reported as a problem like any
 // other, so a run learns before it starts which role it lacks.
 func CheckRoles(ctx context.Context, dir string, opts RuntimeOptions, roles []Role) (*CheckReport, error) {
-	rep := &CheckReport{Dir: dir, Device: opts.Device}
-	if rep.Device == "" {
-		rep.Device = "cpu"
-	}
+	rep := &CheckReport{Dir: dir, Device: opts.Device.String()}
 	m, err := LoadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -173,7 +171,7 @@ func CheckRoles(ctx context.Context, dir string, opts RuntimeOptions, roles []Ro
 	return rep, nil
 }
 
-func checkRole(rt *Runtime, m *Manifest, role Role, dev Device) RoleReport {
+func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 	rr := RoleReport{Role: role}
 	dir, spec, err := m.Folder(role)
 	if err != nil {
@@ -221,7 +219,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev Device) RoleReport {
 				rr.Problems = append(rr.Problems, err.Error())
 				continue
 			}
-			rr.Sessions = append(rr.Sessions, SessionReport{File: filepath.Base(p), Device: s.Device().String(), Inputs: s.Inputs(), Outputs: s.Outputs()})
+			rr.Sessions = append(rr.Sessions, SessionReport{File: filepath.Base(p), Device: s.Device().ID(), Inputs: s.Inputs(), Outputs: s.Outputs()})
 			if sig, ok := signatures[role][slot]; ok {
 				rr.Problems = append(rr.Problems, sig.check(s)...)
 			}

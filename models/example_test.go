@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -46,7 +47,7 @@ func ExampleParseManifest() {
 // shared by many goroutines through a batcher.
 func ExampleBatchedEmbedder() {
 	ctx := context.Background()
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: "cuda:0"})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: gpu.Spec{CUDA: true, Indices: []int{0}}})
 	if err != nil {
 		log.Fatal(err)
 	}

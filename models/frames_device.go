@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -39,9 +40,9 @@ type deviceFramePath interface {
 // so it has its preprocessor_config.json) on dev. On the CPU it is today's
 // path without a message; on a GPU where the path cannot open it falls
 // back, and Fallback says why.
-func (m *ImageText) OpenDeviceFrames(r *Runtime, dev Device) *DeviceFrames {
+func (m *ImageText) OpenDeviceFrames(r *Runtime, dev gpu.Device) *DeviceFrames {
 	d := &DeviceFrames{m: m}
-	if !dev.CUDA {
+	if dev.Kind != gpu.CUDA {
 		d.fallback = errors.New("the CPU was asked for")
 		return d
 	}
@@ -53,7 +54,7 @@ func (m *ImageText) OpenDeviceFrames(r *Runtime, dev Device) *DeviceFrames {
 	}
 	if err != nil {
 		d.fallback = err
-		fmt.Fprintf(r.log, "models: the GPU frame path on %s is unavailable, frames are preprocessed on the CPU: %v\n", dev, err)
+		fmt.Fprintf(r.log, "models: the GPU frame path on %s is unavailable, frames are preprocessed on the CPU: %v\n", dev.ID(), err)
 	}
 	return d
 }

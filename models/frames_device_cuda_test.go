@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // TestDeviceFramesMatchCPU runs frames of two sizes through the GPU frame
@@ -20,8 +22,8 @@ func TestDeviceFramesMatchCPU(t *testing.T) {
 	if dev == "" {
 		t.Skip("set VIDSCREEN_GPU_CHECK=cuda:0 on a GPU machine with the CUDA provider (make setup-cuda)")
 	}
-	devs, err := ParseDevices(dev)
-	if err != nil || !devs[0].CUDA {
+	spec, err := gpu.ParseSpec(dev)
+	if err != nil || !spec.CUDA {
 		t.Fatalf("VIDSCREEN_GPU_CHECK=%q: want cuda:N (%v)", dev, err)
 	}
 	_, dir := tinyModels(t)
@@ -33,13 +35,13 @@ func TestDeviceFramesMatchCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := rt.OpenImageText(man, CPU)
+	m, err := rt.OpenImageText(man, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
 	m.MaxBatch = 8
-	d := m.OpenDeviceFrames(rt, devs[0])
+	d := m.OpenDeviceFrames(rt, gpu.Device{Kind: gpu.CUDA, Index: spec.Ordinals()[0]})
 	defer d.Close()
 	if !d.OnDevice() {
 		t.Fatalf("the GPU frame path did not open: %v", d.Fallback())

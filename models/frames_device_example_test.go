@@ -8,6 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/decode/nv12"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -18,7 +19,7 @@ import (
 // come back. Where any part is missing it falls back to the host path.
 func ExampleDeviceFrames_EmbedDecoded() {
 	ctx := context.Background()
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: "cuda:0"})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: gpu.Spec{CUDA: true, Indices: []int{0}}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -28,13 +29,13 @@ func ExampleDeviceFrames_EmbedDecoded() {
 		fmt.Println(err)
 		return
 	}
-	it, err := rt.OpenImageText(man, models.Device{CUDA: true})
+	it, err := rt.OpenImageText(man, gpu.Device{Kind: gpu.CUDA})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer it.Close()
-	df := it.OpenDeviceFrames(rt, models.Device{CUDA: true})
+	df := it.OpenDeviceFrames(rt, gpu.Device{Kind: gpu.CUDA})
 	defer df.Close()
 	gpu := decode.NewSharedGPU(0)
 	defer gpu.Close()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode/nv12"
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // TestDeviceFramesFallBack opens the GPU frame path where it cannot run
@@ -25,7 +26,7 @@ func TestDeviceFramesFallBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withPrep, err := rt.OpenImageText(man, CPU)
+	withPrep, err := rt.OpenImageText(man, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +37,13 @@ func TestDeviceFramesFallBack(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		m       *ImageText
-		dev     Device
+		dev     gpu.Device
 		message string // in the log and in Fallback; "" for no message
 		embeds  bool   // whether today's path embeds the frames
 	}{
-		{"cpu", withPrep, CPU, "", true},
-		{"cuda:0 here", withPrep, Device{CUDA: true}, "the GPU frame path on cuda:0 is unavailable", true},
-		{"no preprocessor", noPrep, Device{CUDA: true, ID: 1}, "has no preprocessor_config.json", false},
+		{"cpu", withPrep, gpu.CPUDevice(), "", true},
+		{"cuda:0 here", withPrep, gpu.Device{Kind: gpu.CUDA}, "the GPU frame path on cuda:0 is unavailable", true},
+		{"no preprocessor", noPrep, gpu.Device{Kind: gpu.CUDA, Index: 1}, "has no preprocessor_config.json", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log.Reset()

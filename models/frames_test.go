@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -35,7 +36,7 @@ func TestFramesGoThroughThePreprocessor(t *testing.T) {
 	ctx := context.Background()
 	frames := randomFrames(1, 3, 64, 48)
 
-	it, err := rt.OpenImageText(m, CPU)
+	it, err := rt.OpenImageText(m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestFramesGoThroughThePreprocessor(t *testing.T) {
 		closeTo(t, "frame "+itoa(i), got[i], unit32(fixtures.clip.ImageEmbed(batch.image(i))), 2e-5)
 	}
 
-	c, err := rt.OpenCaptioner(m, CPU)
+	c, err := rt.OpenCaptioner(m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestFramesGoThroughThePreprocessor(t *testing.T) {
 		}
 	}
 
-	v, err := rt.OpenVLMReader(m, CPU)
+	v, err := rt.OpenVLMReader(m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}

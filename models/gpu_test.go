@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/letters"
 )
 
@@ -22,12 +23,12 @@ func TestGPUMatchesCPU(t *testing.T) {
 	if dev == "" {
 		t.Skip("set VIDSCREEN_GPU_CHECK=cuda:0 on a GPU machine (bench/models_gpu_check.sh)")
 	}
-	devs, err := ParseDevices(dev)
-	if err != nil || !devs[0].CUDA {
+	spec, err := gpu.ParseSpec(dev)
+	if err != nil || !spec.CUDA {
 		t.Fatalf("VIDSCREEN_GPU_CHECK=%q: want cuda:N (%v)", dev, err)
 	}
 	_, dir := tinyModels(t)
-	rt, err := NewRuntime(RuntimeOptions{Device: dev, Log: os.Stderr})
+	rt, err := NewRuntime(RuntimeOptions{Device: spec, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,16 +37,16 @@ func TestGPUMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cpu := runRoles(t, ctx, rt, m, CPU)
+	cpu := runRoles(t, ctx, rt, m, gpu.CPUDevice())
 	if f := rt.CUDAFailure(); f != nil {
 		t.Fatalf("CUDA did not load: %v", f)
 	}
-	gpu := runRoles(t, ctx, rt, m, devs[0])
+	onGPU := runRoles(t, ctx, rt, m, gpu.Device{Kind: gpu.CUDA, Index: spec.Ordinals()[0]})
 	if f := rt.CUDAFailure(); f != nil {
 		t.Fatalf("CUDA did not load: %v", f)
 	}
 	for _, r := range cpu {
-		g := gpu[r.name]
+		g := onGPU[r.name]
 		if r.tol < 0 {
 			// Token ids: greedy decoding may take another branch where two
 			// logits nearly tie, so count captions, not values.
@@ -82,19 +83,19 @@ type roleResult struct {
 	tol    float64
 }
 
-func runRoles(t *testing.T, ctx context.Context, rt *Runtime, m *Manifest, dev Device) map[string]roleResult {
+func runRoles(t *testing.T, ctx context.Context, rt *Runtime, m *Manifest, dev gpu.Device) map[string]roleResult {
 	t.Helper()
 	out := map[string]roleResult{}
 	timeIt := func(name, unit string, items int, tol float64, f func() ([]float64, error)) {
 		vals, err := f() // warm-up, and the values compared
 		if err != nil {
-			t.Fatalf("%s on %s: %v", name, dev, err)
+			t.Fatalf("%s on %s: %v", name, dev.ID(), err)
 		}
 		const reps = 5
 		start := time.Now()
 		for range reps {
 			if _, err := f(); err != nil {
-				t.Fatalf("%s on %s: %v", name, dev, err)
+				t.Fatalf("%s on %s: %v", name, dev.ID(), err)
 			}
 		}
 		rate := float64(reps*items) / time.Since(start).Seconds()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // A BoundTower runs an ImageText's vision tower through an IoBinding: its
@@ -21,7 +23,7 @@ type BoundTower struct {
 
 // OpenBoundTower loads m's vision tower a second time, as a BoundSession
 // on dev. The ImageText must outlive the tower.
-func (m *ImageText) OpenBoundTower(r *Runtime, dev Device) (_ *BoundTower, err error) {
+func (m *ImageText) OpenBoundTower(r *Runtime, dev gpu.Device) (_ *BoundTower, err error) {
 	if m.MaxBatch <= 0 {
 		return nil, fmt.Errorf("%s: MaxBatch %d", m.vision.Path(), m.MaxBatch)
 	}
@@ -37,7 +39,7 @@ func (m *ImageText) OpenBoundTower(r *Runtime, dev Device) (_ *BoundTower, err e
 }
 
 // Device returns where the tower runs.
-func (t *BoundTower) Device() Device { return t.s.Device() }
+func (t *BoundTower) Device() gpu.Device { return t.s.Device() }
 
 // MaxBatch is the most images one run takes (the ImageText's MaxBatch when
 // the tower was opened).

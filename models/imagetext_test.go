@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // randomImages returns n images of c x size x size values in [-2, 2), about
@@ -21,11 +23,11 @@ func randomImages(seed uint64, n, c, size int) ImageBatch {
 
 func openImageText(t *testing.T) *ImageText {
 	rt, dir := tinyModels(t)
-	text, err := rt.NewSession(filepath.Join(dir, "clip", "text_model.onnx"), CPU, DynamicShapes)
+	text, err := rt.NewSession(filepath.Join(dir, "clip", "text_model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vision, err := rt.NewSession(filepath.Join(dir, "clip", "vision_model.onnx"), CPU, FixedShapes)
+	vision, err := rt.NewSession(filepath.Join(dir, "clip", "vision_model.onnx"), gpu.CPUDevice(), FixedShapes)
 	if err != nil {
 		t.Fatal(err)
 	}

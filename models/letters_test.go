@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -63,7 +64,7 @@ func (wordTokenizer) Decode(ids []int) string {
 
 func openLetterScorer(t *testing.T) *LetterScorer {
 	rt, dir := tinyModels(t)
-	s, err := rt.NewSession(filepath.Join(dir, "lm", "model.onnx"), CPU, DynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "lm", "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestLetterScorerWithoutCacheInputs(t *testing.T) {
 	if err := fixtures.lm.WriteLMDir(dir, false); err != nil {
 		t.Fatal(err)
 	}
-	s, err := rt.NewSession(filepath.Join(dir, "model.onnx"), CPU, DynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestLetterScorerWithLogitsToKeep(t *testing.T) {
 	if err := lm.WriteLMDir(dir, true); err != nil {
 		t.Fatal(err)
 	}
-	s, err := rt.NewSession(filepath.Join(dir, "model.onnx"), CPU, DynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -58,7 +59,7 @@ func TestSmallModelsDirCaptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := rt.OpenCaptioner(m, CPU)
+	c, err := rt.OpenCaptioner(m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // roleFiles resolves a role's folder and files, failing with the list of
@@ -26,7 +28,7 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 }
 
 // openSessions opens the named slots on dev, closing them all on error.
-func (r *Runtime) openSessions(files map[string]string, dev Device, slots map[string]ShapeProfile) (map[string]*Session, error) {
+func (r *Runtime) openSessions(files map[string]string, dev gpu.Device, slots map[string]ShapeProfile) (map[string]*Session, error) {
 	out := map[string]*Session{}
 	for slot, profile := range slots {
 		s, err := r.NewSession(files[slot], dev, profile)
@@ -43,7 +45,7 @@ func (r *Runtime) openSessions(files map[string]string, dev Device, slots map[st
 
 // OpenTextEncoder opens text_embed or dup_confirm on dev. Pooling defaults
 // to cls for text_embed (BGE) and mean for dup_confirm (MPNet).
-func (r *Runtime) OpenTextEncoder(m *Manifest, role Role, dev Device) (*TextEncoder, error) {
+func (r *Runtime) OpenTextEncoder(m *Manifest, role Role, dev gpu.Device) (*TextEncoder, error) {
 	if role != RoleTextEmbed && role != RoleDupConfirm {
 		return nil, fmt.Errorf("OpenTextEncoder: role %s is not a text encoder", role)
 	}
@@ -75,7 +77,7 @@ func (r *Runtime) OpenTextEncoder(m *Manifest, role Role, dev Device) (*TextEnco
 }
 
 // OpenImageText opens image_text on dev.
-func (r *Runtime) OpenImageText(m *Manifest, dev Device) (*ImageText, error) {
+func (r *Runtime) OpenImageText(m *Manifest, dev gpu.Device) (*ImageText, error) {
 	files, spec, err := m.roleFiles(RoleImageText)
 	if err != nil {
 		return nil, err
@@ -100,7 +102,7 @@ func (r *Runtime) OpenImageText(m *Manifest, dev Device) (*ImageText, error) {
 }
 
 // OpenLetterScorer opens lm_reader on dev.
-func (r *Runtime) OpenLetterScorer(m *Manifest, dev Device) (*LetterScorer, error) {
+func (r *Runtime) OpenLetterScorer(m *Manifest, dev gpu.Device) (*LetterScorer, error) {
 	files, spec, err := m.roleFiles(RoleLMReader)
 	if err != nil {
 		return nil, err
@@ -123,7 +125,7 @@ func (r *Runtime) OpenLetterScorer(m *Manifest, dev Device) (*LetterScorer, erro
 
 // OpenCaptioner opens captioner on dev. The start and end tokens come from
 // config.json (decoder_start_token_id or bos_token_id; eos_token_id).
-func (r *Runtime) OpenCaptioner(m *Manifest, dev Device) (*Captioner, error) {
+func (r *Runtime) OpenCaptioner(m *Manifest, dev gpu.Device) (*Captioner, error) {
 	files, spec, err := m.roleFiles(RoleCaptioner)
 	if err != nil {
 		return nil, err
@@ -171,13 +173,13 @@ func (r *Runtime) OpenCaptioner(m *Manifest, dev Device) (*Captioner, error) {
 
 // OpenVLMReader opens vlm_reader on dev; config.json's bos_token_id, when
 // present, starts every prompt.
-func (r *Runtime) OpenVLMReader(m *Manifest, dev Device) (*VLMReader, error) {
+func (r *Runtime) OpenVLMReader(m *Manifest, dev gpu.Device) (*VLMReader, error) {
 	return r.OpenVLMRole(m, RoleVLMReader, dev)
 }
 
 // OpenVLMRole opens a VLM role, vlm_reader or screen_reader (the screening
 // funnel's smaller VLM, Video-Index 5.1), on dev.
-func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev Device) (*VLMReader, error) {
+func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReader, error) {
 	if role != RoleVLMReader && role != RoleScreenReader {
 		return nil, fmt.Errorf("OpenVLMRole: role %s is not a VLM", role)
 	}

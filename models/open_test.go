@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models/letters"
 )
 
@@ -41,7 +42,7 @@ func TestOpenRolesFromManifest(t *testing.T) {
 			role    Role
 			pooling Pooling
 		}{{RoleTextEmbed, PoolCLS}, {RoleDupConfirm, PoolMean}} {
-			e, err := rt.OpenTextEncoder(m, tc.role, CPU)
+			e, err := rt.OpenTextEncoder(m, tc.role, gpu.CPUDevice())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +67,7 @@ func TestOpenRolesFromManifest(t *testing.T) {
 	})
 
 	t.Run("image_text embeds real CLIP token ids", func(t *testing.T) {
-		it, err := rt.OpenImageText(m, CPU)
+		it, err := rt.OpenImageText(m, gpu.CPUDevice())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func TestOpenRolesFromManifest(t *testing.T) {
 	})
 
 	t.Run("lm_reader scores letters of real prompts", func(t *testing.T) {
-		ls, err := rt.OpenLetterScorer(m, CPU)
+		ls, err := rt.OpenLetterScorer(m, gpu.CPUDevice())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestOpenRolesFromManifest(t *testing.T) {
 	})
 
 	t.Run("captioner decodes text with the tokenizer", func(t *testing.T) {
-		c, err := rt.OpenCaptioner(m, CPU)
+		c, err := rt.OpenCaptioner(m, gpu.CPUDevice())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,12 +145,12 @@ func TestOpenRolesFromManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := rt.OpenVLMRole(sm, RoleScreenReader, CPU)
+		s, err := rt.OpenVLMRole(sm, RoleScreenReader, gpu.CPUDevice())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		v, err := rt.OpenVLMReader(m, CPU)
+		v, err := rt.OpenVLMReader(m, gpu.CPUDevice())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,13 +164,13 @@ func TestOpenRolesFromManifest(t *testing.T) {
 		if err != nil || !slices.Equal(a[0], b[0]) {
 			t.Errorf("screen_reader %v, vlm_reader %v (%v) on the same folder", a, b, err)
 		}
-		if _, err := rt.OpenVLMRole(sm, RoleLMReader, CPU); err == nil {
+		if _, err := rt.OpenVLMRole(sm, RoleLMReader, gpu.CPUDevice()); err == nil {
 			t.Error("lm_reader opened as a VLM")
 		}
 	})
 
 	t.Run("vlm_reader starts prompts with config.json's bos_token_id", func(t *testing.T) {
-		v, err := rt.OpenVLMReader(m, CPU)
+		v, err := rt.OpenVLMReader(m, gpu.CPUDevice())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func TestOpenRolesFromManifest(t *testing.T) {
 func TestOpenMissingRoleNamesFiles(t *testing.T) {
 	rt, _ := tinyModels(t)
 	m := &Manifest{Dir: t.TempDir(), Roles: map[Role]RoleSpec{}}
-	_, err := rt.OpenCaptioner(m, CPU)
+	_, err := rt.OpenCaptioner(m, gpu.CPUDevice())
 	if err == nil || !strings.Contains(err.Error(), "encoder_model.onnx, decoder_model_merged.onnx or decoder_with_past_model.onnx") {
 		t.Fatalf("error %v does not name the captioner's files", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"unsafe"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // A BoundSession is a model loaded through ONNX Runtime's C API directly
@@ -24,7 +26,7 @@ type BoundSession struct {
 	host    unsafe.Pointer // "Cpu" memory info
 	dev     unsafe.Pointer // "Cuda" memory info of device, nil on the CPU
 	path    string
-	device  Device
+	device  gpu.Device
 	inputs  []TensorInfo
 	outputs []TensorInfo
 }
@@ -32,7 +34,7 @@ type BoundSession struct {
 // NewBoundSession loads the model at path on dev. Unlike NewSession it does
 // not fall back: a CUDA provider that does not load is an error, since a
 // caller holding device memory has no use for a CPU session.
-func (r *Runtime) NewBoundSession(path string, dev Device, profile ShapeProfile) (_ *BoundSession, err error) {
+func (r *Runtime) NewBoundSession(path string, dev gpu.Device, profile ShapeProfile) (_ *BoundSession, err error) {
 	in, out, err := sessionInfo(path)
 	if err != nil {
 		return nil, err
@@ -44,7 +46,7 @@ func (r *Runtime) NewBoundSession(path string, dev Device, profile ShapeProfile)
 	s := &BoundSession{api: api, path: path, device: dev, inputs: in, outputs: out}
 	defer func() {
 		if err != nil {
-			err = errors.Join(fmt.Errorf("bound session %s on %s: %w", path, dev, err), s.Close())
+			err = errors.Join(fmt.Errorf("bound session %s on %s: %w", path, dev.ID(), err), s.Close())
 		}
 	}()
 	// The environment is ONNX Runtime's process-wide one (onnxruntime_go
@@ -53,20 +55,20 @@ func (r *Runtime) NewBoundSession(path string, dev Device, profile ShapeProfile)
 		return nil, err
 	}
 	cfg := sessionConfig{threads: r.threads, memPattern: profile == FixedShapes}
-	if dev.CUDA {
+	if dev.Kind == gpu.CUDA {
 		cfg.threads = 1 // as Runtime.sessionOptions: the CPU only feeds the GPU
 		cfg.cuda = r.cudaOptions(dev, profile)
 	}
 	so, err := api.newSessionOptions(cfg)
 	if err != nil {
-		if dev.CUDA {
+		if dev.Kind == gpu.CUDA {
 			err = r.cudaMissing(err)
 		}
 		return nil, err
 	}
 	defer api.releaseSessionOptions(so)
 	if s.sess, err = api.newSession(s.env, path, so); err != nil {
-		if dev.CUDA {
+		if dev.Kind == gpu.CUDA {
 			err = r.cudaMissing(err)
 		}
 		return nil, err
@@ -74,8 +76,8 @@ func (r *Runtime) NewBoundSession(path string, dev Device, profile ShapeProfile)
 	if s.host, err = api.newMemoryInfo("Cpu", 0); err != nil {
 		return nil, err
 	}
-	if dev.CUDA {
-		if s.dev, err = api.newMemoryInfo("Cuda", dev.ID); err != nil {
+	if dev.Kind == gpu.CUDA {
+		if s.dev, err = api.newMemoryInfo("Cuda", dev.Index); err != nil {
 			return nil, err
 		}
 	}
@@ -86,7 +88,7 @@ func (r *Runtime) NewBoundSession(path string, dev Device, profile ShapeProfile)
 func (s *BoundSession) Path() string { return s.path }
 
 // Device returns where the session runs.
-func (s *BoundSession) Device() Device { return s.device }
+func (s *BoundSession) Device() gpu.Device { return s.device }
 
 // Inputs returns the model's inputs in order.
 func (s *BoundSession) Inputs() []TensorInfo { return s.inputs }
@@ -116,7 +118,7 @@ type BoundTensor struct {
 	s      *BoundSession
 	v      unsafe.Pointer
 	shape  []int64
-	device Device
+	device gpu.Device
 	pin    runtime.Pinner
 }
 
@@ -141,7 +143,7 @@ func (s *BoundSession) HostTensor(data []float32, shape ...int64) (*BoundTensor,
 	if n != int64(len(data)) || n == 0 {
 		return nil, fmt.Errorf("host tensor %v needs %d values, given %d", shape, n, len(data))
 	}
-	t := &BoundTensor{s: s, shape: slices.Clone(shape), device: CPU}
+	t := &BoundTensor{s: s, shape: slices.Clone(shape), device: gpu.CPUDevice()}
 	t.pin.Pin(&data[0])
 	if t.v, err = s.api.newFloatTensor(s.host, uintptr(unsafe.Pointer(&data[0])), 4*n, shape); err != nil {
 		t.pin.Unpin()
@@ -156,7 +158,7 @@ func (s *BoundSession) HostTensor(data []float32, shape ...int64) (*BoundTensor,
 // every run that reads it has returned.
 func (s *BoundSession) DeviceTensor(ptr uintptr, bytes int64, shape ...int64) (*BoundTensor, error) {
 	if s.dev == nil {
-		return nil, fmt.Errorf("%s: a device tensor needs a session on a CUDA device; this one is on %s", s.path, s.device)
+		return nil, fmt.Errorf("%s: a device tensor needs a session on a CUDA device; this one is on %s", s.path, s.device.ID())
 	}
 	n, err := shapeLen(shape)
 	if err != nil {
@@ -167,7 +169,7 @@ func (s *BoundSession) DeviceTensor(ptr uintptr, bytes int64, shape ...int64) (*
 	}
 	t := &BoundTensor{s: s, shape: slices.Clone(shape), device: s.device}
 	if t.v, err = s.api.newFloatTensor(s.dev, ptr, 4*n, shape); err != nil {
-		return nil, fmt.Errorf("%s: device tensor %v on %s: %w", s.path, shape, s.device, err)
+		return nil, fmt.Errorf("%s: device tensor %v on %s: %w", s.path, shape, s.device.ID(), err)
 	}
 	return t, nil
 }

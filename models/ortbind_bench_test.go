@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // BenchmarkImageTowerFeeds compares the tower fed through onnxruntime_go's
@@ -17,13 +19,13 @@ func BenchmarkImageTowerFeeds(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := rt.OpenImageText(man, CPU)
+	m, err := rt.OpenImageText(man, gpu.CPUDevice())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer m.Close()
 	m.MaxBatch = 32
-	tower, err := m.OpenBoundTower(rt, CPU)
+	tower, err := m.OpenBoundTower(rt, gpu.CPUDevice())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // sameBits fails unless got and want hold the same float32 bit patterns.
@@ -42,7 +44,7 @@ func TestBoundTowerMatchesSession(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m.MaxBatch = tc.maxBatch
-			tower, err := m.OpenBoundTower(rt, CPU)
+			tower, err := m.OpenBoundTower(rt, gpu.CPUDevice())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +79,7 @@ func TestBoundSessionRawOutput(t *testing.T) {
 	m := openImageText(t)
 	rt, _ := tinyModels(t)
 	ctx := context.Background()
-	s, err := rt.NewBoundSession(m.vision.Path(), CPU, FixedShapes)
+	s, err := rt.NewBoundSession(m.vision.Path(), gpu.CPUDevice(), FixedShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestBoundSessionRawOutput(t *testing.T) {
 func TestBoundSessionErrors(t *testing.T) {
 	m := openImageText(t)
 	rt, _ := tinyModels(t)
-	s, err := rt.NewBoundSession(m.vision.Path(), CPU, FixedShapes)
+	s, err := rt.NewBoundSession(m.vision.Path(), gpu.CPUDevice(), FixedShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestBoundSessionErrors(t *testing.T) {
 // as an *ORTError with its code and ONNX Runtime's message.
 func TestBoundORTErrorCarriesStatus(t *testing.T) {
 	rt, _ := tinyModels(t)
-	_, err := rt.NewBoundSession(filepath.Join(t.TempDir(), "absent.onnx"), CPU, FixedShapes)
+	_, err := rt.NewBoundSession(filepath.Join(t.TempDir(), "absent.onnx"), gpu.CPUDevice(), FixedShapes)
 	if err == nil {
 		t.Fatal("a missing model loaded")
 	}
@@ -248,7 +250,7 @@ func TestBoundSessionCUDAWithoutProvider(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(filepath.Dir(rt.Library()), "libonnxruntime_providers_cuda.so")); len(matches) > 0 {
 		t.Skip("the CUDA provider is installed here; TestBoundTowerCUDA covers it")
 	}
-	tower, err := m.OpenBoundTower(rt, Device{CUDA: true})
+	tower, err := m.OpenBoundTower(rt, gpu.Device{Kind: gpu.CUDA})
 	if err == nil {
 		tower.Close()
 		t.Fatal("a CUDA tower opened without the CUDA provider")

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // LibraryEnv names the environment variable that points at ONNX Runtime's
@@ -26,8 +28,11 @@ type RuntimeOptions struct {
 	// then .cache/onnxruntime/libonnxruntime.so in the working directory, the
 	// executable's directory, or a directory above either.
 	Library string
-	// Device is "cpu" (the default), "cuda", "cuda:N" or "cuda:N,M,...".
-	Device string
+	// Device is the --device value the sessions go on: the CPU (the zero
+	// Spec, and for cpu:N, whose worker sets the caller keeps), or the GPUs
+	// it names (Spec.Ordinals: "cuda" is GPU 0). A GPU that is not there
+	// falls back to the CPU when a session opens, saying why once.
+	Device gpu.Spec
 	// Threads is the number of intra-op threads of each CPU session; 0 lets
 	// ONNX Runtime choose (one per physical core).
 	Threads int
@@ -48,7 +53,7 @@ type RuntimeOptions struct {
 // concurrent use.
 type Runtime struct {
 	library string
-	devices []Device
+	devices []gpu.Device
 	threads int
 	log     io.Writer
 	cudaOpt map[string]string
@@ -78,9 +83,12 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	devs, err := ParseDevices(opts.Device)
-	if err != nil {
-		return nil, err
+	devs := []gpu.Device{gpu.CPUDevice()}
+	if ords := opts.Device.Ordinals(); len(ords) > 0 {
+		devs = make([]gpu.Device, len(ords))
+		for i, n := range ords {
+			devs[i] = gpu.Device{Kind: gpu.CUDA, Index: n}
+		}
 	}
 	ortEnv.once.Do(func() {
 		ortEnv.library = lib
@@ -106,7 +114,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 func (r *Runtime) Library() string { return r.library }
 
 // Devices returns the devices sessions are placed on, as configured.
-func (r *Runtime) Devices() []Device { return append([]Device(nil), r.devices...) }
+func (r *Runtime) Devices() []gpu.Device { return append([]gpu.Device(nil), r.devices...) }
 
 // Version returns ONNX Runtime's version string.
 func (r *Runtime) Version() string { return ort.GetVersion() }
@@ -170,14 +178,14 @@ func (r *Runtime) cudaMissing(cause error) error {
 }
 
 // noteFallback records the first CUDA failure and prints it once.
-func (r *Runtime) noteFallback(dev Device, err error) {
+func (r *Runtime) noteFallback(dev gpu.Device, err error) {
 	r.mu.Lock()
 	if r.cudaFailure == nil {
 		r.cudaFailure = err
 	}
 	r.mu.Unlock()
 	r.fallbackOnce.Do(func() {
-		fmt.Fprintf(r.log, "models: %s unavailable, running on cpu: %v\n", dev, err)
+		fmt.Fprintf(r.log, "models: %s unavailable, running on cpu: %v\n", dev.ID(), err)
 	})
 }
 
@@ -193,12 +201,12 @@ func (r *Runtime) CUDAFailure() error {
 // what is asked rather than by powers of two, which keeps GPU memory near
 // the largest batch (ONNX Runtime's CUDA execution provider docs,
 // arena_extend_strategy).
-func (r *Runtime) cudaOptions(dev Device, profile ShapeProfile) map[string]string {
+func (r *Runtime) cudaOptions(dev gpu.Device, profile ShapeProfile) map[string]string {
 	opts := maps.Clone(r.cudaOpt)
 	if opts == nil {
 		opts = map[string]string{}
 	}
-	opts["device_id"] = fmt.Sprint(dev.ID)
+	opts["device_id"] = fmt.Sprint(dev.Index)
 	if profile == DynamicShapes {
 		opts["arena_extend_strategy"] = "kSameAsRequested"
 	}

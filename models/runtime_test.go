@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 func TestRuntimeLibraryErrorsNameTheFix(t *testing.T) {
@@ -23,11 +25,6 @@ func TestRuntimeLibraryErrorsNameTheFix(t *testing.T) {
 			name: "the variable names a directory",
 			opts: RuntimeOptions{Getenv: func(string) string { return t.TempDir() }},
 			want: []string{"is a directory", "VIDSCREEN_ORT_LIB"},
-		},
-		{
-			name: "a bad device",
-			opts: RuntimeOptions{Device: "tpu"},
-			want: []string{`device "tpu"`},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +44,7 @@ func TestRuntimeLibraryErrorsNameTheFix(t *testing.T) {
 func TestCUDAFallbackIsSaidOnce(t *testing.T) {
 	_, dir := tinyModels(t)
 	var log bytes.Buffer
-	rt, err := NewRuntime(RuntimeOptions{Device: "cuda:0", Log: &log})
+	rt, err := NewRuntime(RuntimeOptions{Device: gpu.Spec{CUDA: true, Indices: []int{0}}, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +53,7 @@ func TestCUDAFallbackIsSaidOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Device() != CPU && rt.CUDAFailure() != nil {
+		if s.Device().Kind == gpu.CUDA && rt.CUDAFailure() != nil {
 			t.Fatalf("session on %s after a CUDA failure", s.Device())
 		}
 		s.Close()
@@ -79,14 +76,14 @@ func TestCUDAOptionsKeepTheCallersAndTheDevice(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		caller  map[string]string
-		dev     Device
+		dev     gpu.Device
 		profile ShapeProfile
 		want    map[string]string
 	}{
-		{"none", nil, Device{CUDA: true, ID: 1}, FixedShapes, map[string]string{"device_id": "1"}},
-		{"dynamic shapes", nil, Device{CUDA: true}, DynamicShapes, map[string]string{"device_id": "0", "arena_extend_strategy": "kSameAsRequested"}},
-		{"strict float32", map[string]string{"use_tf32": "0"}, Device{CUDA: true, ID: 2}, FixedShapes, map[string]string{"device_id": "2", "use_tf32": "0"}},
-		{"the device wins", map[string]string{"device_id": "5", "use_tf32": "1"}, Device{CUDA: true, ID: 0}, FixedShapes, map[string]string{"device_id": "0", "use_tf32": "1"}},
+		{"none", nil, gpu.Device{Kind: gpu.CUDA, Index: 1}, FixedShapes, map[string]string{"device_id": "1"}},
+		{"dynamic shapes", nil, gpu.Device{Kind: gpu.CUDA}, DynamicShapes, map[string]string{"device_id": "0", "arena_extend_strategy": "kSameAsRequested"}},
+		{"strict float32", map[string]string{"use_tf32": "0"}, gpu.Device{Kind: gpu.CUDA, Index: 2}, FixedShapes, map[string]string{"device_id": "2", "use_tf32": "0"}},
+		{"the device wins", map[string]string{"device_id": "5", "use_tf32": "1"}, gpu.Device{Kind: gpu.CUDA, Index: 0}, FixedShapes, map[string]string{"device_id": "0", "use_tf32": "1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := maps.Clone(tc.caller)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 // TensorInfo describes one input or output of a session. A dimension of -1
@@ -33,7 +35,7 @@ func (t TensorInfo) String() string {
 // concurrent use (ONNX Runtime's Run is thread-safe).
 type Session struct {
 	path    string
-	device  Device
+	device  gpu.Device
 	inputs  []TensorInfo
 	outputs []TensorInfo
 	s       *ort.DynamicAdvancedSession
@@ -55,22 +57,22 @@ const (
 // NewSession loads the model at path on dev. When dev is a CUDA device whose
 // provider does not load, the session runs on the CPU and the runtime says
 // why, once.
-func (r *Runtime) NewSession(path string, dev Device, profile ShapeProfile) (*Session, error) {
+func (r *Runtime) NewSession(path string, dev gpu.Device, profile ShapeProfile) (*Session, error) {
 	in, out, err := sessionInfo(path)
 	if err != nil {
 		return nil, err
 	}
 	sess := &Session{path: path, device: dev, inputs: in, outputs: out}
-	if dev.CUDA {
+	if dev.Kind == gpu.CUDA {
 		s, err := r.newORTSession(path, dev, profile, in, out)
 		if err == nil {
 			sess.s = s
 			return sess, nil
 		}
 		r.noteFallback(dev, r.cudaMissing(err))
-		sess.device = CPU
+		sess.device = gpu.CPUDevice()
 	}
-	s, err := r.newORTSession(path, CPU, profile, in, out)
+	s, err := r.newORTSession(path, gpu.CPUDevice(), profile, in, out)
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +82,13 @@ func (r *Runtime) NewSession(path string, dev Device, profile ShapeProfile) (*Se
 
 // sessionOptions sets threads, graph optimisation and memory arena for a
 // device and shape profile.
-func (r *Runtime) sessionOptions(dev Device, profile ShapeProfile) (*ort.SessionOptions, error) {
+func (r *Runtime) sessionOptions(dev gpu.Device, profile ShapeProfile) (*ort.SessionOptions, error) {
 	o, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
 	threads := r.threads
-	if dev.CUDA {
+	if dev.Kind == gpu.CUDA {
 		// With CUDA the CPU only feeds the GPU; one thread avoids spinning
 		// a pool per session on machines with several GPUs.
 		threads = 1
@@ -102,7 +104,7 @@ func (r *Runtime) sessionOptions(dev Device, profile ShapeProfile) (*ort.Session
 		o.Destroy()
 		return nil, fmt.Errorf("session options: %w", err)
 	}
-	if dev.CUDA {
+	if dev.Kind == gpu.CUDA {
 		cuda, err := ort.NewCUDAProviderOptions()
 		if err != nil {
 			o.Destroy()
@@ -121,7 +123,7 @@ func (r *Runtime) sessionOptions(dev Device, profile ShapeProfile) (*ort.Session
 	return o, nil
 }
 
-func (r *Runtime) newORTSession(path string, dev Device, profile ShapeProfile, in, out []TensorInfo) (*ort.DynamicAdvancedSession, error) {
+func (r *Runtime) newORTSession(path string, dev gpu.Device, profile ShapeProfile, in, out []TensorInfo) (*ort.DynamicAdvancedSession, error) {
 	o, err := r.sessionOptions(dev, profile)
 	if err != nil {
 		return nil, err
@@ -129,7 +131,7 @@ func (r *Runtime) newORTSession(path string, dev Device, profile ShapeProfile, i
 	defer o.Destroy()
 	s, err := ort.NewDynamicAdvancedSession(path, names(in), names(out), o)
 	if err != nil {
-		return nil, fmt.Errorf("load %s on %s: %w", path, dev, err)
+		return nil, fmt.Errorf("load %s on %s: %w", path, dev.ID(), err)
 	}
 	return s, nil
 }
@@ -200,7 +202,7 @@ func firstError(errs []error) error {
 func (s *Session) Path() string { return s.path }
 
 // Device returns where the session runs (the CPU after a CUDA fallback).
-func (s *Session) Device() Device { return s.device }
+func (s *Session) Device() gpu.Device { return s.device }
 
 // Inputs returns the model's inputs in order.
 func (s *Session) Inputs() []TensorInfo { return s.inputs }

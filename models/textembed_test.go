@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 func TestTextEncoderMatchesReference(t *testing.T) {
@@ -20,7 +22,7 @@ func TestTextEncoderMatchesReference(t *testing.T) {
 		{name: "MPNet-like with mean pooling and no token types", folder: "mpnet", pooling: PoolMean},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := rt.NewSession(filepath.Join(dir, tc.folder, "model.onnx"), CPU, DynamicShapes)
+			s, err := rt.NewSession(filepath.Join(dir, tc.folder, "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +74,7 @@ func TestTextEncoderMatchesReference(t *testing.T) {
 
 func TestTextEncoderRejectsBadInput(t *testing.T) {
 	rt, dir := tinyModels(t)
-	s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), CPU, DynamicShapes)
+	s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestTextEncoderSameBitsAtAnyThreadCount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), CPU, DynamicShapes)
+		s, err := rt.NewSession(filepath.Join(dir, "bge", "model.onnx"), gpu.CPUDevice(), DynamicShapes)
 		if err != nil {
 			t.Fatal(err)
 		}

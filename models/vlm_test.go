@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/gpu"
 )
 
 func openVLM(t *testing.T) *VLMReader {
 	rt, dir := tinyModels(t)
 	var ss []*Session
 	for _, f := range []string{"vision_encoder.onnx", "embed_tokens.onnx", "decoder_model.onnx"} {
-		s, err := rt.NewSession(filepath.Join(dir, "vlm", f), CPU, DynamicShapes)
+		s, err := rt.NewSession(filepath.Join(dir, "vlm", f), gpu.CPUDevice(), DynamicShapes)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -133,7 +134,7 @@ func (t *towerModel) preprocessor() (*imageprep.Processor, error) {
 }
 
 // open opens the tower on dev with up to towerBatch images a run.
-func (t *towerModel) open(rt *models.Runtime, dev models.Device) (*models.ImageText, error) {
+func (t *towerModel) open(rt *models.Runtime, dev gpu.Device) (*models.ImageText, error) {
 	man, err := models.LoadManifest(t.dir)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
@@ -135,7 +136,7 @@ func cpuTowerPass(ctx context.Context, rt *models.Runtime, tm *towerModel, frame
 		return nil, 0, 0, err
 	}
 	start := time.Now()
-	it, err := tm.open(rt, models.CPU)
+	it, err := tm.open(rt, gpu.CPUDevice())
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -313,7 +314,7 @@ var errNoProvider = errors.New("the CUDA provider did not open")
 // one batch to warm up (the provider's arena, cuDNN's algorithm search),
 // then batches for at least prepMinSeconds and prepMinBatches.
 func gpuTowerRow(ctx context.Context, lib string, tm *towerModel, v towerVariant, in towerInputs, tr *TowerRef, mean []float64, res *CheckResult) (err error) {
-	rt, err := models.NewRuntime(models.RuntimeOptions{Library: lib, Device: "cuda:0", CUDAProviderOptions: v.cuda, Log: os.Stderr})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Library: lib, Device: gpu.Spec{CUDA: true, Indices: []int{0}}, CUDAProviderOptions: v.cuda, Log: os.Stderr})
 	if err != nil {
 		return err
 	}

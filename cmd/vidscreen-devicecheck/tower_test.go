@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -286,7 +287,7 @@ func BenchmarkTowerCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	it, err := tm.open(rt, models.CPU)
+	it, err := tm.open(rt, gpu.CPUDevice())
 	if err != nil {
 		b.Fatal(err)
 	}

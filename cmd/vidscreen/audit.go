@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/report"
@@ -83,10 +84,7 @@ docs/audit.md.`,
 			frames := fs.Int("frames", 32, "show the frame and order attackers `N` uniform frames of each clip (captions, the shuffled and the contiguous-tenth VLM readers, the mean frame of the effective size); Video-Index uses 32")
 			crossPool := fs.Bool("cross-pool", false, "also run copy-xpool and knn-vote-xpool, whose store is preloaded with the run's other benchmarks (Video-Index blog tables 14-15, superscript c): reported beside copy and knn-vote on each card, in no level's eps; holds every item's embeddings in memory")
 			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
-			device := fs.String("device", "cpu", "run the --models models on `DEVICE`: cpu, cuda (every GPU), cuda:N or cuda:N,M,... (every role, text_embed, dup_confirm, lm_reader, image_text, the captioner and vlm_reader, is opened once per device with the CUDA provider on that GPU, and each device gets its own NVDEC decoders and memory budget; the work is shared out so that every device stays busy, and the outputs do not depend on the device count), or cpu:N (N worker sets on the CPU standing in for N devices); cuda on a machine without a usable GPU runs on the CPU and says why. In bin/vidscreen-cuda the audit's searches (the copy, copy-xpool, knn-vote, cross-store and retrieval-reader searches, the near-duplicate join, whose rows stream from disk a tile pair at a time, and the perceptual video identity) also run on the first GPU it names, with or without --models; in bin/vidscreen, or where that GPU does not open, they run on the CPU after one line saying why. Either way they find the same pairs and neighbours")
-			precision := fs.String("precision", "fp32", precisionFlagHelp)
-			offloadMinWork := fs.Int64("offload-min-work", defaultOffloadMinWork, offloadFlagHelp)
-			deviceMemory := fs.String("device-memory", "0", "give each device of --device a memory budget of `SIZE` (40GiB, 512MiB, or bytes) that the model runs placed on it claim from, their batches sized to fit; 0: 90% of each GPU's free memory, and none on the CPU (set it with cpu:N to size and place the work as on GPUs of that size)")
+			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork|gpuflag.DeviceMemory)
 			framePath := fs.String("frame-path", "host", framePathFlagHelp)
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
@@ -99,7 +97,7 @@ docs/audit.md.`,
 				}
 				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, Videos: videoRoot,
 					Reference: *ref, ReferenceModel: *refModel, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
-					Models: *modelsDir, Device: *device, Precision: *precision, OffloadMinWork: *offloadMinWork, DeviceMemory: *deviceMemory,
+					Models: *modelsDir, Device: df.Device, Precision: df.Precision.String(), OffloadMinWork: df.OffloadMinWork, DeviceMemory: df.DeviceMemory,
 					FramePath: *framePath, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
 					Workers: *workers, Merge: merge}
 				fs.Visit(func(f *flag.Flag) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	runs "github.com/vidscreen/vidscreen/harness/run"
@@ -454,7 +455,7 @@ func expectedPairs(t *testing.T, itemsFile, dir string) (kept map[[2]string][2]f
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, models.CPU)
+	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -656,7 +657,7 @@ func TestAuditModelsFlags(t *testing.T) {
 	}{
 		{"--device-memory without --models", []string{"--device", "cuda", "--device-memory", "1GiB"}, "--device-memory needs --models"},
 		{"a bad device without --models", []string{"--device", "tpu"}, "want cpu, cpu:N, cuda"},
-		{"a bad precision", []string{"--device", "cuda", "--precision", "fp8"}, "--precision fp8"},
+		{"a bad precision", []string{"--device", "cuda", "--precision", "fp8"}, `invalid value "fp8" for flag -precision: want fp32, tf32 or bf16`},
 		{"no emulated device", []string{"--models", dir, "--device", "cpu:0"}, "want cpu:N with N from 1"},
 		{"a bad device", []string{"--models", dir, "--device", "tpu"}, "want cpu, cpu:N, cuda"},
 		{"no manifest", []string{"--models", dir}, "models.json not found"},

@@ -1,14 +1,13 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/kernels/place"
 )
-
-// precisionFlagHelp is the --precision flag's help, shared by the commands
-// that join on a device.
-const precisionFlagHelp = "`PRECISION` of the GPU's tile products: fp32, tf32 or bf16 (tensor cores: cuBLAS's TF32 mode or BF16 GemmEx, else the binary's own mma kernels; pairs within the band of tau, about 2e-3 under tf32 and 2e-2 under bf16, are recomputed as the CPU computes them, so the pairs are the same); ignored on the CPU"
 
 // placeEnv is what package place reads of the command's environment.
 func placeEnv(env *environment) place.Env {
@@ -16,17 +15,33 @@ func placeEnv(env *environment) place.Env {
 }
 
 // gpuFor opens the GPU that --device names, for the kernels of what
-// (place.GPU); a bad --device or --precision is bad usage.
-func gpuFor(device, precision, what string, env *environment) (cuda.GramDevice, func(), error) {
-	d, done, err := place.GPU(device, precision, what, placeEnv(env))
+// (place.GPU); a list of GPUs or a bad $VIDSCREEN_CUDA_PRECISION is bad
+// usage.
+func gpuFor(spec gpu.Spec, precision cuda.Precision, what string, env *environment) (cuda.GramDevice, func(), error) {
+	d, done, err := place.GPU(spec, precision, what, placeEnv(env))
 	if err != nil {
 		return nil, nil, &usageError{err.Error()}
 	}
 	return d, done, nil
 }
 
+// oneDevice is the device of a command whose models run on one (select's
+// text_embed, vidomni's roles): the CPU, or the GPU --device names ("cuda"
+// is GPU 0), which ONNX Runtime falls back from, saying why, when it is not
+// there. A list of GPUs or cpu:N is a usage error.
+func oneDevice(spec gpu.Spec) (gpu.Device, error) {
+	ords := spec.Ordinals()
+	if len(ords) > 1 || spec.CPUs > 1 {
+		return gpu.Device{}, &usageError{fmt.Sprintf("--device %s: name one device (cpu, cuda or cuda:N)", spec)}
+	}
+	if len(ords) == 0 {
+		return gpu.CPUDevice(), nil
+	}
+	return gpu.Device{Kind: gpu.CUDA, Index: ords[0]}, nil
+}
+
 // joinerFor returns the threshold join --device names (place.Joiner).
-func joinerFor(device, precision string, env *environment) (kernels.Joiner, func(), error) {
+func joinerFor(device gpu.Spec, precision cuda.Precision, env *environment) (kernels.Joiner, func(), error) {
 	j, done, err := place.Joiner(device, precision, placeEnv(env))
 	if err != nil {
 		return nil, nil, &usageError{err.Error()}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
@@ -36,7 +37,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the merged run to directory `DIR` (created if missing; required)")
 			workers := fs.Int("workers", 0, "run `N` attacker units at once (0: one per CPU); outputs do not depend on it")
-			device := fs.String("device", "cpu", "run the text models the merge still needs on `DEVICE`: cpu, cuda or cuda:N")
+			df := gpuflag.Add(fs, gpuflag.Device)
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
 			return func(ctx context.Context, rest []string) error {
@@ -64,7 +65,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 				}
 				// The fields of this process: the shards stored none.
 				def := runs.DefaultSpec()
-				spec.Out, spec.Workers, spec.Device, spec.LogFormat, spec.Quiet = *out, *workers, *device, *logFormat, *quiet
+				spec.Out, spec.Workers, spec.Device, spec.LogFormat, spec.Quiet = *out, *workers, df.Device, *logFormat, *quiet
 				spec.Precision, spec.OffloadMinWork, spec.DeviceMemory = def.Precision, def.OffloadMinWork, def.DeviceMemory
 				return runAuditSpec(ctx, spec, env)
 			}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/tokenizer"
 )
@@ -149,7 +150,7 @@ log-probabilities and the prefilled "Answer:" turn work. --roles checks only the
 a run will use. The exit status is 2 when a role is missing or has a problem; the report
 says which files were expected.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
-			device := fs.String("device", "cpu", "load the models on `DEVICE`: cpu, cuda or cuda:N")
+			df := gpuflag.Add(fs, gpuflag.Device)
 			asJSON := fs.Bool("json", false, "print the report as JSON")
 			threads := fs.Int("threads", 0, "intra-op threads per CPU session (0: one per core)")
 			roleList := fs.String("roles", "", "check only these comma-separated `ROLES` (image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader, and the optional screen_reader and asr); default all but the optional")
@@ -162,10 +163,7 @@ says which files were expected.`,
 					return &usageError{"models check: --roles: " + err.Error()}
 				}
 				dir := args[0]
-				spec, err := gpu.ParseSpec(*device)
-				if err != nil {
-					return &usageError{err.Error()}
-				}
+				spec := df.Device
 				if spec.CUDA {
 					if _, note, err := gpu.Select(spec, gpu.Discover(gpu.DiscoverOptions{Getenv: env.getenv})); err != nil {
 						return &usageError{err.Error()}
@@ -177,7 +175,7 @@ says which files were expected.`,
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
-				rep, err := models.CheckRoles(ctx, dir, models.RuntimeOptions{Device: *device, Threads: *threads, Log: env.stderr, Getenv: env.getenv}, roles)
+				rep, err := models.CheckRoles(ctx, dir, models.RuntimeOptions{Device: df.Device, Threads: *threads, Log: env.stderr, Getenv: env.getenv}, roles)
 				if rep == nil {
 					return err
 				}

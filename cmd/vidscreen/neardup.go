@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
@@ -70,8 +71,7 @@ written through a temporary file and a rename, mode 0644.`,
 			out := fs.String("out", "", "write the pairs to `FILE` (Parquet)")
 			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so dot products are cosines")
 			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
-			device := fs.String("device", "cpu", "join on `DEVICE`: cpu, cuda or cuda:N (the GPU kernels of bin/vidscreen-cuda; the same pairs; without a usable GPU, or in bin/vidscreen, the CPU after one line saying why)")
-			precision := fs.String("precision", "fp32", precisionFlagHelp)
+			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -87,7 +87,7 @@ written through a temporary file and a rename, mode 0644.`,
 						return &usageError{fmt.Sprintf("--out %s names the input %s: writing it would overwrite the input", *out, in)}
 					}
 				}
-				joiner, release, err := joinerFor(*device, *precision, env)
+				joiner, release, err := joinerFor(df.Device, df.Precision, env)
 				if err != nil {
 					return err
 				}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/release"
@@ -147,9 +149,7 @@ the pool does not hold.`,
 			capSource := fs.Float64("cap-source", 0.05, "initial cap per source, as a `SHARE` of the budget")
 			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
-			device := fs.String("device", "cpu", "`DEVICE` the --models roles run on (cpu, cuda or cuda:N); in bin/vidscreen-cuda the searches too (the scenes' leader clustering, the red team's copy joins, k-NN and retrieval top-k) on the GPU it names, the same pairs and neighbours; in bin/vidscreen, or where that GPU does not open, they run on the CPU after one line saying why")
-			precision := fs.String("precision", "fp32", precisionFlagHelp)
-			offloadMinWork := fs.Int64("offload-min-work", defaultOffloadMinWork, offloadFlagHelp)
+			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork)
 			videos := fs.String("videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
 			var itemFiles stringList
 			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
@@ -208,9 +208,6 @@ the pool does not hold.`,
 				if err := q.Check(); err != nil {
 					return &usageError{err.Error()}
 				}
-				if err := checkOffloadMinWork(*offloadMinWork); err != nil {
-					return err
-				}
 				runDir := args[0]
 				// A run whose outputs are not complete together (an audit
 				// killed while writing them) is refused before anything is
@@ -234,7 +231,7 @@ the pool does not hold.`,
 				if err != nil {
 					return err
 				}
-				searches, err := selectSearches(*device, *precision, *offloadMinWork, env)
+				searches, err := selectSearches(df.Device, df.Precision, df.OffloadMinWork, env)
 				if err != nil {
 					return err
 				}
@@ -264,7 +261,7 @@ the pool does not hold.`,
 				}
 				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
 				team.Config.Joiner, team.Config.Searcher = searches.joiner, searches.searcher
-				readers, closeReaders, err := openSelectReaders(ctx, *modelsDir, *videos, *device, *out, cfg, env)
+				readers, closeReaders, err := openSelectReaders(ctx, *modelsDir, *videos, df.Device, *out, cfg, env)
 				if err != nil {
 					return err
 				}
@@ -273,7 +270,7 @@ the pool does not hold.`,
 					team.Readers, team.Reader = readers, readers.letters
 				}
 				if team.Reader == nil {
-					lr, closeLetters, err := openSelectLetters(ctx, *modelsDir, *device, *out, cfg, env)
+					lr, closeLetters, err := openSelectLetters(ctx, *modelsDir, df.Device, *out, cfg, env)
 					if err != nil {
 						return err
 					}
@@ -282,7 +279,7 @@ the pool does not hold.`,
 				}
 				embedder := "lexical, fitted on the selection"
 				if !strings.HasPrefix(cfg.Embedder, "lexical") {
-					emb, closeFn, err := openSelectEmbedder(*modelsDir, *device, cfg.Embedder, env)
+					emb, closeFn, err := openSelectEmbedder(*modelsDir, df.Device, cfg.Embedder, env)
 					if err != nil {
 						return err
 					}
@@ -404,13 +401,13 @@ func readSignificant(path string) (map[string][]string, error) {
 
 // openSelectEmbedder opens the text_embed role of dir and checks that it is
 // the model the audit embedded with (its name carries the files' hashes).
-func openSelectEmbedder(dir, device, want string, env *environment) (textembed.TextEmbedder, func(), error) {
+func openSelectEmbedder(dir string, device gpu.Spec, want string, env *environment) (textembed.TextEmbedder, func(), error) {
 	if dir == "" {
 		return nil, nil, fmt.Errorf("%w: the run embedded its texts with %s: pass --models DIR with that text_embed model, so that the red team embeds the selection alike", errBadInput, want)
 	}
-	devs, err := models.ParseDevices(device)
-	if err != nil || len(devs) != 1 {
-		return nil, nil, &usageError{fmt.Sprintf("--device %s: name one device (cpu, cuda or cuda:N)", device)}
+	dev, err := oneDevice(device)
+	if err != nil {
+		return nil, nil, err
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
@@ -420,7 +417,7 @@ func openSelectEmbedder(dir, device, want string, env *environment) (textembed.T
 	if err != nil {
 		return nil, nil, fmt.Errorf("--models: %w", err)
 	}
-	tm, err := textembed.OpenModels(rt, m, devs[0])
+	tm, err := textembed.OpenModels(rt, m, dev)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
 // selectPlace is where select's searches run: the scenes' leader
@@ -25,7 +27,7 @@ func (p *selectPlace) options() kernels.Options {
 // places its own, and says in one line on stderr where they run: the GPU
 // and the cut, or why the CPU (nothing for --device cpu). The release is
 // the same bytes either way; only the time changes.
-func selectSearches(device, precision string, minWork int64, env *environment) (*selectPlace, error) {
+func selectSearches(device gpu.Spec, precision cuda.Precision, minWork int64, env *environment) (*selectPlace, error) {
 	off, name, said, done, err := placeSearches(device, precision, minWork, env)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -78,7 +78,7 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 			normalize := fs.Bool("normalize", true, "scale rows to unit length first, so K holds cosines")
 			threads := fs.Int("threads", 0, "use `N` threads (0: all cores); results do not depend on it")
 			kernelMemory := fs.Float64("kernel-memory", 8, "hold the kernel of an estimate in memory when it fits in `GIB` gibibytes (2 n^2 bytes: 7.2 GB at 60,000 items); beyond, every product forms it again")
-			device := fs.String("device", "cpu", "run the estimate's products on `DEVICE`: cpu, cuda or cuda:N (bin/vidscreen-cuda's GPU kernels: K formed by tiles on the GPU and held in its memory as far as it fits, the same estimate within 1e-4; without a usable GPU, or in bin/vidscreen, the CPU after one line saying why); exact scores stay on the CPU")
+			df := gpuflag.Add(fs, gpuflag.Device)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected argument %q", args[0])}
@@ -142,15 +142,12 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 				var res kernels.Vendi
 				useSLQ := *method == "slq" || (*method == "auto" && v.Rows > vendiExactLimit && (t != nil || v.Cols >= v.Rows))
 				var dev cuda.GramDevice
-				if *device != "cpu" {
+				if df.Device.String() != "cpu" {
 					if !useSLQ {
-						if _, err := gpu.ParseSpec(*device); err != nil {
-							return &usageError{err.Error()}
-						}
-						fmt.Fprintf(env.stderr, "vidscreen: --device %s: the exact score is computed on the CPU (the GPU runs the estimate's products: --method slq)\n", *device)
+						fmt.Fprintf(env.stderr, "vidscreen: --device %s: the exact score is computed on the CPU (the GPU runs the estimate's products: --method slq)\n", df.Device)
 					} else {
 						var release func()
-						if dev, release, err = gpuFor(*device, "fp32", "forming the kernel", env); err != nil {
+						if dev, release, err = gpuFor(df.Device, df.Precision, "forming the kernel", env); err != nil {
 							return err
 						}
 						defer release()

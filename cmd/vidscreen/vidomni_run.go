@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/harness/vidomni"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/models"
@@ -25,7 +27,7 @@ type vidomniFrameFlags struct {
 	frames           *int
 	size, hwaccel    *string
 	videos, modelDir *string
-	device           *string
+	device           *gpuflag.Flags
 	workers          *int
 }
 
@@ -36,7 +38,7 @@ func addFrameFlags(fs *flag.FlagSet) *vidomniFrameFlags {
 		hwaccel:  fs.String("hwaccel", "none", "decode with `ACCEL`: none (CPU) or cuda (NVDEC, falling back to the CPU with a message)"),
 		videos:   fs.String("videos", "", "`DIR` that relative video paths are under (default: the labels file's directory; the working directory for --captions and caption)"),
 		modelDir: fs.String("models", "", "the models `DIR` holding models.json (required for the roles it runs)"),
-		device:   fs.String("device", "cpu", "run the models on `DEVICE`: cpu, cuda or cuda:N"),
+		device:   gpuflag.Add(fs, gpuflag.Device),
 		workers:  fs.Int("workers", 0, "decode `N` videos at once (0: one per core)"),
 	}
 }
@@ -76,21 +78,21 @@ func (f *vidomniFrameFlags) manifest() (*models.Manifest, error) {
 }
 
 // models loads the manifest of --models and ONNX Runtime for --device.
-func (f *vidomniFrameFlags) models(env *environment) (*models.Manifest, *models.Runtime, models.Device, error) {
-	var dev models.Device
+func (f *vidomniFrameFlags) models(env *environment) (*models.Manifest, *models.Runtime, gpu.Device, error) {
+	var dev gpu.Device
 	m, err := f.manifest()
 	if err != nil {
 		return nil, nil, dev, err
 	}
-	devs, err := models.ParseDevices(*f.device)
-	if err != nil || len(devs) != 1 {
-		return nil, nil, dev, &usageError{fmt.Sprintf("--device %q: name one device (cpu, cuda or cuda:N)", *f.device)}
+	one, err := oneDevice(f.device.Device)
+	if err != nil {
+		return nil, nil, dev, err
 	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: *f.device, Log: env.stderr, Getenv: env.getenv})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Device: f.device.Device, Log: env.stderr, Getenv: env.getenv})
 	if err != nil {
 		return nil, nil, dev, fmt.Errorf("--models: %w", err)
 	}
-	return m, rt, devs[0], nil
+	return m, rt, one, nil
 }
 
 // serverFlags name a generating model behind a local OpenAI-compatible

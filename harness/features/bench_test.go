@@ -146,7 +146,7 @@ func tinyVLM(b *testing.B) *models.VLMReader {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vlm, err := tiny.rt.OpenVLMReader(m, models.CPU)
+	vlm, err := tiny.rt.OpenVLMReader(m, gpu.CPUDevice())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func BenchmarkExtractDevices(b *testing.B) {
 			var encs []ImageEncoder
 			vlm := &spread.VLMScorer{Pool: pool, Work: "vlm_reader"}
 			for range devs {
-				it, err := tiny.rt.OpenImageText(m, models.CPU)
+				it, err := tiny.rt.OpenImageText(m, gpu.CPUDevice())
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -26,17 +27,17 @@ func TestDeviceFramePathNearHost(t *testing.T) {
 	if env == "" {
 		t.Skip("set VIDSCREEN_GPU_CHECK=cuda:0 on a GPU machine with the CUDA provider (make setup-cuda)")
 	}
-	devs, err := models.ParseDevices(env)
-	if err != nil || !devs[0].CUDA {
+	spec, err := gpu.ParseSpec(env)
+	if err != nil || !spec.CUDA {
 		t.Fatalf("VIDSCREEN_GPU_CHECK=%q: want cuda:N (%v)", env, err)
 	}
-	dev := devs[0]
+	dev := gpu.Device{Kind: gpu.CUDA, Index: spec.Ordinals()[0]}
 	openTiny(t)
 	man, err := models.LoadManifest(tiny.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Threads: 2, Device: dev.String(), Log: os.Stderr})
+	rt, err := models.NewRuntime(models.RuntimeOptions{Threads: 2, Device: spec, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +49,12 @@ func TestDeviceFramePathNearHost(t *testing.T) {
 	df := it.OpenDeviceFrames(rt, dev)
 	defer df.Close()
 	if !df.OnDevice() {
-		t.Fatalf("the GPU frame path did not open on %s: %v", dev, df.Fallback())
+		t.Fatalf("the GPU frame path did not open on %s: %v", dev.ID(), df.Fallback())
 	}
-	g := decode.NewSharedGPU(dev.ID)
+	g := decode.NewSharedGPU(dev.Index)
 	defer g.Close()
 	if g.Err() != nil {
-		t.Fatalf("NVDEC on %s: %v", dev, g.Err())
+		t.Fatalf("NVDEC on %s: %v", dev.ID(), g.Err())
 	}
 	root := t.TempDir()
 	src := sharedVideos(t)

@@ -56,7 +56,7 @@ func TestExtractSpreadsWorkOverDevices(t *testing.T) {
 		opt.Image = nil
 		opt.Decode.Sets = n
 		for range devs {
-			it, err := tiny.rt.OpenImageText(man, models.CPU)
+			it, err := tiny.rt.OpenImageText(man, gpu.CPUDevice())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -61,10 +62,10 @@ func openTiny(t testing.TB) {
 			tiny.err = err
 			return
 		}
-		if tiny.it, tiny.err = tiny.rt.OpenImageText(m, models.CPU); tiny.err != nil {
+		if tiny.it, tiny.err = tiny.rt.OpenImageText(m, gpu.CPUDevice()); tiny.err != nil {
 			return
 		}
-		if tiny.capt, tiny.err = tiny.rt.OpenCaptioner(m, models.CPU); tiny.err != nil {
+		if tiny.capt, tiny.err = tiny.rt.OpenCaptioner(m, gpu.CPUDevice()); tiny.err != nil {
 			return
 		}
 		cfg, err := imageprep.ReadConfig(filepath.Join(tiny.dir, "image_text", "preprocessor_config.json"))

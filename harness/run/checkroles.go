@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
-
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -17,7 +17,7 @@ import (
 // failing on the first, possibly after hours of decoding. Roles the
 // manifest does not list are not checked: their attackers are skipped by
 // name.
-func checkAuditRoles(ctx context.Context, dir, device string, m *models.Manifest, video bool, env Env) error {
+func checkAuditRoles(ctx context.Context, dir string, device gpu.Spec, m *models.Manifest, video bool, env Env) error {
 	want := []models.Role{models.RoleTextEmbed, models.RoleDupConfirm, models.RoleLMReader}
 	if video {
 		want = append(want, models.RoleImageText, models.RoleCaptioner, models.RoleVLMReader)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/textembed"
@@ -143,7 +144,7 @@ func TestAuditFailsOnlyTheItemsANaNModelEmbeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, man, models.CPU)
+	ms, err := textembed.OpenModels(rt, man, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 
-	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/kernels/place"
 )
 
@@ -96,17 +96,13 @@ func Open(ctx context.Context, spec Spec, env Env) (*Job, error) {
 func (j *Job) open(ctx context.Context, video bool) error {
 	spec := &j.spec
 	if spec.Models != "" {
-		budget, err := gpu.ParseBytes(spec.DeviceMemory)
-		if err != nil {
-			return &SpecError{"--device-memory: " + err.Error()}
-		}
 		// The models' warnings go through the reporter, so that a JSON log
 		// stays JSON on every line.
 		menv := j.env
 		if j.rep != nil {
 			menv.Stderr = j.rep.Warnings("vidscreen audit: ")
 		}
-		ms, err := OpenModels(ctx, spec.Models, spec.Device, budget, video || spec.ReferenceModel, spec.Out, menv)
+		ms, err := OpenModels(ctx, spec.Models, spec.Device, spec.DeviceMemory, video || spec.ReferenceModel, spec.Out, menv)
 		if err != nil {
 			return err
 		}
@@ -187,10 +183,14 @@ func (j *Job) Close() error {
 // the searches run on and the cut; the returned func releases it.
 func placeSearches(spec *Spec, env Env, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
 	device := spec.Device
-	if device == "" {
-		device = "cpu"
+	prec := cuda.FP32
+	if spec.Precision != "" {
+		var err error
+		if prec, err = cuda.ParsePrecision(spec.Precision); err != nil {
+			return nil, nil, nil, specErrorf("--precision %s: want fp32, tf32 or bf16", spec.Precision)
+		}
 	}
-	off, name, said, done, err := place.Searches(device, spec.Precision, spec.OffloadMinWork, place.Env{Stderr: env.Stderr, Getenv: env.Getenv})
+	off, name, said, done, err := place.Searches(device, prec, spec.OffloadMinWork, place.Env{Stderr: env.Stderr, Getenv: env.Getenv})
 	if err != nil {
 		return nil, nil, nil, &SpecError{err.Error()}
 	}

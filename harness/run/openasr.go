@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/asr"
 )
@@ -14,7 +15,7 @@ import (
 // once, on the first device, since a video's audio is a small fraction of
 // the feature stage's work (one encoder pass per 30 s of audio), or a
 // server's /v1/audio/transcriptions.
-func openAuditASR(rt *models.Runtime, m *models.Manifest, dev models.Device, out *Models, v *VideoModels, env Env) error {
+func openAuditASR(rt *models.Runtime, m *models.Manifest, dev gpu.Device, out *Models, v *VideoModels, env Env) error {
 	spec, ok := m.Roles[models.RoleASR]
 	if !ok {
 		return nil

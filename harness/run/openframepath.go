@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -77,7 +78,7 @@ func (m *Models) deviceFramesRefusal() error {
 	if m.Video == nil || len(m.towers) == 0 {
 		return errors.New("no image_text role reads frames in this run")
 	}
-	if len(m.devs) == 0 || !m.devs[0].CUDA {
+	if len(m.devs) == 0 || m.devs[0].Kind != gpu.CUDA {
 		return errors.New("the models run on the CPU (it needs --device cuda and a usable GPU)")
 	}
 	return nil
@@ -94,10 +95,10 @@ func (m *Models) nvdecRefusal() error {
 	}
 	for d, g := range v.Decode.GPUs {
 		if err := g.Err(); err != nil {
-			return fmt.Errorf("NVDEC on %s did not open: %w", m.devs[d], err)
+			return fmt.Errorf("NVDEC on %s did not open: %w", m.devs[d].ID(), err)
 		}
 		if err := g.SharedErr(); err != nil {
-			return fmt.Errorf("NVDEC on %s: %w", m.devs[d], err)
+			return fmt.Errorf("NVDEC on %s: %w", m.devs[d].ID(), err)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -39,7 +40,7 @@ func TestFramePathName(t *testing.T) {
 func TestDeviceFramesRefusals(t *testing.T) {
 	nvdec := decode.NewGPU(0) // no GPU here: Err says why
 	defer nvdec.Close()
-	cuda := []models.Device{{CUDA: true}}
+	cuda := []gpu.Device{{Kind: gpu.CUDA}}
 	video := func(gpus ...*decode.GPU) *VideoModels {
 		v := &VideoModels{}
 		if len(gpus) > 0 {
@@ -55,7 +56,7 @@ func TestDeviceFramesRefusals(t *testing.T) {
 	}{
 		{"no video models", &Models{devs: cuda}, false, "no image_text role reads frames"},
 		{"no image tower", &Models{devs: cuda, Video: video()}, false, "no image_text role reads frames"},
-		{"on the CPU", &Models{devs: []models.Device{models.CPU}, Video: video(), towers: []*models.ImageText{nil}}, false, "the models run on the CPU"},
+		{"on the CPU", &Models{devs: []gpu.Device{gpu.CPUDevice()}, Video: video(), towers: []*models.ImageText{nil}}, false, "the models run on the CPU"},
 		{"decoders not on NVDEC", &Models{devs: cuda, Video: video(), towers: []*models.ImageText{nil}}, true, "0 NVDEC devices for 1 model devices"},
 		{"NVDEC did not open", &Models{devs: cuda, Video: video(nvdec), towers: []*models.ImageText{nil}}, true, "NVDEC on cuda:0 did not open"},
 	} {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 
@@ -48,7 +46,7 @@ type Models struct {
 	// image_text on each (nil without it), for the GPU frame path
 	// (openDeviceFrames).
 	rt     *models.Runtime
-	devs   []models.Device
+	devs   []gpu.Device
 	towers []*models.ImageText
 	// served lists the roles a server serves, for stages.json and the
 	// check that each server answered something.
@@ -73,7 +71,7 @@ func (m *Models) Close() error {
 // manifest, role or file is bad input; a missing ONNX Runtime is a failure
 // of the run. A served role's replies are kept in runDir's response store
 // (none when runDir is "").
-func OpenModels(ctx context.Context, dir, device string, budget uint64, video bool, runDir string, env Env) (*Models, error) {
+func OpenModels(ctx context.Context, dir string, device gpu.Spec, budget uint64, video bool, runDir string, env Env) (*Models, error) {
 	gdevs, runtimeDevice, err := auditDevices(device, env)
 	if err != nil {
 		return nil, err
@@ -84,9 +82,9 @@ func OpenModels(ctx context.Context, dir, device string, budget uint64, video bo
 	if err != nil {
 		return nil, fmt.Errorf("--device: %w", err)
 	}
-	devs := make([]models.Device, len(gdevs))
+	devs := make([]gpu.Device, len(gdevs))
 	for d, g := range gdevs {
-		devs[d] = models.Device{CUDA: g.Kind == gpu.CUDA, ID: g.Index}
+		devs[d] = gpu.Device{Kind: g.Kind, Index: g.Index}
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
@@ -342,10 +340,10 @@ func OpenModels(ctx context.Context, dir, device string, budget uint64, video bo
 		// device's NVDEC (falling back to the CPU, once said, where a
 		// device cannot).
 		v.Decode.Sets = len(devs)
-		if devs[0].CUDA {
+		if devs[0].Kind == gpu.CUDA {
 			v.Decode.Options.HWAccel = "cuda"
 			for _, dev := range devs {
-				g := decode.NewGPU(dev.ID)
+				g := decode.NewGPU(dev.Index)
 				out.closes = append(out.closes, func() error { g.Close(); return nil })
 				v.Decode.GPUs = append(v.Decode.GPUs, g)
 			}
@@ -388,28 +386,24 @@ func inputSide(c *imageprep.Config) int {
 // auditDevices reads --device: the devices of the run (gpu.Select; with
 // cuda on a machine without a usable GPU, the CPU, saying why once on
 // stderr) and the device value ONNX Runtime is opened with.
-func auditDevices(device string, env Env) ([]gpu.Device, string, error) {
-	spec, err := gpu.ParseSpec(device)
-	if err != nil {
-		return nil, "", &SpecError{"--device: " + err.Error()}
-	}
+func auditDevices(spec gpu.Spec, env Env) ([]gpu.Device, gpu.Spec, error) {
 	inv := gpu.Inventory{}
 	if spec.CUDA {
 		inv = gpu.Discover(gpu.DiscoverOptions{Getenv: env.Getenv})
 	}
 	devs, note, err := gpu.Select(spec, inv)
 	if err != nil {
-		return nil, "", &SpecError{"--device: " + err.Error()}
+		return nil, gpu.Spec{}, &SpecError{"--device: " + err.Error()}
 	}
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "vidscreen audit: %s\n", note)
 	}
 	if devs[0].Kind != gpu.CUDA {
-		return devs, "cpu", nil
+		return devs, gpu.Spec{}, nil
 	}
-	ids := make([]string, len(devs))
+	ids := make([]int, len(devs))
 	for d, g := range devs {
-		ids[d] = strconv.Itoa(g.Index)
+		ids[d] = g.Index
 	}
-	return devs, "cuda:" + strings.Join(ids, ","), nil
+	return devs, gpu.Spec{CUDA: true, Indices: ids}, nil
 }

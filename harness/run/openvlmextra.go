@@ -21,7 +21,7 @@ import (
 // first is; a served one through its server. Each is named by its files'
 // hashes and settings (models.RoleName) or by its served model, so that the
 // feature stage keys its scores by entry and two VLMs never share answers.
-func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []models.Device, pool *gpu.Pool, store *served.Store, v *VideoModels, out *Models, env Env) error {
+func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []gpu.Device, pool *gpu.Pool, store *served.Store, v *VideoModels, out *Models, env Env) error {
 	for k, espec := range m.Entries(models.RoleVLMReader)[1:] {
 		entry := k + 2
 		if espec.Served() {

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
 
 // A Spec is everything an audit is asked, as plain data: each field is one
@@ -52,16 +54,18 @@ type Spec struct {
 	CrossPool bool `json:"cross_pool,omitempty"`
 	// Models is the models folder holding models.json (--models).
 	Models string `json:"models,omitempty"`
-	// Device is where the models and searches run (--device).
-	Device string `json:"device,omitempty"`
-	// Precision is the GPU's tile precision for the searches (--precision).
+	// Device is where the models and searches run (--device; the zero
+	// value is the CPU). It encodes as the flag's text ("cuda:0,1").
+	Device gpu.Spec `json:"device"`
+	// Precision is the GPU's tile precision for the searches (--precision:
+	// fp32, tf32 or bf16; "" fp32).
 	Precision string `json:"precision,omitempty"`
 	// OffloadMinWork is the smallest search sent to a GPU
 	// (--offload-min-work).
 	OffloadMinWork int64 `json:"offload_min_work,omitempty"`
-	// DeviceMemory is each device's memory budget (--device-memory: a
-	// size such as 40GiB; "0" the default).
-	DeviceMemory string `json:"device_memory,omitempty"`
+	// DeviceMemory is each device's memory budget in bytes
+	// (--device-memory; 0: 90% of each GPU's free memory, none on the CPU).
+	DeviceMemory uint64 `json:"device_memory,omitempty"`
 	// FramePath is how the image tower gets its frames (--frame-path:
 	// host or device).
 	FramePath string `json:"frame_path,omitempty"`
@@ -92,10 +96,8 @@ func DefaultSpec() Spec {
 	return Spec{
 		Frames:         32,
 		Permutations:   attack.OptionPermutations,
-		Device:         "cpu",
 		Precision:      "fp32",
 		OffloadMinWork: kernels.DefaultMinWork,
-		DeviceMemory:   "0",
 		FramePath:      "host",
 		VideoTimeout:   10 * time.Minute,
 		LogFormat:      "text",
@@ -210,7 +212,12 @@ func (s *Spec) Validate() error {
 			return specErrorf("--shard: %v", err)
 		}
 	}
-	if s.DeviceMemory != "" && s.DeviceMemory != "0" && s.Models == "" {
+	if s.Precision != "" {
+		if _, err := cuda.ParsePrecision(s.Precision); err != nil {
+			return specErrorf("--precision %s: want fp32, tf32 or bf16", s.Precision)
+		}
+	}
+	if s.DeviceMemory != 0 && s.Models == "" {
 		return specErrorf("--device-memory needs --models: without models the audit runs no neural network")
 	}
 	return nil
@@ -224,7 +231,7 @@ func (s *Spec) Validate() error {
 // the same audit when their ShardSpecs are equal.
 func (s Spec) ShardSpec() (Spec, error) {
 	out := s
-	out.Out, out.Workers, out.Device, out.Precision, out.OffloadMinWork, out.DeviceMemory = "", 0, "", "", 0, ""
+	out.Out, out.Workers, out.Device, out.Precision, out.OffloadMinWork, out.DeviceMemory = "", 0, gpu.Spec{}, "", 0, 0
 	out.LogFormat, out.Quiet, out.Shard, out.Merge = "", false, nil, nil
 	var err error
 	abs := func(p string) string {

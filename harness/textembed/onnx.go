@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -121,7 +122,7 @@ type Models struct {
 
 // OpenModels opens the text_embed role of m, and its dup_confirm role when
 // the manifest lists one, on dev.
-func OpenModels(rt *models.Runtime, m *models.Manifest, dev models.Device) (*Models, error) {
+func OpenModels(rt *models.Runtime, m *models.Manifest, dev gpu.Device) (*Models, error) {
 	open := func(role models.Role) (*ONNX, error) {
 		enc, err := rt.OpenTextEncoder(m, role, dev)
 		if err != nil {

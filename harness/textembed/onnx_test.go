@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack/attacktest"
 	"github.com/vidscreen/vidscreen/harness/textembed"
@@ -96,7 +97,7 @@ func TestONNXRowsAreTheEncodersRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, models.CPU)
+	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestONNXRowsAreTheEncodersRows(t *testing.T) {
 		emb  *textembed.ONNX
 	}{{models.RoleTextEmbed, ms.Embed}, {models.RoleDupConfirm, ms.Confirm}} {
 		t.Run(string(tt.role), func(t *testing.T) {
-			enc, err := rt.OpenTextEncoder(m, tt.role, models.CPU)
+			enc, err := rt.OpenTextEncoder(m, tt.role, gpu.CPUDevice())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +182,7 @@ func TestOpenModelsWithoutDupConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, models.CPU)
+	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestOpenModelsWithoutDupConfirm(t *testing.T) {
 		t.Error("a dup_confirm embedder without the role")
 	}
 	os.Remove(filepath.Join(dir, "text_embed", "model.onnx"))
-	if _, err := textembed.OpenModels(rt, m, models.CPU); err == nil || !strings.Contains(err.Error(), "model.onnx") {
+	if _, err := textembed.OpenModels(rt, m, gpu.CPUDevice()); err == nil || !strings.Contains(err.Error(), "model.onnx") {
 		t.Errorf("a missing model file: %v", err)
 	}
 }
@@ -206,7 +207,7 @@ func BenchmarkONNXEmbed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, models.CPU)
+	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
-
+	
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
 )
@@ -33,38 +33,15 @@ func (e Env) getenv(k string) string {
 	return e.Getenv(k)
 }
 
-// Precision reads a --precision value, or VIDSCREEN_CUDA_PRECISION when the
-// value is left at its default (fp32 or empty).
-func Precision(value string, getenv func(string) string) (cuda.Precision, error) {
-	p := strings.ToLower(value)
-	if (p == "" || p == "fp32") && getenv != nil {
-		if e := strings.ToLower(getenv("VIDSCREEN_CUDA_PRECISION")); e != "" {
-			p = e
-		}
-	}
-	if p == "" {
-		return cuda.FP32, nil
-	}
-	prec, err := cuda.ParsePrecision(p)
-	if err != nil {
-		return cuda.FP32, fmt.Errorf("--precision %s: want fp32, tf32 or bf16", p)
-	}
-	return prec, nil
-}
-
 // GPU opens the GPU that device names, for the kernels of what (a verb for
 // the message: "joining"). It returns nil for the CPU; for cuda or cuda:N
 // the device of kernels/cuda when this binary has them (the cuda build)
 // and it opens, else nil after one line on env.Stderr saying why. The
 // results are the same either way, so falling back changes only the time.
 // The returned func releases the device. A bad device or precision value
-// is an error naming the flag.
-func GPU(device, precision, what string, env Env) (cuda.GramDevice, func(), error) {
-	spec, err := gpu.ParseSpec(device)
-	if err != nil {
-		return nil, nil, err
-	}
-	prec, err := Precision(precision, env.getenv)
+// from the environment is an error naming the variable.
+func GPU(spec gpu.Spec, precision cuda.Precision, what string, env Env) (cuda.GramDevice, func(), error) {
+	prec, err := gpuflag.ResolvePrecision(precision, env.getenv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +49,7 @@ func GPU(device, precision, what string, env Env) (cuda.GramDevice, func(), erro
 		return nil, func() {}, nil
 	}
 	if len(spec.Indices) > 1 {
-		return nil, nil, fmt.Errorf("--device %s: the kernels run on one GPU (cuda:N)", device)
+		return nil, nil, fmt.Errorf("--device %s: the kernels run on one GPU (cuda:N)", spec)
 	}
 	ordinal := 0
 	if len(spec.Indices) == 1 {
@@ -80,7 +57,7 @@ func GPU(device, precision, what string, env Env) (cuda.GramDevice, func(), erro
 	}
 	d, done, err := openDevice(ordinal, prec, env.getenv)
 	if err != nil {
-		fmt.Fprintf(env.stderr(), "vidscreen: --device %s: %v; %s on the CPU\n", device, err, what)
+		fmt.Fprintf(env.stderr(), "vidscreen: --device %s: %v; %s on the CPU\n", spec, err, what)
 		return nil, func() {}, nil
 	}
 	fmt.Fprintf(env.stderr(), "vidscreen: %s on %s\n", what, d.Name())
@@ -89,7 +66,7 @@ func GPU(device, precision, what string, env Env) (cuda.GramDevice, func(), erro
 
 // Joiner returns the threshold join device names (see GPU): the GPU's
 // through kernels/cuda.Backend, or the CPU kernels.
-func Joiner(device, precision string, env Env) (kernels.Joiner, func(), error) {
+func Joiner(device gpu.Spec, precision cuda.Precision, env Env) (kernels.Joiner, func(), error) {
 	d, done, err := GPU(device, precision, "joining", env)
 	if err != nil || d == nil {
 		return kernels.CPU{}, done, err
@@ -114,17 +91,13 @@ func CheckMinWork(n int64) error {
 // up. off is nil when the searches run on the CPU; said is then GPU's one
 // line saying why (empty for cpu), for the caller to write where its
 // warnings go. done releases the device.
-func Searches(device, precision string, minWork int64, env Env) (off *kernels.Offload, name string, said []byte, done func(), err error) {
-	spec, err := gpu.ParseSpec(device)
-	if err != nil {
-		return nil, "", nil, nil, err
-	}
+func Searches(device gpu.Spec, precision cuda.Precision, minWork int64, env Env) (off *kernels.Offload, name string, said []byte, done func(), err error) {
 	if err := CheckMinWork(minWork); err != nil {
 		return nil, "", nil, nil, err
 	}
 	one := device
-	if spec.CUDA && len(spec.Indices) > 1 {
-		one = fmt.Sprintf("cuda:%d", spec.Indices[0])
+	if device.CUDA && len(device.Indices) > 1 {
+		one.Indices = device.Indices[:1]
 	}
 	var buf bytes.Buffer
 	d, done, err := GPU(one, precision, "searching", Env{Stderr: &buf, Getenv: env.Getenv})
