@@ -140,26 +140,23 @@ func embedHost(ctx context.Context, opt *Options, d int, dopt decode.Options, w 
 	return out, nil
 }
 
-// deviceStage is what the GPU frame path's inference goroutine needs of
-// the pipeline around it: its device's memory lease, the counts, the host
-// path's cache key, the failure of one video and the store queue.
-type deviceStage struct {
-	lease   func(n int) (*gpu.Lease, error)
-	count   func(w *work, refused error)
-	hostKey func(w *work) string
-	busy    func(t0 time.Time)
-	failed  func(k int, fail string, err error)
-	store   func(w *work) error
-}
-
-// inferOnDevice is device d's inference stage on the GPU frame path: one
-// video at a time (the device path batches the frames of one video, so a
-// frame's run, and its embedding, depend on its video alone), decoded and
-// embedded on the device, then checked and stored as the host path's are.
-func inferOnDevice(ctx context.Context, opt *Options, d int, q <-chan *work, s deviceStage) error {
-	for w := range q {
+// inferOnDevice is device d's inference stage on the GPU frame path, in
+// place of embedFrames. In: videos from in (device d's queue), with only
+// their captioned frames decoded on the host. One video at a time (the
+// device path batches the frames of one video, so a frame's run, and its
+// embedding, depend on its video alone), under a lease of device d's
+// budget, is decoded and embedded on the device (embedOnDevice); a video
+// the device refuses is embedded from host frames and keyed under the host
+// path's name. Out: each video with its Embeddings, on storeQ. A video
+// that fails to decode (a decode.Kind) or has a non-finite embedding fails
+// its own items and is not sent on. It returns when in is closed and
+// drained, with any other error of the device pool or the tower, which
+// stops the run, or with ctx's error once ctx ends.
+func (x *extraction) inferOnDevice(ctx context.Context, d int, in <-chan *work, storeQ chan<- *work) error {
+	opt := x.opt
+	for w := range in {
 		n := len(w.video.Times)
-		lease, err := s.lease(n)
+		lease, err := x.deviceLease(ctx, d, n)
 		if err != nil {
 			return err
 		}
@@ -173,15 +170,17 @@ func inferOnDevice(ctx context.Context, opt *Options, d int, q <-chan *work, s d
 				return ctx.Err()
 			}
 			if k := decode.KindOf(err); k != "" {
-				s.failed(w.k, string(k), err)
+				x.fail(w.k, string(k), err)
 				continue
 			}
 			return fmt.Errorf("features: image tower on the GPU frame path (device %d): %s: %w", d, w.video.Path, err)
 		}
-		s.busy(t0)
-		s.count(w, refused)
+		x.bz.add("infer", t0)
+		x.countOnDevice(d, w, refused)
 		if refused != nil {
-			w.video.Key = s.hostKey(w)
+			host := *opt
+			host.ImageName = opt.HostImageName
+			w.video.Key = videoKey(x.vids[w.k].hash, w.plan, &host)
 		}
 		m := kernels.NewMatrix(n, opt.Image[d].Dim())
 		for r := range n {
@@ -191,15 +190,61 @@ func inferOnDevice(ctx context.Context, opt *Options, d int, q <-chan *work, s d
 		// and nothing of it is cached.
 		var nf *kernels.NonFiniteError
 		if err := kernels.CheckFinite(m); errors.As(err, &nf) {
-			s.failed(w.k, FailureNonFinite, fmt.Errorf("image tower gave a non-finite embedding for %s at %v: %w", w.video.Path, w.video.Times[nf.Row], err))
+			x.fail(w.k, FailureNonFinite, fmt.Errorf("image tower gave a non-finite embedding for %s at %v: %w", w.video.Path, w.video.Times[nf.Row], err))
 			continue
 		} else if err != nil {
 			return err
 		}
 		w.video.Embeddings = m
-		if err := s.store(w); err != nil {
+		if err := send(ctx, storeQ, w); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// deviceLease holds device d's budget for a video of n frames on the GPU
+// frame path (at most a run's worth: runFrames); nil without a pool.
+func (x *extraction) deviceLease(ctx context.Context, d, n int) (*gpu.Lease, error) {
+	opt := x.opt
+	if opt.Devices == nil {
+		return nil, nil
+	}
+	need := gpu.Need{Memory: uint64(min(n, x.runFrames)) * opt.frameMemory(x.frameLen), Pinned: true, Slot: d, Work: "image_text", Units: n}
+	lease, err := opt.Devices.Acquire(ctx, need)
+	if err != nil {
+		return nil, fmt.Errorf("features: image tower on %s: %d frames: %w", opt.Devices.Devices()[d].ID(), n, err)
+	}
+	return lease, nil
+}
+
+// countOnDevice counts the frames of w device d embedded: on the device
+// (refused nil) they were decoded there too; else the host decoded them
+// and the refusal is counted.
+func (x *extraction) countOnDevice(d int, w *work, refused error) {
+	st := x.st
+	n := len(w.video.Times)
+	x.counts.Lock()
+	st.FramesByDevice[d] += n
+	st.FramesEmbedded += n
+	if refused == nil {
+		st.FramesOnDevice += n
+		st.FramesDecoded += n
+		if d < len(st.DecodedByDevice) {
+			st.DecodedByDevice[d] += n
+		}
+	} else {
+		st.DeviceRefused++
+		if st.DeviceRefusal == "" {
+			st.DeviceRefusal = refused.Error()
+		}
+	}
+	x.counts.Unlock()
+	if refused == nil {
+		if x.opt.Devices != nil {
+			x.opt.Devices.Count(d, "decode", n)
+		}
+		x.progress("frames", n)
+	}
+	x.progress("embedded", n)
 }
