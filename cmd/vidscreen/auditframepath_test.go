@@ -9,6 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -83,7 +84,7 @@ func TestAuditDeviceFramePathFallsBack(t *testing.T) {
 		t.Errorf("--frame-path host spoke of the frame path:\n%s", hostErr)
 	}
 	dev, stderr := run("device", "--frame-path", "device")
-	b, err := os.ReadFile(filepath.Join(dev, runs.StagesFile))
+	b, err := os.ReadFile(filepath.Join(dev, rundir.StagesFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/metrics"
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/served"
 )
@@ -119,5 +119,5 @@ func servedStore(runDir string) *served.Store {
 	if runDir == "" {
 		return nil
 	}
-	return served.NewStore(filepath.Join(runDir, runs.CacheDir, ServedStoreFile))
+	return served.NewStore(filepath.Join(runDir, rundir.CacheDir, ServedStoreFile))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/completion"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 func newMergeCommand() *command {
@@ -91,7 +92,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 					full = append(full, "--quiet")
 				}
 				if err := afs.Parse(full); err != nil {
-					return auditError(&runs.ShardError{Dir: args[0], Msg: fmt.Sprintf("%s holds flags this vidscreen does not read (%v): merge with the vidscreen that made the shards", runs.ShardFile, err)})
+					return auditError(&runs.ShardError{Dir: args[0], Msg: fmt.Sprintf("%s holds flags this vidscreen does not read (%v): merge with the vidscreen that made the shards", rundir.ShardFile, err)})
 				}
 				return run(ctx, afs.Args())
 			}
@@ -145,6 +146,6 @@ func printShardSummary(w io.Writer, res *runs.Result) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "shard %d/%d: %d of %d items, %d videos (%d failed); features in %s\nmerge the %d shard directories with: vidscreen merge DIR0 ... DIR%d --out DIR\n",
-		s.Shard, s.Shards, s.Items, s.Of, len(s.Videos), failed, filepath.Join(res.Dir, runs.CacheDir), s.Shards, s.Shards-1)
+		s.Shard, s.Shards, s.Items, s.Of, len(s.Videos), failed, filepath.Join(res.Dir, rundir.CacheDir), s.Shards, s.Shards-1)
 	return err
 }

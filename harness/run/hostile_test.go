@@ -14,6 +14,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
@@ -88,12 +89,12 @@ func checkNonFiniteFailures(t *testing.T, opt Options, want map[string]int) {
 	if total == 0 {
 		t.Fatal("no failure counted")
 	}
-	first, err := os.ReadFile(filepath.Join(opt.Out, CardsJSON))
+	first, err := os.ReadFile(filepath.Join(opt.Out, rundir.CardsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustAudit(t, opt)
-	again, err := os.ReadFile(filepath.Join(opt.Out, CardsJSON))
+	again, err := os.ReadFile(filepath.Join(opt.Out, rundir.CardsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
