@@ -22,6 +22,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -454,7 +455,7 @@ func expectedPairs(t *testing.T, itemsFile, dir string) (kept map[[2]string][2]f
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, models.CPU)
+	ms, err := onnxembed.OpenModels(rt, m, models.CPU)
 	if err != nil {
 		t.Fatal(err)
 	}

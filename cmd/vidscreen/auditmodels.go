@@ -21,6 +21,7 @@ import (
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/served"
@@ -122,7 +123,7 @@ func openAuditModels(dir, device string, budget uint64, video bool, runDir strin
 		embed := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleTextEmbed)}
 		confirm := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleDupConfirm)}
 		for _, dev := range devs {
-			tm, err := textembed.OpenModels(rt, m, dev)
+			tm, err := onnxembed.OpenModels(rt, m, dev)
 			if err != nil {
 				return fail(err)
 			}

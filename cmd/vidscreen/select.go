@@ -19,6 +19,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -420,7 +421,7 @@ func openSelectEmbedder(dir, device, want string, env *environment) (textembed.T
 	if err != nil {
 		return nil, nil, fmt.Errorf("--models: %w", err)
 	}
-	tm, err := textembed.OpenModels(rt, m, devs[0])
+	tm, err := onnxembed.OpenModels(rt, m, devs[0])
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -144,7 +145,7 @@ func TestAuditFailsOnlyTheItemsANaNModelEmbeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, man, models.CPU)
+	ms, err := onnxembed.OpenModels(rt, man, models.CPU)
 	if err != nil {
 		t.Fatal(err)
 	}
