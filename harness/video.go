@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,4 +97,22 @@ func inside(root, realRoot, p string) (string, error) {
 func under(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && filepath.IsLocal(rel)
+}
+
+// HashVideo returns the SHA-256 of a video file's bytes, hex (SHA-NI hashes
+// faster than the disk reads on current CPUs, so a weaker hash gains
+// nothing). It is the video's identity by content (Item.Content): the
+// feature stage keys its cache by it, and select computes it alike for its
+// per-video cap without the decoder.
+func HashVideo(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

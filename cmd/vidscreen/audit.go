@@ -18,6 +18,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/report"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 func newAuditCommand() *command { return auditCommand(nil) }
@@ -227,13 +228,13 @@ func (l *stringList) Set(s string) error {
 // auditError sorts a failed audit into bad input (status 2) and the rest.
 func auditError(err error) error {
 	var pe *harness.ParseError
-	var cm *runs.ConfigMismatchError
+	var cm *rundir.ConfigMismatchError
 	var se *runs.ShardError
 	var spe *runs.SpecError
 	switch {
 	case errors.As(err, &spe):
 		return &usageError{spe.Msg}
-	case errors.As(err, &pe), errors.As(err, &cm), errors.As(err, &se), errors.Is(err, runs.ErrNotRunDir):
+	case errors.As(err, &pe), errors.As(err, &cm), errors.As(err, &se), errors.Is(err, rundir.ErrNotRunDir):
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}
 	return err
@@ -268,7 +269,7 @@ func printAuditSummary(w io.Writer, res *runs.Result) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "\n%d items; outputs in %s: %s, %s, %s, %s, %s\n", res.Items, res.Dir,
-		runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile)
+		rundir.CardsJSON, rundir.CardsMarkdown, rundir.IndexHTML, rundir.ItemsParquet, rundir.DuplicatesFile)
 	return err
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -67,17 +67,17 @@ func TestAuditExtraLMReaders(t *testing.T) {
 		var doc struct {
 			Cards []card `json:"cards"`
 		}
-		b, err := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+		b, err := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 		if err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Cards) == 0 {
 			t.Fatalf("cards.json: %v", err)
 		}
 		cards[k] = doc.Cards
-		md, _ := os.ReadFile(filepath.Join(out, runs.CardsMarkdown))
+		md, _ := os.ReadFile(filepath.Join(out, rundir.CardsMarkdown))
 		if marked := strings.Contains(string(md), "| blind-reader#2 |") && strings.Contains(string(md), "diagnostic only (no eps, no Holm family)"); marked != (k == 1) {
 			t.Errorf("%s: cards.md lists blind-reader#2 as diagnostic only: %v", dir, marked)
 		}
-		var cfg runs.Config
-		b, _ = os.ReadFile(filepath.Join(out, runs.ConfigFile))
+		var cfg rundir.Config
+		b, _ = os.ReadFile(filepath.Join(out, rundir.ConfigFile))
 		if err := json.Unmarshal(b, &cfg); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
@@ -84,7 +85,7 @@ func TestAuditServedFloored(t *testing.T) {
 		Failure  string   `parquet:"failure"`
 		Abstains bool     `parquet:"blind_reader_abstained"`
 	}
-	rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+	rows, err := parquet.ReadFile[row](filepath.Join(out, rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestAuditServedFloored(t *testing.T) {
 			Floored int    `json:"floored"`
 		} `json:"served"`
 	}
-	sb, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+	sb, _ := os.ReadFile(filepath.Join(out, rundir.StagesFile))
 	if err := json.Unmarshal(sb, &stages); err != nil || len(stages.Served) != 1 || stages.Served[0].Floored < 2*marked {
 		t.Errorf("stages.json's served roles %+v (%v): want lm_reader with at least %d floored answers", stages.Served, err, 2*marked)
 	}
@@ -121,8 +122,8 @@ func TestAuditServedFloored(t *testing.T) {
 	// from the response store, the reader's mode from served-modes.json,
 	// and the outputs are the run's.
 	resumed := filepath.Join(t.TempDir(), "resumed")
-	os.MkdirAll(filepath.Join(resumed, runs.CacheDir), 0o755)
-	for _, f := range []string{runs.ConfigFile, runs.RecordsFile, filepath.Join(runs.CacheDir, runs.ServedStoreFile), filepath.Join(runs.CacheDir, runs.ServedModesFile)} {
+	os.MkdirAll(filepath.Join(resumed, rundir.CacheDir), 0o755)
+	for _, f := range []string{rundir.ConfigFile, rundir.RecordsFile, filepath.Join(rundir.CacheDir, runs.ServedStoreFile), filepath.Join(rundir.CacheDir, rundir.ServedModesFile)} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +137,7 @@ func TestAuditServedFloored(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the resumed run asked the server %d questions; its records hold every answer", n)
 	}
-	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+	for _, f := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 		a, _ := os.ReadFile(filepath.Join(out, f))
 		b, _ := os.ReadFile(filepath.Join(resumed, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
@@ -178,7 +179,7 @@ func TestAuditServedChatTemplateKwargs(t *testing.T) {
 			Mode   string `json:"mode"`
 		} `json:"served"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+	b, _ := os.ReadFile(filepath.Join(out, rundir.StagesFile))
 	if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 1 || stages.Served[0].Kwargs != want || stages.Served[0].Mode != "logprobs" {
 		t.Errorf("stages.json's served line %+v (%v), want the arguments %s", stages.Served, err, want)
 	}
@@ -189,14 +190,14 @@ func TestAuditServedChatTemplateKwargs(t *testing.T) {
 			} `json:"served_readers"`
 		} `json:"cards"`
 	}
-	b, _ = os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	b, _ = os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if err := json.Unmarshal(b, &cards); err != nil || len(cards.Cards) == 0 || len(cards.Cards[0].Served) != 1 || cards.Cards[0].Served[0].Kwargs != want {
 		t.Errorf("cards.json's served readers %+v (%v), want the arguments %s", cards.Cards, err, want)
 	}
-	if md, _ := os.ReadFile(filepath.Join(out, runs.CardsMarkdown)); !bytes.Contains(md, []byte("chat_template_kwargs "+want)) {
+	if md, _ := os.ReadFile(filepath.Join(out, rundir.CardsMarkdown)); !bytes.Contains(md, []byte("chat_template_kwargs "+want)) {
 		t.Errorf("cards.md does not say the chat template's arguments:\n%s", md)
 	}
-	if cfg, _ := os.ReadFile(filepath.Join(out, runs.ConfigFile)); !bytes.Contains(cfg, []byte(`chat_template_kwargs={\"enable_thinking\":false}`)) {
+	if cfg, _ := os.ReadFile(filepath.Join(out, rundir.ConfigFile)); !bytes.Contains(cfg, []byte(`chat_template_kwargs={\"enable_thinking\":false}`)) {
 		t.Errorf("config.json does not name the served model with its arguments:\n%s", cfg)
 	}
 }

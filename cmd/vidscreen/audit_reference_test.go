@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditReferenceModel computes s* with the small vlm_reader: once on
@@ -78,7 +79,7 @@ func TestAuditReferenceModel(t *testing.T) {
 					} `json:"reference_source"`
 				} `json:"cards"`
 			}
-			b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+			b, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 			if err := json.Unmarshal(b, &doc); err != nil || len(doc.Cards) != 1 {
 				t.Fatalf("cards.json: %v", err)
 			}

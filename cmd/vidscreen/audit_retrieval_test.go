@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditRetrievalReaderWorkers audits the demo items at the pool level
@@ -32,7 +32,7 @@ func TestAuditRetrievalReaderWorkers(t *testing.T) {
 	}
 	one, four := runDir("1"), runDir("4")
 	// The text levels' outputs (no frame embeddings without videos).
-	for _, name := range []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile, runs.QuestionNPY} {
+	for _, name := range []string{rundir.ConfigFile, rundir.CardsJSON, rundir.CardsMarkdown, rundir.IndexHTML, rundir.ItemsParquet, rundir.DuplicatesFile, rundir.QuestionNPY} {
 		x, err1 := os.ReadFile(filepath.Join(one, name))
 		y, err2 := os.ReadFile(filepath.Join(four, name))
 		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
@@ -52,7 +52,7 @@ func TestAuditRetrievalReaderWorkers(t *testing.T) {
 			} `json:"attackers"`
 		} `json:"cards"`
 	}
-	b, err := os.ReadFile(filepath.Join(one, runs.CardsJSON))
+	b, err := os.ReadFile(filepath.Join(one, rundir.CardsJSON))
 	if err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Cards) == 0 {
 		t.Fatalf("cards.json: %v", err)
 	}

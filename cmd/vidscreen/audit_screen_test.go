@@ -10,7 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
@@ -99,7 +99,7 @@ func TestAuditScreenReader(t *testing.T) {
 				ScreenSets   []string `json:"screen_frame_sets"`
 			} `json:"videos"`
 		}
-		b, err := os.ReadFile(filepath.Join(out, runs.ConfigFile))
+		b, err := os.ReadFile(filepath.Join(out, rundir.ConfigFile))
 		if err != nil || json.Unmarshal(b, &cfg) != nil {
 			t.Fatalf("config.json: %v", err)
 		}
@@ -109,7 +109,7 @@ func TestAuditScreenReader(t *testing.T) {
 		if sets := strings.Join(cfg.Videos.ScreenSets, " "); (k == 1) != (strings.Contains(sets, "screen-uniform-") && strings.Contains(sets, "screen-shuffled=uniform:32+shuffle")) {
 			t.Errorf("models %s: config.json's screen_frame_sets %q", dir, sets)
 		}
-		if got[k], err = parquet.ReadFile[cell](filepath.Join(out, runs.ItemsParquet)); err != nil {
+		if got[k], err = parquet.ReadFile[cell](filepath.Join(out, rundir.ItemsParquet)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,12 +123,12 @@ func TestAuditScreenReader(t *testing.T) {
 	}
 	// Without a screen_reader the run has no shuffled-frames-screen-reader;
 	// with it, its answers are vlm_reader's on the same shuffled frames.
-	if _, err := parquet.ReadFile[shufScreen](filepath.Join(outs[0], runs.ItemsParquet)); err == nil {
-		if b, _ := os.ReadFile(filepath.Join(outs[0], runs.CardsJSON)); strings.Contains(string(b), "shuffled-frames-screen-reader") {
+	if _, err := parquet.ReadFile[shufScreen](filepath.Join(outs[0], rundir.ItemsParquet)); err == nil {
+		if b, _ := os.ReadFile(filepath.Join(outs[0], rundir.CardsJSON)); strings.Contains(string(b), "shuffled-frames-screen-reader") {
 			t.Error("the run without a screen_reader has a shuffled-frames-screen-reader")
 		}
 	}
-	shuf, err := parquet.ReadFile[shufScreen](filepath.Join(outs[1], runs.ItemsParquet))
+	shuf, err := parquet.ReadFile[shufScreen](filepath.Join(outs[1], rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestAuditScreenReader(t *testing.T) {
 	if code, _, stderr := runAudit("--items", items, "--out", outs[2], "--videos", root, "--models", withOther, "--levels", "order", "--workers", "1"); code != 0 {
 		t.Fatalf("audit with %s: exit %d\n%s", withOther, code, stderr)
 	}
-	own, err := parquet.ReadFile[shufScreen](filepath.Join(outs[2], runs.ItemsParquet))
+	own, err := parquet.ReadFile[shufScreen](filepath.Join(outs[2], rundir.ItemsParquet))
 	if err != nil || len(own) != len(shuf) {
 		t.Fatalf("%d rows: %v", len(own), err)
 	}
@@ -181,7 +181,7 @@ func TestAuditScreenReader(t *testing.T) {
 			} `json:"levels"`
 		} `json:"cards"`
 	}
-	if b, err := os.ReadFile(filepath.Join(outs[1], runs.CardsJSON)); err != nil || json.Unmarshal(b, &cards) != nil || len(cards.Cards) == 0 {
+	if b, err := os.ReadFile(filepath.Join(outs[1], rundir.CardsJSON)); err != nil || json.Unmarshal(b, &cards) != nil || len(cards.Cards) == 0 {
 		t.Fatalf("cards.json: %v", err)
 	}
 	for _, c := range cards.Cards {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditDeviceSearches runs the audit without models with --device
@@ -41,7 +41,7 @@ func TestAuditDeviceSearches(t *testing.T) {
 			if !onGPU && (strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.says) || !strings.HasSuffix(stderr, "; searching on the CPU\n")) {
 				t.Errorf("stderr %q: want one line naming %q and saying the searches run on the CPU", stderr, tt.says)
 			}
-			for _, f := range []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.ItemsParquet, runs.DuplicatesFile} {
+			for _, f := range []string{rundir.ConfigFile, rundir.CardsJSON, rundir.CardsMarkdown, rundir.ItemsParquet, rundir.DuplicatesFile} {
 				want, err := os.ReadFile(filepath.Join(dir, "cpu", f))
 				if err != nil {
 					t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -40,7 +40,7 @@ func TestAuditServedModes(t *testing.T) {
 			if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--models", dir, "--levels", "option,text"); code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+			b, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 			var doc struct {
 				Cards []struct {
 					Served []struct {
@@ -57,7 +57,7 @@ func TestAuditServedModes(t *testing.T) {
 					t.Errorf("a card's served readers %+v, want lm_reader fake-lm in %s, prefill %v", c.Served, tc.mode, tc.prefill)
 				}
 			}
-			for _, f := range []string{runs.CardsMarkdown, runs.IndexHTML} {
+			for _, f := range []string{rundir.CardsMarkdown, rundir.IndexHTML} {
 				if b, _ := os.ReadFile(filepath.Join(out, f)); !strings.Contains(string(b), "Served readers: "+tc.line) {
 					t.Errorf("%s does not say %q", f, tc.line)
 				}
@@ -69,7 +69,7 @@ func TestAuditServedModes(t *testing.T) {
 			if n := len(srv.Requests()); n != 0 {
 				t.Errorf("the resumed run sent %d requests, want none", n)
 			}
-			if again, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON)); !bytes.Equal(again, b) {
+			if again, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON)); !bytes.Equal(again, b) {
 				t.Errorf("cards.json differs after a resume that asked nothing:\n%s\n%s", b, again)
 			}
 		})

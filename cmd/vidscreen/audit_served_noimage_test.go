@@ -7,7 +7,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -50,7 +50,7 @@ func TestAuditServedWithoutImageText(t *testing.T) {
 		ShufP   int32    `parquet:"shuffled_frames_reader_pred"`
 		ShufG   bool     `parquet:"shuffled_frames_reader_abstained"`
 	}
-	rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+	rows, err := parquet.ReadFile[row](filepath.Join(out, rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
@@ -125,14 +126,14 @@ func TestAuditServedProbeFailure(t *testing.T) {
 	}
 	read := func() ([]row, card) {
 		t.Helper()
-		rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+		rows, err := parquet.ReadFile[row](filepath.Join(out, rundir.ItemsParquet))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
 			Cards []card `json:"cards"`
 		}
-		b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+		b, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 		if err := json.Unmarshal(b, &doc); err != nil || len(doc.Cards) != 1 {
 			t.Fatalf("cards.json: %v", err)
 		}
@@ -182,7 +183,7 @@ func TestAuditServedProbeFailure(t *testing.T) {
 		t.Errorf("s* on %d items, want the %d decodable items but the failed one", c.RefN, decoded-1)
 	}
 	first := map[string][]byte{}
-	for _, name := range []string{runs.ItemsParquet, runs.CardsJSON, runs.CardsMarkdown} {
+	for _, name := range []string{rundir.ItemsParquet, rundir.CardsJSON, rundir.CardsMarkdown} {
 		first[name], _ = os.ReadFile(filepath.Join(out, name))
 	}
 
@@ -253,7 +254,7 @@ func TestAuditServedProbeRefit(t *testing.T) {
 		Failure string `parquet:"failure"`
 		Hash    string `parquet:"video_sha256"`
 	}
-	rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+	rows, err := parquet.ReadFile[row](filepath.Join(out, rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestAuditServedProbeRefit(t *testing.T) {
 			} `json:"reference_source"`
 		} `json:"cards"`
 	}
-	cj, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	cj, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if err := json.Unmarshal(cj, &doc); err != nil || len(doc.Cards) != 1 || doc.Cards[0].Source == nil || !doc.Cards[0].Source.Probe {
 		t.Fatalf("cards.json: %v %s", err, cj)
 	}
@@ -287,7 +288,7 @@ func TestAuditServedProbeRefit(t *testing.T) {
 			Refitted int    `json:"refitted"`
 		} `json:"served"`
 	}
-	sb, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+	sb, _ := os.ReadFile(filepath.Join(out, rundir.StagesFile))
 	json.Unmarshal(sb, &stages)
 	refitted := -1
 	for _, s := range stages.Served {
@@ -299,12 +300,12 @@ func TestAuditServedProbeRefit(t *testing.T) {
 		t.Errorf("stages.json: vlm_reader refitted %d, want %d\n%s", refitted, decoded, sb)
 	}
 	first := map[string][]byte{}
-	for _, name := range []string{runs.ItemsParquet, runs.CardsJSON} {
+	for _, name := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 		first[name], _ = os.ReadFile(filepath.Join(out, name))
 	}
 	// Resumed with the VLM scores' cache gone: every probe is fitted again
 	// from the stored refusals and replies, without asking.
-	caches, _ := filepath.Glob(filepath.Join(out, runs.CacheDir, "vlm-*"))
+	caches, _ := filepath.Glob(filepath.Join(out, rundir.CacheDir, "vlm-*"))
 	for _, c := range caches {
 		os.Remove(c)
 	}
@@ -322,7 +323,7 @@ func TestAuditServedProbeRefit(t *testing.T) {
 			Refitted  int    `json:"refitted"`
 		} `json:"served"`
 	}
-	sb, _ = os.ReadFile(filepath.Join(out, runs.StagesFile))
+	sb, _ = os.ReadFile(filepath.Join(out, rundir.StagesFile))
 	json.Unmarshal(sb, &again)
 	for _, s := range again.Served {
 		if s.Role == "vlm_reader" && (s.StoreHits == 0 || s.Refitted != decoded) {

@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
@@ -178,7 +179,7 @@ func TestAuditServedReaders(t *testing.T) {
 		ShufP   int32    `parquet:"shuffled_frames_reader_pred"`
 		ShufG   bool     `parquet:"shuffled_frames_reader_abstained"`
 	}
-	rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+	rows, err := parquet.ReadFile[row](filepath.Join(out, rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestAuditServedReaders(t *testing.T) {
 		}
 		return nil
 	})
-	cfg, _ := os.ReadFile(filepath.Join(out, runs.ConfigFile))
+	cfg, _ := os.ReadFile(filepath.Join(out, rundir.ConfigFile))
 	var refCfg struct {
 		Reference struct {
 			VLMReader string `json:"vlm_reader"`
@@ -232,7 +233,7 @@ func TestAuditServedReaders(t *testing.T) {
 			Failures int     `json:"failed"`
 		} `json:"served"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+	b, _ := os.ReadFile(filepath.Join(out, rundir.StagesFile))
 	if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 3 {
 		t.Fatalf("stages.json's served roles: %v\n%s", err, b)
 	}
@@ -260,8 +261,8 @@ func TestAuditServedReaders(t *testing.T) {
 	// was written, resumed: it asks the server nothing and writes what the
 	// whole run wrote.
 	resumed := filepath.Join(t.TempDir(), "resumed")
-	os.MkdirAll(filepath.Join(resumed, runs.CacheDir), 0o755)
-	for _, f := range []string{runs.ConfigFile, filepath.Join(runs.CacheDir, runs.ServedStoreFile)} {
+	os.MkdirAll(filepath.Join(resumed, rundir.CacheDir), 0o755)
+	for _, f := range []string{rundir.ConfigFile, filepath.Join(rundir.CacheDir, runs.ServedStoreFile)} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
@@ -277,7 +278,7 @@ func TestAuditServedReaders(t *testing.T) {
 			t.Errorf("the resumed run asked a reader's question again (%d images)", r.Images())
 		}
 	}
-	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+	for _, f := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 		a, _ := os.ReadFile(filepath.Join(out, f))
 		b, _ := os.ReadFile(filepath.Join(resumed, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
@@ -326,7 +327,7 @@ func TestAuditServedFaults(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("concurrency %d: exit %d\n%s", conc, code, stderr)
 		}
-		rows, err := parquet.ReadFile[row](filepath.Join(out, runs.ItemsParquet))
+		rows, err := parquet.ReadFile[row](filepath.Join(out, rundir.ItemsParquet))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +352,7 @@ func TestAuditServedFaults(t *testing.T) {
 		}
 		outs = append(outs, out)
 	}
-	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+	for _, f := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 		a, _ := os.ReadFile(filepath.Join(outs[0], f))
 		b, _ := os.ReadFile(filepath.Join(outs[1], f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
@@ -360,8 +361,8 @@ func TestAuditServedFaults(t *testing.T) {
 	}
 
 	// The cards count the failed items under server, apart from failed videos.
-	md, _ := os.ReadFile(filepath.Join(outs[0], runs.CardsMarkdown))
-	cj, _ := os.ReadFile(filepath.Join(outs[0], runs.CardsJSON))
+	md, _ := os.ReadFile(filepath.Join(outs[0], rundir.CardsMarkdown))
+	cj, _ := os.ReadFile(filepath.Join(outs[0], rundir.CardsJSON))
 	if !bytes.Contains(md, []byte("Items a served reader's server failed on after its retries")) || bytes.Contains(md, []byte("Items whose video failed")) || !bytes.Contains(cj, []byte(`"server": `)) {
 		t.Errorf("the cards do not count the items the server failed on apart from failed videos:\n%s", md)
 	}
@@ -387,7 +388,7 @@ func TestAuditServedFaults(t *testing.T) {
 	if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", fresh, "--models", dir, "--levels", "option,text"); code != 0 {
 		t.Fatalf("fresh audit against the healthy server: exit %d\n%s", code, stderr)
 	}
-	for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+	for _, f := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 		a, _ := os.ReadFile(filepath.Join(fresh, f))
 		b, _ := os.ReadFile(filepath.Join(outs[0], f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
@@ -410,7 +411,7 @@ func TestAuditServedFaults(t *testing.T) {
 	for _, r := range two.Requests() {
 		byModel[r.Model]++
 	}
-	cards, _ := os.ReadFile(filepath.Join(listOut, runs.CardsJSON))
+	cards, _ := os.ReadFile(filepath.Join(listOut, rundir.CardsJSON))
 	if byModel["fake-lm"] == 0 || byModel["fake-lm2"] == 0 || !bytes.Contains(cards, []byte("blind-reader#2")) {
 		t.Errorf("requests by model %v; blind-reader#2 on the cards: %v", byModel, bytes.Contains(cards, []byte("blind-reader#2")))
 	}
@@ -445,7 +446,7 @@ func TestAuditServedWorld(t *testing.T) {
 		var stages struct {
 			Served []runs.ServedStage `json:"served"`
 		}
-		b, _ := os.ReadFile(filepath.Join(out, runs.StagesFile))
+		b, _ := os.ReadFile(filepath.Join(out, rundir.StagesFile))
 		if err := json.Unmarshal(b, &stages); err != nil || len(stages.Served) != 2 {
 			t.Fatalf("stages.json: %v\n%s", err, b)
 		}
@@ -460,7 +461,7 @@ func TestAuditServedWorld(t *testing.T) {
 			first = out
 			continue
 		}
-		for _, f := range []string{runs.ItemsParquet, runs.CardsJSON} {
+		for _, f := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 			a, _ := os.ReadFile(filepath.Join(first, f))
 			b, _ := os.ReadFile(filepath.Join(out, f))
 			if len(a) == 0 || !bytes.Equal(a, b) {

@@ -21,8 +21,9 @@ import (
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -240,7 +241,7 @@ func TestAuditReadsOtherToolsPredictions(t *testing.T) {
 			} `json:"models"`
 		} `json:"cards"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	b, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if err := json.Unmarshal(b, &env); err != nil {
 		// cards.json was a bare list before its envelope.
 		if err := json.Unmarshal(b, &env.Cards); err != nil {
@@ -301,7 +302,7 @@ func TestAuditSurvivesSIGKILL(t *testing.T) {
 	if out, err := exec.Command(bin, args(whole)...).CombinedOutput(); err != nil {
 		t.Fatalf("uninterrupted run: %v\n%s", err, out)
 	}
-	st, err := os.Stat(filepath.Join(whole, runs.RecordsFile))
+	st, err := os.Stat(filepath.Join(whole, rundir.RecordsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestAuditSurvivesSIGKILL(t *testing.T) {
 			}
 			ready := time.Since(start) > 30*time.Millisecond
 			if frac >= 0 {
-				st, err := os.Stat(filepath.Join(cut, runs.RecordsFile))
+				st, err := os.Stat(filepath.Join(cut, rundir.RecordsFile))
 				ready = err == nil && float64(st.Size()) >= frac*float64(full)
 			}
 			if ready {
@@ -351,7 +352,7 @@ func TestAuditSurvivesSIGKILL(t *testing.T) {
 	if out, err := exec.Command(bin, args(cut)...).CombinedOutput(); err != nil {
 		t.Fatalf("resumed run: %v\n%s", err, out)
 	}
-	for _, name := range []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile} {
+	for _, name := range []string{rundir.ConfigFile, rundir.CardsJSON, rundir.CardsMarkdown, rundir.IndexHTML, rundir.ItemsParquet, rundir.DuplicatesFile} {
 		a, err := os.ReadFile(filepath.Join(whole, name))
 		if err != nil {
 			t.Fatal(err)
@@ -455,7 +456,7 @@ func expectedPairs(t *testing.T, itemsFile, dir string) (kept map[[2]string][2]f
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
+	ms, err := onnxembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +514,7 @@ func expectedPairs(t *testing.T, itemsFile, dir string) (kept map[[2]string][2]f
 // against the pairs recomputed outside the run.
 func checkConfirmedDuplicates(t *testing.T, out string, kept map[[2]string][2]float32, removed map[string]int) {
 	t.Helper()
-	rows := readDupRows(t, filepath.Join(out, runs.DuplicatesFile))
+	rows := readDupRows(t, filepath.Join(out, rundir.DuplicatesFile))
 	if len(rows) != len(kept) {
 		t.Errorf("%d pairs in duplicates.parquet, %d confirmed by both models", len(rows), len(kept))
 	}
@@ -527,7 +528,7 @@ func checkConfirmedDuplicates(t *testing.T, out string, kept map[[2]string][2]fl
 			t.Errorf("pair %s - %s: similarities %v, %v; recomputed %v", r.AID, r.BID, r.Sim, r.ConfirmSim, want)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	b, err := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,15 +565,15 @@ func TestAuditWithModels(t *testing.T) {
 		}
 		outs = append(outs, out)
 	}
-	for _, name := range []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile} {
+	for _, name := range []string{rundir.ConfigFile, rundir.CardsJSON, rundir.CardsMarkdown, rundir.IndexHTML, rundir.ItemsParquet, rundir.DuplicatesFile} {
 		a, err1 := os.ReadFile(filepath.Join(outs[0], name))
 		b, err2 := os.ReadFile(filepath.Join(outs[1], name))
 		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between --workers 1 and 2 (%v, %v)", name, err1, err2)
 		}
 	}
-	var cfg runs.Config
-	b, _ := os.ReadFile(filepath.Join(outs[0], runs.ConfigFile))
+	var cfg rundir.Config
+	b, _ := os.ReadFile(filepath.Join(outs[0], rundir.ConfigFile))
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +642,7 @@ func TestAuditConfirmationRemovesPairs(t *testing.T) {
 		t.Fatalf("the second model rejected no pair (kept %v): the case no longer tests confirmation", kept)
 	}
 	checkConfirmedDuplicates(t, out, kept, removed)
-	md, _ := os.ReadFile(filepath.Join(out, runs.CardsMarkdown))
+	md, _ := os.ReadFile(filepath.Join(out, rundir.CardsMarkdown))
 	if !strings.Contains(string(md), "confirmation by a second model removed") {
 		t.Errorf("cards.md does not say what confirmation removed:\n%s", md)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/harness/dups"
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // videoFixture makes a video root holding copies of shared videos (whose
@@ -75,7 +75,7 @@ func videoFixture(t *testing.T) (items, root, modelsDir string) {
 
 // outputs are the files a run writes that must not depend on workers,
 // kills or caches.
-var outputs = []string{runs.ConfigFile, runs.CardsJSON, runs.CardsMarkdown, runs.IndexHTML, runs.ItemsParquet, runs.DuplicatesFile, runs.QuestionNPY, runs.CentreFrameNPY, runs.MeanFrameNPY}
+var outputs = []string{rundir.ConfigFile, rundir.CardsJSON, rundir.CardsMarkdown, rundir.IndexHTML, rundir.ItemsParquet, rundir.DuplicatesFile, rundir.QuestionNPY, rundir.CentreFrameNPY, rundir.MeanFrameNPY}
 
 func sameOutputs(t *testing.T, a, b, what string) {
 	t.Helper()
@@ -152,7 +152,7 @@ func TestAuditVideoLevels(t *testing.T) {
 			} `json:"order_diagnostics"`
 		} `json:"cards"`
 	}
-	b, _ := os.ReadFile(filepath.Join(dirs[0], runs.CardsJSON))
+	b, _ := os.ReadFile(filepath.Join(dirs[0], rundir.CardsJSON))
 	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) { // cards.json before its envelope
 		b = append(append([]byte(`{"cards": `), b...), '}')
 	}
@@ -240,7 +240,7 @@ func TestAuditVideoLevels(t *testing.T) {
 			Sets   []string `json:"frame_sets"`
 		} `json:"videos"`
 	}
-	b, _ = os.ReadFile(filepath.Join(tmp, "nocap", runs.ConfigFile))
+	b, _ = os.ReadFile(filepath.Join(tmp, "nocap", rundir.ConfigFile))
 	if err := json.Unmarshal(b, &cfg); err != nil || cfg.Videos.Frames != 8 || !slices.Contains(cfg.Videos.Sets, "uniform=uniform:8") {
 		t.Errorf("config.json videos %+v (%v): want frames 8 and the set uniform=uniform:8", cfg.Videos, err)
 	}
@@ -290,7 +290,7 @@ func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
 	cached := func() int {
 		paths := func(glob string) map[string]bool {
 			out := map[string]bool{}
-			m, _ := filepath.Glob(filepath.Join(cut, runs.CacheDir, glob))
+			m, _ := filepath.Glob(filepath.Join(cut, rundir.CacheDir, glob))
 			for _, f := range m {
 				if _, err := os.Stat(f + ".sha256"); err != nil {
 					continue
@@ -312,7 +312,7 @@ func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
 		return n
 	}
 	recorded := func() bool {
-		st, err := os.Stat(filepath.Join(cut, runs.RecordsFile))
+		st, err := os.Stat(filepath.Join(cut, rundir.RecordsFile))
 		return err == nil && st.Size() > 0
 	}
 	// featuresDone reads the "features done" record of a run's log: how

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
 	"github.com/vidscreen/vidscreen/models"
 )
@@ -81,13 +81,13 @@ func TestAuditExtraVLMReaders(t *testing.T) {
 		var doc struct {
 			Cards []card `json:"cards"`
 		}
-		b, err := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+		b, err := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 		if err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Cards) == 0 {
 			t.Fatalf("cards.json: %v", err)
 		}
 		cards[k] = doc.Cards
-		var cfg runs.Config
-		b, _ = os.ReadFile(filepath.Join(out, runs.ConfigFile))
+		var cfg rundir.Config
+		b, _ = os.ReadFile(filepath.Join(out, rundir.ConfigFile))
 		if err := json.Unmarshal(b, &cfg); err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ wait:
 			break wait
 		case <-time.After(time.Millisecond):
 		}
-		if st, err := os.Stat(filepath.Join(cut, runs.RecordsFile)); err == nil && st.Size() > 0 {
+		if st, err := os.Stat(filepath.Join(cut, rundir.RecordsFile)); err == nil && st.Size() > 0 {
 			cmd.Process.Signal(syscall.SIGKILL)
 			killed = <-exited != nil
 			break wait
@@ -219,7 +219,7 @@ wait:
 		t.Fatalf("resumed run: %v\n%s", err, out)
 	}
 	sameOutputs(t, whole, cut, "after a kill in the attack stage, with two vlm_reader entries")
-	b, _ := os.ReadFile(filepath.Join(cut, runs.CardsMarkdown))
+	b, _ := os.ReadFile(filepath.Join(cut, rundir.CardsMarkdown))
 	if !strings.Contains(string(b), "shuffled-frames-reader#2") {
 		t.Errorf("the resumed run's cards.md has no shuffled-frames-reader#2")
 	}

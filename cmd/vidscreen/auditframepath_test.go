@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditFramePathUsage: --frame-path takes host or device, and device
@@ -55,7 +56,7 @@ func TestAuditDeviceFramePathFallsBack(t *testing.T) {
 		t.Errorf("--frame-path host spoke of the frame path:\n%s", hostErr)
 	}
 	dev, stderr := run("device", "--frame-path", "device")
-	b, err := os.ReadFile(filepath.Join(dev, runs.StagesFile))
+	b, err := os.ReadFile(filepath.Join(dev, rundir.StagesFile))
 	if err != nil {
 		t.Fatal(err)
 	}

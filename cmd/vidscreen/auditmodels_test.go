@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -66,7 +66,7 @@ func TestRoleSettingsAreConfiguration(t *testing.T) {
 			if code, stderr := audit(modelsDir, base); code != 0 {
 				t.Fatalf("audit: exit %d\n%s", code, stderr)
 			}
-			baseConfig, _ := os.ReadFile(filepath.Join(base, runs.ConfigFile))
+			baseConfig, _ := os.ReadFile(filepath.Join(base, rundir.ConfigFile))
 			manifest, err := os.ReadFile(filepath.Join(modelsDir, models.ManifestFile))
 			if err != nil {
 				t.Fatal(err)
@@ -87,7 +87,7 @@ func TestRoleSettingsAreConfiguration(t *testing.T) {
 			if code, stderr := audit(dir, fresh); code != 0 {
 				t.Fatalf("audit: exit %d\n%s", code, stderr)
 			}
-			config, _ := os.ReadFile(filepath.Join(fresh, runs.ConfigFile))
+			config, _ := os.ReadFile(filepath.Join(fresh, rundir.ConfigFile))
 			if bytes.Equal(config, baseConfig) {
 				t.Errorf("config.json did not change with %s's %s", tc.role, tc.field)
 			}
@@ -105,7 +105,7 @@ func TestRoleSettingsAreConfiguration(t *testing.T) {
 					Variants int    `json:"variants"`
 				} `json:"attackers"`
 			}
-			raw, _ := os.ReadFile(filepath.Join(base, runs.RunJSON))
+			raw, _ := os.ReadFile(filepath.Join(base, rundir.RunJSON))
 			if err := json.Unmarshal(raw, &info); err != nil || len(info.Attackers) == 0 {
 				t.Fatalf("run.json: %v\n%s", err, raw)
 			}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditExtendsAVideoRun adds a benchmark to a finished run of every
@@ -54,7 +54,7 @@ func TestAuditExtendsAVideoRun(t *testing.T) {
 	}
 	cache := func() map[string]time.Time {
 		m := map[string]time.Time{}
-		entries, _ := os.ReadDir(filepath.Join(out, runs.CacheDir))
+		entries, _ := os.ReadDir(filepath.Join(out, rundir.CacheDir))
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), "video-") {
 				info, _ := e.Info()
@@ -85,7 +85,7 @@ func TestAuditExtendsAVideoRun(t *testing.T) {
 			Items    int    `json:"items"`
 		} `json:"attackers"`
 	}
-	raw, _ := os.ReadFile(filepath.Join(out, runs.RunJSON))
+	raw, _ := os.ReadFile(filepath.Join(out, rundir.RunJSON))
 	if err := json.Unmarshal(raw, &info); err != nil || len(info.Attackers) == 0 {
 		t.Fatalf("run.json: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestAuditExtendsAVideoRun(t *testing.T) {
 			Failures  map[string]int `json:"failures"`
 		} `json:"cards"`
 	}
-	raw, _ = os.ReadFile(filepath.Join(fresh, runs.CardsJSON))
+	raw, _ = os.ReadFile(filepath.Join(fresh, rundir.CardsJSON))
 	if err := json.Unmarshal(raw, &cards); err != nil {
 		t.Fatalf("cards.json: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // videommeV04Log is a v0.4 Video-MME log of n questions whose replies are
@@ -98,7 +98,7 @@ func referenceAccuracy(t *testing.T, out string) *float64 {
 			Reference *float64 `json:"reference_accuracy"`
 		} `json:"cards"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	b, err := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 func newMergeCommand() *command {
@@ -83,6 +84,6 @@ func printShardSummary(w io.Writer, res *runs.Result) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "shard %d/%d: %d of %d items, %d videos (%d failed); features in %s\nmerge the %d shard directories with: vidscreen merge DIR0 ... DIR%d --out DIR\n",
-		s.Shard, s.Shards, s.Items, s.Of, len(s.Videos), failed, filepath.Join(res.Dir, runs.CacheDir), s.Shards, s.Shards-1)
+		s.Shard, s.Shards, s.Items, s.Of, len(s.Videos), failed, filepath.Join(res.Dir, rundir.CacheDir), s.Shards, s.Shards-1)
 	return err
 }

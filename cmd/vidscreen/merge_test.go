@@ -10,6 +10,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/completion"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // shardAndMerge runs the audit of args as n shards, each into its own
@@ -26,7 +27,7 @@ func shardAndMerge(t *testing.T, tmp string, n int, args ...string) (merged stri
 		if !strings.Contains(stdout, fmt.Sprintf("shard %d/%d:", i, n)) {
 			t.Errorf("shard %d/%d summary: %q", i, n, stdout)
 		}
-		if _, err := os.Stat(filepath.Join(dir, runs.CardsJSON)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, rundir.CardsJSON)); err == nil {
 			t.Errorf("shard %d/%d wrote cards", i, n)
 		}
 		shards = append(shards, dir)
@@ -124,8 +125,8 @@ func TestMergeVideoLevels(t *testing.T) {
 	os.WriteFile(items, []byte(strings.Join(lines, "")), 0o644)
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir}
 	for n, merged := range mergesMatchTheWholeAudit(t, tmp, args) {
-		var st struct{ Stages []runs.StageRate }
-		b, _ := os.ReadFile(filepath.Join(merged, runs.StagesFile))
+		var st struct{ Stages []rundir.StageRate }
+		b, _ := os.ReadFile(filepath.Join(merged, rundir.StagesFile))
 		if err := json.Unmarshal(b, &st); err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +139,7 @@ func TestMergeVideoLevels(t *testing.T) {
 
 	// A shard resumes in its own directory: run again, it computes nothing.
 	dir := filepath.Join(tmp, "shard-1-of-2")
-	before, _ := os.ReadFile(filepath.Join(dir, runs.ShardFile))
+	before, _ := os.ReadFile(filepath.Join(dir, rundir.ShardFile))
 	code, _, stderr := runAudit(append(args, "--out", dir, "--shard", "1/2", "--log-format", "json")...)
 	if code != 0 {
 		t.Fatalf("shard 1/2 again: exit %d\n%s", code, stderr)
@@ -146,7 +147,7 @@ func TestMergeVideoLevels(t *testing.T) {
 	if !strings.Contains(stderr, `"computed":0`) {
 		t.Errorf("shard 1/2 run again computed features:\n%s", stderr)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, runs.ShardFile))
+	after, _ := os.ReadFile(filepath.Join(dir, rundir.ShardFile))
 	if string(before) != string(after) {
 		t.Errorf("shard.json changed on resume:\n%s\n%s", before, after)
 	}

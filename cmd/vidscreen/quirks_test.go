@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditAcceptsRealDataQuirks: padded, repeated, letter-prefixed and meta
@@ -32,7 +32,7 @@ func TestAuditAcceptsRealDataQuirks(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b, _ := os.ReadFile(filepath.Join(out, runs.CardsJSON))
+	b, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	var file struct {
 		Cards []struct {
 			DataQuality map[string]int `json:"data_quality"`

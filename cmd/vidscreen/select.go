@@ -18,9 +18,10 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/release"
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -215,19 +216,19 @@ the pool does not hold.`,
 				if _, err := completion.Check(runDir); err != nil {
 					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
 				}
-				cfgBytes, err := os.ReadFile(filepath.Join(runDir, runs.ConfigFile))
+				cfgBytes, err := os.ReadFile(filepath.Join(runDir, rundir.ConfigFile))
 				if err != nil {
 					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
 				}
-				var cfg runs.Config
+				var cfg rundir.Config
 				if err := json.Unmarshal(cfgBytes, &cfg); err != nil {
-					return fmt.Errorf("%w: %s: %v", errBadInput, filepath.Join(runDir, runs.ConfigFile), err)
+					return fmt.Errorf("%w: %s: %v", errBadInput, filepath.Join(runDir, rundir.ConfigFile), err)
 				}
 				s, err := openScreen(runDir, *screenDir, env)
 				if err != nil {
 					return err
 				}
-				sig, err := readSignificant(filepath.Join(runDir, runs.CardsJSON))
+				sig, err := readSignificant(filepath.Join(runDir, rundir.CardsJSON))
 				if err != nil {
 					return err
 				}
@@ -417,7 +418,7 @@ func openSelectEmbedder(dir string, device gpu.Spec, want string, env *environme
 	if err != nil {
 		return nil, nil, fmt.Errorf("--models: %w", err)
 	}
-	tm, err := textembed.OpenModels(rt, m, dev)
+	tm, err := onnxembed.OpenModels(rt, m, dev)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
 	}
@@ -431,7 +432,7 @@ func openSelectEmbedder(dir string, device gpu.Spec, want string, env *environme
 // restoreItems reads the audit's item files, checks that each is one of the
 // run's inputs (by content), and gives the pool's items what the screen
 // does not carry.
-func restoreItems(ctx context.Context, pool *release.Pool, files []string, cfg runs.Config) error {
+func restoreItems(ctx context.Context, pool *release.Pool, files []string, cfg rundir.Config) error {
 	items, digests, err := harness.ReadFSDigests(ctx, nil, files, harness.ReadOptions{})
 	if err != nil {
 		return fmt.Errorf("%w: --items: %v", errBadInput, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 )
 
@@ -115,7 +116,7 @@ func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*a
 // (cache/served-replies.store, as in an audit's run directory; never in
 // the run, which the gate leaves as it is), so select run again with the
 // same --out asks its servers nothing twice.
-func openSelectReaders(ctx context.Context, dir, videos string, device gpu.Spec, out string, cfg runs.Config, env *environment) (*selectReaders, func(), error) {
+func openSelectReaders(ctx context.Context, dir, videos string, device gpu.Spec, out string, cfg rundir.Config, env *environment) (*selectReaders, func(), error) {
 	if dir == "" || videos == "" || cfg.Videos == nil {
 		return nil, func() {}, nil
 	}
@@ -196,7 +197,7 @@ func openSelectReaders(ctx context.Context, dir, videos string, device gpu.Spec,
 // retrieval-reader: its verdicts are carried over). Another model than the
 // run's is refused. A served lm_reader's replies are kept in out as
 // openSelectReaders keeps them.
-func openSelectLetters(ctx context.Context, dir string, device gpu.Spec, out string, cfg runs.Config, env *environment) (attack.LetterReader, func(), error) {
+func openSelectLetters(ctx context.Context, dir string, device gpu.Spec, out string, cfg rundir.Config, env *environment) (attack.LetterReader, func(), error) {
 	if _, ran := cfg.AttackerVersions[retrievalReader]; !ran || dir == "" || cfg.LMReader == "" {
 		return nil, func() {}, nil
 	}

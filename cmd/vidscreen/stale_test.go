@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditRecomputesADamagedCacheFile flips one byte of a cached video's
@@ -26,7 +26,7 @@ func TestAuditRecomputesADamagedCacheFile(t *testing.T) {
 	if err := os.CopyFS(first, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	npys, _ := filepath.Glob(filepath.Join(dir, runs.CacheDir, "video-*.npy"))
+	npys, _ := filepath.Glob(filepath.Join(dir, rundir.CacheDir, "video-*.npy"))
 	if len(npys) == 0 {
 		t.Fatal("no video-*.npy in the cache")
 	}
@@ -47,7 +47,7 @@ func TestAuditRecomputesADamagedCacheFile(t *testing.T) {
 	var info struct {
 		Damaged *int `json:"cache_files_damaged"`
 	}
-	rb, _ := os.ReadFile(filepath.Join(dir, runs.RunJSON))
+	rb, _ := os.ReadFile(filepath.Join(dir, rundir.RunJSON))
 	if err := json.Unmarshal(rb, &info); err != nil || info.Damaged == nil || *info.Damaged != 1 {
 		t.Errorf("run.json cache_files_damaged = %v (%v); want 1\n%s", info.Damaged, err, rb)
 	}
@@ -107,7 +107,7 @@ func TestAuditAfterAVideoChangesMatchesAFreshAudit(t *testing.T) {
 				t.Fatalf("fresh audit: exit %d\n%s", code, stderr)
 			}
 			sameRun(t, fresh, dir, "between a fresh audit and one run again after the video changed")
-			cards, _ := os.ReadFile(filepath.Join(dir, runs.CardsJSON))
+			cards, _ := os.ReadFile(filepath.Join(dir, rundir.CardsJSON))
 			if got := strings.Contains(string(cards), `"truncated"`) || strings.Contains(string(cards), `"corrupt"`); got != tc.failures {
 				t.Errorf("cards.json counts a failed video: %v, want %v", got, tc.failures)
 			}

@@ -20,7 +20,7 @@ import (
 const File = "complete.json"
 
 // configFile is the file an audit writes first into its run directory
-// (harness/run's ConfigFile).
+// (harness/rundir's ConfigFile).
 const configFile = "config.json"
 
 // A Record is the content of complete.json.

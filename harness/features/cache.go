@@ -24,23 +24,6 @@ import (
 // Format 2: each file of an entry has its checksum beside it.
 const cacheFormat = 2
 
-// HashVideo returns the SHA-256 of a video file's bytes, hex (SHA-NI hashes
-// faster than the disk reads on current CPUs, so a weaker hash gains
-// nothing). It is the video's identity by content (Item.Content), which
-// select computes alike for its per-video cap.
-func HashVideo(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // videoKey is the content key of one video's features: its bytes, its plan,
 // the models that embed and caption it, the preprocessing and the size the
 // frames are decoded at. Any of them changing gives another key, so a cache

@@ -293,7 +293,7 @@ func Extract(ctx context.Context, items []*harness.Item, opt Options) (*Result, 
 	g.SetLimit(4)
 	for _, p := range vids {
 		g.Go(func() error {
-			h, err := HashVideo(p.video.Path)
+			h, err := harness.HashVideo(p.video.Path)
 			if err != nil {
 				if gctx.Err() != nil {
 					return gctx.Err()

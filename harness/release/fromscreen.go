@@ -18,7 +18,7 @@ import (
 // of the videos' mean frame embeddings at sceneThreshold (Scenes). Items
 // whose video has no frame embedding (no video level ran, or the video
 // failed) are each their video's own scene. versions holds the version of
-// each attacker that answered the run (run.Config.AttackerVersions); nil
+// each attacker that answered the run (rundir.Config.AttackerVersions); nil
 // when the run does not say. significant lists, per benchmark, the
 // attackers the run's cards find significantly above chance (cards.json);
 // nil when unknown, and every verdict then counts as significant, as

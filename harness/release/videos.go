@@ -10,7 +10,6 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/dups"
-	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
@@ -26,7 +25,7 @@ type VideoCount struct {
 }
 
 // IdentifyVideos sets each candidate's Video to its identity by content:
-// the SHA-256 of its video file under root (features.HashVideo, as the
+// the SHA-256 of its video file under root (harness.HashVideo, as the
 // audit's feature extraction computes it), so that the one-per-video cap
 // counts one clip shipped under two names once, as the cards count shared
 // videos (Video-Index 4.5). A candidate whose file cannot be resolved or
@@ -60,7 +59,7 @@ func IdentifyVideos(ctx context.Context, p *Pool, root string) (VideoCount, erro
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			sums[k], errs[k] = features.HashVideo(f)
+			sums[k], errs[k] = harness.HashVideo(f)
 			return nil
 		})
 	}

@@ -30,7 +30,7 @@ type answers struct {
 	sum    []uint32 // fingerprint of the scores' bits
 	whole  map[int32]attack.Prediction
 	// input holds, for a unit whose attacker reads frames, what each
-	// prediction read of the item's video (inputID of Record.Input); nil
+	// prediction read of the item's video (inputID of rundir.Record.Input); nil
 	// for the other units.
 	input []uint64
 }
@@ -83,7 +83,7 @@ func (s *answers) drop(i int32) {
 	}
 }
 
-// inputID is the number a Record.Input is held as (its 16 hex digits; 0
+// inputID is the number a rundir.Record.Input is held as (its 16 hex digits; 0
 // for "" or anything else).
 func inputID(input string) uint64 {
 	v, err := strconv.ParseUint(input, 16, 64)

@@ -27,6 +27,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/predictions"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/report"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 	"github.com/vidscreen/vidscreen/kernels"
@@ -139,7 +140,7 @@ type Options struct {
 	// Shard, when set, makes this run one shard of a split audit: it reads
 	// and checks every item as the whole audit does, runs the feature stage
 	// on the items whose videos fall in the shard (VideoShard), and writes
-	// ShardFile; config.json names the shard, so the shard resumes like any
+	// rundir.ShardFile; config.json names the shard, so the shard resumes like any
 	// run and no other run's directory is taken for it.
 	Shard *Shard
 	// Spec is kept in a shard's ShardFile for merge (ShardSummary.Spec):
@@ -194,7 +195,7 @@ type Result struct {
 	Sampled int
 	// Features counts the feature stage's work; nil when no video level ran.
 	Features *features.Stats
-	// Shard is what a shard run wrote to its ShardFile (nil otherwise); a
+	// Shard is what a shard run wrote to its rundir.ShardFile (nil otherwise); a
 	// shard has no cards.
 	Shard *ShardSummary
 	// Seeded is the number of cache files a merge took from its shards.
@@ -223,21 +224,6 @@ type AttackerTime struct {
 	Time     time.Duration
 }
 
-// File names in a run directory.
-const (
-	ConfigFile     = "config.json"
-	RecordsFile    = "records.log"
-	CacheDir       = "cache"
-	CardsJSON      = "cards.json"
-	CardsMarkdown  = "cards.md"
-	IndexHTML      = "index.html"
-	ItemsParquet   = "items.parquet"
-	DuplicatesFile = "duplicates.parquet"
-	// RunJSON holds what varies between runs of the same configuration and
-	// so stays out of cards.json: when, where and how long.
-	RunJSON = "run.json"
-)
-
 // Audit runs the attackers of opt.Levels over the items, storing every
 // prediction in opt.Out as it is produced, then computes the near-duplicates
 // and the cards and writes the reports. Started again on the same directory
@@ -247,7 +233,7 @@ const (
 // Items and the reference are read and checked before anything is written: a
 // bad input returns its *harness.ParseError and leaves opt.Out untouched. A
 // directory holding another configuration's run is refused with a
-// *ConfigMismatchError. When ctx is cancelled, units in flight stop, what is
+// *rundir.ConfigMismatchError. When ctx is cancelled, units in flight stop, what is
 // stored stays stored, and Audit returns the context's error.
 func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Out == "" {
@@ -355,8 +341,8 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := Config{
-		Format: formatVersion, VideoRoot: root, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
+	cfg := rundir.Config{
+		Format: rundir.FormatVersion, VideoRoot: root, Seed: opt.Seed, Sample: opt.Sample, Embedder: emb.Name(),
 		Attack: acfg, Duplicates: dups.DefaultThreshold, DuplicateText: "question", Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
 		Benchmarks: opt.Benchmarks, Limit: opt.Limit, BenchmarkItems: benchmarkItems(items),
 	}
@@ -379,7 +365,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	if needs := needsOf(attack.Attackers(acfg)); needs != 0 {
 		v := opt.Video
-		cfg.Videos = &VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: opt.decodeSize(needs).String(), Frames: opt.frames()}
+		cfg.Videos = &rundir.VideoConfig{ImageText: v.ImageName, Prep: imageprep.Version, Size: opt.decodeSize(needs).String(), Frames: opt.frames()}
 		if needs.Has(attack.NeedCaptions) {
 			cfg.Videos.Captioner = v.CaptionerName
 		}
@@ -404,7 +390,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	if opt.ReferenceModel {
-		cfg.ReferenceModel = &ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,
+		cfg.ReferenceModel = &rundir.ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,
 			LongVideoSeconds: LongVideoSeconds, Delta: ReferenceDelta, DecodeSize: opt.decodeSize(needsOf(attack.Attackers(acfg))).String()}
 	}
 	cfg.Attack.Threads = 0 // not part of the result
@@ -425,7 +411,7 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("hash predictions of %s: %w", mf.Name, err)
 		}
-		cfg.Models = append(cfg.Models, ModelInput{Model: mf.Name, Input: in})
+		cfg.Models = append(cfg.Models, rundir.ModelInput{Model: mf.Name, Input: in})
 	}
 
 	if opt.Shard != nil {
@@ -446,13 +432,13 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		mergeTime = time.Since(tm)
 	}
 
-	unlock, err := lockDir(opt.Out)
+	unlock, err := rundir.Lock(opt.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	resumed, err := claimDir(opt.Out, &cfg)
-	var mismatch *ConfigMismatchError
+	resumed, err := rundir.Claim(opt.Out, &cfg)
+	var mismatch *rundir.ConfigMismatchError
 	extended := false
 	if errors.As(err, &mismatch) && mismatch.Format == "" {
 		if extended, err = extendDir(opt.Out, &cfg, mismatch); extended {
@@ -463,13 +449,13 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 		}
 	}
 	if err != nil {
-		if errors.Is(err, ErrNotRunDir) {
-			os.Remove(filepath.Join(opt.Out, lockName))
+		if errors.Is(err, rundir.ErrNotRunDir) {
+			os.Remove(filepath.Join(opt.Out, rundir.LockFile))
 		}
 		return nil, err
 	}
 	removeTemps(opt.Out)
-	removeTemps(filepath.Join(opt.Out, CacheDir))
+	removeTemps(filepath.Join(opt.Out, rundir.CacheDir))
 	// From here the outputs may change: readers refuse the directory until
 	// the record is written again, last.
 	if err := completion.Remove(opt.Out); err != nil {
@@ -563,7 +549,7 @@ func (a *audit) stage(name string, since time.Time) {
 // audit is the state of one Audit call.
 type audit struct {
 	opt       Options
-	cfg       Config
+	cfg       rundir.Config
 	samples   []harness.SampleInfo
 	items     []*harness.Item
 	acfg      attack.Config
@@ -574,7 +560,7 @@ type audit struct {
 	folds     []int       // attack.Folds: the fold of each item
 	text      *embedRows  // question+options, one row per item, on disk
 	question  *embedRows  // question alone, one row per item, on disk
-	store     *store
+	store     *rundir.Store
 	units     []*unit
 	res       *Result
 	models    []metrics.EvaluatedModel
@@ -585,7 +571,7 @@ type audit struct {
 	visual   []*attack.Visual
 	failures []string
 	// inputs names what the frame attackers read of each item's video
-	// (Record.Input: its SHA-256's first 16 hex digits; "" when it could
+	// (rundir.Record.Input: its SHA-256's first 16 hex digits; "" when it could
 	// not be read, or no video level ran).
 	inputs []string
 	// videoContent holds each item's video content hash (the SHA-256 the
@@ -640,7 +626,7 @@ type unit struct {
 	ans      *answers // by item index
 	stored   int
 	// frames is true when the attacker reads the video: its answers hold
-	// and store what they read of it (Record.Input), and the answer of an
+	// and store what they read of it (rundir.Record.Input), and the answer of an
 	// item whose video failed is not stored (a failure is not a result:
 	// the next run tries the video again).
 	frames bool
@@ -679,7 +665,7 @@ func (a *audit) loadRecords() error {
 	for _, u := range a.units {
 		byKey[uk{a.attackers[u.attacker].Name(), u.variant}] = u
 	}
-	s, dropped, err := openStore(filepath.Join(a.opt.Out, RecordsFile), func(r Record) error {
+	s, dropped, err := rundir.OpenStore(filepath.Join(a.opt.Out, rundir.RecordsFile), func(r rundir.Record) error {
 		u, ok := byKey[uk{r.Attacker, r.Variant}]
 		i, ok2 := index[r.Key]
 		if !ok || !ok2 {
@@ -938,7 +924,7 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	if _, err := a.servedModes(); err != nil {
 		return 0, err
 	}
-	recs := make([]Record, 0, min(len(order), batch))
+	recs := make([]rundir.Record, 0, min(len(order), batch))
 	for p, i := range order {
 		if u.ans.has(i) {
 			continue
@@ -953,7 +939,7 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 			a.serverFailed.add(i, preds[p].Failure)
 			continue
 		}
-		rec := Record{Key: a.items[i].Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: preds[p]}
+		rec := rundir.Record{Key: a.items[i].Key(), Attacker: at.Name(), Variant: u.variant, Position: position, Pred: preds[p]}
 		if u.frames {
 			if a.failures != nil && a.failures[i] != "" {
 				continue // answered (an abstention) for the cards, not kept
@@ -1079,21 +1065,21 @@ func (a *audit) finish(ctx context.Context, ref map[string]int) error {
 	for i, at := range a.attackers {
 		cols[i] = report.Attacker{Name: at.Name(), Level: at.Level()}
 	}
-	config, err := encodeConfig(&a.cfg)
+	config, err := rundir.EncodeConfig(&a.cfg)
 	if err != nil {
 		return err
 	}
 	rep := &report.Report{Version: harness.Version, Config: config, Items: a.items, Attackers: cols, Cards: cards, Scores: scores, Duplicates: dup, Failures: a.failures, VideoSHA256: a.videoContent, VideoIdentity: a.videoIdentity}
 	outs := []output{
-		{CardsJSON, rep.WriteCardsJSON},
-		{CardsMarkdown, rep.WriteMarkdown},
-		{IndexHTML, rep.WriteHTML},
-		{ItemsParquet, rep.WriteItemsParquet},
-		{DuplicatesFile, rep.WriteDuplicatesParquet},
+		{rundir.CardsJSON, rep.WriteCardsJSON},
+		{rundir.CardsMarkdown, rep.WriteMarkdown},
+		{rundir.IndexHTML, rep.WriteHTML},
+		{rundir.ItemsParquet, rep.WriteItemsParquet},
+		{rundir.DuplicatesFile, rep.WriteDuplicatesParquet},
 	}
 	outs = append(outs, a.embeddingOutputs()...)
 	wm := newMeter(a.opt.Progress, int64(len(outs)), "write", "files")
-	a.res.Outputs = []string{ConfigFile}
+	a.res.Outputs = []string{rundir.ConfigFile}
 	for _, out := range outs {
 		if err := atomicfile.Write(filepath.Join(a.opt.Out, out.name), out.write); err != nil {
 			wm.exit()
@@ -1140,7 +1126,7 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 		texts[j] = textembed.QuestionText(a.items[i])
 	}
 	cache := a.cache()
-	key := textKey(emb.Name(), nil, texts)
+	key := rundir.ContentKey(emb.Name(), nil, texts)
 	m, err := cache.load("confirm-question", key, len(texts), emb.Dim())
 	if err != nil {
 		return nil, err
@@ -1171,15 +1157,10 @@ func (a *audit) confirm(ctx context.Context, dup *dups.Result) (*dups.Result, er
 func removeTemps(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if isTemp(e.Name()) {
+		if atomicfile.IsTemp(e.Name()) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// isTemp reports whether name is a temporary file of writeFileAtomic.
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
 // runInfo is the content of run.json: what this process did and how long it
@@ -1228,7 +1209,7 @@ func (a *audit) writeRunJSON(started time.Time) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(a.opt.Out, RunJSON), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+	return atomicfile.Write(filepath.Join(a.opt.Out, rundir.RunJSON), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }
 
 // sampleEmbedder is the question embedder of the sample's near-duplicate

@@ -18,13 +18,14 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
 // outputs are the files whose bytes must not depend on workers or
 // interruptions (records.log may hold the same records in another order).
-var outputs = []string{ConfigFile, CardsJSON, CardsMarkdown, IndexHTML, ItemsParquet, DuplicatesFile, QuestionNPY}
+var outputs = []string{rundir.ConfigFile, rundir.CardsJSON, rundir.CardsMarkdown, rundir.IndexHTML, rundir.ItemsParquet, rundir.DuplicatesFile, rundir.QuestionNPY}
 
 // realItems writes the first n lines of each embedded default file (real
 // annotations of four benchmarks) to one JSONL file and returns its path.
@@ -76,7 +77,7 @@ func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
 	if one.Items != 600 || len(one.Cards) != 4 {
 		t.Errorf("audited %d items into %d cards, want 600 into 4", one.Items, len(one.Cards))
 	}
-	f, err := os.Open(filepath.Join(dir, "w1", ItemsParquet))
+	f, err := os.Open(filepath.Join(dir, "w1", rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,17 +116,17 @@ func TestAuditResumesFromAnyCut(t *testing.T) {
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full")
 	mustAudit(t, Options{Items: []string{items}, Out: full, Seed: 3, Workers: 2})
-	records, err := os.ReadFile(filepath.Join(full, RecordsFile))
+	records, err := os.ReadFile(filepath.Join(full, rundir.RecordsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	config, _ := os.ReadFile(filepath.Join(full, ConfigFile))
+	config, _ := os.ReadFile(filepath.Join(full, rundir.ConfigFile))
 	for _, frac := range []float64{0, 0.13, 0.5, 0.77, 0.999} {
 		cut := int(frac * float64(len(records)))
 		out := filepath.Join(dir, strings.ReplaceAll(filepath.Base(t.Name())+"-"+string(rune('a'+int(frac*10))), "/", "_"))
 		os.MkdirAll(out, 0o755)
-		os.WriteFile(filepath.Join(out, ConfigFile), config, 0o644)
-		os.WriteFile(filepath.Join(out, RecordsFile), records[:cut], 0o644)
+		os.WriteFile(filepath.Join(out, rundir.ConfigFile), config, 0o644)
+		os.WriteFile(filepath.Join(out, rundir.RecordsFile), records[:cut], 0o644)
 		// A temporary file left by an atomic write that was cut short.
 		os.WriteFile(filepath.Join(out, ".cards.json.tmp-123"), []byte("{"), 0o644)
 		res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Workers: 2})
@@ -146,9 +147,9 @@ func TestAuditRefusesAnotherConfiguration(t *testing.T) {
 	items := realItems(t, 40)
 	out := filepath.Join(t.TempDir(), "run")
 	mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 1, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
-	before, _ := os.ReadFile(filepath.Join(out, CardsJSON))
+	before, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	_, err := Audit(context.Background(), Options{Items: []string{items}, Out: out, Seed: 2, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
-	var cm *ConfigMismatchError
+	var cm *rundir.ConfigMismatchError
 	if !errors.As(err, &cm) || strings.Join(cm.Fields, ",") != "seed" {
 		t.Fatalf("got %v, want a mismatch in seed", err)
 	}
@@ -158,15 +159,15 @@ func TestAuditRefusesAnotherConfiguration(t *testing.T) {
 	if !errors.As(err, &cm) || !slices.Contains(cm.Fields, "attack.levels") {
 		t.Fatalf("got %v, want a mismatch in attack.levels", err)
 	}
-	after, _ := os.ReadFile(filepath.Join(out, CardsJSON))
+	after, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if !bytes.Equal(before, after) {
 		t.Error("a refused run changed the outputs")
 	}
 	other := filepath.Join(t.TempDir(), "user-files")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
-	if _, err := Audit(context.Background(), Options{Items: []string{items}, Out: other}); !errors.Is(err, ErrNotRunDir) {
-		t.Fatalf("got %v, want ErrNotRunDir for a directory with other files", err)
+	if _, err := Audit(context.Background(), Options{Items: []string{items}, Out: other}); !errors.Is(err, rundir.ErrNotRunDir) {
+		t.Fatalf("got %v, want rundir.ErrNotRunDir for a directory with other files", err)
 	}
 	if entries, _ := os.ReadDir(other); len(entries) != 1 {
 		t.Errorf("refused directory now holds %d entries", len(entries))
@@ -235,7 +236,7 @@ func TestAuditStopsOnCancellationAndResumes(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "cut", CardsJSON)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, "cut", rundir.CardsJSON)); !errors.Is(err, fs.ErrNotExist) {
 		t.Error("a cancelled run wrote cards")
 	}
 	mustAudit(t, Options{Items: []string{path}, Out: filepath.Join(dir, "cut"), Workers: 2, Embedder: cancellingEmbedder{lex, nil}})
@@ -276,12 +277,12 @@ func TestAuditWithReferenceFillsTheReferenceFigures(t *testing.T) {
 			}
 		}
 	}
-	page, _ := os.ReadFile(filepath.Join(out, IndexHTML))
+	page, _ := os.ReadFile(filepath.Join(out, rundir.IndexHTML))
 	if !bytes.Contains(page, []byte("s* − c")) {
 		t.Error("index.html has no s* - c line")
 	}
-	var cfg Config
-	b, _ := os.ReadFile(filepath.Join(out, ConfigFile))
+	var cfg rundir.Config
+	b, _ := os.ReadFile(filepath.Join(out, rundir.ConfigFile))
 	if err := json.Unmarshal(b, &cfg); err != nil || cfg.Reference == nil || cfg.Reference.Name != "ref.jsonl" {
 		t.Errorf("config.json does not record the reference: %s", b)
 	}
@@ -291,7 +292,7 @@ func TestAuditStartsOverADirectoryKilledWhileWritingItsConfig(t *testing.T) {
 	items := realItems(t, 20)
 	out := filepath.Join(t.TempDir(), "run")
 	os.MkdirAll(out, 0o755)
-	os.WriteFile(filepath.Join(out, lockName), nil, 0o644)
+	os.WriteFile(filepath.Join(out, rundir.LockFile), nil, 0o644)
 	os.WriteFile(filepath.Join(out, ".config.json.tmp-42"), []byte(`{"format": "vid`), 0o644)
 	res := mustAudit(t, Options{Items: []string{items}, Out: out, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
 	if res.Resumed {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // sortedLines returns the lines of the file at path, sorted.
@@ -30,26 +32,26 @@ func TestAuditAppendsRecordsInBatches(t *testing.T) {
 	mustAudit(t, Options{Items: []string{items}, Out: whole, Seed: 5, Workers: 2})
 	mustAudit(t, Options{Items: []string{items}, Out: batched, Seed: 5, Workers: 2, recordBatch: 7})
 	sameOutputs(t, whole, batched)
-	want := sortedLines(t, filepath.Join(whole, RecordsFile))
-	if got := sortedLines(t, filepath.Join(batched, RecordsFile)); !slices.EqualFunc(got, want, bytes.Equal) {
+	want := sortedLines(t, filepath.Join(whole, rundir.RecordsFile))
+	if got := sortedLines(t, filepath.Join(batched, rundir.RecordsFile)); !slices.EqualFunc(got, want, bytes.Equal) {
 		t.Fatalf("batched appends stored %d lines, one append per unit %d, or other lines", len(got), len(want))
 	}
-	records, err := os.ReadFile(filepath.Join(batched, RecordsFile))
+	records, err := os.ReadFile(filepath.Join(batched, rundir.RecordsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	config, _ := os.ReadFile(filepath.Join(batched, ConfigFile))
+	config, _ := os.ReadFile(filepath.Join(batched, rundir.ConfigFile))
 	for k, frac := range []float64{0.031, 0.4, 0.93} {
 		out := filepath.Join(dir, "cut", string(rune('a'+k)))
 		os.MkdirAll(out, 0o755)
-		os.WriteFile(filepath.Join(out, ConfigFile), config, 0o644)
-		os.WriteFile(filepath.Join(out, RecordsFile), records[:int(frac*float64(len(records)))], 0o644)
+		os.WriteFile(filepath.Join(out, rundir.ConfigFile), config, 0o644)
+		os.WriteFile(filepath.Join(out, rundir.RecordsFile), records[:int(frac*float64(len(records)))], 0o644)
 		res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 5, Workers: 2, recordBatch: 7})
 		if !res.Resumed {
 			t.Errorf("cut at %v: not resumed", frac)
 		}
 		sameOutputs(t, whole, out)
-		if got := sortedLines(t, filepath.Join(out, RecordsFile)); !slices.EqualFunc(got, want, bytes.Equal) {
+		if got := sortedLines(t, filepath.Join(out, rundir.RecordsFile)); !slices.EqualFunc(got, want, bytes.Equal) {
 			t.Errorf("cut at %v: the resumed run stored other records", frac)
 		}
 	}

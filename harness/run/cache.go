@@ -3,9 +3,6 @@ package run
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,34 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
-
-// textKey is the content key of an embedding matrix: a hash of the
-// embedder's name (its model and parameters), of the texts its fit read, and
-// of the texts embedded, each text length-prefixed so that no two lists
-// collide by concatenation.
-func textKey(embedder string, fit, texts []string) string {
-	h := sha256.New()
-	var n [8]byte
-	write := func(s string) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		io.WriteString(h, s)
-	}
-	write(embedder)
-	for _, list := range [][]string{fit, texts} {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(list)))
-		h.Write(n[:])
-		for _, s := range list {
-			write(s)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
-}
 
 // An embedCache keeps embedding matrices as .npy files (float32, so numpy
 // reads them directly) under the run directory, named by content key: a
@@ -56,7 +31,7 @@ type embedCache struct {
 // cache is the embedding cache of a's run directory, which reports damaged
 // files to a.cacheDamaged.
 func (a *audit) cache() embedCache {
-	return embedCache{dir: filepath.Join(a.opt.Out, CacheDir), damaged: a.cacheDamaged}
+	return embedCache{dir: filepath.Join(a.opt.Out, rundir.CacheDir), damaged: a.cacheDamaged}
 }
 
 // cacheDamaged reports a cache file whose bytes disagreed with its

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditRecomputesADamagedEmbeddingFile flips one byte of each cached
@@ -16,7 +18,7 @@ func TestAuditRecomputesADamagedEmbeddingFile(t *testing.T) {
 	dir, ref := t.TempDir(), t.TempDir()
 	mustAudit(t, Options{Items: []string{items}, Out: ref, Seed: 3})
 	mustAudit(t, Options{Items: []string{items}, Out: dir, Seed: 3})
-	npys, _ := filepath.Glob(filepath.Join(dir, CacheDir, "*.npy"))
+	npys, _ := filepath.Glob(filepath.Join(dir, rundir.CacheDir, "*.npy"))
 	if len(npys) == 0 {
 		t.Fatal("no embedding matrix in the cache")
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 )
 
@@ -18,7 +19,7 @@ import (
 // refused: their captions would not be the ones the screen judged. The
 // features are cached under cacheDir, which should not be the run's: the
 // gate writes nothing into a run.
-func CaptionOptions(c *VideoConfig, v *VideoModels, root, cacheDir string) (features.Options, error) {
+func CaptionOptions(c *rundir.VideoConfig, v *VideoModels, root, cacheDir string) (features.Options, error) {
 	switch {
 	case c == nil || c.Captioner == "":
 		return features.Options{}, fmt.Errorf("the run captioned no frames (its config.json names no captioner)")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // TestAuditRefusesARunOfAnotherFormat resumes a run directory whose
@@ -19,20 +21,20 @@ func TestAuditRefusesARunOfAnotherFormat(t *testing.T) {
 		t.Run(old, func(t *testing.T) {
 			dir := t.TempDir()
 			mustAudit(t, Options{Items: []string{items}, Out: dir, Seed: 1})
-			p := filepath.Join(dir, ConfigFile)
+			p := filepath.Join(dir, rundir.ConfigFile)
 			b, _ := os.ReadFile(p)
-			stale := strings.Replace(string(b), `"format": "`+formatVersion+`"`, `"format": "`+old+`"`, 1)
+			stale := strings.Replace(string(b), `"format": "`+rundir.FormatVersion+`"`, `"format": "`+old+`"`, 1)
 			if stale == string(b) {
-				t.Fatalf("config.json has no format %s:\n%s", formatVersion, b)
+				t.Fatalf("config.json has no format %s:\n%s", rundir.FormatVersion, b)
 			}
 			os.WriteFile(p, []byte(stale), 0o644)
-			records, _ := os.ReadFile(filepath.Join(dir, RecordsFile))
+			records, _ := os.ReadFile(filepath.Join(dir, rundir.RecordsFile))
 			_, err := Audit(context.Background(), Options{Items: []string{items}, Out: dir, Seed: 1})
-			var cm *ConfigMismatchError
+			var cm *rundir.ConfigMismatchError
 			if !errors.As(err, &cm) || cm.Format == "" {
-				t.Fatalf("resume of a %s run: %v; want a *ConfigMismatchError naming the format", old, err)
+				t.Fatalf("resume of a %s run: %v; want a *rundir.ConfigMismatchError naming the format", old, err)
 			}
-			for _, want := range []string{old, formatVersion, "another version of vidscreen", "new --out"} {
+			for _, want := range []string{old, rundir.FormatVersion, "another version of vidscreen", "new --out"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
@@ -40,7 +42,7 @@ func TestAuditRefusesARunOfAnotherFormat(t *testing.T) {
 			if got, _ := os.ReadFile(p); string(got) != stale {
 				t.Errorf("config.json rewritten")
 			}
-			if got, _ := os.ReadFile(filepath.Join(dir, RecordsFile)); string(got) != string(records) {
+			if got, _ := os.ReadFile(filepath.Join(dir, rundir.RecordsFile)); string(got) != string(records) {
 				t.Errorf("records.log changed")
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/vidscreen/vidscreen/harness/dups"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -65,7 +66,7 @@ func TestAuditConfirmsPairsWithASecondEmbedder(t *testing.T) {
 	confirm := countingEmbedder{exactEmbedder{}, &n}
 	res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 3, Workers: 2, Confirm: confirm})
 
-	b, err := os.ReadFile(filepath.Join(out, DuplicatesFile))
+	b, err := os.ReadFile(filepath.Join(out, rundir.DuplicatesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestAuditConfirmsPairsWithASecondEmbedder(t *testing.T) {
 	if n.Load() == 0 || n.Load() >= int64(res.Items) {
 		t.Errorf("the confirming embedder embedded %d texts of %d items; want only the items of candidate pairs", n.Load(), res.Items)
 	}
-	cfg, _ := os.ReadFile(filepath.Join(out, ConfigFile))
+	cfg, _ := os.ReadFile(filepath.Join(out, rundir.ConfigFile))
 	if !bytes.Contains(cfg, []byte(`"confirm_embedder": "exact-text-d32"`)) {
 		t.Errorf("config.json does not name the confirming embedder:\n%s", cfg)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // onlyBenchmark keeps the lines of a JSONL file that belong to benchmark b.
@@ -105,7 +106,7 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 		Regression bool `parquet:"regression_scored"`
 		Artifact   bool `parquet:"option_artifact_scored"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, ItemsParquet))
+	b, err := os.ReadFile(filepath.Join(out, rundir.ItemsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,17 +121,17 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 	}
 	var file struct {
 		Vidscreen string         `json:"vidscreen"`
-		Config    Config         `json:"config"`
+		Config    rundir.Config  `json:"config"`
 		Cards     []metrics.Card `json:"cards"`
 	}
-	cj, _ := os.ReadFile(filepath.Join(out, CardsJSON))
+	cj, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 	if err := json.Unmarshal(cj, &file); err != nil {
 		t.Fatal(err)
 	}
 	if file.Vidscreen != harness.Version || file.Config.Sample != 80 || file.Config.SampleRule != harness.SampleRule || file.Config.Seed != 2 || len(file.Config.Items) != 1 || file.Config.Items[0].SHA256 == "" || len(file.Cards) != 4 {
 		t.Errorf("cards.json head: %q, config %+v, %d cards", file.Vidscreen, file.Config, len(file.Cards))
 	}
-	if _, err := os.Stat(filepath.Join(out, RunJSON)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, rundir.RunJSON)); err != nil {
 		t.Errorf("no run.json: %v", err)
 	}
 }

@@ -11,9 +11,14 @@
 // those of an uninterrupted run; with another configuration it is refused
 // (or extended, when the configuration only adds to it). A stored answer of
 // an attacker that reads frames names the video bytes and video models it
-// read (Record.Input), and is computed again when they change; the answer
+// read (rundir.Record.Input), and is computed again when they change; the answer
 // of an item whose video failed is not stored. Every cache file has its
 // checksum beside it (internal/checksum) and a damaged one is computed
 // again and reported. Outputs never depend on the number of workers (the
 // record file holds the same records in the order the units finished).
+//
+// The run directory's format (its files' names, config.json, records.log,
+// the lock and the naming of cache files) is harness/rundir's, which the
+// readers of a finished run (screening, selection) use without this
+// package, and so without the decoder or the models.
 package run

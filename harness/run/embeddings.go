@@ -5,36 +5,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
-// The embedding outputs of a run: one float32 row per item, in the order of
-// items.parquet, so that screening (harness/screen) and selection read them
-// without the models. A row of zeros marks an item that has none (its video
-// failed). The frame files are written only when a video level ran.
-const (
-	// QuestionNPY holds the question embeddings the near-duplicate search
-	// compared (the run's embedder: text_embed with a models directory, else
-	// the lexical embedder fitted on each benchmark's texts).
-	QuestionNPY = "question.npy"
-	// TextNPY holds the question+options embeddings the pool attackers
-	// read: screening's duplicate steps compare them (Video-Index 5.1, the
-	// authors' pool/dedup.py embeds the item's whole text).
-	TextNPY = "text.npy"
-	// CentreFrameNPY holds the image_text embedding of each item's middle
-	// frame: the centre frame the frame level reads, or, in a run of the
-	// order level alone, the middle one of its bag of frames.
-	CentreFrameNPY = "centre_frame.npy"
-	// MeanFrameNPY holds the unit mean image_text embedding of each item's
-	// uniform frames (the v_i of the effective size).
-	MeanFrameNPY = "mean_frame.npy"
-)
-
 // embeddingOutputs lists the embedding files of the run and their writers.
 func (a *audit) embeddingOutputs() []output {
-	outs := []output{{QuestionNPY, a.question.writeNPY}, {TextNPY, a.text.writeNPY}}
+	outs := []output{{rundir.QuestionNPY, a.question.writeNPY}, {rundir.TextNPY, a.text.writeNPY}}
 	if a.visual == nil {
 		return outs
 	}
@@ -58,10 +37,10 @@ func (a *audit) embeddingOutputs() []output {
 		}
 	}
 	if centre != nil {
-		outs = append(outs, output{CentreFrameNPY, npyWriter(centre)})
+		outs = append(outs, output{rundir.CentreFrameNPY, npyWriter(centre)})
 	}
 	if mean != nil {
-		outs = append(outs, output{MeanFrameNPY, npyWriter(mean)})
+		outs = append(outs, output{rundir.MeanFrameNPY, npyWriter(mean)})
 	}
 	return outs
 }
@@ -118,7 +97,7 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical b
 			src  []string
 			dst  *embedRows
 		}{{"text", texts, a.text}, {"question", questions, a.question}} {
-			key := textKey(name, fitKey, kind.src)
+			key := rundir.ContentKey(name, fitKey, kind.src)
 			r, err := cache.open(kind.name, key, len(kind.src), emb.Dim())
 			if err != nil {
 				m.exit()

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
@@ -33,7 +34,7 @@ import (
 // answers belong to the old version (attacker_versions in config.json).
 
 // benchmarkItems fingerprints each benchmark's items: a hash of their keys
-// in key order. Config.BenchmarkItems holds it, so that an extension cannot
+// in key order. rundir.Config.BenchmarkItems holds it, so that an extension cannot
 // change the items of a benchmark the run already audited (a new file with
 // items of an old benchmark would change its pool attackers' answers).
 func benchmarkItems(items []*harness.Item) map[string]string {
@@ -60,7 +61,7 @@ var (
 	growableLists = []string{"items", "models", "benchmarks", "attack.levels", "attack.roles", "videos.sets", "videos.vlm_sets"}
 	// replaceable are the models of the video levels: a stored frame or
 	// order answer names the models its video's features were made with
-	// (Record.Input, videoInput), so one whose model changed is computed
+	// (rundir.Record.Input, videoInput), so one whose model changed is computed
 	// again, and only those answers; the features, VLM scores and text
 	// embeddings of the new model are cached under its own keys. Every
 	// other model (text_embed, lm_reader) is read by attackers that learn
@@ -152,15 +153,15 @@ func sameJSON(x, y any) bool {
 }
 
 // extendDir makes cfg the configuration of the run in dir when cfg extends
-// the stored one. It is called with the directory locked, after claimDir
+// the stored one. It is called with the directory locked, after rundir.Claim
 // refused cfg with mismatch, whose Fields it narrows to the fields that
 // block an extension when there is none.
-func extendDir(dir string, cfg *Config, mismatch *ConfigMismatchError) (bool, error) {
-	have, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+func extendDir(dir string, cfg *rundir.Config, mismatch *rundir.ConfigMismatchError) (bool, error) {
+	have, err := os.ReadFile(filepath.Join(dir, rundir.ConfigFile))
 	if err != nil {
 		return false, fmt.Errorf("read run config: %w", err)
 	}
-	want, err := encodeConfig(cfg)
+	want, err := rundir.EncodeConfig(cfg)
 	if err != nil {
 		return false, err
 	}
@@ -169,5 +170,5 @@ func extendDir(dir string, cfg *Config, mismatch *ConfigMismatchError) (bool, er
 		mismatch.Fields = blocking
 		return false, nil
 	}
-	return true, atomicfile.Write(filepath.Join(dir, ConfigFile), func(w io.Writer) error { _, err := w.Write(want); return err })
+	return true, atomicfile.Write(filepath.Join(dir, rundir.ConfigFile), func(w io.Writer) error { _, err := w.Write(want); return err })
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 )
 
@@ -72,7 +73,7 @@ func TestExtendingARunComputesOnlyTheNewWork(t *testing.T) {
 
 	out := filepath.Join(dir, "extended")
 	mustAudit(t, Options{Items: []string{first}, Out: out, Levels: all[:2], Seed: 5, Workers: 1, Embedder: countingEmbedder{lex, &calls}})
-	before, err := os.ReadFile(filepath.Join(out, RecordsFile))
+	before, err := os.ReadFile(filepath.Join(out, rundir.RecordsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestExtendingARunComputesOnlyTheNewWork(t *testing.T) {
 		}
 	}
 	// Nothing stored was rewritten.
-	after, err := os.ReadFile(filepath.Join(out, RecordsFile))
+	after, err := os.ReadFile(filepath.Join(out, rundir.RecordsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestExtendingRefusesWhatChangesStoredWork(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opt.Out = out
 			_, err := Audit(context.Background(), tt.opt)
-			var cm *ConfigMismatchError
+			var cm *rundir.ConfigMismatchError
 			if !errors.As(err, &cm) || !slices.Contains(cm.Fields, tt.field) {
 				t.Errorf("error %v; want a configuration mismatch naming %s", err, tt.field)
 			}

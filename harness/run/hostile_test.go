@@ -15,7 +15,9 @@ import (
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -89,12 +91,12 @@ func checkNonFiniteFailures(t *testing.T, opt Options, want map[string]int) {
 	if total == 0 {
 		t.Fatal("no failure counted")
 	}
-	first, err := os.ReadFile(filepath.Join(opt.Out, CardsJSON))
+	first, err := os.ReadFile(filepath.Join(opt.Out, rundir.CardsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustAudit(t, opt)
-	again, err := os.ReadFile(filepath.Join(opt.Out, CardsJSON))
+	again, err := os.ReadFile(filepath.Join(opt.Out, rundir.CardsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +146,7 @@ func TestAuditFailsOnlyTheItemsANaNModelEmbeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, man, gpu.CPUDevice())
+	ms, err := onnxembed.OpenModels(rt, man, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}

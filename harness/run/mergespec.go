@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness/completion"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // MergeSpec reads the shard run directories dirs (the shards 0..N-1 of one
-// audit, each finished: ShardFile and its completion record) and returns
+// audit, each finished: rundir.ShardFile and its completion record) and returns
 // the Spec of the audit that merges them: the Spec every shard stored,
 // with Merge naming dirs. The caller sets the fields of its own process
 // (Out, Workers, Device, progress). A directory that is not a finished
@@ -36,7 +37,7 @@ func MergeSpec(dirs []string) (Spec, error) {
 			return Spec{}, &ShardError{Dir: dir, Msg: err.Error()}
 		}
 		if s.Spec == nil {
-			return Spec{}, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s holds no audit spec (made by an older vidscreen): merge with the vidscreen that made the shards", ShardFile)}
+			return Spec{}, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s holds no audit spec (made by an older vidscreen): merge with the vidscreen that made the shards", rundir.ShardFile)}
 		}
 		b, err := json.Marshal(s.Spec)
 		if err != nil {

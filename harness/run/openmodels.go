@@ -14,6 +14,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/served"
@@ -119,7 +120,7 @@ func OpenModels(ctx context.Context, dir string, device gpu.Spec, budget uint64,
 		embed := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleTextEmbed)}
 		confirm := &spread.TextEmbedder{Pool: pool, Work: string(models.RoleDupConfirm)}
 		for _, dev := range devs {
-			tm, err := textembed.OpenModels(rt, m, dev)
+			tm, err := onnxembed.OpenModels(rt, m, dev)
 			if err != nil {
 				return fail(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/served"
 )
@@ -105,5 +106,5 @@ func servedStore(runDir string) *served.Store {
 	if runDir == "" {
 		return nil
 	}
-	return served.NewStore(filepath.Join(runDir, CacheDir, ServedStoreFile))
+	return served.NewStore(filepath.Join(runDir, rundir.CacheDir, ServedStoreFile))
 }

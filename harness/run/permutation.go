@@ -1,9 +1,7 @@
 package run
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/solve"
 	"github.com/vidscreen/vidscreen/internal/checksum"
 )
@@ -123,7 +122,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 			}
 		}
 	}
-	path := PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
+	path := rundir.PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
 	b, err := checksum.ReadFile(path)
 	if errors.Is(err, checksum.ErrDamaged) {
 		a.cacheDamaged(err.Error())
@@ -131,7 +130,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err == nil {
 		// A file written before the margins were kept holds the choices
 		// alone: they stand (screening then reads no margins of it).
-		if stored, margins, err := DecodePermutation(b, len(a.items)); err == nil && validChoices(a.items, stored) {
+		if stored, margins, err := rundir.DecodePermutation(b, len(a.items)); err == nil && validChoices(a.items, stored) {
 			return stored, margins, nil
 		}
 	}
@@ -157,7 +156,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 		return nil, nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(a.items))
 	}
 	out := make([]int, len(a.items))
-	rec := permutationRecord{Choices: out, Margins: make([]*float64, len(a.items))}
+	rec := rundir.PermutationRecord{Choices: out, Margins: make([]*float64, len(a.items))}
 	failed := false
 	for i, pr := range preds {
 		it := a.items[i]
@@ -191,69 +190,8 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, err
 	}
-	err = checksum.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(rec) })
+	err = checksum.Write(path, func(w io.Writer) error { return rundir.EncodePermutation(w, &rec) })
 	return out, margins, err
-}
-
-// A permutationRecord is what PermutationFile holds of one reader on one
-// option order: per item, the original index of the option it chose and
-// the margin of the gold option, log p(gold) - mean log p(others) (null
-// where the scores gave none). Screening reads the margins for the
-// options-only and blind readers' mean margin over four orders
-// (Video-Index 5.1; harness/solve.SolvesOrders).
-type permutationRecord struct {
-	Choices []int      `json:"choices"`
-	Margins []*float64 `json:"margins"`
-}
-
-// DecodePermutation decodes the contents of a PermutationFile of n items:
-// the choices and the margins (NaN where the file holds none for an item).
-// A file written before the margins were kept is a JSON list of the
-// choices alone: its margins are nil, absent, never zeros.
-func DecodePermutation(b []byte, n int) (choices []int, margins []float64, err error) {
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(t, &choices); err != nil {
-			return nil, nil, err
-		}
-		if len(choices) != n {
-			return nil, nil, fmt.Errorf("%d choices for %d items", len(choices), n)
-		}
-		return choices, nil, nil
-	}
-	var rec permutationRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, nil, err
-	}
-	if len(rec.Choices) != n {
-		return nil, nil, fmt.Errorf("%d choices for %d items", len(rec.Choices), n)
-	}
-	if rec.Margins == nil {
-		return rec.Choices, nil, nil
-	}
-	if len(rec.Margins) != n {
-		return nil, nil, fmt.Errorf("%d margins for %d items", len(rec.Margins), n)
-	}
-	margins = make([]float64, n)
-	for i, m := range rec.Margins {
-		margins[i] = math.NaN()
-		if m != nil {
-			margins[i] = *m
-		}
-	}
-	return rec.Choices, margins, nil
-}
-
-// PermutationFile is where the run directory dir keeps the choices of
-// attacker on option permutation o (0: the original order) of the items
-// whose keys (harness.Item.Key, in the run's order) are given, under seed:
-// a JSON object whose "choices" list the original index of each item's
-// chosen option and whose "margins" list the gold option's margin on that
-// order (permutationRecord; DecodePermutation reads it, and the plain list
-// of choices a run wrote before the margins were kept). Screening reads
-// the first four orders of the options-only and blind readers from there
-// (Video-Index 5.1: four seeded option orders, their mean margin).
-func PermutationFile(dir, attacker string, seed uint64, o int, keys []string) string {
-	return filepath.Join(dir, CacheDir, fmt.Sprintf("perm-%s-%d-%s.json", attacker, o, textKey(fmt.Sprintf("%s/%d/%d", attacker, seed, o), nil, keys)))
 }
 
 // validChoices reports whether every stored choice names an option of its

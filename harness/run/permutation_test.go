@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models/letters"
 )
 
@@ -73,7 +74,7 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 		}
 	}
 	first := map[string][]byte{}
-	for _, name := range []string{CardsJSON, CardsMarkdown, ItemsParquet} {
+	for _, name := range []string{rundir.CardsJSON, rundir.CardsMarkdown, rundir.ItemsParquet} {
 		first[name], _ = os.ReadFile(filepath.Join(out, name))
 	}
 	n.Store(0)
@@ -88,14 +89,14 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 		}
 	}
 	// A damaged stored permutation is computed again, to the same figures.
-	perms, _ := filepath.Glob(filepath.Join(out, CacheDir, "perm-*.json"))
+	perms, _ := filepath.Glob(filepath.Join(out, rundir.CacheDir, "perm-*.json"))
 	if len(perms) != 2*9 {
 		t.Fatalf("%d stored permutations, want 2 readers x 9 orders", len(perms))
 	}
 	// Each stored order keeps every item's choice and its gold margin.
 	for _, p := range perms {
 		b, _ := os.ReadFile(p)
-		choices, margins, err := DecodePermutation(b, res.Items)
+		choices, margins, err := rundir.DecodePermutation(b, res.Items)
 		if err != nil || len(choices) != res.Items || len(margins) != res.Items {
 			t.Fatalf("%s: %d choices, %d margins, %v", filepath.Base(p), len(choices), len(margins), err)
 		}
@@ -110,8 +111,8 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 	if n.Load() == 0 {
 		t.Error("a damaged stored permutation was not computed again")
 	}
-	again, _ := os.ReadFile(filepath.Join(out, CardsJSON))
-	if !bytes.Equal(first[CardsJSON], again) {
+	again, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
+	if !bytes.Equal(first[rundir.CardsJSON], again) {
 		t.Error("cards.json differs after recomputing a damaged permutation")
 	}
 }
@@ -152,7 +153,7 @@ func TestPermutationCountIsConfigured(t *testing.T) {
 					}
 				}
 			}
-			perms, _ := filepath.Glob(filepath.Join(out, CacheDir, "perm-*.json"))
+			perms, _ := filepath.Glob(filepath.Join(out, rundir.CacheDir, "perm-*.json"))
 			if len(perms) != 2*tt.want {
 				t.Errorf("%d stored permutations, want 2 readers x %d orders", len(perms), tt.want)
 			}
@@ -161,28 +162,5 @@ func TestPermutationCountIsConfigured(t *testing.T) {
 	// Each permutation is one more prompt per item and reader.
 	if !(0 < asked["off"] && asked["off"] < asked["two"] && asked["two"] < asked["default"]) {
 		t.Errorf("prompts asked: off %d, two %d, default %d; want 0 < off < two < default", asked["off"], asked["two"], asked["default"])
-	}
-}
-
-// TestDecodePermutation: the stored record gives choices and margins (NaN
-// for a null); a file written before the margins were kept, a plain list of
-// choices, gives nil margins (absent, not zeros); a count that is not the
-// items' is refused.
-func TestDecodePermutation(t *testing.T) {
-	c, m, err := DecodePermutation([]byte(`{"choices":[0,2,1],"margins":[2,null,-0.5]}`+"\n"), 3)
-	if err != nil || len(c) != 3 || c[1] != 2 || len(m) != 3 || m[0] != 2 || !math.IsNaN(m[1]) || m[2] != -0.5 {
-		t.Errorf("record: %v, %v, %v", c, m, err)
-	}
-	c, m, err = DecodePermutation([]byte("[0,2,1]\n"), 3)
-	if err != nil || len(c) != 3 || c[2] != 1 || m != nil {
-		t.Errorf("old list: %v, %v, %v; want the choices and no margins", c, m, err)
-	}
-	if c, m, err = DecodePermutation([]byte(`{"choices":[0,2,1]}`), 3); err != nil || m != nil || len(c) != 3 {
-		t.Errorf("record without margins: %v, %v, %v", c, m, err)
-	}
-	for _, bad := range []string{"[0,2]", `{"choices":[0,2,1],"margins":[1]}`, "[1, 2", "{}"} {
-		if _, _, err := DecodePermutation([]byte(bad), 3); err == nil {
-			t.Errorf("%s decoded for 3 items", bad)
-		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models/letters"
 )
 
@@ -32,17 +33,6 @@ const (
 	// here for "within the tolerance of chance".
 	ReferenceDelta = 0.05
 )
-
-// ReferenceModelConfig is the part of config.json that says how s* was
-// computed by a local model.
-type ReferenceModelConfig struct {
-	VLMReader        string  `json:"vlm_reader"`
-	Frames           int     `json:"frames"`
-	ProbeFrames      int     `json:"probe_frames"`
-	LongVideoSeconds float64 `json:"long_video_seconds"`
-	Delta            float64 `json:"delta"`
-	DecodeSize       string  `json:"decode_size"`
-}
 
 // referenceSet is the frame set of the reference: the clip's uniform
 // frames in time order, with every option in the prompt (the base of the
@@ -69,7 +59,7 @@ func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]
 	read := func(items []*harness.Item, frames int) ([][]float64, []bool, error) {
 		set := referenceSet(frames)
 		scores, err := features.ReadVLM(ctx, items, features.VLMOptions{
-			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: []features.VLMSet{set},
+			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, rundir.CacheDir), Sets: []features.VLMSet{set},
 			Reader: v.VLM, ReaderName: v.VLMName, Size: a.opt.decodeSize(needsOf(a.attackers)), Decode: v.Decode, Seed: a.opt.Seed,
 			Damaged: a.cacheDamaged,
 		})

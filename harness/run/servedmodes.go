@@ -11,14 +11,9 @@ import (
 	"sync"
 
 	"github.com/vidscreen/vidscreen/harness/metrics"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
-
-// ServedModesFile, in a run's cache folder, keeps the mode and form of
-// each served reader as its answers came (Options.Served). A resumed run
-// whose answers all come from records.log and the caches asks its readers
-// nothing, so only this file tells its cards what the first run's said.
-const ServedModesFile = "served-modes.json"
 
 // servedModes is what a run knows of its served readers' modes: the file's
 // and Options.Served's, merged.
@@ -39,7 +34,7 @@ func (a *audit) servedModes() ([]metrics.ServedReader, error) {
 	m := &a.served
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	path := filepath.Join(a.opt.Out, CacheDir, ServedModesFile)
+	path := filepath.Join(a.opt.Out, rundir.CacheDir, rundir.ServedModesFile)
 	if !m.loaded {
 		b, err := os.ReadFile(path)
 		switch {

@@ -18,13 +18,9 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
-
-// ShardFile is written into a shard's run directory when the shard's
-// feature work is complete: which shard it is, what it did per video, and
-// the flags that made it, which merge reads to run the same audit.
-const ShardFile = "shard.json"
 
 // A Shard is one part i (0 <= Index < Count) of an audit split across
 // processes or machines by the videos its items read. The shard does the
@@ -79,7 +75,7 @@ func VideoShard(root string, it *harness.Item, count int) int {
 	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(count))
 }
 
-// A ShardSummary is the content of ShardFile.
+// A ShardSummary is the content of rundir.ShardFile.
 type ShardSummary struct {
 	Shard  int `json:"shard"`
 	Shards int `json:"shards"`
@@ -103,21 +99,21 @@ type ShardVideo struct {
 	Failure string `json:"failure,omitempty"`
 }
 
-// ReadShard reads the ShardFile of a shard's run directory.
+// ReadShard reads the rundir.ShardFile of a shard's run directory.
 func ReadShard(dir string) (*ShardSummary, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ShardFile))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ShardFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &ShardError{Dir: dir, Msg: "no " + ShardFile + ": not a shard run directory, or its shard has not finished (run its audit --shard again to resume it)"}
+			return nil, &ShardError{Dir: dir, Msg: "no " + rundir.ShardFile + ": not a shard run directory, or its shard has not finished (run its audit --shard again to resume it)"}
 		}
 		return nil, err
 	}
 	var s ShardSummary
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", ShardFile, err)}
+		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", rundir.ShardFile, err)}
 	}
 	if err := (Shard{s.Shard, s.Shards}).check(); err != nil {
-		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", ShardFile, err)}
+		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", rundir.ShardFile, err)}
 	}
 	return &s, nil
 }
@@ -138,14 +134,14 @@ func (e *ShardError) Error() string {
 }
 
 // shardRun is an Audit with opt.Shard set: the feature stage on the items
-// whose videos fall in the shard, then ShardFile. Nothing that looks across
+// whose videos fall in the shard, then rundir.ShardFile. Nothing that looks across
 // items runs here; the shard's cache holds what Merge reads.
 func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error) {
 	sh := *a.opt.Shard
-	// ShardFile marks a finished shard: until this run finishes, the
+	// rundir.ShardFile marks a finished shard: until this run finishes, the
 	// directory is not one (merge refuses it), whatever an earlier run
 	// wrote.
-	if err := os.Remove(filepath.Join(a.opt.Out, ShardFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(filepath.Join(a.opt.Out, rundir.ShardFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	var mine []*harness.Item
@@ -208,7 +204,7 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(a.opt.Out, ShardFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+	if err := atomicfile.Write(filepath.Join(a.opt.Out, rundir.ShardFile), func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return nil, err
 	}
 	if err := a.writeRunJSON(started); err != nil {
@@ -217,7 +213,7 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 	if err := writeStages(a.opt.Out, a.res); err != nil {
 		return nil, err
 	}
-	a.res.Outputs = []string{ConfigFile, ShardFile}
+	a.res.Outputs = []string{rundir.ConfigFile, rundir.ShardFile}
 	if err := completion.Write(a.opt.Out, harness.Version, a.res.Outputs); err != nil {
 		return nil, err
 	}
@@ -236,8 +232,8 @@ func (a *audit) interrupted(ctx context.Context, err error) error {
 // checkShards reads the shard directories opt.Merge names and checks that
 // they are the shards 0..N-1 of one audit, the audit of cfg: each
 // config.json, less its "shard" key, must equal cfg.
-func checkShards(dirs []string, cfg *Config) error {
-	want, err := encodeConfig(cfg)
+func checkShards(dirs []string, cfg *rundir.Config) error {
+	want, err := rundir.EncodeConfig(cfg)
 	if err != nil {
 		return err
 	}
@@ -257,23 +253,23 @@ func checkShards(dirs []string, cfg *Config) error {
 			return &ShardError{Dir: dir, Msg: fmt.Sprintf("shard %d/%d given twice (also %s)", s.Shard, s.Shards, prev)}
 		}
 		byIndex[s.Shard] = dir
-		have, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+		have, err := os.ReadFile(filepath.Join(dir, rundir.ConfigFile))
 		if err != nil {
 			return &ShardError{Dir: dir, Msg: err.Error()}
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(have, &m); err != nil {
-			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", ConfigFile, err)}
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", rundir.ConfigFile, err)}
 		}
 		if string(m["shard"]) != strconv.Quote(Shard{s.Shard, s.Shards}.String()) {
-			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s names shard %s, %s shard %d/%d", ConfigFile, m["shard"], ShardFile, s.Shard, s.Shards)}
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s names shard %s, %s shard %d/%d", rundir.ConfigFile, m["shard"], rundir.ShardFile, s.Shard, s.Shards)}
 		}
 		delete(m, "shard")
 		base, err := json.Marshal(m)
 		if err != nil {
 			return err
 		}
-		if d := diffKeys(base, want); len(d) > 0 {
+		if d := rundir.DiffKeys(base, want); len(d) > 0 {
 			return &ShardError{Dir: dir, Msg: fmt.Sprintf("a shard of another audit (%v differ from this merge's)", d)}
 		}
 	}
@@ -294,13 +290,13 @@ func checkShards(dirs []string, cfg *Config) error {
 // stage of the merge finds every video's features there. Files already
 // present are kept: a cache entry's name is its content key.
 func seedCache(out string, shards []string) (int, error) {
-	dst := filepath.Join(out, CacheDir)
+	dst := filepath.Join(out, rundir.CacheDir)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return 0, fmt.Errorf("cache: %w", err)
 	}
 	n := 0
 	for _, dir := range shards {
-		src := filepath.Join(dir, CacheDir)
+		src := filepath.Join(dir, rundir.CacheDir)
 		entries, err := os.ReadDir(src)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -309,7 +305,7 @@ func seedCache(out string, shards []string) (int, error) {
 			return n, fmt.Errorf("merge: read %s: %w", src, err)
 		}
 		for _, e := range entries {
-			if !e.Type().IsRegular() || isTemp(e.Name()) {
+			if !e.Type().IsRegular() || atomicfile.IsTemp(e.Name()) {
 				continue
 			}
 			to := filepath.Join(dst, e.Name())

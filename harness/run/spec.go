@@ -16,7 +16,7 @@ import (
 // A Spec is everything an audit is asked, as plain data: each field is one
 // flag of vidscreen audit (named in its comment), and a Spec encodes to and
 // from JSON. A command builds one from its flags; a shard stores its own in
-// ShardFile, which merge reads back; a Go program builds one in code.
+// rundir.ShardFile, which merge reads back; a Go program builds one in code.
 // Open turns a Spec into a Job: its models, servers, devices and searches
 // placed. DefaultSpec holds the flags' defaults.
 type Spec struct {

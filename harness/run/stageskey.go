@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
@@ -16,7 +17,7 @@ import (
 // only it knows (served roles, the frame path) beside the stages the run
 // wrote. A missing file is started afresh.
 func setStagesKey(out, key string, v any) error {
-	path := filepath.Join(out, StagesFile)
+	path := filepath.Join(out, rundir.StagesFile)
 	doc := map[string]json.RawMessage{}
 	if b, err := os.ReadFile(path); err == nil {
 		if err := json.Unmarshal(b, &doc); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/internal/checksum"
 )
 
@@ -69,7 +70,7 @@ func (a *audit) transcripts(ctx context.Context, emb textEmbedder, vis []*attack
 // to fill its cache for the merge.
 func (a *audit) hear(ctx context.Context, fr *features.Result) ([]string, []transcriptEntry, error) {
 	v := a.opt.Video
-	cacheDir := filepath.Join(a.opt.Out, CacheDir)
+	cacheDir := filepath.Join(a.opt.Out, rundir.CacheDir)
 	acache := decode.AudioCache{Dir: cacheDir}
 	// The videos to hear, by content, in a fixed order.
 	paths := map[string]string{}
@@ -205,7 +206,7 @@ func (a *audit) transcriptsOf(ctx context.Context, emb textEmbedder, vis []*atta
 // hash, from the run's cache or made and stored there.
 func (a *audit) transcribe(ctx context.Context, acache decode.AudioCache, dir, path, hash string) (transcriptEntry, error) {
 	v := a.opt.Video
-	p := filepath.Join(dir, fmt.Sprintf("transcript-%s-%s.json", hash, textKey(v.ASRName+"/"+transcriptsVersion, nil, nil)))
+	p := filepath.Join(dir, fmt.Sprintf("transcript-%s-%s.json", hash, rundir.ContentKey(v.ASRName+"/"+transcriptsVersion, nil, nil)))
 	var e transcriptEntry
 	b, err := checksum.ReadFile(p)
 	switch {

@@ -18,6 +18,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/progress"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -118,31 +119,6 @@ func (o *Options) roles() []string {
 		out = append(out, attack.RoleASR)
 	}
 	return out
-}
-
-// VideoConfig is the part of config.json that names how the video features
-// were made.
-type VideoConfig struct {
-	ImageText string   `json:"image_text"`
-	Captioner string   `json:"captioner,omitempty"`
-	Prep      string   `json:"preprocessing"`
-	Size      string   `json:"decode_size"`
-	Frames    int      `json:"frames"`
-	Sets      []string `json:"frame_sets"`
-	VLMReader string   `json:"vlm_reader,omitempty"`
-	VLMSets   []string `json:"vlm_frame_sets,omitempty"`
-	// ScreenReader names the screen_reader model the funnel's 32-frame
-	// steps asked (absent when vlm_reader served them), ScreenSets its
-	// frame sets.
-	ScreenReader string   `json:"screen_reader,omitempty"`
-	ScreenSets   []string `json:"screen_frame_sets,omitempty"`
-	// VLMExtra names the later vlm_reader entries the diagnostic VLM
-	// readers asked (centre-frame-reader#2, ...), in the list's order,
-	// each with its frame sets and decode size.
-	VLMExtra []string `json:"vlm_reader_extra,omitempty"`
-	// ASR names the asr model the transcript attackers' transcripts were
-	// made with (absent when none ran).
-	ASR string `json:"asr,omitempty"`
 }
 
 // frames is the number of uniform frames of the frame and order attackers.
@@ -277,7 +253,7 @@ func (o *Options) screenDecodeSize(needs attack.Needs) decode.Size {
 func (a *audit) screenReaderScores(ctx context.Context, vis []*attack.Visual, sets []features.VLMSet) error {
 	v := a.opt.Video
 	scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
-		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: sets,
+		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, rundir.CacheDir), Sets: sets,
 		Reader: v.Screen, ReaderName: v.ScreenName, Size: a.opt.screenDecodeSize(needsOf(a.attackers)), Decode: v.Decode, Seed: a.opt.Seed,
 	})
 	if err != nil {
@@ -577,12 +553,12 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 	return nil
 }
 
-// videoInput is the Record.Input of a frame or order answer about a video
+// videoInput is the rundir.Record.Input of a frame or order answer about a video
 // whose bytes hash to hash: 16 hex digits of a SHA-256 of that hash and of
 // how the video's features were made (VideoConfig: the models with their
 // files' hashes and settings, the frame sets), so that an answer is used
 // only while both are what it read. "" when the video could not be read.
-func videoInput(hash string, v *VideoConfig) string {
+func videoInput(hash string, v *rundir.VideoConfig) string {
 	if hash == "" {
 		return ""
 	}
@@ -629,7 +605,7 @@ func (a *audit) dropStale() {
 func (a *audit) featureOptions(needs attack.Needs, vsets []features.VLMSet) features.Options {
 	v := a.opt.Video
 	fopt := features.Options{
-		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir),
+		Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, rundir.CacheDir),
 		Size: a.opt.decodeSize(needs), Decode: v.Decode, MaxBatch: v.MaxBatch,
 		VLMSets: vsets, VLM: v.VLM, VLMName: v.VLMName, Seed: a.opt.Seed,
 		Permute: func(it *harness.Item, k int) []int { return attack.OptionPermutation(a.opt.Seed, it, k) },
@@ -685,7 +661,7 @@ func cachedEmbed(ctx context.Context, cache embedCache, kind string, e textEmbed
 	if e == nil {
 		return nil, nil, errors.New("no text embedder for " + kind)
 	}
-	key := textKey(e.Name(), nil, texts)
+	key := rundir.ContentKey(e.Name(), nil, texts)
 	m, err = cache.load(kind, key, len(texts), e.Dim())
 	if err != nil || m != nil {
 		return m, nil, err

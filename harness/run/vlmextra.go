@@ -8,6 +8,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 )
 
 // extraVLMSets returns the frame sets the later vlm_reader entries score:
@@ -75,7 +76,7 @@ func (a *audit) extraVLMScores(ctx context.Context, vis []*attack.Visual, needs 
 	v := a.opt.Video
 	for k, r := range v.ExtraVLM {
 		scores, err := features.ReadVLM(ctx, a.items, features.VLMOptions{
-			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, CacheDir), Sets: sets,
+			Root: a.opt.VideoRoot, CacheDir: filepath.Join(a.opt.Out, rundir.CacheDir), Sets: sets,
 			Reader: r, ReaderName: v.ExtraVLMNames[k], Size: a.opt.extraVLMDecodeSize(needs, k), Decode: v.Decode, Seed: a.opt.Seed,
 		})
 		if err != nil {

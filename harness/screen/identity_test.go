@@ -9,7 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/report"
-	"github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -111,7 +111,7 @@ func TestReadItemsVideoHash(t *testing.T) {
 		{"no videos", nil, nil, nil, []string{"", "", ""}, "video identity: by path"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), itemsFile)
+			path := filepath.Join(t.TempDir(), rundir.ItemsParquet)
 			f, err := os.Create(path)
 			if err != nil {
 				t.Fatal(err)
@@ -150,7 +150,7 @@ func TestReadOrdersMargins(t *testing.T) {
 	atts := []Attacker{{Name: or, Level: "option"}, {Name: fp, Level: "option"}}
 	keys := []string{rows[0].Key(), rows[1].Key()}
 	write := func(o int, v any) {
-		path := run.PermutationFile(dir, or, cfg.Seed, o, keys)
+		path := rundir.PermutationFile(dir, or, cfg.Seed, o, keys)
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		b, _ := json.Marshal(v)
 		if err := os.WriteFile(path, b, 0o644); err != nil {

@@ -17,25 +17,18 @@ import (
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/report"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
-// The files of a run directory screening reads (harness/run writes them).
+// The embedding files of a screen directory: one float32 row per item, in
+// the order of screen.parquet, under the names the run directory gives the
+// same rows (rundir.QuestionNPY, ...), which Open reads.
 const (
-	itemsFile = "items.parquet"
-	cardsFile = "cards.json"
-)
-
-// The embedding files of a run directory and of a screen directory: one
-// float32 row per item, in the order of items.parquet and screen.parquet.
-const (
-	QuestionNPY = "question.npy"
-	// TextNPY holds the question+options embeddings the funnel's
-	// duplicate steps compare (read from the run, not written).
-	TextNPY        = "text.npy"
-	CentreFrameNPY = "centre_frame.npy"
-	MeanFrameNPY   = "mean_frame.npy"
+	QuestionNPY    = rundir.QuestionNPY
+	CentreFrameNPY = rundir.CentreFrameNPY
+	MeanFrameNPY   = rundir.MeanFrameNPY
 )
 
 // ErrOldRun refuses a run directory written before the audit wrote what
@@ -51,31 +44,31 @@ func Open(dir string) (*Input, error) {
 	if _, err := completion.Check(dir); err != nil {
 		return nil, err
 	}
-	attackers, significant, err := readAttackers(filepath.Join(dir, cardsFile))
+	attackers, significant, err := readAttackers(filepath.Join(dir, rundir.CardsJSON))
 	if err != nil {
 		return nil, err
 	}
 	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers, Significant: significant}
-	if in.Rows, err = readItems(filepath.Join(dir, itemsFile), attackers); err != nil {
+	if in.Rows, err = readItems(filepath.Join(dir, rundir.ItemsParquet), attackers); err != nil {
 		return nil, err
 	}
 	in.Notes = append(in.Notes, identityNote(in.Rows))
-	q, err := readNPY(dir, QuestionNPY, len(in.Rows), true)
+	q, err := readNPY(dir, rundir.QuestionNPY, len(in.Rows), true)
 	if err != nil {
 		return nil, err
 	}
 	in.Embeddings.Question = q
-	if in.Embeddings.CentreFrame, err = readNPY(dir, CentreFrameNPY, len(in.Rows), false); err != nil {
+	if in.Embeddings.CentreFrame, err = readNPY(dir, rundir.CentreFrameNPY, len(in.Rows), false); err != nil {
 		return nil, err
 	}
-	if in.Embeddings.MeanFrame, err = readNPY(dir, MeanFrameNPY, len(in.Rows), false); err != nil {
+	if in.Embeddings.MeanFrame, err = readNPY(dir, rundir.MeanFrameNPY, len(in.Rows), false); err != nil {
 		return nil, err
 	}
-	if in.Embeddings.Text, err = readNPY(dir, TextNPY, len(in.Rows), false); err != nil {
+	if in.Embeddings.Text, err = readNPY(dir, rundir.TextNPY, len(in.Rows), false); err != nil {
 		return nil, err
 	}
 	if in.Embeddings.Text == nil {
-		in.Notes = append(in.Notes, fmt.Sprintf("the run has no %s (written by an older vidscreen): the duplicate steps compare the question embeddings instead of question+options", TextNPY))
+		in.Notes = append(in.Notes, fmt.Sprintf("the run has no %s (written by an older vidscreen): the duplicate steps compare the question embeddings instead of question+options", rundir.TextNPY))
 	}
 	cfg, err := readConfig(dir)
 	if err != nil {
@@ -185,7 +178,7 @@ func readNPY(dir, name string, rows int, required bool) (*kernels.Matrix, error)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if m.Rows != rows {
-		return nil, fmt.Errorf("%s: %d rows for the %d items of %s", path, m.Rows, rows, itemsFile)
+		return nil, fmt.Errorf("%s: %d rows for the %d items of %s", path, m.Rows, rows, rundir.ItemsParquet)
 	}
 	return m, nil
 }

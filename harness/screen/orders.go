@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/solve"
 )
 
@@ -24,7 +24,7 @@ type runConfig struct {
 
 // readConfig reads dir's config.json; nil when there is none.
 func readConfig(dir string) (*runConfig, error) {
-	path := filepath.Join(dir, run.ConfigFile)
+	path := filepath.Join(dir, rundir.ConfigFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -44,7 +44,7 @@ func readConfig(dir string) (*runConfig, error) {
 // audit's first solve.Orders seeded option orders, permutations 1 to 4
 // (order 0, the original, is items.parquet's verdict and not one of them:
 // the authors' pool screen draws four random orders), from the run's cache
-// (run.PermutationFile), so that the options-only and blind steps judge
+// (rundir.PermutationFile), so that the options-only and blind steps judge
 // four seeded orders without asking the model again (Video-Index 5.1). It
 // reads them in order up to the first the cache lacks (a run audited with
 // --permutations 2 has two); an attacker with none gets none. One whose
@@ -66,7 +66,7 @@ func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (m
 		var orders [][]int32
 		var ms [][]float64
 		for o := 1; o <= solve.Orders; o++ {
-			path := run.PermutationFile(dir, a.Name, cfg.Seed, o, keys)
+			path := rundir.PermutationFile(dir, a.Name, cfg.Seed, o, keys)
 			b, err := os.ReadFile(path)
 			if errors.Is(err, fs.ErrNotExist) {
 				break
@@ -74,9 +74,9 @@ func readOrders(dir string, rows []Row, attackers []Attacker, cfg *runConfig) (m
 			if err != nil {
 				return nil, nil, err
 			}
-			choices, m, err := run.DecodePermutation(b, len(rows))
+			choices, m, err := rundir.DecodePermutation(b, len(rows))
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w (for the %d items of %s)", path, err, len(rows), itemsFile)
+				return nil, nil, fmt.Errorf("%s: %w (for the %d items of %s)", path, err, len(rows), rundir.ItemsParquet)
 			}
 			cs := make([]int32, len(choices))
 			for i, c := range choices {

@@ -15,6 +15,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/demo"
 	"github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
 )
 
@@ -39,7 +40,7 @@ func audit(t testing.TB, n int) string {
 }
 
 func TestScreenOfARealAudit(t *testing.T) {
-	if run.QuestionNPY != screen.QuestionNPY || run.CentreFrameNPY != screen.CentreFrameNPY || run.MeanFrameNPY != screen.MeanFrameNPY {
+	if rundir.QuestionNPY != screen.QuestionNPY || rundir.CentreFrameNPY != screen.CentreFrameNPY || rundir.MeanFrameNPY != screen.MeanFrameNPY {
 		t.Fatal("the run and screening name the embedding files differently")
 	}
 	dir := audit(t, 60)
@@ -160,7 +161,7 @@ func TestOpenRefusesARunWhoseWriteStageWasInterrupted(t *testing.T) {
 	}
 	// A directory that cannot be replaced by a file fails the write of
 	// index.html after cards.json is written.
-	index := filepath.Join(out, run.IndexHTML)
+	index := filepath.Join(out, rundir.IndexHTML)
 	if err := os.Remove(index); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Mode is the permission of every file written here.
@@ -53,6 +54,13 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return syncDir(dir)
+}
+
+// IsTemp reports whether name, a base name, is the temporary file of a
+// Write: one a killed process left, which its directory's next writer may
+// remove.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
 // WriteBytes writes data to path.

@@ -1,4 +1,8 @@
-package textembed
+// Package onnxembed holds the text embedders run by ONNX Runtime (BGE for
+// text_embed, MPNet for dup_confirm), apart from harness/textembed so that
+// the readers of a finished run link the lexical embedder and the
+// interfaces without the models.
+package onnxembed
 
 import (
 	"context"
@@ -12,11 +16,12 @@ import (
 	"strings"
 
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/models"
 )
 
-// ONNX is a TextEmbedder backed by a models.TextEncoder: BGE (text_embed)
+// ONNX is a textembed.TextEmbedder backed by a models.TextEncoder: BGE (text_embed)
 // or MPNet (dup_confirm) run by ONNX Runtime. Its Name carries a hash of the
 // model and tokenizer files, so that run caches and run configurations name
 // the exact weights, not just a folder that may be refilled.
@@ -63,7 +68,7 @@ func (o *ONNX) Name() string { return o.name }
 func (o *ONNX) Dim() int { return o.enc.Dim() }
 
 // Embed returns the encoder's unit rows. A text with no visible characters
-// gives a zero row, as TextEmbedder asks (the encoder would otherwise embed
+// gives a zero row, as textembed.TextEmbedder asks (the encoder would otherwise embed
 // its bare [CLS] [SEP], which is near every other short text).
 func (o *ONNX) Embed(ctx context.Context, texts []string) (*kernels.Matrix, error) {
 	m := kernels.NewMatrix(len(texts), o.enc.Dim())
@@ -82,7 +87,7 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) (*kernels.Matrix, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.enc.Name(), err)
 	}
-	var bad *NonFiniteError
+	var bad *textembed.NonFiniteError
 	for j, i := range idx {
 		if len(rows[j]) != m.Cols {
 			return nil, fmt.Errorf("%s: row of %d values, want %d", o.enc.Name(), len(rows[j]), m.Cols)
@@ -93,7 +98,7 @@ func (o *ONNX) Embed(ctx context.Context, texts []string) (*kernels.Matrix, erro
 		// takes the other rows from the error.
 		if err := kernels.CheckFiniteVector(rows[j]); err != nil {
 			if bad == nil {
-				bad = &NonFiniteError{Model: o.enc.Name(), Embeddings: m, Err: err}
+				bad = &textembed.NonFiniteError{Model: o.enc.Name(), Embeddings: m, Err: err}
 			}
 			bad.Rows = append(bad.Rows, i)
 			bad.Texts = append(bad.Texts, texts[i])

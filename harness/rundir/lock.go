@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"syscall"
 )
 
-const lockName = ".lock"
-
-// lockDir takes an exclusive advisory lock on dir, so that two audits never
-// append to the same records at once. The lock dies with the process, so a
-// killed run leaves nothing to clean up.
-func lockDir(dir string) (unlock func(), err error) {
+// Lock takes an exclusive advisory lock on dir's LockFile, creating dir if
+// needed, so that two audits never append to the same records at once. The
+// lock dies with the process, so a killed run leaves nothing to clean up.
+// A dir that is a file is refused with ErrNotRunDir; one another process
+// holds, with an error that says so.
+func Lock(dir string) (unlock func(), err error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		// Bad input, not a failure of the run: the user named a file.
 		return nil, fmt.Errorf("%w: %s is a file; --out names a directory", ErrNotRunDir, dir)
@@ -21,7 +21,7 @@ func lockDir(dir string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock run directory: %w", err)
 	}

@@ -1,4 +1,4 @@
-package run
+package rundir
 
 import (
 	"fmt"
@@ -53,9 +53,8 @@ func TestRecordsFlagsField(t *testing.T) {
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
-	var scratch []byte
 	for _, r := range sampleRecords {
-		line := appendRecord(nil, &scratch, &r)
+		line := AppendRecord(nil, &r)
 		got, err := parseRecord(line[:len(line)-1])
 		if err != nil {
 			t.Fatalf("parse %q: %v", line, err)
@@ -67,8 +66,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 }
 
 func TestRecordsRefuseDamagedLines(t *testing.T) {
-	var scratch []byte
-	line := appendRecord(nil, &scratch, &sampleRecords[0])
+	line := AppendRecord(nil, &sampleRecords[0])
 	line = line[:len(line)-1]
 	flip := append([]byte(nil), line...)
 	flip[len(flip)-3] ^= 1
@@ -91,7 +89,7 @@ func TestRecordsRefuseDamagedLines(t *testing.T) {
 
 func TestStoreDropsTornTailAndAppendsAfterIt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "records.log")
-	s, dropped, err := openStore(path, func(Record) error { t.Fatal("new store has records"); return nil })
+	s, dropped, err := OpenStore(path, func(Record) error { t.Fatal("new store has records"); return nil })
 	if err != nil || dropped != 0 {
 		t.Fatal(err, dropped)
 	}
@@ -100,15 +98,14 @@ func TestStoreDropsTornTailAndAppendsAfterIt(t *testing.T) {
 	}
 	s.Close()
 	full, _ := os.ReadFile(path)
-	var scratch []byte
-	third := appendRecord(nil, &scratch, &sampleRecords[2])
+	third := AppendRecord(nil, &sampleRecords[2])
 	for cut := 0; cut < len(third); cut++ {
 		// Simulate a kill while the third record was being written.
 		if err := os.WriteFile(path, append(append([]byte(nil), full...), third[:cut]...), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		var got []Record
-		s, dropped, err := openStore(path, func(r Record) error { got = append(got, r); return nil })
+		s, dropped, err := OpenStore(path, func(r Record) error { got = append(got, r); return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

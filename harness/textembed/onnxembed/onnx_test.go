@@ -1,4 +1,4 @@
-package textembed_test
+package onnxembed_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack/attacktest"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -23,11 +24,11 @@ import (
 // repository (../shared/data/tokenizers), else the repository's cut-down copy
 // of it (models/testdata/README.md) on a machine without the shared data.
 func bertTokenizer() string {
-	full := filepath.Join("..", "..", "..", "shared", "data", "tokenizers", "bert_wordpiece_tokenizer.json")
+	full := filepath.Join("..", "..", "..", "..", "shared", "data", "tokenizers", "bert_wordpiece_tokenizer.json")
 	if _, err := os.Stat(full); err == nil {
 		return full
 	}
-	return filepath.Join("..", "..", "models", "testdata", "bert_wordpiece_small.json")
+	return filepath.Join("..", "..", "..", "models", "testdata", "bert_wordpiece_small.json")
 }
 
 // tinyModels writes a models directory whose text_embed and dup_confirm
@@ -74,7 +75,7 @@ func runtimeOrSkip(t testing.TB) *models.Runtime {
 
 func realTexts(t *testing.T, n int) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "items.jsonl"))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "items.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestONNXRowsAreTheEncodersRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
+	ms, err := onnxembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestONNXRowsAreTheEncodersRows(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		role models.Role
-		emb  *textembed.ONNX
+		emb  *onnxembed.ONNX
 	}{{models.RoleTextEmbed, ms.Embed}, {models.RoleDupConfirm, ms.Confirm}} {
 		t.Run(string(tt.role), func(t *testing.T) {
 			enc, err := rt.OpenTextEncoder(m, tt.role, gpu.CPUDevice())
@@ -182,7 +183,7 @@ func TestOpenModelsWithoutDupConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
+	ms, err := onnxembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestOpenModelsWithoutDupConfirm(t *testing.T) {
 		t.Error("a dup_confirm embedder without the role")
 	}
 	os.Remove(filepath.Join(dir, "text_embed", "model.onnx"))
-	if _, err := textembed.OpenModels(rt, m, gpu.CPUDevice()); err == nil || !strings.Contains(err.Error(), "model.onnx") {
+	if _, err := onnxembed.OpenModels(rt, m, gpu.CPUDevice()); err == nil || !strings.Contains(err.Error(), "model.onnx") {
 		t.Errorf("a missing model file: %v", err)
 	}
 }
@@ -207,12 +208,15 @@ func BenchmarkONNXEmbed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ms, err := textembed.OpenModels(rt, m, gpu.CPUDevice())
+	ms, err := onnxembed.OpenModels(rt, m, gpu.CPUDevice())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ms.Close()
-	texts := itemTexts(attacktest.LoadReal(b))[:512]
+	var texts []string
+	for _, it := range attacktest.LoadReal(b)[:512] {
+		texts = append(texts, textembed.ItemText(it))
+	}
 	n := 0
 	for b.Loop() {
 		if _, err := ms.Embed.Embed(context.Background(), texts); err != nil {
