@@ -65,9 +65,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 					return auditError(err)
 				}
 				// The fields of this process: the shards stored none.
-				def := runs.DefaultSpec()
 				spec.Out, spec.Workers, spec.Device, spec.LogFormat, spec.Quiet = *out, *workers, df.Device, *logFormat, *quiet
-				spec.Precision, spec.OffloadMinWork, spec.DeviceMemory = def.Precision, def.OffloadMinWork, def.DeviceMemory
 				return runAuditSpec(ctx, spec, env)
 			}
 		},

@@ -15,8 +15,9 @@ import (
 // MergeSpec reads the shard run directories dirs (the shards 0..N-1 of one
 // audit, each finished: rundir.ShardFile and its completion record) and returns
 // the Spec of the audit that merges them: the Spec every shard stored,
-// with Merge naming dirs. The caller sets the fields of its own process
-// (Out, Workers, Device, progress). A directory that is not a finished
+// with Merge naming dirs and the fields of one process, which no shard
+// stores, at DefaultSpec's values; the caller sets Out and may set those
+// (Workers, Device, progress). A directory that is not a finished
 // shard, or shards of different Specs, are a *ShardError naming the
 // directory and the fields that differ; Run then checks that the shards
 // are 0..N-1, each once.
@@ -51,6 +52,8 @@ func MergeSpec(dirs []string) (Spec, error) {
 			return Spec{}, &ShardError{Dir: dir, Msg: fmt.Sprintf("made by another audit than %s: its spec differs in %s", dirs[0], strings.Join(specDiff(first, b), ", "))}
 		}
 	}
+	def := DefaultSpec()
+	spec.Precision, spec.OffloadMinWork, spec.LogFormat = def.Precision, def.OffloadMinWork, def.LogFormat
 	spec.Merge = make([]string, len(dirs))
 	for k, dir := range dirs {
 		spec.Merge[k] = filepath.Clean(dir)
