@@ -5,26 +5,20 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // realVideoDir is ../shared/data/videos seen from the repository root.
 func realVideoDir(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "videos"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real test videos not found at %s (the repository's parent holds shared/data/videos)", dir)
-	}
-	return dir
+	return shareddata.Path(t, "videos")
 }
 
 // ffmpegFrame returns the frame the ffmpeg command gives for -ss t (the

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
@@ -121,15 +122,18 @@ func sharedTokenizer(name string) string {
 // fullTokenizer is sharedTokenizer without the fallback: "" when the real
 // file is not there.
 func fullTokenizer(name string) string {
-	for _, p := range []string{
-		filepath.Join("tokenizer", "testdata", name),
-		filepath.Join("..", "..", "shared", "data", "tokenizers", name),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+	if p := filepath.Join("tokenizer", "testdata", name); exists(p) {
+		return p
+	}
+	if p, err := shareddata.Lookup("tokenizers", name); err == nil {
+		return p
 	}
 	return ""
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // randomIDs returns n sequences of lengths in [minLen, maxLen], each

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // devicesFixture is devicesFixture's audit input: 16 real NExT-QA items over
@@ -20,13 +22,9 @@ import (
 func devicesFixture(t *testing.T) (items, root, modelsDir string) {
 	t.Helper()
 	needORT(t)
-	src, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	video, err := os.ReadFile(shareddata.Path(t, "videos", "big_buck_bunny_432_433.webm"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	video, err := os.ReadFile(filepath.Join(src, "videos", "big_buck_bunny_432_433.webm"))
-	if err != nil {
-		t.Skipf("shared videos not found: %v", err)
 	}
 	tmp := t.TempDir()
 	root = filepath.Join(tmp, "videos")
@@ -38,9 +36,9 @@ func devicesFixture(t *testing.T) (items, root, modelsDir string) {
 	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
 		t.Fatalf("models init: exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(filepath.Join(src, "nextqa.jsonl"))
+	f, err := os.Open(shareddata.Path(t, "nextqa.jsonl"))
 	if err != nil {
-		t.Skipf("shared items not found: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var out strings.Builder

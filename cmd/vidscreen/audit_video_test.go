@@ -15,6 +15,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/rundir"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // videoFixture makes a video root holding copies of shared videos (whose
@@ -25,13 +26,7 @@ import (
 func videoFixture(t *testing.T) (items, root, modelsDir string) {
 	t.Helper()
 	needORT(t)
-	src, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "videos"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("shared videos not found at %s", src)
-	}
+	src := shareddata.Path(t, "videos")
 	tmp := t.TempDir()
 	root = filepath.Join(tmp, "videos")
 	os.MkdirAll(root, 0o755)
@@ -48,9 +43,9 @@ func videoFixture(t *testing.T) (items, root, modelsDir string) {
 	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
 		t.Fatalf("models init: exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(filepath.Join("..", "..", "..", "shared", "data", "nextqa.jsonl"))
+	f, err := os.Open(shareddata.Path(t, "nextqa.jsonl"))
 	if err != nil {
-		t.Skipf("shared items not found: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	paths := []string{"bbb.mp4", "short.webm", "bbb.mp4", "corrupt.mp4", "gone.mp4", "link.webm", "../bbb.mp4", "short.webm", "bbb.mp4"}

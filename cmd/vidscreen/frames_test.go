@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/kernels/npy"
 )
 
@@ -162,10 +163,7 @@ func TestFramesFormatsAndStaleFiles(t *testing.T) {
 // (32 frames at 224 and their labelled contact sheet): the part of the
 // command that is not decoding.
 func BenchmarkFramePNGs(b *testing.B) {
-	video := filepath.Join("..", "..", "..", "shared", "data", "videos", "big_buck_bunny_0_30_h264_640.mp4")
-	if _, err := os.Stat(video); err != nil {
-		b.Skipf("no shared video: %v", err)
-	}
+	video := shareddata.Path(b, "videos", "big_buck_bunny_0_30_h264_640.mp4")
 	sampler, _ := decode.ParseSampler("uniform:32")
 	size, _ := decode.ParseSize("224")
 	var res *decode.Result

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // runCmd runs one vidscreen command line in-process.
@@ -22,15 +22,7 @@ func runCmd(args ...string) (code int, stdout, stderr string) {
 // skips the test naming the folder it looked in.
 func sharedVideo(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "videos"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no shared videos at %s: %v", dir, err)
-	}
-	return p
+	return shareddata.Path(t, "videos", name)
 }
 
 func TestTopLevelUsage(t *testing.T) {

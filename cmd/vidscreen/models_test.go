@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -66,10 +67,10 @@ func TestModelsTokenize(t *testing.T) {
 // The shared tokenizer files give the reference ids of
 // ../shared/data/tokenizers/reference_ids.json through the command too.
 func TestModelsTokenizeReferenceIDs(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "tokenizers")
-	data, err := os.ReadFile(filepath.Join(dir, "reference_ids.json"))
+	dir := shareddata.Path(t, "tokenizers")
+	data, err := os.ReadFile(shareddata.Path(t, "tokenizers", "reference_ids.json"))
 	if err != nil {
-		t.Skipf("shared tokenizer files not beside the repository: %v", err)
+		t.Fatal(err)
 	}
 	var refs []map[string]any
 	if err := json.Unmarshal(data, &refs); err != nil {

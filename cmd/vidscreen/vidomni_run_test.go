@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/vidomni"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -31,8 +32,10 @@ func writeVidomniModels(t *testing.T) string {
 		t.Fatal(err)
 	}
 	clipTok := bert
-	if b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", "tokenizers", "clip_bpe_tokenizer.json")); err == nil {
-		clipTok = b
+	if p, err := shareddata.Lookup("tokenizers", "clip_bpe_tokenizer.json"); err == nil {
+		if b, err := os.ReadFile(p); err == nil {
+			clipTok = b
+		}
 	}
 	vlmText := onnxbuild.TinyVLMText
 	vlmText.MaxPos = 512

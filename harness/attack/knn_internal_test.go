@@ -2,13 +2,12 @@ package attack
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -96,16 +95,15 @@ func TestCandidateListsGiveTheExactNearestEarlierItems(t *testing.T) {
 }
 
 func starOrSynthetic(t *testing.T) []*harness.Item {
-	dir, _ := os.Getwd()
-	path := filepath.Join(dir, "..", "..", "..", "shared", "data", "star.jsonl")
-	if _, err := os.Stat(path); err == nil {
+	path, err := shareddata.Lookup("star.jsonl")
+	if err == nil {
 		items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return items[:1500]
 	}
-	t.Logf("%s absent: using a synthetic pool", path)
+	t.Logf("%v: using a synthetic pool", err)
 	var items []*harness.Item
 	verbs := []string{"opened", "closed", "took", "put down", "tidied up"}
 	objects := []string{"The door.", "The box.", "The towel.", "The bag.", "The book."}

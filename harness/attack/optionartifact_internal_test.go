@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // centreBenchmark builds a held-out-style benchmark whose correct option is
@@ -135,27 +134,11 @@ func TestOptionArtifactOnRealData(t *testing.T) {
 	}
 }
 
-// realDataDir finds ../shared/data beside the module root, as
-// attacktest.DataDir does (which this internal test cannot import).
+// realDataDir finds ../shared/data beside the module root (skipping
+// without its NExT-QA items), as attacktest.DataDir does (which this
+// internal test cannot import).
 func realDataDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	data := filepath.Join(filepath.Dir(dir), "shared", "data")
-	if _, err := os.Stat(filepath.Join(data, "nextqa.jsonl")); err != nil {
-		t.Skipf("development data not found at %s", data)
-	}
-	return data
+	shareddata.Path(t, "nextqa.jsonl")
+	return shareddata.Path(t)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
@@ -22,14 +23,7 @@ import (
 // sharedVideos is ../shared/data/videos seen from the repository root.
 func sharedVideos(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data", "videos"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real test videos not found at %s (the repository's parent holds shared/data/videos)", dir)
-	}
-	return dir
+	return shareddata.Path(t, "videos")
 }
 
 // tinyModels are the project's small models, opened once per test binary.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/demo"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // sharedData finds the full development data (../shared/data beside the
@@ -15,7 +16,10 @@ import (
 func sharedData() []string {
 	dir := os.Getenv("VIDSCREEN_DATA")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
+		var err error
+		if dir, err = shareddata.Lookup(); err != nil {
+			return nil
+		}
 	}
 	var out []string
 	for _, f := range []string{"nextqa.jsonl", "socialiq2.jsonl", "star.jsonl", "videohallucer.jsonl"} {

@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // benchQuestions reads the questions of the shared benchmark annotations
 // (../shared/data/*.jsonl), up to n, in file order.
 func benchQuestions(b *testing.B, n int) []string {
 	b.Helper()
-	files, _ := filepath.Glob(filepath.Join(sharedData, "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(shareddata.Path(b), "*.jsonl"))
 	if len(files) == 0 {
-		b.Skipf("no %s", filepath.Join(sharedData, "*.jsonl"))
+		b.Skipf("no %s", filepath.Join(shareddata.Path(b), "*.jsonl"))
 	}
 	sort.Strings(files)
 	var out []string
@@ -117,7 +119,7 @@ func BenchmarkCLIPColdCache(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	for _, f := range []string{"bert_wordpiece_tokenizer.json", "clip_bpe_tokenizer.json"} {
 		b.Run(f, func(b *testing.B) {
-			path := filepath.Join(sharedData, "tokenizers", f)
+			path := shareddata.Path(b, "tokenizers", f)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				b.Skipf("%s: %v", path, err)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 // TestCrossCheckJS compares ids and decoded text with the JavaScript port of
@@ -34,7 +36,7 @@ func TestCrossCheckJS(t *testing.T) {
 	}
 	for _, file := range []string{"bert_wordpiece_tokenizer.json", "clip_bpe_tokenizer.json"} {
 		tok := loadShared(t, file)
-		tokFile := filepath.Join(sharedData, "tokenizers", file)
+		tokFile := shareddata.Path(t, "tokenizers", file)
 		outFile := filepath.Join(dir, file+".out.json")
 		cmd := exec.Command("node", filepath.Join("testdata", "crosscheck.mjs"), modules, tokFile, textsFile, outFile)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -83,9 +85,9 @@ func TestCrossCheckJS(t *testing.T) {
 // shared annotations, in file order.
 func annotationTexts(t *testing.T) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(sharedData, "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(shareddata.Path(t), "*.jsonl"))
 	if len(files) == 0 {
-		t.Skipf("no %s", filepath.Join(sharedData, "*.jsonl"))
+		t.Skipf("no %s", filepath.Join(shareddata.Path(t), "*.jsonl"))
 	}
 	sort.Strings(files)
 	seen := map[string]bool{}

@@ -3,23 +3,17 @@ package tokenizer
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-)
 
-// sharedData is the project's real data folder, beside the repository
-// (../shared/data from the repository root).
-var sharedData = filepath.Join("..", "..", "..", "shared", "data")
+	"github.com/vidscreen/vidscreen/internal/shareddata"
+)
 
 // loadShared loads a tokenizer file from the shared data, skipping the test
 // when the folder is absent.
 func loadShared(t testing.TB, name string) *Tokenizer {
 	t.Helper()
-	path := filepath.Join(sharedData, "tokenizers", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not found", path)
-	}
+	path := shareddata.Path(t, "tokenizers", name)
 	tok, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +29,10 @@ type referenceCase struct {
 
 func loadReference(t *testing.T) []referenceCase {
 	t.Helper()
-	path := filepath.Join(sharedData, "tokenizers", "reference_ids.json")
+	path := shareddata.Path(t, "tokenizers", "reference_ids.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("%s not found", path)
+		t.Fatal(err)
 	}
 	var cases []referenceCase
 	if err := json.Unmarshal(data, &cases); err != nil {

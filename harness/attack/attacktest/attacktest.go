@@ -7,7 +7,6 @@ package attacktest
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/textembed"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/kernels"
 )
 
@@ -26,25 +26,8 @@ var RealFiles = []string{"nextqa.jsonl", "socialiq2.jsonl", "videohallucer.jsonl
 // module root, or skips tb (naming the path) when it is absent.
 func DataDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	data := filepath.Join(filepath.Dir(dir), "shared", "data")
-	if _, err := os.Stat(filepath.Join(data, RealFiles[0])); err != nil {
-		tb.Skipf("development data not found at %s", data)
-	}
-	return data
+	shareddata.Path(tb, RealFiles[0])
+	return shareddata.Path(tb)
 }
 
 // LoadReal reads the named files of the development data (all of RealFiles

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
 const nextqaHeader = "video,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n"
@@ -99,9 +100,9 @@ func TestNExTQADetect(t *testing.T) {
 // the import gives back the same ids, videos, questions, options, answers
 // and tasks, in order.
 func TestNExTQASharedData(t *testing.T) {
-	f, err := os.Open("../../../../shared/data/nextqa.jsonl")
+	f, err := os.Open(shareddata.Path(t, "nextqa.jsonl"))
 	if err != nil {
-		t.Skip("no ../shared/data/nextqa.jsonl:", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var want []harness.Item

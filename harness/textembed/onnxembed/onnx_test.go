@@ -16,6 +16,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/attack/attacktest"
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
+	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
@@ -24,8 +25,7 @@ import (
 // repository (../shared/data/tokenizers), else the repository's cut-down copy
 // of it (models/testdata/README.md) on a machine without the shared data.
 func bertTokenizer() string {
-	full := filepath.Join("..", "..", "..", "..", "shared", "data", "tokenizers", "bert_wordpiece_tokenizer.json")
-	if _, err := os.Stat(full); err == nil {
+	if full, err := shareddata.Lookup("tokenizers", "bert_wordpiece_tokenizer.json"); err == nil {
 		return full
 	}
 	return filepath.Join("..", "..", "..", "models", "testdata", "bert_wordpiece_small.json")
