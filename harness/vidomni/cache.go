@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/npy"
@@ -29,44 +27,11 @@ const cacheFormat = 1
 // computed another way. A damaged entry is computed again.
 type FrameCache struct {
 	Dir string
-	// Model identifies the image_text model: ModelHash of its folder.
+	// Model identifies the image_text model: models.RoleName of its folder,
+	// the identity the audit gives the same weights.
 	Model string
 	// Hits and Stored count the entries read and written.
 	Hits, Stored int
-}
-
-// ModelHash hashes the names and bytes of every file under dir (sorted),
-// the identity of a model folder for FrameCache.
-func ModelHash(dir string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, p := range files {
-		rel, _ := filepath.Rel(dir, p)
-		writeField(h, rel)
-		f, err := os.Open(p)
-		if err != nil {
-			return "", err
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("read %s: %w", p, err)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func writeField(w io.Writer, s string) {
