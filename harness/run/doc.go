@@ -24,7 +24,7 @@
 // those of an uninterrupted run; with another configuration it is refused
 // (or extended, when the configuration only adds to it). A stored answer of
 // an attacker that reads frames names the video bytes and video models it
-// read (Record.Input), and is computed again when they change; the answer
+// read (rundir.Record.Input), and is computed again when they change; the answer
 // of an item whose video failed is not stored. Every cache file has its
 // checksum beside it (internal/checksum) and a damaged one is computed
 // again and reported. Outputs never depend on the number of workers (the
