@@ -8,8 +8,8 @@
 // Read, like encoding/csv's Reader; ReadFiles and ReadFS read several files
 // into one run, in order, refusing an id seen twice in a benchmark. Every
 // refusal is a *ParseError naming the file, the line (or row) and the field,
-// wrapping one of the Err* reasons. ReadReference reads a reference model's
-// answers and checks them against the items.
+// wrapping one of the Err* reasons. (A reference model's answers are read
+// by package predictions.)
 //
 // The subpackages carry the audit onward: attack (the attackers), textembed
 // (text embeddings), metrics (report cards), dups (near-duplicates), run (the

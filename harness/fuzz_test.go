@@ -94,25 +94,3 @@ func FuzzParquetReader(f *testing.F) {
 		}
 	})
 }
-
-// FuzzReadReference feeds arbitrary bytes to the reference-answer reader.
-func FuzzReadReference(f *testing.F) {
-	items := []*Item{{ID: "q", Benchmark: "B", Options: []string{"a", "b"}}}
-	f.Add([]byte(`{"id": "q", "benchmark": "B", "pred": 1}` + "\n"))
-	f.Add([]byte("\xEF\xBB\xBF{\"id\": \"q\", \"benchmark\": \"B\", \"pred\": 0}"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ref, err := readReference(bytes.NewReader(data), "fuzz.jsonl", items)
-		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *ParseError", err)
-			}
-			return
-		}
-		for _, p := range ref {
-			if p < 0 || p > 1 {
-				t.Fatalf("accepted pred %d for a two-option item", p)
-			}
-		}
-	})
-}

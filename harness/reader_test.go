@@ -299,33 +299,3 @@ func TestParquetReaderRefusesBadItems(t *testing.T) {
 		})
 	}
 }
-
-func TestReadReference(t *testing.T) {
-	items, err := NewJSONLReader(strings.NewReader(good+"\n"), "i.jsonl").ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := readReference(strings.NewReader(`{"id": "q1", "benchmark": "B", "pred": 1}`+"\n"), "r.jsonl", items)
-	if err != nil || ref[items[0].Key()] != 1 || len(ref) != 1 {
-		t.Fatalf("got %v, %v", ref, err)
-	}
-	tests := []struct {
-		name, in, field string
-		want            error
-	}{
-		{"an unknown item", `{"id": "nope", "benchmark": "B", "pred": 0}`, "id", ErrUnknownItem},
-		{"a pred out of range", `{"id": "q1", "benchmark": "B", "pred": 3}`, "pred", ErrAnswerRange},
-		{"a missing pred", `{"id": "q1", "benchmark": "B"}`, "pred", ErrMissingField},
-		{"a text pred", `{"id": "q1", "benchmark": "B", "pred": "A"}`, "pred", ErrFieldType},
-		{"a repeated item", `{"id": "q1", "benchmark": "B", "pred": 0}` + "\n" + `{"id": "q1", "benchmark": "B", "pred": 1}`, "id", ErrDuplicateID},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := readReference(strings.NewReader(tt.in+"\n"), "r.jsonl", items)
-			var pe *ParseError
-			if !errors.As(err, &pe) || pe.Field != tt.field || !errors.Is(err, tt.want) {
-				t.Fatalf("got %v, want field %q: %v", err, tt.field, tt.want)
-			}
-		})
-	}
-}

@@ -19,9 +19,6 @@ func NewUnionFind(n int) *UnionFind {
 	return u
 }
 
-// Len returns the number of elements.
-func (u *UnionFind) Len() int { return len(u.parent) }
-
 // Find returns the representative of a's set. Representatives are an
 // implementation detail; use Labels for stable cluster names.
 func (u *UnionFind) Find(a int) int {

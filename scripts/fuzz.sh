@@ -49,7 +49,6 @@ trap 'rm -f "$log"' EXIT
 targets=(
 	"./harness FuzzJSONLReader"
 	"./harness FuzzParquetReader"
-	"./harness FuzzReadReference"
 	"./harness/items FuzzParseList"
 	"./harness/items FuzzOptionsInQuestion"
 	"./harness/predictions FuzzReadJSONL"

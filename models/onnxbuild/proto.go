@@ -57,9 +57,6 @@ func AttrFloat(name string, v float32) Attr { return Attr{name: name, kind: attr
 // AttrInts is an INTS attribute.
 func AttrInts(name string, v ...int64) Attr { return Attr{name: name, kind: attrInts, ints: v} }
 
-// AttrString is a STRING attribute.
-func AttrString(name, v string) Attr { return Attr{name: name, kind: attrString, s: v} }
-
 func appendString(b []byte, num protowire.Number, s string) []byte {
 	b = protowire.AppendTag(b, num, protowire.BytesType)
 	return protowire.AppendString(b, s)

@@ -70,5 +70,3 @@ func (v *VisionTower) Forward(img []float32) Mat {
 	return x
 }
 
-// ImageSize is the number of floats of one image.
-func (v *VisionTower) ImageSize() int { c := v.Config; return c.Channels * c.Image * c.Image }

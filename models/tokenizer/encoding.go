@@ -75,8 +75,3 @@ func (e *Encoding) keep(i, j int) {
 	e.SpecialTokensMask = e.SpecialTokensMask[i:j]
 }
 
-func (e *Encoding) setTypeIDs(t int) {
-	for i := range e.TypeIDs {
-		e.TypeIDs[i] = t
-	}
-}

@@ -7,16 +7,6 @@ import (
 // span is a half-open byte range [start, end) in the original input text.
 type span struct{ start, end int32 }
 
-func (s span) union(o span) span {
-	if o.start < s.start {
-		s.start = o.start
-	}
-	if o.end > s.end {
-		s.end = o.end
-	}
-	return s
-}
-
 // normText is text being transformed by normalizers and pre-tokenizers,
 // with, for every byte of s, the range of the original input it came from.
 // All bytes of one rune share one span, so offsets can always be mapped back

@@ -59,9 +59,6 @@ func (w *Walker) Close() error {
 	return w.close()
 }
 
-// Name is the file's name as errors give it.
-func (w *Walker) Name() string { return w.name }
-
 // Fail is a ParseError at line, for field.
 func (w *Walker) Fail(line int, field string, err error) *harness.ParseError {
 	return &harness.ParseError{File: w.name, Line: line, Field: field, Err: err}
