@@ -2,38 +2,36 @@ package run
 
 import (
 	"fmt"
-	"path/filepath"
-
-	"github.com/vidscreen/vidscreen/harness"
 
 	"github.com/vidscreen/vidscreen/decode"
-	"github.com/vidscreen/vidscreen/gpu"
-	"github.com/vidscreen/vidscreen/harness/spread"
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/models"
-	"github.com/vidscreen/vidscreen/models/imageprep"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
-// openExtraVLMs opens the later vlm_reader entries of m, in the list's
-// order, into v: each a further model of the Video-Oasis centre-frame and
+// extraVLMs opens the later vlm_reader entries, in the list's order, into
+// v: each a further model of the Video-Oasis centre-frame and
 // frame-shuffling tests (centre-frame-reader#2, shuffled-frames-reader#2,
 // ...; 003, section 3.2). An ONNX entry is opened once per device, as the
 // first is; a served one through its server. Each is named by its files'
 // hashes and settings (models.RoleName) or by its served model, so that the
 // feature stage keys its scores by entry and two VLMs never share answers.
-func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []gpu.Device, pool *gpu.Pool, store *served.Store, v *VideoModels, out *Models, env Env) error {
-	for k, espec := range m.Entries(models.RoleVLMReader)[1:] {
+func (o *opener) extraVLMs(v *VideoModels) error {
+	for k, espec := range o.m.Entries(models.RoleVLMReader)[1:] {
 		entry := k + 2
+		bad := func(err error) error {
+			return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
+		}
 		if espec.Served() {
-			cfg, err := servedConfig(m, models.RoleVLMReader, k+1, espec, store, env)
+			cfg, err := servedConfig(o.m, models.RoleVLMReader, k+1, espec, o.store, o.env)
 			if err != nil {
 				return err
 			}
 			r, err := served.NewVLM(cfg)
 			if err != nil {
-				return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
+				return bad(err)
 			}
-			out.served = append(out.served, r)
+			o.out.served = append(o.out.served, r)
 			v.ExtraVLM = append(v.ExtraVLM, r)
 			v.ExtraVLMNames = append(v.ExtraVLMNames, served.Name(string(models.RoleVLMReader), cfg.Server))
 			v.ExtraVLMSizes = append(v.ExtraVLMSizes, decode.Size{Short: served.DecodeShort})
@@ -42,28 +40,14 @@ func openExtraVLMs(m *models.Manifest, rt *models.Runtime, devs []gpu.Device, po
 		if len(v.ImageText) == 0 {
 			return fmt.Errorf("%w: --models: vlm_reader entry %d is an ONNX model, which needs the image_text role; without one every vlm_reader entry must be served", harness.ErrBadInput, entry)
 		}
-		em := m.Entry(models.RoleVLMReader, k+1)
-		sc := &spread.VLMScorer{Pool: pool, Work: string(models.RoleVLMReader)}
-		for _, dev := range devs {
-			r, err := rt.OpenVLMReader(em, dev)
-			if err != nil {
-				return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
-			}
-			out.closes = append(out.closes, r.Close)
-			sc.Readers = append(sc.Readers, r)
-		}
-		folder, spec, _ := em.Folder(models.RoleVLMReader)
-		name, err := models.RoleName(models.RoleVLMReader, folder, spec)
+		em := o.m.Entry(models.RoleVLMReader, k+1)
+		sc, name, err := o.onnxVLM(models.RoleVLMReader, em)
 		if err != nil {
-			return fmt.Errorf("%w: --models: vlm_reader entry %d: %v", harness.ErrBadInput, entry, err)
-		}
-		size := v.VLMSize
-		if cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json")); err == nil {
-			size = decode.Size{Short: inputSide(cfg)}
+			return bad(err)
 		}
 		v.ExtraVLM = append(v.ExtraVLM, sc)
 		v.ExtraVLMNames = append(v.ExtraVLMNames, name)
-		v.ExtraVLMSizes = append(v.ExtraVLMSizes, size)
+		v.ExtraVLMSizes = append(v.ExtraVLMSizes, o.inputSize(models.RoleVLMReader, em, v.VLMSize))
 	}
 	return nil
 }
