@@ -48,6 +48,7 @@ func meet(devices int) func(slot int) {
 }
 
 func TestSpreadRunsEveryPieceOnceOnEveryDevice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		devices, n int
@@ -96,6 +97,7 @@ func TestSpreadRunsEveryPieceOnceOnEveryDevice(t *testing.T) {
 
 // The blocks are balanced, the larger last.
 func TestDealIsBalanced(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ n, d int }{{10, 1}, {10, 3}, {33, 4}, {3, 4}} {
 		q := newDeal(tc.n, tc.d)
 		for k := range tc.d {
@@ -117,6 +119,7 @@ func TestDealIsBalanced(t *testing.T) {
 // A device stuck on its first piece has the rest of its block taken by the
 // others: the job does not wait for it piece by piece.
 func TestSpreadStealsFromABusyDevice(t *testing.T) {
+	t.Parallel()
 	p := emulated(t, 2, PoolConfig{})
 	const n = 8
 	pieces := make([]Piece, n)
@@ -154,6 +157,7 @@ func TestSpreadStealsFromABusyDevice(t *testing.T) {
 // A device whose budget other work holds runs nothing until it is freed;
 // the other device works meanwhile.
 func TestSpreadWaitsForTheDeviceBudget(t *testing.T) {
+	t.Parallel()
 	p := emulated(t, 2, PoolConfig{CPUMemoryBudget: 100, CPUWorkers: 4})
 	held, err := p.Acquire(context.Background(), Need{Memory: 50, Pinned: true, Slot: 0})
 	if err != nil {
@@ -189,6 +193,7 @@ func TestSpreadWaitsForTheDeviceBudget(t *testing.T) {
 	}
 }
 func TestSpreadStopsAtTheFirstError(t *testing.T) {
+	t.Parallel()
 	p := emulated(t, 4, PoolConfig{})
 	pieces := make([]Piece, 100)
 	var ran atomic.Int32
@@ -216,6 +221,7 @@ func TestSpreadStopsAtTheFirstError(t *testing.T) {
 // Jobs of fewer pieces than devices go to the devices that did the least
 // of that work, so many small jobs still use every device.
 func TestSpreadSendsSmallJobsToTheLeastLoaded(t *testing.T) {
+	t.Parallel()
 	p := emulated(t, 4, PoolConfig{})
 	for range 4 {
 		err := p.Spread(context.Background(), "w", []Piece{{Units: 1}}, func(context.Context, int, int) error { return nil })

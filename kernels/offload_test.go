@@ -22,6 +22,7 @@ type searcher interface {
 // Offload sends a search to its backend from minWork multiply-adds on and
 // keeps the smaller ones on the CPU; either way the result is the CPU's.
 func TestOffloadCutsAtMinWork(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := clustered(3, 230, 20), clustered(4, 170, 20)
 	pairs := func(f func(emit func([]kernels.Pair) error) error) (any, error) {
@@ -102,6 +103,7 @@ func (g *gated) ThresholdJoin(ctx context.Context, a, b *kernels.Matrix, tau flo
 // At most slots large searches run on the device at once, whatever the
 // callers; a caller waiting for a slot stops when its context ends.
 func TestOffloadBoundsTheSearchesOnTheDevice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := clustered(5, 120, 16)
 	join := func(o *kernels.Offload, ctx context.Context) error {

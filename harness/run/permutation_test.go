@@ -56,6 +56,7 @@ func (r countingReader) Score(_ context.Context, ps []models.LetterPrompt) ([][]
 // (the predictions and the permutations' choices are stored) and every
 // output is byte-identical.
 func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 6)
 	out := filepath.Join(t.TempDir(), "run")
 	var n atomic.Int64
@@ -121,6 +122,7 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 // negative count turns the audit off: no card has a permutation and the
 // reader answers each item once per reader.
 func TestPermutationCountIsConfigured(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 6)
 	asked := map[string]int64{}
 	for _, tt := range []struct {
@@ -169,6 +171,7 @@ func TestPermutationCountIsConfigured(t *testing.T) {
 // choices, gives nil margins (absent, not zeros); a count that is not the
 // items' is refused.
 func TestDecodePermutation(t *testing.T) {
+	t.Parallel()
 	c, m, err := DecodePermutation([]byte(`{"choices":[0,2,1],"margins":[2,null,-0.5]}`+"\n"), 3)
 	if err != nil || len(c) != 3 || c[1] != 2 || len(m) != 3 || m[0] != 2 || !math.IsNaN(m[1]) || m[2] != -0.5 {
 		t.Errorf("record: %v, %v, %v", c, m, err)

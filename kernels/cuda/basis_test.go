@@ -169,6 +169,7 @@ func estimateOn(t *testing.T, dev GramDevice, v, tx *kernels.Matrix, opt JointKe
 // narrow), clustered, and n dividing neither the tiles nor the chunks;
 // the device basis gives the same bits at 1 and 4 workers.
 func TestJointKernelDeviceBasisMatchesHostBasis(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
@@ -213,6 +214,7 @@ func TestJointKernelDeviceBasisMatchesHostBasis(t *testing.T) {
 // for the basis gives the host basis's estimate bit for bit and says so
 // in one line; HostBasis says nothing.
 func TestJointKernelBasisFallsBackWithOneLine(t *testing.T) {
+	t.Parallel()
 	v, tx := cone(27, 700, 24, 6), cone(28, 700, 16, 9)
 	cfg := kernels.SLQConfig{Seed: 4, Probes: 16, Steps: 8}
 	want := estimateOn(t, Host{Edge: 128}, v, tx, JointKernelOptions{HostBasis: true}, 1, cfg)
@@ -290,6 +292,7 @@ func (b faultyBuffers) Close() error { *b.d.live--; return b.BasisBuffers.Close(
 // Omega) fails the estimate and leaves no basis allocated; a failed
 // allocation falls back to the host.
 func TestJointKernelBasisErrorsFreeDeviceMemory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	v, tx := cone(29, 400, 16, 4), cone(30, 400, 8, 4)
 	cfg := kernels.SLQConfig{Seed: 5, Probes: 8, Steps: 4}
