@@ -17,6 +17,7 @@ import (
 // cache entries, config.json or answers are read as the other's; the host
 // name is recovered from either.
 func TestFramePathName(t *testing.T) {
+	t.Parallel()
 	const weights = "onnx:image_text:clip:vision_model.onnx=sha256:0123456789abcdef"
 	for _, tc := range []struct {
 		device bool
@@ -41,6 +42,7 @@ func TestFramePathName(t *testing.T) {
 // TestAuditFramePathUsage: --frame-path takes host or device, and device
 // needs the frames of --videos and the image tower of --models.
 func TestAuditFramePathUsage(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 4)
 	for _, tc := range []struct {
 		name string
@@ -66,6 +68,7 @@ func TestAuditFramePathUsage(t *testing.T) {
 // says why, stages.json records the fallback, and every output is the
 // host path's byte for byte, config.json and so the cache names included.
 func TestAuditDeviceFramePathFallsBack(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := devicesFixture(t)
 	tmp := t.TempDir()
 	run := func(name string, extra ...string) (string, string) {
@@ -122,6 +125,7 @@ func TestAuditDeviceFramePathFallsBack(t *testing.T) {
 // TestDeviceFramesRefusals: the reasons the GPU frame path gives before
 // it opens anything, and the line and note of a fallback.
 func TestDeviceFramesRefusals(t *testing.T) {
+	t.Parallel()
 	nvdec := decode.NewGPU(0) // no GPU here: Err says why
 	defer nvdec.Close()
 	cuda := []models.Device{{CUDA: true}}
