@@ -50,7 +50,6 @@ func (f *fakeCUDA) create(device string, opts map[string]string) (*astiav.Hardwa
 // first), NewGPU's decoders still open on a context of FFmpeg's own and
 // SharedErr says why, while NewSharedGPU's refuse.
 func TestOpenGPUContexts(t *testing.T) {
-	t.Parallel()
 	refused := errors.New("Operation not supported") // hwcontext_cuda's ENOTSUP
 	noDriver := errors.New("Operation not permitted")
 	primary := map[string]string{"primary_ctx": "1"}
@@ -102,7 +101,6 @@ func TestOpenGPUContexts(t *testing.T) {
 // primary_ctx=1, the string ffmpeg's -init_hw_device cuda:0,primary_ctx=1
 // gives hwcontext_cuda.
 func TestCUDADictIsPrimaryCtx(t *testing.T) {
-	t.Parallel()
 	d, err := cudaDict(primaryCtxOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +119,6 @@ func TestCUDADictIsPrimaryCtx(t *testing.T) {
 // (VIDSCREEN_GPU_CHECK) it must open on the primary context, nothing else
 // holding it yet.
 func TestNewGPUHere(t *testing.T) {
-	t.Parallel()
 	g := NewGPU(0)
 	defer g.Close()
 	if os.Getenv("VIDSCREEN_GPU_CHECK") != "" {
@@ -142,7 +139,6 @@ func TestNewGPUHere(t *testing.T) {
 // context of FFmpeg's own hands no picture over, saying why, before any
 // decoding, since the kernels could not read its surfaces.
 func TestFramesOnDeviceRefusesOwnContext(t *testing.T) {
-	t.Parallel()
 	why := errors.New("the primary context was refused")
 	d := &Decoder{src: &source{path: "v.mp4"}, hw: &hwDecoder{shared: why}}
 	err := d.FramesOnDevice(t.Context(), []time.Duration{0}, func(int, nv12.Frame) error {

@@ -38,7 +38,6 @@ func TestDeviceNV12RefusesHostFrames(t *testing.T) {
 // VIDSCREEN_GPU_CHECK asks for it; elsewhere a GPU that cannot open must
 // say why, as NewGPU's does.
 func TestNewSharedGPU(t *testing.T) {
-	t.Parallel()
 	g := NewSharedGPU(0)
 	defer g.Close()
 	if os.Getenv("VIDSCREEN_GPU_CHECK") != "" {

@@ -6,7 +6,6 @@ import (
 )
 
 func TestInitCUDA(t *testing.T) {
-	t.Parallel()
 	for _, tt := range []struct {
 		name, lib string // lib: a testdata source to build, or a path
 		want      string // "" for success, else a part of the error

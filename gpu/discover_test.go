@@ -176,7 +176,6 @@ func TestNVMLBindings(t *testing.T) {
 }
 
 func TestCUDADriverBindings(t *testing.T) {
-	t.Parallel()
 	lib := buildFake(t, "fakecuda.c")
 	inv := Discover(DiscoverOptions{Backends: []Backend{NVML("libvidscreen-no-such-nvml.so.1"), CUDADriver(lib)}})
 	want := []Device{{Kind: CUDA, Index: 0, Name: "Fake L4", UUID: "GPU-00112233-4455-6677-8899-aabbccddeeff", TotalMemory: 24 << 30}}

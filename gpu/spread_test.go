@@ -48,7 +48,6 @@ func meet(devices int) func(slot int) {
 }
 
 func TestSpreadRunsEveryPieceOnceOnEveryDevice(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		devices, n int
@@ -119,7 +118,6 @@ func TestDealIsBalanced(t *testing.T) {
 // A device stuck on its first piece has the rest of its block taken by the
 // others: the job does not wait for it piece by piece.
 func TestSpreadStealsFromABusyDevice(t *testing.T) {
-	t.Parallel()
 	p := emulated(t, 2, PoolConfig{})
 	const n = 8
 	pieces := make([]Piece, n)
@@ -157,7 +155,6 @@ func TestSpreadStealsFromABusyDevice(t *testing.T) {
 // A device whose budget other work holds runs nothing until it is freed;
 // the other device works meanwhile.
 func TestSpreadWaitsForTheDeviceBudget(t *testing.T) {
-	t.Parallel()
 	p := emulated(t, 2, PoolConfig{CPUMemoryBudget: 100, CPUWorkers: 4})
 	held, err := p.Acquire(context.Background(), Need{Memory: 50, Pinned: true, Slot: 0})
 	if err != nil {

@@ -103,7 +103,6 @@ func (g *gated) ThresholdJoin(ctx context.Context, a, b *kernels.Matrix, tau flo
 // At most slots large searches run on the device at once, whatever the
 // callers; a caller waiting for a slot stops when its context ends.
 func TestOffloadBoundsTheSearchesOnTheDevice(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	a := clustered(5, 120, 16)
 	join := func(o *kernels.Offload, ctx context.Context) error {

@@ -94,7 +94,6 @@ func TestManifestRoleLists(t *testing.T) {
 }
 
 func TestParseDevices(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want string

@@ -76,7 +76,6 @@ func TestCUDAFallbackIsSaidOnce(t *testing.T) {
 // (use_tf32=0 for strict float32) reach the provider, the device's id wins
 // over a caller's, and only variable shapes get the exact-growth arena.
 func TestCUDAOptionsKeepTheCallersAndTheDevice(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		caller  map[string]string

@@ -94,7 +94,6 @@ func deviceWork(t *testing.T, stderr string) map[string]map[string]int {
 // devices' decoders of one-second videos are far from even) and only
 // "some" is asserted of them.
 func TestAuditSpreadsEveryRoleOverDevices(t *testing.T) {
-	t.Parallel()
 	items, root, modelsDir := devicesFixture(t)
 	tmp := t.TempDir()
 	roles := []string{"decode", "image_text", "image_text_text", "captioner", "text_embed", "lm_reader", "vlm_reader"}

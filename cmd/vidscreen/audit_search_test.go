@@ -17,7 +17,6 @@ import (
 // warning record in a JSON log; in bin/vidscreen-cuda on a GPU they run
 // there, said in a note. The outputs are the CPU's bytes either way.
 func TestAuditDeviceSearches(t *testing.T) {
-	t.Parallel()
 	items := demoSubset(t, 25)
 	dir := t.TempDir()
 	audit := func(name string, args ...string) string {

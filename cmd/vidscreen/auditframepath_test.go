@@ -68,7 +68,6 @@ func TestAuditFramePathUsage(t *testing.T) {
 // says why, stages.json records the fallback, and every output is the
 // host path's byte for byte, config.json and so the cache names included.
 func TestAuditDeviceFramePathFallsBack(t *testing.T) {
-	t.Parallel()
 	items, root, modelsDir := devicesFixture(t)
 	tmp := t.TempDir()
 	run := func(name string, extra ...string) (string, string) {
@@ -125,7 +124,6 @@ func TestAuditDeviceFramePathFallsBack(t *testing.T) {
 // TestDeviceFramesRefusals: the reasons the GPU frame path gives before
 // it opens anything, and the line and note of a fallback.
 func TestDeviceFramesRefusals(t *testing.T) {
-	t.Parallel()
 	nvdec := decode.NewGPU(0) // no GPU here: Err says why
 	defer nvdec.Close()
 	cuda := []models.Device{{CUDA: true}}

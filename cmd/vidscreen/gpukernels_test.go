@@ -17,7 +17,6 @@ import (
 // to the CPU with one line on stderr; on bin/vidscreen-cuda's build with a
 // GPU it runs there. The pairs must be the CPU's either way.
 func TestNeardupDeviceGivesTheCPUPairs(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	rows := make([][]float32, 300)
 	for i := range rows {
@@ -55,7 +54,6 @@ func TestNeardupDeviceGivesTheCPUPairs(t *testing.T) {
 }
 
 func TestNeardupDeviceRefusesBadSpecs(t *testing.T) {
-	t.Parallel()
 	a := writeNpy(t, t.TempDir(), "a.npy", [][]float32{{1, 0}, {0, 1}})
 	for _, dev := range []string{"cuda:0,1", "gpu", "cuda:-1"} {
 		code, _, stderr := runKernelCommand(t, "neardup", "--a", a, "--out", filepath.Join(os.TempDir(), "x.parquet"), "--device", dev)
@@ -71,7 +69,6 @@ func TestNeardupDeviceRefusesBadSpecs(t *testing.T) {
 // build on a GPU the products run there. Either way the score must be the
 // CPU's within 1e-4; an exact score says it stays on the CPU.
 func TestVendiDeviceGivesTheCPUEstimate(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	v, w := make([][]float32, 400), make([][]float32, 400)
 	for i := range v {

@@ -104,7 +104,6 @@ func TestModelsTokenizeReferenceIDs(t *testing.T) {
 }
 
 func TestModelsDevices(t *testing.T) {
-	t.Parallel()
 	code, out, errOut := runModels("", "devices")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -18,7 +18,6 @@ import (
 // release is the CPU's bytes either way. Bad --device, --precision and
 // --offload-min-work values are usage errors.
 func TestSelectDeviceSearches(t *testing.T) {
-	t.Parallel()
 	items := demoSubset(t, 40)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")

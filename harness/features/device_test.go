@@ -202,7 +202,6 @@ func (f *fakeFrames) EmbedDecoded(_ context.Context, n int, visit models.NV12Vis
 // refusal reaches the feature stage as decode.ErrNotOnDevice, so the
 // video takes the host path.
 func TestNVDECTowerRefusesHostDecoders(t *testing.T) {
-	t.Parallel()
 	path := filepath.Join(sharedVideos(t), "big_buck_bunny_432_433.webm")
 	for _, hw := range []string{"", "cuda"} {
 		t.Run("hwaccel="+hw, func(t *testing.T) {

@@ -58,7 +58,6 @@ func pool(t *testing.T, n int) *gpu.Pool {
 }
 
 func TestTextEmbedderGivesOneDevicesRows(t *testing.T) {
-	t.Parallel()
 	var texts []string
 	for i := range 100 {
 		texts = append(texts, fmt.Sprintf("text %d %s", i, strings.Repeat("x", i%7)))

@@ -203,7 +203,6 @@ func (d *faultyDevice) NewWorker() (Worker, error) {
 }
 
 func TestBackendErrorsFreeDeviceMemory(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	a := plantedRows(300, 16, 5)
 	b := plantedRows(200, 16, 6)

@@ -169,7 +169,6 @@ func estimateOn(t *testing.T, dev GramDevice, v, tx *kernels.Matrix, opt JointKe
 // narrow), clustered, and n dividing neither the tiles nor the chunks;
 // the device basis gives the same bits at 1 and 4 workers.
 func TestJointKernelDeviceBasisMatchesHostBasis(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	for _, c := range []struct {
 		name string
@@ -292,7 +291,6 @@ func (b faultyBuffers) Close() error { *b.d.live--; return b.BasisBuffers.Close(
 // Omega) fails the estimate and leaves no basis allocated; a failed
 // allocation falls back to the host.
 func TestJointKernelBasisErrorsFreeDeviceMemory(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	v, tx := cone(29, 400, 16, 4), cone(30, 400, 8, 4)
 	cfg := kernels.SLQConfig{Seed: 5, Probes: 8, Steps: 4}

@@ -264,7 +264,6 @@ func (w faultyGramWorker) MulAdd(src Panel, rows, at, wd, x0 int) error {
 }
 
 func TestJointKernelErrorsFreeDeviceMemory(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	v, tx := cone(5, 300, 16, 4), cone(6, 300, 8, 4)
 	for _, c := range []struct {

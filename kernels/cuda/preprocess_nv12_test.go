@@ -14,7 +14,6 @@ import (
 // padded pitches) with every matrix and range, and holds each pixel to the
 // conversion in float64: within one level (the 16.16 rounding).
 func TestNV12ToRGBMatchesFormula(t *testing.T) {
-	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 1))
 	for _, size := range [][2]int{{1, 1}, {2, 2}, {5, 3}, {64, 36}, {397, 223}} {
 		for _, cs := range []int{1, 2, 4, 5, 6, 7, 9, 10} {
@@ -59,7 +58,6 @@ func TestNV12ToRGBMatchesFormula(t *testing.T) {
 }
 
 func TestCheckNV12(t *testing.T) {
-	t.Parallel()
 	plan := &imageprep.Plan{SrcW: 64, SrcH: 36}
 	good := nv12.Frame{Luma: 0x1000, Chroma: 0x9000, LumaPitch: 64, ChromaPitch: 64, Width: 64, Height: 36, Matrix: nv12.MatrixFor(1, false)}
 	for _, tc := range []struct {
