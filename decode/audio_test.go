@@ -53,6 +53,7 @@ func crossingsFreq(s []float32) float64 {
 }
 
 func TestDecodeAudio(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	cases := []struct {
@@ -121,6 +122,7 @@ func TestDecodeAudio(t *testing.T) {
 }
 
 func TestAudioCache(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	p := filepath.Join(dir, "v.mp4")

@@ -50,6 +50,7 @@ func encodeFile(t *testing.T, path string, opt EncodeOptions, frames [][]byte) {
 }
 
 func TestEncodeH264RoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opt := EncodeOptions{Width: 64, Height: 48, FPS: 5, GOP: 10}
 	frames := colourFrames(64, 48, 20)
@@ -100,6 +101,7 @@ func TestEncodeH264RoundTrip(t *testing.T) {
 }
 
 func TestEncodeRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, opt := range map[string]EncodeOptions{
 		"odd width":     {Width: 63, Height: 48, FPS: 5},

@@ -24,6 +24,7 @@ func frameNumbers(ts []time.Duration, start time.Duration) []int {
 }
 
 func TestSamplers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		spec   string
@@ -68,6 +69,7 @@ func TestSamplers(t *testing.T) {
 }
 
 func TestUniformGridMatchesFormula(t *testing.T) {
+	t.Parallel()
 	// round(i(n-1)/(N-1)) for every N up to 64 on a 300-frame clip.
 	for n := 2; n <= 64; n++ {
 		ts, err := Sample(tenSeconds, Clip{}, "uniform:"+itoa(n), 0)
@@ -85,6 +87,7 @@ func TestUniformGridMatchesFormula(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestWindowSamplerIsSeededAndContiguous(t *testing.T) {
+	t.Parallel()
 	starts := map[int]bool{}
 	for seed := uint64(0); seed < 50; seed++ {
 		a, err := Sample(tenSeconds, Clip{}, "window:8,frac:0.1", seed)
@@ -107,6 +110,7 @@ func TestWindowSamplerIsSeededAndContiguous(t *testing.T) {
 }
 
 func TestSamplerHonoursVideoStart(t *testing.T) {
+	t.Parallel()
 	in := tenSeconds
 	in.Start = 500 * time.Millisecond
 	ts, err := Sample(in, Clip{}, "uniform:2", 0)
@@ -119,6 +123,7 @@ func TestSamplerHonoursVideoStart(t *testing.T) {
 }
 
 func TestParseSamplerErrors(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{
 		"", "uniform", "uniform:0", "uniform:x", "fps:0", "fps:-1", "fps:1,max:0", "fps:1,cap:3",
 		"window:8", "window:8,frac:0", "window:8,frac:1.5", "half:3", "offset:3", "offset:-1",
@@ -133,6 +138,7 @@ func TestParseSamplerErrors(t *testing.T) {
 }
 
 func TestSamplerStringRoundTrips(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"uniform:32", "centre", "fps:1", "fps:0.5,max:16", "window:32,frac:0.1", "half:2,n:32", "offset:1,n:32,steps:3", "times:0,1.5"} {
 		s, err := ParseSampler(spec)
 		if err != nil {
@@ -145,6 +151,7 @@ func TestSamplerStringRoundTrips(t *testing.T) {
 }
 
 func TestSampleErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   Info
@@ -170,6 +177,7 @@ func TestSampleErrors(t *testing.T) {
 // ErrClipOutside for every sampler, so that a harness fails that item
 // alone, and the message says where the video ends.
 func TestClipOutsideVideo(t *testing.T) {
+	t.Parallel()
 	started := tenSeconds
 	started.Start = 2 * time.Second
 	for _, tc := range []struct {
@@ -199,6 +207,7 @@ func TestClipOutsideVideo(t *testing.T) {
 }
 
 func TestShuffleIsASeededPermutation(t *testing.T) {
+	t.Parallel()
 	a, b, c := Shuffle(32, 1), Shuffle(32, 1), Shuffle(32, 2)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("the same seed gave two orders")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSizeOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		spec         string
 		w, h         int
@@ -40,6 +41,7 @@ func TestSizeOf(t *testing.T) {
 }
 
 func TestRotateRGB(t *testing.T) {
+	t.Parallel()
 	// A 3x2 image whose pixels are numbered 1..6 row by row.
 	src := make([]byte, 0, 18)
 	for i := byte(1); i <= 6; i++ {

@@ -3,6 +3,7 @@ package gpu
 import "testing"
 
 func TestParseBytes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want uint64

@@ -32,6 +32,7 @@ func fakeDevs(uuids ...string) []Device {
 }
 
 func TestDiscoverNoDriver(t *testing.T) {
+	t.Parallel()
 	inv := Discover(DiscoverOptions{Backends: []Backend{
 		NVML("libvidscreen-no-such-nvml.so.1"),
 		CUDADriver("libvidscreen-no-such-cuda.so.1"),
@@ -55,6 +56,7 @@ func TestDiscoverNoDriver(t *testing.T) {
 // This machine has no NVIDIA driver; the default backends must say so
 // rather than fail. Where a driver is present the test checks nothing.
 func TestDiscoverDefaultBackends(t *testing.T) {
+	t.Parallel()
 	inv := Discover(DiscoverOptions{Getenv: os.Getenv})
 	if len(inv.Devices) == 0 && !strings.Contains(inv.Missing, DefaultNVMLLibrary) {
 		t.Errorf("no devices, and Missing %q does not name %s", inv.Missing, DefaultNVMLLibrary)
@@ -63,6 +65,7 @@ func TestDiscoverDefaultBackends(t *testing.T) {
 }
 
 func TestDiscoverWrongLibrary(t *testing.T) {
+	t.Parallel()
 	// libm loads but has none of NVML's symbols: the error names the first one.
 	inv := Discover(DiscoverOptions{Backends: []Backend{NVML("libm.so.6")}})
 	if !strings.Contains(inv.Missing, "symbol nvmlInit_v2") {
@@ -71,6 +74,7 @@ func TestDiscoverWrongLibrary(t *testing.T) {
 }
 
 func TestDiscoverBackendOrder(t *testing.T) {
+	t.Parallel()
 	inv := Discover(DiscoverOptions{Backends: []Backend{
 		fakeBackend{name: "first", err: errors.New("broken")},
 		fakeBackend{name: "second", driver: "1.0"},
@@ -83,6 +87,7 @@ func TestDiscoverBackendOrder(t *testing.T) {
 }
 
 func TestApplyVisible(t *testing.T) {
+	t.Parallel()
 	devs := fakeDevs("GPU-aaa", "GPU-bbb", "GPU-ccc")
 	tests := []struct {
 		env        string
@@ -134,6 +139,7 @@ func buildFake(t *testing.T, src string) string {
 }
 
 func TestNVMLBindings(t *testing.T) {
+	t.Parallel()
 	lib := buildFake(t, "fakenvml.c")
 	get := func(k string) string {
 		if k == "CUDA_VISIBLE_DEVICES" {

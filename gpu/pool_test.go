@@ -15,6 +15,7 @@ func gpuDev(i int, free uint64) Device {
 }
 
 func TestNewPoolBudgets(t *testing.T) {
+	t.Parallel()
 	devs := []Device{gpuDev(0, 1000), {Kind: CUDA, Index: 1, TotalMemory: 500}}
 	tests := []struct {
 		name string
@@ -52,6 +53,7 @@ func TestNewPoolBudgets(t *testing.T) {
 }
 
 func TestAcquirePlacement(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	p, err := NewPool([]Device{gpuDev(0, 1000), gpuDev(1, 2000)}, PoolConfig{Workers: 2, CPUWorkers: 2, MemoryFraction: 1, CPUFallback: true})
 	if err != nil {
@@ -102,6 +104,7 @@ func TestAcquirePlacement(t *testing.T) {
 }
 
 func TestAcquireTooLargeWithoutFallback(t *testing.T) {
+	t.Parallel()
 	p, _ := NewPool([]Device{gpuDev(0, 1000)}, PoolConfig{MemoryFraction: 1})
 	_, err := p.Acquire(context.Background(), Need{Memory: 1001})
 	if !errors.Is(err, ErrTooLarge) {
@@ -150,6 +153,7 @@ func TestAcquireWaitsForMemory(t *testing.T) {
 }
 
 func TestAcquireCancelHoldsNothing(t *testing.T) {
+	t.Parallel()
 	p, _ := NewPool([]Device{gpuDev(0, 1000)}, PoolConfig{MemoryFraction: 1})
 	a, _ := p.Acquire(context.Background(), Need{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -208,6 +212,7 @@ func TestDoRespectsLimits(t *testing.T) {
 }
 
 func TestHomeIsStableAndSkipsFallbackCPU(t *testing.T) {
+	t.Parallel()
 	p, _ := NewPool([]Device{gpuDev(0, 10), gpuDev(1, 10)}, PoolConfig{CPUFallback: true})
 	q, _ := NewPool([]Device{gpuDev(0, 10), gpuDev(1, 10)}, PoolConfig{CPUFallback: true})
 	counts := map[int]int{}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseSpec(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Spec
@@ -64,6 +65,7 @@ func twoGPUs() Inventory {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	none := Inventory{Missing: "NVML (libnvidia-ml.so.1): cannot load"}
 	tests := []struct {
 		name     string
@@ -112,6 +114,7 @@ func TestSelect(t *testing.T) {
 // TestSelectEmulatedCPUs: cpu:3 gives three CPU devices with their own ids,
 // which a pool takes as three worker sets.
 func TestSelectEmulatedCPUs(t *testing.T) {
+	t.Parallel()
 	devs, note, err := Select(Spec{CPUs: 3}, twoGPUs())
 	if err != nil || note != "" || len(devs) != 3 {
 		t.Fatalf("Select(cpu:3) = %v, %q, %v", devs, note, err)

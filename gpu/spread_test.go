@@ -96,6 +96,7 @@ func TestSpreadRunsEveryPieceOnceOnEveryDevice(t *testing.T) {
 
 // The blocks are balanced, the larger last.
 func TestDealIsBalanced(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ n, d int }{{10, 1}, {10, 3}, {33, 4}, {3, 4}} {
 		q := newDeal(tc.n, tc.d)
 		for k := range tc.d {
@@ -189,6 +190,7 @@ func TestSpreadWaitsForTheDeviceBudget(t *testing.T) {
 	}
 }
 func TestSpreadStopsAtTheFirstError(t *testing.T) {
+	t.Parallel()
 	p := emulated(t, 4, PoolConfig{})
 	pieces := make([]Piece, 100)
 	var ran atomic.Int32
@@ -216,6 +218,7 @@ func TestSpreadStopsAtTheFirstError(t *testing.T) {
 // Jobs of fewer pieces than devices go to the devices that did the least
 // of that work, so many small jobs still use every device.
 func TestSpreadSendsSmallJobsToTheLeastLoaded(t *testing.T) {
+	t.Parallel()
 	p := emulated(t, 4, PoolConfig{})
 	for range 4 {
 		err := p.Spread(context.Background(), "w", []Piece{{Units: 1}}, func(context.Context, int, int) error { return nil })

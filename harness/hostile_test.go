@@ -19,6 +19,7 @@ import (
 const goodLine = `{"id": "q", "benchmark": "B", "video": "v", "question": "q?", "options": ["a", "b"], "answer": 1}`
 
 func TestReadFilesHostileInputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
@@ -67,6 +68,7 @@ func TestReadFilesHostileInputs(t *testing.T) {
 }
 
 func TestReadFilesAcceptsAUTF8ByteOrderMark(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "bom.jsonl")
 	os.WriteFile(p, []byte("\xEF\xBB\xBF"+goodLine+"\n"), 0o644)
 	items, err := ReadFiles(context.Background(), []string{p}, ReadOptions{})

@@ -19,6 +19,7 @@ import (
 // with the answer as text, Video-MME's lettered options with a letter
 // answer) and checks they become the same item schema.
 func TestJSONLReaderReadsOtherLayouts(t *testing.T) {
+	t.Parallel()
 	const base = `"benchmark": "B", "video": "v.mp4", "question": "What happens?"`
 	tests := []struct {
 		name    string
@@ -51,6 +52,7 @@ func TestJSONLReaderReadsOtherLayouts(t *testing.T) {
 }
 
 func TestJSONLReaderRefusesUnreadableAnswers(t *testing.T) {
+	t.Parallel()
 	const base = `"benchmark": "B", "video": "v.mp4", "question": "q"`
 	tests := []struct {
 		name, line, want string
@@ -78,6 +80,7 @@ func TestJSONLReaderRefusesUnreadableAnswers(t *testing.T) {
 // columns, the answer as a letter or text, integer ids) and reads them
 // through the same layout rules as JSONL.
 func TestReadFilesReadsParquetInOtherLayouts(t *testing.T) {
+	t.Parallel()
 	type candidates struct {
 		ID         int64    `parquet:"id"`
 		Benchmark  string   `parquet:"benchmark"`

@@ -10,6 +10,7 @@ import (
 )
 
 func TestReadFilesPicksBenchmarksAndLimits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	for i, bench := range []string{"X", "Y", "X", "Z", "X", "Y"} {

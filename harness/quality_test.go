@@ -13,6 +13,7 @@ import (
 // errors (this reverses the earlier rule that refused empty option text).
 // Both readers accept such items and flag them.
 func TestReadersAcceptQuirksOfRealDataWithFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		options []string

@@ -14,6 +14,7 @@ import (
 )
 
 func TestJSONLReaderReadsFixture(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("testdata/items.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestJSONLReaderReadsFixture(t *testing.T) {
 const good = `{"id": "q1", "benchmark": "B", "video": "v", "question": "what?", "options": ["a", "b", "c"], "answer": 2, "task": "t", "duration": 1.5}`
 
 func TestJSONLReaderRefusesBadItems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		line  string
@@ -110,6 +112,7 @@ func TestJSONLReaderRefusesBadItems(t *testing.T) {
 }
 
 func TestVideoPathSymlinkOutsideRootIsRefused(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "v.mp4"), nil, 0o644); err != nil {
@@ -138,6 +141,7 @@ func TestVideoPathSymlinkOutsideRootIsRefused(t *testing.T) {
 }
 
 func TestReadFilesRefusesDuplicateIDsWithinABenchmark(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.jsonl")
 	b := filepath.Join(dir, "b.jsonl")
@@ -186,6 +190,7 @@ func writeParquet[T any](t testing.TB, rows []T) []byte {
 }
 
 func TestParquetReaderReadsItems(t *testing.T) {
+	t.Parallel()
 	d := 8.5
 	rows := []pqItem{
 		{ID: "a", Benchmark: "B", Video: "v1", Question: "q1", Options: []string{"x", "y", "z"}, Answer: 2, Task: "t", Duration: &d, Meta: `{"k": 1}`},
@@ -216,6 +221,7 @@ func TestParquetReaderReadsItems(t *testing.T) {
 // Parquet column was reported as "-1 is not an index", and in JSONL as
 // "not an integer"; both now say the number given.
 func TestHugeAnswerNamesTheNumber(t *testing.T) {
+	t.Parallel()
 	type unsignedAnswer struct {
 		ID        string   `parquet:"id"`
 		Benchmark string   `parquet:"benchmark"`
@@ -245,6 +251,7 @@ func TestHugeAnswerNamesTheNumber(t *testing.T) {
 }
 
 func TestParquetReaderRefusesBadItems(t *testing.T) {
+	t.Parallel()
 	ok := pqItem{ID: "a", Benchmark: "B", Video: "v", Question: "q", Options: []string{"x", "y"}}
 	bad := func(f func(*pqItem)) []pqItem {
 		b := ok

@@ -26,6 +26,7 @@ func sampleItems() []*Item {
 }
 
 func TestSamplePreservesTaskThenGroupProportions(t *testing.T) {
+	t.Parallel()
 	items := sampleItems()
 	kept, infos := sample(t, items, 300, 1)
 	if len(infos) != 1 || infos[0].Benchmark != "A" || infos[0].Of != 1000 || infos[0].N != 300 {
@@ -50,6 +51,7 @@ func TestSamplePreservesTaskThenGroupProportions(t *testing.T) {
 }
 
 func TestSampleDependsOnSeedAndKeysOnly(t *testing.T) {
+	t.Parallel()
 	items := sampleItems()
 	a, _ := sample(t, items, 300, 1)
 	rev := slices.Clone(items)
@@ -113,6 +115,7 @@ func vectorEmbedder(t *testing.T, vs map[string][]float32) QuestionEmbedder {
 // 9 another video, 4 another question. The chain x ~ y ~ z (0.95 each, x.z
 // = 0.805) is one group: only x stays.
 func TestSampleKeepsOneItemPerNearDuplicateGroup(t *testing.T) {
+	t.Parallel()
 	c, s := float32(0.95), float32(math.Sqrt(1-0.95*0.95))
 	c2, s2 := 2*c*c-1, 2*s*c
 	vs := map[string][]float32{"holding": {1, 0}, "holding?": {c, s}, "other": {0, 1},
@@ -146,6 +149,7 @@ func TestSampleKeepsOneItemPerNearDuplicateGroup(t *testing.T) {
 // item of its stratum in the hash order, skipping a candidate that is a
 // near-duplicate of a kept item ("refill to 300 where possible").
 func TestSampleRefillsSkippingDuplicatesOfKeptItems(t *testing.T) {
+	t.Parallel()
 	var items []*Item
 	for k := 1; k <= 8; k++ {
 		items = append(items, &Item{ID: fmt.Sprint(k), Benchmark: "A", Task: "t", Options: []string{"a", "b"}})

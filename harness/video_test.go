@@ -9,6 +9,7 @@ import (
 )
 
 func TestResolveVideo(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := t.TempDir()
 	write := func(p string) {

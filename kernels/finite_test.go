@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckFiniteNamesTheFirstBadValue(t *testing.T) {
+	t.Parallel()
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	for _, tc := range []struct {
 		name     string
@@ -45,6 +46,7 @@ func TestCheckFiniteNamesTheFirstBadValue(t *testing.T) {
 // q = inf score instead of overflowing to +Inf (vendi --q 1e308 printed
 // +Inf and failed).
 func TestVendiLargeOrdersTendToInfinity(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	x := NewMatrix(4, 2)
 	copy(x.Data, []float32{1, 0, 1, 0, 1, 0, 0, 1})

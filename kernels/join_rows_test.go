@@ -44,6 +44,7 @@ func joinAll(t testing.TB, join func(emit func([]Pair) error) error) []Pair {
 // tiles that do and do not divide the rows, self and cross, at 1 and 3
 // threads, and that it reads no more than a tile at a time.
 func TestThresholdJoinRowsEqualsInMemory(t *testing.T) {
+	t.Parallel()
 	a := clustered(7, 1000, 48, 60, 0.3)
 	b := clustered(8, 700, 48, 60, 0.3)
 	// Rows shared between a and b, so that the cross join has pairs.
@@ -100,6 +101,7 @@ func (r failingReader) ReadRows(dst []float32, lo int) error {
 }
 
 func TestThresholdJoinRowsErrors(t *testing.T) {
+	t.Parallel()
 	a := clustered(9, 300, 16, 20, 0.3)
 	err := ThresholdJoinRows(context.Background(), failingReader{a, 200}, nil, 0.9, 100, Options{}, func([]Pair) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "rows 200..300") || !strings.Contains(err.Error(), "disk gone") {

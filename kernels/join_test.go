@@ -75,6 +75,7 @@ func samePairs(t *testing.T, got, want []Pair, tau float64, a, b *Matrix) {
 }
 
 func TestThresholdJoinMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		na, nb, d int
@@ -121,6 +122,7 @@ func TestThresholdJoinMatchesBruteForce(t *testing.T) {
 }
 
 func TestThresholdJoinExactAtTheThreshold(t *testing.T) {
+	t.Parallel()
 	// Rows whose products equal tau exactly in float64 must be found even
 	// though float32 rounding would put some just below.
 	a := NewMatrix(3, 2)
@@ -133,6 +135,7 @@ func TestThresholdJoinExactAtTheThreshold(t *testing.T) {
 }
 
 func TestThresholdJoinStopsOnError(t *testing.T) {
+	t.Parallel()
 	a := clustered(3, 3000, 8, 3, 0.1)
 	stop := errors.New("stop")
 	calls := 0

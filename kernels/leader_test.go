@@ -26,6 +26,7 @@ func bruteLeaders(x *Matrix, tau float64) []int32 {
 }
 
 func TestLeaderClusters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		n, d  int

@@ -32,6 +32,7 @@ func optionData(seed uint64, n, d, maxC int) (*Matrix, []int32, []int32) {
 }
 
 func TestPrequentialLogisticSeesOnlyEarlierRows(t *testing.T) {
+	t.Parallel()
 	x, y, nc := optionData(1, 300, 12, 5)
 	for _, cfg := range []SGDConfig{DefaultSGDConfig(), {Eta: 0.1}, {Average: true, OneHotClasses: true}} {
 		base, err := PrequentialLogistic(context.Background(), x, y, nc, 5, cfg)
@@ -83,6 +84,7 @@ func TestPrequentialLogisticSeesOnlyEarlierRows(t *testing.T) {
 }
 
 func TestPrequentialLogisticFirstStep(t *testing.T) {
+	t.Parallel()
 	// By hand: after row 0 (two slots, gold 1) with plain SGD, slot k's
 	// weights are -eta*(1/2 - [k == 1]) * (x0, 1), so row 1's logits are
 	// eta/2 * (-1, +1) . (x0.x1 + 1).
@@ -102,6 +104,7 @@ func TestPrequentialLogisticFirstStep(t *testing.T) {
 }
 
 func TestPrequentialLogisticLearns(t *testing.T) {
+	t.Parallel()
 	x, y, nc := optionData(2, 2000, 16, 4)
 	got, err := PrequentialLogistic(context.Background(), x, y, nc, 4, DefaultSGDConfig())
 	if err != nil {
@@ -121,6 +124,7 @@ func TestPrequentialLogisticLearns(t *testing.T) {
 }
 
 func TestPrequentialLogisticOrders(t *testing.T) {
+	t.Parallel()
 	x, y, nc := optionData(3, 200, 6, 4)
 	rng := rand.New(rand.NewPCG(3, 3))
 	orders := make([][]int32, 5)
@@ -159,6 +163,7 @@ func TestPrequentialLogisticOrders(t *testing.T) {
 }
 
 func TestPrequentialLogisticRejectsBadLabels(t *testing.T) {
+	t.Parallel()
 	x := NewMatrix(2, 3)
 	tests := []struct {
 		name  string
@@ -177,6 +182,7 @@ func TestPrequentialLogisticRejectsBadLabels(t *testing.T) {
 }
 
 func TestPrequentialChoiceEqualsMulticlassOnBlockFeatures(t *testing.T) {
+	t.Parallel()
 	// A multiclass model with per-slot weights is a conditional logit whose
 	// candidate k carries the item's features (and a 1) in block k: the SGD
 	// steps coincide when nothing is penalised or standardised.
@@ -245,6 +251,7 @@ func TestPrequentialChoiceEqualsMulticlassOnBlockFeatures(t *testing.T) {
 }
 
 func TestPrequentialLogisticProgressCountsEveryRowOnce(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 255, 256, 257, 1000} {
 		x, y, nc := optionData(4, n, 4, 3)
 		calls, rows := 0, 0

@@ -61,6 +61,7 @@ func randomUnit(seed uint64, n, d int) *kernels.Matrix {
 }
 
 func TestVendiMatchesNumpy(t *testing.T) {
+	t.Parallel()
 	needNumpy(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -108,6 +109,7 @@ func TestVendiMatchesNumpy(t *testing.T) {
 
 // TestThresholdJoinMatchesNumpy counts the pairs numpy finds in float64.
 func TestThresholdJoinMatchesNumpy(t *testing.T) {
+	t.Parallel()
 	needNumpy(t)
 	x := randomUnit(3, 900, 6)
 	path := filepath.Join(t.TempDir(), "x.npy")

@@ -22,6 +22,7 @@ type searcher interface {
 // Offload sends a search to its backend from minWork multiply-adds on and
 // keeps the smaller ones on the CPU; either way the result is the CPU's.
 func TestOffloadCutsAtMinWork(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := clustered(3, 230, 20), clustered(4, 170, 20)
 	pairs := func(f func(emit func([]kernels.Pair) error) error) (any, error) {

@@ -60,6 +60,7 @@ func operatorFixture(seed uint64, n, cols int) (v, tx *Matrix, w, x []float64) {
 }
 
 func TestJointKernelFormsAgree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// 2,500 rows span three feature panels and three kernel tiles; 20
 	// columns span two column tasks of the single-kernel product.
@@ -105,6 +106,7 @@ func TestJointKernelFormsAgree(t *testing.T) {
 }
 
 func TestJointKernelChoosesCheaperForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n, dv, dt, cols int
 		joint, features bool
@@ -133,6 +135,7 @@ func TestJointKernelChoosesCheaperForm(t *testing.T) {
 // blocks, so both the tiles right of the diagonal and the transposed
 // ones left of it are used.
 func TestFormedKernelAgrees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const n, cols = 2500, 7
 	v, tx, w, x := operatorFixture(41, n, cols)

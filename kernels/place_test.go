@@ -72,6 +72,7 @@ func clustered(seed uint64, n, d int) *kernels.Matrix {
 // tile pair goes to the backend), the top-k and the prequential top-k, at
 // 1 and 3 threads over the Host device's small tiles.
 func TestSearchesRunOnTheOptionsBackend(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, b := clustered(1, 230, 20), clustered(2, 170, 20)
 	join := func(f func(opt kernels.Options, emit func([]kernels.Pair) error) error) func(kernels.Options) (any, error) {
@@ -138,6 +139,7 @@ func TestSearchesRunOnTheOptionsBackend(t *testing.T) {
 // the first: 700 rows are three blocks of 256), with the CPU's clusters,
 // directly and behind an Offload that sends every search there.
 func TestLeaderClustersRunOnTheOptionsBackend(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	x := clustered(3, 700, 20)
 	want, err := kernels.LeaderClusters(ctx, x, 0.95, kernels.Options{Threads: 1})

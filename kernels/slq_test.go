@@ -105,6 +105,7 @@ func jointEigenvalues(t *testing.T, v, tx *Matrix) []float64 {
 }
 
 func TestVendiEstimateWithinOnePercent(t *testing.T) {
+	t.Parallel()
 	for _, fx := range slqFixtures {
 		t.Run(fx.name, func(t *testing.T) { checkEstimate(t, 2000, fx, 1, 2) })
 	}
@@ -114,6 +115,7 @@ func TestVendiEstimateWithinOnePercent(t *testing.T) {
 // most of it the exact eigenvalues); bench/kernels.sh runs it with
 // VIDSCREEN_LONG_TESTS=1.
 func TestVendiEstimateLarge(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("VIDSCREEN_LONG_TESTS") == "" {
 		t.Skip("set VIDSCREEN_LONG_TESTS=1 to compare the estimate with the exact Vendi at n = 4,000 and 8,000")
 	}
@@ -128,6 +130,7 @@ func TestVendiEstimateLarge(t *testing.T) {
 // formed on the fly (features and tiles), which must agree with the
 // formed kernel's.
 func TestVendiEstimateOperatorForms(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const n = 2000
 	v := embeddingLike(uint64(n), n, 48, 40)
@@ -183,6 +186,7 @@ func gaussianRows(seed uint64, n, d int) *Matrix {
 // and 1762 against 163.9 at 500 x 200: rounding noise kept as basis
 // vectors had broken the basis's orthogonality.
 func TestVendiEstimateLowRank(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -246,6 +250,7 @@ func TestVendiEstimateExactWhenSpanned(t *testing.T) {
 }
 
 func TestVendiEstimateIsDeterministic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	v := embeddingLike(5, 2500, 16, 10)
 	forms := []struct {
@@ -287,6 +292,7 @@ func TestVendiEstimateIsDeterministic(t *testing.T) {
 }
 
 func TestVendiEstimateStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	v := embeddingLike(6, 1500, 32, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

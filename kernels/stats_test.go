@@ -8,6 +8,7 @@ import (
 )
 
 func TestPercentileRanks(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name string
@@ -35,6 +36,7 @@ func TestPercentileRanks(t *testing.T) {
 }
 
 func TestBootstrapMean(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	x := make([]float64, 400)
 	var mean float64

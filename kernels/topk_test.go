@@ -53,6 +53,7 @@ func checkNeighbours(t *testing.T, got *Neighbours, idx []int32, sim []float64) 
 }
 
 func TestTopKMatchesBruteForce(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		nq, nx, d, k int
@@ -104,6 +105,7 @@ func TestTopKMatchesBruteForce(t *testing.T) {
 }
 
 func TestTopKBreaksTiesByIndex(t *testing.T) {
+	t.Parallel()
 	x := NewMatrix(6, 2)
 	copy(x.Data, []float32{0, 1, 1, 0, 1, 0, 0.6, 0.8, 1, 0, 0, 1})
 	q := NewMatrix(1, 2)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestUnionFind(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		n      int

@@ -9,6 +9,7 @@ import (
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
 
 func TestVendiKnownValues(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	same := NewMatrix(5, 3)
 	for i := 0; i < 5; i++ {
@@ -51,6 +52,7 @@ func TestVendiKnownValues(t *testing.T) {
 }
 
 func TestVendiFormsAgree(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{300, 700} { // one tile, then several
 		vendiFormsAgree(t, n)
 	}
@@ -104,6 +106,7 @@ func vendiFormsAgree(t *testing.T, n int) {
 }
 
 func TestVendiWeightsCountRepeats(t *testing.T) {
+	t.Parallel()
 	// An item listed twice weighs the same as one item of weight 2.
 	ctx := context.Background()
 	x := clustered(9, 6, 5, 3, 0.7)

@@ -86,6 +86,7 @@ func TestTranscriberHearsTones(t *testing.T) {
 }
 
 func TestASRPrompt(t *testing.T) {
+	t.Parallel()
 	n := func(v int) *int { return &v }
 	cases := []struct {
 		name string
@@ -105,6 +106,7 @@ func TestASRPrompt(t *testing.T) {
 }
 
 func TestWhisperFeatureSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		name, json, err string

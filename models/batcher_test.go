@@ -16,6 +16,7 @@ import (
 )
 
 func TestBatcherGathersAndReturnsInOrder(t *testing.T) {
+	t.Parallel()
 	var runs, maxSeen atomic.Int64
 	run := func(_ context.Context, reqs []int) ([]string, error) {
 		runs.Add(1)

@@ -133,6 +133,7 @@ func fakeFramePath(t *testing.T, batch int) (*framePath, *fakePrepDevice, *fakeT
 // surface back, batches run when full, when the size changes and at the
 // end, and each embedding lands at its picture's index.
 func TestFramePathEmbedDecoded(t *testing.T) {
+	t.Parallel()
 	type pic struct {
 		i    int
 		w, h int
@@ -208,6 +209,7 @@ func TestFramePathEmbedDecoded(t *testing.T) {
 
 // TestFramePathVisitorError: the decoder's error ends the call unchanged.
 func TestFramePathVisitorError(t *testing.T) {
+	t.Parallel()
 	p, _, _ := fakeFramePath(t, 4)
 	boom := errors.New("decoder failed")
 	_, err := p.embedDecoded(context.Background(), 2, func(yield func(int, nv12.Frame) error) error {
@@ -224,6 +226,7 @@ func TestFramePathVisitorError(t *testing.T) {
 // TestFramePathEmbed runs the RGB frames' path on the fakes: runs of one
 // size, cut at the batch.
 func TestFramePathEmbed(t *testing.T) {
+	t.Parallel()
 	p, d, tower := fakeFramePath(t, 4)
 	var frames []imageprep.Frame
 	for i := range 7 {

@@ -147,6 +147,7 @@ func TestLetterScorerRejectsBadPrompts(t *testing.T) {
 }
 
 func TestLetterVariantsMergeByLogSumExp(t *testing.T) {
+	t.Parallel()
 	logits := []float32{1, 2, 3, 0.5}
 	lz := math.Log(math.Exp(1) + math.Exp(2) + math.Exp(3) + math.Exp(0.5))
 	set := letterSet{{0, 2}, {1}}
@@ -160,6 +161,7 @@ func TestLetterVariantsMergeByLogSumExp(t *testing.T) {
 }
 
 func TestLetterSetNeedsASingleTokenVariant(t *testing.T) {
+	t.Parallel()
 	if _, err := newLetterSet(wordTokenizer{}, []string{"{L} {L}"}); err == nil {
 		t.Fatal("a two-token variant was accepted as the only one")
 	}

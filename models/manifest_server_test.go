@@ -76,6 +76,7 @@ func TestServerSettingsDefaults(t *testing.T) {
 // has no chat template) are errors naming the manifest, the line and the
 // field.
 func TestManifestChatTemplateKwargs(t *testing.T) {
+	t.Parallel()
 	const url = `"server": "http://127.0.0.1:8000/v1", "server_model": "Qwen/Qwen3-8B"`
 	for _, tc := range []struct {
 		name, kwargs string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseManifest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, json string
 		wantErr    string // "" for success
@@ -52,6 +53,7 @@ func TestParseManifest(t *testing.T) {
 // the role (what the attackers open) and the rest, in order, as Extra; a
 // role given as one object has that entry alone.
 func TestManifestRoleLists(t *testing.T) {
+	t.Parallel()
 	m, err := ParseManifest("/models/models.json", []byte(`{"roles": {
 		"lm_reader": [{"dir": "qwen"}, {"dir": "llama", "max_length": 512}, {"server": "http://localhost:8000/v1", "server_model": "mistral"}],
 		"vlm_reader": {"dir": "smolvlm"}}}`))

@@ -16,6 +16,7 @@ import (
 // role loads, and its generated tokenizer gives BERT's special ids, one id
 // per common word and characters for the rest.
 func TestSmallModelsDirPassesCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := onnxbuild.WriteModelsDir(dir); err != nil {
 		t.Fatal(err)

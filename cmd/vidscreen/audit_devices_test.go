@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,47 +12,45 @@ import (
 	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
-// devicesFixture is devicesFixture's audit input: 16 real NExT-QA items over
-// eight copies of one short video, so that every device of cpu:4 has videos
-// to decode, embed and caption, and a models directory from `models init`
-// (every role: text_embed, dup_confirm, lm_reader, image_text, captioner,
-// vlm_reader).
-func devicesFixture(t *testing.T) (items, root, modelsDir string) {
-	t.Helper()
-	needORT(t)
-	video, err := os.ReadFile(shareddata.Path(t, "videos", "big_buck_bunny_432_433.webm"))
+// deviceInputs is devicesFixture's video root and items: 16 real NExT-QA
+// items over eight copies of one short video, so that every device of
+// cpu:4 has videos to decode, embed and caption.
+var deviceInputs = newFixture("device-inputs", func(dir string) error {
+	src, err := shareddata.Lookup("videos", "big_buck_bunny_432_433.webm")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	tmp := t.TempDir()
-	root = filepath.Join(tmp, "videos")
-	os.MkdirAll(root, 0o755)
+	video, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	root := filepath.Join(dir, "videos")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
 	for k := range 8 {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("v%d.webm", k)), video, 0o644)
 	}
-	modelsDir = filepath.Join(tmp, "models")
-	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
-	f, err := os.Open(shareddata.Path(t, "nextqa.jsonl"))
+	items, err := nextqaItems(16)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	defer f.Close()
-	var out strings.Builder
-	sc := bufio.NewScanner(f)
-	for i := 0; i < 16 && sc.Scan(); i++ {
-		var it map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			t.Fatal(err)
-		}
+	for i, it := range items {
 		it["video_path"] = fmt.Sprintf("v%d.webm", i%8)
-		b, _ := json.Marshal(it)
-		out.Write(append(b, '\n'))
 	}
-	items = filepath.Join(tmp, "items.jsonl")
-	os.WriteFile(items, []byte(out.String()), 0o644)
-	return items, root, modelsDir
+	return writeItems(filepath.Join(dir, "items.jsonl"), items)
+})
+
+// devicesFixture returns deviceInputs' items and video root and
+// initModels' directory (every role: text_embed, dup_confirm, lm_reader,
+// image_text, captioner, vlm_reader), to read.
+func devicesFixture(t *testing.T) (items, root, modelsDir string) {
+	t.Helper()
+	needORT(t)
+	shareddata.Path(t, "videos", "big_buck_bunny_432_433.webm")
+	shareddata.Path(t, "nextqa.jsonl")
+	dir := deviceInputs.path(t)
+	return filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "videos"), initModelsDir(t)
 }
 
 // deviceWork reads the "device work" lines an audit writes at its end: per

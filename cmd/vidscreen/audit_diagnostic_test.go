@@ -20,12 +20,10 @@ import (
 // consensus counts it as the blind test's second model, so an item both
 // answer is a shortcut at c = 2, which one entry never reaches.
 func TestAuditExtraLMReaders(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	tmp := t.TempDir()
-	one := filepath.Join(tmp, "one")
-	if code, _, stderr := runModels("", "init", one); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
+	one := initModelsDir(t)
 	b, err := os.ReadFile(filepath.Join(one, models.ManifestFile))
 	if err != nil {
 		t.Fatal(err)

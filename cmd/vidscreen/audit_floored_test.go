@@ -37,6 +37,7 @@ func shownOptions(r *openaitest.Request) []string {
 // a run resumed from its records (the server asked nothing again) writes
 // the same items.parquet and cards.json byte for byte.
 func TestAuditServedFloored(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 24)
 	var first struct {
 		Options []string `json:"options"`
@@ -150,6 +151,7 @@ func TestAuditServedFloored(t *testing.T) {
 // server_chat_template_kwargs sends them in every request body, and
 // stages.json, cards.json and cards.md say them beside the reader's mode.
 func TestAuditServedChatTemplateKwargs(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 8)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption})
 	defer srv.Close()

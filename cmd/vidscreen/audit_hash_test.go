@@ -20,6 +20,7 @@ import (
 // identity, its two on short.webm another, and the note says 10 of the 18
 // items were compared by content.
 func TestAuditRecordsVideoHashes(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
 	out := filepath.Join(t.TempDir(), "run")
 	if code, _, stderr := runAudit("--items", items, "--out", out, "--videos", root, "--models", modelsDir, "--levels", "frame", "--workers", "2"); code != 0 {

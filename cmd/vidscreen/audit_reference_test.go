@@ -22,6 +22,7 @@ import (
 // reference_source must say which, and the video dependence must be
 // s* - (c + eps_text).
 func TestAuditReferenceModel(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
 	long := filepath.Join(t.TempDir(), "long.jsonl")
 	var buf bytes.Buffer

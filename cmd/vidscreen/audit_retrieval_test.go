@@ -16,12 +16,10 @@ import (
 // (not diagnostic only, not cross-pool), and the outputs are byte-identical
 // at --workers 1 and 4.
 func TestAuditRetrievalReaderWorkers(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	tmp := t.TempDir()
-	modelsDir := filepath.Join(tmp, "models")
-	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
+	modelsDir := initModelsDir(t)
 	items := demoSubset(t, 40)
 	runDir := func(workers string) string {
 		out := filepath.Join(tmp, "w"+workers)

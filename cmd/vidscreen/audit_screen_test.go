@@ -27,6 +27,7 @@ import (
 // takes the shuffled step from shuffled-frames-screen-reader's verdicts
 // and says which VLM served each 32-frame step.
 func TestAuditScreenReader(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
 	b, err := os.ReadFile(filepath.Join(modelsDir, "models.json"))
 	if err != nil {

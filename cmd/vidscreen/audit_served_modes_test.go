@@ -19,6 +19,7 @@ import (
 // with every answer stored asks nothing and still names the mode, its
 // cards byte-identical.
 func TestAuditServedModes(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 12)
 	for _, tc := range []struct {
 		name    string

@@ -18,6 +18,7 @@ import (
 // shuffled-frames-reader answer what the server favours, while the
 // attackers that compare frame embeddings are skipped naming image_text.
 func TestAuditServedWithoutImageText(t *testing.T) {
+	t.Parallel()
 	items, root, _ := videoFixture(t)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
 	defer srv.Close()

@@ -66,6 +66,7 @@ func wrongLetter(items []fixtureItem) func(r *openaitest.Request) openaitest.Rep
 // that probe request alone again and writes the same outputs; once the
 // server recovers, the resumed run asks it alone and the item gets its s*.
 func TestAuditServedProbeFailure(t *testing.T) {
+	t.Parallel()
 	src, root, modelsDir := videoFixture(t)
 	var items []fixtureItem
 	var long bytes.Buffer
@@ -218,6 +219,7 @@ func TestAuditServedProbeFailure(t *testing.T) {
 // refits. The refusals are stored with the replies, so the run resumed
 // asks the server nothing and writes the same outputs.
 func TestAuditServedProbeRefit(t *testing.T) {
+	t.Parallel()
 	src, root, modelsDir := videoFixture(t)
 	var items []fixtureItem
 	var long bytes.Buffer

@@ -121,6 +121,7 @@ const servedKey = "sk-served-test-secret-1234"
 // run directory holds the API key; config.json names the served models;
 // stages.json counts the served roles.
 func TestAuditServedReaders(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: captionOrLongest})
 	defer srv.Close()
@@ -296,6 +297,7 @@ func TestAuditServedReaders(t *testing.T) {
 // healthy server writes. A server refusing every request stops the run
 // with exit 1, naming its URL and message.
 func TestAuditServedFaults(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 40)
 	var first struct {
 		Question string `json:"question"`
@@ -429,6 +431,7 @@ func TestAuditServedFaults(t *testing.T) {
 // -short): the outputs are byte-identical, and the served roles' rates and prefix shares, logged,
 // are the figures docs/models.md gives for the test server.
 func TestAuditServedWorld(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := worldFixture(t)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
 	defer srv.Close()

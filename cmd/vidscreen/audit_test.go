@@ -50,6 +50,7 @@ func runAudit(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestAuditExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"id": "x", "benchmark": "B", "video": "v", "question": "q", "options": ["a", "b"], "answer": 5}`+"\n"), 0o644)
@@ -105,6 +106,7 @@ func TestAuditExitCodes(t *testing.T) {
 }
 
 func TestAuditProgressLogs(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 10)
 	dir := t.TempDir()
 	code, _, stderr := runAudit("--items", items, "--out", filepath.Join(dir, "q"), "--quiet")
@@ -162,6 +164,7 @@ func TestAuditProgressLogs(t *testing.T) {
 }
 
 func TestAuditPicksFilesBenchmarksAndLimits(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 8)
 	glob := filepath.Join(filepath.Dir(items), "*.jsonl")
 	out := filepath.Join(t.TempDir(), "o")
@@ -196,6 +199,7 @@ func TestAuditPicksFilesBenchmarksAndLimits(t *testing.T) {
 // table (see harness/predictions for both layouts), one row of which
 // matches no item.
 func TestAuditReadsOtherToolsPredictions(t *testing.T) {
+	t.Parallel()
 	path := demoSubset(t, 12)
 	items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
 	if err != nil {
@@ -272,6 +276,7 @@ func TestAuditReadsOtherToolsPredictions(t *testing.T) {
 func answerLetter(i int) string { return string(rune('A' + i)) }
 
 func TestAuditHelpDocumentsEveryFlag(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := runAudit("--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -549,6 +554,7 @@ func checkConfirmedDuplicates(t *testing.T, out string, kept map[[2]string][2]fl
 }
 
 func TestAuditWithModels(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	items := demoSubset(t, 8)
 	dir := writeEncoderModels(t, encoderRole{1, "cls", 512}, &encoderRole{2, "mean", 512})
@@ -615,6 +621,7 @@ func TestAuditWithModels(t *testing.T) {
 // both; items that merely share a first word are found by the first model
 // and rejected by the second.
 func TestAuditConfirmationRemovesPairs(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	item := func(id, bench, q string, opts ...string) string {
 		b, _ := json.Marshal(map[string]any{"id": id, "benchmark": bench, "video": "v" + id, "question": q, "options": opts, "answer": 0})
@@ -649,6 +656,7 @@ func TestAuditConfirmationRemovesPairs(t *testing.T) {
 }
 
 func TestAuditModelsFlags(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 5)
 	dir := t.TempDir()
 	for _, tt := range []struct {
@@ -679,6 +687,7 @@ func TestAuditModelsFlags(t *testing.T) {
 // TestAuditChecksItsRolesFirst gives audit a models directory whose two
 // text roles each lack a file: the run stops before any work, naming both.
 func TestAuditChecksItsRolesFirst(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	items := demoSubset(t, 5)
 	dir := writeTinyModels(t, models.RoleTextEmbed, models.RoleDupConfirm)

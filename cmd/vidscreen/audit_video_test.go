@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -18,54 +17,62 @@ import (
 	"github.com/vidscreen/vidscreen/internal/shareddata"
 )
 
-// videoFixture makes a video root holding copies of shared videos (whose
-// decoding is deterministic; see the report on smpte-2997.mp4 in
-// docs/audit.md), a corrupt file and a link leaving the root, a models
-// directory from `models init`, and 18 real NExT-QA items spread over them
-// (six per video kind: decodable, corrupt, missing, outside the root).
-func videoFixture(t *testing.T) (items, root, modelsDir string) {
-	t.Helper()
-	needORT(t)
-	src := shareddata.Path(t, "videos")
-	tmp := t.TempDir()
-	root = filepath.Join(tmp, "videos")
-	os.MkdirAll(root, 0o755)
+// videoInputs is videoFixture's video root and items (its models are
+// initModels): copies of shared videos (whose decoding is deterministic;
+// see the report on smpte-2997.mp4 in docs/audit.md), a corrupt file and a
+// link leaving the root, and 18 real NExT-QA items spread over them (six
+// per video kind: decodable, corrupt, missing, outside the root).
+var videoInputs = newFixture("video-inputs", func(dir string) error {
+	src, err := shareddata.Lookup("videos")
+	if err != nil {
+		return err
+	}
+	root := filepath.Join(dir, "videos")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
 	for from, to := range map[string]string{"big_buck_bunny_0_30_h264_640.mp4": "bbb.mp4", "big_buck_bunny_432_433.webm": "short.webm"} {
 		b, err := os.ReadFile(filepath.Join(src, from))
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		os.WriteFile(filepath.Join(root, to), b, 0o644)
 	}
 	os.WriteFile(filepath.Join(root, "corrupt.mp4"), bytes.Repeat([]byte("not a video "), 400), 0o644)
 	os.Symlink(filepath.Join(src, "big_buck_bunny_0_30.webm"), filepath.Join(root, "link.webm"))
-	modelsDir = filepath.Join(tmp, "models")
-	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
-	f, err := os.Open(shareddata.Path(t, "nextqa.jsonl"))
+	items, err := nextqaItems(18)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	defer f.Close()
 	paths := []string{"bbb.mp4", "short.webm", "bbb.mp4", "corrupt.mp4", "gone.mp4", "link.webm", "../bbb.mp4", "short.webm", "bbb.mp4"}
-	var out bytes.Buffer
-	sc := bufio.NewScanner(f)
-	for i := 0; i < 18 && sc.Scan(); i++ {
-		var it map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
-			t.Fatal(err)
-		}
+	for i, it := range items {
 		it["video_path"] = paths[i%len(paths)]
 		if i == 2 { // a clip of the long video
 			it["start"], it["end"] = 4.0, 9.5
 		}
-		b, _ := json.Marshal(it)
-		out.Write(append(b, '\n'))
 	}
-	items = filepath.Join(tmp, "items.jsonl")
-	os.WriteFile(items, out.Bytes(), 0o644)
-	return items, root, modelsDir
+	return writeItems(filepath.Join(dir, "items.jsonl"), items)
+})
+
+// videoFixture returns videoInputs' items and video root and initModels'
+// directory, to read (built once per test binary).
+func videoFixture(t *testing.T) (items, root, modelsDir string) {
+	t.Helper()
+	needORT(t)
+	shareddata.Path(t, "videos")
+	shareddata.Path(t, "nextqa.jsonl")
+	dir := videoInputs.path(t)
+	return filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "videos"), initModelsDir(t)
+}
+
+// videoFixtureCopy is videoFixture in a folder of t's own, to change.
+func videoFixtureCopy(t *testing.T) (items, root, modelsDir string) {
+	t.Helper()
+	items, root, modelsDir = videoFixture(t)
+	tmp := t.TempDir()
+	copyTree(t, filepath.Dir(items), filepath.Join(tmp, "inputs"))
+	copyTree(t, modelsDir, filepath.Join(tmp, "models"))
+	return filepath.Join(tmp, "inputs", "items.jsonl"), filepath.Join(tmp, "inputs", "videos"), filepath.Join(tmp, "models")
 }
 
 // outputs are the files a run writes that must not depend on workers,
@@ -84,7 +91,8 @@ func sameOutputs(t *testing.T, a, b, what string) {
 }
 
 func TestAuditVideoLevels(t *testing.T) {
-	items, root, modelsDir := videoFixture(t)
+	t.Parallel()
+	items, root, modelsDir := videoFixtureCopy(t) // its models.json is rewritten below
 	tmp := t.TempDir()
 	var dirs []string
 	for _, w := range []string{"1", "3"} {
@@ -391,6 +399,7 @@ func TestAuditVideoSurvivesSIGKILL(t *testing.T) {
 // instead of exiting 0 with frame and order bars drawn from seeded guesses
 // (issue 20, point 11).
 func TestAuditWithNoVideoReadExits1(t *testing.T) {
+	t.Parallel()
 	items, _, modelsDir := videoFixture(t)
 	wrong := filepath.Join(t.TempDir(), "elsewhere")
 	os.MkdirAll(wrong, 0o755)

@@ -50,11 +50,9 @@ func twoVLMEntries(t *testing.T, dir string) string {
 // shuffling test, whose only model was vlm_reader, reaches c = 2 on every
 // item it makes a shortcut at c = 1.
 func TestAuditExtraVLMReaders(t *testing.T) {
+	t.Parallel()
 	items, root, _ := worldFixture(t)
-	one := filepath.Join(t.TempDir(), "one")
-	if code, _, stderr := runModels("", "init", one); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
+	one := initModelsDir(t)
 	two := twoVLMEntries(t, one)
 	type card struct {
 		Benchmark string                     `json:"benchmark"`
@@ -172,10 +170,7 @@ func TestAuditExtraVLMReadersResume(t *testing.T) {
 		t.Skip("builds and runs the binary several times")
 	}
 	items, root, _ := worldFixture(t)
-	one := filepath.Join(t.TempDir(), "one")
-	if code, _, stderr := runModels("", "init", one); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
+	one := initModelsDir(t)
 	two := twoVLMEntries(t, one)
 	tmp := t.TempDir()
 	bin := binary(t)

@@ -14,6 +14,7 @@ import (
 // TestAuditFramePathUsage: --frame-path takes host or device, and device
 // needs the frames of --videos and the image tower of --models.
 func TestAuditFramePathUsage(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 4)
 	for _, tc := range []struct {
 		name string

@@ -46,6 +46,7 @@ func TestRoleSettings(t *testing.T) {
 // where a reader or text_embed reads its captions: models init's roles,
 // not the world's.
 func TestRoleSettingsAreConfiguration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, role, field string
 		value             any

@@ -40,11 +40,3 @@ func binary(t *testing.T) string {
 	}
 	return built.bin
 }
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}

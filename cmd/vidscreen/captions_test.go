@@ -16,14 +16,11 @@ import (
 // the audit must say so, in a warning and in stages.json, both when it
 // writes the captions and when a second run reads them from the cache.
 func TestAuditReportsEmptyCaptions(t *testing.T) {
+	t.Parallel()
 	items, root, _ := worldFixture(t)
 	tmp := t.TempDir()
-	good, mdir := filepath.Join(tmp, "good"), filepath.Join(tmp, "bad")
-	for _, d := range []string{good, mdir} {
-		if code, _, stderr := runModels("", "init", d); code != 0 {
-			t.Fatalf("models init: exit %d: %s", code, stderr)
-		}
-	}
+	// models init's models, and a copy whose captioner is changed below.
+	good, mdir := initModelsDir(t), initModelsCopy(t)
 	// models init's captioner says what the frames show: no warning.
 	code, _, stderr := runAudit("--items", items, "--videos", root, "--models", good, "--levels", "frame", "--out", filepath.Join(tmp, "good-run"))
 	if code != 0 || strings.Contains(stderr, "empty captions") {
@@ -90,13 +87,13 @@ func TestAuditReportsEmptyCaptions(t *testing.T) {
 		t.Fatalf("the world's videos: %v, %v", videos, err)
 	}
 	for _, tc := range []struct {
-		models, stdout string
-		warn           bool
+		name, models, stdout string
+		warn                 bool
 	}{
-		{mdir, "2 captions written to " + filepath.Join(tmp, "bad.jsonl") + ", 2 of them empty", true},
-		{good, "2 captions written to " + filepath.Join(tmp, "good.jsonl") + "\n", false},
+		{"bad", mdir, "2 captions written to " + filepath.Join(tmp, "bad.jsonl") + ", 2 of them empty", true},
+		{"good", good, "2 captions written to " + filepath.Join(tmp, "good.jsonl") + "\n", false},
 	} {
-		name := filepath.Base(tc.models)
+		name := tc.name
 		code, stdout, stderr := runCmd("vidomni", "caption", "--models", tc.models, "--frames", "4", "--out", filepath.Join(tmp, name+".jsonl"), videos[0], videos[1])
 		if code != 0 || !strings.Contains(stdout, tc.stdout) || strings.Contains(stderr, "warning: 2 of the 2 captions are empty") != tc.warn {
 			t.Errorf("vidomni caption with the %s captioner: exit %d, stdout %q, stderr %q; want %q, warning %v", name, code, stdout, stderr, tc.stdout, tc.warn)

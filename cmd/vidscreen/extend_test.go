@@ -18,6 +18,7 @@ import (
 // run's, the old attackers answer only the new benchmark's items, and the
 // cached video features are read, not made again.
 func TestAuditExtendsAVideoRun(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
 	tmp := t.TempDir()
 	// Two benchmarks over the same videos: the first nine items and the rest.

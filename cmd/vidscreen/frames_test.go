@@ -16,6 +16,7 @@ import (
 )
 
 func TestFramesWritesFramesAndContactSheet(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
 	out := t.TempDir()
 	code, stdout, stderr := runCmd("frames", video, "--sampler", "uniform:8", "--size", "112", "--out", out)
@@ -55,6 +56,7 @@ func TestFramesWritesFramesAndContactSheet(t *testing.T) {
 }
 
 func TestFramesBadInput(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_432_433.webm")
 	tests := []struct {
 		name string
@@ -89,6 +91,7 @@ func TestFramesBadInput(t *testing.T) {
 // each run leaves exactly its own files, the contact sheet's tiles carry
 // their times, and --format npy writes one (N, H, W, 3) uint8 array.
 func TestFramesFormatsAndStaleFiles(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
 	out := t.TempDir()
 	frames := func(args ...string) string {

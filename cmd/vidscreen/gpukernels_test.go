@@ -121,6 +121,7 @@ func TestVendiDeviceGivesTheCPUEstimate(t *testing.T) {
 // trivially; on a GPU through the re-check band), and a precision that
 // does not exist is a usage error.
 func TestNeardupPrecision(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rows := make([][]float32, 200)
 	for i := range rows {

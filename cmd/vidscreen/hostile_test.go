@@ -40,6 +40,7 @@ func nearDupRows(n, d int) *kernels.Matrix {
 }
 
 func TestKernelCommandsRefuseHostileInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := nearDupRows(2000, 64)
 	goodPath := filepath.Join(dir, "good.npy")
@@ -94,6 +95,7 @@ func TestKernelCommandsRefuseHostileInput(t *testing.T) {
 // TestVendiHugeOrder: --q 1e308 is a valid order; it used to print +Inf and
 // fail. The score tends to the q = inf one.
 func TestVendiHugeOrder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v := writeNpy(t, dir, "v.npy", [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {2, 0, 0}})
 	var scores []float64
@@ -121,6 +123,7 @@ func TestVendiHugeOrder(t *testing.T) {
 // TestOutputFileMode: every command writes its outputs 0644 (neardup's
 // pairs and .npy files were 0600, the run directory's files 0644).
 func TestOutputFileMode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeNpy(t, dir, "a.npy", [][]float32{{1, 0}, {1, 0.01}})
 	out := filepath.Join(dir, "pairs.parquet")
@@ -172,6 +175,7 @@ func TestFramesHostileInput(t *testing.T) {
 // TestFramesReplacesAnEarlierRun: frames into a folder holding a larger
 // earlier set leaves exactly the new set and says what it removed.
 func TestFramesReplacesAnEarlierRun(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_432_433.webm")
 	out := t.TempDir()
 	keep := filepath.Join(out, "notes.txt")
@@ -385,6 +389,7 @@ func TestContactSheetIsBounded(t *testing.T) {
 // TestProbeSaysTruncated: an MP4 (index first) cut at half its size used to
 // probe as complete.
 func TestProbeSaysTruncated(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
 	dir := t.TempDir()
 	fast := filepath.Join(dir, "fast.mp4")

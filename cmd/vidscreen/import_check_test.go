@@ -29,6 +29,7 @@ func mcTable(n, open int) string {
 }
 
 func TestImportCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	videos := filepath.Join(dir, "videos")
 	os.MkdirAll(videos, 0o755)
@@ -79,6 +80,7 @@ func TestImportCheck(t *testing.T) {
 }
 
 func TestImportListAutoAndVideos(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := runCmd("import", "--list")
 	if code != 0 || !strings.HasPrefix(stdout, "auto ") || !strings.Contains(stdout, "\nlmms-eval ") || !strings.Contains(stdout, "<YYYYmmdd_HHMMSS>_samples_<task>.jsonl") || !strings.Contains(stdout, "\nvlmevalkit ") {
 		t.Errorf("--list: exit %d\n%s", code, stdout)
@@ -109,6 +111,7 @@ func TestImportListAutoAndVideos(t *testing.T) {
 // come from what an import of the benchmark's own file wrote, joined by
 // question_id, else doc_id, and stderr says so.
 func TestImportItemsFrom(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bench := writeTestFile(t, filepath.Join(dir, "videomme.items.jsonl"),
 		`{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"How many apples are on the tree?","options":["One.","Two.","Three.","Four."],"answer":2,"task":"Counting Problem","duration":null}`+"\n"+
@@ -143,6 +146,7 @@ func TestImportItemsFrom(t *testing.T) {
 // (score.pred) is the reply, and a choice past the item's options is an
 // error naming the line.
 func TestImportItemsFromLogLikelihoodTask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := writeTestFile(t, filepath.Join(dir, "questions.json"), `[{"q_uid": "0074f737-11cb-497d-8d07-77c3a8127391", "google_drive_id": "1a", "question": "How does the woman help c?", "option 0": "she cuts pods", "option 1": "she pours water", "option 2": "she sweeps", "option 3": "she sings", "option 4": "she leaves"}]`)
 	a := writeTestFile(t, filepath.Join(dir, "subset_answers.json"), `{"0074f737-11cb-497d-8d07-77c3a8127391": 3}`)

@@ -33,6 +33,7 @@ func writeTestFile(t *testing.T, path, body string) string {
 // TestImportDefectsOfRealFiles: the defects seen on real files, each now an
 // exit 2 whose message names the real cause, with nothing written.
 func TestImportDefectsOfRealFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	nextqa := func(video, qid int) map[string]any {
 		return map[string]any{"video": video, "question": fmt.Sprintf("question %d of %d", qid, video), "answer": 0, "qid": qid, "type": "CH",
@@ -87,6 +88,7 @@ func TestImportDefectsOfRealFiles(t *testing.T) {
 // open, and the predictions file then holds the index, so that the audit
 // need not be told again.
 func TestImportIndexBase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := writeTestFile(t, filepath.Join(dir, "outputs", "M", "M_Digits.tsv"),
 		"index\tvideo\tquestion\tA\tB\tC\tanswer\tprediction\n0\tv.mp4\tq?\tx\ty\tz\t2\t1\n1\tw.mp4\tr?\tx\ty\tz\tB\tC\n")
@@ -113,6 +115,7 @@ func TestImportIndexBase(t *testing.T) {
 // TestImportOpenEndedAside: a gold naming several options or none is an
 // open-ended record, counted, written aside and not audited.
 func TestImportOpenEndedAside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := writeTestFile(t, filepath.Join(dir, "MVBench.tsv"), "index\tvideo\tquestion\tA\tB\tC\tanswer\n"+
 		"0\tv.mp4\tWhich?\tx\ty\tz\tB\n"+
@@ -145,6 +148,7 @@ func TestImportOpenEndedAside(t *testing.T) {
 // TestImportVLMEvalKitNaming: two models' result files for one dataset
 // are one benchmark, the model taken from the folder and the name.
 func TestImportVLMEvalKitNaming(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var benches []string
 	for _, model := range []string{"Qwen2-VL-7B", "LLaVA-Video-7B"} {

@@ -45,6 +45,7 @@ var formatFixtures = []struct {
 // audit's item reader with the expected count, and two imports of the same
 // files must give byte-identical files.
 func TestImportEachBenchmarkFormat(t *testing.T) {
+	t.Parallel()
 	for _, tc := range formatFixtures {
 		t.Run(tc.format, func(t *testing.T) {
 			dir := t.TempDir()
@@ -92,6 +93,7 @@ func TestImportEachBenchmarkFormat(t *testing.T) {
 // table's task_type and category columns, the dataset's task, group and
 // video_path fields.
 func TestImportExportKeepsTaskGroupAndVideoPath(t *testing.T) {
+	t.Parallel()
 	name := "vidscreen-0123456789abcdef"
 	dur := 31.5
 	released := []*harness.Item{

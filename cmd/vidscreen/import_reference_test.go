@@ -42,6 +42,7 @@ func videommeV04Log(t *testing.T, golds, replies []string) string {
 // reads the log itself or what import wrote from it; the unparsed replies
 // are listed.
 func TestReferenceCountsUnparsedRepliesWrong(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	golds := []string{"A", "B", "C", "D", "A", "B", "C", "D"}
 	replies := []string{"A", "B", "!!!!!!!!!!!!!!!!", "D", "!!!!!!!!!!!!!!!!", "B", "A", "D"}
@@ -74,6 +75,7 @@ func TestReferenceCountsUnparsedRepliesWrong(t *testing.T) {
 // project's layout gives no base for (its integer pred is 0-based): the
 // audit refuses it naming both readings unless --index-base says.
 func TestReferenceDigitPredNeedsABase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	items := writeTestFile(t, filepath.Join(dir, "items.jsonl"),
 		`{"id":"q1","benchmark":"B","video":"v1","question":"What runs?","options":["a dog","a cat","a cow"],"answer":0,"task":"","duration":null}`+"\n"+

@@ -15,6 +15,7 @@ import (
 const predictionsTestdata = "../../harness/predictions/testdata"
 
 func TestImport(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tool, file string
 		bench      string
@@ -60,6 +61,7 @@ func TestImport(t *testing.T) {
 // lmms-eval samples file and audit it with the model's replies as the
 // reference.
 func TestImportThenAudit(t *testing.T) {
+	t.Parallel()
 	// out/ does not exist yet: import makes it, as the README's first
 	// import relies on.
 	dir := filepath.Join(t.TempDir(), "out")
@@ -80,6 +82,7 @@ func TestImportThenAudit(t *testing.T) {
 }
 
 func TestImportRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	td := func(f string) string { return filepath.Join(predictionsTestdata, f) }
 	badAnswer := filepath.Join(dir, "bad.tsv")
@@ -130,6 +133,7 @@ const (
 )
 
 func TestImportLMMSEvalWithoutDoc(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name, file, body string
@@ -192,6 +196,7 @@ func TestImportLMMSEvalWithoutDoc(t *testing.T) {
 // TestImportLMMSEvalV02 imports the <task>.json of lmms-eval v0.2.0-v0.2.3:
 // one pretty-printed object whose logs are the samples.
 func TestImportLMMSEvalV02(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "videomme.json")
 	os.WriteFile(in, []byte(`{
@@ -226,6 +231,7 @@ func TestImportLMMSEvalV02(t *testing.T) {
 }
 
 func TestImportLMMSEvalRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)

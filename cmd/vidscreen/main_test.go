@@ -26,6 +26,7 @@ func sharedVideo(t *testing.T, name string) string {
 }
 
 func TestTopLevelUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -59,6 +60,7 @@ func TestTopLevelUsage(t *testing.T) {
 // Every command documents itself: its help page names every flag it defines,
 // and the top-level list names every command.
 func TestEveryCommandDocumentsEveryFlag(t *testing.T) {
+	t.Parallel()
 	_, top, _ := runCmd("help")
 	for _, c := range commands() {
 		if !strings.Contains(top, c.name) {

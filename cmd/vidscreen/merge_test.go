@@ -92,12 +92,14 @@ func shardItems(t *testing.T, shards []string) {
 }
 
 func TestMergeTextLevels(t *testing.T) {
-	items := demoSubset(t, 60)
-	mergesMatchTheWholeAudit(t, t.TempDir(), []string{"--items", items})
+	t.Parallel()
+	items, whole := demoAudit(t)
+	mergesMatchTheWholeAudit(t, t.TempDir(), []string{"--items", items}, whole)
 }
 
 func TestMergeVideoLevels(t *testing.T) {
-	items, root, modelsDir := videoFixture(t)
+	t.Parallel()
+	items, root, modelsDir := videoFixtureCopy(t) // copies of short.webm and the items are written below
 	tmp := t.TempDir()
 	// The fixture's two decodable videos hash to one shard; copies of the
 	// short one under other names spread decodable videos over the shards.
@@ -124,7 +126,7 @@ func TestMergeVideoLevels(t *testing.T) {
 	}
 	os.WriteFile(items, []byte(strings.Join(lines, "")), 0o644)
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir}
-	for n, merged := range mergesMatchTheWholeAudit(t, tmp, args) {
+	for n, merged := range mergesMatchTheWholeAudit(t, tmp, args, "") {
 		var st struct{ Stages []rundir.StageRate }
 		b, _ := os.ReadFile(filepath.Join(merged, rundir.StagesFile))
 		if err := json.Unmarshal(b, &st); err != nil {
@@ -153,36 +155,27 @@ func TestMergeVideoLevels(t *testing.T) {
 	}
 }
 
-// worldFixture renders a small planted-shortcut world (docs/world.md):
-// generated videos, its items and its models, with no outside data.
-func worldFixture(t *testing.T) (items, root, modelsDir string) {
-	t.Helper()
-	needORT(t)
-	dir := t.TempDir()
-	if code, _, stderr := runCmd("world", "--out", dir, "--videos", "9", "--min-duration", "2", "--max-duration", "4"); code != 0 {
-		t.Fatalf("world: exit %d: %s", code, stderr)
-	}
-	return filepath.Join(dir, "items.jsonl"), dir, filepath.Join(dir, "models")
-}
-
 // TestMergeWorld shards the audit of generated videos at all five levels.
 func TestMergeWorld(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := worldFixture(t)
 	tmp := t.TempDir()
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir}
-	mergesMatchTheWholeAudit(t, tmp, args)
+	mergesMatchTheWholeAudit(t, tmp, args, worldAudit(t))
 }
 
-// mergesMatchTheWholeAudit audits args unsharded, then split into 1, 2 and
-// 3 shards and merged: each merge must write the unsharded outputs, each
-// shard hold its own items, and the merge decode nothing again (every
-// decodable video was done by its shard). It returns the merged run
-// directories by shard count.
-func mergesMatchTheWholeAudit(t *testing.T, tmp string, args []string) map[int]string {
+// mergesMatchTheWholeAudit audits args unsharded (unless whole names that
+// audit's run already), then split into 1, 2 and 3 shards and merged: each
+// merge must write the unsharded outputs, each shard hold its own items,
+// and the merge decode nothing again (every decodable video was done by
+// its shard). It returns the merged run directories by shard count.
+func mergesMatchTheWholeAudit(t *testing.T, tmp string, args []string, whole string) map[int]string {
 	t.Helper()
-	whole := filepath.Join(tmp, "whole")
-	if code, _, stderr := runAudit(append(args, "--out", whole, "--quiet")...); code != 0 {
-		t.Fatalf("unsharded audit: exit %d\n%s", code, stderr)
+	if whole == "" {
+		whole = filepath.Join(tmp, "whole")
+		if code, _, stderr := runAudit(append(args, "--out", whole, "--quiet")...); code != 0 {
+			t.Fatalf("unsharded audit: exit %d\n%s", code, stderr)
+		}
 	}
 	out := map[int]string{}
 	for _, n := range []int{1, 2, 3} {
@@ -198,6 +191,7 @@ func mergesMatchTheWholeAudit(t *testing.T, tmp string, args []string) map[int]s
 }
 
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 20)
 	other := demoSubset(t, 21)
 	tmp := t.TempDir()
@@ -266,11 +260,8 @@ func TestMergeRefuses(t *testing.T) {
 // differ)". The merge must write the unsharded audit's outputs, whether
 // that audit named the root relatively or absolutely.
 func TestMergeAcceptsARelativeVideoRoot(t *testing.T) {
-	needORT(t)
-	world := t.TempDir()
-	if code, _, stderr := runCmd("world", "--out", world, "--videos", "9", "--min-duration", "2", "--max-duration", "3"); code != 0 {
-		t.Fatalf("world: exit %d: %s", code, stderr)
-	}
+	t.Parallel()
+	_, world, _ := worldFixture(t)
 	tmp := t.TempDir()
 	// Relative to the test's working directory (a chdir would also move
 	// the ONNX Runtime library the tests find under .cache).

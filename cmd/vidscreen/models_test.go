@@ -31,6 +31,7 @@ func runModels(stdin string, args ...string) (code int, stdout, stderr string) {
 var smallBERT = filepath.Join("..", "..", "models", "testdata", "bert_wordpiece_small.json")
 
 func TestModelsTokenize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -67,6 +68,7 @@ func TestModelsTokenize(t *testing.T) {
 // The shared tokenizer files give the reference ids of
 // ../shared/data/tokenizers/reference_ids.json through the command too.
 func TestModelsTokenizeReferenceIDs(t *testing.T) {
+	t.Parallel()
 	dir := shareddata.Path(t, "tokenizers")
 	data, err := os.ReadFile(shareddata.Path(t, "tokenizers", "reference_ids.json"))
 	if err != nil {
@@ -128,6 +130,7 @@ func TestModelsDevices(t *testing.T) {
 }
 
 func TestModelsUsage(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args     []string
 		wantCode int
@@ -210,6 +213,7 @@ func needORT(t *testing.T) {
 }
 
 func TestModelsCheck(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	t.Run("every role present", func(t *testing.T) {
 		dir := writeTinyModels(t, models.Roles...)

@@ -15,6 +15,7 @@ import (
 // reads back without one. A second init of the same directory is refused
 // (exit 2) unless --force is given.
 func TestModelsInitRoles(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "models")
 	code, out, stderr := runModels("", "init", dir)
 	if code != 0 {

@@ -19,6 +19,7 @@ import (
 // not there, a text model behind a role that sends frames), which makes
 // the exit status 2.
 func TestModelsCheckServed(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	blue := func(*openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Top: map[string]float64{"B": 0.9, "A": 0.1}, Text: "B"}

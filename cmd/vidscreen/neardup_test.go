@@ -39,6 +39,7 @@ func writeNpy(t *testing.T, dir, name string, rows [][]float32) string {
 }
 
 func TestNeardupWritesPairsAndClusters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Rows 0, 1, 3 point the same way (row 3 is a scaled copy: --normalize
 	// makes it a duplicate); row 2 is orthogonal; row 4 is at 45 degrees.
@@ -81,6 +82,7 @@ func TestNeardupWritesPairsAndClusters(t *testing.T) {
 }
 
 func TestNeardupBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeNpy(t, dir, "a.npy", [][]float32{{1, 0}, {0, 1}})
 	b := writeNpy(t, dir, "b.npy", [][]float32{{1, 0, 0}})
@@ -112,6 +114,7 @@ func TestNeardupBadInput(t *testing.T) {
 }
 
 func TestVendiCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Three orthogonal items, one repeated: eigenvalues 2/4, 1/4, 1/4.
 	v := writeNpy(t, dir, "v.npy", [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {2, 0, 0}})

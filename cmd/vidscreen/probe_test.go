@@ -9,6 +9,7 @@ import (
 )
 
 func TestProbeRealVideos(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file      string
 		codec     string
@@ -49,6 +50,7 @@ func TestProbeRealVideos(t *testing.T) {
 }
 
 func TestProbeBadVideosFailEachAloneWithExit2(t *testing.T) {
+	t.Parallel()
 	good := sharedVideo(t, "big_buck_bunny_432_433.webm")
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.mp4")

@@ -15,6 +15,7 @@ import (
 // options no longer stop an audit (an empty option used to exit 2); the
 // card counts them. A structural error still exits 2.
 func TestAuditAcceptsRealDataQuirks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	item := func(id string, opts ...string) string {
 		b, _ := json.Marshal(map[string]any{"id": id, "benchmark": "Long", "video": "v" + id, "question": "what happens in clip " + id + "?", "options": opts, "answer": 0})
@@ -55,6 +56,7 @@ func TestAuditAcceptsRealDataQuirks(t *testing.T) {
 }
 
 func TestVersionPrintsVersionAndCommit(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := runCmd("version")
 	if code != 0 || !strings.HasPrefix(stdout, "vidscreen "+harness.Version+" (commit ") {
 		t.Errorf("exit %d, %q", code, stdout)

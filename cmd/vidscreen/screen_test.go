@@ -12,6 +12,7 @@ import (
 )
 
 func TestScreenCommand(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 30)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")

@@ -9,6 +9,7 @@ import (
 // TestOffloadMinWorkIsChecked: a cut under one multiply-add is a usage
 // error naming the flag, in every command that takes it, before any work.
 func TestOffloadMinWorkIsChecked(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, cmd := range []string{"audit", "select"} {
 		for _, v := range []string{"0", "-1"} {

@@ -21,11 +21,9 @@ import (
 // directory and a VLMEvalKit table, byte for byte the same for the same
 // run and flags, and each imports back as the released items.
 func TestSelectExports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	run := filepath.Join(dir, "run")
-	if code, _, stderr := runAudit("--items", demoSubset(t, 60), "--out", run); code != 0 {
-		t.Fatalf("audit: exit %d: %s", code, stderr)
-	}
+	_, run := demoAudit(t)
 	sel := func(name string, extra ...string) (selectSummary, string, string) {
 		t.Helper()
 		lm, tsv := filepath.Join(dir, name+"-lmms"), filepath.Join(dir, name+".tsv")
@@ -112,6 +110,7 @@ func TestSelectExports(t *testing.T) {
 // process_results' record per metric) import back through vidscreen import
 // lmms-eval as the released items and the replies as the task read them.
 func TestSelectExportSamplesImportBack(t *testing.T) {
+	t.Parallel()
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("no python3 on PATH")
@@ -224,6 +223,7 @@ func sameItems(t *testing.T, format string, want []*harness.Item, file string) [
 // TestSelectExportRefusals: a bad export is refused before anything is
 // written, with exit 2.
 func TestSelectExportRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
 	if code, _, stderr := runAudit("--items", demoSubset(t, 30), "--out", run); code != 0 {

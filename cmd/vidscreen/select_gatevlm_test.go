@@ -17,6 +17,7 @@ import (
 // re-runs on the released order; a vlm_reader other than the run's is
 // refused, exit 2, nothing written.
 func TestSelectGateUsesTheRunsVLM(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
 	b, err := os.ReadFile(filepath.Join(modelsDir, "models.json"))
 	if err != nil {

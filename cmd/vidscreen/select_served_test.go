@@ -19,6 +19,7 @@ import (
 // run is left as it was): select run again into the same directory asks
 // the server nothing and writes the same lockfile.
 func TestSelectServedReaderStore(t *testing.T) {
+	t.Parallel()
 	items := demoSubset(t, 40)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption})
 	defer srv.Close()

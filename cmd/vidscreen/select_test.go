@@ -14,12 +14,9 @@ import (
 )
 
 func TestSelectCommand(t *testing.T) {
-	items := demoSubset(t, 60)
+	t.Parallel()
+	items, run := demoAudit(t)
 	dir := t.TempDir()
-	run := filepath.Join(dir, "run")
-	if code, _, stderr := runAudit("--items", items, "--out", run); code != 0 {
-		t.Fatalf("audit: exit %d: %s", code, stderr)
-	}
 	// No screen yet: select screens the run itself, and says so.
 	selectRelease := func(out string, args ...string) selectSummary {
 		t.Helper()

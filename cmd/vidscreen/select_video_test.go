@@ -20,14 +20,12 @@ import (
 // with the run's captioner and lm_reader, and retrieval-reader (which learns
 // from its pool) with that lm_reader, and the report and lockfile say so; without them its verdicts are carried over, as before.
 func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
+	t.Parallel()
 	items, root, _ := worldFixture(t)
 	dir := t.TempDir()
 	// The world's own models have no readers; those of `models init` have
 	// every role, vlm_reader and screen_reader among them.
-	modelsDir := filepath.Join(dir, "models-init")
-	if code, _, stderr := runModels("", "init", modelsDir); code != 0 {
-		t.Fatalf("models init: exit %d: %s", code, stderr)
-	}
+	modelsDir := initModelsDir(t)
 	run := filepath.Join(dir, "run")
 	if code, _, stderr := runAudit("--items", items, "--videos", root, "--models", modelsDir, "--out", run, "--quiet"); code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, stderr)

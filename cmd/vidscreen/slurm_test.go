@@ -117,10 +117,7 @@ func TestSlurmRecipe(t *testing.T) {
 	bin := binary(t)
 	tmp := t.TempDir()
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir}
-	whole := filepath.Join(tmp, "whole")
-	if code, _, stderr := runAudit(append(args, "--out", whole, "--quiet")...); code != 0 {
-		t.Fatalf("unsharded audit: exit %d\n%s", code, stderr)
-	}
+	whole := worldAudit(t) // the unsharded audit of args
 
 	run := filepath.Join(tmp, "run")
 	submit, err := filepath.Abs(filepath.Join("..", "..", "deploy", "slurm", "submit.sh"))

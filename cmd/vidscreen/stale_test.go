@@ -16,6 +16,7 @@ import (
 // in run.json, and the outputs must be those of the undamaged run (the
 // flipped byte once changed mean_frame.npy with exit 0 and no word).
 func TestAuditRecomputesADamagedCacheFile(t *testing.T) {
+	t.Parallel()
 	items, root, modelsDir := worldFixture(t)
 	tmp := t.TempDir()
 	args := []string{"--items", items, "--videos", root, "--models", modelsDir, "--levels", "option,frame"}
@@ -64,7 +65,8 @@ func TestAuditRecomputesADamagedCacheFile(t *testing.T) {
 // auditing, restoring it and auditing again reused the failed items'
 // guesses and showed no failure, exit 0.
 func TestAuditAfterAVideoChangesMatchesAFreshAudit(t *testing.T) {
-	items, root, modelsDir := worldFixture(t)
+	t.Parallel()
+	items, root, modelsDir := worldFixtureCopy(t) // a video is changed below
 	video := filepath.Join(root, "videos", "w0000.mp4")
 	whole, err := os.ReadFile(video)
 	if err != nil {

@@ -38,6 +38,7 @@ func writeVector(t *testing.T, dir, name string, values []float32) string {
 // embeddings, and --normalize=false on rows that are not unit vectors
 // gave a score of 0 with exit 0.
 func TestVendiRefusesWhatItCannotScore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	unit := writeNpy(t, dir, "unit.npy", [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 0}})
 	long := writeNpy(t, dir, "long.npy", [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 10}, {1, 0, 0}})
@@ -86,6 +87,7 @@ func TestVendiRefusesWhatItCannotScore(t *testing.T) {
 // through the features, exact to rounding; for a kernel of rank below n the
 // estimate was 2.77e9 against the exact 15.94 (2000 x 16).
 func TestVendiEstimateWithoutKernelMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, shape := range [][2]int{{2000, 16}, {500, 200}} {
 		rng := rand.New(rand.NewPCG(uint64(shape[0]), uint64(shape[1])))

@@ -130,6 +130,7 @@ func readVerdictLines(t *testing.T, path string) []verdictOut {
 // captions written, sentences verified by similarity (threshold fitted)
 // and by the VLM with the paper's prompt, and the verdicts scored.
 func TestVidomniEndToEnd(t *testing.T) {
+	t.Parallel()
 	needORT(t)
 	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
 	videos := filepath.Dir(video)
@@ -347,6 +348,7 @@ func fakeVLMServer(t *testing.T, frames int) *httptest.Server {
 // replies are stored raw, parsed when scored, and the one in prose is
 // counted as unparsed.
 func TestVidomniServer(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
 	videos := filepath.Dir(video)
 	labels := vidomniLabels(t, videos)

@@ -26,6 +26,7 @@ import (
 // log-probabilities favour. A server that fails a sentence after its
 // retries stops verify with exit 1, naming the pair.
 func TestVidomniVerifyServedVLM(t *testing.T) {
+	t.Parallel()
 	video := sharedVideo(t, "big_buck_bunny_0_30_h264_640.mp4")
 	videos := filepath.Dir(video)
 	labels := vidomniLabels(t, videos)

@@ -12,6 +12,7 @@ import (
 // Every subcommand's flags appear in "vidscreen help vidomni" and in its
 // own --help page.
 func TestVidomniHelpDocumentsEveryFlag(t *testing.T) {
+	t.Parallel()
 	_, page, _ := runCmd("help", "vidomni")
 	for _, s := range vidomniSubcommands() {
 		code, own, errOut := runCmd("vidomni", s.name, "--help")
@@ -35,6 +36,7 @@ func TestVidomniHelpDocumentsEveryFlag(t *testing.T) {
 }
 
 func TestVidomniScore(t *testing.T) {
+	t.Parallel()
 	td := filepath.Join("..", "..", "harness", "vidomni", "testdata")
 	labels, verdicts := filepath.Join(td, "labels.jsonl"), filepath.Join(td, "verdicts.jsonl")
 	out := t.TempDir()
@@ -88,6 +90,7 @@ func TestVidomniScore(t *testing.T) {
 // refused, naming it and the pair; with --allow-missing the pair scores 0
 // and the table counts it.
 func TestVidomniScoreMissingVerdicts(t *testing.T) {
+	t.Parallel()
 	td := filepath.Join("..", "..", "harness", "vidomni", "testdata")
 	labels := filepath.Join(td, "labels.jsonl")
 	data, err := os.ReadFile(filepath.Join(td, "verdicts.jsonl"))
@@ -130,6 +133,7 @@ func TestVidomniScoreMissingVerdicts(t *testing.T) {
 }
 
 func TestVidomniSplit(t *testing.T) {
+	t.Parallel()
 	var o strings.Builder
 	env := &environment{stdin: strings.NewReader("Mr. Lee walks 3.5 m. He stops... then waits. \"Done.\" The end."), stdout: &o, stderr: &o, getenv: func(string) string { return "" }}
 	if code := run(t.Context(), []string{"vidomni", "split", "--format", "json"}, env); code != 0 {

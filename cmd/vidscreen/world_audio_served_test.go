@@ -25,11 +25,11 @@ import (
 // stream), and transcript-match answers every audio item from the served
 // transcripts, as from the ONNX ones.
 func TestWorldAudioTestServed(t *testing.T) {
-	dir := t.TempDir()
-	if code, _, errOut := runCmd("world", "--out", dir, "--seed", "3", "--videos", "20", "--min-duration", "3", "--max-duration", "6", "--quiet"); code != 0 {
-		t.Fatalf("world: exit %d: %s", code, errOut)
-	}
-	mdir := filepath.Join(dir, "models")
+	t.Parallel()
+	dir := audioWorld.path(t)
+	// Its own copy of the world's models: models.json is rewritten below.
+	mdir := filepath.Join(t.TempDir(), "models")
+	copyTree(t, filepath.Join(dir, "models"), mdir)
 	tok, err := models.LoadTokenizer(filepath.Join(mdir, "asr", "tokenizer.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,8 @@ import (
 // naming lm_reader, which the world has not. Screening's consensus counts
 // the audio test's shortcuts: the audio family's items, no other.
 func TestWorldAudioTestCatchesTheAudioFamilyOnly(t *testing.T) {
-	dir := t.TempDir()
-	if code, _, errOut := runCmd("world", "--out", dir, "--seed", "3", "--videos", "20", "--min-duration", "3", "--max-duration", "6", "--quiet"); code != 0 {
-		t.Fatalf("world: exit %d: %s", code, errOut)
-	}
+	t.Parallel()
+	dir := audioWorld.path(t)
 	out := filepath.Join(t.TempDir(), "audit")
 	code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
 		"--models", filepath.Join(dir, "models"), "--levels", "frame", "--out", out, "--seed", "1", "--log-format", "json", "--workers", "4")

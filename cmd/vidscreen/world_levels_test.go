@@ -56,6 +56,7 @@ func readCards(t *testing.T, dir string) ([]metrics.Card, map[string]map[string]
 // threshold lets luck through (seed 1 at 80 videos: position-prior on
 // some-frames and knn-vote on clean, both at pool).
 func TestWorldAuditOfTheAuditor(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ seed, videos, min, max string }{
 		{"1", "100", "4", "16"},
 		{"2", "120", "6", "30"},

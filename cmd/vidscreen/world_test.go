@@ -10,6 +10,7 @@ import (
 )
 
 func TestWorldWritesAWorld(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, out, errOut := runCmd("world", "--out", dir, "--seed", "3", "--videos", "9", "--min-duration", "1", "--max-duration", "2")
 	if code != 0 {
@@ -41,6 +42,7 @@ func TestWorldWritesAWorld(t *testing.T) {
 }
 
 func TestWorldRejectsBadUsage(t *testing.T) {
+	t.Parallel()
 	for name, args := range map[string][]string{
 		"no --out":         {"world"},
 		"too few videos":   {"world", "--out", t.TempDir(), "--videos", "3"},
@@ -56,6 +58,7 @@ func TestWorldRejectsBadUsage(t *testing.T) {
 // world's table of families fits the width it is printed at: a planted
 // shortcut's description is cut, and the table says where it is whole.
 func TestWriteFamiliesFitsTheWidth(t *testing.T) {
+	t.Parallel()
 	fams := []truth.FamilyTruth{
 		{Name: "option-artifact", Videos: 3, Items: 12, Shortcut: "the correct option is the only long, specific one; the others are two-word stock phrases"},
 		{Name: "clean", Videos: 3, Items: 6, Shortcut: "none"},

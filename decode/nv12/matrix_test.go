@@ -9,6 +9,7 @@ import (
 // swscale's table (sws_getCoefficients: crv, cbu, cgu, cgv in 16.16, as
 // libswscale 6 gives them), which decode's CPU path converts with.
 func TestMatrixForMatchesSwscale(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name               string
 		cs                 int
@@ -42,6 +43,7 @@ func TestMatrixForMatchesSwscale(t *testing.T) {
 
 // TestRGBLevels pins black, white and grey of both ranges exactly.
 func TestRGBLevels(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		full    bool

@@ -3,6 +3,7 @@ package answer
 import "testing"
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	opts := []string{"a dog", "a red car", "red", "the man opens the door"}
 	tests := []struct {
 		name  string
@@ -40,6 +41,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestGold(t *testing.T) {
+	t.Parallel()
 	opts := []string{"A. walk", "B. run", "C. swim"}
 	for _, tt := range []struct {
 		in   string

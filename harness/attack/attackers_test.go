@@ -41,6 +41,7 @@ func mc(id, q string, answer int, options ...string) *harness.Item {
 }
 
 func TestAttackersOnSmallStreams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		attacker string
@@ -158,6 +159,7 @@ func learnedAccuracy(t *testing.T, name string, items []*harness.Item, text *ker
 }
 
 func TestLearnersFindPlantedShortcuts(t *testing.T) {
+	t.Parallel()
 	items := syntheticItems(600, 4)
 	templates := func(s *attack.Stream, p int) bool { return s.Items[p].Benchmark == "Templates" }
 	// A pair item counts once its other half has been answered.
@@ -205,6 +207,7 @@ func TestLearnersFindPlantedShortcuts(t *testing.T) {
 }
 
 func TestOrdersArePermutationsThatDependOnSeedAndKeysOnly(t *testing.T) {
+	t.Parallel()
 	items := syntheticItems(50, 3)
 	a := attack.Orders(items, 7, 3)
 	for o, perm := range a {
@@ -234,6 +237,7 @@ func TestOrdersArePermutationsThatDependOnSeedAndKeysOnly(t *testing.T) {
 }
 
 func TestAttackerSetFollowsLevels(t *testing.T) {
+	t.Parallel()
 	cfg := attack.DefaultConfig()
 	var names []string
 	for _, a := range attack.Attackers(cfg) {
@@ -257,6 +261,7 @@ func TestAttackerSetFollowsLevels(t *testing.T) {
 }
 
 func TestEveryPredictionIsAProperDistributionChoice(t *testing.T) {
+	t.Parallel()
 	items := syntheticItems(200, 5)
 	text, question := embedOrFail(t, items)
 	out, err := attacktest.RunAll(context.Background(), attack.DefaultConfig(), items, 1, text, question)
@@ -285,6 +290,7 @@ func TestEveryPredictionIsAProperDistributionChoice(t *testing.T) {
 // items and their embeddings, so a second run with the same item keys but
 // other texts gets its own similarity search, exactly as with a fresh cache.
 func TestSharedCacheNeverMixesRuns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	first := syntheticItems(120, 6)
 	second := make([]*harness.Item, len(first))
@@ -317,6 +323,7 @@ func TestSharedCacheNeverMixesRuns(t *testing.T) {
 }
 
 func TestAttackersHandleEmptyAndSingleItemStreams(t *testing.T) {
+	t.Parallel()
 	one := []*harness.Item{mc("only", "What happens?", 1, "nothing", "something")}
 	for _, items := range [][]*harness.Item{nil, one} {
 		s := &attack.Stream{Seed: 1, Items: items, Text: kernels.NewMatrix(len(items), 8), Question: kernels.NewMatrix(len(items), 8)}
@@ -339,6 +346,7 @@ func TestAttackersHandleEmptyAndSingleItemStreams(t *testing.T) {
 }
 
 func TestAttackersStopWhenCancelled(t *testing.T) {
+	t.Parallel()
 	items := syntheticItems(50, 8)
 	s := inOrder(t, items)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -15,6 +15,7 @@ import (
 // relative order, with their rows), answers each of them exactly as it
 // does in the stream of the whole pool.
 func TestABenchmarkAloneGetsThePoolsAnswers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	items := syntheticItems(300, 4)
 	// A third benchmark whose questions repeat the others' word for word,

@@ -17,6 +17,7 @@ import (
 // 1, and must not be used (an item's own gold, or a later item of its
 // benchmark, never enters before it is answered). b3 copies b2 within B.
 func TestCrossPoolStore(t *testing.T) {
+	t.Parallel()
 	e1, e2 := []float32{1, 0}, []float32{0, 1}
 	mk := func(b, id string, opts []string, answer int) *harness.Item {
 		return &harness.Item{ID: id, Benchmark: b, Question: id, Options: opts, Answer: answer}

@@ -43,6 +43,7 @@ func frameAttacker(t *testing.T, cfg attack.Config, name string) attack.Attacker
 // TestFrameAttackersByHand checks each frame and order attacker on features
 // whose answer is worked out by hand in the case's comment.
 func TestFrameAttackersByHand(t *testing.T) {
+	t.Parallel()
 	three := []string{"a", "b", "c"}
 	tests := []struct {
 		name     string
@@ -123,6 +124,7 @@ func TestFrameAttackersByHand(t *testing.T) {
 }
 
 func TestFrameAttackersAbstainOnFailedVideos(t *testing.T) {
+	t.Parallel()
 	cfg := videoConfig(0)
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b", "c"}}
 	s := &attack.Stream{Seed: 3, Items: []*harness.Item{it}, Visual: []*attack.Visual{{Failure: "corrupt"}}}
@@ -138,6 +140,7 @@ func TestFrameAttackersAbstainOnFailedVideos(t *testing.T) {
 }
 
 func TestFrameAttackersWithoutTheirRoleAreSkippedByName(t *testing.T) {
+	t.Parallel()
 	cfg := videoConfig(0)
 	cfg.Roles = []string{attack.RoleImageText}
 	var names []string
@@ -172,6 +175,7 @@ func TestFrameAttackersWithoutTheirRoleAreSkippedByName(t *testing.T) {
 // the role whose absence keeps the feature stage from running, not the
 // vlm_reader it has.
 func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
+	t.Parallel()
 	cfg := videoConfig(0)
 	cfg.Roles = []string{attack.RoleVLMReader}
 	for _, a := range attack.Attackers(cfg) {

@@ -30,6 +30,7 @@ func bruteEarlier(m *kernels.Matrix, store []int, q, k int) []earlier {
 // several orders, on STAR (whose verbatim repeats make many ties) or, without
 // the development data, on a small templated pool.
 func TestCandidateListsGiveTheExactNearestEarlierItems(t *testing.T) {
+	t.Parallel()
 	items := starOrSynthetic(t)
 	texts := make([]string, len(items))
 	for i, it := range items {

@@ -12,6 +12,7 @@ import (
 // matcher does (Video-Index 5.1: only the readers are judged by
 // confidence).
 func TestScoresLetters(t *testing.T) {
+	t.Parallel()
 	readers := map[string]bool{"options-reader": true, "blind-reader": true, "captions-reader": true,
 		"centre-frame-reader": true, "shuffled-frames-reader": true, "contiguous-tenth-reader": true}
 	for _, a := range []Attacker{&optionsReader{}, &blindReader{}, &captionsReader{}, &centreReader{}, &shuffledReader{}, &tenthReader{}, &fixedPosition{}, &copyAttacker{}} {
@@ -24,6 +25,7 @@ func TestScoresLetters(t *testing.T) {
 // TestModelNames: the blind reader on a later lm_reader entry is
 // blind-reader#<entry>, diagnostic only; the first keeps its name.
 func TestModelNames(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultConfig()
 	cfg.Levels = []harness.Level{harness.LevelText}
 	cfg.Roles = []string{RoleLMReader}

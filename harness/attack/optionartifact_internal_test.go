@@ -96,6 +96,7 @@ func finalStageMargin(t testing.TB, a Attacker, items []*harness.Item) float64 {
 // reach the plain one's margin (within the noise of switching) and beat
 // the old learner.
 func TestOptionArtifactIsAtLeastAsStrongAsPlainLogisticRegression(t *testing.T) {
+	t.Parallel()
 	items := centreBenchmark(300, 3)
 	cfg := DefaultConfig()
 	margin := func(only int) float64 {
@@ -115,6 +116,7 @@ func TestOptionArtifactIsAtLeastAsStrongAsPlainLogisticRegression(t *testing.T) 
 // combined option-artifact attacker with its two learners alone: it must
 // reach the stronger of them there too.
 func TestOptionArtifactOnRealData(t *testing.T) {
+	t.Parallel()
 	dir := realDataDir(t)
 	cfg := DefaultConfig()
 	for _, f := range []string{"nextqa.jsonl", "socialiq2.jsonl", "star.jsonl", "videohallucer.jsonl"} {

@@ -14,6 +14,7 @@ import (
 // independent shuffles left a third of the items never scored and a quarter
 // scored twice.
 func TestOrdersAreRotatingSplits(t *testing.T) {
+	t.Parallel()
 	var items []*harness.Item
 	for b, n := range map[string]int{"A": 503, "B": 97, "C": 3} {
 		for i := 0; i < n; i++ {

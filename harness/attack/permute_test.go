@@ -14,6 +14,7 @@ import (
 // every call), with the gold answer moved along, and the stream given is
 // left as it was.
 func TestPermuteOptions(t *testing.T) {
+	t.Parallel()
 	items := []*harness.Item{
 		{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b", "c", "d", "e"}, Answer: 3},
 		{ID: "2", Benchmark: "B", Question: "q", Options: []string{"x", "y"}, Answer: 0},
@@ -63,6 +64,7 @@ func TestPermuteOptions(t *testing.T) {
 // readers that build their prompt from the options are permuted, the VLM
 // readers included.
 func TestPermutationFollowsTheReadersPrompt(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "is it b", Options: []string{"a", "b", "c", "d"}, Answer: 1}
 	cfg := readerConfig(&fakeReader{})
 	cfg.Roles = append(cfg.Roles, attack.RoleVLMReader)

@@ -19,6 +19,7 @@ import (
 // the CPU kernels' bytes, at 1 and 4 kernel threads and 1 and 3 device
 // workers; and the searches did go to the backend.
 func TestSearchAttackersOnABackendMatchTheCPU(t *testing.T) {
+	t.Parallel()
 	items, q := retrievalPool(480)
 	orders := attack.Orders(items, 7, 2)
 	names := []string{"copy", "copy-xpool", "knn-vote", "knn-vote-xpool", "retrieval-reader", "retrieval-reader" + attack.CrossPoolSuffix}

@@ -72,6 +72,7 @@ func readerConfig(r attack.LetterReader) attack.Config {
 // four options. For the captions reader the test checks what its prompt
 // holds: the numbered captions, then the question and the options.
 func TestReadersByHand(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "is it the red ball", Options: []string{"blue cube", "red ball", "green cone", "yellow car"}, Answer: 1}
 	fr := &fakeReader{}
 	cfg := readerConfig(fr)
@@ -123,6 +124,7 @@ func TestReadersByHand(t *testing.T) {
 // (8 -> 4 -> 2) until the prompt fits, keeping time order; an item whose
 // video failed is a seeded guess without a prompt.
 func TestCaptionsReaderShortensToFit(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
 	bad := &harness.Item{ID: "2", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
 	var caps []string
@@ -159,6 +161,7 @@ func (d *downReader) Score(ctx context.Context, ps []letters.Prompt) ([][]float6
 // for is an abstention marked with letters.FailureServer (the item fails;
 // its answer is not stored), not a plain guess.
 func TestReaderServerFailure(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
 	s := &attack.Stream{Seed: 1, Items: []*harness.Item{it}}
 	preds, err := frameAttacker(t, readerConfig(&downReader{}), "blind-reader").Attack(context.Background(), s)
@@ -193,6 +196,7 @@ func (r rowsReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, 
 // one whose lowest score is near the floor but not it (an ONNX reader's
 // own value) is not.
 func TestReaderMarksFlooredAnswers(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b", "c"}}
 	for _, tt := range []struct {
 		name             string

@@ -55,6 +55,7 @@ func result(t *testing.T, c metrics.Card, name string) metrics.AttackerResult {
 // chance, and the option-artifact learner turns that into a significant
 // option-level margin.
 func TestSocialIQLongestOptionIsAnOptionLevelShortcut(t *testing.T) {
+	t.Parallel()
 	items := attacktest.LoadReal(t, "socialiq2.jsonl")
 	longest := 0
 	for _, it := range items {
@@ -91,6 +92,7 @@ func TestSocialIQLongestOptionIsAnOptionLevelShortcut(t *testing.T) {
 // attacker answers the other almost always. Pairs that ask the same question
 // of a twin video are not siblings (L2 reads the same video only).
 func TestVideoHallucerPairsFallToTheSiblingAttacker(t *testing.T) {
+	t.Parallel()
 	items := attacktest.LoadReal(t, "videohallucer.jsonl")
 	text, question := embedOrFail(t, items)
 	cfg := attack.DefaultConfig()
@@ -135,6 +137,7 @@ func TestVideoHallucerPairsFallToTheSiblingAttacker(t *testing.T) {
 // templates and repeat across video segments, so answers of earlier items
 // (copied, voted by neighbours, or read from siblings) beat chance clearly.
 func TestSTARTemplatedQuestionsAreAPoolShortcut(t *testing.T) {
+	t.Parallel()
 	items := attacktest.LoadReal(t, "star.jsonl")
 	distinct := map[string]bool{}
 	for _, it := range items {

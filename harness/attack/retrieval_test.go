@@ -92,6 +92,7 @@ func rowsOf(vs ...[]float32) *kernels.Matrix {
 // the first item of B, and never reads x2, later in its own benchmark; a
 // tie in cosine (y against a1 and x1) goes to a1, in the store first.
 func TestRetrievalReaderByHand(t *testing.T) {
+	t.Parallel()
 	e1, e2 := []float32{1, 0}, []float32{0, 1}
 	mk := func(b, q string, opts []string, answer int) *harness.Item {
 		return &harness.Item{ID: q, Benchmark: b, Question: q, Options: opts, Answer: answer}
@@ -211,6 +212,7 @@ func retrievalPool(n int) ([]*harness.Item, *kernels.Matrix) {
 // order, are the same bytes at 1 and 4 kernel threads with 1 or 4 orders
 // attacked at once.
 func TestRetrievalReaderPrequentialAndDeterministic(t *testing.T) {
+	t.Parallel()
 	items, q := retrievalPool(600)
 	orders := attack.Orders(items, 5, 4)
 	run := func(threads, workers int, items []*harness.Item) ([][]attack.Prediction, *pairReader) {

@@ -13,6 +13,7 @@ import (
 // of the same video") must not use it: it abstains throughout. It used to
 // learn from same-question items of other videos too.
 func TestSiblingsReadTheSameVideoOnly(t *testing.T) {
+	t.Parallel()
 	var items []*harness.Item
 	for i := 0; i < 200; i++ {
 		q := fmt.Sprintf("What does person %d hold?", i%10)

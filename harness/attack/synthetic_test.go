@@ -66,6 +66,7 @@ func embedOrFail(t testing.TB, items []*harness.Item) (text, question *kernels.M
 // later items leaves every attacker's predictions for positions 0..i exactly
 // as they were.
 func TestNoAttackerSeesTheGoldOfItsItemOrLaterOnes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	items := syntheticItems(240, 1)
 	text, question := embedOrFail(t, items)
@@ -132,6 +133,7 @@ func samePrediction(a, b attack.Prediction) bool {
 // TestPredictionsAreTheSameAtAnyThreadCount runs every attacker with one and
 // with four kernel threads and compares every prediction bit for bit.
 func TestPredictionsAreTheSameAtAnyThreadCount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	items := syntheticItems(300, 2)
 	text, question := embedOrFail(t, items)
@@ -159,6 +161,7 @@ func TestPredictionsAreTheSameAtAnyThreadCount(t *testing.T) {
 // attacker at once on one set of attackers (as a run with several workers
 // may) and compares with running them one by one. Run it with -race.
 func TestOrdersRunConcurrentlyOnSharedAttackers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	items := syntheticItems(200, 12)
 	text, question := embedOrFail(t, items)

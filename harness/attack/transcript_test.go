@@ -23,6 +23,7 @@ func asrConfig(r attack.LetterReader) attack.Config {
 // in the prompt. Items without a transcript to read (no audio stream,
 // nothing heard, a failed video) are abstentions.
 func TestTranscriptAttackersByHand(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "Which colour does the soundtrack name?", Options: []string{"blue", "pink", "grey", "cyan"}, Answer: 1}
 	// Options on the axes; the transcript at cosine 0.8 to pink, 0.6 to
 	// cyan: logits 16 and 12 at the captions' temperature 20, so pink wins
@@ -81,6 +82,7 @@ func TestTranscriptAttackersByHand(t *testing.T) {
 // reported skipped (the role is optional, as screen_reader); with asr and
 // no lm_reader the reader is skipped naming lm_reader.
 func TestTranscriptAttackersNeedTheASRRole(t *testing.T) {
+	t.Parallel()
 	names := func(cfg attack.Config) string {
 		var out []string
 		for _, a := range attack.Attackers(cfg) {

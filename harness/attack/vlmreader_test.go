@@ -17,6 +17,7 @@ import (
 // keep the scores, so the card's margin log p(gold) - mean log p(others) is
 // the model's.
 func TestVLMReadersByHand(t *testing.T) {
+	t.Parallel()
 	ln := math.Log
 	// p = (0.1, 0.7, 0.2) under the set read, (0.6, 0.2, 0.2) under the
 	// others: option B wins with margin ln 0.7 - (ln 0.1 + ln 0.2)/2 =

@@ -22,6 +22,7 @@ func write(t *testing.T, files map[string]string) string {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	outputs := map[string]string{"config.json": "{}", "cards.json": `{"cards":[]}`, "items.parquet": "PAR1...PAR1"}
 	tests := []struct {
 		name   string
@@ -80,6 +81,7 @@ func TestCheck(t *testing.T) {
 // A directory that does not exist, or holds no audit at all, is reported as
 // such, not as an unfinished audit.
 func TestCheckWhatIsNoRun(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{filepath.Join(t.TempDir(), "nope"), t.TempDir()} {
 		_, err := Check(dir)
 		if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrUnfinished) {
@@ -91,6 +93,7 @@ func TestCheckWhatIsNoRun(t *testing.T) {
 // The record is a pure function of the outputs: written twice, it is the
 // same bytes.
 func TestWriteIsDeterministic(t *testing.T) {
+	t.Parallel()
 	dir := write(t, map[string]string{"a": "1", "b": "22"})
 	var got [2][]byte
 	for k := range got {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestEmbeddedItemsAreValidAndCoverFourBenchmarks(t *testing.T) {
+	t.Parallel()
 	items, err := harness.ReadFS(context.Background(), FS(), Items(), harness.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,7 @@ func TestEmbeddedItemsAreValidAndCoverFourBenchmarks(t *testing.T) {
 }
 
 func TestNoticeNamesEveryFileAndLicence(t *testing.T) {
+	t.Parallel()
 	n := Notice()
 	for _, s := range append(Items(), "MIT", "Apache-2.0", "BSD-3-Clause") {
 		if !strings.Contains(n, s) {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestHeadTakesTheFirstLinesOfEveryBenchmark(t *testing.T) {
+	t.Parallel()
 	b, err := Head(2)
 	if err != nil {
 		t.Fatal(err)

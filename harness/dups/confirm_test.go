@@ -26,6 +26,7 @@ func plane(angles ...float64) *kernels.Matrix {
 }
 
 func TestConfirmKeepsOnlyPairsBothModelsFind(t *testing.T) {
+	t.Parallel()
 	// The first model: 0-1 (20 deg) and 1-2 (20 deg) within A, 3-4 (10 deg)
 	// across A and B, 5-6 (5 deg) within B.
 	items, first := fixture([]struct {
@@ -139,6 +140,7 @@ func TestConfirmKeepsOnlyPairsBothModelsFind(t *testing.T) {
 }
 
 func TestConfirmRejectsMismatchedRows(t *testing.T) {
+	t.Parallel()
 	items, first := fixture([]struct {
 		bench, video string
 		angle        float64

@@ -28,6 +28,7 @@ func fixture(specs []struct {
 }
 
 func TestFindCountsPairsClustersFlowsAndSharedVideos(t *testing.T) {
+	t.Parallel()
 	// cos 10 deg = 0.985, cos 20 deg = 0.940, cos 30 deg = 0.866.
 	items, m := fixture([]struct {
 		bench, video string
@@ -86,6 +87,7 @@ func TestFindCountsPairsClustersFlowsAndSharedVideos(t *testing.T) {
 }
 
 func TestFindRefusesMismatchedEmbeddings(t *testing.T) {
+	t.Parallel()
 	items, m := fixture([]struct {
 		bench, video string
 		angle        float64

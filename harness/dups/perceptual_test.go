@@ -26,6 +26,7 @@ func frames(rows ...[]float32) FrameMean {
 }
 
 func TestPerceptualIdentities(t *testing.T) {
+	t.Parallel()
 	// A moving video: its frames change over time.
 	move := frames([]float32{1, 0, 0, 0}, []float32{0, 1, 0, 0}, []float32{0, 0, 1, 0})
 	// Its re-encode: slightly other pixels, the same pictures.
@@ -78,6 +79,7 @@ func TestPerceptualIdentities(t *testing.T) {
 // TestPerceptualIdentitiesIgnoreItemOrder: a group is named by its
 // content, so reversing the items reverses the identities and nothing else.
 func TestPerceptualIdentitiesIgnoreItemOrder(t *testing.T) {
+	t.Parallel()
 	move := frames([]float32{1, 0, 0}, []float32{0, 1, 0}, []float32{0, 0, 1})
 	reenc := frames([]float32{1, 0.02, 0}, []float32{0, 1, 0.02}, []float32{0.02, 0, 1})
 	base := []string{"sha256:z", "sha256:y", "id:w"}

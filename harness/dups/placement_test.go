@@ -59,6 +59,7 @@ func randomCentres(r *rand.Rand, n, d int) [][]float32 {
 // figures, FindRows's (the row-streamed join), and the perceptual video
 // identities; and the joins went to the backend.
 func TestDuplicatePassesOnABackendMatchTheCPU(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(4, 2))
 	text := noisyUnits(r, randomCentres(r, 10, 12), 360, 0.2)

@@ -21,6 +21,7 @@ import (
 // must count as a near-duplicate: on question+options embeddings STAR's
 // share came out at 11% although 81% of its items repeat a question.
 func TestNearDuplicatesOfRealData(t *testing.T) {
+	t.Parallel()
 	items := attacktest.LoadReal(t)
 	_, question, err := attacktest.Embed(context.Background(), items)
 	if err != nil {

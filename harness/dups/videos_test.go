@@ -12,6 +12,7 @@ import (
 // By video id, A and C share one video (2 items) and A and B none; by
 // content, A and B share one (2 items) and A and C none.
 func TestSharedVideosByContent(t *testing.T) {
+	t.Parallel()
 	items := []*harness.Item{
 		{ID: "1", Benchmark: "A", Video: "a1"},
 		{ID: "2", Benchmark: "A", Video: "x"},

@@ -50,6 +50,7 @@ func TestImageTowerRowsDoNotDependOnTheirBatch(t *testing.T) {
 }
 
 func TestRunSizesNeverLeaveOneFrameAlone(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		n, max int
 		want   []int

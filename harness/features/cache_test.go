@@ -17,6 +17,7 @@ import (
 // checksum (a store cut short) is a miss, and an untouched entry reads
 // back whole.
 func TestCacheRefusesChangedBytes(t *testing.T) {
+	t.Parallel()
 	flip := func(at func(size int) int) func(string) {
 		return func(p string) {
 			b, err := os.ReadFile(p)

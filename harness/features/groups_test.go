@@ -48,6 +48,7 @@ func (g *groupedVLM) Score(ctx context.Context, ps []models.VLMPrompt) ([][]floa
 // scores are the same at 1 and 4 videos in flight, and the same as the
 // ONNX path's.
 func TestVLMGroupsScoreWholeVideos(t *testing.T) {
+	t.Parallel()
 	root := videoRoot(t)
 	// Ten items on each of three videos, each under three sets: 30
 	// prompts a video, more than one ONNX chunk.

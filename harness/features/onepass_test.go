@@ -85,6 +85,7 @@ func TestExtractDecodesEachVideoOnce(t *testing.T) {
 // the order Permute gave (here: reversed for k = 1, rotated by one for
 // k = 2).
 func TestExtractScoresPermutedOptions(t *testing.T) {
+	t.Parallel()
 	root := videoRoot(t)
 	items := testItems()[:1]
 	items[0].Options = []string{"red", "green", "blue"}

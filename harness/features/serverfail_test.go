@@ -35,6 +35,7 @@ func (f *failingVLM) Score(ctx context.Context, ps []models.VLMPrompt) ([][]floa
 // the next run asks again and gets what a run on a healthy server gets,
 // and a third run reads everything from the cache.
 func TestVLMServerFailure(t *testing.T) {
+	t.Parallel()
 	root := videoRoot(t)
 	items := testItems()
 	centre, shuffled, _ := VLMSets(UniformFrames)

@@ -69,6 +69,7 @@ func (f *fakeVLM) Score(_ context.Context, ps []models.VLMPrompt) ([][]float64, 
 // frames in another order, a bad video gives no scores, and a second call
 // reads every score from the cache without calling the reader.
 func TestReadVLM(t *testing.T) {
+	t.Parallel()
 	root := videoRoot(t)
 	items := testItems()
 	centre, shuffled, tenth := VLMSets(UniformFrames)

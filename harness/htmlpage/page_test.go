@@ -11,6 +11,7 @@ import (
 // viewport line a phone needs, and the page's own title and body, escaped
 // as html/template escapes.
 func TestNewWrapsTitleAndBody(t *testing.T) {
+	t.Parallel()
 	p := New("t", template.FuncMap{"up": strings.ToUpper}, `{{define "title"}}Run {{.}}{{end}}{{define "body"}}<h1>{{up .}}</h1>{{end}}`)
 	var b bytes.Buffer
 	if err := p.Execute(&b, "a<b"); err != nil {
@@ -37,6 +38,7 @@ func TestNewWrapsTitleAndBody(t *testing.T) {
 // A page without a body is a programming error caught when it runs, not a
 // blank page.
 func TestNewWithoutBodyFails(t *testing.T) {
+	t.Parallel()
 	p := New("t", nil, `{{define "title"}}x{{end}}`)
 	if err := p.Execute(&bytes.Buffer{}, nil); err == nil {
 		t.Fatal("a page without a body rendered")

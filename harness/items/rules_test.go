@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseList(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want []string
@@ -33,6 +34,7 @@ func TestParseList(t *testing.T) {
 }
 
 func TestStripLetterPrefixes(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name  string
 		in    []string
@@ -67,6 +69,7 @@ func TestStripLetterPrefixes(t *testing.T) {
 }
 
 func TestOptionsInQuestion(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, in, q string
 		opts        []string
@@ -88,6 +91,7 @@ func TestOptionsInQuestion(t *testing.T) {
 }
 
 func TestGold(t *testing.T) {
+	t.Parallel()
 	opts := []string{"a dog", "a cat", "a bird", "a fish"}
 	counts := []string{"0", "1", "2", "3"}
 	for _, tt := range []struct {
@@ -135,6 +139,7 @@ func TestGold(t *testing.T) {
 // TestAmbiguousNamesBothReadings: the refusal must let a user see which
 // reading is right without opening the file.
 func TestAmbiguousNamesBothReadings(t *testing.T) {
+	t.Parallel()
 	_, _, err := Gold("1", []string{"a dog", "a cat", "a bird"}, -1)
 	msg := err.Error()
 	for _, want := range []string{`option B ("a cat") counted from 0`, `option A ("a dog") counted from 1`, "--index-base 0 or 1"} {
@@ -149,6 +154,7 @@ func TestAmbiguousNamesBothReadings(t *testing.T) {
 }
 
 func TestReply(t *testing.T) {
+	t.Parallel()
 	opts := []string{"a dog", "a cat", "a bird"}
 	for _, tt := range []struct {
 		reply string
@@ -171,6 +177,7 @@ func TestReply(t *testing.T) {
 }
 
 func TestOptionsBase(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		user, layout, want int
 	}{{-1, -1, -1}, {-1, 0, 0}, {-1, 1, 1}, {1, -1, 1}, {0, -1, 0}, {1, 0, 0}} {

@@ -6,6 +6,7 @@ import "testing"
 // (Video-Index 3.3): blind-reader and every further blind model the user
 // lists, and nothing that reads more than the text or learns from the pool.
 func TestIsBlindReader(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{
 		"blind-reader":          true,
 		"blind-reader:qwen3-8b": true,

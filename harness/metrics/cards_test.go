@@ -83,6 +83,7 @@ func fixtureConfig() metrics.Config {
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 
 func TestCardsOnAHandComputedRun(t *testing.T) {
+	t.Parallel()
 	items, outcomes := fixtureRun()
 	ref := metrics.Reference{}
 	for i := 0; i < 50; i++ {
@@ -194,6 +195,7 @@ func TestCardsOnAHandComputedRun(t *testing.T) {
 }
 
 func TestCardsJSONIsByteStable(t *testing.T) {
+	t.Parallel()
 	items, outcomes := fixtureRun()
 	first, err := metrics.Cards(context.Background(), items, outcomes, nil, nil, fixtureConfig())
 	if err != nil {
@@ -227,6 +229,7 @@ func TestCardsJSONIsByteStable(t *testing.T) {
 }
 
 func TestCardsRefuseOutcomesThatDoNotMatch(t *testing.T) {
+	t.Parallel()
 	items, outcomes := fixtureRun()
 	tests := []struct {
 		name   string
@@ -253,6 +256,7 @@ func TestCardsRefuseOutcomesThatDoNotMatch(t *testing.T) {
 }
 
 func TestItemScores(t *testing.T) {
+	t.Parallel()
 	items, outcomes := fixtureRun()
 	rows, err := metrics.ItemScores(items, outcomes, fixtureConfig())
 	if err != nil {

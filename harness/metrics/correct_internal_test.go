@@ -9,6 +9,7 @@ import "testing"
 // knn-vote at 0.05/2 = 0.025; had copy-xpool (p = 0.5) joined it, knn-vote
 // would face 0.05/3 = 0.0167 and fail.
 func TestHolmFamilyLeavesTheAsideOut(t *testing.T) {
+	t.Parallel()
 	rs := []AttackerResult{
 		{Name: "knn-vote", Answered: 10, PValue: 0.02},
 		{Name: "copy", Answered: 10, PValue: 0.6},

@@ -57,6 +57,7 @@ func cardOf(t *testing.T, items []*harness.Item, outcomes []metrics.Outcome, ref
 // flag follows the card's threshold. Scoring one order's last 20% (n = 60
 // here) called a +6% margin not significant under a 5.8% card threshold.
 func TestSignificanceUsesTheSameNEverywhere(t *testing.T) {
+	t.Parallel()
 	items := make([]*harness.Item, 300)
 	for i := range items {
 		items[i] = &harness.Item{ID: fmt.Sprint(i), Benchmark: "A", Video: "v", Question: "q", Options: []string{"a", "b", "c", "d"}}
@@ -98,6 +99,7 @@ func TestSignificanceUsesTheSameNEverywhere(t *testing.T) {
 // running maximum would take, set it. Without a blind reader the card says
 // why m is missing.
 func TestVideoDependenceIsSStarMinusTheBlindReader(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(100)
 	ref := metrics.Reference{}
 	for i, it := range items {
@@ -132,6 +134,7 @@ func TestVideoDependenceIsSStarMinusTheBlindReader(t *testing.T) {
 // are those of the pool attacker with the largest margin (001), not of the
 // regression whatever it scores.
 func TestCardALCIsTheStrongestPoolAttackers(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(100)
 	var outcomes []metrics.Outcome
 	outcomes = append(outcomes, scoredOnce(items, "copy", harness.LevelPool, func(i int) bool { return i%10 < 8 })...)
@@ -151,6 +154,7 @@ func TestCardALCIsTheStrongestPoolAttackers(t *testing.T) {
 // TestCardBreaksDownByTaskAndCountsCoverageAndQuality covers the per-task
 // breakdown, the reference's coverage and the data-quality counts.
 func TestCardBreaksDownByTaskAndCountsCoverageAndQuality(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(100)
 	items[3].Quality = harness.EmptyOption
 	items[4].Quality = harness.EmptyOption | harness.MetaOption
@@ -181,6 +185,7 @@ func TestCardBreaksDownByTaskAndCountsCoverageAndQuality(t *testing.T) {
 // only guessed significant by luck in the world's audit of the auditor (50%
 // against 25% chance on 22 items).
 func TestAbstentionsCountAsChance(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(40)
 	for _, tc := range []struct {
 		name        string
@@ -229,6 +234,7 @@ func TestAbstentionsCountAsChance(t *testing.T) {
 // itself) is reported on the card but sets no level's eps: the order level
 // is the shuffled reader's +0.1, not its +0.45, and it joins no Holm family.
 func TestScreeningOnlyAttackersStayOutOfEps(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(100)
 	var outcomes []metrics.Outcome
 	outcomes = append(outcomes, scoredOnce(items, "shuffled-frames-reader", harness.LevelOrder, func(i int) bool { return i < 60 })...)
@@ -265,6 +271,7 @@ func TestScreeningOnlyAttackersStayOutOfEps(t *testing.T) {
 // blind-reader#2; reading each reader over its own items would have
 // given 0.9 - 0.7 = 0.2 by blind-reader.
 func TestVideoDependenceOnTheReferencesItems(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(100)
 	ref := metrics.Reference{}
 	for i, it := range items[:50] { // a partial reference

@@ -26,6 +26,7 @@ func bruteTail(p []float64, k int) float64 {
 }
 
 func TestPoissonBinomialUpperTail(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		p    []float64
@@ -60,6 +61,7 @@ func TestPoissonBinomialUpperTail(t *testing.T) {
 // The grouped convolution agrees with the trial-by-trial programme to
 // rounding, on seeded mixes of 2, 3, 4 and 5 options, at every k.
 func TestPoissonBinomialUpperTailMatchesBrute(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 7, 60, 400, 2000} {
 		p := make([]float64, n)
@@ -76,6 +78,7 @@ func TestPoissonBinomialUpperTailMatchesBrute(t *testing.T) {
 }
 
 func TestHolm(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		p    []float64

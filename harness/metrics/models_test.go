@@ -8,6 +8,7 @@ import (
 )
 
 func TestWithModels(t *testing.T) {
+	t.Parallel()
 	var items []*harness.Item
 	for i := range 10 {
 		items = append(items, &harness.Item{ID: string(rune('a' + i)), Benchmark: "B", Options: []string{"x", "y", "z", "w"}, Answer: i % 4})

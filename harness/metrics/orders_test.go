@@ -26,6 +26,7 @@ import (
 // without any margins correctness alone decides (items 0, 1, 2). An audit
 // of two permutations judges on both.
 func TestSolvedOverOrders(t *testing.T) {
+	t.Parallel()
 	items := make([]*harness.Item, 4)
 	for i := range items {
 		items[i] = &harness.Item{ID: string(rune('a' + i)), Benchmark: "A", Options: []string{"w", "x", "y", "z"}}

@@ -19,6 +19,7 @@ import (
 // p-value is 2^-6 = 0.015625, below 0.05 alone but not below 0.05/4, the
 // first step of Holm over the four attackers that answered.
 func TestSignificanceIsExactAndHolmCorrected(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(6)
 	var outcomes []metrics.Outcome
 	outcomes = append(outcomes, scoredOnce(items, "fixed-position", harness.LevelOption, func(i int) bool { return i%2 == 0 })...)
@@ -51,6 +52,7 @@ func TestSignificanceIsExactAndHolmCorrected(t *testing.T) {
 // items, all right: P = 0.5^3 * 0.25^3 = 1/512, where a binomial at the
 // mean chance 0.375 would give 0.375^6 = 0.00278.
 func TestExactTestReadsEachItemsOwnChance(t *testing.T) {
+	t.Parallel()
 	var items []*harness.Item
 	for i := 0; i < 6; i++ {
 		opts := []string{"a", "b"}
@@ -70,6 +72,7 @@ func TestExactTestReadsEachItemsOwnChance(t *testing.T) {
 // guesses all hit. Counting the guesses would give 10 of 10 (p = 2^-10);
 // as chance-level outcomes they leave 2 of 2 answered, p = 0.25.
 func TestAbstentionsAreChanceLevelOutcomesInTheTest(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(10)
 	out := scoredOnce(items, "copy", harness.LevelPool, func(int) bool { return true })
 	for i := 2; i < 10; i++ {
@@ -88,6 +91,7 @@ func TestAbstentionsAreChanceLevelOutcomesInTheTest(t *testing.T) {
 // AND margin > log 2), the matcher two (correctness alone); the old rule
 // gave the reader two.
 func TestSolvedShareFollowsTheSolveRule(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(4)
 	answers := []attack.Prediction{
 		{Choice: 0, Scores: []float64{math.Log(0.8), math.Log(0.2)}},
@@ -128,6 +132,7 @@ func TestSolvedShareFollowsTheSolveRule(t *testing.T) {
 }
 
 func TestMedianRetention(t *testing.T) {
+	t.Parallel()
 	card := func(r ...float64) metrics.Card {
 		d := &metrics.OrderDiagnostics{}
 		for _, x := range r {
@@ -164,6 +169,7 @@ func TestMedianRetention(t *testing.T) {
 // abstaining because it found nothing (all options tied) with the videos
 // read did run, and its level stays.
 func TestFramesNotRunWhenEveryVideoFailed(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(4)
 	items[1].Video = items[0].Video // three distinct videos
 	out := scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 3 })
@@ -207,6 +213,7 @@ func TestFramesNotRunWhenEveryVideoFailed(t *testing.T) {
 // the first 35, question-match right on the first 30: on those 35 the
 // margin is 30/35 - 0.5 = 0.357143 against 2.326 sqrt(0.25/35) = 0.196581.
 func TestPaperMarginsOnTheReferencesItems(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(40)
 	out := scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 30 })
 	ref := func(n int) metrics.Reference {
@@ -236,6 +243,7 @@ func TestPaperMarginsOnTheReferencesItems(t *testing.T) {
 // eps and joins no Holm family: the card's levels and the other
 // attackers' significance are those of the run without it.
 func TestDiagnosticOnlyAttackersEnterNoEpsAndNoFamily(t *testing.T) {
+	t.Parallel()
 	items := oneBenchmark(12)
 	base := append(scoredOnce(items, "question-match", harness.LevelText, func(i int) bool { return i < 9 }),
 		scoredOnce(items, "blind-reader", harness.LevelText, func(i int) bool { return i < 8 })...)

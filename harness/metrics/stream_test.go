@@ -50,6 +50,7 @@ func fromSlice(t testing.TB, items []*harness.Item, all []metrics.Outcome, reduc
 // those of Cards and ItemScores over every outcome at once, with and
 // without a reference and duplicates.
 func TestCardsByBenchmarkMatchesCards(t *testing.T) {
+	t.Parallel()
 	items, outcomes := fixtureRun()
 	ref := metrics.Reference{}
 	for i := 0; i < 60; i += 3 {
@@ -105,6 +106,7 @@ func TestCardsByBenchmarkMatchesCards(t *testing.T) {
 // the outcomes Cards refuses, an outcome of another benchmark's item, and
 // the source's own error.
 func TestCardsByBenchmarkRefusesWhatCardsRefuses(t *testing.T) {
+	t.Parallel()
 	items, outcomes := fixtureRun()
 	tests := []struct {
 		name   string

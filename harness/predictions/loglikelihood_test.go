@@ -24,6 +24,7 @@ func egoMCPPLLine(pairs string, pred string) string {
 // task's pick as the answer, and refuses a log scoring another number of
 // options than the item has.
 func TestLogLikelihoodLogMatchesTheAuditsItems(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "0074f737-11cb-497d-8d07-77c3a8127391", Benchmark: "EgoSchema", Video: "0074f737-11cb-497d-8d07-77c3a8127391",
 		Question: "How does the woman help c?", Options: []string{"she cuts pods", "she pours water", "she sweeps", "she sings", "she leaves"}, Answer: 3}
 	five := `[["-14.25", "False"], ["-9.5", "False"], ["-20.0", "False"], ["-11.0", "False"], ["-8.0", "False"]]`

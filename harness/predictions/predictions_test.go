@@ -88,6 +88,7 @@ func testItems(t *testing.T) []*harness.Item {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	its := testItems(t)
 	tests := []struct {
 		file   string
@@ -138,6 +139,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestReadKeepsGoldAndItemFields(t *testing.T) {
+	t.Parallel()
 	rows, _, err := Read(context.Background(), "testdata/samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +158,7 @@ func TestReadKeepsGoldAndItemFields(t *testing.T) {
 }
 
 func TestReadRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
@@ -191,6 +194,7 @@ func TestReadRefusesBadFiles(t *testing.T) {
 }
 
 func TestLoadRefusesAFileForOtherItems(t *testing.T) {
+	t.Parallel()
 	its := testItems(t)[6:] // NExT-QA only
 	_, rep, err := Load(context.Background(), "testdata/Video-MME_results.tsv", its, items.NoOptions())
 	if !errors.Is(err, harness.ErrUnknownItem) || rep.Matched != 0 || len(rep.Unmatched) != 3 {

@@ -109,6 +109,7 @@ func TestLogStageWritesStartProgressAndEnd(t *testing.T) {
 }
 
 func TestTextFormatIsOneLinePerRecord(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	r, err := New(&buf, Options{Format: "text", Every: time.Hour})
 	if err != nil {
@@ -198,6 +199,7 @@ func screen(t *testing.T, out string, width int) []string {
 // line saying so, and once the run ends nothing of the live lines is left,
 // so what is printed next (the summary) is the last thing on the screen.
 func TestTerminalBoardOneLinePerLiveStage(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	const width = 60
 	r, err := New(&buf, Options{Terminal: true, Width: width})
@@ -244,6 +246,7 @@ func TestTerminalBoardOneLinePerLiveStage(t *testing.T) {
 
 // A stage stopped by an error or Ctrl-C says where it stopped.
 func TestTerminalStoppedStage(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	r, _ := New(&buf, Options{Terminal: true})
 	c := &clock{t: time.Unix(1000, 0)}
@@ -261,6 +264,7 @@ func TestTerminalStoppedStage(t *testing.T) {
 // Piped, a stage whose total is not known says so rather than total=0, and
 // a warning is a record in the run's format like every other line.
 func TestLogUnknownTotalAndWarnings(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	r, _ := New(&buf, Options{Format: "json", Every: time.Hour})
 	m := r.Stage("decode", 0, "frames")
@@ -282,6 +286,7 @@ func TestLogUnknownTotalAndWarnings(t *testing.T) {
 }
 
 func TestNilReporterAndMeterDoNothing(t *testing.T) {
+	t.Parallel()
 	var r *Reporter
 	m := r.Stage("read", 3, "files")
 	m.Add(1)
@@ -295,6 +300,7 @@ func TestNilReporterAndMeterDoNothing(t *testing.T) {
 }
 
 func TestCloseStopsOpenStages(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	r, _ := New(&buf, Options{Format: "json", Every: time.Hour})
 	r.Stage("embed", 5, "texts")
@@ -311,6 +317,7 @@ func TestCloseStopsOpenStages(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in, want string
 		ok       bool

@@ -105,6 +105,7 @@ func TestResidualKeepsAsideAttackersOut(t *testing.T) {
 // drops nothing by itself. Eight four-option items, each attacker right on
 // two of them (p = P(X >= 2) = 0.63), confident on both.
 func TestRerunReaderDropsWhatItSolves(t *testing.T) {
+	t.Parallel()
 	atts := []Attacker{
 		{Name: "centre-frame-reader", Level: harness.LevelFrame},
 		{Name: "knn-vote", Level: harness.LevelPool, Pooled: true},

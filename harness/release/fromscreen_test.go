@@ -11,6 +11,7 @@ import (
 )
 
 func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
+	t.Parallel()
 	s := &screen.Screen{
 		Attackers: []screen.Attacker{{Name: "copy", Level: "pool"}, {Name: "centre-frame", Level: "frame"}},
 		Rows: []screen.Row{
@@ -53,6 +54,7 @@ func TestFromScreenKeepsWhatScreeningKeeps(t *testing.T) {
 }
 
 func TestRestoreGivesBackWhatTheScreenDropped(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, many("A", "t", 2, 5))
 	start := 1.5
 	src := *p.Candidates[0].Item

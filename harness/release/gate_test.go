@@ -26,6 +26,7 @@ func (t *plantedTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attack
 }
 
 func TestGateDropsSolvedItemsAndRefills(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, many("A", "t", 10, 5))
 	// The three hardest items are solved: the first selection takes them,
 	// the gate drops them and refills with the next three.
@@ -47,6 +48,7 @@ func TestGateDropsSolvedItemsAndRefills(t *testing.T) {
 }
 
 func TestGateStopsAfterItsRounds(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, many("A", "t", 10, 5))
 	planted := map[string]bool{}
 	for _, c := range p.Candidates {
@@ -70,6 +72,7 @@ func TestGateStopsAfterItsRounds(t *testing.T) {
 }
 
 func TestGateWithZeroRoundsOnlyMeasures(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, many("A", "t", 4, 5))
 	team := &plantedTeam{planted: map[string]bool{"A-t-0": true}}
 	g, err := Gate(context.Background(), p, Query{Budget: 2, Caps: noCaps()}, 1, team, 0)

@@ -24,6 +24,7 @@ import (
 //	y without any margin:  y does not enter: x's 1/8, 4/8, 4/8, 7/8
 //	x and y without any:   every item 0 (the authors' attack_pct)
 func TestHardnessFillsAMissingMarginWithItsStepsLargest(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	x := []float64{1, 2, 2, 4}
 	for _, tt := range []struct {
@@ -61,6 +62,7 @@ func TestHardnessFillsAMissingMarginWithItsStepsLargest(t *testing.T) {
 // 4/6, 1/6, 4/6. Hardness 4/6, 3/6, 5/6: the hardest is b. Skipping the
 // missing margin would have given a 1/6 and taken it.
 func TestHardestDoesNotTakeAnItemForItsMissingMargin(t *testing.T) {
+	t.Parallel()
 	margins := [][2]float64{{0, math.NaN()}, {1, 1}, {2, 2}}
 	var cs []Candidate
 	for i, m := range margins {
@@ -88,6 +90,7 @@ func TestHardestDoesNotTakeAnItemForItsMissingMargin(t *testing.T) {
 }
 
 func TestHardestTakesKPerGroupOnePerVideo(t *testing.T) {
+	t.Parallel()
 	cs := []cand{
 		// group g1 (task as group below): h1 hardest, on video shared with g2's k1
 		{id: "h1", source: "A", video: "shared", task: "g1", margin: 0},
@@ -121,6 +124,7 @@ func TestHardestTakesKPerGroupOnePerVideo(t *testing.T) {
 // 0 of K, instead of vanishing from the release without a word; a removed
 // group outside the query's sources is not.
 func TestHardestNamesAGroupScreeningEmptied(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, []cand{
 		{id: "a1", source: "A", video: "v1", task: "g1", margin: 0, dur: 5},
 		{id: "a2", source: "A", video: "v2", task: "g1", margin: 1, dur: 5, template: 1, templateSize: 1},

@@ -21,6 +21,7 @@ import (
 // (a pool with no screening step) the maxima would be 0.875, 0.875,
 // 0.625, 0.875.
 func TestHardnessRanksByTheScreeningSteps(t *testing.T) {
+	t.Parallel()
 	margins := [][]float64{{1, 2, 3, 4}, {9, 0, 0, 0}, {0, 9, 0, 0}}
 	pool := func(names ...string) *Pool {
 		var atts []Attacker

@@ -36,6 +36,7 @@ func place(p *kernelstest.Counter, offload bool) (kernels.Joiner, kernels.Neighb
 // prequential top-k) on kernels/cuda's Backend writes the CPU's bytes, at
 // 1 and 3 red-team workers, and the searches did reach the backend.
 func TestReleaseSearchesOnABackendWriteTheCPUFiles(t *testing.T) {
+	t.Parallel()
 	p, cfg := plantedPool(t, 60, 10)
 	q := Query{Budget: 30, Caps: &Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 1}}
 	cpu, want := compose(t, p, cfg, q, 3, 1)
@@ -63,6 +64,7 @@ func TestReleaseSearchesOnABackendWriteTheCPUFiles(t *testing.T) {
 // Scenes over 600 videos (three blocks of the leader clustering) in a few
 // looks, placed on the backend, are the CPU's.
 func TestScenesOnABackendAreTheCPUs(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	const n, d = 600, 16
 	looks := kernels.NewMatrix(12, d)

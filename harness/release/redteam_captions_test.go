@@ -71,6 +71,7 @@ func (c *captionReaders) Visual(_ context.Context, items []*harness.Item) ([]*at
 // run on them alone) answers, those the captions carry and those whose
 // gold the shuffle left at A; carried over, it would drop all 16.
 func TestAttackTeamRerunsCaptionsReaderOnTheReleasedOrder(t *testing.T) {
+	t.Parallel()
 	const n, seed = 16, 5
 	var cs []Candidate
 	captions := map[string][]string{}

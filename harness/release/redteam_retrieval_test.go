@@ -48,6 +48,7 @@ func (copyPairReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64
 // twins gives it nothing to copy. Without Reader its screened verdicts
 // are carried over.
 func TestAttackTeamRerunsTheRetrievalReader(t *testing.T) {
+	t.Parallel()
 	var cs []Candidate
 	for i := range 24 {
 		pair := i / 2

@@ -77,6 +77,7 @@ func plantedPool(t testing.TB, n, pairs int) (*Pool, attack.Config) {
 // earlier one's answer to the later; with ten pairs in a selection of 30 it
 // is significant there, so the gate must drop what it solves and refill.
 func TestAttackTeamDropsAPlantedShortcut(t *testing.T) {
+	t.Parallel()
 	p, cfg := plantedPool(t, 60, 10)
 	team := &AttackTeam{Config: cfg, Seed: 3, Workers: 2}
 	q := Query{Budget: 30, Caps: &Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 1}}
@@ -227,6 +228,7 @@ func TestReleasedItemsKeepTheirGoldText(t *testing.T) {
 }
 
 func TestOptionsThatNameTheirPlaceKeepTheirOrder(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		opts []string
 		kept string
@@ -285,6 +287,7 @@ func verdictPool(t *testing.T, atts []Attacker, vs [][]Verdict) *Pool {
 // its attacker significant (Video-Index 5.1, as screening does): the demo
 // release dropped items for question-match on a benchmark where it was not.
 func TestCarriedVerdictsCountOnlyWhereSignificant(t *testing.T) {
+	t.Parallel()
 	solved := func(sig bool) Verdict {
 		return Verdict{Scored: true, Correct: true, Solved: true, Margin: 0, Significant: sig}
 	}
@@ -312,6 +315,7 @@ func TestCarriedVerdictsCountOnlyWhereSignificant(t *testing.T) {
 // one wrong answer 1 and 0: accuracy (0.25 + 0.25 + 1 + 0) / 4 = 0.375,
 // margin 0.125 over the chance of 0.25; counting the guesses would give 0.5.
 func TestResidualCountsAbstentionsAtChance(t *testing.T) {
+	t.Parallel()
 	p := verdictPool(t, []Attacker{{Name: "blind-reader", Level: harness.LevelText}},
 		[][]Verdict{{
 			{Scored: true, Abstained: true, Correct: true, Significant: true},
@@ -338,6 +342,7 @@ func TestResidualCountsAbstentionsAtChance(t *testing.T) {
 // right answer of eight four-option items (p = 1 - 0.75^8 = 0.90) drops
 // nothing; eight of eight (p = 0.25^8 = 1.5e-5) drop all eight.
 func TestRerunLearnerDropsOnlyWhereSignificant(t *testing.T) {
+	t.Parallel()
 	var cs []Candidate
 	for i := 0; i < 8; i++ {
 		it := &harness.Item{ID: fmt.Sprint(i), Benchmark: "B", Video: fmt.Sprint("v", i), Question: fmt.Sprint("q", i, "?"),
@@ -404,6 +409,7 @@ func (f *fakeReaders) Visual(_ context.Context, items []*harness.Item) ([]*attac
 // where the shuffle left it in place. Without Readers its screened
 // verdicts are carried over.
 func TestAttackTeamRerunsTheVLMOnTheReleasedOrder(t *testing.T) {
+	t.Parallel()
 	var cs []Candidate
 	gold, answer := map[string]string{}, map[string]int{}
 	for i := 0; i < 12; i++ {

@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // A small release through a team that solves one planted item: the golden
 // report shows the composition, a relaxation, both rounds and the residual.
 func TestReportGolden(t *testing.T) {
+	t.Parallel()
 	cs := append(many("A", "t", 4, 5), many("B", "u", 2, 100)...)
 	p := testPool(t, cs)
 	team := &plantedTeam{planted: map[string]bool{"A-t-0": true}}
@@ -79,6 +80,7 @@ func (t *residualTeam) Attack(ctx context.Context, p *Pool, picks []int) (*Attac
 }
 
 func TestGateStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := testPool(t, many("A", "t", 4, 5))
@@ -91,6 +93,7 @@ func TestGateStopsWhenCancelled(t *testing.T) {
 // level still significant on the released items, or items the gate's last
 // round still solved.
 func TestReportWarnsWhenNotShortcutFree(t *testing.T) {
+	t.Parallel()
 	clean := []LevelResidual{{Level: harness.LevelOption, Eps: 0.01, Attacker: "a"}}
 	tests := []struct {
 		name   string

@@ -16,6 +16,7 @@ import (
 // one-per-video cap counts a re-encode the audit's perceptual match joined
 // as the cards count it; hashing the files again (--videos) keeps it.
 func TestFromScreenCarriesTheRunsVideoIdentity(t *testing.T) {
+	t.Parallel()
 	h := strings.Repeat("a", 64)
 	joined := "perceptual:sha256:" + h
 	row := func(id, video, videoID string, margin float64) screen.Row {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestScenesClusterLookalikeVideosByName(t *testing.T) {
+	t.Parallel()
 	videos := []string{"c", "b", "a", "d"}
 	x := &kernels.Matrix{Rows: 4, Cols: 3, Data: []float32{
 		0, 1, 0, // c: another scene

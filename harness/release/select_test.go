@@ -9,6 +9,7 @@ import (
 func noCaps() *Caps { return &Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 1} }
 
 func TestSelectHandWorked(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		pool  []cand
@@ -122,6 +123,7 @@ func TestSelectHandWorked(t *testing.T) {
 // one item per source, so the cap doubles three times (1, 2, 4, 8 items)
 // and the round-robin leaves the sources 7, 7 and 6 items.
 func TestSelectSourceShareRelaxesByDoubling(t *testing.T) {
+	t.Parallel()
 	var cs []cand
 	for _, s := range []string{"A", "B", "C"} {
 		cs = append(cs, many(s, "t", 10, 5)...)
@@ -184,6 +186,7 @@ func TestSelectSourceShareRelaxesByDoubling(t *testing.T) {
 // duration group a turn in every pass and each task of a group a turn in
 // its group's turns, so four picks cover the four cells.
 func TestSelectRoundRobinCoversDurationsAndEvents(t *testing.T) {
+	t.Parallel()
 	var cs []cand
 	cs = append(cs, many("A", "count", 4, 5)...)
 	cs = append(cs, many("A", "order", 4, 5)...)
@@ -214,6 +217,7 @@ func TestSelectRoundRobinCoversDurationsAndEvents(t *testing.T) {
 }
 
 func TestSelectKeepsAndExcludes(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, many("A", "t", 6, 5))
 	exclude := make([]bool, 6)
 	exclude[0] = true // the hardest item: dropped by the gate
@@ -227,6 +231,7 @@ func TestSelectKeepsAndExcludes(t *testing.T) {
 }
 
 func TestSelectIsSeededAndDeterministic(t *testing.T) {
+	t.Parallel()
 	var cs []cand
 	for _, s := range []string{"A", "B", "C", "D", "E"} {
 		for _, task := range []string{"t1", "t2", "t3"} {
@@ -247,6 +252,7 @@ func TestSelectIsSeededAndDeterministic(t *testing.T) {
 }
 
 func TestQueryCheckRefusesBadQueries(t *testing.T) {
+	t.Parallel()
 	p := testPool(t, many("A", "t", 2, 5))
 	for _, q := range []Query{
 		{},

@@ -14,6 +14,7 @@ import (
 // videos; by content only two, so --hardest 3 ends one short. The file of
 // d is missing: it keeps its video id.
 func TestOnePerVideoCapCountsContent(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for name, body := range map[string]string{"a.mp4": "same clip", "b.mp4": "same clip", "c.mp4": "another clip"} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {

@@ -14,6 +14,7 @@ import (
 // confirmed adds: the confirm_similarity column and the card's count of
 // removed pairs; the unconfirmed tables keep their schema (the golden tests).
 func TestConfirmedDuplicates(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	r.Duplicates = &dups.Result{Threshold: 0.9, Confirmed: true,
 		Pairs:       []dups.Pair{{A: 3, B: 4, Sim: 0.9375, ConfirmSim: 0.9125}},

@@ -11,6 +11,7 @@ import (
 )
 
 func TestTickLabel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ticks []float64
 		want  []string
@@ -29,6 +30,7 @@ func TestTickLabel(t *testing.T) {
 }
 
 func TestHiddenInTasks(t *testing.T) {
+	t.Parallel()
 	sig := func(eps float64) *metrics.LevelResult {
 		return &metrics.LevelResult{Eps: eps, Attacker: "a", Significant: true}
 	}
@@ -63,6 +65,7 @@ func TestHiddenInTasks(t *testing.T) {
 // abstained on every item (its accuracy is chance by construction), and
 // the reason a figure is missing said once per reason, not once per figure.
 func TestHTMLMarksWhatTheTablesHide(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	r.Cards[0].Attackers[0].AbstainShare = 1
 	var b bytes.Buffer
@@ -86,6 +89,7 @@ func TestHTMLMarksWhatTheTablesHide(t *testing.T) {
 // Attackers' names under the bars of the level profile fit their slots,
 // so that five levels won by long names do not run together.
 func TestLevelProfileNamesFitTheirSlots(t *testing.T) {
+	t.Parallel()
 	c := metrics.Card{Benchmark: "world-clean", Chance: 0.25, Significance: 0.2}
 	for _, l := range harness.Levels() {
 		c.Levels.Set(l, &metrics.LevelResult{Eps: 0.4, Attacker: "centre-frame-qa-with-a-long-name", Significant: true})

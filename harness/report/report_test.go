@@ -86,6 +86,7 @@ func fixture(t *testing.T) *Report {
 }
 
 func TestGoldenFiles(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	for _, tt := range []struct {
 		golden string
@@ -122,6 +123,7 @@ func TestGoldenFiles(t *testing.T) {
 // TestCardsJSONHasTheFieldsOfTheIssue: cards.json is an object naming the
 // version and the configuration, then the cards (it was a bare list).
 func TestCardsJSONHasTheFieldsOfTheIssue(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixture(t).WriteCardsJSON(&b); err != nil {
 		t.Fatal(err)
@@ -163,6 +165,7 @@ func TestCardsJSONHasTheFieldsOfTheIssue(t *testing.T) {
 }
 
 func TestHTMLIsSelfContained(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixture(t).WriteHTML(&b); err != nil {
 		t.Fatal(err)
@@ -182,6 +185,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 }
 
 func TestItemsParquetReadsBack(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	var b bytes.Buffer
 	if err := r.WriteItemsParquet(&b); err != nil {
@@ -242,6 +246,7 @@ func TestItemsParquetReadsBack(t *testing.T) {
 // reader's server failed: the video was read); video_identity holds the
 // identity shared videos were counted by under the same rule.
 func TestItemsParquetVideoHash(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		Hash     string `parquet:"video_sha256"`
 		Identity string `parquet:"video_identity"`
@@ -318,6 +323,7 @@ func TestItemsParquetVideoHash(t *testing.T) {
 }
 
 func TestDuplicatesParquetReadsBack(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	var b bytes.Buffer
 	if err := r.WriteDuplicatesParquet(&b); err != nil {
@@ -337,6 +343,7 @@ func TestDuplicatesParquetReadsBack(t *testing.T) {
 // /usr/bin/python3 has it (Debian 12 does not package it); parquet-go's own
 // reading is checked above either way.
 func TestParquetReadsBackWithPyArrow(t *testing.T) {
+	t.Parallel()
 	if exec.Command("/usr/bin/python3", "-c", "import pyarrow").Run() != nil {
 		t.Skip("pyarrow is not installed for /usr/bin/python3")
 	}
@@ -364,6 +371,7 @@ func TestParquetReadsBackWithPyArrow(t *testing.T) {
 // every column; narrower, it leaves out the columns a reader can best spare,
 // in order, says so, and never the eps columns.
 func TestWriteSummaryFitsTheWidth(t *testing.T) {
+	t.Parallel()
 	r := fixture(t)
 	tests := []struct {
 		width int

@@ -17,6 +17,7 @@ import (
 // recomputed prediction is the same only when its choice, abstention and
 // every score's bits are.
 func TestAnswersHoldWhatTheCardsRead(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{ID: "q1", Benchmark: "B", Options: []string{"a", "b", "c"}, Answer: 1}
 	logs := []float64{math.Log(0.2), math.Log(0.7), math.Log(0.1)}
 	tests := []struct {
@@ -103,6 +104,7 @@ func TestAnswersHoldWhatTheCardsRead(t *testing.T) {
 // TestOrderIndexPartsMatchTheOrder checks a unit's part of its order for a
 // benchmark's chunk and for the whole stream against a walk of the order.
 func TestOrderIndexPartsMatchTheOrder(t *testing.T) {
+	t.Parallel()
 	var items []*harness.Item
 	for i := range 40 {
 		items = append(items, &harness.Item{ID: string(rune('a' + i)), Benchmark: []string{"X", "Y", "Z"}[i%3]})

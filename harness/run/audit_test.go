@@ -69,6 +69,7 @@ func sameOutputs(t *testing.T, a, b string) {
 }
 
 func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 150)
 	dir := t.TempDir()
 	one := mustAudit(t, Options{Items: []string{items}, Out: filepath.Join(dir, "w1"), Seed: 7, Workers: 1})
@@ -112,6 +113,7 @@ func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
 // several points, some inside a line (a write torn by a crash), removes the
 // outputs, and checks that a resumed run writes the same bytes.
 func TestAuditResumesFromAnyCut(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 100)
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full")
@@ -144,6 +146,7 @@ func TestAuditResumesFromAnyCut(t *testing.T) {
 }
 
 func TestAuditRefusesAnotherConfiguration(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 40)
 	out := filepath.Join(t.TempDir(), "run")
 	mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 1, Workers: 2, Levels: []harness.Level{harness.LevelOption}})
@@ -175,6 +178,7 @@ func TestAuditRefusesAnotherConfiguration(t *testing.T) {
 }
 
 func TestAuditWritesNothingForBadInput(t *testing.T) {
+	t.Parallel()
 	good := realItems(t, 5)
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"id": "x", "benchmark": "B", "video": "v", "question": "q", "options": ["a", "b"], "answer": 2}`+"\n"), 0o644)
@@ -218,6 +222,7 @@ func (e cancellingEmbedder) Embed(ctx context.Context, texts []string) (*kernels
 }
 
 func TestAuditStopsOnCancellationAndResumes(t *testing.T) {
+	t.Parallel()
 	path := realItems(t, 60)
 	items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
 	if err != nil {
@@ -245,6 +250,7 @@ func TestAuditStopsOnCancellationAndResumes(t *testing.T) {
 }
 
 func TestAuditWithReferenceFillsTheReferenceFigures(t *testing.T) {
+	t.Parallel()
 	path := realItems(t, 80)
 	items, err := harness.ReadFiles(context.Background(), []string{path}, harness.ReadOptions{})
 	if err != nil {

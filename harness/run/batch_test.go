@@ -26,6 +26,7 @@ func sortedLines(t *testing.T, path string) [][]byte {
 // several batches are the records of one append, and that a run cut
 // between or inside batches resumes to the same outputs.
 func TestAuditAppendsRecordsInBatches(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 60)
 	dir := t.TempDir()
 	whole, batched := filepath.Join(dir, "whole"), filepath.Join(dir, "batched")

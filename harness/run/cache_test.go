@@ -14,6 +14,7 @@ import (
 // found damaged by its checksum, computed again and reported, and the
 // outputs must be the undamaged run's.
 func TestAuditRecomputesADamagedEmbeddingFile(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 12)
 	dir, ref := t.TempDir(), t.TempDir()
 	mustAudit(t, Options{Items: []string{items}, Out: ref, Seed: 3})

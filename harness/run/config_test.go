@@ -16,6 +16,7 @@ import (
 // read or written, saying which format it holds and what to do, never
 // resumed or extended (its records and caches mean something else).
 func TestAuditRefusesARunOfAnotherFormat(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 8)
 	for _, old := range []string{"vidscreen-run/2", "vidscreen-run/1"} {
 		t.Run(old, func(t *testing.T) {

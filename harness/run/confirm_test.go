@@ -60,6 +60,7 @@ func (exactEmbedder) Embed(_ context.Context, texts []string) (*kernels.Matrix, 
 // questions with a second embedder that keeps only verbatim repeats, then
 // resumes and checks that the confirming embeddings come from the cache.
 func TestAuditConfirmsPairsWithASecondEmbedder(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 400)
 	out := filepath.Join(t.TempDir(), "run")
 	var n atomic.Int64

@@ -45,6 +45,7 @@ func onlyBenchmark(t *testing.T, path, b string) string {
 // of the run, so adding a benchmark moved another's copy, k-NN and
 // regression results and its near-duplicate share.
 func TestCardDoesNotDependOnOtherBenchmarks(t *testing.T) {
+	t.Parallel()
 	all := realItems(t, 120)
 	alone := onlyBenchmark(t, all, "NExT-QA")
 	dir := t.TempDir()
@@ -78,6 +79,7 @@ func TestCardDoesNotDependOnOtherBenchmarks(t *testing.T) {
 // benchmark: each card covers 80 items and says how they were drawn, and in
 // items.parquet every prequential attacker scored each item exactly once.
 func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 120)
 	out := filepath.Join(t.TempDir(), "run")
 	res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 2, Workers: 2, Sample: 80})
@@ -143,6 +145,7 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 // store holds B alone, has nothing to copy; copy-xpool is marked cross_pool
 // and no level's eps comes from it.
 func TestAuditCrossPoolStore(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	words := []string{"red", "blue", "green", "tall", "small", "quick", "slow", "round", "flat", "old"}
 	for _, bench := range []string{"A", "B"} {

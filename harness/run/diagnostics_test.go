@@ -24,6 +24,7 @@ import (
 // 2, retention 0/2 = 0. off2: 1 of 1, and no item both answered: no
 // retention.
 func TestOrderDiagnosticsByHand(t *testing.T) {
+	t.Parallel()
 	base, conds := features.DiagnosticSets(32)
 	var items []*harness.Item
 	for _, id := range []string{"0", "1", "2", "3"} {
@@ -75,6 +76,7 @@ func TestOrderDiagnosticsByHand(t *testing.T) {
 // in-order base on the same items (Video-Index 3.6). Two items, both right
 // in order; shuffled right on both (retention 1), tenth right on one (0.5).
 func TestOrderRetentionOfShuffledAndTenth(t *testing.T) {
+	t.Parallel()
 	base, conds := diagnosticSets(attack.NeedVLMShuffled|attack.NeedVLMTenth, 32)
 	var names []string
 	for _, c := range conds {
@@ -103,6 +105,7 @@ func TestOrderRetentionOfShuffledAndTenth(t *testing.T) {
 }
 
 func TestNoVideoRead(t *testing.T) {
+	t.Parallel()
 	items := []*harness.Item{{ID: "a", Benchmark: "B", Video: "x.mp4"}, {ID: "b", Benchmark: "B", Video: "y.mp4"}}
 	missing := features.Item{Failure: "missing", Err: fmt.Errorf("open /r/x.mp4: no such file")}
 	tests := []struct {

@@ -16,6 +16,7 @@ import (
 // benchmark with orthogonal questions and one shared video: K = I, Vendi 2.
 // An item whose video failed (nil row) is left out.
 func TestEffectiveSizeByHand(t *testing.T) {
+	t.Parallel()
 	items := []*harness.Item{{Benchmark: "A"}, {Benchmark: "A"}, {Benchmark: "A"}, {Benchmark: "B"}, {Benchmark: "B"}, {Benchmark: "B"}, {Benchmark: "C"}}
 	e := func(j int) []float32 { v := make([]float32, 3); v[j] = 1; return v }
 	q := kernels.NewMatrix(7, 2)
@@ -45,6 +46,7 @@ func TestEffectiveSizeByHand(t *testing.T) {
 }
 
 func TestEffectiveSizeDrawsAreSeeded(t *testing.T) {
+	t.Parallel()
 	n := 260
 	items := make([]*harness.Item, n)
 	v := make([][]float32, n)

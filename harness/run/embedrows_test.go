@@ -18,6 +18,7 @@ import (
 // of a unit) and written as one .npy, byte for byte what npy.Write gives
 // for the matrix in item order.
 func TestEmbedRowsReadsEachItemsRow(t *testing.T) {
+	t.Parallel()
 	const n, d = 10, 3
 	want := kernels.NewMatrix(n, d)
 	for i := range want.Data {

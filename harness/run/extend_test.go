@@ -63,6 +63,7 @@ func splitBenchmarks(t *testing.T, n int) (first, second string, secondItems int
 }
 
 func TestExtendingARunComputesOnlyTheNewWork(t *testing.T) {
+	t.Parallel()
 	first, second, nSecond := splitBenchmarks(t, 50)
 	all := []harness.Level{harness.LevelOption, harness.LevelText, harness.LevelPool}
 	dir := t.TempDir()
@@ -121,6 +122,7 @@ func TestExtendingARunComputesOnlyTheNewWork(t *testing.T) {
 }
 
 func TestExtendingRefusesWhatChangesStoredWork(t *testing.T) {
+	t.Parallel()
 	first, second, _ := splitBenchmarks(t, 20)
 	// An item of a benchmark the run already audited, in a new file.
 	b, _ := os.ReadFile(first)
@@ -157,6 +159,7 @@ func TestExtendingRefusesWhatChangesStoredWork(t *testing.T) {
 }
 
 func TestExtendsConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		have, want string

@@ -51,6 +51,7 @@ func (e nanEmbedder) Embed(ctx context.Context, texts []string) (*kernels.Matrix
 // gave it fail, with the reason, counted on their cards, and the run goes
 // on. A resume writes the same cards.
 func TestAuditFailsOnlyTheItemsOfANonFiniteEmbedding(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 5)
 	lex := textembed.NewLexical(0)
 	lex.Fit([]string{"a question"})
@@ -110,6 +111,7 @@ func checkNonFiniteFailures(t *testing.T, opt Options, want map[string]int) {
 // every text holding that token comes out NaN, through attention and the
 // layer norms, and only the items of those texts fail.
 func TestAuditFailsOnlyTheItemsANaNModelEmbeds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "text_embed")
 	enc := onnxbuild.NewEncoder(onnxbuild.TinyBERT)

@@ -14,6 +14,7 @@ import (
 // diagnostics' base, scored once for both), and its scores reach the
 // reader under attack.VLMInOrder without changing the feature stage's map.
 func TestFullVideoReaderReadsTheInOrderSet(t *testing.T) {
+	t.Parallel()
 	base, _ := features.DiagnosticSets(32)
 	var names []string
 	for _, s := range vlmSets(attack.NeedVLMInOrder, 32, 8) {
@@ -38,6 +39,7 @@ func TestFullVideoReaderReadsTheInOrderSet(t *testing.T) {
 // the key shuffled-frames-screen-reader reads; a run without a
 // screen_reader scores no screen set.
 func TestScreenShuffledSet(t *testing.T) {
+	t.Parallel()
 	_, shuffled, _ := features.VLMSets(32)
 	o := &Options{Video: &VideoModels{}}
 	got := o.screenShuffledSet()

@@ -57,6 +57,7 @@ func (r countingReader) Score(_ context.Context, ps []letters.Prompt) ([][]float
 // (the predictions and the permutations' choices are stored) and every
 // output is byte-identical.
 func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 6)
 	out := filepath.Join(t.TempDir(), "run")
 	var n atomic.Int64
@@ -122,6 +123,7 @@ func TestPermutationAuditIsStoredAndResumed(t *testing.T) {
 // negative count turns the audit off: no card has a permutation and the
 // reader answers each item once per reader.
 func TestPermutationCountIsConfigured(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 6)
 	asked := map[string]int64{}
 	for _, tt := range []struct {

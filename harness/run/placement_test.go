@@ -17,6 +17,7 @@ import (
 // places them): the attackers' columns of items.parquet, the cards and
 // the duplicates.
 func TestAuditSearchesOnABackendWriteTheCPUOutputs(t *testing.T) {
+	t.Parallel()
 	items := realItems(t, 40)
 	dir := t.TempDir()
 	cpu := filepath.Join(dir, "cpu")

@@ -19,6 +19,7 @@ import (
 //	short: 60 s videos (one given only by the decoded video) and at chance:
 //	  not long, so the full protocol stays.
 func TestPlanReferenceByHand(t *testing.T) {
+	t.Parallel()
 	secs := func(x float64) *float64 { return &x }
 	var items []*harness.Item
 	var seconds []float64

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Shard
@@ -40,6 +41,7 @@ func TestParseShard(t *testing.T) {
 // TestVideoShard pins the placement, keeps a video's items together and
 // spreads numbered names evenly.
 func TestVideoShard(t *testing.T) {
+	t.Parallel()
 	it := func(video, path string) *harness.Item { return &harness.Item{Video: video, VideoPath: path} }
 	// Fixed placements of the hash (SHA-256 of the path, first 8 bytes,
 	// big-endian, modulo the count): the hash is part of the format, so

@@ -48,6 +48,7 @@ func (firstLetterReader) Score(_ context.Context, ps []letters.Prompt) ([][]floa
 // attack.OptionPermutation; the original order alone would count the items
 // whose gold is first as given.
 func TestCardsSolvedShareOverFourOrders(t *testing.T) {
+	t.Parallel()
 	path := realItems(t, 40)
 	const seed = 5
 	res := mustAudit(t, Options{Items: []string{path}, Out: t.TempDir() + "/run", Seed: seed,

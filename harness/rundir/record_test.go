@@ -25,6 +25,7 @@ var sampleRecords = []Record{
 // 2, so a line written before Floored existed (0 or 1) reads back as it
 // did, and a value with another bit is no record.
 func TestRecordsFlagsField(t *testing.T) {
+	t.Parallel()
 	line := func(flags string) []byte {
 		payload := `"B\x00k" "options-reader" "" 0 3 1 ` + flags + ` -1,-0.5`
 		return []byte(fmt.Sprintf("%d %08x %s", len(payload), crc32.ChecksumIEEE([]byte(payload)), payload))
@@ -53,6 +54,7 @@ func TestRecordsFlagsField(t *testing.T) {
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, r := range sampleRecords {
 		line := AppendRecord(nil, &r)
 		got, err := parseRecord(line[:len(line)-1])

@@ -55,6 +55,7 @@ func identityFixture(hashed bool) *Input {
 // same items give the opposite: x1, x2 and y2 are three videos, and y1 is
 // a cross-benchmark duplicate of A/x3.
 func TestDuplicatesByVideoContent(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		hashed bool
@@ -91,6 +92,7 @@ func TestDuplicatesByVideoContent(t *testing.T) {
 // (an older run) or with an empty one (no video level) falls back to the
 // paths, said so.
 func TestReadItemsVideoHash(t *testing.T) {
+	t.Parallel()
 	items := []*harness.Item{
 		{ID: "x1", Benchmark: "A", Video: "a/clip.mp4", Options: []string{"w", "x"}},
 		{ID: "x2", Benchmark: "A", Video: "a/copy.mp4", Options: []string{"w", "x"}},
@@ -144,6 +146,7 @@ func TestReadItemsVideoHash(t *testing.T) {
 // margins, never zeros, and the note says the margin condition falls back
 // to the original order.
 func TestReadOrdersMargins(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := &runConfig{Seed: 3}
 	rows := []Row{{ID: "x1", Benchmark: "A", Options: []string{"w", "x", "y", "z"}}, {ID: "x2", Benchmark: "A", Options: []string{"w", "x", "y", "z"}}}

@@ -11,6 +11,7 @@ import (
 // option texts once the letter prefix is taken off, an empty gold option;
 // and keeps options that merely contain such words.
 func TestOptionFormatStep(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		options []string

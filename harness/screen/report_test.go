@@ -12,6 +12,7 @@ import (
 // columns are marked as text (left-aligned by the shared style) and every
 // consensus table says what it holds.
 func TestHTMLPagesTheAmbiguousItems(t *testing.T) {
+	t.Parallel()
 	s, err := Compute(consensusFixture(), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ func audit(t testing.TB, n int) string {
 }
 
 func TestScreenOfARealAudit(t *testing.T) {
+	t.Parallel()
 	if rundir.QuestionNPY != screen.QuestionNPY || rundir.CentreFrameNPY != screen.CentreFrameNPY || rundir.MeanFrameNPY != screen.MeanFrameNPY {
 		t.Fatal("the run and screening name the embedding files differently")
 	}
@@ -125,6 +126,7 @@ func TestScreenOfARealAudit(t *testing.T) {
 }
 
 func TestOpenRefusesWhatIsNotAFinishedAudit(t *testing.T) {
+	t.Parallel()
 	if _, err := screen.Open(t.TempDir()); err == nil {
 		t.Error("an empty directory opened as a run")
 	}
@@ -137,6 +139,7 @@ func TestOpenRefusesWhatIsNotAFinishedAudit(t *testing.T) {
 // finish, instead of screening the first run's items against the second
 // run's cards; rerunning the audit finishes it.
 func TestOpenRefusesARunWhoseWriteStageWasInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var files []string
 	for _, name := range []string{"nextqa.jsonl", "star.jsonl"} {

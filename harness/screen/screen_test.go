@@ -120,6 +120,7 @@ func fixture() *Input {
 }
 
 func TestFunnelHandWorked(t *testing.T) {
+	t.Parallel()
 	s, err := Compute(fixture(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +188,7 @@ func TestFunnelHandWorked(t *testing.T) {
 // 2, one wrong with a big gold margin, one abstaining; and the text
 // readers' four orders.
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		v       Verdict
@@ -245,6 +247,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestComputeOptions(t *testing.T) {
+	t.Parallel()
 	// The cards find fixed-position significant on A only.
 	sig := map[string][]string{"A": {fp}, "B": {}}
 	tests := []struct {
@@ -328,6 +331,7 @@ func consensusFixture() *Input {
 }
 
 func TestConsensusHandWorked(t *testing.T) {
+	t.Parallel()
 	s, err := Compute(consensusFixture(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -387,6 +391,7 @@ func TestConsensusHandWorked(t *testing.T) {
 }
 
 func TestAtLeast(t *testing.T) {
+	t.Parallel()
 	got := atLeast([]float64{0.5, 0.25})
 	// P(0 or more) 1; P(1 or more) 1 - 0.5*0.75; P(both) 0.125.
 	want := []float64{1, 0.625, 0.125}
@@ -398,6 +403,7 @@ func TestAtLeast(t *testing.T) {
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, err := Compute(fixture(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -459,6 +465,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 // TestVLMNotes: the report says which VLM answered the 32-frame steps.
 func TestVLMNotes(t *testing.T) {
+	t.Parallel()
 	video := func(vlm, screen string) *runConfig {
 		c := &runConfig{}
 		c.Videos = &struct {
@@ -493,6 +500,7 @@ func TestVLMNotes(t *testing.T) {
 // shuffled-frames-reader's place after full-video-reader; a run without
 // it keeps shuffled-frames-reader.
 func TestShuffledScreenStep(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		run  []string
 		want string
@@ -526,6 +534,7 @@ func TestShuffledScreenStep(t *testing.T) {
 // centre-frame reader abstained: (243/256)(3/4)^3. c = 2 is the centre
 // frame's alone (1/16 on rows c1-c3), as with one order.
 func TestConsensusChanceFollowsTheOrders(t *testing.T) {
+	t.Parallel()
 	in := consensusFixture()
 	gold := []int32{0, 0, 0, 0}
 	in.Orders = map[string][][]int32{br: {gold, gold, gold, gold}}

@@ -11,6 +11,7 @@ import (
 // a text one, though options-reader solved it: neither removed nor kept,
 // as a failed video's item is at the steps that read its video.
 func TestFunnelServerFailurePending(t *testing.T) {
+	t.Parallel()
 	in := fixture()
 	in.Rows[0].Failure = letters.FailureServer // a1, solved by options-reader
 	s, err := Compute(in, Options{})

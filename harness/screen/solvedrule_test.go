@@ -50,6 +50,7 @@ func (firstReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, e
 // log 2) are exactly those the cards count in solved_share and
 // items.parquet marks <name>_solved.
 func TestCardsAndScreeningSolveAlike(t *testing.T) {
+	t.Parallel()
 	b, err := demo.Head(30)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSolves(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	tests := []struct {
 		name string
@@ -37,6 +38,7 @@ func TestSolves(t *testing.T) {
 }
 
 func TestSolvesOrders(t *testing.T) {
+	t.Parallel()
 	ok := func(m float64) Answer { return Answer{Scored: true, Correct: true, Margin: m} }
 	bad := func(m float64) Answer { return Answer{Scored: true, Margin: m} }
 	guess := Answer{Scored: true, Abstained: true, Correct: true, Margin: 9}
@@ -70,6 +72,7 @@ func TestSolvesOrders(t *testing.T) {
 }
 
 func TestLogFloor(t *testing.T) {
+	t.Parallel()
 	if LogFloor != math.Log(1e-6) || LogFloor != openai.LogFloor {
 		t.Fatalf("LogFloor = %v, want log(1e-6) = %v, the served scorer's floor (openai.LogFloor = %v)", LogFloor, math.Log(1e-6), openai.LogFloor)
 	}

@@ -89,6 +89,7 @@ func TestTextEmbedderGivesOneDevicesRows(t *testing.T) {
 // Non-finite rows from several pieces come back as one error over the
 // whole call, rows at their place, as one encoder would report them.
 func TestTextEmbedderMergesNonFiniteRows(t *testing.T) {
+	t.Parallel()
 	texts := make([]string, 80)
 	for i := range texts {
 		texts[i] = fmt.Sprint("t", i)
@@ -124,6 +125,7 @@ func (lengthReader) Score(_ context.Context, ps []letters.Prompt) ([][]float64, 
 }
 
 func TestLetterReaderKeepsPromptOrder(t *testing.T) {
+	t.Parallel()
 	var prompts []letters.Prompt
 	for i := range 37 {
 		prompts = append(prompts, letters.Prompt{Text: strings.Repeat("p", i+1), Options: 2 + i%3})
@@ -150,6 +152,7 @@ func TestLetterReaderKeepsPromptOrder(t *testing.T) {
 // A budget smaller than a whole piece makes the pieces smaller; the rows
 // stay the same.
 func TestPiecesFitTheBudget(t *testing.T) {
+	t.Parallel()
 	devs, _, _ := gpu.Select(gpu.Spec{CPUs: 2}, gpu.Inventory{})
 	p, err := gpu.NewPool(devs, gpu.PoolConfig{CPUMemoryBudget: 5 * 100})
 	if err != nil {

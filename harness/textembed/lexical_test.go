@@ -34,6 +34,7 @@ func embed(t testing.TB, l *textembed.Lexical, texts ...string) *kernels.Matrix 
 }
 
 func TestLexicalSimilarities(t *testing.T) {
+	t.Parallel()
 	corpus := []string{
 		"Which object was tidied up by the person?",
 		"Which object was thrown by the person?",
@@ -67,6 +68,7 @@ func TestLexicalSimilarities(t *testing.T) {
 }
 
 func TestLexicalRowsAreUnitOrZero(t *testing.T) {
+	t.Parallel()
 	l := textembed.NewLexical(64)
 	texts := []string{"", "?!", "a", "Grüße aus Köln", "日本語のテキスト", "x y z x y z"}
 	m := embed(t, l, texts...)
@@ -83,6 +85,7 @@ func TestLexicalRowsAreUnitOrZero(t *testing.T) {
 }
 
 func TestFitDownweightsCommonWords(t *testing.T) {
+	t.Parallel()
 	var corpus []string
 	for i := 0; i < 50; i++ {
 		corpus = append(corpus, "the video shows something")
@@ -118,6 +121,7 @@ func TestLexicalIsDeterministicAtAnyParallelism(t *testing.T) {
 }
 
 func TestEmbedStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := textembed.NewLexical(0).Embed(ctx, []string{"a", "b"}); err == nil {
@@ -126,6 +130,7 @@ func TestEmbedStopsWhenCancelled(t *testing.T) {
 }
 
 func TestItemTexts(t *testing.T) {
+	t.Parallel()
 	it := &harness.Item{Question: "Why?", Options: []string{"because", "no reason"}}
 	if got := textembed.QuestionText(it); got != "Why?" {
 		t.Errorf("QuestionText = %q", got)
@@ -136,6 +141,7 @@ func TestItemTexts(t *testing.T) {
 }
 
 func TestNameTellsFitsApart(t *testing.T) {
+	t.Parallel()
 	a, b, c := textembed.NewLexical(0), textembed.NewLexical(0), textembed.NewLexical(0)
 	a.Fit([]string{"a cat", "a dog"})
 	b.Fit([]string{"a cow", "a pig"})

@@ -38,6 +38,7 @@ func pairSet(t testing.TB, m *kernels.Matrix, tau float32) map[[2]int32]bool {
 // DefaultDim on real questions: at 0.90 the hashed rows must find nearly the
 // pairs that 8192 columns (where collisions are 16 times rarer) find.
 func TestDefaultWidthFindsTheSameNearDuplicatesAsAWideOne(t *testing.T) {
+	t.Parallel()
 	items := attacktest.LoadReal(t, "videohallucer.jsonl")
 	texts := itemTexts(items)
 	var sets []map[[2]int32]bool
@@ -65,6 +66,7 @@ func TestDefaultWidthFindsTheSameNearDuplicatesAsAWideOne(t *testing.T) {
 // question and options read the same (up to case and punctuation) embed to
 // the same row, so the copy attacker and the duplicate search find them.
 func TestExactRepeatsAreIdenticalRows(t *testing.T) {
+	t.Parallel()
 	items := attacktest.LoadReal(t)
 	texts := itemTexts(items)
 	l := textembed.NewLexical(0)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFrameCache(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "model")
 	os.MkdirAll(model, 0o755)

@@ -10,6 +10,7 @@ import (
 // construction: the page warns of it, and names each heat map's verifier
 // above the map.
 func TestHTMLWarnsOfAVerifierThatFlagsEverything(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	sentences := map[string]int{}
 	for _, p := range pairs {

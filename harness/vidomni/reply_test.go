@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseReply(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		reply string
@@ -53,6 +54,7 @@ func TestParseReply(t *testing.T) {
 // FormatReply writes what ParseReply reads, and the prompt numbers the
 // sentences as the reply's keys do.
 func TestFormatReplyRoundTripAndPrompt(t *testing.T) {
+	t.Parallel()
 	labels := []int8{0, 1, 1, 0, 1}
 	got, err := ParseReply(FormatReply(labels)+"\nreasons", len(labels))
 	if err != nil || !slices.Equal(got, labels) {

@@ -66,6 +66,7 @@ func checkMetrics(t *testing.T, what string, got Metrics, p, r, f1 float64, n in
 //	   B labels 0,0 -> nothing;  zero: 0,0,0; one: 1,1,1;             skip: out
 //	p4 (source B, type 5, "long"): U, U -> left out for everyone
 func TestScoreWorkedByHand(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	s, err := Score(pairs, verdicts, Options{})
 	if err != nil {
@@ -143,6 +144,7 @@ func TestScoreWorkedByHand(t *testing.T) {
 }
 
 func TestScoreNoIncorrectPolicies(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	tests := []struct {
 		policy   string
@@ -173,6 +175,7 @@ func TestScoreNoIncorrectPolicies(t *testing.T) {
 }
 
 func TestScoreBracketsAreConfigurable(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	bs, err := ParseBrackets("short:120,medium:700,long:1000,very-long")
 	if err == nil {
@@ -198,6 +201,7 @@ func TestScoreBracketsAreConfigurable(t *testing.T) {
 }
 
 func TestParseBrackets(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"short", "short:180", "short:180,medium:60,long", "short:x,long", "short:180,long:900", ":180,long", "a:10,a"} {
 		if _, err := ParseBrackets(bad); err == nil {
 			t.Errorf("ParseBrackets(%q) accepted", bad)
@@ -218,6 +222,7 @@ func TestParseBrackets(t *testing.T) {
 }
 
 func TestVerdictErrorsNameFileLineField(t *testing.T) {
+	t.Parallel()
 	pairs, _ := readFixture(t)
 	tests := []struct {
 		name      string
@@ -246,6 +251,7 @@ func TestVerdictErrorsNameFileLineField(t *testing.T) {
 }
 
 func TestReadersRefuseBadLines(t *testing.T) {
+	t.Parallel()
 	const good = `"pair": "p", "video": "v", "source": "s", "type": 2, "duration": 30`
 	labels := []struct {
 		name, line, field string
@@ -308,6 +314,7 @@ func TestReadersRefuseBadLines(t *testing.T) {
 // above its F1 over all three pairs; now the gap is an error, or with
 // AllowMissing the pair scores 0 (its Incorrect sentences missed).
 func TestScoreMissingVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		drop      [2]string // verifier, pair
@@ -373,6 +380,7 @@ func TestScoreMissingVerdicts(t *testing.T) {
 // scores.json has exactly the issue's layout: six top-level keys, and per
 // verifier precision, recall, f1, pairs, unparsed and missing.
 func TestScoresJSONLayout(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	s, err := Score(pairs, verdicts, Options{})
 	if err != nil {
@@ -401,6 +409,7 @@ func TestScoresJSONLayout(t *testing.T) {
 // The reports are pure functions of the inputs: golden files, regenerated
 // with -update.
 func TestReportsGolden(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	s, err := Score(pairs, verdicts, Options{})
 	if err != nil {
@@ -436,6 +445,7 @@ func TestReportsGolden(t *testing.T) {
 }
 
 func TestWriteDirAndParquet(t *testing.T) {
+	t.Parallel()
 	pairs, verdicts := readFixture(t)
 	s, err := Score(pairs, verdicts, Options{})
 	if err != nil {

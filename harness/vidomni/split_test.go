@@ -7,6 +7,7 @@ import (
 )
 
 func TestSplitHardCases(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -80,6 +81,7 @@ func TestSplitHardCases(t *testing.T) {
 // Splitting loses no words: the sentences joined hold the caption's words
 // in order (list markers aside).
 func TestSplitKeepsEveryWord(t *testing.T) {
+	t.Parallel()
 	in := "The video opens with a close-up of a hand holding a silver credit card, transitioning to a person in a white shirt. The scene shifts to a man in a suit... He walks down a hallway, e.g. past Dr. Who's office at 3.5 m/s! Is it 5 p.m. yet? \"Yes.\" The end."
 	got := strings.Fields(strings.Join(Split(in), " "))
 	if want := strings.Fields(in); !slices.Equal(got, want) {

@@ -17,6 +17,7 @@ import (
 // both Incorrect sentences and nothing else: 1; 0.55 adds X's 0.5: (2/3 +
 // 1)/2. The fit is 0.45.
 func TestFitThresholdWorkedByHand(t *testing.T) {
+	t.Parallel()
 	pair := func(id string, labels ...string) *Pair {
 		p := &Pair{ID: id, Video: id, Source: "s", Type: 1, Duration: 10}
 		for _, l := range labels {
@@ -52,6 +53,7 @@ func TestFitThresholdWorkedByHand(t *testing.T) {
 // With more distinct similarities than MaxCandidates, the fit tries
 // quantiles and stays deterministic.
 func TestFitThresholdManySentences(t *testing.T) {
+	t.Parallel()
 	p := &Pair{ID: "big", Type: 1, Duration: 1}
 	var sims []float64
 	for k := 0; k < 2000; k++ {
@@ -73,6 +75,7 @@ func TestFitThresholdManySentences(t *testing.T) {
 }
 
 func TestJoinFrameCaptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   []string
 		want string
@@ -93,6 +96,7 @@ func TestJoinFrameCaptions(t *testing.T) {
 }
 
 func TestVLMQuestionEndsWithTheLetters(t *testing.T) {
+	t.Parallel()
 	q := VLMQuestion([]string{"A dog runs.", "It barks."}, 1)
 	if !strings.Contains(q, "Sentence 2: It barks.") || !strings.HasSuffix(q, "What is the label of sentence_2?\nA. 0 (faithful to the video)\nB. 1 (contains a hallucination)\nAnswer:") {
 		t.Fatalf("question:\n%s", q)
@@ -100,6 +104,7 @@ func TestVLMQuestionEndsWithTheLetters(t *testing.T) {
 }
 
 func TestReadCaptions(t *testing.T) {
+	t.Parallel()
 	in := `{"pair": "m/a.mp4", "video": "a.mp4", "source": "m", "caption": "A cat sits. It purrs.", "sentences": ["A cat sits.", "It purrs."]}
 {"video": "b.mp4", "source": "m", "caption": "Dr. Who waves. He leaves."}
 `

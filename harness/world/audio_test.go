@@ -18,6 +18,7 @@ import (
 // gold colour is heard; no other video has an audio stream; and no frame
 // of an audio video shows a colour its items offer.
 func TestAudioFamilyIsHeardOnlyInItsSoundtrack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	w, err := Generate(ctx, dir, Options{Seed: 3, Videos: 18, MinDuration: 3, MaxDuration: 8})

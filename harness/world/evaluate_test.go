@@ -38,6 +38,7 @@ func writeItems(t *testing.T, w *World, dir string) string {
 // level is caught exactly there, nothing is caught below its level or where
 // nothing was planted, and the video families are reported as not run.
 func TestAuditFindsThePlantedTextShortcuts(t *testing.T) {
+	t.Parallel()
 	for _, opt := range []Options{
 		{Seed: 1},
 		{Seed: 2, Videos: 130, MinDuration: 5, MaxDuration: 60},

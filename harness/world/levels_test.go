@@ -23,6 +23,7 @@ import (
 // order level from the bag but not from the centre frame; order and clean
 // by neither.
 func TestWorldModelsSolveEachFamilyAtItsLevel(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	w, err := Generate(ctx, dir, Options{Seed: 6, Videos: 60, MinDuration: 4, MaxDuration: 16})

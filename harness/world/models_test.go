@@ -33,6 +33,7 @@ func unit(v []float32) []float32 {
 // (onnxbuild.ColourModel, ColourCaptioner); it also checks that the
 // captions name what each scene shows.
 func TestWorldModelsMatchTheirGoComputation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	w, err := Generate(ctx, dir, Options{Seed: 4, Videos: 18, MinDuration: 3, MaxDuration: 6})
@@ -167,6 +168,7 @@ func TestWorldModelsMatchTheirGoComputation(t *testing.T) {
 // world's: solid and noisy near-solid frames of every colour at several
 // sizes, and every shape at another size and aspect ratio.
 func TestColourModelsOnAnyFrame(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := onnxbuild.WriteColourModels(dir); err != nil {

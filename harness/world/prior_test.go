@@ -8,6 +8,7 @@ import (
 )
 
 func TestAnswerPrior(t *testing.T) {
+	t.Parallel()
 	item := func(q string, gold int) *harness.Item {
 		return &harness.Item{Question: q, Options: []string{"1", "2", "3", "4"}, Answer: gold}
 	}
@@ -54,6 +55,7 @@ func TestAnswerPrior(t *testing.T) {
 // did (knn-vote 0.542 at the pool level, a false alarm of the truth file,
 // not of the audit).
 func TestPlanDrawsNoAnswerPrior(t *testing.T) {
+	t.Parallel()
 	for _, videos := range []int{100, 60} {
 		for seed := uint64(1); seed <= 8; seed++ {
 			w, err := Plan(Options{Seed: seed, Videos: videos})

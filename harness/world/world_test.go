@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestPlanIsDeterministicPerSeed(t *testing.T) {
+	t.Parallel()
 	a, err := Plan(Options{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func TestPlanIsDeterministicPerSeed(t *testing.T) {
 }
 
 func TestPlanRejectsBadOptions(t *testing.T) {
+	t.Parallel()
 	for name, opt := range map[string]Options{
 		"fewer videos than families": {Videos: 3},
 		"min above max":              {MinDuration: 10, MaxDuration: 5},
@@ -54,6 +56,7 @@ func TestPlanRejectsBadOptions(t *testing.T) {
 // promise: every item is valid, each family's gold positions are spread
 // evenly, and colour questions offer one class of four equally long words.
 func TestItemsHaveOneTrueAnswerAndBalancedPositions(t *testing.T) {
+	t.Parallel()
 	w, err := Plan(Options{Seed: 3, Videos: 120})
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +97,7 @@ func TestItemsHaveOneTrueAnswerAndBalancedPositions(t *testing.T) {
 // TestRenderedShapesFillTheirBox checks the property the image model reads:
 // the share of its bounding box each shape fills.
 func TestRenderedShapesFillTheirBox(t *testing.T) {
+	t.Parallel()
 	want := map[Shape]float64{Square: 1, Circle: math.Pi / 4, Triangle: 0.5, Star: 0.32}
 	for s, fill := range want {
 		sc := Scene{Duration: 1, Backgrounds: []Segment{{0, 1, Black}},
@@ -118,6 +122,7 @@ func TestRenderedShapesFillTheirBox(t *testing.T) {
 }
 
 func TestGenerateWritesTheSameBytesForTheSameSeed(t *testing.T) {
+	t.Parallel()
 	opt := Options{Seed: 5, Videos: 9, MinDuration: 2, MaxDuration: 3}
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for k, d := range dirs {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestGemmMatchesGonum(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range []struct {
 		tA, tB  gblas.Transpose
@@ -61,6 +62,7 @@ func f32(x []float64) []float32 {
 }
 
 func TestSymEigen(t *testing.T) {
+	t.Parallel()
 	// A = Q diag(l) Q^T for a random orthogonal Q: the solvers must return l.
 	const n = 60
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -61,6 +61,7 @@ func collect(t *testing.T, join func(emit func([]kernels.Pair) error) error) []k
 }
 
 func TestThresholdJoinMatchesCPU(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := plantedRows(700, 48, 1)
 	b := nearCopies(a, 333, 2)
@@ -105,6 +106,7 @@ func firstDiff(x, y []kernels.Pair) int {
 }
 
 func TestTopKMatchesCPU(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	x := plantedRows(600, 32, 3)
 	q := plantedRows(130, 32, 4)
@@ -242,6 +244,7 @@ func TestBackendErrorsFreeDeviceMemory(t *testing.T) {
 }
 
 func TestThresholdJoinStopsOnEmitError(t *testing.T) {
+	t.Parallel()
 	a := plantedRows(400, 16, 8)
 	stop := errors.New("stop")
 	be := &Backend{Device: Host{Rows: 16, Cols: 64}, Workers: 3}
@@ -256,6 +259,7 @@ func TestThresholdJoinStopsOnEmitError(t *testing.T) {
 }
 
 func TestTF32BoundCoversInputRounding(t *testing.T) {
+	t.Parallel()
 	// A unit-row product of inputs rounded to TF32 (BF16) moves by up to
 	// about 2^-9 (2^-6) at worst; each band must cover that and stay within
 	// the 2e-3 (2e-2) band, give or take float32's share.

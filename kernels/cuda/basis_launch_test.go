@@ -13,6 +13,7 @@ import (
 // basisThreads a launch gives it, and its shared memory is static and
 // within the 48 KiB a launch gets without opting in. It needs no nvcc.
 func TestBasisLaunchMatchesKernels(t *testing.T) {
+	t.Parallel()
 	src, ptx := mustRead(t, "basis.cu"), mustRead(t, "basis.ptx")
 	defs := cuDefines(t, src)
 	for name, want := range map[string]int{"BASIS_CHUNK": basisChunk, "BASIS_T": basisTile, "BASIS_NN_ROWS": basisNNRows} {

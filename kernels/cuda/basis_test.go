@@ -213,6 +213,7 @@ func TestJointKernelDeviceBasisMatchesHostBasis(t *testing.T) {
 // for the basis gives the host basis's estimate bit for bit and says so
 // in one line; HostBasis says nothing.
 func TestJointKernelBasisFallsBackWithOneLine(t *testing.T) {
+	t.Parallel()
 	v, tx := cone(27, 700, 24, 6), cone(28, 700, 16, 9)
 	cfg := kernels.SLQConfig{Seed: 4, Probes: 16, Steps: 8}
 	want := estimateOn(t, Host{Edge: 128}, v, tx, JointKernelOptions{HostBasis: true}, 1, cfg)

@@ -11,6 +11,7 @@ import (
 // TestBF16TopKGivesTheFP32Neighbours: as TestBandedJoinGivesTheFP32Pairs
 // for BF16, for both top-k searches.
 func TestBF16TopKGivesTheFP32Neighbours(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	x := nearTau(300, 128, 0.9, []float64{-1e-2, -1e-3, -1e-4, 0, 1e-4, 1e-3, 1e-2}, 4)
 	q := &kernels.Matrix{Rows: 90, Cols: x.Cols, Data: x.Data[:90*x.Cols]}

@@ -45,6 +45,7 @@ func ptxEntry(t *testing.T, ptx, name string) string {
 // the committed kernels.ptx (TestPTXIsCurrentAndFits holds that to the
 // source where nvcc is present).
 func TestGEMMLaunchMatchesKernels(t *testing.T) {
+	t.Parallel()
 	src, ptx := mustRead(t, "kernels.cu"), mustRead(t, "kernels.ptx")
 	defs := cuDefines(t, src)
 	for name, want := range map[string]int{

@@ -40,6 +40,7 @@ func relDiff(got, want []float64) float64 {
 // the CPU operator's over tile edges that do and do not divide n, K fully,
 // partly or not at all resident, and weighted items.
 func TestJointKernelProductsMatchCPU(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const n = 700
 	v := cone(1, n, 40, 9)
@@ -107,6 +108,7 @@ func TestJointKernelProductsMatchCPU(t *testing.T) {
 // TestJointKernelSameAtAnyWorkerCountAndResidency: the products are the
 // same bits whatever the number of workers and however much of K is held.
 func TestJointKernelSameAtAnyWorkerCountAndResidency(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const n, cols = 500, 8
 	v, tx := cone(3, n, 32, 7), cone(4, n, 16, 5)
@@ -167,6 +169,7 @@ func checkVendi(t *testing.T, n, dv, dt int, dev Host, opt JointKernelOptions) {
 }
 
 func TestJointKernelVendiMatchesCPU(t *testing.T) {
+	t.Parallel()
 	t.Run("K resident", func(t *testing.T) { checkVendi(t, 1500, 48, 32, Host{Edge: 256}, JointKernelOptions{}) })
 	t.Run("K formed per product", func(t *testing.T) {
 		checkVendi(t, 1500, 48, 32, Host{Edge: 300}, JointKernelOptions{KernelBytes: -1, Workers: 3})
@@ -176,6 +179,7 @@ func TestJointKernelVendiMatchesCPU(t *testing.T) {
 // TestJointKernelVendiAtPoolScale is the n = 8,192 (a few minutes
 // on 2 cores; the device check runs it on the GPU at 60,000).
 func TestJointKernelVendiAtPoolScale(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("VIDSCREEN_LONG_TESTS") == "" {
 		t.Skip("set VIDSCREEN_LONG_TESTS=1 to compare the estimates at n = 8,192")
 	}
@@ -306,6 +310,7 @@ func TestJointKernelErrorsFreeDeviceMemory(t *testing.T) {
 // workers (a stream and two tiles each on a GPU) instead of opening them
 // per product, and Close frees them.
 func TestJointKernelReusesItsWorkers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const n = 400
 	var uploads, panels, grams, live, opens int

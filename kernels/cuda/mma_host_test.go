@@ -8,6 +8,7 @@ import (
 )
 
 func TestBF16Round(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		in   float32
@@ -45,6 +46,7 @@ func TestBF16Round(t *testing.T) {
 // in float32: each entry of C must be the exact product, and no entry
 // outside rows x cols (C's padding columns, the rows below) is written.
 func TestMMAGEMMIndexing(t *testing.T) {
+	t.Parallel()
 	for _, bf16 := range []bool{false, true} {
 		for _, s := range []struct{ rows, cols, d int }{
 			{1, 1, 1}, {16, 8, 8}, {64, 64, 32}, {64, 64, 64}, {65, 130, 33}, {100, 7, 100}, {3, 200, 64}, {130, 65, 7},
@@ -96,6 +98,7 @@ func TestMMAGEMMIndexing(t *testing.T) {
 // rounded (TF32's error, then BF16's, is well above float32's) and
 // nothing else is lost.
 func TestMMAGEMMWithinBound(t *testing.T) {
+	t.Parallel()
 	const rows, cols, d = 70, 90, 300
 	rng := rand.New(rand.NewPCG(5, 6))
 	gauss := func(n int) []float32 {

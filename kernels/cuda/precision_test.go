@@ -3,6 +3,7 @@ package cuda
 import "testing"
 
 func TestParsePrecision(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want Precision

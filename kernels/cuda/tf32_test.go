@@ -11,6 +11,7 @@ import (
 )
 
 func TestTF32Round(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		in   float32
@@ -88,6 +89,7 @@ func (liar) Precision() Precision { return FP32 }
 // on those products alone, or the same products under the FP32 band, gets
 // pairs wrong.
 func TestBandedJoinGivesTheFP32Pairs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const tau = 0.9
 	for _, p := range []struct {
@@ -153,6 +155,7 @@ func TestBandedJoinGivesTheFP32Pairs(t *testing.T) {
 // TestTF32TopKGivesTheFP32Neighbours: the same for top-k, where each
 // planted partner competes with rows just below it.
 func TestTF32TopKGivesTheFP32Neighbours(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	x := nearTau(300, 128, 0.9, []float64{-1e-3, -1e-4, 0, 1e-4, 1e-3}, 2)
 	for _, k := range []int{1, 3} {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestWriteUint8(t *testing.T) {
+	t.Parallel()
 	data := []byte{0, 1, 2, 3, 4, 5, 250, 251, 252, 253, 254, 255}
 	var b bytes.Buffer
 	if err := WriteUint8(&b, []int{2, 1, 2, 3}, data[:6], data[6:]); err != nil {

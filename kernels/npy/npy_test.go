@@ -17,6 +17,7 @@ import (
 )
 
 func TestReadFixtures(t *testing.T) {
+	t.Parallel()
 	inf := float32(math.Inf(1))
 	tests := []struct {
 		file       string
@@ -57,6 +58,7 @@ func TestReadFixtures(t *testing.T) {
 }
 
 func TestHalfRoundTripsEveryValue(t *testing.T) {
+	t.Parallel()
 	for h := 0; h < 1<<16; h++ {
 		f := halfToFloat(uint16(h))
 		back := floatToHalf(f)
@@ -90,6 +92,7 @@ func TestHalfRoundTripsEveryValue(t *testing.T) {
 }
 
 func TestWriteRoundTrip(t *testing.T) {
+	t.Parallel()
 	m := kernels.NewMatrix(5, 3)
 	for i := range m.Data {
 		m.Data[i] = float32(i)*0.37 - 2
@@ -125,6 +128,7 @@ func TestWriteRoundTrip(t *testing.T) {
 
 // TestNumpyReadsWhatWeWrite cross-checks the format with numpy itself.
 func TestNumpyReadsWhatWeWrite(t *testing.T) {
+	t.Parallel()
 	py := "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {
 		t.Skipf("no numpy at %s (%v): install python3-numpy to run this check", py, err)

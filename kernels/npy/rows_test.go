@@ -23,6 +23,7 @@ func ramp(rows, cols int) *kernels.Matrix {
 // time has the bytes of Write, and that RowFile reads back exactly the rows
 // asked for, at any offset.
 func TestRowWriterMatchesWrite(t *testing.T) {
+	t.Parallel()
 	for _, shape := range [][2]int{{0, 4}, {1, 3}, {37, 5}, {100, 64}} {
 		m := ramp(shape[0], shape[1])
 		var whole, parts bytes.Buffer
@@ -75,6 +76,7 @@ func TestRowWriterMatchesWrite(t *testing.T) {
 }
 
 func TestRowWriterCounts(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	rw, err := NewRowWriter(&b, 2, 3)
 	if err != nil {
@@ -95,6 +97,7 @@ func TestRowWriterCounts(t *testing.T) {
 }
 
 func TestOpenRowsRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b bytes.Buffer
 	if err := Write(&b, ramp(10, 4), Float32); err != nil {

@@ -137,6 +137,7 @@ func TestServedTranscription(t *testing.T) {
 }
 
 func TestServedRefusesRemoteServers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		url    string
 		remote bool

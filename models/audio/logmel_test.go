@@ -8,6 +8,7 @@ import (
 )
 
 func TestFFTMatchesNaiveDFT(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 5, 16, 25, 400, 7, 30} {
 		in := make([]complex128, n)
@@ -31,6 +32,7 @@ func TestFFTMatchesNaiveDFT(t *testing.T) {
 // Hz; bin 1 (40 Hz) weighs min(40/37.24, 34.48/37.24) = 0.9259 times the
 // area norm 2/74.48: 0.024863.
 func TestMelFilterByHand(t *testing.T) {
+	t.Parallel()
 	f := MelFilters(SampleRate, NFFT, NMels)
 	if len(f) != 80 || len(f[0]) != 201 {
 		t.Fatalf("filterbank %dx%d, want 80x201", len(f), len(f[0]))
@@ -64,6 +66,7 @@ func tone(freq, seconds, amp float64) []float32 {
 }
 
 func TestFeatures(t *testing.T) {
+	t.Parallel()
 	e := New()
 	t.Run("silence gives the floor", func(t *testing.T) {
 		for _, samples := range [][]float32{nil, make([]float32, 16000)} {
@@ -138,6 +141,7 @@ func BenchmarkFeatures(b *testing.B) {
 // path against each frame transformed alone by the naive DFT, on noise,
 // at even and odd frames and both ends (the reflect padding).
 func TestEnergiesMatchOneFrameAtATime(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	s := make([]float32, 3*SampleRate)
 	for i := range s {

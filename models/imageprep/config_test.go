@@ -8,6 +8,7 @@ import (
 )
 
 func TestReadConfig(t *testing.T) {
+	t.Parallel()
 	clip := Config{Type: "CLIPFeatureExtractor", DoResize: true, ShortestEdge: 224, Resample: Bicubic,
 		DoCenterCrop: true, CropHeight: 224, CropWidth: 224, DoRescale: true, RescaleFactor: 1.0 / 255,
 		DoNormalize: true, Mean: openAICLIPMean, Std: openAICLIPStd, DoConvertRGB: true}
@@ -47,6 +48,7 @@ func TestReadConfig(t *testing.T) {
 }
 
 func TestParseConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		json string
@@ -79,6 +81,7 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 func TestParseConfigDefaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		json string
 		want func(c *Config) bool
@@ -105,6 +108,7 @@ func TestParseConfigDefaults(t *testing.T) {
 }
 
 func TestNewRejectsVariableOutputSize(t *testing.T) {
+	t.Parallel()
 	c, _ := ParseConfig([]byte(`{"image_processor_type": "CLIPImageProcessor", "do_center_crop": false}`), "cfg.json")
 	if _, err := New(*c, Options{}); err == nil || !strings.Contains(err.Error(), "depend on each frame") {
 		t.Errorf("New without crop after a shortest-edge resize: %v", err)

@@ -6,6 +6,7 @@ import "testing"
 // gives for the shapes the GPU path sees; the values the tables give are
 // held to Batch by kernels/cuda's tests, which run them.
 func TestPlanGeometry(t *testing.T) {
+	t.Parallel()
 	clip := Config{Type: "CLIPImageProcessor", DoResize: true, ShortestEdge: 224, Resample: Bicubic,
 		DoCenterCrop: true, CropHeight: 224, CropWidth: 224, DoRescale: true, RescaleFactor: defaultRescale}
 	siglip := Config{Type: "SiglipImageProcessor", DoResize: true, Height: 448, Width: 448, Resample: Bicubic}

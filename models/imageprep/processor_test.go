@@ -29,6 +29,7 @@ func clipConfig(t testing.TB) Config {
 // The same batch gives the same bits with 1 worker or many, frame by frame
 // equal to processing each frame alone.
 func TestBatchDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var frames []Frame
 	for i, s := range [][2]int{{320, 240}, {240, 320}, {224, 224}, {100, 400}, {641, 359}, {180, 180}, {1000, 230}} {
@@ -73,6 +74,7 @@ func TestBatchDeterministicAcrossWorkers(t *testing.T) {
 // the normalised level of the pixel floor((W-cw)/2) and floor((H-ch)/2) away,
 // and pixels outside the frame are the level of 0.
 func TestCropGeometry(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tt := range []struct{ w, h, cw, ch int }{
 		{10, 8, 4, 4}, {11, 9, 4, 5}, {5, 5, 9, 8}, {6, 20, 10, 4},
@@ -110,6 +112,7 @@ func TestCropGeometry(t *testing.T) {
 }
 
 func TestResizedSize(t *testing.T) {
+	t.Parallel()
 	p, _ := New(clipConfig(t), Options{})
 	for _, tt := range []struct{ w, h, rw, rh int }{
 		{640, 360, 398, 224}, // int(224*640/360) = int(398.22)
@@ -125,6 +128,7 @@ func TestResizedSize(t *testing.T) {
 }
 
 func TestBatchErrors(t *testing.T) {
+	t.Parallel()
 	p, _ := New(clipConfig(t), Options{})
 	good := Frame{Pix: make([]byte, 3*10*10), Width: 10, Height: 10}
 	dst := make([]float32, 2*p.FrameLen())

@@ -110,6 +110,7 @@ func maxDiff(a, b []byte) (d int, at int) {
 // whole pipeline equals the Python (PIL + numpy float32) steps of
 // transformers' slow processors bit for bit.
 func TestPillowReference(t *testing.T) {
+	t.Parallel()
 	ref := loadReference(t)
 	n := 0
 	for _, c := range ref.Cases {
@@ -252,6 +253,7 @@ func floatTolerance(r Resample, twoPasses bool) int {
 // the float64 filter for every filter and many shapes, shrinking and
 // enlarging.
 func TestFloat64Reference(t *testing.T) {
+	t.Parallel()
 	ref := loadReference(t)
 	src := ref.frames["a"]
 	sizes := [][2]int{{1, 1}, {7, 5}, {48, 30}, {96, 61}, {97, 60}, {98, 62}, {200, 3}, {3, 200}, {291, 183}}

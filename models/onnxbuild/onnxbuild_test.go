@@ -48,6 +48,7 @@ func fields(t *testing.T, b []byte) (map[protowire.Number][]uint64, map[protowir
 // TestModelProtoLayout reads a built model back field by field, with the
 // numbers of onnx.proto3.
 func TestModelProtoLayout(t *testing.T) {
+	t.Parallel()
 	model := NewEncoder(TinyBERT).Graph().Marshal()
 	vs, bs := fields(t, model)
 	if vs[1][0] != irVersion {
@@ -104,6 +105,7 @@ func equal(a, b []string) bool {
 }
 
 func TestModelsAreDeterministicPerSeed(t *testing.T) {
+	t.Parallel()
 	a := NewEncoder(TinyBERT).Graph().Marshal()
 	b := NewEncoder(TinyBERT).Graph().Marshal()
 	if !bytes.Equal(a, b) {
@@ -117,6 +119,7 @@ func TestModelsAreDeterministicPerSeed(t *testing.T) {
 }
 
 func TestReferenceLayers(t *testing.T) {
+	t.Parallel()
 	t.Run("layer norm gives zero mean and unit variance", func(t *testing.T) {
 		x := Mat{Rows: 1, Cols: 4, V: []float32{1, 2, 3, 10}}
 		ln := LayerNorm{Gamma: []float32{1, 1, 1, 1}, Beta: make([]float32, 4), Eps: 0}

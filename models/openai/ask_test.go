@@ -77,6 +77,7 @@ func newTestClient(t testing.TB, s *openaitest.Server, cfg Config) *Client {
 }
 
 func TestAskSendsTheAuthorsForm(t *testing.T) {
+	t.Parallel()
 	frames := testFrames(t, 3)
 	opts := []string{"red", "blue", "green", "black"}
 	tests := []struct {
@@ -142,6 +143,7 @@ func TestAskSendsTheAuthorsForm(t *testing.T) {
 // The server's belief is about an option's text; the answer maps the letter
 // it shows back to the original option under every order.
 func TestAskReadsLogprobsUnderEveryOrder(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(openaitest.Config{Answer: believes("blue")})
 	defer s.Close()
 	c := newTestClient(t, s, Config{})
@@ -168,6 +170,7 @@ func TestAskReadsLogprobsUnderEveryOrder(t *testing.T) {
 // A letter none of whose variants is in the top 20 gets log(1e-6), and the
 // answer says it was floored.
 func TestAskFloorsMissingLetters(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(openaitest.Config{Answer: func(*openaitest.Request) openaitest.Reply {
 		top := map[string]float64{"A": 0.6, " B": 0.1}
 		for i := range 30 { // crowd C and D out of the top 20
@@ -190,6 +193,7 @@ func TestAskFloorsMissingLetters(t *testing.T) {
 }
 
 func TestAskFallsBackToWhatTheServerAccepts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		cfg         openaitest.Config
@@ -256,6 +260,7 @@ func TestAskFallsBackToWhatTheServerAccepts(t *testing.T) {
 }
 
 func TestGeneratedRepliesParse(t *testing.T) {
+	t.Parallel()
 	opts := []string{"red", "blue", "green"}
 	tests := []struct {
 		reply string
@@ -293,6 +298,7 @@ func TestGeneratedRepliesParse(t *testing.T) {
 }
 
 func TestAskChecksTheQuery(t *testing.T) {
+	t.Parallel()
 	s := openaitest.New(openaitest.Config{})
 	defer s.Close()
 	c := newTestClient(t, s, Config{})
@@ -420,6 +426,7 @@ func TestCancelStopsAtOnce(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		cfg      openaitest.Config

@@ -7,6 +7,7 @@ import (
 
 // The hand-written body is what encoding/json writes for the same request.
 func TestChatBodyIsWhatEncodingJSONWrites(t *testing.T) {
+	t.Parallel()
 	frames := testFrames(t, 2)
 	no := false
 	tests := []chatRequest{

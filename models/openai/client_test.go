@@ -54,6 +54,7 @@ func lse(v ...float64) float64 {
 }
 
 func TestLetterLogProbsRecordedReplies(t *testing.T) {
+	t.Parallel()
 	abcd := []string{"A", "B", "C", "D"}
 	tests := []struct {
 		name       string
@@ -122,6 +123,7 @@ func TestLetterLogProbsRecordedReplies(t *testing.T) {
 }
 
 func TestNoLogprobsIsAClearError(t *testing.T) {
+	t.Parallel()
 	ts := server(t, fixture(t, "llamacpp_completions_nologprobs.json"), nil)
 	c, _ := New(Config{BaseURL: ts.URL + "/v1", Model: "m"})
 	_, err := c.LetterLogProbs(context.Background(), Request{Prompt: "x", Letters: []string{"A", "B"}})
@@ -131,6 +133,7 @@ func TestNoLogprobsIsAClearError(t *testing.T) {
 }
 
 func TestRefusesRemoteBaseURL(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"http://10.0.0.5:8000/v1", "https://api.openai.com/v1", "http://192.168.1.2/v1", "http://[2001:db8::1]:80/v1", "http://localhost.example.com/v1"} {
 		if _, err := New(Config{BaseURL: u, Model: "m"}); err == nil || !strings.Contains(err.Error(), "not a loopback address") {
 			t.Errorf("New(%s): %v, want a refusal", u, err)
@@ -152,6 +155,7 @@ func TestRefusesRemoteBaseURL(t *testing.T) {
 }
 
 func TestDialerRefusesNonLoopbackAddresses(t *testing.T) {
+	t.Parallel()
 	for addr, ok := range map[string]bool{"127.0.0.1:80": true, "[::1]:80": true, "10.1.2.3:80": false, "93.184.216.34:443": false} {
 		if err := loopbackOnly("tcp", addr, nil); (err == nil) != ok {
 			t.Errorf("loopbackOnly(%s) = %v", addr, err)
@@ -160,6 +164,7 @@ func TestDialerRefusesNonLoopbackAddresses(t *testing.T) {
 }
 
 func TestRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.RedirectHandler("http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect))
 	defer ts.Close()
 	c, _ := New(Config{BaseURL: ts.URL, Model: "m", MaxRetries: -1})
@@ -170,6 +175,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 }
 
 func TestRetries(t *testing.T) {
+	t.Parallel()
 	ok := fixture(t, "vllm_completions.json")
 	tests := []struct {
 		name         string
@@ -284,6 +290,7 @@ func TestScoreAllBoundsConcurrencyAndKeepsOrder(t *testing.T) {
 }
 
 func TestLetterChecks(t *testing.T) {
+	t.Parallel()
 	c, _ := New(Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
 	for _, letters := range [][]string{nil, {"A", "A"}, {" A"}, {""}} {
 		if _, err := c.LetterLogProbs(context.Background(), Request{Prompt: "x", Letters: letters}); err == nil || !strings.Contains(err.Error(), "letter") {
@@ -293,6 +300,7 @@ func TestLetterChecks(t *testing.T) {
 }
 
 func TestLogSumExp(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   []float64
 		want float64

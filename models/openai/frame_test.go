@@ -21,6 +21,7 @@ func gradient(w, h, pad int) []byte {
 }
 
 func TestEncodeFrame(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		w, h, pad    int
@@ -59,6 +60,7 @@ func TestEncodeFrame(t *testing.T) {
 // Area averaging is exact: a 2:1 shrink of a frame of 2x2 blocks gives each
 // block's mean, rounded half up.
 func TestAreaResizeAverages(t *testing.T) {
+	t.Parallel()
 	const w, h = 8, 4
 	pix := make([]byte, 3*w*h)
 	for y := range h {
@@ -94,6 +96,7 @@ func TestAreaResizeAverages(t *testing.T) {
 }
 
 func TestEncodeFrameRefusesShortBuffers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		n, w, h, stride int
 	}{

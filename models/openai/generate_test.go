@@ -7,6 +7,7 @@ import (
 )
 
 func TestGenerate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		chat  bool

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue")})
 	defer srv.Close()
 	groups := testGroups(t, 4)
@@ -64,6 +65,7 @@ func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
 // (finding out the server's forms), then exactly the next MaxConcurrent,
 // and then each released slot brings exactly the next query in order.
 func TestAskGroupsSendsInOrder(t *testing.T) {
+	t.Parallel()
 	const conc = 4
 	groups := testGroups(t, 4)
 	index := map[string]int{}
@@ -125,6 +127,7 @@ func TestAskGroupsSendsInOrder(t *testing.T) {
 
 // A failing query fails alone; the others of its group are answered.
 func TestAskGroupsFailsQueriesAlone(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Fault: func(r *openaitest.Request, _ int) openaitest.Fault {
 		if strings.Contains(r.User(), "thing 1 of video 0") && r.Images() > 0 {
 			return openaitest.Fault{Status: 500}
@@ -147,6 +150,7 @@ func TestAskGroupsFailsQueriesAlone(t *testing.T) {
 // AskStream reads groups only as workers free up, keeps at most
 // 2*MaxConcurrent+1 open, and hands them back in order.
 func TestAskStreamBoundsOpenGroupsAndKeepsOrder(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Delay: 1e6})
 	defer srv.Close()
 	groups := testGroups(t, 12)
@@ -181,6 +185,7 @@ func TestAskStreamBoundsOpenGroupsAndKeepsOrder(t *testing.T) {
 }
 
 func TestAskStreamStopsOnAnError(t *testing.T) {
+	t.Parallel()
 	stop := errors.New("disk full")
 	tests := []struct {
 		name      string
@@ -227,6 +232,7 @@ func TestAskStreamStopsOnAnError(t *testing.T) {
 }
 
 func TestAskGroupsAfterCancel(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue")})
 	defer srv.Close()
 	c := newTestClient(t, srv, Config{})
@@ -249,6 +255,7 @@ func TestAskGroupsAfterCancel(t *testing.T) {
 // client fall back, the answers are the same bytes, and a resume at another
 // concurrency asks nothing.
 func TestStoredAnswersAreTheSameAtAnyConcurrency(t *testing.T) {
+	t.Parallel()
 	servers := []struct {
 		name string
 		cfg  openaitest.Config

@@ -17,6 +17,7 @@ import (
 // A chat request with frames sends them as image_url parts, in place, and
 // each decodes back to the frame's exact pixels.
 func TestChatWithImages(t *testing.T) {
+	t.Parallel()
 	w, h := 7, 5
 	frames := make([][]byte, 2)
 	for f := range frames {

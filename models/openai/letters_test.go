@@ -9,6 +9,7 @@ import (
 // The floor is log(1e-6) exactly, the Video-Index authors' value
 // (harness/solve.LogFloor is this constant).
 func TestLogFloorIsLogOneInAMillion(t *testing.T) {
+	t.Parallel()
 	if LogFloor != math.Log(1e-6) {
 		t.Fatalf("LogFloor = %v, want log(1e-6) = %v", LogFloor, math.Log(1e-6))
 	}
@@ -66,6 +67,7 @@ func fillers(n int, p float64) []tok {
 }
 
 func TestMergeLettersHandWorkedTop20(t *testing.T) {
+	t.Parallel()
 	abcd := []string{"A", "B", "C", "D"}
 	tests := []struct {
 		name       string
@@ -156,6 +158,7 @@ func TestMergeLettersHandWorkedTop20(t *testing.T) {
 // of the margin log p(gold) - mean log p(others): worked for the first list
 // above, gold B.
 func TestFloorSetsTheMargin(t *testing.T) {
+	t.Parallel()
 	top := append([]tok{
 		{"B", 0.5}, {" B", 0.2}, {"(B", 0.05},
 		{"A", 0.08}, {" A", 0.02},
@@ -175,6 +178,7 @@ func TestFloorSetsTheMargin(t *testing.T) {
 }
 
 func TestLetterOfVariants(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ tok, want string }{
 		{"A", "A"}, {" A", "A"}, {"\nA", "A"}, {"A ", "A"},
 		{"(A", "A"}, {" (A", "A"}, {"( A", "A"},

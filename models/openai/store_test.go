@@ -75,6 +75,7 @@ func TestStoreKeepsWholeRecordsAfterAKillAtAnyByte(t *testing.T) {
 }
 
 func TestStoreReportsCorruptionWhereItIs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		mangle  func(lines []string) []string
@@ -128,6 +129,7 @@ func testGroups(t testing.TB, videos int) []Group {
 // torn at any byte, resumes asking the server only what the store lacks,
 // and answers exactly as an uninterrupted run.
 func TestResumeAsksNothingTwice(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue")})
 	defer srv.Close()
 	groups := testGroups(t, 2)
@@ -197,6 +199,7 @@ func TestResumeAsksNothingTwice(t *testing.T) {
 // A refusal is stored too: a resumed run against a server that refuses
 // continue_final_message offers it nothing at all.
 func TestStoreRemembersRefusals(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), RefusePrefill: true})
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "r.jsonl")
@@ -223,6 +226,7 @@ func TestStoreRemembersRefusals(t *testing.T) {
 
 // Queries asking the same thing at the same moment are one request.
 func TestIdenticalQueriesInFlightAreAskedOnce(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), Delay: 20e6})
 	defer srv.Close()
 	st, _ := OpenStore(filepath.Join(t.TempDir(), "r.jsonl"))
@@ -242,6 +246,7 @@ func TestIdenticalQueriesInFlightAreAskedOnce(t *testing.T) {
 }
 
 func TestStoreRefusesASecondWriter(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	s, err := OpenStore(path)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // servers' own messages; other refusals and faults do not, whatever they
 // say.
 func TestTooLongIsTold(t *testing.T) {
+	t.Parallel()
 	ask := func(cfg openaitest.Config, frames int) error {
 		s := openaitest.New(cfg)
 		defer s.Close()

@@ -18,6 +18,7 @@ import (
 // them in its Name (a cache key: they change what the model reads) and its
 // Stats; a role without them sends no such field and keeps its name.
 func TestChatTemplateKwargsReachTheServer(t *testing.T) {
+	t.Parallel()
 	m, err := models.ParseManifest("/models/models.json", []byte(`{"roles": {
 		"lm_reader": {"server": "http://127.0.0.1:8000/v1", "server_model": "test-model", "server_chat_template_kwargs": {"enable_thinking": false, "a": 1}},
 		"captioner": {"server": "http://127.0.0.1:8000/v1", "server_model": "test-model", "server_chat_template_kwargs": {"enable_thinking": false}},

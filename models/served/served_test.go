@@ -377,6 +377,7 @@ func TestCaptionerCaptionsEachFrameAlone(t *testing.T) {
 // TestParsePrompt reads the harness's prompts back; anything else is a
 // caller's error.
 func TestParsePrompt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, text string
 		n          int

@@ -47,6 +47,7 @@ func checkIDs(t *testing.T, file string, addSpecial bool, cases []idCase) {
 }
 
 func TestGPT2ByteLevelBPE(t *testing.T) {
+	t.Parallel()
 	checkIDs(t, "gpt2_tiny.json", true, []idCase{
 		// Pieces "Hello", "Ġworld". H,e,l,l,o: "l l" (rank 2) and then
 		// "H e" (4), "He ll" (5), "Hell o" (6) give Hello=262; Ġ,w,o,r,l,d:
@@ -74,6 +75,7 @@ func TestGPT2ByteLevelBPE(t *testing.T) {
 }
 
 func TestRoBERTaProcessing(t *testing.T) {
+	t.Parallel()
 	// Ids are GPT-2's shifted by 4 after <s>, <pad>, </s>, <unk>.
 	// add_prefix_space: "Hello world" is read as " Hello world": ĠHello
 	// does not merge Ġ with Hello (no "Ġ Hello" merge): Ġ=224, Hello=266,
@@ -109,6 +111,7 @@ func TestRoBERTaProcessing(t *testing.T) {
 }
 
 func TestQwen2Split(t *testing.T) {
+	t.Parallel()
 	checkIDs(t, "qwen2_tiny.json", true, []idCase{
 		// Qwen2 pieces: "Hello" (259), "\n\n" (\s*[\r\n]+; Ċ Ċ merge 260),
 		// "World" (W o, r l, Wo rl, Worl d: 264), " " (a lone space before
@@ -130,6 +133,7 @@ func TestQwen2Split(t *testing.T) {
 }
 
 func TestBPEIgnoreMerges(t *testing.T) {
+	t.Parallel()
 	tok := loadFixture(t, "qwen2_tiny.json")
 	tok.model.(*bpe).ignoreMerges = true
 	// With ignore_merges (Llama 3 files), a piece found whole in the
@@ -144,6 +148,7 @@ func TestBPEIgnoreMerges(t *testing.T) {
 }
 
 func TestLlamaByteFallbackBPE(t *testing.T) {
+	t.Parallel()
 	// Vocabulary: <unk> 0, <s> 1, </s> 2, <0x00>..<0xFF> 3..258, then
 	// ▁ h i t e r ▁h ▁hi ▁t he ▁the re ▁there = 259..271.
 	checkIDs(t, "llama_tiny.json", true, []idCase{
@@ -157,6 +162,7 @@ func TestLlamaByteFallbackBPE(t *testing.T) {
 }
 
 func TestT5Unigram(t *testing.T) {
+	t.Parallel()
 	// Scores: ▁ -2, ▁the -3, ▁t -4, he -4, ▁cat -4.5, s -6, ▁cats -9,
 	// ▁hel -5, lo -5, ▁hello -20, ... (testdata/t5_tiny.json).
 	checkIDs(t, "t5_tiny.json", true, []idCase{
@@ -206,6 +212,7 @@ func TestSigLIPUnigram(t *testing.T) {
 }
 
 func TestDecodeFixtures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		file        string
 		ids         []int
@@ -237,6 +244,7 @@ func TestDecodeFixtures(t *testing.T) {
 }
 
 func TestMetaspacePrependScheme(t *testing.T) {
+	t.Parallel()
 	// "always" prepends ▁ to every piece between added tokens, "first"
 	// only to the piece at the start of the input (Llama 2 with
 	// legacy=false), "never" to none.
@@ -280,6 +288,7 @@ func TestMetaspacePrependScheme(t *testing.T) {
 // TestBPEHeapMergeMatchesScan checks that the priority-queue merge of long
 // words gives what the plain scan gives, on the real CLIP merges.
 func TestBPEHeapMergeMatchesScan(t *testing.T) {
+	t.Parallel()
 	tok := loadShared(t, "clip_bpe_tokenizer.json")
 	m := tok.model.(*bpe)
 	words := []string{

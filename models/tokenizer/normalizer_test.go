@@ -5,6 +5,7 @@ import (
 )
 
 func TestNormalizers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		json string
@@ -57,6 +58,7 @@ func TestNormalizers(t *testing.T) {
 }
 
 func TestUnicodeClasses(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{`\s+`, `[\s\v\x{85}\p{Z}]+`},
 		{`[^\s\d]`, `[^\s\v\x{85}\p{Z}\p{Nd}]`},

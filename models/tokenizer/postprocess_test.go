@@ -63,6 +63,7 @@ func TestBertProcessing(t *testing.T) {
 }
 
 func TestSequenceProcessing(t *testing.T) {
+	t.Parallel()
 	// Llama 3 files: ByteLevel (offsets only) then TemplateProcessing.
 	tok := tinyWordPiece(t, `{"type": "Sequence", "processors": [
 	 {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
@@ -90,6 +91,7 @@ func TestSequenceProcessing(t *testing.T) {
 }
 
 func TestDecoders(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, json string
 		tokens     []string

@@ -171,6 +171,7 @@ func TestPrecompiledLookup(t *testing.T) {
 }
 
 func TestPrecompiledErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, b64, want string }{
 		{"not base64", "%%%", "illegal base64"},
 		{"too short", base64.StdEncoding.EncodeToString([]byte{1, 0}), "shorter than its header"},

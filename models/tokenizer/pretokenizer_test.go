@@ -29,6 +29,7 @@ func preTokenizeStrings(t *testing.T, json, text string) []string {
 }
 
 func TestSplitBehaviors(t *testing.T) {
+	t.Parallel()
 	// The example of the reference's documentation for
 	// SplitDelimiterBehavior: "the-final--countdown" split on "-".
 	const text = "the-final--countdown"
@@ -54,6 +55,7 @@ func TestSplitBehaviors(t *testing.T) {
 }
 
 func TestPreTokenizers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, json, text string
 		want             []string

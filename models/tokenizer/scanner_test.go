@@ -17,6 +17,7 @@ func scanStrings(sc scanner, s string) []string {
 }
 
 func TestScanners(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		scan scanner
@@ -58,6 +59,7 @@ func scanLlama3Pattern(s []byte, dst [][2]int) [][2]int { return scanners[llama3
 // engine on random text. The CLIP pattern needs no lookahead, so RE2 can
 // run it once \s is spelled as Unicode White_Space (RE2's \s is ASCII).
 func TestCLIPScannerMatchesRegexp(t *testing.T) {
+	t.Parallel()
 	ws := `\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}`
 	pattern := strings.ReplaceAll(clipPattern, `\s`, ws)
 	re := regexp.MustCompile(pattern)

@@ -272,6 +272,7 @@ func TestEncodeBatchMatchesEncode(t *testing.T) {
 }
 
 func TestCLIPDetails(t *testing.T) {
+	t.Parallel()
 	tok := loadShared(t, "clip_bpe_tokenizer.json")
 	text := "A  Photo\tof a CAT's toy"
 	enc, err := tok.Encode(text, true)
@@ -306,6 +307,7 @@ func TestCLIPDetails(t *testing.T) {
 }
 
 func TestBERTDecode(t *testing.T) {
+	t.Parallel()
 	tok := loadShared(t, "bert_wordpiece_tokenizer.json")
 	cases := []struct{ text, want string }{
 		{"Unaffable people, don't they?", "unaffable people, don't they?"},
@@ -326,6 +328,7 @@ func TestBERTDecode(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := func(normalizer string) string {
 		return `{"normalizer": ` + normalizer + `, "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}}}`
@@ -369,6 +372,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestAddedTokenOptions(t *testing.T) {
+	t.Parallel()
 	tok, err := FromJSON([]byte(`{
 	 "added_tokens": [
 	  {"id": 10, "content": "<x>", "single_word": false, "lstrip": false, "rstrip": true, "normalized": false, "special": true},
@@ -415,6 +419,7 @@ func TestAddedTokenOptions(t *testing.T) {
 }
 
 func TestLowercaseIsPerCharacter(t *testing.T) {
+	t.Parallel()
 	// As the reference's Rust char::to_lowercase: İ becomes i + U+0307,
 	// and a final capital sigma becomes σ, not ς (Python's str.lower,
 	// which openai/CLIP's tokenizer uses, gives ς there).

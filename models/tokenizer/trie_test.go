@@ -6,6 +6,7 @@ import (
 )
 
 func TestByteTriePrefixes(t *testing.T) {
+	t.Parallel()
 	tr := newByteTrie(map[string]int{"a": 0, "ab": 1, "abcd": 2, "b": 3, "▁": 4, "▁a": 5})
 	cases := []struct {
 		text string

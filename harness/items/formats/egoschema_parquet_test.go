@@ -49,6 +49,7 @@ func writeEgoParquet[T any](t *testing.T, rows []T) string {
 }
 
 func TestEgoSchemaParquet(t *testing.T) {
+	t.Parallel()
 	p := writeEgoParquet(t, egoParquetRows)
 	if f, err := items.Detect(All(), p, nil); err != nil || f.Name != "egoschema" {
 		t.Errorf("auto: %q, %v; want egoschema", f.Name, err)
@@ -96,6 +97,7 @@ func TestEgoSchemaParquet(t *testing.T) {
 // egoschema_aggregate_score compares as str(): an integer column and a
 // null cell read as the text column does.
 func TestEgoSchemaParquetAnswerTypes(t *testing.T) {
+	t.Parallel()
 	opts := []string{"A. she cuts pods", "B. she pours water", "C. she sweeps", "D. she sings", "E. she leaves"}
 	type nullable struct {
 		Question string   `parquet:"question"`
@@ -141,6 +143,7 @@ func TestEgoSchemaParquetAnswerTypes(t *testing.T) {
 }
 
 func TestEgoSchemaParquetErrors(t *testing.T) {
+	t.Parallel()
 	opts := []string{"A. x", "B. y", "C. z"}
 	type noAnswer struct {
 		Question string   `parquet:"question"`

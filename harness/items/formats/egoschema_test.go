@@ -20,6 +20,7 @@ const egoQuestions = `[{"q_uid": "001934bb-81bd-4cd8-a574-0472ef3f6678", "google
 const egoAnswers = `{"0074f737-11cb-497d-8d07-77c3a8127391": 3, "001934bb-81bd-4cd8-a574-0472ef3f6678": 0, "ffffffff-0000-4000-8000-000000000000": 2}`
 
 func TestEgoSchemaRows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q := writeFile(t, dir, "questions.json", egoQuestions)
 	a := writeFile(t, dir, "subset_answers.json", egoAnswers)
@@ -62,6 +63,7 @@ func TestEgoSchemaRows(t *testing.T) {
 }
 
 func TestEgoSchemaErrors(t *testing.T) {
+	t.Parallel()
 	rec := `{"q_uid": "u1", "question": "q?", "option 0": "a", "option 1": "b", "option 2": "c", "option 3": "d", "option 4": "e"}`
 	for _, tc := range []struct {
 		name, questions, answers string
@@ -101,6 +103,7 @@ func TestEgoSchemaErrors(t *testing.T) {
 }
 
 func TestEgoSchemaDetect(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, detectEgoSchema, []detectCase{
 		{"questions.json", egoQuestions[:300], true},
 		{"subset_answers.json", egoAnswers[:60], true},

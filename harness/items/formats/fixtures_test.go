@@ -235,6 +235,7 @@ func addParquetSeeds[T any](f *testing.F, rows []T) {
 // items.Detect over every built-in format, as import auto does: exactly
 // the format that reads it must claim it.
 func TestAutoDetectClaimsEachAnnotationFileOnce(t *testing.T) {
+	t.Parallel()
 	checkAuto(t, []autoCase{
 		{"mc_question_valid.json", perceptionTestFixture, "perceptiontest"},
 		{"multi-choice.json", tempCompassMultiChoiceFixture, "tempcompass"},
@@ -251,6 +252,7 @@ func TestAutoDetectClaimsEachAnnotationFileOnce(t *testing.T) {
 // and drops must be the same, in the same order (the JSON objects keyed by
 // video are walked in file order, never through a Go map).
 func TestAnnotationReadersAreDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		format     items.Format
 		file, body string

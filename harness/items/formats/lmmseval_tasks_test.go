@@ -135,6 +135,7 @@ func TestLMMSEvalStringLogLikelihoods(t *testing.T) {
 // (save_results_aggregated's <date_id>_results.json: results, configs,
 // versions, ...) is named, and the samples file asked for.
 func TestLMMSEvalResultsFileNamed(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "20251020_080910_results.json", `{
   "results": {"videomme": {"alias": "videomme", "videomme_perception_score,none": 61.2}},
   "configs": {"videomme": {"task": "videomme", "dataset_path": "lmms-eval/Video-MME"}},

@@ -163,6 +163,7 @@ func TestReadLMMSEvalRefusesBadLines(t *testing.T) {
 // that spans lines keeps every line, and the instruction (and the subtitle
 // preamble above it) is the template's, not the question's.
 func TestParsePrompt(t *testing.T) {
+	t.Parallel()
 	const subtitles = "This video's subtitles are listed below: \n[Music]\nwelcome back to the channel\n"
 	for _, tt := range []struct {
 		name, in, question string
@@ -233,6 +234,7 @@ func lmmsV02(t testing.TB, secondDoc any) string {
 }
 
 func TestReadLMMSEvalV02TaskJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	doc := map[string]any{"video_id": "002", "videoID": "zzzzzzzzzzz", "duration": 42.5, "question_id": "002-1", "task_type": "Temporal Perception", "question": "What comes first?", "options": []any{"A. A star.", "B. A moon."}, "answer": "A"}
 	rows, err := ReadLMMSEval(context.Background(), writeFile(t, dir, "videomme.json", lmmsV02(t, doc)))
@@ -253,6 +255,7 @@ func TestReadLMMSEvalV02TaskJSON(t *testing.T) {
 }
 
 func TestTaskName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"logs/m/samples_videomme_2024-06-20T10-11-12.123456.jsonl": "videomme",
 		"20250101_120000_samples_mvbench.jsonl":                    "mvbench",

@@ -83,6 +83,7 @@ func TestLMMSEvalTaskRoundTrip(t *testing.T) {
 }
 
 func TestLMMSEvalTaskDetect(t *testing.T) {
+	t.Parallel()
 	_, path := taskDataset(t)
 	exported, err := os.ReadFile(path)
 	if err != nil {
@@ -107,6 +108,7 @@ func TestLMMSEvalTaskDetect(t *testing.T) {
 }
 
 func TestLMMSEvalTaskErrors(t *testing.T) {
+	t.Parallel()
 	_, path := taskDataset(t)
 	good, err := os.ReadFile(path)
 	if err != nil {

@@ -56,6 +56,7 @@ func writeLVBParquet(t *testing.T, name string, rows []lvbParquetRow) string {
 }
 
 func TestLongVideoBenchParquet(t *testing.T) {
+	t.Parallel()
 	two, zero := int64(2), int64(0)
 	p := writeLVBParquet(t, "validation-00000-of-00001.parquet", []lvbParquetRow{
 		lvbRow("86CxyhFV9MI_0", [5]string{"a hat", "a scarf", "gloves", "a coat", "boots"}, &two),
@@ -96,6 +97,7 @@ func TestLongVideoBenchParquet(t *testing.T) {
 }
 
 func TestLongVideoBenchParquetErrors(t *testing.T) {
+	t.Parallel()
 	one, nine := int64(1), int64(9)
 	for _, tc := range []struct {
 		name   string

@@ -38,6 +38,7 @@ const longVideoBenchFixture = `[
 `
 
 func TestLongVideoBenchReadsTheValidationQuestions(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "lvb_val.json", longVideoBenchFixture)
 	res, err := readAnno(t, LongVideoBench(), p)
 	if err != nil {
@@ -63,6 +64,7 @@ func TestLongVideoBenchReadsTheValidationQuestions(t *testing.T) {
 }
 
 func TestLongVideoBenchDropsTheTestSplitsHiddenAnswers(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "lvb_test_wo_gt.json", `[{"video_id": "v", "question": "q?", "candidates": ["a", "b"], "id": "v_0", "video_path": "v.mp4", "duration": 20, "starting_timestamp_for_subtitles": 0}]`)
 	res, err := readAnno(t, LongVideoBench(), p)
 	if err != nil {
@@ -74,6 +76,7 @@ func TestLongVideoBenchDropsTheTestSplitsHiddenAnswers(t *testing.T) {
 }
 
 func TestLongVideoBenchRefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
 	checkBad(t, LongVideoBench(), "lvb_val.json", []badCase{
 		{"correct_choice past the candidates", "[\n{\"id\": \"v_0\", \"video_path\": \"v.mp4\", \"question\": \"q\", \"candidates\": [\"a\", \"b\"],\n \"correct_choice\": 2}]", 3, "correct_choice", "answer out of range"},
 		{"correct_choice as a letter", `[{"id": "v_0", "video_path": "v.mp4", "question": "q", "candidates": ["a", "b"], "correct_choice": "B"}]`, 1, "correct_choice", "want a number"},

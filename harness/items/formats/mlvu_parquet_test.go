@@ -34,6 +34,7 @@ func writeMLVUParquet(t testing.TB, rows []mlvuParquetRow) string {
 }
 
 func TestMLVUParquet(t *testing.T) {
+	t.Parallel()
 	p := writeMLVUParquet(t, []mlvuParquetRow{
 		{"movie101_66.mp4", 246, "What colour is the main character's car?\n(A) red\n(B) blue\n(C) green\n(D) black", "B", "plotQA"},
 		{"needle_32.mp4", 480, "What does the hand hold?\n(A) a cup\n(B) a pen\n(C) a key\n(D) a book", "D", "needle"},
@@ -78,6 +79,7 @@ func TestMLVUParquet(t *testing.T) {
 }
 
 func TestMLVUParquetErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		row    mlvuParquetRow

@@ -54,6 +54,7 @@ const mlvuSummary = `[
 `
 
 func TestMLVUReadsMultipleChoiceTasksAndDropsTheOthers(t *testing.T) {
+	t.Parallel()
 	plot := writeFile(t, t.TempDir(), "1_plotQA.json", mlvuPlotQA)
 	sum := writeFile(t, t.TempDir(), "9_summary.json", mlvuSummary)
 	res, err := readAnno(t, MLVU(), plot, sum)
@@ -83,6 +84,7 @@ func TestMLVUReadsMultipleChoiceTasksAndDropsTheOthers(t *testing.T) {
 }
 
 func TestMLVUKeepsTheVideoAsWrittenOutsideATaskFile(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "mlvu_dev_subset.json", `[{"video": "a.mp4", "duration": 10, "question": "q?", "candidates": ["x", "y"], "answer": "y", "question_type": "count", "question_id": "CO_7"}]`)
 	res, err := readAnno(t, MLVU(), p)
 	if err != nil {
@@ -94,6 +96,7 @@ func TestMLVUKeepsTheVideoAsWrittenOutsideATaskFile(t *testing.T) {
 }
 
 func TestMLVURefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
 	checkBad(t, MLVU(), "2_needle.json", []badCase{
 		{"an object instead of a list", `{"video": "a.mp4"}`, 1, "", "want a list of questions"},
 		{"a question that is not an object", "[\n  \"What?\"\n]", 2, "", "want a question as an object"},
@@ -106,6 +109,7 @@ func TestMLVURefusesMalformedFiles(t *testing.T) {
 }
 
 func TestMLVUDetectsItsFilesOnly(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, MLVU().Detect, []detectCase{
 		{"1_plotQA.json", mlvuPlotQA, true},
 		{"9_summary.json", mlvuSummary, true},

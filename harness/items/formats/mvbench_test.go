@@ -49,6 +49,7 @@ const mvbenchActionSequence = `[
 const mvbenchActionCount = `[{"video": "video_10026.mp4", "question": "How many times did the person launch objects on the table?", "candidates": ["3", "2", 4], "answer": "2"}]`
 
 func TestMVBenchRows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seq := writeFile(t, dir, "json/action_sequence.json", mvbenchActionSequence)
 	count := writeFile(t, dir, "json/action_count.json", mvbenchActionCount)
@@ -95,6 +96,7 @@ func TestMVBenchRows(t *testing.T) {
 }
 
 func TestMVBenchErrors(t *testing.T) {
+	t.Parallel()
 	checkErrors(t, readMVBench, "action_antonym.json", []errCase{
 		{"no candidates", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrMissingField},
 		{"candidates not a list", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": \"x, y\", \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrFieldType},
@@ -117,6 +119,7 @@ func TestMVBenchErrors(t *testing.T) {
 }
 
 func TestMVBenchDetect(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, detectMVBench, []detectCase{
 		{"MVBench/json/action_sequence.json", mvbenchActionSequence, true},
 		{"action_count.json", mvbenchActionCount, true},
@@ -138,6 +141,7 @@ func FuzzMVBench(f *testing.F) {
 // gives the same rows and drops, in the same order: EgoSchema's answers
 // and the records' meta are maps, whose order must not leak out.
 func TestBenchmarkFilesReadTwice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		read  func(context.Context, []string, items.Options) (*items.Result, error)

@@ -23,6 +23,7 @@ const (
 )
 
 func TestNExTGQAJoinsTheTableWithSpansAndPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	table := writeFile(t, dir, "val.csv", nextGQATable)
 	spans := writeFile(t, dir, "gsub_val.json", nextGQASpansFile)
@@ -60,6 +61,7 @@ func TestNExTGQAJoinsTheTableWithSpansAndPaths(t *testing.T) {
 }
 
 func TestNExTGQAReadsTheTableAlone(t *testing.T) {
+	t.Parallel()
 	table := writeFile(t, t.TempDir(), "test.csv", nextGQATable)
 	res, err := readAnno(t, NExTGQA(), table)
 	if err != nil {
@@ -71,6 +73,7 @@ func TestNExTGQAReadsTheTableAlone(t *testing.T) {
 }
 
 func TestNExTGQARefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
 	checkBad(t, NExTGQA(), "val.csv", []badCase{
 		{"no answer column", "video_id,question,qid,a0,a1\n1,q,0,x,y\n", 1, "answer", "no column answer"},
 		{"a repeated video and qid", nextGQATable + "4882821564,1,1,1,again?,x,1,CW,x,y,z,u,v\n", 6, "qid", "duplicate id"},
@@ -98,6 +101,7 @@ func TestNExTGQARefusesMalformedFiles(t *testing.T) {
 }
 
 func TestNExTGQADetectsItsFilesOnly(t *testing.T) {
+	t.Parallel()
 	checkAuto(t, []autoCase{
 		{"val.csv", nextGQATable, "nextgqa"},
 		{"gsub_val.json", nextGQASpansFile, "nextgqa"},

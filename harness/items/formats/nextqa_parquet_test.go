@@ -45,6 +45,7 @@ func writeNExTQAParquet[T any](t testing.TB, rows []T) string {
 }
 
 func TestNExTQAParquet(t *testing.T) {
+	t.Parallel()
 	p := writeNExTQAParquet(t, []nextqaParquetRow{
 		{4010069381, 369, 640, 480, "how do the two man play the instrument", 2, 6, "CH", "roll the handle", "tap their feet", "strum the string", "hit with sticks", "pat with hand"},
 		// qid numbers the questions of one video: the same qid of another
@@ -82,6 +83,7 @@ func TestNExTQAParquet(t *testing.T) {
 }
 
 func TestNExTQAParquetErrors(t *testing.T) {
+	t.Parallel()
 	type noA2 struct {
 		Video    int64  `parquet:"video"`
 		Question string `parquet:"question"`

@@ -22,6 +22,7 @@ import (
 const nextqaHeader = "video,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n"
 
 func TestNExTQARows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	val := writeFile(t, dir, "val.csv", nextqaHeader+
 		"4010069381,369,640,480,how do the two man play the instrument,0,6,CH,roll the handle,tap their feet,strum the string,hit with sticks,pat with hand\n"+
@@ -68,6 +69,7 @@ func TestNExTQARows(t *testing.T) {
 }
 
 func TestNExTQAErrors(t *testing.T) {
+	t.Parallel()
 	row := "4010069381,369,640,480,how do they play,0,6,CH,roll,tap,strum,hit,pat\n"
 	checkErrors(t, readNExTQA, "val.csv", []errCase{
 		{"gap in option columns", "video,question,answer,qid,type,a0,a1,a3,a4\n4010069381,q,0,6,CH,x,y,z,w\n", 1, "a2", harness.ErrMissingField},
@@ -86,6 +88,7 @@ func TestNExTQAErrors(t *testing.T) {
 }
 
 func TestNExTQADetect(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, detectNExTQA, []detectCase{
 		{"val.csv", nextqaHeader, true},
 		{"x/test.csv", "\ufeff" + nextqaHeader + "1,2,3", true},
@@ -100,6 +103,7 @@ func TestNExTQADetect(t *testing.T) {
 // the import gives back the same ids, videos, questions, options, answers
 // and tasks, in order.
 func TestNExTQASharedData(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(shareddata.Path(t, "nextqa.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +174,7 @@ func FuzzNExTQA(f *testing.F) {
 // TestBenchmarkFilesDetectedOnce checks that auto picks these formats for
 // their own files among every built-in format.
 func TestBenchmarkFilesDetectedOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pq := filepath.Join(dir, "videomme", "test-00000-of-00001.parquet")
 	if err := os.MkdirAll(filepath.Dir(pq), 0o755); err != nil {

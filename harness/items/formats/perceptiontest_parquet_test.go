@@ -41,6 +41,7 @@ func writePTParquet(t testing.TB, rows []ptParquetRow) string {
 }
 
 func TestPerceptionTestParquet(t *testing.T) {
+	t.Parallel()
 	one, two := int64(1), int64(2)
 	p := writePTParquet(t, []ptParquetRow{
 		{"video_10909", "0", "What is in the box?", []string{"a cup", "a pen", "a key"}, &one, "memory", "descriptive", []string{"object"}},
@@ -81,6 +82,7 @@ func TestPerceptionTestParquet(t *testing.T) {
 }
 
 func TestPerceptionTestParquetErrors(t *testing.T) {
+	t.Parallel()
 	one, five := int64(1), int64(5)
 	opts := []string{"a", "b", "c"}
 	for _, tc := range []struct {

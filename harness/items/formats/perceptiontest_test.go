@@ -54,6 +54,7 @@ const perceptionTestFixture = `{
 `
 
 func TestPerceptionTestReadsTheQuestionsOfEachVideo(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "mc_question_valid.json", perceptionTestFixture)
 	res, err := readAnno(t, PerceptionTest(), p)
 	if err != nil {
@@ -83,6 +84,7 @@ func TestPerceptionTestReadsTheQuestionsOfEachVideo(t *testing.T) {
 }
 
 func TestPerceptionTestDropsTheTestSplitsHiddenAnswers(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "mc_question_test.json", `{"video_1": {"metadata": {"video_id": "video_1", "frame_rate": 30, "num_frames": 60},
   "mc_question": [{"id": 0, "question": "q?", "options": ["a", "b", "c"], "area": "Memory", "reasoning": "Descriptive", "tag": []}]}}`)
 	res, err := readAnno(t, PerceptionTest(), p)
@@ -95,6 +97,7 @@ func TestPerceptionTestDropsTheTestSplitsHiddenAnswers(t *testing.T) {
 }
 
 func TestPerceptionTestRefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
 	checkBad(t, PerceptionTest(), "mc_question_valid.json", []badCase{
 		{"a list instead of an object of videos", `[{"video_id": "video_1"}]`, 1, "", "want an object of videos"},
 		{"a video that is not an object", "{\n \"video_1\": [1]\n}", 2, "", `video "video_1" as an object`},
@@ -113,6 +116,7 @@ func TestPerceptionTestRefusesMalformedFiles(t *testing.T) {
 }
 
 func TestPerceptionTestDetectsItsFilesOnly(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, PerceptionTest().Detect, []detectCase{
 		{"mc_question_valid.json", perceptionTestFixture, true},
 		{"lvb_val.json", `[{"video_id": "86CxyhFV9MI", "question": "q", "candidates": ["a"], "correct_choice": 0}]`, false},

@@ -60,6 +60,7 @@ const starFixture = `[
 `
 
 func TestSTARReadsQuestionsWithTheirClips(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "STAR_val.json", starFixture)
 	res, err := readAnno(t, STAR(), p)
 	if err != nil {
@@ -88,6 +89,7 @@ func TestSTARReadsQuestionsWithTheirClips(t *testing.T) {
 }
 
 func TestSTARRefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
 	q := func(extra string) string {
 		return `[{"question_id": "Interaction_T1_1", "question": "q?", "video_id": "V", "start": 1, "end": 2, "answer": "a",` + extra + `}]`
 	}
@@ -106,6 +108,7 @@ func TestSTARRefusesMalformedFiles(t *testing.T) {
 // <video_id>_<start>_<end>) and imports it: every item must come back with
 // its id, options, answer, task and clip.
 func TestSTARReadsBackTheProjectsSTARItems(t *testing.T) {
+	t.Parallel()
 	src := shareddata.Path(t, "star.jsonl")
 	f, err := os.Open(src)
 	if err != nil {

@@ -36,6 +36,7 @@ func writeTempCompassParquet(t testing.TB, config string, rows []tempCompassParq
 }
 
 func TestTempCompassParquet(t *testing.T) {
+	t.Parallel()
 	mc := writeTempCompassParquet(t, "multi-choice", []tempCompassParquetRow{
 		{"1034419625", "What is the man doing in the video?\nA. dunking a basketball\nB. dribbling a basketball\nC. passing a basketball", "A. dunking a basketball", "action"},
 		{"1034419625", "Which activity is the man engaged in?\nA. passing a basketball\nB. dribbling a basketball\nC. dunking a basketball", "C. dunking a basketball", "action"},
@@ -79,6 +80,7 @@ func TestTempCompassParquet(t *testing.T) {
 }
 
 func TestTempCompassParquetErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		row    tempCompassParquetRow

@@ -96,6 +96,7 @@ const (
 )
 
 func TestTempCompassReadsEachTaskType(t *testing.T) {
+	t.Parallel()
 	mc := writeFile(t, t.TempDir(), "multi-choice.json", tempCompassMultiChoiceFixture)
 	cm := writeFile(t, t.TempDir(), "caption_matching.json", tempCompassCaptionFixture)
 	yn := writeFile(t, t.TempDir(), "yes_no.json", tempCompassYesNoFixture)
@@ -139,6 +140,7 @@ func TestTempCompassReadsEachTaskType(t *testing.T) {
 }
 
 func TestTempCompassReadsAModelsPredictions(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "multi-choice.json", tempCompassPredictionsFixture)
 	res, err := readAnno(t, TempCompass(), p)
 	if err != nil {
@@ -160,6 +162,7 @@ func TestTempCompassReadsAModelsPredictions(t *testing.T) {
 }
 
 func TestTempCompassDropsCaptioningQuestions(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, t.TempDir(), "captioning.json", tempCompassCaptioningFixture)
 	res, err := readAnno(t, TempCompass(), p)
 	if err != nil {
@@ -171,6 +174,7 @@ func TestTempCompassDropsCaptioningQuestions(t *testing.T) {
 }
 
 func TestTempCompassRefusesMalformedFiles(t *testing.T) {
+	t.Parallel()
 	checkBad(t, TempCompass(), "multi-choice.json", []badCase{
 		{"a list of questions at the top", `[{"question": "q", "answer": "yes"}]`, 1, "", "want an object of videos"},
 		{"a dimension that is not a list", "{\"v\": {\n\"speed\": {\"question\": \"q\"}}}", 2, "", `dimension "speed" of video "v" as a list`},
@@ -181,6 +185,7 @@ func TestTempCompassRefusesMalformedFiles(t *testing.T) {
 }
 
 func TestTempCompassDetectsItsFilesOnly(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, TempCompass().Detect, []detectCase{
 		{"multi-choice.json", tempCompassMultiChoiceFixture, true},
 		{"yes_no.json", tempCompassYesNoFixture, true},

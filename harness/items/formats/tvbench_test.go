@@ -36,6 +36,7 @@ const tvbenchObjectCount = `[
 const tvbenchActionLocalization = `[{"video": "3MSZA.mp4", "question": "During which part of the video does the action 'person opening a door' occur?", "candidates": ["At the beginning of the video.", "In the middle of the video.", "At the end of the video.", "Throughout the entire video."], "answer": "At the end of the video.", "start": 4.5, "end": 31.0}]`
 
 func TestTVBenchRows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	count := writeFile(t, dir, "TVBench/json/object_count.json", tvbenchObjectCount)
 	loc := writeFile(t, dir, "TVBench/json/action_localization.json", tvbenchActionLocalization)
@@ -73,6 +74,7 @@ func TestTVBenchRows(t *testing.T) {
 }
 
 func TestTVBenchErrors(t *testing.T) {
+	t.Parallel()
 	checkErrors(t, readTVBench, "egocentric_sequence.json", []errCase{
 		{"no candidates", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrMissingField},
 		{"one candidate", "[\n{\"video\": \"a.mp4\", \"question\": \"q\", \"candidates\": [\"x\"], \"answer\": \"x\"}\n]", 2, "candidates", harness.ErrTooFewOptions},
@@ -97,6 +99,7 @@ func TestTVBenchErrors(t *testing.T) {
 // data_list); MVBench's layout, or none, leaves it MVBench's. The trees
 // are written by the test under neutral folder names.
 func TestTVBenchDetect(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		// files are the tree written, the first being the file given.

@@ -42,6 +42,7 @@ var videommeFixture = []videommeParquetRow{
 }
 
 func TestVideoMMEParquet(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "videomme", "test-00000-of-00001.parquet")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -123,6 +124,7 @@ const videommeResults = `[
 ]`
 
 func TestVideoMMEJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	flat := writeFile(t, dir, "videomme.json", videommeFlatJSON)
 	lines := writeFile(t, dir, "videomme.jsonl", `{"duration": "long", "videoID": "zzzzzzzzzzz", "question_id": "900-1", "task_type": "Counting Problem", "question": "How many?", "options": ["A. 1.", "B. 2."], "answer": "B"}`+"\n")
@@ -171,6 +173,7 @@ func TestVideoMMEJSON(t *testing.T) {
 }
 
 func TestVideoMMEErrors(t *testing.T) {
+	t.Parallel()
 	q := func(extra string) string {
 		return `{"videoID": "v1", "duration": "short", "question_id": "001-1", "task_type": "T", "question": "q?", "options": ["A. x.", "B. y.", "C. z.", "D. w."]` + extra + `}`
 	}
@@ -227,6 +230,7 @@ func TestVideoMMEErrors(t *testing.T) {
 }
 
 func TestVideoMMEDetect(t *testing.T) {
+	t.Parallel()
 	checkDetect(t, detectVideoMME, []detectCase{
 		{"videomme.json", videommeFlatJSON, true},
 		{"results.json", videommeResults, true},

@@ -13,6 +13,7 @@ import (
 // and video_path beside video; a table with category alone (VLMEvalKit's
 // MVBench results) has its category as the task.
 func TestVLMEvalKitTaskGroupAndVideoPath(t *testing.T) {
+	t.Parallel()
 	type want struct{ task, group, videoPath string }
 	for _, tc := range []struct {
 		name, header string

@@ -115,6 +115,7 @@ func TestVLMEvalKitLayouts(t *testing.T) {
 // an empty cell; it stays an (empty, flagged) option in its place, so that
 // the letters after it keep naming the same options.
 func TestVLMEvalKitBlankOptionKeepsPositions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := writeFile(t, dir, "m_MVBench.tsv", "index\tvideo\tquestion\tA\tB\tC\tD\tanswer\tprediction\n0\tv.mp4\tWhat falls?\ta cup\t\ta book\ta pen\tD\tD\n")
 	rows, err := ReadVLMEvalKit(context.Background(), p)
@@ -134,6 +135,7 @@ func TestVLMEvalKitBlankOptionKeepsPositions(t *testing.T) {
 }
 
 func TestDatasetName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"outputs/Qwen2-VL-7B/Qwen2-VL-7B_Video-MME.xlsx":         "Video-MME",
 		"outputs/LLaVA-Video-7B/LLaVA-Video-7B_Video-MME.xlsx":   "Video-MME",
@@ -158,6 +160,7 @@ func TestDatasetName(t *testing.T) {
 }
 
 func TestVLMEvalKitRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		name, path, want string

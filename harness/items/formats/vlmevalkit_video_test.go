@@ -53,6 +53,7 @@ const (
 )
 
 func TestVLMEvalKitVideoDatasetTSVs(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	type got struct {
 		ID, Video, VideoPath, Task string
@@ -148,6 +149,7 @@ func TestVLMEvalKitVideoResults(t *testing.T) {
 }
 
 func TestVLMEvalKitClipErrors(t *testing.T) {
+	t.Parallel()
 	body := "task_type\tprefix\tdata_type\tbound\tstart\tend\tvideo\tquestion\tanswer\tcandidates\tindex\n" +
 		"Action Sequence\tvideo/star/\tvideo\tTrue\t4.5\t12\tA.mp4\tq?\tx\t['x', 'y']\t0\n" +
 		"Action Sequence\tvideo/star/\tvideo\tTrue\t12\t4.5\tB.mp4\tq?\tx\t['x', 'y']\t1\n"
@@ -161,6 +163,7 @@ func TestVLMEvalKitClipErrors(t *testing.T) {
 // dump_tsv, dump_csv): every cell quoted, the header too, a missing value
 // an empty quoted cell, a question holding a line break kept in one cell.
 func TestVLMEvalKitQuotedResults(t *testing.T) {
+	t.Parallel()
 	q := func(cells ...string) string {
 		out := ""
 		for i, c := range cells {
@@ -204,6 +207,7 @@ func TestVLMEvalKitQuotedResults(t *testing.T) {
 // it cannot write the table (vlmeval/smp/file.py); auto takes it as
 // VLMEvalKit's, and the import says how to turn it into a TSV.
 func TestVLMEvalKitPickleNamed(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, filepath.Join(t.TempDir(), "outputs", "Qwen2-VL-7B"), "Qwen2-VL-7B_Video-MME_8frame.pkl", "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x06pandas")
 	if f, err := items.Detect(All(), p, mustHead(t, p)); err != nil || f.Name != "vlmevalkit" {
 		t.Errorf("auto: %q, %v; want vlmevalkit", f.Name, err)

@@ -38,6 +38,7 @@ func wantParseError(t *testing.T, err error, file string, line, row int, field s
 }
 
 func TestWalkerNamesTheLineOfEachValue(t *testing.T) {
+	t.Parallel()
 	body := "[\n  {\"a\": 1},\n\n  {\"a\": 2}\n  ,\n  {\"a\":\n 3}\n]\n"
 	w := NewWalker("x.json", strings.NewReader(body))
 	if err := w.Enter('[', "a list"); err != nil {
@@ -77,6 +78,7 @@ func summarise(recs []*Record) []summary {
 }
 
 func TestReadEachLayout(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name, file, body, path string
@@ -122,6 +124,7 @@ func TestReadEachLayout(t *testing.T) {
 }
 
 func TestReadParquet(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		ID      string   `parquet:"question_id"`
 		Options []string `parquet:"options,list"`
@@ -162,6 +165,7 @@ func TestReadParquet(t *testing.T) {
 }
 
 func TestGettersNameTheFieldsLine(t *testing.T) {
+	t.Parallel()
 	body := "[{\"id\": 7,\n \"q\": \" \",\n \"n\": \"12.5\",\n \"bad\": \"soon\",\n \"opts\": [\"a\", 3,\n {}],\n \"sub\": [{\"x\": 1},\n \"y\"],\n \"i\": 1.5}]"
 	p := write(t, "r.json", body)
 	recs, err := Array(context.Background(), p, "records")
@@ -198,6 +202,7 @@ func TestGettersNameTheFieldsLine(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name, file, body, path string
@@ -235,6 +240,7 @@ func TestReadErrors(t *testing.T) {
 // TestReadTwiceAlike reads each layout twice: the records must be the
 // same, in the same order.
 func TestReadTwiceAlike(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ file, body, path string }{
 		{"a.json", `{"x": {"b": [{"q": 1}], "a": [{"q": 2}]}}`, "x.*.*"},
 		{"a.csv", "q,a\n1,2\n3,4\n", ""},

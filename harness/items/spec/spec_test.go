@@ -59,6 +59,7 @@ func summarise(rows []items.Row) []got {
 }
 
 func TestReadShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -221,6 +222,7 @@ keep: mcq
 }
 
 func TestReadParquet(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		VideoID  string   `parquet:"video_id"`
 		Duration string   `parquet:"duration"`
@@ -259,6 +261,7 @@ func TestReadParquet(t *testing.T) {
 }
 
 func TestGuessTable(t *testing.T) {
+	t.Parallel()
 	dir := write(t, map[string]string{
 		"Video-MME.tsv": "index\tvideo\tquestion\tA\tB\tC\tD\tanswer\tcategory\n" +
 			"0\tv1\tWhat colour?\tred\t\tgreen\tblue\tD\tcolour\n",
@@ -286,6 +289,7 @@ func TestGuessTable(t *testing.T) {
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	base := "name: B\nfiles: [\"d.json\"]\nfields: {question: q, options: o, answer: a, video: \"{v}.mp4\"}\n"
 	tests := []struct {
 		name, spec, data string
@@ -333,6 +337,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestTemplates(t *testing.T) {
+	t.Parallel()
 	rec := map[string]any{"id": 7.0, "path": "a/b/c.mp4", "t": "01:02:03.5", "n": "3", "l": []any{"x", "y"}, "m": map[string]any{"k": "v"}}
 	tests := map[string]string{
 		"{id|int}.mp4":           "7.mp4",

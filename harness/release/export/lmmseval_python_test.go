@@ -43,6 +43,7 @@ func runPython(t *testing.T, dir, script string, out any, args ...string) {
 }
 
 func TestLMMSEvalUtilsCompiles(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	dir := t.TempDir()
 	exportTo(t, dir)
@@ -57,6 +58,7 @@ func TestLMMSEvalUtilsCompiles(t *testing.T) {
 // the exported documents: the prompts, the targets, the blind documents,
 // process_results on replies of every kind, and the per-group accuracies.
 func TestLMMSEvalScoring(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exportTo(t, dir)
 	r := testRelease(t)
@@ -163,6 +165,7 @@ print(json.dumps({
 // TestLMMSEvalParseAgreesWithVidscreen: utils.py reads a reply as package
 // answer does, so lmms-eval's accuracy is vidscreen's on the same replies.
 func TestLMMSEvalParseAgreesWithVidscreen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exportTo(t, dir)
 	opts := [][]string{
@@ -201,6 +204,7 @@ func TestLMMSEvalParseAgreesWithVidscreen(t *testing.T) {
 }
 
 func TestLMMSEvalFrameIndices(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exportTo(t, dir)
 	every2 := func(from, to int) []int {
@@ -237,6 +241,7 @@ func TestLMMSEvalFrameIndices(t *testing.T) {
 }
 
 func TestLMMSEvalVideoFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exportTo(t, dir)
 	root := t.TempDir()

@@ -65,6 +65,7 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 }
 
 func TestLMMSEvalDirectory(t *testing.T) {
+	t.Parallel()
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	exportTo(t, a)
 	exportTo(t, b)
@@ -93,6 +94,7 @@ func TestLMMSEvalDirectory(t *testing.T) {
 }
 
 func TestLMMSEvalRefusesAnotherExportsTasks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "vidscreen_ffffffffffffffff_video.yaml")
 	if err := os.WriteFile(stale, []byte("task: vidscreen_ffffffffffffffff_video\n"), 0o644); err != nil {
@@ -126,6 +128,7 @@ func mapping(t *testing.T, n *yaml.Node, where string) ([]string, map[string]*ya
 }
 
 func TestLMMSEvalYAMLKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exportTo(t, dir)
 	files := readDir(t, dir)

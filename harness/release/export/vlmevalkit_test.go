@@ -18,6 +18,7 @@ import (
 )
 
 func TestPyString(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{"a dog", `'a dog'`},
 		{"it's", `"it's"`},
@@ -48,6 +49,7 @@ func TestPyString(t *testing.T) {
 // that needs escapes vidscreen import does not read is written as JSON,
 // which Python reads alike.
 func TestPyStringIsPythonsRepr(t *testing.T) {
+	t.Parallel()
 	plain := []string{"a dog", "it's", `say "hi"`, `it's "x"`, `back\slash`, "tab\tnew\nline", "à droite 中文", "emoji 🎥", ""}
 	odd := []string{"bell\x07\x7f", "nbsp\u00a0zwsp\u200b", "line\u2028sep", "cr\r", "a < b & c"}
 	all := append(append([]string{}, plain...), odd...)
@@ -87,6 +89,7 @@ print(json.dumps({"reprs": [repr(s) for s in d["all"]], "plain": repr(d["lists"]
 // TestVLMEvalKitTableImportsBack: vidscreen's own VLMEvalKit reader reads
 // every text of the table exactly, odd characters included.
 func TestVLMEvalKitTableImportsBack(t *testing.T) {
+	t.Parallel()
 	r := testRelease(t)
 	r.Items[0].Options = []string{"cr\rhere", "bell\x07", "it's \"q\"", "a\\b"}
 	p := filepath.Join(t.TempDir(), "release.tsv")
@@ -110,6 +113,7 @@ func TestVLMEvalKitTableImportsBack(t *testing.T) {
 }
 
 func TestVLMEvalKitTable(t *testing.T) {
+	t.Parallel()
 	r := testRelease(t)
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.tsv"), filepath.Join(dir, "b.tsv")

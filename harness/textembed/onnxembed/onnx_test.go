@@ -92,6 +92,7 @@ func realTexts(t *testing.T, n int) []string {
 }
 
 func TestONNXRowsAreTheEncodersRows(t *testing.T) {
+	t.Parallel()
 	rt := runtimeOrSkip(t)
 	dir := tinyModels(t)
 	m, err := models.LoadManifest(dir)
@@ -176,6 +177,7 @@ func TestONNXRowsAreTheEncodersRows(t *testing.T) {
 }
 
 func TestOpenModelsWithoutDupConfirm(t *testing.T) {
+	t.Parallel()
 	rt := runtimeOrSkip(t)
 	dir := tinyModels(t)
 	os.WriteFile(filepath.Join(dir, models.ManifestFile), []byte(`{"roles": {"text_embed": {"dir": "text_embed"}}}`), 0o644)

@@ -10,6 +10,7 @@ import (
 
 // TestEvaluateVerdicts checks each verdict on hand-made cards.
 func TestEvaluateVerdicts(t *testing.T) {
+	t.Parallel()
 	opt, pool := harness.LevelOption, harness.LevelPool
 	truth := &Truth{Families: []FamilyTruth{
 		{Name: "a", Benchmark: "world-a", Expected: &pool},
@@ -51,6 +52,7 @@ func TestEvaluateVerdicts(t *testing.T) {
 }
 
 func TestEvaluateCardsReadsWorldBenchmarksOnly(t *testing.T) {
+	t.Parallel()
 	lr := &metrics.LevelResult{Eps: 0.6, Attacker: "question-match", Significant: true}
 	cards := []metrics.Card{
 		{Benchmark: "nextqa", Chance: 0.2, Levels: metrics.Levels{Option: lr, Text: lr, Pool: lr}},

@@ -127,6 +127,7 @@ func sameBits(got, want []float32) (first int, maxAbs float64) {
 }
 
 func TestHostPrepEqualsImageprep(t *testing.T) {
+	t.Parallel()
 	images, _, _ := testImages(t)
 	rng := rand.New(rand.NewPCG(23, 5))
 	var frames []imageprep.Frame
@@ -177,6 +178,7 @@ func TestHostPrepEqualsImageprep(t *testing.T) {
 // TestHostPrepEqualsPython: the Python pipelines of imageprep's reference
 // (Pillow resize, numpy float32 rescale and normalise) bit for bit.
 func TestHostPrepEqualsPython(t *testing.T) {
+	t.Parallel()
 	images, pipelines, blob := testImages(t)
 	for _, c := range pipelines {
 		t.Run(c.Name, func(t *testing.T) {
@@ -232,6 +234,7 @@ func TestHostPrep1080p(t *testing.T) {
 }
 
 func TestPrepRefuses(t *testing.T) {
+	t.Parallel()
 	p, err := imageprep.New(config(t, "clip-vit-base-patch32.json"), imageprep.Options{})
 	if err != nil {
 		t.Fatal(err)

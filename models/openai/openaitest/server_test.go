@@ -25,6 +25,7 @@ func post(t *testing.T, s *Server, path, body string) (int, http.Header, []byte,
 const chatBody = `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,/9j/AA=="}},{"type":"text","text":"Q?\nA. x\nB. y"}]},{"role":"assistant","content":"Answer:"}],"max_tokens":1,"temperature":0,"seed":3,"logprobs":true,"top_logprobs":2,"continue_final_message":true,"add_generation_prompt":false}`
 
 func TestChatReplyHasVLLMsShape(t *testing.T) {
+	t.Parallel()
 	s := New(Config{Models: []string{"m"}, Answer: func(r *Request) Reply {
 		return Reply{Top: map[string]float64{" B": 3, "A": 1, "The": 0.5}}
 	}})
@@ -74,6 +75,7 @@ func TestChatReplyHasVLLMsShape(t *testing.T) {
 }
 
 func TestCompletionsReplyHasVLLMsShape(t *testing.T) {
+	t.Parallel()
 	s := New(Config{Models: []string{"m"}, Answer: func(r *Request) Reply { return Reply{Top: map[string]float64{" A": 1, " B": 1}} }})
 	defer s.Close()
 	_, _, body, err := post(t, s, "/completions", `{"model":"m","prompt":"Q? A. x B. y\nAnswer:","max_tokens":1,"temperature":0,"logprobs":5}`)
@@ -98,6 +100,7 @@ func TestCompletionsReplyHasVLLMsShape(t *testing.T) {
 }
 
 func TestServerRefusesAsVLLMDoes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		cfg      Config
@@ -129,6 +132,7 @@ func TestServerRefusesAsVLLMDoes(t *testing.T) {
 }
 
 func TestFaultsOnDemand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		fault Fault
@@ -180,6 +184,7 @@ func TestFaultsOnDemand(t *testing.T) {
 }
 
 func TestRecordsEveryRequestUnderLoad(t *testing.T) {
+	t.Parallel()
 	s := New(Config{Models: []string{"m"}})
 	defer s.Close()
 	var wg sync.WaitGroup
@@ -217,6 +222,7 @@ func TestRecordsEveryRequestUnderLoad(t *testing.T) {
 // and "longer than the model's context length"), one over the image limit
 // with vLLM's "At most N image(s)"; one within both is answered.
 func TestContextRefusalsInEachFlavour(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -284,6 +290,7 @@ func TestContextRefusalsInEachFlavour(t *testing.T) {
 // reason, then "data: [DONE]"; the same request unstreamed is one JSON
 // reply saying the same.
 func TestChatStreamsAsServerSentEvents(t *testing.T) {
+	t.Parallel()
 	s := New(Config{Models: []string{"m"}, Answer: func(r *Request) Reply {
 		return Reply{Top: map[string]float64{" B": 3, "A": 1}}
 	}})
