@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/textembed"
@@ -55,7 +56,7 @@ func npyWriter(m *kernels.Matrix) func(io.Writer) error {
 	return func(w io.Writer) error { return npy.Write(w, m, "<f4") }
 }
 
-// embed computes (or finds in the cache) the question+options embeddings
+// embed is the embed stage: it computes (or finds in the cache) the question+options embeddings
 // the pool attackers read and the question embeddings the copy attacker and
 // the near-duplicate search read. The default lexical embedder is fitted on
 // each benchmark's own texts and embeds that benchmark's items only, so that
@@ -68,6 +69,7 @@ func npyWriter(m *kernels.Matrix) func(io.Writer) error {
 // by rows (embedRows). A benchmark's lexical embedder is fitted only when
 // one of its matrices is not cached, and let go after it.
 func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical bool) error {
+	t0 := time.Now()
 	// One embedder per benchmark: the model for every benchmark, or the
 	// lexical embedder fitted on the benchmark's texts.
 	groups := textembed.BenchmarkItems(a.items)
@@ -145,5 +147,6 @@ func (a *audit) embed(ctx context.Context, emb textembed.TextEmbedder, lexical b
 	if cached > 0 {
 		a.opt.Progress.Note("embeddings read from the cache", "dir", cache.dir, "texts", cached)
 	}
+	a.stage("embed", t0)
 	return nil
 }

@@ -42,14 +42,30 @@ func referenceSet(frames int) features.VLMSet {
 	return base
 }
 
-// referenceStage computes s* with vlm_reader (--reference-model): the
+// referenceStage is the reference stage: with Options.ReferenceModel it
+// computes s* (modelReference), sets a.refSource and returns the answers by
+// item key; otherwise it returns ref, the reference file's answers (nil
+// without one), as they are.
+func (a *audit) referenceStage(ctx context.Context, ref map[string]int) (map[string]int, error) {
+	if !a.opt.ReferenceModel {
+		return ref, nil
+	}
+	ref, src, err := a.modelReference(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.refSource = src
+	return ref, nil
+}
+
+// modelReference computes s* with vlm_reader (--reference-model): the
 // answers of the full protocol for every item (scored by the feature
 // stage, in its one decode pass), then, on each long-video
 // benchmark whose 32-frame accuracy stays within ReferenceDelta of chance,
 // the answers of the 128-frame probe for that benchmark's items instead. It
 // returns the answers by item key and, per benchmark, what the card says of
 // them.
-func (a *audit) referenceStage(ctx context.Context) (map[string]int, map[string]*metrics.ReferenceSource, error) {
+func (a *audit) modelReference(ctx context.Context) (map[string]int, map[string]*metrics.ReferenceSource, error) {
 	t0 := time.Now()
 	v := a.opt.Video
 	// read returns each item's scores on frames uniform frames (nil where
