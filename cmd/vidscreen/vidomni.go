@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/vidomni"
 )
 
@@ -62,69 +60,23 @@ leaving a hard pair out would raise a verifier's mean. --allow-missing scores ea
 missing pair 0 instead (nothing flagged, its Incorrect sentences missed) and the
 reports count them per verifier.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
-			labels := fs.String("labels", "", "the labels JSONL `FILE`: one video-caption pair a line (required)")
-			var verdicts, self, ensembles stringList
-			fs.Var(&verdicts, "verdicts", "a verdicts JSONL `FILE` (repeat for several files; at least one)")
-			out := fs.String("out", "", "write the reports to directory `DIR` (created if missing; required)")
-			brackets := fs.String("brackets", vidomni.DefaultBrackets, "duration brackets `SPEC`: NAME:MAX_SECONDS,...,NAME (the last unbounded)")
-			noIncorrect := fs.String("no-incorrect", vidomni.NoIncorrectZero, "score pairs without an Incorrect sentence by `POLICY`: zero (0/0 is 0, as the paper's mean over all pairs), one (0/0 is 1) or skip (leave them out)")
-			fs.Var(&self, "self", "`VERIFIER=SOURCE`: the verifier is that caption source, for the self-verification diagonal when the names differ (repeatable)")
-			fs.Var(&ensembles, "ensemble", "score the ensemble `A+B` of two verifiers (repeatable; default every pair)")
-			allowMissing := fs.Bool("allow-missing", false, "score a pair a verifier gave no verdict on as 0 (its Incorrect sentences missed) instead of refusing the verdicts")
+			def := vidomni.DefaultScoreOptions()
+			var opt vidomni.ScoreOptions
+			fs.StringVar(&opt.Labels, "labels", "", "the labels JSONL `FILE`: one video-caption pair a line (required)")
+			fs.Var((*stringList)(&opt.Verdicts), "verdicts", "a verdicts JSONL `FILE` (repeat for several files; at least one)")
+			fs.StringVar(&opt.Out, "out", "", "write the reports to directory `DIR` (created if missing; required)")
+			fs.StringVar(&opt.Brackets, "brackets", def.Brackets, "duration brackets `SPEC`: NAME:MAX_SECONDS,...,NAME (the last unbounded)")
+			fs.StringVar(&opt.NoIncorrect, "no-incorrect", def.NoIncorrect, "score pairs without an Incorrect sentence by `POLICY`: zero (0/0 is 0, as the paper's mean over all pairs), one (0/0 is 1) or skip (leave them out)")
+			fs.Var((*stringList)(&opt.Self), "self", "`VERIFIER=SOURCE`: the verifier is that caption source, for the self-verification diagonal when the names differ (repeatable)")
+			fs.Var((*stringList)(&opt.Ensembles), "ensemble", "score the ensemble `A+B` of two verifiers (repeatable; default every pair)")
+			fs.BoolVar(&opt.AllowMissing, "allow-missing", false, "score a pair a verifier gave no verdict on as 0 (its Incorrect sentences missed) instead of refusing the verdicts")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q", args)}
 				}
-				if *labels == "" || len(verdicts) == 0 || *out == "" {
-					return &usageError{"--labels, --verdicts and --out are required"}
-				}
-				opt := vidomni.Options{NoIncorrect: *noIncorrect, Self: map[string]string{}, AllowMissing: *allowMissing}
-				var err error
-				if opt.Brackets, err = vidomni.ParseBrackets(*brackets); err != nil {
-					return &usageError{"--brackets: " + err.Error()}
-				}
-				switch *noIncorrect {
-				case vidomni.NoIncorrectZero, vidomni.NoIncorrectOne, vidomni.NoIncorrectSkip:
-				default:
-					return &usageError{fmt.Sprintf("--no-incorrect %q: want zero, one or skip", *noIncorrect)}
-				}
-				for _, s := range self {
-					v, src, ok := strings.Cut(s, "=")
-					if !ok || v == "" || src == "" {
-						return &usageError{fmt.Sprintf("--self %q: want VERIFIER=SOURCE", s)}
-					}
-					opt.Self[v] = src
-				}
-				for _, e := range ensembles {
-					a, b, ok := strings.Cut(e, "+")
-					if !ok || a == "" || b == "" {
-						return &usageError{fmt.Sprintf("--ensemble %q: want A+B", e)}
-					}
-					opt.Ensembles = append(opt.Ensembles, [2]string{a, b})
-				}
-				pairs, err := readVidomniFile(*labels, vidomni.ReadLabels)
+				s, err := vidomni.ScoreFiles(opt)
 				if err != nil {
-					return err
-				}
-				var vs []*vidomni.Verdict
-				for _, f := range verdicts {
-					v, err := readVidomniFile(f, vidomni.ReadVerdicts)
-					if err != nil {
-						return err
-					}
-					vs = append(vs, v...)
-				}
-				s, err := vidomni.Score(pairs, vs, opt)
-				if err != nil {
-					var pe *harness.ParseError
-					var me *vidomni.MissingError
-					if errors.As(err, &pe) || errors.As(err, &me) || len(ensembles) > 0 {
-						return fmt.Errorf("%w: %v", errBadInput, err)
-					}
-					return err
-				}
-				if err := s.WriteDir(*out); err != nil {
-					return err
+					return vidomniError(err)
 				}
 				fmt.Fprintf(env.stdout, "%-24s %6s %9s %7s %6s %9s %8s\n", "verifier", "pairs", "precision", "recall", "F1", "unparsed", "missing")
 				missing := 0
@@ -139,30 +91,21 @@ reports count them per verifier.`,
 				if n := s.Unparsed(); n > 0 {
 					fmt.Fprintf(env.stdout, "replies that could not be parsed: %d; each scores 0 for its pair (scores.md lists them)\n", n)
 				}
-				fmt.Fprintf(env.stdout, "outputs in %s: scores.json, scores.md, index.html, sentences.parquet\n", *out)
+				fmt.Fprintf(env.stdout, "outputs in %s: scores.json, scores.md, index.html, sentences.parquet\n", opt.Out)
 				return nil
 			}
 		},
 	}
 }
 
-// readVidomniFile opens path and reads it with read; a bad line is bad
-// input (status 2).
-func readVidomniFile[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadInput, err)
+// vidomniError maps the library's errors to the command's: options that
+// ask for something impossible are a usage error (status 2), like bad input.
+func vidomniError(err error) error {
+	var oe *vidomni.OptionsError
+	if errors.As(err, &oe) {
+		return &usageError{oe.Msg}
 	}
-	defer f.Close()
-	out, err := read(f, path)
-	if err != nil {
-		var pe *harness.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%w: %v", errBadInput, err)
-		}
-		return nil, err
-	}
-	return out, nil
+	return err
 }
 
 func vidomniSplit() *subcommand {

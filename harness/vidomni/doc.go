@@ -28,4 +28,13 @@
 // and reply format); WriteCaptions (the captioner role, a sentence per
 // frame) and CaptionChat (the paper's captioning instructions). A
 // FrameCache keeps frame embeddings between runs.
+//
+// The vidomni commands are calls a Go program makes the same way, each
+// from plain options (one field per flag, JSON-encodable): ScoreFiles
+// reads the labels and verdicts files and writes the reports; Verify opens
+// the models (or a served vlm_reader, or a server) that VerifyOptions.Method
+// names, verifies and writes the verdicts file; Caption writes the captions
+// file. Impossible options are an *OptionsError, bad files
+// harness.ErrBadInput; the results say what was done, for the caller to
+// print.
 package vidomni

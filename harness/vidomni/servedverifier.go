@@ -1,10 +1,11 @@
-package main
+package vidomni
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -12,7 +13,7 @@ import (
 )
 
 // servedVerifier is a served vlm_reader as VidOmni's letter verifier
-// (vidomni.LetterVLM): the same client, frames and protocol as the audit's
+// (LetterVLM): the same client, frames and protocol as the audit's
 // served readers (models/served), so that a manifest that serves vlm_reader
 // verifies through its server as it audits.
 type servedVerifier struct {
@@ -23,15 +24,15 @@ type servedVerifier struct {
 // openServedVerifier opens the served vlm_reader entry spec of m, its API
 // key read from the variable the entry names. Nothing is stored between
 // runs: verify keeps no cache of its ONNX answers either.
-func openServedVerifier(m *models.Manifest, spec models.RoleSpec, env *environment) (*servedVerifier, error) {
-	cfg, err := served.ConfigFor(m, models.RoleVLMReader, 0, spec, env.getenv)
+func openServedVerifier(m *models.Manifest, spec models.RoleSpec, env Env) (*servedVerifier, error) {
+	cfg, err := served.ConfigFor(m, models.RoleVLMReader, 0, spec, env.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		return nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
 	cfg.ParseReply = answer.Choice
 	v, err := served.NewVLM(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		return nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
 	return &servedVerifier{vlm: v, name: served.Name(string(models.RoleVLMReader), cfg.Server)}, nil
 }
@@ -42,7 +43,7 @@ func (s *servedVerifier) Frames(ctx context.Context, frames []imageprep.Frame) (
 }
 
 // Score asks the server each sentence's question. VidOmni's prompt
-// (vidomni.VLMQuestion: the paper's verification prompt, the question on
+// (VLMQuestion: the paper's verification prompt, the question on
 // one sentence, its two lettered labels) is put in the harness's reader
 // form, which the served readers read back into the authors' message
 // (served.VLM): the verification prompt and the question as the question,
@@ -71,7 +72,7 @@ func (s *servedVerifier) Score(ctx context.Context, prompts []models.VLMPrompt) 
 }
 
 // readerForm rewrites one of VidOmni's VLM prompts (the images, a newline,
-// then vidomni.VLMQuestion) as the harness writes a reader's prompt: the
+// then VLMQuestion) as the harness writes a reader's prompt: the
 // images, "Question: " and the question, "Options:" and the lettered
 // options, the answer cue. The options are the last p.Options lines before
 // the cue, "A. ", "B. ", ... in turn.
@@ -97,10 +98,8 @@ func readerForm(p models.VLMPrompt) (string, error) {
 	return images + "Question: " + question + "\nOptions:\n" + strings.Join(opts, "\n") + "\nAnswer with the option's letter.\nAnswer:", nil
 }
 
-// report prints what the server was asked, as the audit's stages.json
-// says it per served role.
-func (s *servedVerifier) report(env *environment) {
-	st := s.vlm.Stats().Snapshot()
-	fmt.Fprintf(env.stdout, "vlm_reader served by %s (%s): %d questions, %d requests, %d images, mode %s, prefill %v, %d floored, %d failed\n",
-		st.URL, s.name, st.Queries, st.Requests, st.Images, st.Mode, st.Prefill, st.Floored, st.Failed)
+// stats is what the server was asked, as the audit's stages.json says it
+// per served role.
+func (s *servedVerifier) stats() *ServedStats {
+	return &ServedStats{Name: s.name, StatsSnapshot: s.vlm.Stats().Snapshot()}
 }
