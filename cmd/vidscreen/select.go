@@ -2,43 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	iofs "io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/gpu/gpuflag"
-	"github.com/vidscreen/vidscreen/harness"
-	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/release"
-	"github.com/vidscreen/vidscreen/harness/rundir"
-	"github.com/vidscreen/vidscreen/harness/screen"
-	"github.com/vidscreen/vidscreen/harness/textembed"
-	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
-	"github.com/vidscreen/vidscreen/models"
+	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/selection"
 )
-
-// selectSummary is what select prints.
-type selectSummary struct {
-	Release     string                  `json:"release"`
-	Out         string                  `json:"out"`
-	Items       int                     `json:"items"`
-	Pool        int                     `json:"pool"`
-	Relaxations int                     `json:"relaxations"`
-	Rounds      []release.Round         `json:"rounds"`
-	Residual    []release.LevelResidual `json:"residual"`
-	Shortfall   string                  `json:"shortfall,omitempty"`
-	// LMMSEval and VLMEvalKit are where the exports went, when asked.
-	LMMSEval   string `json:"lmms_eval,omitempty"`
-	VLMEvalKit string `json:"vlmevalkit,omitempty"`
-}
 
 func newSelectCommand() *command {
 	return &command{
@@ -131,27 +103,28 @@ the pool does not hold.`,
 			{"Output", []string{"out", "export-lmms-eval", "export-vlmevalkit"}},
 		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
-			out := fs.String("out", "", "write the release to `DIR` (required)")
-			exportLMMS := fs.String("export-lmms-eval", "", "also write the release as an lmms-eval task directory `DIR`")
-			exportVLM := fs.String("export-vlmevalkit", "", "also write the release as a VLMEvalKit video MCQ table `FILE.tsv`")
-			budget := fs.Int("budget", 0, "compose a release of `N` items")
-			hardest := fs.Int("hardest", 0, "take the `K` hardest items per --per group instead of a composition")
+			spec := selection.DefaultSpec()
+			fs.StringVar(&spec.Out, "out", "", "write the release to `DIR` (required)")
+			fs.StringVar(&spec.ExportLMMSEval, "export-lmms-eval", "", "also write the release as an lmms-eval task directory `DIR`")
+			fs.StringVar(&spec.ExportVLMEvalKit, "export-vlmevalkit", "", "also write the release as a VLMEvalKit video MCQ table `FILE.tsv`")
+			fs.IntVar(&spec.Budget, "budget", 0, "compose a release of `N` items")
+			fs.IntVar(&spec.Hardest, "hardest", 0, "take the `K` hardest items per --per group instead of a composition")
 			per := fs.String("per", release.PerGroup, "what --hardest takes K items of: `group`, task or benchmark")
-			seed := fs.Uint64("seed", 1, "seed the selection's orders, the red team's orders and the option shuffle with `S`")
+			fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed the selection's orders, the red team's orders and the option shuffle with `S`")
 			sources := fs.String("sources", "", "comma-separated `NAMES` of the benchmarks the release may draw from (default all)")
 			durations := fs.String("durations", "", "comma-separated duration `GROUPS` the release may draw from (default all)")
 			events := fs.String("events", release.EventsTask, "the event type the composition rotates over: `task` or group")
-			rounds := fs.Int("rounds", 3, "at most `N` red-team rounds of drop and refill (0: attack once, drop nothing)")
-			screenDir := fs.String("screen", "", "read the screen from `DIR` (default RUN/screen)")
+			fs.IntVar(&spec.Rounds, "rounds", spec.Rounds, "at most `N` red-team rounds of drop and refill (0: attack once, drop nothing)")
+			fs.StringVar(&spec.Screen, "screen", "", "read the screen from `DIR` (default RUN/screen)")
 			sceneThreshold := fs.Float64("scene-threshold", release.DefaultSceneThreshold, "mean-frame cosine `T` at or above which two videos are one visual scene")
-			capVideo := fs.Int("cap-video", 1, "initial cap of items per video (`N`)")
-			capScene := fs.Int("cap-scene", 1, "initial cap of items per visual scene (`N`)")
-			capTemplate := fs.Int("cap-template", 5, "initial cap of items per question template (`N`)")
-			capSource := fs.Float64("cap-source", 0.05, "initial cap per source, as a `SHARE` of the budget")
-			workers := fs.Int("workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
-			modelsDir := fs.String("models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
+			capVideo := fs.Int("cap-video", selection.DefaultCapVideo, "initial cap of items per video (`N`)")
+			capScene := fs.Int("cap-scene", selection.DefaultCapScene, "initial cap of items per visual scene (`N`)")
+			capTemplate := fs.Int("cap-template", selection.DefaultCapTemplate, "initial cap of items per question template (`N`)")
+			capSource := fs.Float64("cap-source", selection.DefaultCapSource, "initial cap per source, as a `SHARE` of the budget")
+			fs.IntVar(&spec.Workers, "workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
+			fs.StringVar(&spec.Models, "models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork)
-			videos := fs.String("videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
+			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
 			var itemFiles stringList
 			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
 			return func(ctx context.Context, args []string) error {
@@ -165,291 +138,41 @@ the pool does not hold.`,
 				if len(args) != 1 {
 					return &usageError{"name one run directory: vidscreen select RUN --out DIR --budget N"}
 				}
-				if *out == "" {
-					return &usageError{"--out DIR is required"}
-				}
-				if *exportVLM != "" && !strings.EqualFold(filepath.Ext(*exportVLM), ".tsv") {
-					return &usageError{fmt.Sprintf("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", *exportVLM)}
-				}
-				if *rounds < 0 {
-					return &usageError{fmt.Sprintf("--rounds %d: want 0 or more", *rounds)}
-				}
-				if !(*sceneThreshold > -1 && *sceneThreshold <= 1) {
-					return &usageError{fmt.Sprintf("--scene-threshold %v: want a cosine in (-1, 1]", *sceneThreshold)}
-				}
-				// A flag that the chosen mode does not read is refused, not
-				// ignored: the user would believe it shaped the release.
-				hardestMode := *hardest > 0 || *budget == 0
-				var unread []string
+				spec.Run, spec.Items = args[0], itemFiles
+				spec.Sources, spec.Durations = splitList(*sources), splitList(*durations)
+				spec.Device, spec.Precision, spec.OffloadMinWork = df.Device, df.Precision.String(), df.OffloadMinWork
+				// The flags one mode alone reads are set only when given, so
+				// that the other mode refuses them.
 				fs.Visit(func(f *flag.Flag) {
 					switch f.Name {
-					case "events", "cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold":
-						if hardestMode {
-							unread = append(unread, "--"+f.Name)
-						}
 					case "per":
-						if !hardestMode {
-							unread = append(unread, "--per")
-						}
+						spec.Per = per
+					case "events":
+						spec.Events = events
+					case "cap-video":
+						spec.CapVideo = capVideo
+					case "cap-scene":
+						spec.CapScene = capScene
+					case "cap-template":
+						spec.CapTemplate = capTemplate
+					case "cap-source":
+						spec.CapSource = capSource
+					case "scene-threshold":
+						spec.SceneThreshold = sceneThreshold
 					}
 				})
-				if len(unread) > 0 {
-					mode := "--budget composes under caps"
-					if hardestMode {
-						mode = "--hardest takes K per group, one item per video, without the composition's caps"
-					}
-					return &usageError{fmt.Sprintf("%s: %s, so it would not read %s", strings.Join(unread, ", "), mode, strings.Join(unread, ", "))}
+				sum, err := selection.Select(ctx, spec, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
+				var se *selection.SpecError
+				if errors.As(err, &se) {
+					return &usageError{se.Msg}
 				}
-				q := release.Query{Budget: *budget, Sources: splitList(*sources), Durations: splitList(*durations), Events: *events}
-				if hardestMode {
-					q = release.Query{Hardest: *hardest, Per: *per, Budget: *budget, Sources: q.Sources, Durations: q.Durations}
-				} else {
-					q.Caps = &release.Caps{PerVideo: *capVideo, PerScene: *capScene, PerTemplate: *capTemplate, SourceShare: *capSource}
-				}
-				if err := q.Check(); err != nil {
-					return &usageError{err.Error()}
-				}
-				runDir := args[0]
-				// A run whose outputs are not complete together (an audit
-				// killed while writing them) is refused before anything is
-				// read from it.
-				if _, err := completion.Check(runDir); err != nil {
-					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
-				}
-				cfgBytes, err := os.ReadFile(filepath.Join(runDir, rundir.ConfigFile))
-				if err != nil {
-					return fmt.Errorf("%w: %s is not a finished audit: %v", errBadInput, runDir, err)
-				}
-				var cfg rundir.Config
-				if err := json.Unmarshal(cfgBytes, &cfg); err != nil {
-					return fmt.Errorf("%w: %s: %v", errBadInput, filepath.Join(runDir, rundir.ConfigFile), err)
-				}
-				s, err := openScreen(runDir, *screenDir, env)
 				if err != nil {
 					return err
 				}
-				sig, err := readSignificant(filepath.Join(runDir, rundir.CardsJSON))
-				if err != nil {
-					return err
-				}
-				searches, err := selectSearches(df.Device, df.Precision, df.OffloadMinWork, env)
-				if err != nil {
-					return err
-				}
-				defer searches.done()
-				pool, err := release.FromScreen(ctx, s, cfg.AttackerVersions, sig, float32(*sceneThreshold), searches.options())
-				if err != nil {
-					return fmt.Errorf("%w: %v", errBadInput, err)
-				}
-				if len(itemFiles) > 0 {
-					if err := restoreItems(ctx, pool, itemFiles, cfg); err != nil {
-						return err
-					}
-				}
-				videosBy := pool.VideosBy
-				if *videos != "" {
-					n, err := release.IdentifyVideos(ctx, pool, *videos)
-					if err != nil {
-						return err
-					}
-					if n.Read == 0 && n.Unread > 0 {
-						return fmt.Errorf("%w: --videos %s: no video of the pool could be read (first: %s)", errBadInput, *videos, n.FirstUnread)
-					}
-					videosBy = fmt.Sprintf("content (SHA-256 of the video file under --videos): %d items read, %d by video id", n.Read, n.Unread)
-					if n.Unread > 0 {
-						fmt.Fprintf(env.stderr, "vidscreen select: %d of %d videos could not be read under %s and count by video id (first: %s)\n", n.Unread, n.Read+n.Unread, *videos, n.FirstUnread)
-					}
-				}
-				team := &release.AttackTeam{Config: cfg.Attack, Seed: *seed, Workers: *workers}
-				team.Config.Joiner, team.Config.Searcher = searches.joiner, searches.searcher
-				readers, closeReaders, err := openSelectReaders(ctx, *modelsDir, *videos, df.Device, *out, cfg, env)
-				if err != nil {
-					return err
-				}
-				defer closeReaders()
-				if readers != nil {
-					team.Readers, team.Reader = readers, readers.letters
-				}
-				if team.Reader == nil {
-					lr, closeLetters, err := openSelectLetters(ctx, *modelsDir, df.Device, *out, cfg, env)
-					if err != nil {
-						return err
-					}
-					defer closeLetters()
-					team.Reader = lr
-				}
-				embedder := "lexical, fitted on the selection"
-				if !strings.HasPrefix(cfg.Embedder, "lexical") {
-					emb, closeFn, err := openSelectEmbedder(*modelsDir, df.Device, cfg.Embedder, env)
-					if err != nil {
-						return err
-					}
-					defer closeFn()
-					team.Embedder, embedder = emb, emb.Name()
-				}
-				attackCfg, err := json.Marshal(cfg.Attack)
-				if err != nil {
-					return err
-				}
-				screenCfg, err := json.Marshal(s.Options)
-				if err != nil {
-					return err
-				}
-				sum := sha256.Sum256(cfgBytes)
-				r, err := release.Compose(ctx, pool, release.Spec{Query: q, Seed: *seed, Rounds: *rounds, Team: team,
-					Attack: attackCfg, Embedder: embedder, Rule: release.SolvedRule,
-					Run: "sha256:" + hex.EncodeToString(sum[:]), Screen: screenCfg, Videos: videosBy})
-				if err != nil {
-					if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-						return err
-					}
-					if errors.Is(err, release.ErrNotInPool) || errors.Is(err, release.ErrVersion) {
-						return fmt.Errorf("%w: %v", errBadInput, err)
-					}
-					return err
-				}
-				if readers != nil && readers.unread > 0 {
-					fmt.Fprintf(env.stderr, "vidscreen select: %s could not read %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", fullVideoReader, readers.unread, readers.items, *videos)
-				}
-				if readers != nil && readers.uncaptioned > 0 {
-					fmt.Fprintf(env.stderr, "vidscreen select: %s found no captions for %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", captionsReader, readers.uncaptioned, readers.items, *videos)
-				}
-				exports, err := prepareExports(ctx, r, *exportLMMS, *exportVLM)
-				if err != nil {
-					return err
-				}
-				if err := r.Write(*out); err != nil {
-					return err
-				}
-				if err := exports.write(ctx); err != nil {
-					return err
-				}
-				res := selectSummary{Release: r.Name, Out: *out, Items: len(r.Items), Pool: len(pool.Candidates),
-					Relaxations: len(r.Lockfile.Relaxations), Rounds: r.Gated.Rounds, Residual: r.Gated.Residual.Levels,
-					Shortfall: r.Lockfile.Shortfall, LMMSEval: *exportLMMS, VLMEvalKit: *exportVLM}
 				enc := json.NewEncoder(env.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return enc.Encode(sum)
 			}
 		},
 	}
-}
-
-// openScreen reads the screen of runDir from dir (RUN/screen when empty);
-// when the default place holds none, it screens the run with the defaults
-// of vidscreen screen and says so.
-func openScreen(runDir, dir string, env *environment) (*screen.Screen, error) {
-	explicit := dir != ""
-	if !explicit {
-		dir = filepath.Join(runDir, "screen")
-	}
-	s, err := screen.Read(dir)
-	if err == nil {
-		return s, nil
-	}
-	if explicit || !errors.Is(err, iofs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %v", errBadInput, err)
-	}
-	in, err := screen.Open(runDir)
-	if err != nil {
-		if errors.Is(err, iofs.ErrNotExist) || errors.Is(err, screen.ErrOldRun) || errors.Is(err, completion.ErrUnfinished) {
-			return nil, fmt.Errorf("%w: %v", errBadInput, err)
-		}
-		return nil, err
-	}
-	s, err = screen.Compute(in, screen.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadInput, err)
-	}
-	fmt.Fprintf(env.stderr, "vidscreen select: %s holds no screen: screening the run with the defaults of vidscreen screen (nothing written; run vidscreen screen %s to keep or configure it)\n", dir, runDir)
-	return s, nil
-}
-
-// readSignificant reads, per benchmark, the attackers the run's cards find
-// significantly above chance: a screened verdict the red-team gate carries
-// over drops an item only there (Video-Index 5.1, as screening does).
-func readSignificant(path string) (map[string][]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v (a finished audit writes it last)", errBadInput, path, err)
-	}
-	var f struct {
-		Cards []struct {
-			Benchmark string `json:"benchmark"`
-			Attackers []struct {
-				Name        string `json:"name"`
-				Significant bool   `json:"significant"`
-			} `json:"attackers"`
-		} `json:"cards"`
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errBadInput, path, err)
-	}
-	out := map[string][]string{}
-	for _, c := range f.Cards {
-		if c.Benchmark == "" {
-			return nil, fmt.Errorf("%w: %s: a card without a benchmark", errBadInput, path)
-		}
-		out[c.Benchmark] = []string{}
-		for _, a := range c.Attackers {
-			if a.Significant {
-				out[c.Benchmark] = append(out[c.Benchmark], a.Name)
-			}
-		}
-	}
-	return out, nil
-}
-
-// openSelectEmbedder opens the text_embed role of dir and checks that it is
-// the model the audit embedded with (its name carries the files' hashes).
-func openSelectEmbedder(dir string, device gpu.Spec, want string, env *environment) (textembed.TextEmbedder, func(), error) {
-	if dir == "" {
-		return nil, nil, fmt.Errorf("%w: the run embedded its texts with %s: pass --models DIR with that text_embed model, so that the red team embeds the selection alike", errBadInput, want)
-	}
-	dev, err := oneDevice(device)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := models.LoadManifest(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
-	}
-	rt, err := models.NewRuntime(models.RuntimeOptions{Device: device, Log: env.stderr, Getenv: env.getenv})
-	if err != nil {
-		return nil, nil, fmt.Errorf("--models: %w", err)
-	}
-	tm, err := onnxembed.OpenModels(rt, m, dev)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
-	}
-	if tm.Embed.Name() != want {
-		tm.Close()
-		return nil, nil, fmt.Errorf("%w: --models: its text_embed is %s, but the run embedded with %s", errBadInput, tm.Embed.Name(), want)
-	}
-	return tm.Embed, func() { tm.Close() }, nil
-}
-
-// restoreItems reads the audit's item files, checks that each is one of the
-// run's inputs (by content), and gives the pool's items what the screen
-// does not carry.
-func restoreItems(ctx context.Context, pool *release.Pool, files []string, cfg rundir.Config) error {
-	items, digests, err := harness.ReadFSDigests(ctx, nil, files, harness.ReadOptions{})
-	if err != nil {
-		return fmt.Errorf("%w: --items: %v", errBadInput, err)
-	}
-	for _, d := range digests {
-		found := false
-		for _, in := range cfg.Items {
-			if in.SHA256 == d.SHA256 {
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Errorf("%w: --items %s: not one of the files the run audited (its config.json lists them by content)", errBadInput, d.Name)
-		}
-	}
-	if _, err := release.Restore(pool, items); err != nil {
-		return fmt.Errorf("%w: --items: %v", errBadInput, err)
-	}
-	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/release"
 	"github.com/vidscreen/vidscreen/harness/release/export"
+	"github.com/vidscreen/vidscreen/harness/selection"
 )
 
 // TestSelectExports: select writes the release as an lmms-eval task
@@ -24,7 +25,7 @@ func TestSelectExports(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	_, run := demoAudit(t)
-	sel := func(name string, extra ...string) (selectSummary, string, string) {
+	sel := func(name string, extra ...string) (selection.Summary, string, string) {
 		t.Helper()
 		lm, tsv := filepath.Join(dir, name+"-lmms"), filepath.Join(dir, name+".tsv")
 		args := append([]string{"select", run, "--out", filepath.Join(dir, name), "--budget", "24", "--seed", "5",
@@ -33,7 +34,7 @@ func TestSelectExports(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("select: exit %d: %s", code, stderr)
 		}
-		var sum selectSummary
+		var sum selection.Summary
 		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 			t.Fatalf("summary %q: %v", stdout, err)
 		}
@@ -125,7 +126,7 @@ func TestSelectExportSamplesImportBack(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)
 	}
-	var sum selectSummary
+	var sum selection.Summary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/release"
+	"github.com/vidscreen/vidscreen/harness/selection"
 )
 
 // TestSelectGateUsesTheRunsVLM: a run whose funnel's 32-frame steps used a
@@ -73,8 +74,8 @@ func TestSelectGateUsesTheRunsVLM(t *testing.T) {
 	if err := json.Unmarshal(lb, &lock); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(lock.RedTeam.Rerun, fullVideoReader) {
-		t.Errorf("re-run %v, carried over %v: want %s re-run on the run's vlm_reader", lock.RedTeam.Rerun, lock.RedTeam.Carried, fullVideoReader)
+	if !slices.Contains(lock.RedTeam.Rerun, selection.FullVideoReader) {
+		t.Errorf("re-run %v, carried over %v: want %s re-run on the run's vlm_reader", lock.RedTeam.Rerun, lock.RedTeam.Carried, selection.FullVideoReader)
 	}
 	// Another vlm_reader than the run's is refused.
 	out2 := filepath.Join(t.TempDir(), "release")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/release"
 	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/selection"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -45,8 +46,8 @@ func TestSelectServedReaderStore(t *testing.T) {
 		if err := json.Unmarshal(b, &lock); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Contains(lock.RedTeam.Rerun, retrievalReader) {
-			t.Fatalf("select %d re-ran %v, want %s", k+1, lock.RedTeam.Rerun, retrievalReader)
+		if !slices.Contains(lock.RedTeam.Rerun, selection.RetrievalReader) {
+			t.Fatalf("select %d re-ran %v, want %s", k+1, lock.RedTeam.Rerun, selection.RetrievalReader)
 		}
 		asked := len(srv.Requests())
 		if k == 0 && asked == 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/completion"
 	"github.com/vidscreen/vidscreen/harness/release"
+	"github.com/vidscreen/vidscreen/harness/selection"
 )
 
 func TestSelectCommand(t *testing.T) {
@@ -18,7 +19,7 @@ func TestSelectCommand(t *testing.T) {
 	items, run := demoAudit(t)
 	dir := t.TempDir()
 	// No screen yet: select screens the run itself, and says so.
-	selectRelease := func(out string, args ...string) selectSummary {
+	selectRelease := func(out string, args ...string) selection.Summary {
 		t.Helper()
 		code, stdout, stderr := runCmd(append([]string{"select", run, "--out", out}, args...)...)
 		if code != 0 {
@@ -27,7 +28,7 @@ func TestSelectCommand(t *testing.T) {
 		if !strings.Contains(stderr, "holds no screen") {
 			t.Errorf("stderr %q does not say the run was screened in passing", stderr)
 		}
-		var sum selectSummary
+		var sum selection.Summary
 		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 			t.Fatalf("summary %q: %v", stdout, err)
 		}

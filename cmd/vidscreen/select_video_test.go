@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/release"
+	"github.com/vidscreen/vidscreen/harness/selection"
 )
 
 // TestSelectRerunsTheVLMOnTheReleasedOrder audits a generated world's videos at
@@ -51,7 +52,7 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 		return lock, string(md)
 	}
 	lock, md := selectRun(filepath.Join(dir, "models"), "--items", items, "--videos", root, "--models", modelsDir)
-	for _, name := range []string{fullVideoReader, captionsReader, retrievalReader} {
+	for _, name := range []string{selection.FullVideoReader, selection.CaptionsReader, selection.RetrievalReader} {
 		if !slices.Contains(lock.RedTeam.Rerun, name) || slices.Contains(lock.RedTeam.Carried, name) {
 			t.Errorf("with --videos and --models the lockfile has re-run %v, carried over %v: want %s re-run", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)
 		}
@@ -62,7 +63,7 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 			rerun = l
 		}
 	}
-	for _, name := range []string{fullVideoReader, captionsReader} {
+	for _, name := range []string{selection.FullVideoReader, selection.CaptionsReader} {
 		if !strings.Contains(rerun, name) {
 			t.Errorf("the report's re-run line %q does not name %s", rerun, name)
 		}
@@ -81,10 +82,10 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	// --models without --videos: text_embed, and lm_reader for the
 	// learning retrieval-reader, which needs no video.
 	lock, _ = selectRun(filepath.Join(dir, "plain"), "--models", modelsDir)
-	if !slices.Contains(lock.RedTeam.Rerun, retrievalReader) {
-		t.Errorf("with --models the lockfile has re-run %v: want %s re-run", lock.RedTeam.Rerun, retrievalReader)
+	if !slices.Contains(lock.RedTeam.Rerun, selection.RetrievalReader) {
+		t.Errorf("with --models the lockfile has re-run %v: want %s re-run", lock.RedTeam.Rerun, selection.RetrievalReader)
 	}
-	for _, name := range []string{fullVideoReader, captionsReader} {
+	for _, name := range []string{selection.FullVideoReader, selection.CaptionsReader} {
 		if slices.Contains(lock.RedTeam.Rerun, name) || !slices.Contains(lock.RedTeam.Carried, name) {
 			t.Errorf("without --videos and --models the lockfile has re-run %v, carried over %v: want %s carried over", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)
 		}

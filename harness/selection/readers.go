@@ -1,4 +1,4 @@
-package main
+package selection
 
 import (
 	"context"
@@ -11,35 +11,35 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
-	runs "github.com/vidscreen/vidscreen/harness/run"
+	"github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/models"
 )
 
-// fullVideoReader and captionsReader are the model readers the red team
+// FullVideoReader and CaptionsReader are the model readers the red team
 // re-runs on the released option order: the VLM at 32 frames in order and
 // the caption attacker (Video-Index 5.2).
 const (
-	fullVideoReader = "full-video-reader"
-	captionsReader  = "captions-reader"
-	// retrievalReader learns from its pool: it re-runs on the selection
+	FullVideoReader = "full-video-reader"
+	CaptionsReader  = "captions-reader"
+	// RetrievalReader learns from its pool: it re-runs on the selection
 	// with the run's lm_reader (Video-Index 3.4, 5.2).
-	retrievalReader = "retrieval-reader"
+	RetrievalReader = "retrieval-reader"
 )
 
-// selectReaders re-reads a selection, options in the released order, with
+// modelReaders re-reads a selection, options in the released order, with
 // the models the audit's model readers asked, through the audit's feature
-// stage on the models openAuditModels opens, so no second decode or model
+// stage on the models run.OpenModels opens, so no second decode or model
 // path: full-video-reader with the run's vlm_reader (Video-Index 5.2: the
 // larger VLM at 32 frames, even where screening's 32-frame steps used a
 // smaller screen_reader) on the run's in-order uniform frames
 // (features.ReadVLM); captions-reader with the run's lm_reader on
 // the captions the run's captioner writes of the same frames
-// (runs.CaptionOptions rebuilds the audit's caption pass from config.json).
+// (run.CaptionOptions rebuilds the audit's caption pass from config.json).
 // Its features are cached under a folder of their own: the run's cache keys
 // hold the items' option order, which the release changes, and the gate
 // writes nothing into a run.
-type selectReaders struct {
+type modelReaders struct {
 	root, cache string
 	// vlm is set when full-video-reader re-runs, with its frame set,
 	// reader, the reader's name and the decode size and pool.
@@ -51,7 +51,7 @@ type selectReaders struct {
 	dec    decode.Pool
 	seed   uint64
 	// captions, when set, are the feature options of the audit's caption
-	// pass, and letters the run's lm_reader: captions-reader re-runs.
+	// pass, and letters the run's lm_reader: captions-reader re-run.
 	captions *features.Options
 	letters  attack.LetterReader
 	// unread counts, over the calls, the items the VLM could not score;
@@ -59,18 +59,18 @@ type selectReaders struct {
 	unread, uncaptioned, items int
 }
 
-func (r *selectReaders) Attackers() []string {
+func (r *modelReaders) Attackers() []string {
 	var out []string
 	if r.vlm {
-		out = append(out, fullVideoReader)
+		out = append(out, FullVideoReader)
 	}
 	if r.captions != nil {
-		out = append(out, captionsReader)
+		out = append(out, CaptionsReader)
 	}
 	return out
 }
 
-func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error) {
+func (r *modelReaders) Visual(ctx context.Context, items []*harness.Item) ([]*attack.Visual, error) {
 	out := make([]*attack.Visual, len(items))
 	for i := range out {
 		out[i] = &attack.Visual{}
@@ -94,7 +94,7 @@ func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*a
 		if err != nil {
 			return nil, fmt.Errorf("caption the selection: %w", err)
 		}
-		for i, caps := range runs.CaptionTexts(fr) {
+		for i, caps := range run.CaptionTexts(fr) {
 			out[i].CaptionTexts = caps
 			if len(caps) == 0 {
 				r.uncaptioned++ // captions-reader abstains there, as in the audit
@@ -105,7 +105,22 @@ func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*a
 	return out, nil
 }
 
-// openSelectReaders opens, for the red team, the models that answered the
+// sayUnread writes, after the gate, how many items each model reader could
+// not read under root: it abstained there, which counts at chance, and the
+// user should know the gate was weaker. A nil r says nothing.
+func (r *modelReaders) sayUnread(root string, env run.Env) {
+	if r == nil {
+		return
+	}
+	if r.unread > 0 {
+		fmt.Fprintf(env.Stderr, "vidscreen select: %s could not read %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", FullVideoReader, r.unread, r.items, root)
+	}
+	if r.uncaptioned > 0 {
+		fmt.Fprintf(env.Stderr, "vidscreen select: %s found no captions for %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", CaptionsReader, r.uncaptioned, r.items, root)
+	}
+}
+
+// openModelReaders opens, for the red team, the models that answered the
 // run's full-video-reader and captions-reader, when --models names a folder
 // with them and --videos the videos; nil (the model readers' verdicts
 // carried over) when either flag is missing or the run has neither reader.
@@ -116,29 +131,29 @@ func (r *selectReaders) Visual(ctx context.Context, items []*harness.Item) ([]*a
 // (cache/served-replies.store, as in an audit's run directory; never in
 // the run, which the gate leaves as it is), so select run again with the
 // same --out asks its servers nothing twice.
-func openSelectReaders(ctx context.Context, dir, videos string, device gpu.Spec, out string, cfg rundir.Config, env *environment) (*selectReaders, func(), error) {
+func openModelReaders(ctx context.Context, dir, videos string, device gpu.Spec, out string, cfg rundir.Config, env run.Env) (*modelReaders, func(), error) {
 	if dir == "" || videos == "" || cfg.Videos == nil {
 		return nil, func() {}, nil
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --models: %v", errBadInput, err)
+		return nil, nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
 	_, hasVLM := m.Roles[models.RoleVLMReader]
 	_, hasCaptioner := m.Roles[models.RoleCaptioner]
-	_, ranCaptions := cfg.AttackerVersions[captionsReader]
+	_, ranCaptions := cfg.AttackerVersions[CaptionsReader]
 	wantVLM := cfg.Videos.VLMReader != "" && hasVLM
 	wantCaptions := cfg.Videos.Captioner != "" && cfg.LMReader != "" && ranCaptions && hasCaptioner
 	if !wantVLM && !wantCaptions {
 		return nil, func() {}, nil
 	}
-	am, err := runs.OpenModels(ctx, dir, device, 0, true, out, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
+	am, err := run.OpenModels(ctx, dir, device, 0, true, out, env)
 	if err != nil {
 		return nil, nil, err
 	}
 	closeAll := func() { am.Close() }
 	v := am.Video
-	r := &selectReaders{root: videos, seed: cfg.Seed}
+	r := &modelReaders{root: videos, seed: cfg.Seed}
 	if r.cache, err = os.MkdirTemp("", "vidscreen-select-"); err != nil {
 		closeAll()
 		return nil, nil, err
@@ -148,7 +163,7 @@ func openSelectReaders(ctx context.Context, dir, videos string, device gpu.Spec,
 	if wantVLM {
 		if v == nil || v.VLM == nil {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models %s: its vlm_reader could not be opened as the audit opens it (an ONNX vlm_reader and an image_text role are needed)", errBadInput, dir)
+			return nil, nil, fmt.Errorf("%w: --models %s: its vlm_reader could not be opened as the audit opens it (an ONNX vlm_reader and an image_text role are needed)", harness.ErrBadInput, dir)
 		}
 		frames := cfg.Videos.Frames
 		if frames <= 0 {
@@ -166,48 +181,48 @@ func openSelectReaders(ctx context.Context, dir, videos string, device gpu.Spec,
 		r.vlm, r.set, r.reader, r.name, r.size, r.dec = true, inOrder, v.VLM, v.VLMName, size, v.Decode
 		if want := cfg.Videos.VLMReader; r.name != want {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models: its vlm_reader is %s, but the run's vlm_reader is %s", errBadInput, r.name, want)
+			return nil, nil, fmt.Errorf("%w: --models: its vlm_reader is %s, but the run's vlm_reader is %s", harness.ErrBadInput, r.name, want)
 		}
 	}
-	if _, ran := cfg.AttackerVersions[retrievalReader]; ran && am.Reader != nil && am.ReaderName == cfg.LMReader {
+	if _, ran := cfg.AttackerVersions[RetrievalReader]; ran && am.Reader != nil && am.ReaderName == cfg.LMReader {
 		r.letters = am.Reader // retrieval-reader re-runs with it too
 	}
 	if wantCaptions {
 		if am.Reader == nil {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models %s: its lm_reader could not be opened as the audit opens it (an ONNX lm_reader is needed for captions-reader)", errBadInput, dir)
+			return nil, nil, fmt.Errorf("%w: --models %s: its lm_reader could not be opened as the audit opens it (an ONNX lm_reader is needed for captions-reader)", harness.ErrBadInput, dir)
 		}
 		if am.ReaderName != cfg.LMReader {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %s, but the run's captions-reader asked %s", errBadInput, am.ReaderName, cfg.LMReader)
+			return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %s, but the run's captions-reader asked %s", harness.ErrBadInput, am.ReaderName, cfg.LMReader)
 		}
-		fopt, err := runs.CaptionOptions(cfg.Videos, v, videos, r.cache)
+		fopt, err := run.CaptionOptions(cfg.Videos, v, videos, r.cache)
 		if err != nil {
 			cleanup()
-			return nil, nil, fmt.Errorf("%w: --models %s: captions-reader: %v", errBadInput, dir, err)
+			return nil, nil, fmt.Errorf("%w: --models %s: captions-reader: %v", harness.ErrBadInput, dir, err)
 		}
 		r.captions, r.letters = &fopt, am.Reader
 	}
 	return r, cleanup, nil
 }
 
-// openSelectLetters opens, for the red team's retrieval-reader, the run's
+// openLetters opens, for the red team's retrieval-reader, the run's
 // lm_reader from --models when the run ran retrieval-reader and no
 // other reader opened it (nil when --models is not given or the run has no
 // retrieval-reader: its verdicts are carried over). Another model than the
 // run's is refused. A served lm_reader's replies are kept in out as
-// openSelectReaders keeps them.
-func openSelectLetters(ctx context.Context, dir string, device gpu.Spec, out string, cfg rundir.Config, env *environment) (attack.LetterReader, func(), error) {
-	if _, ran := cfg.AttackerVersions[retrievalReader]; !ran || dir == "" || cfg.LMReader == "" {
+// openModelReaders keeps them.
+func openLetters(ctx context.Context, dir string, device gpu.Spec, out string, cfg rundir.Config, env run.Env) (attack.LetterReader, func(), error) {
+	if _, ran := cfg.AttackerVersions[RetrievalReader]; !ran || dir == "" || cfg.LMReader == "" {
 		return nil, func() {}, nil
 	}
-	am, err := runs.OpenModels(ctx, dir, device, 0, false, out, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
+	am, err := run.OpenModels(ctx, dir, device, 0, false, out, env)
 	if err != nil {
 		return nil, nil, err
 	}
 	if am.Reader == nil || am.ReaderName != cfg.LMReader {
 		am.Close()
-		return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %q, but the run's retrieval-reader asked %s", errBadInput, am.ReaderName, cfg.LMReader)
+		return nil, nil, fmt.Errorf("%w: --models: its lm_reader is %q, but the run's retrieval-reader asked %s", harness.ErrBadInput, am.ReaderName, cfg.LMReader)
 	}
 	return am.Reader, func() { am.Close() }, nil
 }

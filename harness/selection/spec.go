@@ -1,0 +1,223 @@
+package selection
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/harness/release"
+	"github.com/vidscreen/vidscreen/kernels"
+	"github.com/vidscreen/vidscreen/kernels/cuda"
+	"github.com/vidscreen/vidscreen/kernels/place"
+)
+
+// A Spec is everything vidscreen select is asked, as plain data: each field
+// is one flag (named in its comment), or the run directory argument, and a
+// Spec encodes to and from JSON. A command builds one from its flags; a Go
+// program builds one in code, from DefaultSpec. Select runs it.
+//
+// The fields that only one mode reads (the composition's caps and event
+// type, --hardest's group) are pointers: nil is the flag left out, which
+// takes its default; a value is the flag given, which Validate refuses when
+// the mode would not read it, since the user would believe it shaped the
+// release.
+type Spec struct {
+	// Run is the finished audit's run directory (the RUN argument).
+	Run string `json:"run"`
+	// Out is where the release is written (--out).
+	Out string `json:"out"`
+	// Screen is the screen's directory (--screen; "" RUN/screen, or the run
+	// screened with vidscreen screen's defaults when that holds none).
+	Screen string `json:"screen,omitempty"`
+	// Items are the audit's item files (--items), which give the release
+	// each item's video_path, start, end and meta.
+	Items []string `json:"items,omitempty"`
+	// Videos is the audit's video root (--videos): videos are identified by
+	// content, and with Models the model readers re-run.
+	Videos string `json:"videos,omitempty"`
+	// Models is the audit's models folder (--models).
+	Models string `json:"models,omitempty"`
+	// Device is where the models and searches run (--device; the zero value
+	// is the CPU). It encodes as the flag's text ("cuda:0").
+	Device gpu.Spec `json:"device"`
+	// Precision is the GPU's tile precision for the searches (--precision:
+	// fp32, tf32 or bf16; "" fp32, which defers to $VIDSCREEN_CUDA_PRECISION).
+	Precision string `json:"precision,omitempty"`
+	// OffloadMinWork is the smallest search sent to a GPU
+	// (--offload-min-work).
+	OffloadMinWork int64 `json:"offload_min_work"`
+
+	// Budget composes a release of Budget items (--budget).
+	Budget int `json:"budget,omitempty"`
+	// Hardest takes the Hardest hardest items per Per group instead
+	// (--hardest); with neither, the release is in --hardest's mode.
+	Hardest int `json:"hardest,omitempty"`
+	// Per is what Hardest takes items of (--per: group, task or benchmark;
+	// nil group).
+	Per *string `json:"per,omitempty"`
+	// Sources are the benchmarks the release may draw from (--sources;
+	// none all).
+	Sources []string `json:"sources,omitempty"`
+	// Durations are the duration groups it may draw from (--durations;
+	// none all).
+	Durations []string `json:"durations,omitempty"`
+	// Events is the event type the composition rotates over (--events:
+	// task or group; nil task).
+	Events *string `json:"events,omitempty"`
+
+	// CapVideo, CapScene and CapTemplate are the composition's initial caps
+	// of items per video, visual scene and question template (--cap-video,
+	// --cap-scene, --cap-template; nil 1, 1 and 5).
+	CapVideo    *int `json:"cap_video,omitempty"`
+	CapScene    *int `json:"cap_scene,omitempty"`
+	CapTemplate *int `json:"cap_template,omitempty"`
+	// CapSource is the initial cap per source as a share of the budget
+	// (--cap-source; nil 0.05).
+	CapSource *float64 `json:"cap_source,omitempty"`
+	// SceneThreshold is the mean-frame cosine at or above which two videos
+	// are one visual scene (--scene-threshold; nil
+	// release.DefaultSceneThreshold).
+	SceneThreshold *float64 `json:"scene_threshold,omitempty"`
+
+	// Rounds bounds the red team's rounds of drop and refill (--rounds; 0
+	// attacks once and drops nothing).
+	Rounds int `json:"rounds"`
+	// Seed seeds the selection's orders, the red team's and the option
+	// shuffle (--seed).
+	Seed uint64 `json:"seed"`
+	// Workers is the red-team attackers run at once (--workers; 0
+	// GOMAXPROCS); the release does not depend on it.
+	Workers int `json:"workers,omitempty"`
+
+	// ExportLMMSEval also writes the release as an lmms-eval task
+	// directory (--export-lmms-eval).
+	ExportLMMSEval string `json:"export_lmms_eval,omitempty"`
+	// ExportVLMEvalKit also writes it as a VLMEvalKit video MCQ table, a
+	// .tsv file (--export-vlmevalkit).
+	ExportVLMEvalKit string `json:"export_vlmevalkit,omitempty"`
+}
+
+// The defaults of the flags whose field is a pointer (nil takes them).
+const (
+	DefaultCapVideo    = 1
+	DefaultCapScene    = 1
+	DefaultCapTemplate = 5
+	DefaultCapSource   = 0.05
+)
+
+// DefaultSpec is the Spec of vidscreen select with no flags: the defaults
+// every flag shows in its help. Run, Out and Budget or Hardest are for the
+// caller to set.
+func DefaultSpec() Spec {
+	return Spec{
+		Precision:      cuda.FP32.String(),
+		OffloadMinWork: kernels.DefaultMinWork,
+		Rounds:         3,
+		Seed:           1,
+	}
+}
+
+// A SpecError is a Spec that asks for something impossible, named by the
+// flag of its field ("--rounds -1: want 0 or more"); a command reports it
+// as bad usage.
+type SpecError struct{ Msg string }
+
+func (e *SpecError) Error() string { return e.Msg }
+
+func specErrorf(format string, args ...any) error {
+	return &SpecError{fmt.Sprintf(format, args...)}
+}
+
+// hardestMode reports whether s takes the hardest items per group rather
+// than composing under caps (--hardest, or no --budget).
+func (s *Spec) hardestMode() bool { return s.Hardest > 0 || s.Budget == 0 }
+
+// sceneThreshold is SceneThreshold or its default.
+func (s *Spec) sceneThreshold() float64 {
+	if s.SceneThreshold != nil {
+		return *s.SceneThreshold
+	}
+	return release.DefaultSceneThreshold
+}
+
+// Validate says what in s cannot run, naming the flag; it reads no file.
+func (s *Spec) Validate() error {
+	switch {
+	case s.Run == "":
+		return specErrorf("name one run directory: vidscreen select RUN --out DIR --budget N")
+	case s.Out == "":
+		return specErrorf("--out DIR is required")
+	case s.ExportVLMEvalKit != "" && !strings.EqualFold(filepath.Ext(s.ExportVLMEvalKit), ".tsv"):
+		return specErrorf("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", s.ExportVLMEvalKit)
+	case s.Rounds < 0:
+		return specErrorf("--rounds %d: want 0 or more", s.Rounds)
+	}
+	if t := s.sceneThreshold(); !(t > -1 && t <= 1) {
+		return specErrorf("--scene-threshold %v: want a cosine in (-1, 1]", t)
+	}
+	if err := s.checkUnread(); err != nil {
+		return err
+	}
+	if err := s.query().Check(); err != nil {
+		return &SpecError{err.Error()}
+	}
+	if s.Precision != "" {
+		if _, err := cuda.ParsePrecision(s.Precision); err != nil {
+			return specErrorf("--precision %s: want fp32, tf32 or bf16", s.Precision)
+		}
+	}
+	if err := place.CheckMinWork(s.OffloadMinWork); err != nil {
+		return &SpecError{err.Error()}
+	}
+	return nil
+}
+
+// checkUnread refuses a flag that the chosen mode does not read: the user
+// would believe it shaped the release. The flags are named in the order
+// of their names, as flag.FlagSet.Visit gave them when the command read
+// them itself.
+func (s *Spec) checkUnread() error {
+	var unread []string
+	if s.hardestMode() {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{
+			{"cap-scene", s.CapScene != nil}, {"cap-source", s.CapSource != nil}, {"cap-template", s.CapTemplate != nil},
+			{"cap-video", s.CapVideo != nil}, {"events", s.Events != nil}, {"scene-threshold", s.SceneThreshold != nil},
+		} {
+			if f.set {
+				unread = append(unread, "--"+f.name)
+			}
+		}
+	} else if s.Per != nil {
+		unread = append(unread, "--per")
+	}
+	if len(unread) == 0 {
+		return nil
+	}
+	mode := "--budget composes under caps"
+	if s.hardestMode() {
+		mode = "--hardest takes K per group, one item per video, without the composition's caps"
+	}
+	return specErrorf("%s: %s, so it would not read %s", strings.Join(unread, ", "), mode, strings.Join(unread, ", "))
+}
+
+// query is the release query s asks for.
+func (s *Spec) query() release.Query {
+	if s.hardestMode() {
+		return release.Query{Hardest: s.Hardest, Per: orDefault(s.Per, release.PerGroup), Budget: s.Budget,
+			Sources: s.Sources, Durations: s.Durations}
+	}
+	return release.Query{Budget: s.Budget, Sources: s.Sources, Durations: s.Durations, Events: orDefault(s.Events, release.EventsTask),
+		Caps: &release.Caps{PerVideo: orDefault(s.CapVideo, DefaultCapVideo), PerScene: orDefault(s.CapScene, DefaultCapScene),
+			PerTemplate: orDefault(s.CapTemplate, DefaultCapTemplate), SourceShare: orDefault(s.CapSource, DefaultCapSource)}}
+}
+
+func orDefault[T any](p *T, def T) T {
+	if p != nil {
+		return *p
+	}
+	return def
+}
