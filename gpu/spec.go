@@ -102,6 +102,22 @@ func (s Spec) Ordinals() []int {
 	return append([]int(nil), s.Indices...)
 }
 
+// One is the device of work that runs on one device: the CPU, or the GPU
+// the spec names ("cuda" is GPU 0), which the driver or ONNX Runtime falls
+// back from, saying why, when it is not there. A list of GPUs or cpu:N asks
+// for devices such work cannot use: an error naming the value, for the
+// caller to give as bad usage.
+func (s Spec) One() (Device, error) {
+	ords := s.Ordinals()
+	if len(ords) > 1 || s.CPUs > 1 {
+		return Device{}, fmt.Errorf("--device %s: name one device (cpu, cuda or cuda:N)", s)
+	}
+	if len(ords) == 0 {
+		return CPUDevice(), nil
+	}
+	return Device{Kind: CUDA, Index: ords[0]}, nil
+}
+
 // MarshalText writes the spec as ParseSpec reads it, so that JSON holds the
 // flag's string.
 func (s Spec) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

@@ -230,10 +230,7 @@ func auditError(err error) error {
 	var pe *harness.ParseError
 	var cm *rundir.ConfigMismatchError
 	var se *runs.ShardError
-	var spe *runs.SpecError
 	switch {
-	case errors.As(err, &spe):
-		return &usageError{spe.Msg}
 	case errors.As(err, &pe), errors.As(err, &cm), errors.As(err, &se), errors.Is(err, rundir.ErrNotRunDir):
 		return fmt.Errorf("%w: %v", errBadInput, err)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
@@ -23,21 +21,6 @@ func gpuFor(spec gpu.Spec, precision cuda.Precision, what string, env *environme
 		return nil, nil, &usageError{err.Error()}
 	}
 	return d, done, nil
-}
-
-// oneDevice is the device of a command whose models run on one (select's
-// text_embed, vidomni's roles): the CPU, or the GPU --device names ("cuda"
-// is GPU 0), which ONNX Runtime falls back from, saying why, when it is not
-// there. A list of GPUs or cpu:N is a usage error.
-func oneDevice(spec gpu.Spec) (gpu.Device, error) {
-	ords := spec.Ordinals()
-	if len(ords) > 1 || spec.CPUs > 1 {
-		return gpu.Device{}, &usageError{fmt.Sprintf("--device %s: name one device (cpu, cuda or cuda:N)", spec)}
-	}
-	if len(ords) == 0 {
-		return gpu.CPUDevice(), nil
-	}
-	return gpu.Device{Kind: gpu.CUDA, Index: ords[0]}, nil
 }
 
 // joinerFor returns the threshold join --device names (place.Joiner).

@@ -156,9 +156,11 @@ func run(ctx context.Context, args []string, env *environment) int {
 		return 1
 	}
 	fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
+	// A library's *harness.UsageError is a flag's fault as a usageError is.
 	var ue *usageError
-	if errors.As(err, &ue) || errors.Is(err, errBadInput) {
-		if ue != nil {
+	var he *harness.UsageError
+	if errors.As(err, &ue) || errors.As(err, &he) || errors.Is(err, errBadInput) {
+		if ue != nil || he != nil {
 			fmt.Fprintf(env.stderr, "Run 'vidscreen %s --help' for usage.\n", cmd.name)
 		}
 		return 2

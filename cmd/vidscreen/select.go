@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 
 	"github.com/vidscreen/vidscreen/gpu/gpuflag"
@@ -162,10 +161,6 @@ the pool does not hold.`,
 					}
 				})
 				sum, err := selection.Select(ctx, spec, runs.Env{Stderr: env.stderr, Getenv: env.getenv})
-				var se *selection.SpecError
-				if errors.As(err, &se) {
-					return &usageError{se.Msg}
-				}
 				if err != nil {
 					return err
 				}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -76,7 +75,7 @@ reports count them per verifier.`,
 				}
 				s, err := vidomni.ScoreFiles(opt)
 				if err != nil {
-					return vidomniError(err)
+					return err
 				}
 				fmt.Fprintf(env.stdout, "%-24s %6s %9s %7s %6s %9s %8s\n", "verifier", "pairs", "precision", "recall", "F1", "unparsed", "missing")
 				missing := 0
@@ -96,16 +95,6 @@ reports count them per verifier.`,
 			}
 		},
 	}
-}
-
-// vidomniError maps the library's errors to the command's: options that
-// ask for something impossible are a usage error (status 2), like bad input.
-func vidomniError(err error) error {
-	var oe *vidomni.OptionsError
-	if errors.As(err, &oe) {
-		return &usageError{oe.Msg}
-	}
-	return err
 }
 
 func vidomniSplit() *subcommand {

@@ -108,7 +108,7 @@ Videos that cannot be decoded are named on stderr and their pairs get no verdict
 				res, err := vidomni.Verify(ctx, opt, vidomniEnv(env))
 				printVerify(env, res)
 				if err != nil {
-					return vidomniError(err)
+					return err
 				}
 				fmt.Fprintf(env.stdout, "%d verdicts of %s on %d pairs written to %s\n", res.Verdicts, res.Verifier, res.Pairs, opt.Out)
 				return nil
@@ -165,7 +165,7 @@ name (the paper draws one at random); "instruction" says which (1-5).`,
 				opt.Files = args
 				res, err := vidomni.Caption(ctx, opt, vidomniEnv(env))
 				if err != nil {
-					return vidomniError(err)
+					return err
 				}
 				if res.Empty > 0 {
 					fmt.Fprintf(env.stdout, "%d captions written to %s, %d of them empty\n", len(res.Captions), opt.Out, res.Empty)

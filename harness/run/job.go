@@ -53,7 +53,7 @@ type Job struct {
 // Run, but every model of the models folder a run uses is checked and
 // loaded on every device now, the servers' API keys read, the GPU for the
 // searches opened, so that a run names every problem of its models before
-// any work. A Spec that asks the impossible is a *SpecError; a models
+// any work. A Spec that asks the impossible is a *harness.UsageError; a models
 // folder, manifest or model file that is wrong wraps harness.ErrBadInput;
 // a missing ONNX Runtime or a failed device is an error of the run.
 func Open(ctx context.Context, spec Spec, env Env) (*Job, error) {
@@ -81,7 +81,7 @@ func Open(ctx context.Context, spec Spec, env Env) (*Job, error) {
 	}
 	rep, err := progress.ForWriter(env.Stderr, spec.LogFormat, spec.Quiet)
 	if err != nil {
-		return nil, &SpecError{"--log-format: " + err.Error()}
+		return nil, &harness.UsageError{Msg: "--log-format: " + err.Error()}
 	}
 	opt.Progress = rep
 	j := &Job{spec: spec, opt: opt, rep: rep, env: env}
@@ -187,12 +187,12 @@ func placeSearches(spec *Spec, env Env, warn io.Writer, note func(msg string, ar
 	if spec.Precision != "" {
 		var err error
 		if prec, err = cuda.ParsePrecision(spec.Precision); err != nil {
-			return nil, nil, nil, specErrorf("--precision %s: want fp32, tf32 or bf16", spec.Precision)
+			return nil, nil, nil, harness.Usagef("--precision %s: want fp32, tf32 or bf16", spec.Precision)
 		}
 	}
 	off, name, said, done, err := place.Searches(device, prec, spec.OffloadMinWork, place.Env{Stderr: env.Stderr, Getenv: env.Getenv})
 	if err != nil {
-		return nil, nil, nil, &SpecError{err.Error()}
+		return nil, nil, nil, &harness.UsageError{Msg: err.Error()}
 	}
 	if off == nil {
 		// place's line is a warning when it says why not: the reporter

@@ -243,7 +243,7 @@ func auditDevices(spec gpu.Spec, env Env) ([]gpu.Device, gpu.Spec, error) {
 	}
 	devs, note, err := gpu.Select(spec, inv)
 	if err != nil {
-		return nil, gpu.Spec{}, &SpecError{"--device: " + err.Error()}
+		return nil, gpu.Spec{}, &harness.UsageError{Msg: "--device: " + err.Error()}
 	}
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "vidscreen audit: %s\n", note)

@@ -105,16 +105,6 @@ func DefaultSpec() Spec {
 	}
 }
 
-// A SpecError is a Spec that asks for something impossible, named by the
-// flag of its field ("--frames must be from 1 to 1024, got 0").
-type SpecError struct{ Msg string }
-
-func (e *SpecError) Error() string { return e.Msg }
-
-func specErrorf(format string, args ...any) error {
-	return &SpecError{fmt.Sprintf(format, args...)}
-}
-
 // MaxFrames bounds Frames: a VLM prompt of more frames than this fits no
 // model's context, and each frame is decoded and embedded per clip.
 const MaxFrames = 1024
@@ -137,7 +127,7 @@ func (s *Spec) levels() ([]harness.Level, error) {
 	for _, n := range names {
 		l, err := harness.ParseLevel(n)
 		if err != nil {
-			return nil, specErrorf("--levels: %v", err)
+			return nil, harness.Usagef("--levels: %v", err)
 		}
 		if !slices.Contains(out, l) {
 			out = append(out, l)
@@ -155,15 +145,15 @@ func videoLevels(levels []harness.Level) bool {
 func (s *Spec) Validate() error {
 	switch {
 	case s.Out == "":
-		return specErrorf("--out DIR is required")
+		return harness.Usagef("--out DIR is required")
 	case s.Workers < 0:
-		return specErrorf("--workers must be 0 or more")
+		return harness.Usagef("--workers must be 0 or more")
 	case s.Sample < 0:
-		return specErrorf("--sample must be 0 (every item) or more")
+		return harness.Usagef("--sample must be 0 (every item) or more")
 	case s.Permutations < 0 || s.Permutations > MaxPermutations:
-		return specErrorf("--permutations %d: want 0 (no permutation audit) to %d", s.Permutations, MaxPermutations)
+		return harness.Usagef("--permutations %d: want 0 (no permutation audit) to %d", s.Permutations, MaxPermutations)
 	case s.Frames < 1 || s.Frames > MaxFrames:
-		return specErrorf("--frames must be from 1 to %d, got %d", MaxFrames, s.Frames)
+		return harness.Usagef("--frames must be from 1 to %d, got %d", MaxFrames, s.Frames)
 	}
 	lv, err := s.levels()
 	if err != nil {
@@ -172,53 +162,53 @@ func (s *Spec) Validate() error {
 	video := videoLevels(lv)
 	switch {
 	case video && (s.Videos == "" || s.Models == ""):
-		return specErrorf("--levels frame and order need --videos ROOT and --models DIR")
+		return harness.Usagef("--levels frame and order need --videos ROOT and --models DIR")
 	case s.Videos != "" && !video && !s.ReferenceModel:
-		return specErrorf("--videos is read only by the frame and order levels and --reference-model; add them to --levels")
+		return harness.Usagef("--videos is read only by the frame and order levels and --reference-model; add them to --levels")
 	case s.ReferenceModel && (s.Videos == "" || s.Models == "" || s.Reference != ""):
-		return specErrorf("--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference")
+		return harness.Usagef("--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference")
 	}
 	switch s.FramePath {
 	case "", "host":
 	case "device":
 		if s.Videos == "" || s.Models == "" {
-			return specErrorf("--frame-path device needs --videos ROOT and --models DIR: it feeds the image tower's frames")
+			return harness.Usagef("--frame-path device needs --videos ROOT and --models DIR: it feeds the image tower's frames")
 		}
 	default:
-		return specErrorf("--frame-path %q: want host or device", s.FramePath)
+		return harness.Usagef("--frame-path %q: want host or device", s.FramePath)
 	}
 	switch {
 	case s.VideoTimeout < 0:
-		return specErrorf("--video-timeout must be 0 or more")
+		return harness.Usagef("--video-timeout must be 0 or more")
 	case s.Limit < 0:
-		return specErrorf("--limit must be 0 or more")
+		return harness.Usagef("--limit must be 0 or more")
 	case s.IndexBase != nil && *s.IndexBase != 0 && *s.IndexBase != 1:
-		return specErrorf("--index-base %d: want 0 or 1", *s.IndexBase)
+		return harness.Usagef("--index-base %d: want 0 or 1", *s.IndexBase)
 	case s.OffloadMinWork < 1:
-		return specErrorf("--offload-min-work %d: want 1 or more multiply-adds", s.OffloadMinWork)
+		return harness.Usagef("--offload-min-work %d: want 1 or more multiply-adds", s.OffloadMinWork)
 	}
 	seen := map[string]bool{}
 	for _, p := range s.Predictions {
 		if p.Name == "" || p.Path == "" {
-			return specErrorf("--predictions %q=%q: want NAME=FILE", p.Name, p.Path)
+			return harness.Usagef("--predictions %q=%q: want NAME=FILE", p.Name, p.Path)
 		}
 		if seen[p.Name] {
-			return specErrorf("--predictions: model name %q given twice", p.Name)
+			return harness.Usagef("--predictions: model name %q given twice", p.Name)
 		}
 		seen[p.Name] = true
 	}
 	if s.Shard != nil {
 		if err := s.Shard.check(); err != nil {
-			return specErrorf("--shard: %v", err)
+			return harness.Usagef("--shard: %v", err)
 		}
 	}
 	if s.Precision != "" {
 		if _, err := cuda.ParsePrecision(s.Precision); err != nil {
-			return specErrorf("--precision %s: want fp32, tf32 or bf16", s.Precision)
+			return harness.Usagef("--precision %s: want fp32, tf32 or bf16", s.Precision)
 		}
 	}
 	if s.DeviceMemory != 0 && s.Models == "" {
-		return specErrorf("--device-memory needs --models: without models the audit runs no neural network")
+		return harness.Usagef("--device-memory needs --models: without models the audit runs no neural network")
 	}
 	return nil
 }

@@ -19,9 +19,9 @@ func openEmbedder(dir string, device gpu.Spec, want string, env run.Env) (textem
 	if dir == "" {
 		return nil, nil, fmt.Errorf("%w: the run embedded its texts with %s: pass --models DIR with that text_embed model, so that the red team embeds the selection alike", harness.ErrBadInput, want)
 	}
-	dev, err := oneDevice(device)
+	dev, err := device.One()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &harness.UsageError{Msg: err.Error()}
 	}
 	m, err := models.LoadManifest(dir)
 	if err != nil {
@@ -40,19 +40,4 @@ func openEmbedder(dir string, device gpu.Spec, want string, env run.Env) (textem
 		return nil, nil, fmt.Errorf("%w: --models: its text_embed is %s, but the run embedded with %s", harness.ErrBadInput, tm.Embed.Name(), want)
 	}
 	return tm.Embed, func() { tm.Close() }, nil
-}
-
-// oneDevice is the device the text embedder runs on: the CPU, or the GPU
-// --device names ("cuda" is GPU 0), which ONNX Runtime falls back from,
-// saying why, when it is not there. A list of GPUs or cpu:N is a
-// *SpecError: select's models run on one device.
-func oneDevice(spec gpu.Spec) (gpu.Device, error) {
-	ords := spec.Ordinals()
-	if len(ords) > 1 || spec.CPUs > 1 {
-		return gpu.Device{}, specErrorf("--device %s: name one device (cpu, cuda or cuda:N)", spec)
-	}
-	if len(ords) == 0 {
-		return gpu.CPUDevice(), nil
-	}
-	return gpu.Device{Kind: gpu.CUDA, Index: ords[0]}, nil
 }

@@ -3,6 +3,7 @@ package selection
 import (
 	"fmt"
 
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
@@ -29,18 +30,18 @@ func (p *searches) options() kernels.Options {
 // run: the GPU and the cut, or why the CPU (nothing for the CPU asked).
 // The release is the same bytes either way; only the time changes. A
 // device the searches cannot take (a list of GPUs, a bad
-// $VIDSCREEN_CUDA_PRECISION) is a *SpecError.
+// $VIDSCREEN_CUDA_PRECISION) is a *harness.UsageError.
 func placeSearches(spec *Spec, env run.Env) (*searches, error) {
 	prec := cuda.FP32
 	if spec.Precision != "" {
 		var err error
 		if prec, err = cuda.ParsePrecision(spec.Precision); err != nil {
-			return nil, specErrorf("--precision %s: want fp32, tf32 or bf16", spec.Precision)
+			return nil, harness.Usagef("--precision %s: want fp32, tf32 or bf16", spec.Precision)
 		}
 	}
 	off, name, said, done, err := place.Searches(spec.Device, prec, spec.OffloadMinWork, place.Env{Stderr: env.Stderr, Getenv: env.Getenv})
 	if err != nil {
-		return nil, &SpecError{err.Error()}
+		return nil, &harness.UsageError{Msg: err.Error()}
 	}
 	if off == nil {
 		if _, err := env.Stderr.Write(said); err != nil {

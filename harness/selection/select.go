@@ -44,7 +44,7 @@ type Summary struct {
 // (the screen computed in passing, where the searches run, videos or
 // items a reader could not read) go to env.Stderr.
 //
-// A Spec that asks the impossible is a *SpecError; a run, screen, item
+// A Spec that asks the impossible is a *harness.UsageError; a run, screen, item
 // file or models folder that is wrong, or a query the pool cannot serve,
 // wraps harness.ErrBadInput; anything else (a cancellation, a failed
 // write) is an error of the selection. Nothing is written unless the

@@ -1,11 +1,11 @@
 package selection
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/release"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/cuda"
@@ -118,17 +118,6 @@ func DefaultSpec() Spec {
 	}
 }
 
-// A SpecError is a Spec that asks for something impossible, named by the
-// flag of its field ("--rounds -1: want 0 or more"); a command reports it
-// as bad usage.
-type SpecError struct{ Msg string }
-
-func (e *SpecError) Error() string { return e.Msg }
-
-func specErrorf(format string, args ...any) error {
-	return &SpecError{fmt.Sprintf(format, args...)}
-}
-
 // hardestMode reports whether s takes the hardest items per group rather
 // than composing under caps (--hardest, or no --budget).
 func (s *Spec) hardestMode() bool { return s.Hardest > 0 || s.Budget == 0 }
@@ -145,30 +134,30 @@ func (s *Spec) sceneThreshold() float64 {
 func (s *Spec) Validate() error {
 	switch {
 	case s.Run == "":
-		return specErrorf("name one run directory: vidscreen select RUN --out DIR --budget N")
+		return harness.Usagef("name one run directory: vidscreen select RUN --out DIR --budget N")
 	case s.Out == "":
-		return specErrorf("--out DIR is required")
+		return harness.Usagef("--out DIR is required")
 	case s.ExportVLMEvalKit != "" && !strings.EqualFold(filepath.Ext(s.ExportVLMEvalKit), ".tsv"):
-		return specErrorf("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", s.ExportVLMEvalKit)
+		return harness.Usagef("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", s.ExportVLMEvalKit)
 	case s.Rounds < 0:
-		return specErrorf("--rounds %d: want 0 or more", s.Rounds)
+		return harness.Usagef("--rounds %d: want 0 or more", s.Rounds)
 	}
 	if t := s.sceneThreshold(); !(t > -1 && t <= 1) {
-		return specErrorf("--scene-threshold %v: want a cosine in (-1, 1]", t)
+		return harness.Usagef("--scene-threshold %v: want a cosine in (-1, 1]", t)
 	}
 	if err := s.checkUnread(); err != nil {
 		return err
 	}
 	if err := s.query().Check(); err != nil {
-		return &SpecError{err.Error()}
+		return &harness.UsageError{Msg: err.Error()}
 	}
 	if s.Precision != "" {
 		if _, err := cuda.ParsePrecision(s.Precision); err != nil {
-			return specErrorf("--precision %s: want fp32, tf32 or bf16", s.Precision)
+			return harness.Usagef("--precision %s: want fp32, tf32 or bf16", s.Precision)
 		}
 	}
 	if err := place.CheckMinWork(s.OffloadMinWork); err != nil {
-		return &SpecError{err.Error()}
+		return &harness.UsageError{Msg: err.Error()}
 	}
 	return nil
 }
@@ -201,7 +190,7 @@ func (s *Spec) checkUnread() error {
 	if s.hardestMode() {
 		mode = "--hardest takes K per group, one item per video, without the composition's caps"
 	}
-	return specErrorf("%s: %s, so it would not read %s", strings.Join(unread, ", "), mode, strings.Join(unread, ", "))
+	return harness.Usagef("%s: %s, so it would not read %s", strings.Join(unread, ", "), mode, strings.Join(unread, ", "))
 }
 
 // query is the release query s asks for.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/release"
 )
 
@@ -57,9 +58,9 @@ func TestValidateNamesTheFlag(t *testing.T) {
 			}
 			continue
 		}
-		var se *SpecError
+		var se *harness.UsageError
 		if !errors.As(err, &se) || !strings.Contains(se.Msg, c.want) {
-			t.Errorf("%s: got %v, want a *SpecError with %q", c.name, err, c.want)
+			t.Errorf("%s: got %v, want a *harness.UsageError with %q", c.name, err, c.want)
 		}
 	}
 }

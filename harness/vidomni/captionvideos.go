@@ -56,20 +56,20 @@ type CaptionResult struct {
 // (WriteCaptions); with opt.URL the model behind it gets the frames and
 // one of the paper's instructions (CaptionChat).
 //
-// Options that ask for something impossible are an *OptionsError; a
+// Options that ask for something impossible are an *harness.UsageError; a
 // models folder that cannot be opened, or no video that decodes, is
 // harness.ErrBadInput and writes nothing. ctx goes to the decoding, the
 // model and the server; cancelling it ends Caption with its error.
 func Caption(ctx context.Context, opt CaptionOptions, env Env) (*CaptionResult, error) {
 	env = env.withDefaults()
 	if len(opt.Files) == 0 {
-		return nil, &OptionsError{"name at least one VIDEO"}
+		return nil, &harness.UsageError{Msg: "name at least one VIDEO"}
 	}
 	if opt.Out == "" {
-		return nil, &OptionsError{"--out FILE is required"}
+		return nil, &harness.UsageError{Msg: "--out FILE is required"}
 	}
 	if (opt.URL == "") == (opt.Models == "") {
-		return nil, &OptionsError{"give --models (the captioner role) or --server (a generating model), one of them"}
+		return nil, &harness.UsageError{Msg: "give --models (the captioner role) or --server (a generating model), one of them"}
 	}
 	frames, err := opt.sampler(env, "")
 	if err != nil {

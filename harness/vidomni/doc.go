@@ -34,7 +34,7 @@
 // reads the labels and verdicts files and writes the reports; Verify opens
 // the models (or a served vlm_reader, or a server) that VerifyOptions.Method
 // names, verifies and writes the verdicts file; Caption writes the captions
-// file. Impossible options are an *OptionsError, bad files
+// file. Impossible options are an *harness.UsageError, bad files
 // harness.ErrBadInput; the results say what was done, for the caller to
 // print.
 package vidomni

@@ -11,18 +11,6 @@ import (
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
-// An OptionsError is options that ask for something impossible or
-// incomplete, named by the flag of the field ("--frames 0: want 1 to
-// 1024"): the command line's usage error, where a bad file is
-// harness.ErrBadInput.
-type OptionsError struct{ Msg string }
-
-func (e *OptionsError) Error() string { return e.Msg }
-
-func optionsErrorf(format string, args ...any) error {
-	return &OptionsError{fmt.Sprintf(format, args...)}
-}
-
 // MaxFrames bounds FrameOptions.Frames: no verifier's prompt holds more.
 const MaxFrames = 1024
 
@@ -63,11 +51,11 @@ func DefaultFrameOptions() FrameOptions {
 // relative paths under defaultRoot unless o.Videos is set.
 func (o FrameOptions) sampler(env Env, defaultRoot string) (*FrameSampler, error) {
 	if o.Frames < 1 || o.Frames > MaxFrames {
-		return nil, optionsErrorf("--frames %d: want 1 to %d", o.Frames, MaxFrames)
+		return nil, harness.Usagef("--frames %d: want 1 to %d", o.Frames, MaxFrames)
 	}
 	sampler, err := decode.ParseSampler("uniform:" + strconv.Itoa(o.Frames))
 	if err != nil {
-		return nil, &OptionsError{err.Error()}
+		return nil, &harness.UsageError{Msg: err.Error()}
 	}
 	spec := o.Size
 	if spec == "" {
@@ -75,7 +63,7 @@ func (o FrameOptions) sampler(env Env, defaultRoot string) (*FrameSampler, error
 	}
 	size, err := decode.ParseSize(spec)
 	if err != nil {
-		return nil, &OptionsError{"--size: " + err.Error()}
+		return nil, &harness.UsageError{Msg: "--size: " + err.Error()}
 	}
 	root := o.Videos
 	if root == "" {
@@ -89,7 +77,7 @@ func (o FrameOptions) sampler(env Env, defaultRoot string) (*FrameSampler, error
 // manifest loads the manifest of o.Models.
 func (o FrameOptions) manifest() (*models.Manifest, error) {
 	if o.Models == "" {
-		return nil, &OptionsError{"--models DIR is required"}
+		return nil, &harness.UsageError{Msg: "--models DIR is required"}
 	}
 	m, err := models.LoadManifest(o.Models)
 	if err != nil {
@@ -106,30 +94,15 @@ func (o FrameOptions) runtime(env Env) (*models.Manifest, *models.Runtime, gpu.D
 	if err != nil {
 		return nil, nil, dev, err
 	}
-	one, err := oneDevice(o.Device)
+	one, err := o.Device.One()
 	if err != nil {
-		return nil, nil, dev, err
+		return nil, nil, dev, &harness.UsageError{Msg: err.Error()}
 	}
 	rt, err := models.NewRuntime(models.RuntimeOptions{Device: o.Device, Log: env.Stderr, Getenv: env.Getenv})
 	if err != nil {
 		return nil, nil, dev, fmt.Errorf("--models: %w", err)
 	}
 	return m, rt, one, nil
-}
-
-// oneDevice is the device the roles run on: the CPU, or the GPU spec
-// names ("cuda" is GPU 0), which ONNX Runtime falls back from, saying why,
-// when it is not there. The verifiers run one model at a time, so a list
-// of GPUs or cpu:N asks for something they cannot use.
-func oneDevice(spec gpu.Spec) (gpu.Device, error) {
-	ords := spec.Ordinals()
-	if len(ords) > 1 || spec.CPUs > 1 {
-		return gpu.Device{}, optionsErrorf("--device %s: name one device (cpu, cuda or cuda:N)", spec)
-	}
-	if len(ords) == 0 {
-		return gpu.CPUDevice(), nil
-	}
-	return gpu.Device{Kind: gpu.CUDA, Index: ords[0]}, nil
 }
 
 // ServerOptions name a generating model behind a local OpenAI-compatible
@@ -149,11 +122,11 @@ type ServerOptions struct {
 // client opens the server o names.
 func (o ServerOptions) client() (*openai.Client, error) {
 	if o.URL == "" || o.Model == "" {
-		return nil, &OptionsError{"--server and --server-model go together"}
+		return nil, &harness.UsageError{Msg: "--server and --server-model go together"}
 	}
 	c, err := openai.New(openai.Config{BaseURL: o.URL, Model: o.Model, Chat: true})
 	if err != nil {
-		return nil, &OptionsError{"--server: " + err.Error()}
+		return nil, &harness.UsageError{Msg: "--server: " + err.Error()}
 	}
 	return c, nil
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Options that ask for something impossible are refused as an
-// *OptionsError naming the flag, before a file is read or a model opened,
+// *harness.UsageError naming the flag, before a file is read or a model opened,
 // so that a command maps them to its usage error.
 func TestOptionsErrors(t *testing.T) {
 	t.Parallel()
@@ -64,7 +64,7 @@ func TestOptionsErrors(t *testing.T) {
 		{"an ensemble of one", score(func(o *ScoreOptions) { o.Ensembles = []string{"m1+"} }), `--ensemble "m1+": want A+B`},
 	} {
 		err := c.run()
-		var oe *OptionsError
+		var oe *harness.UsageError
 		if !errors.As(err, &oe) || oe.Msg != c.want {
 			t.Errorf("%s: %v, want the options error %q", c.name, err, c.want)
 		}

@@ -44,7 +44,7 @@ func DefaultScoreOptions() ScoreOptions {
 
 // ScoreFiles reads the labels and verdicts opt names, scores them (Score)
 // and writes the reports to opt.Out (Scores.WriteDir). Options that ask
-// for something impossible are an *OptionsError, checked before any file
+// for something impossible are an *harness.UsageError, checked before any file
 // is read; a file that cannot be read or holds a bad line, a verifier
 // missing a pair (MissingError) and Score refusing the ensembles opt names
 // are harness.ErrBadInput.
@@ -83,12 +83,12 @@ func ScoreFiles(opt ScoreOptions) (*Scores, error) {
 // options checks opt and parses its flag syntax into Score's Options.
 func (opt ScoreOptions) options() (Options, error) {
 	if opt.Labels == "" || len(opt.Verdicts) == 0 || opt.Out == "" {
-		return Options{}, &OptionsError{"--labels, --verdicts and --out are required"}
+		return Options{}, &harness.UsageError{Msg: "--labels, --verdicts and --out are required"}
 	}
 	out := Options{NoIncorrect: opt.NoIncorrect, Self: map[string]string{}, AllowMissing: opt.AllowMissing}
 	var err error
 	if out.Brackets, err = ParseBrackets(opt.Brackets); err != nil {
-		return Options{}, &OptionsError{"--brackets: " + err.Error()}
+		return Options{}, &harness.UsageError{Msg: "--brackets: " + err.Error()}
 	}
 	if err := checkNoIncorrect(opt.NoIncorrect); err != nil {
 		return Options{}, err
@@ -96,14 +96,14 @@ func (opt ScoreOptions) options() (Options, error) {
 	for _, s := range opt.Self {
 		v, src, ok := strings.Cut(s, "=")
 		if !ok || v == "" || src == "" {
-			return Options{}, optionsErrorf("--self %q: want VERIFIER=SOURCE", s)
+			return Options{}, harness.Usagef("--self %q: want VERIFIER=SOURCE", s)
 		}
 		out.Self[v] = src
 	}
 	for _, e := range opt.Ensembles {
 		a, b, ok := strings.Cut(e, "+")
 		if !ok || a == "" || b == "" {
-			return Options{}, optionsErrorf("--ensemble %q: want A+B", e)
+			return Options{}, harness.Usagef("--ensemble %q: want A+B", e)
 		}
 		out.Ensembles = append(out.Ensembles, [2]string{a, b})
 	}

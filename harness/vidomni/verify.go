@@ -117,7 +117,7 @@ type verdictRecord struct {
 // gets no verdict and its video is named to env.Skipped; when no video
 // decodes, nothing is written and the error is bad input.
 //
-// Options that ask for something impossible are an *OptionsError, before
+// Options that ask for something impossible are an *harness.UsageError, before
 // anything is read; a file that cannot be read is harness.ErrBadInput.
 // Verify returns its result even with an error: it holds what was done
 // before the error (the frame cache's counts, the served role's stats),
@@ -172,21 +172,21 @@ func Verify(ctx context.Context, opt VerifyOptions, env Env) (*VerifyResult, err
 func (opt VerifyOptions) check() error {
 	threshold := opt.Threshold != nil && !math.IsNaN(*opt.Threshold)
 	if (opt.Labels == "") == (opt.Captions == "") || opt.Out == "" {
-		return &OptionsError{"--out and one of --labels and --captions are required"}
+		return &harness.UsageError{Msg: "--out and one of --labels and --captions are required"}
 	}
 	if opt.Captions != "" && opt.Method == MethodSimilarity && opt.Fit == "" && !threshold {
-		return &OptionsError{"--captions carry no labels to fit the threshold on: give --fit FILE or --threshold T"}
+		return &harness.UsageError{Msg: "--captions carry no labels to fit the threshold on: give --fit FILE or --threshold T"}
 	}
 	switch opt.Method {
 	case MethodSimilarity, MethodVLM, MethodServer:
 	default:
-		return optionsErrorf("--method %q: want similarity, vlm or server", opt.Method)
+		return harness.Usagef("--method %q: want similarity, vlm or server", opt.Method)
 	}
 	if opt.Method != MethodSimilarity && (opt.Fit != "" || threshold || opt.Cache != "") {
-		return &OptionsError{"--fit, --threshold and --cache belong to --method similarity"}
+		return &harness.UsageError{Msg: "--fit, --threshold and --cache belong to --method similarity"}
 	}
 	if (opt.Method == MethodServer) != (opt.URL != "") {
-		return &OptionsError{"--server goes with --method server, and --method server needs --server"}
+		return &harness.UsageError{Msg: "--server goes with --method server, and --method server needs --server"}
 	}
 	return checkNoIncorrect(opt.NoIncorrect)
 }
@@ -197,7 +197,7 @@ func checkNoIncorrect(policy string) error {
 	case NoIncorrectZero, NoIncorrectOne, NoIncorrectSkip:
 		return nil
 	}
-	return optionsErrorf("--no-incorrect %q: want zero, one or skip", policy)
+	return harness.Usagef("--no-incorrect %q: want zero, one or skip", policy)
 }
 
 // skip records failed in r and names them to env.Skipped.
