@@ -28,16 +28,16 @@ func (a *audit) attack(ctx context.Context) error {
 	a.folds = attack.Folds(a.items, a.opt.Seed)
 	a.index = newOrderIndex(a.items, a.orders)
 	n := len(a.items)
-	var todo []*unit
+	var pending []*unit
 	done := 0
 	for _, u := range a.units {
 		done += u.stored
 		if u.stored < n {
-			todo = append(todo, u)
+			pending = append(pending, u)
 		}
 	}
 	a.res.Units = len(a.units)
-	a.res.UnitsStored = len(a.units) - len(todo)
+	a.res.UnitsStored = len(a.units) - len(pending)
 	times := make([]AttackerTime, len(a.attackers))
 	for i, at := range a.attackers {
 		times[i] = AttackerTime{Name: at.Name(), Level: at.Level()}
@@ -45,14 +45,14 @@ func (a *audit) attack(ctx context.Context) error {
 	defer func() { a.res.Attackers = times }()
 	if done > 0 || a.res.Resumed {
 		a.opt.Progress.Note("resuming: found stored predictions", "dir", a.opt.Out,
-			"units_stored", a.res.UnitsStored, "units_left", len(todo), "units", len(a.units),
+			"units_stored", a.res.UnitsStored, "units_left", len(pending), "units", len(a.units),
 			"predictions_stored", done, "predictions_left", n*len(a.units)-done, "torn_bytes_dropped", a.res.DroppedBytes)
 	}
-	if len(todo) == 0 {
+	if len(pending) == 0 {
 		a.stage("attack", t0)
 		return nil
 	}
-	groups, chunks := a.schedule(todo)
+	groups, chunks := a.schedule(pending)
 	// The bar counts items: each attacker answers every item on each order,
 	// so len(a.units) answers make one item.
 	m := newItemMeter(a.opt.Progress, n, len(a.units), "attack")
@@ -106,7 +106,7 @@ func (a *audit) attack(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, u := range todo {
+	for _, u := range pending {
 		times[u.attacker].Variants++
 	}
 	m.finish()
@@ -114,13 +114,13 @@ func (a *audit) attack(ctx context.Context) error {
 	return nil
 }
 
-// schedule orders the units of todo and groups them: each group runs at
+// schedule orders the units of pending and groups them: each group runs at
 // once, on its chunk of the items (chunks[k] for groups[k]).
-func (a *audit) schedule(todo []*unit) (groups [][]*unit, chunks []chunk) {
+func (a *audit) schedule(pending []*unit) (groups [][]*unit, chunks []chunk) {
 	// Units that search embeddings (copy, k-NN, regression) take far longer
 	// than the rest: start them first, so that no worker is left with a long
 	// unit at the end while the other idles. Outputs do not depend on it.
-	slices.SortStableFunc(todo, func(x, y *unit) int {
+	slices.SortStableFunc(pending, func(x, y *unit) int {
 		switch hx, hy := a.searches(x), a.searches(y); {
 		case hx && !hy:
 			return -1
@@ -139,7 +139,7 @@ func (a *audit) schedule(todo []*unit) (groups [][]*unit, chunks []chunk) {
 	// The other units (the model readers, which batch across the stream,
 	// and the attackers that learn nothing) run on the whole stream.
 	var heavyUnits, light []*unit
-	for _, u := range todo {
+	for _, u := range pending {
 		if at := a.attackers[u.attacker]; a.searches(u) || perBenchmark(at) {
 			heavyUnits = append(heavyUnits, u)
 		} else {
