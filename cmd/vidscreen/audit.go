@@ -184,21 +184,16 @@ func expandGlobs(items []string) ([]string, error) {
 	return out, nil
 }
 
-// parseModelFiles reads the --predictions NAME=FILE values; names must be
-// distinct, as they label the cards' model results.
+// parseModelFiles reads the --predictions NAME=FILE values (Spec.Validate
+// refuses a name given twice: names label the cards' model results).
 func parseModelFiles(vals []string) ([]runs.ModelFile, error) {
 	var out []runs.ModelFile
-	seen := map[string]bool{}
 	for _, v := range vals {
 		name, file, ok := strings.Cut(v, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || file == "" {
 			return nil, &usageError{fmt.Sprintf("--predictions %q: want NAME=FILE", v)}
 		}
-		if seen[name] {
-			return nil, &usageError{fmt.Sprintf("--predictions: model name %q given twice", name)}
-		}
-		seen[name] = true
 		out = append(out, runs.ModelFile{Name: name, Path: file})
 	}
 	return out, nil

@@ -13,7 +13,6 @@ import (
 	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/kernels"
-	"github.com/vidscreen/vidscreen/kernels/cuda"
 	"github.com/vidscreen/vidscreen/kernels/place"
 )
 
@@ -183,12 +182,9 @@ func (j *Job) Close() error {
 // the searches run on and the cut; the returned func releases it.
 func placeSearches(spec *Spec, env Env, warn io.Writer, note func(msg string, args ...any)) (kernels.Joiner, kernels.NeighbourSearcher, func(), error) {
 	device := spec.Device
-	prec := cuda.FP32
-	if spec.Precision != "" {
-		var err error
-		if prec, err = cuda.ParsePrecision(spec.Precision); err != nil {
-			return nil, nil, nil, harness.Usagef("--precision %s: want fp32, tf32 or bf16", spec.Precision)
-		}
+	prec, err := spec.precision()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	off, name, said, done, err := place.Searches(device, prec, spec.OffloadMinWork, place.Env{Stderr: env.Stderr, Getenv: env.Getenv})
 	if err != nil {

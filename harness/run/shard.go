@@ -150,9 +150,6 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 		}
 	}
 	sum := ShardSummary{Shard: sh.Index, Shards: sh.Count, Items: len(mine), Of: len(a.items), Spec: a.opt.Spec}
-	if sum.Spec == nil {
-		sum.Spec = &Spec{}
-	}
 	t0 := time.Now()
 	needs := needsOf(a.attackers)
 	vsets := a.opt.allVLMSets(needs)

@@ -202,15 +202,25 @@ func (s *Spec) Validate() error {
 			return harness.Usagef("--shard: %v", err)
 		}
 	}
-	if s.Precision != "" {
-		if _, err := cuda.ParsePrecision(s.Precision); err != nil {
-			return harness.Usagef("--precision %s: want fp32, tf32 or bf16", s.Precision)
-		}
+	if _, err := s.precision(); err != nil {
+		return err
 	}
 	if s.DeviceMemory != 0 && s.Models == "" {
 		return harness.Usagef("--device-memory needs --models: without models the audit runs no neural network")
 	}
 	return nil
+}
+
+// precision is Precision as the searches' kernels take it ("" is fp32).
+func (s *Spec) precision() (cuda.Precision, error) {
+	if s.Precision == "" {
+		return cuda.FP32, nil
+	}
+	p, err := cuda.ParsePrecision(s.Precision)
+	if err != nil {
+		return cuda.FP32, harness.Usagef("--precision %s: want fp32, tf32 or bf16", s.Precision)
+	}
+	return p, nil
 }
 
 // ShardSpec is what a shard stores of s for merge: the fields that decide
