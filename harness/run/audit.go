@@ -129,6 +129,11 @@ type Options struct {
 	// byte-identical outputs. Shards of another configuration are refused
 	// with a *ShardError before anything is written.
 	Merge []string
+	// StageNotes, when set, is asked once, as the run writes
+	// rundir.StagesFile, for keys to write beside the stages: what only
+	// the caller knows of the run (Job: the served roles' counts, the
+	// frame path taken).
+	StageNotes func(res *Result) map[string]any
 	// recordBatch, when above 0, is how many records a unit appends at
 	// once instead of recordBatch (tests cut small units into batches).
 	recordBatch int

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/demo"
-	"github.com/vidscreen/vidscreen/harness/features"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/kernels"
 	"github.com/vidscreen/vidscreen/kernels/place"
@@ -127,22 +125,16 @@ func (j *Job) open(ctx context.Context, video bool) error {
 	return nil
 }
 
-// Run carries out the audit (Audit) and adds to stages.json what only the
-// opened job knows (the served roles' counts, the frame path taken). The
-// progress reporter is closed when it returns, so that a caller's summary
-// follows the last progress line. A served role that answered none of its
-// requests fails the run.
+// Run carries out the audit (Audit), whose stages.json holds what only the
+// opened job knows beside the stages (stageNotes). The progress reporter is
+// closed when it returns, so that a caller's summary follows the last
+// progress line. A served role that answered none of its requests fails
+// the run.
 func (j *Job) Run(ctx context.Context) (*Result, error) {
+	j.opt.StageNotes = j.stageNotes
 	res, err := Audit(ctx, j.opt)
 	if err == nil && j.ms != nil {
-		err = errors.Join(noteServed(j.opt.Out, j.ms.served, j.rep), servedRefused(j.ms.served))
-	}
-	if err == nil && j.frame != nil {
-		var st *features.Stats
-		if res != nil {
-			st = res.Features
-		}
-		err = noteFramePath(j.opt.Out, *j.frame, st, j.rep)
+		err = servedRefused(j.ms.served)
 	}
 	if j.ms != nil {
 		noteDevices(j.rep, j.ms.devices)
@@ -152,6 +144,20 @@ func (j *Job) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// stageNotes are the keys the job adds to stages.json: "served", the served
+// roles' counts, and "frame_path", the path the image tower took, each when
+// the run has one.
+func (j *Job) stageNotes(res *Result) map[string]any {
+	notes := map[string]any{}
+	if j.ms != nil && len(j.ms.served) > 0 {
+		notes["served"] = servedLines(j.ms.served, j.rep)
+	}
+	if j.frame != nil {
+		notes["frame_path"] = framePathTaken(*j.frame, res.Features, j.rep)
+	}
+	return notes
 }
 
 // Close releases the models, devices and the searches' GPU.

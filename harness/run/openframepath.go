@@ -104,14 +104,14 @@ func (m *Models) nvdecRefusal() error {
 	return nil
 }
 
-// noteFramePath records note, with the feature stage's counts st (nil when
-// it did not run), as stages.json's frame_path and on the log.
-func noteFramePath(out string, note FramePathNote, st *features.Stats, rep interface{ Note(string, ...any) }) error {
+// framePathTaken is note with the feature stage's counts st (nil when it
+// did not run), for stages.json's frame_path; rep hears it too.
+func framePathTaken(note FramePathNote, st *features.Stats, rep interface{ Note(string, ...any) }) FramePathNote {
 	if st != nil && note.Used == "device" {
 		note.FramesOnDevice, note.RefusedVideos, note.Refusal = st.FramesOnDevice, st.DeviceRefused, st.DeviceRefusal
 	}
 	rep.Note("frame path", "asked", note.Asked, "used", note.Used, "why", note.Why, "frames_on_device", note.FramesOnDevice, "refused_videos", note.RefusedVideos)
-	return setStagesKey(out, "frame_path", note)
+	return note
 }
 
 // framePathName is image_text's name in the cache keys and config.json for

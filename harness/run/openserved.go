@@ -63,14 +63,9 @@ type ServedStage struct {
 	PrefixShare       float64 `json:"prefix_share"`
 }
 
-// noteServed adds the served roles' counts to the run's stages.json, under
-// "served" beside the stages the run wrote (timings, not compared between
-// runs), and tells rep the same. A run without served roles leaves the
-// file as it is.
-func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...any) }) error {
-	if len(rs) == 0 {
-		return nil
-	}
+// servedLines are the served roles' counts for stages.json's "served"
+// (timings, not compared between runs); rep hears the same, a line each.
+func servedLines(rs []servedReader, rep interface{ Note(string, ...any) }) []ServedStage {
 	var lines []ServedStage
 	for _, r := range rs {
 		s := r.Stats().Snapshot()
@@ -80,7 +75,7 @@ func noteServed(out string, rs []servedReader, rep interface{ Note(string, ...an
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
 			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs)
 	}
-	return setStagesKey(out, "served", lines)
+	return lines
 }
 
 // openServedVLM opens a served vlm_reader or screen_reader and its name.

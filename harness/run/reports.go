@@ -63,7 +63,7 @@ func (a *audit) complete(started time.Time) error {
 	if err := a.writeRunJSON(started); err != nil {
 		return err
 	}
-	if err := writeStages(a.opt.Out, a.res); err != nil {
+	if err := writeStages(&a.opt, a.res); err != nil {
 		return err
 	}
 	return completion.Write(a.opt.Out, harness.Version, a.res.Outputs)

@@ -47,7 +47,12 @@ func stageRates(res *Result) []rundir.StageRate {
 	return out
 }
 
-// writeStages writes rundir.StagesFile.
-func writeStages(dir string, res *Result) error {
-	return rundir.WriteStages(dir, stageRates(res))
+// writeStages writes rundir.StagesFile: the stages' rates and what
+// Options.StageNotes adds beside them, in one write.
+func writeStages(opt *Options, res *Result) error {
+	var notes map[string]any
+	if opt.StageNotes != nil {
+		notes = opt.StageNotes(res)
+	}
+	return rundir.WriteStages(opt.Out, stageRates(res), notes)
 }

@@ -38,13 +38,19 @@ func (r StageRate) WithRate() StageRate {
 	return r
 }
 
-// WriteStages writes dir's StagesFile: {"stages": rates}, indented.
-func WriteStages(dir string, rates []StageRate) error {
+// WriteStages writes dir's StagesFile, indented: {"stages": rates}, and
+// beside it each key of notes (what the process that ran the audit knows of
+// it: a served role's counts, the frame path taken), in key order.
+func WriteStages(dir string, rates []StageRate, notes map[string]any) error {
+	doc := map[string]any{"stages": rates}
+	for k, v := range notes {
+		if k != "stages" {
+			doc[k] = v
+		}
+	}
 	return atomicfile.Write(filepath.Join(dir, StagesFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Stages []StageRate `json:"stages"`
-		}{rates})
+		return enc.Encode(doc)
 	})
 }
