@@ -15,7 +15,7 @@ TESTFLAGS ?= -timeout 40m
 TESTFUZZTIME ?= 300x
 FUZZTIME ?= 4000x
 
-.PHONY: all setup setup-system setup-ort setup-cuda build demo test fuzz bench
+.PHONY: all setup setup-system setup-ort setup-reference setup-cuda build demo test fuzz bench
 
 all: build
 
@@ -27,6 +27,12 @@ setup-system:
 setup-ort: setup-system
 	@bash scripts/setup-ort.sh "$(ORT_DIR)"
 
+# The conformance tests' reference (conformance/README.md): Hugging Face's
+# transformers.js, pinned by conformance/reference/package-lock.json.
+REFERENCE_DIR := $(CURDIR)/.cache/reference
+setup-reference: setup-system
+	@bash scripts/setup-reference.sh "$(REFERENCE_DIR)"
+
 # The CUDA execution provider (230 MB, CUDA 13): only useful on a GPU machine.
 setup-cuda: setup-ort
 	@bash scripts/setup-ort.sh --cuda "$(ORT_DIR)"
@@ -37,7 +43,7 @@ build: setup-system
 demo: build setup-ort
 	@bash scripts/demo.sh
 
-test: setup
+test: setup setup-reference
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
 	@FUZZTIME=$(TESTFUZZTIME) bash scripts/fuzz.sh

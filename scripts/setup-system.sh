@@ -43,6 +43,9 @@ tests=(
   ffmpeg
   # Side-by-side comparisons under bench/ and reference computations in tests.
   python3 python3-numpy python3-av python3-opencv python3-faiss python3-pil
+  # Node runs the conformance tests' reference, transformers.js
+  # (setup-reference.sh; conformance/README.md).
+  nodejs
   # A single-node Slurm (scripts/slurm-local.sh) on which the test of the
   # deploy/slurm recipe runs the array and merge jobs for real.
   slurm-wlm munge
@@ -64,6 +67,7 @@ fi
 missing=()
 for p in "${pkgs[@]}"; do
   if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
+  if [ "$p" = nodejs ] && command -v node >/dev/null 2>&1; then continue; fi
   if [ "$p" = python3 ] && command -v python3 >/dev/null 2>&1; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
