@@ -16,7 +16,9 @@ import (
 // noteWarn records what servedLines says.
 type noteWarn struct{ notes, warns []string }
 
-func (r *noteWarn) Note(msg string, args ...any) { r.notes = append(r.notes, fmt.Sprint(append([]any{msg}, args...)...)) }
+func (r *noteWarn) Note(msg string, args ...any) {
+	r.notes = append(r.notes, fmt.Sprint(append([]any{msg}, args...)...))
+}
 func (r *noteWarn) Warn(msg string, args ...any) { r.warns = append(r.warns, msg) }
 
 // TestServedLinesWarnRefits: a served VLM whose server refused prompts as
