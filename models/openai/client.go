@@ -63,7 +63,9 @@ type Config struct {
 	// Frames is how a query's frames go to the server: FramesImages ("" too)
 	// as one image_url part each, or FramesVideo as one video_url part
 	// holding them all (vLLM's video/jpeg data URL), for a model the server
-	// takes video for and not images (vLLM's LLaVA-NeXT-Video).
+	// takes video for and not images (vLLM's LLaVA-NeXT-Video). It applies
+	// to Ask's queries; Generate and LetterLogProbs send the caller's
+	// Messages as they are, images as image_url parts.
 	Frames string
 }
 
