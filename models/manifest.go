@@ -111,6 +111,12 @@ type RoleSpec struct {
 	// answer letter. Kept as the manifest's bytes, checked to be an object
 	// (ServerSettings carries it canonical).
 	ServerChatTemplateKwargs json.RawMessage `json:"server_chat_template_kwargs,omitempty"`
+	// ServerFrames is how a vlm_reader's or screen_reader's frames go to its
+	// server: "images" (the default, one image_url part a frame) or "video"
+	// (one video_url part holding them all), for a model the server takes
+	// as video only (vLLM's LLaVA-NeXT-Video). models check says which the
+	// server accepts.
+	ServerFrames string `json:"server_frames,omitempty"`
 }
 
 // Manifest maps roles to folders.

@@ -44,7 +44,22 @@ type ServerSettings struct {
 	// canonical JSON (keys sorted, no space: the bytes every request
 	// carries), "" for none. A string, so that settings compare with ==.
 	ChatTemplateKwargs string
+	// Frames is how frames go to the server: ServerFramesImages (the
+	// default) or ServerFramesVideo.
+	Frames string
 }
+
+// The values of server_frames (openai.FramesImages and openai.FramesVideo,
+// restated: this package is below the client).
+const (
+	ServerFramesImages = "images"
+	ServerFramesVideo  = "video"
+)
+
+// framesRoles are the roles whose requests carry a video's frames together,
+// which server_frames may send as one video: the captioner captions one
+// frame a request, and the text roles send none.
+var framesRoles = map[Role]bool{RoleVLMReader: true, RoleScreenReader: true}
 
 // Served reports whether the entry is served by a server.
 func (s RoleSpec) Served() bool { return s.Server != "" }
@@ -53,7 +68,10 @@ func (s RoleSpec) Served() bool { return s.Server != "" }
 func (s RoleSpec) ServerSettings() ServerSettings {
 	out := ServerSettings{URL: s.Server, Model: s.ServerModel, Concurrency: s.ServerConcurrency,
 		Timeout: time.Duration(s.ServerTimeoutS * float64(time.Second)), Retries: DefaultServerRetries,
-		APIKeyEnv: s.ServerAPIKeyEnv, AllowRemote: s.ServerAllowRemote}
+		APIKeyEnv: s.ServerAPIKeyEnv, AllowRemote: s.ServerAllowRemote, Frames: s.ServerFrames}
+	if out.Frames == "" {
+		out.Frames = ServerFramesImages
+	}
 	if out.Concurrency == 0 {
 		out.Concurrency = DefaultServerConcurrency
 	}
@@ -134,7 +152,7 @@ func (s RoleSpec) validateServer(role Role) error {
 			name string
 		}{{s.ServerModel != "", "server_model"}, {s.ServerConcurrency != 0, "server_concurrency"}, {s.ServerTimeoutS != 0, "server_timeout_s"},
 			{s.ServerRetries != nil, "server_retries"}, {s.ServerAPIKeyEnv != "", "server_api_key_env"}, {s.ServerAllowRemote, "server_allow_remote"},
-			{len(s.ServerChatTemplateKwargs) > 0, "server_chat_template_kwargs"}} {
+			{len(s.ServerChatTemplateKwargs) > 0, "server_chat_template_kwargs"}, {s.ServerFrames != "", "server_frames"}} {
 			if k.set {
 				return fmt.Errorf("%s: set without server (the base URL of the server it tunes)", k.name)
 			}
@@ -166,6 +184,15 @@ func (s RoleSpec) validateServer(role Role) error {
 		return fmt.Errorf("server_retries: %d is not between 0 and %d", *s.ServerRetries, maxServerRetries)
 	case s.ServerAPIKeyEnv != "" && !envName.MatchString(s.ServerAPIKeyEnv):
 		return fmt.Errorf("server_api_key_env: %q is not an environment variable's name (it names the variable holding the key, never the key)", s.ServerAPIKeyEnv)
+	}
+	switch s.ServerFrames {
+	case "", ServerFramesImages:
+	case ServerFramesVideo:
+		if !framesRoles[role] {
+			return fmt.Errorf("server_frames: \"video\" is for vlm_reader and screen_reader, whose requests carry a video's frames; %s sends none together", role)
+		}
+	default:
+		return fmt.Errorf("server_frames: %q is neither \"images\" (one image_url part a frame, the default) nor \"video\" (one video_url part holding the frames)", s.ServerFrames)
 	}
 	if len(s.ServerChatTemplateKwargs) > 0 {
 		if role == Role("asr") {

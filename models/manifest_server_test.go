@@ -60,8 +60,8 @@ func TestServerSettingsDefaults(t *testing.T) {
 		role Role
 		want ServerSettings
 	}{
-		{RoleLMReader, ServerSettings{URL: "http://127.0.0.1:8000/v1", Model: "a", Concurrency: 8, Timeout: 5 * time.Minute, Retries: 4}},
-		{RoleVLMReader, ServerSettings{URL: "http://127.0.0.1:8000/v1", Model: "b", Concurrency: 64, Timeout: 1500 * time.Millisecond, Retries: 0, APIKeyEnv: "K"}},
+		{RoleLMReader, ServerSettings{URL: "http://127.0.0.1:8000/v1", Model: "a", Concurrency: 8, Timeout: 5 * time.Minute, Retries: 4, Frames: ServerFramesImages}},
+		{RoleVLMReader, ServerSettings{URL: "http://127.0.0.1:8000/v1", Model: "b", Concurrency: 64, Timeout: 1500 * time.Millisecond, Retries: 0, APIKeyEnv: "K", Frames: ServerFramesImages}},
 	} {
 		if got := m.Roles[tc.role].ServerSettings(); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.role, got, tc.want)
@@ -117,5 +117,47 @@ func TestManifestChatTemplateKwargs(t *testing.T) {
 	if _, err := ParseManifest("/models/models.json", []byte(`{"roles": {"lm_reader": {"dir": "qwen", "server_chat_template_kwargs": {"enable_thinking": false}}}}`)); err == nil ||
 		!strings.Contains(err.Error(), "roles.lm_reader.server_chat_template_kwargs: set without server") {
 		t.Errorf("the key without a server: %v", err)
+	}
+}
+
+// TestManifestServerFrames: server_frames is "images" (the default) or
+// "video", on a served vlm_reader or screen_reader; any other value, the key
+// without a server, and "video" on a role that sends no video's frames
+// together are errors naming the manifest, the line and the field.
+func TestManifestServerFrames(t *testing.T) {
+	t.Parallel()
+	const url = `"server": "http://127.0.0.1:8000/v1", "server_model": "llava-hf/LLaVA-NeXT-Video-7B-hf"`
+	for _, tc := range []struct {
+		name, role, entry string
+		want              string // the settings' Frames, or the error's text
+		bad               bool
+	}{
+		{"the default", "vlm_reader", url, ServerFramesImages, false},
+		{"images", "screen_reader", url + `, "server_frames": "images"`, ServerFramesImages, false},
+		{"video", "vlm_reader", url + `, "server_frames": "video"`, ServerFramesVideo, false},
+		{"video on screen_reader", "screen_reader", url + `, "server_frames": "video"`, ServerFramesVideo, false},
+		{"images on the captioner", "captioner", url + `, "server_frames": "images"`, ServerFramesImages, false},
+		{"video on the captioner", "captioner", url + `, "server_frames": "video"`, `roles.captioner.server_frames: "video" is for vlm_reader and screen_reader`, true},
+		{"video on lm_reader", "lm_reader", url + `, "server_frames": "video"`, `line 2: roles.lm_reader.server_frames: "video" is for vlm_reader`, true},
+		{"a typo", "vlm_reader", url + `, "server_frames": "videos"`, `roles.vlm_reader.server_frames: "videos" is neither "images"`, true},
+		{"a number", "vlm_reader", url + `, "server_frames": 1`, "roles.vlm_reader.server_frames: want string", true},
+		{"without a server", "vlm_reader", `"dir": "llava", "server_frames": "video"`, "roles.vlm_reader.server_frames: set without server", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "{\"roles\": {\n\"" + tc.role + "\": {" + tc.entry + "}}}"
+			m, err := ParseManifest("/models/models.json", []byte(doc))
+			if tc.bad {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "/models/models.json") {
+					t.Fatalf("error %v, want one naming the file and containing %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Roles[Role(tc.role)].ServerSettings().Frames; got != tc.want {
+				t.Errorf("Frames %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

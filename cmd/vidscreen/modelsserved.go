@@ -34,7 +34,18 @@ type servedCheck struct {
 	// frames (imageRoles) has a problem then.
 	Images        bool   `json:"images"`
 	ImagesRefusal string `json:"images_refusal,omitempty"`
-	Problem       string `json:"problem,omitempty"`
+	// Video says whether the server answered the question with two frames
+	// as one video_url part; VideoRefusal is its message when it did not.
+	Video        bool   `json:"video"`
+	VideoRefusal string `json:"video_refusal,omitempty"`
+	// Inputs are the input kinds the server accepted ("text", "images",
+	// "video"); Frames is the entry's server_frames (default filled in), and
+	// SetFrames the server_frames to set where the server refuses that kind
+	// and accepts the other ("" when nothing needs changing).
+	Inputs    []string `json:"inputs,omitempty"`
+	Frames    string   `json:"server_frames,omitempty"`
+	SetFrames string   `json:"set_server_frames,omitempty"`
+	Problem   string   `json:"problem,omitempty"`
 }
 
 // imageRoles are the roles whose requests carry frames: their server must
@@ -56,6 +67,9 @@ func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, e
 			}
 			s := spec.ServerSettings()
 			sc := servedCheck{Role: role, Entry: k + 1, URL: s.URL, Model: s.Model}
+			if imageRoles[role] {
+				sc.Frames = s.Frames
+			}
 			key := ""
 			if s.APIKeyEnv != "" {
 				if key = env.getenv(s.APIKeyEnv); key == "" {
@@ -81,11 +95,12 @@ func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, e
 			sc.Models, sc.ModelServed, sc.MaxModelLen = rep.Models, rep.ModelServed, rep.MaxModelLen
 			sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode
 			sc.Images, sc.ImagesRefusal = rep.Images, rep.ImagesRefusal
-			switch {
-			case err != nil:
+			sc.Video, sc.VideoRefusal = rep.Video, rep.VideoRefusal
+			if err == nil {
+				sc.Inputs = rep.Inputs()
+				sc.Problem, sc.SetFrames = framesProblem(role, sc.Frames, rep)
+			} else {
 				sc.Problem = err.Error()
-			case imageRoles[role] && !rep.Images:
-				sc.Problem = fmt.Sprintf("the server refused a question with a frame (%s); %s sends frames, so it needs a vision-language model", rep.ImagesRefusal, role)
 			}
 			if c := rep.Reply.Choice; err == nil && c >= 0 && c < 4 {
 				sc.Answer = []string{"green", "blue", "red", "black"}[c]
@@ -94,6 +109,28 @@ func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, e
 		}
 	}
 	return out
+}
+
+// framesProblem says what is wrong with how role sends its frames
+// (frames, the entry's server_frames; "" for a role that sends none) to a
+// server that accepted what rep says, and the server_frames to set where
+// the other kind would work.
+func framesProblem(role models.Role, frames string, rep openai.CheckReport) (problem, set string) {
+	if !imageRoles[role] {
+		return "", ""
+	}
+	if !rep.Images && !rep.Video {
+		return fmt.Sprintf("the server refused a question with a frame (%s) and with a video (%s); %s sends frames, so it needs a vision-language model", rep.ImagesRefusal, rep.VideoRefusal, role), ""
+	}
+	switch {
+	case role == models.RoleCaptioner && !rep.Images:
+		return fmt.Sprintf("the server refused a question with a frame (%s); the captioner sends one image a request, and this model takes video only", rep.ImagesRefusal), ""
+	case frames == models.ServerFramesImages && !rep.Images:
+		return fmt.Sprintf("the server refused frames as images (%s) and took them as one video: set \"server_frames\": \"video\" in models.json", rep.ImagesRefusal), models.ServerFramesVideo
+	case frames == models.ServerFramesVideo && !rep.Video:
+		return fmt.Sprintf("the server refused frames as one video (%s) and took them as images: set \"server_frames\": \"images\" in models.json (or leave it out)", rep.VideoRefusal), models.ServerFramesImages
+	}
+	return "", ""
 }
 
 // writeServedChecks prints the checks as models check's text report does.
@@ -118,6 +155,21 @@ func writeServedChecks(w io.Writer, checks []servedCheck) error {
 				b.WriteString("  a question with a frame: answered (the model reads images)\n")
 			} else if c.ImagesRefusal != "" {
 				fmt.Fprintf(&b, "  a question with a frame: refused (%s)\n", c.ImagesRefusal)
+			}
+			if c.Video {
+				b.WriteString("  a question with two frames as one video: answered (the model reads video)\n")
+			} else if c.VideoRefusal != "" {
+				fmt.Fprintf(&b, "  a question with two frames as one video: refused (%s)\n", c.VideoRefusal)
+			}
+			if len(c.Inputs) > 0 {
+				fmt.Fprintf(&b, "  accepts: %s", strings.Join(c.Inputs, ", "))
+				if c.Frames != "" {
+					fmt.Fprintf(&b, "; frames sent as %s (server_frames)", c.Frames)
+					if c.SetFrames != "" {
+						fmt.Fprintf(&b, "; set \"server_frames\": %q", c.SetFrames)
+					}
+				}
+				b.WriteString("\n")
 			}
 		}
 		if c.Problem != "" {

@@ -64,8 +64,13 @@ type ServedStage struct {
 }
 
 // servedLines are the served roles' counts for stages.json's "served"
-// (timings, not compared between runs); rep hears the same, a line each.
-func servedLines(rs []servedReader, rep interface{ Note(string, ...any) }) []ServedStage {
+// (timings, not compared between runs); rep hears the same, a line each,
+// and a warning for each role that refitted prompts (fewer frames than
+// asked: served.StatsSnapshot.RefitWarning, with the count and the fix).
+func servedLines(rs []servedReader, rep interface {
+	Note(string, ...any)
+	Warn(string, ...any)
+}) []ServedStage {
 	var lines []ServedStage
 	for _, r := range rs {
 		s := r.Stats().Snapshot()
@@ -73,7 +78,10 @@ func servedLines(rs []servedReader, rep interface{ Note(string, ...any) }) []Ser
 		lines = append(lines, line)
 		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
-			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs)
+			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs, "frames", s.Frames)
+		if w := s.RefitWarning(); w != "" {
+			rep.Warn(w)
+		}
 	}
 	return lines
 }

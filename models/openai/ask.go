@@ -171,10 +171,14 @@ type chatRequest struct {
 	AddGenerationPrompt  *bool     `json:"add_generation_prompt,omitempty"`
 	// ChatTemplateKwargs is sent as JSON (encoding/json sorts its keys).
 	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
+	// Video sends each message's run of images as one video_url part
+	// (Config.Frames); encoding/json knows nothing of it, appendJSON does.
+	Video bool `json:"-"`
 }
 
 func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error) {
-	r := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: generateTokens, Seed: c.cfg.Seed, ChatTemplateKwargs: c.cfg.ChatTemplateKwargs}
+	r := chatRequest{Model: c.cfg.Model, Messages: msgs, MaxTokens: generateTokens, Seed: c.cfg.Seed, ChatTemplateKwargs: c.cfg.ChatTemplateKwargs,
+		Video: c.cfg.Frames == FramesVideo}
 	if logprobs {
 		r.MaxTokens, r.Logprobs, r.TopLogprobs = 1, true, c.cfg.TopLogprobs
 	}

@@ -435,18 +435,18 @@ func TestCheck(t *testing.T) {
 		wantErr  string
 		wantReqs int
 	}{
-		{name: "vLLM with everything", model: "test-model", want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Logprobs: true, Prefill: true, Mode: ModeLogprobs, Images: true}, wantReqs: 3},
+		{name: "vLLM with everything", model: "test-model", want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Logprobs: true, Prefill: true, Mode: ModeLogprobs, Images: true, Video: true}, wantReqs: 4},
 		{name: "no continue_final_message", cfg: openaitest.Config{RefusePrefill: true}, model: "test-model",
-			want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Logprobs: true, Mode: ModeLogprobs, Images: true}, wantReqs: 4},
+			want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Logprobs: true, Mode: ModeLogprobs, Images: true, Video: true}, wantReqs: 5},
 		{name: "no logprobs", cfg: openaitest.Config{Logprobs: openaitest.LogprobsIgnored}, model: "test-model",
-			want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Prefill: true, Mode: ModeGenerate, Images: true}, wantReqs: 4},
+			want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Prefill: true, Mode: ModeGenerate, Images: true, Video: true}, wantReqs: 5},
 		{name: "a text model", cfg: openaitest.Config{Fault: func(r *openaitest.Request, _ int) openaitest.Fault {
-			if r.Images() > 0 {
+			if r.Images()+r.Videos() > 0 {
 				return openaitest.Fault{Status: 400}
 			}
 			return openaitest.Fault{}
 		}}, model: "test-model",
-			want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Logprobs: true, Prefill: true, Mode: ModeLogprobs, ImagesRefusal: "injected fault 400"}, wantReqs: 3},
+			want: CheckReport{Models: []string{"test-model"}, ModelServed: true, Logprobs: true, Prefill: true, Mode: ModeLogprobs, ImagesRefusal: "injected fault 400", VideoRefusal: "injected fault 400"}, wantReqs: 4},
 		{name: "another model", cfg: openaitest.Config{Models: []string{"Qwen/Qwen3-8B", "x"}}, model: "Qwen/Qwen3-VL-8B-Instruct",
 			wantErr: `serves ["Qwen/Qwen3-8B" "x"], not "Qwen/Qwen3-VL-8B-Instruct"`, wantReqs: 1},
 	}

@@ -19,7 +19,10 @@ func (r *chatRequest) appendJSON(b []byte) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = m.appendJSON(b)
+		var err error
+		if b, err = m.appendJSON(b, r.Video); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
 	}
 	b = append(b, `],"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(r.MaxTokens), 10)
@@ -52,33 +55,47 @@ func (r *chatRequest) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendJSON writes the message as MarshalJSON does.
-func (m Message) appendJSON(b []byte) []byte {
+// appendJSON writes the message as MarshalJSON does, or with video each
+// run of consecutive images as one video_url part (appendVideo).
+func (m Message) appendJSON(b []byte, video bool) ([]byte, error) {
 	b = append(b, `{"role":`...)
 	b = appendString(b, m.Role)
 	b = append(b, `,"content":`...)
 	if len(m.Parts) == 0 {
 		b = appendString(b, m.Content)
-		return append(b, '}')
+		return append(b, '}'), nil
 	}
 	b = append(b, '[')
-	for i, p := range m.Parts {
+	for i := 0; i < len(m.Parts); i++ {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if p.Image != nil {
+		p := m.Parts[i]
+		switch {
+		case p.Image != nil && video:
+			j := i
+			frames := []*Image{}
+			for ; j < len(m.Parts) && m.Parts[j].Image != nil; j++ {
+				frames = append(frames, m.Parts[j].Image)
+			}
+			var err error
+			if b, err = appendVideo(b, frames); err != nil {
+				return nil, err
+			}
+			i = j - 1
+		case p.Image != nil:
 			b = append(b, `{"type":"image_url","image_url":{"url":`...)
 			prefix := appendString(nil, "data:"+p.Image.MIME+";base64,")
 			b = append(b, prefix[:len(prefix)-1]...) // the string stays open for the base64
 			b = p.Image.appendBase64(b)
 			b = append(b, `"}}`...)
-		} else {
+		default:
 			b = append(b, `{"type":"text","text":`...)
 			b = appendString(b, p.Text)
 			b = append(b, '}')
 		}
 	}
-	return append(b, "]}"...)
+	return append(b, "]}"...), nil
 }
 
 // appendString writes s as a JSON string, escaped as encoding/json does.

@@ -34,12 +34,47 @@ type CheckReport struct {
 	// message when it did not (vLLM's text models answer 400).
 	Images        bool
 	ImagesRefusal string
+	// Video says whether the server took the question with two frames as
+	// one video_url part (FramesVideo: vLLM's video/jpeg frame list);
+	// VideoRefusal is its message when it did not (vLLM's image-only
+	// models answer "At most 0 video(s) may be provided in one prompt.",
+	// SGLang reads a video data URL as a container file only).
+	Video        bool
+	VideoRefusal string
+}
+
+// Inputs lists the input kinds the server accepted for the model: "text"
+// (a check that returned no error), then "images" and "video".
+func (r CheckReport) Inputs() []string {
+	out := []string{"text"}
+	if r.Images {
+		out = append(out, FramesImages)
+	}
+	if r.Video {
+		out = append(out, FramesVideo)
+	}
+	return out
+}
+
+// Frames is how a frames role should send its frames to this server:
+// FramesImages where images are taken (the Video-Index authors' form),
+// FramesVideo where only video is, "" where neither.
+func (r CheckReport) Frames() string {
+	switch {
+	case r.Images:
+		return FramesImages
+	case r.Video:
+		return FramesVideo
+	}
+	return ""
 }
 
 // Check asks cfg's server what it serves (GET /models), puts one text
 // question to it as Ask would, to find out whether log-probabilities and
-// continue_final_message work, and then the question with one small frame,
-// to find out whether it reads images. It uses no store. An error means the
+// continue_final_message work, then the question with one small frame, to
+// find out whether it reads images, and with two frames as one video part,
+// to find out whether it reads video (vLLM's LLaVA-NeXT-Video reads video
+// only). It uses no store. An error means the
 // server could not be asked, or failed the text question, or does not serve
 // the model; a server that works only in a fallback form, or without
 // images, is no error: the report says which.
@@ -92,21 +127,46 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	_, err = c.Ask(ctx, Query{
+	q := Query{
 		ID:       "models check, with a frame",
 		Frames:   []*Image{frame},
 		Given:    "You are given one image.",
 		Question: "What colour is the image?",
 		Options:  []string{"green", "blue", "red", "black"},
-	})
+	}
+	if rep.Images, rep.ImagesRefusal, err = probe(ctx, c, q); err != nil {
+		return rep, fmt.Errorf("a question with a frame: %w", err)
+	}
+	// Two frames: Qwen2-VL's video processor pairs frames in time
+	// (temporal_patch_size 2), and a video is frames.
+	vcfg := cfg
+	vcfg.Frames = FramesVideo
+	cv, err := New(vcfg)
+	if err != nil {
+		return rep, err
+	}
+	// What the text question found out (a refused prefill, no
+	// log-probabilities) holds for the video question too.
+	cv.prefill.Store(c.prefill.Load())
+	cv.logprobs.Store(c.logprobs.Load())
+	q.ID, q.Frames, q.Given = "models check, with a video", []*Image{frame, frame}, "You are given two frames of a video."
+	q.Question = "What colour is the video?"
+	if rep.Video, rep.VideoRefusal, err = probe(ctx, cv, q); err != nil {
+		return rep, fmt.Errorf("a question with a video: %w", err)
+	}
+	return rep, nil
+}
+
+// probe asks q: true when answered, the server's message when it refused
+// (a ServerError), an error when it could not be asked.
+func probe(ctx context.Context, c *Client, q Query) (bool, string, error) {
+	_, err := c.Ask(ctx, q)
 	var se *ServerError
 	switch {
 	case err == nil:
-		rep.Images = true
+		return true, "", nil
 	case errors.As(err, &se):
-		rep.ImagesRefusal = se.Message
-	default:
-		return rep, fmt.Errorf("a question with a frame: %w", err)
+		return false, se.Message, nil
 	}
-	return rep, nil
+	return false, "", err
 }

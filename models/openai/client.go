@@ -60,6 +60,13 @@ type Config struct {
 	// whose template would otherwise let a generated reply spend its 16
 	// tokens thinking.
 	ChatTemplateKwargs map[string]any
+	// Frames is how a query's frames go to the server: FramesImages ("" too)
+	// as one image_url part each, or FramesVideo as one video_url part
+	// holding them all (vLLM's video/jpeg data URL), for a model the server
+	// takes video for and not images (vLLM's LLaVA-NeXT-Video). It applies
+	// to Ask's queries; Generate and LetterLogProbs send the caller's
+	// Messages as they are, images as image_url parts.
+	Frames string
 }
 
 // A Client sends scoring requests to one server. It is safe for concurrent use.
@@ -97,6 +104,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.Model == "" {
 		return nil, errors.New("openai: no model name")
+	}
+	if cfg.Frames != "" && cfg.Frames != FramesImages && cfg.Frames != FramesVideo {
+		return nil, fmt.Errorf("openai: frames %q is neither %q nor %q", cfg.Frames, FramesImages, FramesVideo)
 	}
 	if cfg.TopLogprobs == 0 {
 		cfg.TopLogprobs = 20

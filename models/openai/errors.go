@@ -102,6 +102,11 @@ func (e *ServerError) tooLong() bool {
 	default:
 		return false
 	}
+	if strings.Contains(e.Message, "At most 0 ") {
+		// vLLM's limit of 0: the model takes no input of that kind
+		// (LLaVA-NeXT-Video no image), however few frames are sent.
+		return false
+	}
 	for _, p := range tooLongPhrases {
 		if strings.Contains(e.Message, p) {
 			return true

@@ -35,13 +35,17 @@ type Config struct {
 // Name names a served role's model for cache keys and config.json: the
 // role, the served model, the protocol and the chat template's arguments
 // when the entry sets any (server_chat_template_kwargs changes the prompt
-// the model reads, so its answers), never the URL (the same model on
+// the model reads, so its answers) and server_frames "video" (the frames
+// go through the model's video processor), never the URL (the same model on
 // another port answers the same), the key or the client's tuning
 // (concurrency, timeouts, retries change no answer).
 func Name(role string, s models.ServerSettings) string {
 	name := fmt.Sprintf("served:%s:%s:protocol=%d:long_side=%d:jpeg=%d", role, s.Model, Protocol, openai.FrameLongSide, openai.JPEGQuality)
 	if s.ChatTemplateKwargs != "" {
 		name += ":chat_template_kwargs=" + s.ChatTemplateKwargs
+	}
+	if s.Frames == models.ServerFramesVideo {
+		name += ":frames=video" // the model reads the frames through its video processor
 	}
 	return name
 }
@@ -58,7 +62,8 @@ func newClient(cfg Config, store *openai.Store) (*openai.Client, error) {
 		return nil, fmt.Errorf("%s: server_chat_template_kwargs: %w", cfg.Role, err)
 	}
 	c, err := openai.New(openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: cfg.APIKey, AllowRemote: s.AllowRemote,
-		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout, Store: store, ParseReply: cfg.ParseReply, ChatTemplateKwargs: kw})
+		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout, Store: store, ParseReply: cfg.ParseReply, ChatTemplateKwargs: kw,
+		Frames: s.Frames})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Role, err)
 	}

@@ -66,6 +66,9 @@ type StatsSnapshot struct {
 	// (the manifest's server_chat_template_kwargs, canonical JSON); "" for
 	// none.
 	ChatTemplateKwargs string `json:"chat_template_kwargs,omitempty"`
+	// Frames is "video" when the role sent each prompt's frames as one
+	// video part (models.json's server_frames); "" for images.
+	Frames string `json:"frames,omitempty"`
 	// Refitted is how many times a VLM query the server refused as too long
 	// for its model was asked again with every second frame (each such
 	// query also counts again in Queries).
@@ -74,7 +77,11 @@ type StatsSnapshot struct {
 
 // newStats starts the counts of one role, served as s says.
 func newStats(role string, s models.ServerSettings) *Stats {
-	return &Stats{s: StatsSnapshot{Role: role, Model: s.Model, URL: s.URL, ChatTemplateKwargs: s.ChatTemplateKwargs}}
+	st := &Stats{s: StatsSnapshot{Role: role, Model: s.Model, URL: s.URL, ChatTemplateKwargs: s.ChatTemplateKwargs}}
+	if s.Frames == models.ServerFramesVideo {
+		st.s.Frames = s.Frames
+	}
+	return st
 }
 
 func (st *Stats) role() string { return st.s.Role } // set once, never written after

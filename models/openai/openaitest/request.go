@@ -35,6 +35,9 @@ type Message struct {
 	Role   string
 	Text   string
 	Images []Image
+	// Videos are the message's video_url parts, each its frames decoded
+	// from vLLM's "data:video/jpeg;base64,<frame>,<frame>..." list.
+	Videos [][]Image
 	// Parts lists the content's part types in order ("image_url", "text"),
 	// nil when the content was a plain string.
 	Parts []string
@@ -51,6 +54,26 @@ func (r *Request) Images() int {
 	n := 0
 	for _, m := range r.Messages {
 		n += len(m.Images)
+	}
+	return n
+}
+
+// Videos counts the video parts of every message.
+func (r *Request) Videos() int {
+	n := 0
+	for _, m := range r.Messages {
+		n += len(m.Videos)
+	}
+	return n
+}
+
+// VideoFrames counts the frames of every video part.
+func (r *Request) VideoFrames() int {
+	n := 0
+	for _, m := range r.Messages {
+		for _, v := range m.Videos {
+			n += len(v)
+		}
 	}
 	return n
 }
@@ -102,6 +125,9 @@ type rawPart struct {
 	ImageURL *struct {
 		URL string `json:"url"`
 	} `json:"image_url"`
+	VideoURL *struct {
+		URL string `json:"url"`
+	} `json:"video_url"`
 }
 
 // parseRequest decodes a body; an error is the 400 message a server gives.
@@ -182,6 +208,15 @@ func parseMessage(rm rawMessage) (Message, error) {
 				return m, fmt.Errorf("content[%d]: %v", j, err)
 			}
 			m.Images = append(m.Images, im)
+		case "video_url":
+			if p.VideoURL == nil {
+				return m, fmt.Errorf("content[%d]: video_url part without video_url", j)
+			}
+			v, err := decodeVideoURL(p.VideoURL.URL)
+			if err != nil {
+				return m, fmt.Errorf("content[%d]: %v", j, err)
+			}
+			m.Videos = append(m.Videos, v)
 		default:
 			return m, fmt.Errorf("content[%d]: unknown part type %q", j, p.Type)
 		}
@@ -204,4 +239,31 @@ func decodeDataURL(u string) (Image, error) {
 		return Image{}, fmt.Errorf("data URL: %v", err)
 	}
 	return Image{MIME: mime, Data: b}, nil
+}
+
+// decodeVideoURL reads vLLM's frame list: "data:video/jpeg;base64," and
+// each frame's JPEG in base64, separated by commas (VideoMediaIO.load_base64).
+// Other video data URLs hold a container file, which this server does not
+// decode.
+func decodeVideoURL(u string) ([]Image, error) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return nil, fmt.Errorf("video URL %.40q is not a data URL (this server fetches nothing)", u)
+	}
+	mime, data, ok := strings.Cut(rest, ";base64,")
+	if !ok {
+		return nil, fmt.Errorf("data URL is not base64")
+	}
+	if !strings.EqualFold(mime, "video/jpeg") {
+		return nil, fmt.Errorf("video data URL of %s: this server reads only vLLM's video/jpeg frame list", mime)
+	}
+	var frames []Image
+	for i, f := range strings.Split(data, ",") {
+		b, err := base64.StdEncoding.DecodeString(f)
+		if err != nil {
+			return nil, fmt.Errorf("video frame %d: %v", i, err)
+		}
+		frames = append(frames, Image{MIME: "image/jpeg", Data: b})
+	}
+	return frames, nil
 }

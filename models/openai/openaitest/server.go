@@ -81,6 +81,17 @@ type Config struct {
 	// TextOnly serves a text model: a request with images is refused with
 	// vLLM's 400 "<model> is not a multimodal model".
 	TextOnly bool
+	// VideoOnly serves a model vLLM takes video for and not images
+	// (LLaVA-NeXT-Video: its processor's limits are {"video": 1}): a
+	// request with an image part is refused with vLLM's 400 "At most 0
+	// image(s) may be provided in one prompt.", one with two videos with
+	// "At most 1 video(s) ...".
+	VideoOnly bool
+	// ImagesOnly serves a model that takes images and not video (vLLM's
+	// InternVL on an InternLM2 language model, whose processor has no
+	// video token): a request with a video part is refused with "At most 0
+	// video(s) may be provided in one prompt."
+	ImagesOnly bool
 }
 
 // Flavors: the server whose error bodies the test server writes. vLLM
@@ -268,13 +279,13 @@ func (s *Server) errorBody(status int, msg, param string) []byte {
 
 // Tokens is what the server counts a request's prompt as: a token per four
 // bytes of its messages' text (or prompt), at least one, and ImageTokens
-// per image.
+// per image or video frame.
 func (s *Server) Tokens(r *Request) int {
 	per := s.cfg.ImageTokens
 	if per == 0 {
 		per = 256
 	}
-	return max(len(r.Text())/4, 1) + per*r.Images()
+	return max(len(r.Text())/4, 1) + per*(r.Images()+r.VideoFrames())
 }
 
 // tooLong is the refusal of a request over the model's image limit or
@@ -343,8 +354,14 @@ func (s *Server) complete(r *Request) ([]byte, int) {
 		return s.errorBody(400, vllmPrefillRefusal, ""), 400
 	case r.Logprobs && s.cfg.Logprobs == LogprobsRefused:
 		return s.errorBody(400, "logprobs is not supported by this server", "logprobs"), 400
-	case s.cfg.TextOnly && r.Images() > 0:
+	case s.cfg.TextOnly && (r.Images() > 0 || r.Videos() > 0):
 		return s.errorBody(400, r.Model+" is not a multimodal model", ""), 400
+	case s.cfg.VideoOnly && r.Images() > 0:
+		return s.errorBody(400, "At most 0 image(s) may be provided in one prompt.", "image"), 400
+	case s.cfg.VideoOnly && r.Videos() > 1:
+		return s.errorBody(400, "At most 1 video(s) may be provided in one prompt.", "video"), 400
+	case s.cfg.ImagesOnly && r.Videos() > 0:
+		return s.errorBody(400, "At most 0 video(s) may be provided in one prompt.", "video"), 400
 	case s.tooLong(r) != "":
 		return s.errorBody(400, s.tooLong(r), ""), 400
 	}
