@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -44,9 +45,10 @@ const framePathFrames = 8
 // the processor on the full frame, per frame, on the four development
 // videos.
 var framePathMinCos = map[string]float64{
-	"models init CLIP 32, FFmpeg short side 32":  0.92,
-	"models init CLIP 32, FFmpeg short side 112": 0.998,
-	"CLIP 224 (B/32 geometry), FFmpeg short 224": 0.997,
+	"models init CLIP 32, FFmpeg short side 32":       0.92,
+	"models init CLIP 32, FFmpeg short side 112":      0.998,
+	"CLIP 224 (B/32 geometry), FFmpeg short 224":      0.997,
+	"CLIP 224 (B/32 geometry), FFmpeg short 224, 4:3": 0.995,
 }
 
 // A tower is one image_text role opened from a models folder.
@@ -221,66 +223,64 @@ func TestFramePathEmbeddings(t *testing.T) {
 	small, b32 := openTowers(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*decodeTimeout)
 	defer cancel()
+	fourThree := fourThreeVideos(ctx, t, paths)
 	cases := []struct {
-		name  string
-		tw    tower
-		short int
+		name   string
+		tw     tower
+		short  int
+		videos []string
 	}{
-		{"models init CLIP 32, FFmpeg short side 32", small, 32},
-		{"models init CLIP 32, FFmpeg short side 112", small, onnxbuild.ColourImageSize},
-		{"CLIP 224 (B/32 geometry), FFmpeg short 224", b32, 224},
+		{"models init CLIP 32, FFmpeg short side 32", small, 32, paths},
+		{"models init CLIP 32, FFmpeg short side 112", small, onnxbuild.ColourImageSize, paths},
+		{"CLIP 224 (B/32 geometry), FFmpeg short 224", b32, 224, paths},
+		{"CLIP 224 (B/32 geometry), FFmpeg short 224, 4:3", b32, 224, fourThree},
 	}
 	for _, c := range cases {
-		r := compareFramePath(ctx, t, c.tw, paths, c.short)
+		r := compareFramePath(ctx, t, c.tw, c.videos, c.short)
 		t.Logf("row: %s | %d frames of %d videos (e.g. %s -> %s) | cosine min %.6f (%s), mean %.6f | pixels max %.1f levels, mean %.2f levels",
-			c.name, r.frames, len(paths), r.fullSize, r.scaled, r.minCos, r.worstFrame, r.meanCos, r.maxLevels, r.meanLevels)
+			c.name, r.frames, len(c.videos), r.fullSize, r.scaled, r.minCos, r.worstFrame, r.meanCos, r.maxLevels, r.meanLevels)
 		if bound := framePathMinCos[c.name]; r.minCos < bound {
 			t.Errorf("%s: cosine %.6f (%s) is below the documented %v", c.name, r.minCos, r.worstFrame, bound)
 		}
-		if r.frames != framePathFrames*len(paths) {
-			t.Errorf("%s: %d frames compared, want %d", c.name, r.frames, framePathFrames*len(paths))
+		if r.frames != framePathFrames*len(c.videos) {
+			t.Errorf("%s: %d frames compared, want %d", c.name, r.frames, framePathFrames*len(c.videos))
 		}
 	}
 }
 
-// BenchmarkFramePath is what each frame path costs per frame on the
-// development videos, decode and preprocessing together, for CLIP's
-// 224-pixel processor: "scaled" is the audit's path (FFmpeg's area filter
-// to the short side 224, then imageprep), "full" decodes at the display
-// size and lets imageprep resize (Pillow's bicubic from the full frame).
-// The decoder runs on one thread and imageprep on one worker.
-func BenchmarkFramePath(b *testing.B) {
-	dir := shareddata.Path(b, "videos")
-	paths, err := realVideos()
-	if err != nil || len(paths) == 0 {
-		b.Fatalf("no videos in %s (%v)", dir, err)
-	}
-	cfg, err := imageprep.ReadConfig(filepath.Join("testdata", "imageproc", "clip-vit-base-patch32.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	prep, err := imageprep.New(*cfg, imageprep.Options{Workers: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
+// fourThreeVideos encodes, for each 16:9 video of paths, a 4:3 H.264
+// video of the centre 4:3 region of its uniform frames (the development
+// videos are all 16:9; at 4:3 FFmpeg's rounded long side and
+// transformers' truncated one differ at 224: 299 against 298).
+func fourThreeVideos(ctx context.Context, t *testing.T, paths []string) []string {
+	t.Helper()
+	var out []string
 	for _, p := range paths {
-		for _, path := range []struct {
-			name string
-			size decode.Size
-		}{{"scaled", decode.Size{Short: 224}}, {"full", decode.Size{}}} {
-			b.Run(filepath.Base(p)+"/"+path.name, func(b *testing.B) {
-				ctx := b.Context()
-				dst := make([]float32, framePathFrames*prep.FrameLen())
-				for b.Loop() {
-					frames := decodeUniform(ctx, b, p, framePathFrames, path.size)
-					if err := prep.Batch(ctx, frames, dst); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*framePathFrames), "ms/frame")
-			})
+		frames := decodeUniform(ctx, t, p, framePathFrames, decode.Size{})
+		w, h := frames[0].Width, frames[0].Height
+		cw := h * 4 / 3 &^ 1
+		if cw >= w || h%2 != 0 {
+			continue
 		}
+		path := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))+"-4x3.mp4")
+		e, err := decode.CreateH264(path, decode.EncodeOptions{Width: cw, Height: h, FPS: 4, CRF: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range frames {
+			if err := e.WriteRGB(crop(f, (w-cw)/2, 0, cw, h).Pix); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, path)
 	}
+	if len(out) == 0 {
+		t.Fatal("no 16:9 development video to cut to 4:3")
+	}
+	return out
 }
 
 // TestFramePathPixels measures the pixel difference of the two paths for
@@ -316,4 +316,94 @@ func TestFramePathPixels(t *testing.T) {
 			t.Errorf("%s: mean difference %.2f levels is above the documented %v", c.name, r.meanLevels, bound)
 		}
 	}
+}
+
+// TestFramePathGeometry isolates the part of the difference that comes
+// from the frame's size: FFmpeg's frames have the long side rounded
+// (decode.Size.Of), the processor's resize truncates it (transformers'
+// get_resize_output_image_size), so where the two differ (1280x720 at 32:
+// 57 against 56; 4:3 at 224: 299 against 298) the crop sees a slightly
+// different scale. Pillow's box filter (imageprep's resample 4, an area
+// average) stands in for FFmpeg's area filter, from the same full frames,
+// to the rounded and to the truncated size; the test reports the minimum
+// embedding cosine of each with the processor on the full frame and
+// checks that the truncated size is the closer one.
+func TestFramePathGeometry(t *testing.T) {
+	t.Parallel()
+	dir := shareddata.Path(t, "videos")
+	paths, err := realVideos()
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no videos in %s (%v)", dir, err)
+	}
+	small, b32 := openTowers(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*decodeTimeout)
+	defer cancel()
+	fourThree := fourThreeVideos(ctx, t, paths)
+	for _, c := range []struct {
+		name   string
+		tw     tower
+		short  int
+		videos []string
+	}{
+		{"models init CLIP 32, short side 32, 16:9", small, 32, paths},
+		{"CLIP 224 (B/32 geometry), short side 224, 4:3", b32, 224, fourThree},
+	} {
+		rounded, truncated := 2.0, 2.0
+		for _, p := range c.videos {
+			full := decodeUniform(ctx, t, p, framePathFrames, decode.Size{})
+			w, h := full[0].Width, full[0].Height
+			rw, rh := decode.Size{Short: c.short}.Of(w, h)
+			tw, th := int(float64(c.short*max(w, h))/float64(min(w, h))), c.short
+			if w < h {
+				tw, th = th, tw
+			}
+			want, err := c.tw.it.EmbedFrames(ctx, full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, size := range []struct {
+				w, h int
+				min  *float64
+			}{{rw, rh, &rounded}, {tw, th, &truncated}} {
+				box := boxScale(t, full, size.w, size.h)
+				got, err := c.tw.it.EmbedFrames(ctx, box)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range got {
+					*size.min = min(*size.min, cosine(got[i], want[i]))
+				}
+			}
+		}
+		t.Logf("row: %s | box filter to the rounded size: cosine min %.5f | to the truncated size: %.5f", c.name, rounded, truncated)
+		if truncated < rounded {
+			t.Errorf("%s: the truncated size (%.5f) is further from the processor than the rounded one (%.5f)", c.name, truncated, rounded)
+		}
+	}
+}
+
+// boxScale shrinks frames to w x h with Pillow's box filter, rounding
+// back to 8-bit levels.
+func boxScale(t *testing.T, frames []imageprep.Frame, w, h int) []imageprep.Frame {
+	t.Helper()
+	p, err := imageprep.New(imageprep.Config{Type: "box", DoResize: true, Width: w, Height: h, Resample: imageprep.Box}, imageprep.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]imageprep.Frame, len(frames))
+	vals := make([]float32, p.FrameLen())
+	plane := w * h
+	for k, f := range frames {
+		if err := p.Batch(t.Context(), []imageprep.Frame{f}, vals); err != nil {
+			t.Fatal(err)
+		}
+		pix := make([]byte, 3*plane)
+		for i := 0; i < plane; i++ {
+			for c := 0; c < 3; c++ {
+				pix[3*i+c] = byte(vals[c*plane+i]) // levels: no rescale, no normalise
+			}
+		}
+		out[k] = imageprep.Frame{Pix: pix, Width: w, Height: h}
+	}
+	return out
 }
