@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode"
@@ -53,74 +51,52 @@ var framePathMinCos = map[string]float64{
 
 // A tower is one image_text role opened from a models folder.
 type tower struct {
-	name string
-	it   *models.ImageText
+	it   *models.ImageText // nil: pixels only
 	prep *imageprep.Processor
 }
 
-var towers struct {
-	once   sync.Once
-	rt     *models.Runtime
-	small  tower // models init's 32-pixel CLIP
-	b32    tower // the same with a 224-pixel vision tower of 32-pixel patches
-	err    error
-	dirErr error
-}
-
 // openTowers writes `models init`'s folder (onnxbuild.WriteModelsDir) and a
-// copy whose image tower takes 224-pixel images, and opens both image_text
-// roles on the CPU. It skips without ONNX Runtime.
-func openTowers(t testing.TB) (small, b32 tower) {
+// copy whose image tower takes 224-pixel images into t's temporary
+// folder, and opens both image_text roles on the CPU, closed when t ends.
+// It skips without ONNX Runtime.
+func openTowers(t *testing.T) (small, b32 tower) {
 	t.Helper()
-	towers.once.Do(func() {
-		towers.rt, towers.err = models.NewRuntime(models.RuntimeOptions{Threads: 1})
-		if towers.err != nil {
-			return
+	rt, err := models.NewRuntime(models.RuntimeOptions{Threads: 1})
+	if err != nil {
+		t.Skipf("ONNX Runtime unavailable (make setup-ort): %v", err)
+	}
+	open := func(dir string, big bool) tower {
+		if err := onnxbuild.WriteModelsDir(dir); err != nil {
+			t.Fatal(err)
 		}
-		base, err := os.MkdirTemp("", "vidscreen-framepath-")
+		if big {
+			cfg := onnxbuild.TinyCLIP
+			cfg.Vision.Image, cfg.Vision.Patch = 224, 32
+			if err := onnxbuild.NewCLIP(cfg).WriteDir(filepath.Join(dir, "image_text")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := models.LoadManifest(dir)
 		if err != nil {
-			towers.dirErr = err
-			return
+			t.Fatal(err)
 		}
-		open := func(dir string, big bool) (tower, error) {
-			if err := onnxbuild.WriteModelsDir(dir); err != nil {
-				return tower{}, err
-			}
-			if big {
-				cfg := onnxbuild.TinyCLIP
-				cfg.Vision.Image, cfg.Vision.Patch = 224, 32
-				if err := onnxbuild.NewCLIP(cfg).WriteDir(filepath.Join(dir, "image_text")); err != nil {
-					return tower{}, err
-				}
-			}
-			m, err := models.LoadManifest(dir)
-			if err != nil {
-				return tower{}, err
-			}
-			it, err := towers.rt.OpenImageText(m, gpu.CPUDevice())
-			if err != nil {
-				return tower{}, err
-			}
-			folder, _, _ := m.Folder(models.RoleImageText)
-			cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json"))
-			if err != nil {
-				return tower{}, err
-			}
-			prep, err := imageprep.New(*cfg, imageprep.Options{Workers: 1})
-			return tower{it: it, prep: prep}, err
+		it, err := rt.OpenImageText(m, gpu.CPUDevice())
+		if err != nil {
+			t.Fatal(err)
 		}
-		if towers.small, towers.dirErr = open(filepath.Join(base, "small"), false); towers.dirErr != nil {
-			return
+		t.Cleanup(func() { it.Close() })
+		folder, _, _ := m.Folder(models.RoleImageText)
+		cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		towers.b32, towers.dirErr = open(filepath.Join(base, "b32"), true)
-	})
-	if towers.err != nil {
-		t.Skipf("ONNX Runtime unavailable (make setup-ort): %v", towers.err)
+		prep, err := imageprep.New(*cfg, imageprep.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tower{it: it, prep: prep}
 	}
-	if towers.dirErr != nil {
-		t.Fatal(towers.dirErr)
-	}
-	return towers.small, towers.b32
+	return open(t.TempDir(), false), open(t.TempDir(), true)
 }
 
 // framePathResult is one comparison of the two paths over every frame.
