@@ -28,6 +28,7 @@ import (
 // framePathMeanLevels bounds TestFramePathPixels' mean absolute pixel
 // difference per processor, in levels of 255 (docs/models.md).
 var framePathMeanLevels = map[string]float64{
+	"clip-crop-padded":           1.5,
 	"clip-models-init-32":        10,
 	"clip-vit-base-patch32":      1.5,
 	"clip-vit-large-patch14-336": 1.5,
