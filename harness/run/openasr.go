@@ -25,7 +25,7 @@ func (o *opener) asr(v *VideoModels) error {
 		if err != nil {
 			return err
 		}
-		c, err := asr.New(asr.Config{Server: sc.Server, APIKey: sc.APIKey})
+		c, err := asr.New(asr.Config{Server: sc.Server, APIKey: sc.APIKey, Language: spec.Language})
 		if err != nil {
 			return err
 		}
