@@ -20,7 +20,7 @@ import (
 )
 
 func modelsSubcommands() []*subcommand {
-	return []*subcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsTokenize()}
+	return []*subcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsTokenize(), modelsTranscribe()}
 }
 
 func newModelsCommand() *command {
