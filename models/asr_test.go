@@ -282,3 +282,50 @@ func TestWhisperFeatureSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckASR checks that models check reports what OpenTranscriber
+// would refuse in an asr folder: a null language slot with no lang_to_id
+// and a feature_size the encoder does not read; the tone model's own
+// folder has no problem.
+func TestCheckASR(t *testing.T) {
+	tinyModels(t) // ONNX Runtime loaded, or skipped
+	cases := []struct {
+		name string
+		edit map[string]string
+		want []string
+	}{
+		{"the tone model's own", nil, nil},
+		{"a null language slot, 128 bins", map[string]string{
+			"generation_config.json":   `{"decoder_start_token_id": 2, "forced_decoder_ids": [[1, null]]}`,
+			"preprocessor_config.json": `{"feature_size": 128}`,
+		}, []string{"no lang_to_id to detect it from", "feature_size is 128, but encoder_model.onnx's input_features has 80 mel rows"}},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		if err := (onnxbuild.ToneASR{}).WriteDir(filepath.Join(dir, "asr")); err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range c.edit {
+			if err := os.WriteFile(filepath.Join(dir, "asr", name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"roles": {"asr": {"dir": "asr"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, _ := CheckRoles(context.Background(), dir, RuntimeOptions{Threads: 1}, []Role{RoleASR})
+		if rep == nil || len(rep.Roles) != 1 {
+			t.Fatalf("%s: report %+v", c.name, rep)
+		}
+		got := rep.Roles[0].Problems
+		if len(got) != len(c.want) {
+			t.Errorf("%s: problems %q, want %d", c.name, got, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: problem %q, want %q", c.name, got[i], w)
+			}
+		}
+	}
+}

@@ -2,8 +2,10 @@ package models
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/models/audio"
 )
@@ -59,4 +61,38 @@ func whisperFeatures(path string) (int, error) {
 		}
 	}
 	return mels, nil
+}
+
+// asrProblems is what models check finds wrong in an asr folder beyond
+// its files' names: generation_config.json's prompt fields (with the
+// entry's language), and preprocessor_config.json's feature_size against
+// the rows of the encoder's input_features, as OpenTranscriber would
+// refuse them.
+func asrProblems(dir string, spec RoleSpec, sessions []SessionReport) []string {
+	var out []string
+	gpath := filepath.Join(dir, "generation_config.json")
+	if data, err := os.ReadFile(gpath); err == nil {
+		g, err := parseWhisperGeneration(gpath, data)
+		if err == nil {
+			_, _, err = g.prompt(0, spec.Language)
+		}
+		if err != nil {
+			out = append(out, err.Error())
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		out = append(out, err.Error())
+	}
+	pp := filepath.Join(dir, "preprocessor_config.json")
+	mels, err := whisperFeatures(pp)
+	if err != nil || mels == 0 {
+		return out // a broken file is reported with the folder's files
+	}
+	for _, s := range sessions {
+		for _, in := range s.Inputs {
+			if in.Name == "input_features" && len(in.Shape) == 3 && in.Shape[1] >= 0 && int(in.Shape[1]) != mels {
+				out = append(out, fmt.Sprintf("%s: feature_size is %d, but %s's input_features has %d mel rows: the folder's files are of different models", pp, mels, s.File, in.Shape[1]))
+			}
+		}
+	}
+	return out
 }
