@@ -329,3 +329,25 @@ func TestCheckASR(t *testing.T) {
 		}
 	}
 }
+
+// TestASRConfigNull checks that a null start or end token in config.json
+// is no token 0: the next key is read (bos_token_id), and without one the
+// file is refused naming the fields.
+func TestASRConfigNull(t *testing.T) {
+	cases := []struct {
+		name, config, err string
+	}{
+		{"a null start falls to bos_token_id", `{"model_type": "whisper", "decoder_start_token_id": null, "bos_token_id": 2, "eos_token_id": 3, "num_mel_bins": 80}`, ""},
+		{"a null start and no bos", `{"model_type": "whisper", "decoder_start_token_id": null, "eos_token_id": 3}`, "no decoder_start_token_id or bos_token_id"},
+		{"a null end", `{"model_type": "whisper", "decoder_start_token_id": 2, "eos_token_id": null}`, "no eos_token_id"},
+	}
+	for _, c := range cases {
+		tr, err := openToneASRWith(t, map[string]string{"config.json": c.config}, "")
+		switch {
+		case c.err == "" && (err != nil || !slices.Equal(tr.Prompt(), []int{2})):
+			t.Errorf("%s: %v", c.name, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "config.json")):
+			t.Errorf("%s: %v, want %q naming config.json", c.name, err, c.err)
+		}
+	}
+}
