@@ -2,13 +2,12 @@ package models
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -25,24 +24,38 @@ type Transcript struct {
 	// IDs are the tokens generated per window, end token included when
 	// reached.
 	IDs [][]int `json:"ids"`
+	// Language is the language code the prompt carried ("en"), detected
+	// from the first window or given; empty for a model without languages
+	// (English-only Whisper).
+	Language string `json:"language,omitempty"`
 }
 
 // Transcriber is the asr role: a Whisper-style encoder-decoder export
-// (Optimum's names: encoder_model.onnx takes input_features [batch, 80,
-// 3000] and gives last_hidden_state; the decoder takes input_ids and
-// encoder_hidden_states, with past_key_values.* when merged, and gives
-// logits and present.*). Each 30 s window of the track is turned into
-// log-mel features (models/audio), encoded once, and decoded greedily from
-// the prompt (the start token and the forced language, task and
-// no-timestamps tokens of generation_config.json) until the end token or
-// MaxNewTokens.
+// (Optimum's names: encoder_model.onnx takes input_features [batch, mels,
+// 3000], mels 80 or large-v3's 128, and gives last_hidden_state; the
+// decoder takes input_ids and encoder_hidden_states, with
+// past_key_values.* when merged, and gives logits and present.*). Each 30 s
+// window of the track is turned into log-mel features (models/audio),
+// encoded once, and decoded greedily from the prompt (the start token and
+// the language, task and no-timestamps tokens of generation_config.json,
+// asrgen.go) until the end token or MaxNewTokens. A language left to
+// detection is detected once per track, from its first window, as
+// Whisper's generate does: one decoder step after the start token, the
+// most likely of lang_to_id's tokens.
 type Transcriber struct {
 	enc, dec *Session
 	// first, when not nil, runs the first step (decoder_model.onnx of a
 	// decoder_model + decoder_with_past_model pair).
-	first    *Session
-	tok      Tokenizer
+	first *Session
+	tok   Tokenizer
+	// prompt starts every window; langSlot is the index of its language
+	// token (-1: none), noLanguage there until detected.
 	prompt   []int
+	langSlot int
+	// langs maps the language tokens to their codes ("en"), sorted ids in
+	// langIDs: what detection chooses among.
+	langs    map[int]string
+	langIDs  []int
 	eos      int
 	suppress []int // never generated (generation_config suppress_tokens)
 	begin    []int // not generated first (begin_suppress_tokens)
@@ -53,8 +66,15 @@ type Transcriber struct {
 }
 
 // NewTranscriber wraps the sessions (first may be nil); prompt starts every
-// window's decoding and eos ends it.
+// window's decoding and eos ends it. The mel bins are the encoder's
+// input_features rows (80 when that dimension is dynamic).
 func NewTranscriber(enc, dec, first *Session, tok Tokenizer, prompt []int, eos int) (*Transcriber, error) {
+	return newTranscriber(enc, dec, first, tok, prompt, eos, 0)
+}
+
+// newTranscriber is NewTranscriber with the mel bins of
+// preprocessor_config.json's feature_size (0: the encoder's).
+func newTranscriber(enc, dec, first *Session, tok Tokenizer, prompt []int, eos, mels int) (*Transcriber, error) {
 	sigs := signatures[RoleASR]
 	if err := sigs["encoder_model.onnx"].err(enc); err != nil {
 		return nil, err
@@ -68,13 +88,25 @@ func NewTranscriber(enc, dec, first *Session, tok Tokenizer, prompt []int, eos i
 		}
 	}
 	x, _ := enc.Input("input_features")
-	if len(x.Shape) != 3 || (x.Shape[1] >= 0 && x.Shape[1] != audio.NMels) || (x.Shape[2] >= 0 && x.Shape[2] != audio.Frames) {
-		return nil, fmt.Errorf("%s: input_features has shape %v; want (batch, %d, %d), Whisper's log-mel window", enc.Path(), x.Shape, audio.NMels, audio.Frames)
+	if len(x.Shape) != 3 || (x.Shape[2] >= 0 && x.Shape[2] != audio.Frames) {
+		return nil, fmt.Errorf("%s: input_features has shape %v; want (batch, mel bins, %d), Whisper's log-mel window", enc.Path(), x.Shape, audio.Frames)
+	}
+	switch rows := int(x.Shape[1]); {
+	case mels > 0 && rows >= 0 && rows != mels:
+		return nil, fmt.Errorf("%s: input_features has %d mel rows, but preprocessor_config.json's feature_size is %d: the folder's files are of different models", enc.Path(), rows, mels)
+	case mels == 0 && rows >= 0:
+		mels = rows
+	case mels == 0:
+		mels = audio.NMels
+	}
+	feats, err := audio.NewMels(mels)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", enc.Path(), err)
 	}
 	if len(prompt) == 0 {
 		return nil, errors.New("asr: empty decoder prompt")
 	}
-	return &Transcriber{enc: enc, dec: dec, first: first, tok: tok, prompt: prompt, eos: eos, feats: audio.New(), MaxNewTokens: 224}, nil
+	return &Transcriber{enc: enc, dec: dec, first: first, tok: tok, prompt: prompt, langSlot: -1, eos: eos, feats: feats, MaxNewTokens: 224}, nil
 }
 
 // Close releases the sessions.
@@ -86,6 +118,13 @@ func (t *Transcriber) Close() error {
 	return t.dec.Close()
 }
 
+// Mels is the mel bins of the features the encoder reads.
+func (t *Transcriber) Mels() int { return t.feats.Mels() }
+
+// Prompt is the decoder prompt every window starts from; a language to be
+// detected is -1 in it.
+func (t *Transcriber) Prompt() []int { return slices.Clone(t.prompt) }
+
 // Transcribe transcribes a 16 kHz mono track. An empty track is one window
 // of silence, which a model may still transcribe (Whisper sometimes hears
 // words in silence); callers that know a file has no audio stream should
@@ -93,6 +132,7 @@ func (t *Transcriber) Close() error {
 func (t *Transcriber) Transcribe(ctx context.Context, samples []float32) (Transcript, error) {
 	var out Transcript
 	var texts []string
+	prompt := slices.Clone(t.prompt)
 	for w := range audio.Chunks(len(samples)) {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -101,7 +141,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32) (Transc
 		if err != nil {
 			return out, err
 		}
-		ids, err := t.window(ctx, f)
+		ids, err := t.window(ctx, f, prompt)
 		if err != nil {
 			return out, fmt.Errorf("asr window %d: %w", w, err)
 		}
@@ -112,13 +152,18 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32) (Transc
 			}
 		}
 	}
+	if t.langSlot >= 0 {
+		out.Language = t.langs[prompt[t.langSlot]]
+	}
 	out.Text = strings.Join(texts, " ")
 	return out, nil
 }
 
-// window decodes one window of features greedily.
-func (t *Transcriber) window(ctx context.Context, feats []float32) ([]int, error) {
-	in, err := floatTensor(feats, 1, audio.NMels, audio.Frames)
+// window decodes one window of features greedily from prompt; a language
+// slot still to detect is detected here and written into prompt, for the
+// windows after.
+func (t *Transcriber) window(ctx context.Context, feats []float32, prompt []int) ([]int, error) {
+	in, err := floatTensor(feats, 1, int64(t.feats.Mels()), audio.Frames)
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +173,41 @@ func (t *Transcriber) window(ctx context.Context, feats []float32) ([]int, error
 		return nil, err
 	}
 	defer destroyMap(encOut)
+	if t.langSlot >= 0 && prompt[t.langSlot] == noLanguage {
+		lang, err := t.decode(ctx, hidden, prompt[:t.langSlot], 1, t.onlyLanguages)
+		if err != nil {
+			return nil, fmt.Errorf("language detection: %w", err)
+		}
+		prompt[t.langSlot] = lang[0]
+	}
+	return t.decode(ctx, hidden, prompt, t.MaxNewTokens, t.mask)
+}
+
+// onlyLanguages leaves the language tokens alone in a row of logits:
+// detection's choice (transformers' detect_language masks every other
+// token to -inf and takes the argmax).
+func (t *Transcriber) onlyLanguages(row []float32, _ bool) {
+	keep := make([]float32, len(t.langIDs))
+	for i, id := range t.langIDs {
+		if id < len(row) {
+			keep[i] = row[id]
+		}
+	}
+	inf := float32(math.Inf(-1))
+	for k := range row {
+		row[k] = inf
+	}
+	for i, id := range t.langIDs {
+		if id < len(row) {
+			row[id] = keep[i]
+		}
+	}
+}
+
+// decode runs the decoder greedily on the encoder's hidden states from
+// prompt for at most steps tokens, stopping at the end token; mask edits
+// each row of logits before the argmax (first: the first token generated).
+func (t *Transcriber) decode(ctx context.Context, hidden ort.Value, prompt []int, steps int, mask func(row []float32, first bool)) ([]int, error) {
 	cache := map[string]ort.Value{}
 	defer func() { destroyMap(cache) }()
 	if t.first == nil {
@@ -144,9 +224,12 @@ func (t *Transcriber) window(ctx context.Context, feats []float32) ([]int, error
 		}
 	}
 	var seq []int
-	next := append([]int64(nil), toInt64(t.prompt)...)
+	next := toInt64(prompt)
 	seen := 0 // tokens the decoder has read
-	for step := 0; step < t.MaxNewTokens; step++ {
+	for step := 0; step < steps; step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		sess := t.dec
 		if step == 0 && t.first != nil {
 			sess = t.first
@@ -209,7 +292,7 @@ func (t *Transcriber) window(ctx context.Context, feats []float32) ([]int, error
 		}
 		vocab, T := int(shape[2]), int(shape[1])
 		row := logits[(T-1)*vocab : T*vocab]
-		t.mask(row, step == 0)
+		mask(row, step == 0)
 		tok := argmaxFloat32(row)
 		seen += len(next)
 		next = []int64{int64(tok)}
@@ -251,75 +334,40 @@ func toInt64(v []int) []int64 {
 	return out
 }
 
-// generationConfig holds the fields of generation_config.json the asr role
-// reads: Whisper's forced prompt and suppressed tokens.
-type generationConfig struct {
-	DecoderStart  *int           `json:"decoder_start_token_id"`
-	Forced        [][2]int       `json:"forced_decoder_ids"`
-	LangToID      map[string]int `json:"lang_to_id"`
-	TaskToID      map[string]int `json:"task_to_id"`
-	NoTimestamps  *int           `json:"no_timestamps_token_id"`
-	Suppress      []int          `json:"suppress_tokens"`
-	BeginSuppress []int          `json:"begin_suppress_tokens"`
-}
-
-// asrPrompt builds the decoder prompt: the start token, then the forced
-// tokens by position (forced_decoder_ids), or, where the file lists
-// languages and tasks instead, <|en|>, transcribe and no-timestamps, what
-// Whisper's generate forces for English transcription.
-func asrPrompt(start int, gc *generationConfig) []int {
-	prompt := []int{start}
-	if gc == nil {
-		return prompt
-	}
-	if gc.DecoderStart != nil {
-		prompt[0] = *gc.DecoderStart
-	}
-	if len(gc.Forced) > 0 {
-		f := append([][2]int(nil), gc.Forced...)
-		sort.Slice(f, func(i, j int) bool { return f[i][0] < f[j][0] })
-		for _, p := range f {
-			prompt = append(prompt, p[1])
-		}
-		return prompt
-	}
-	if id, ok := gc.LangToID["<|en|>"]; ok {
-		prompt = append(prompt, id)
-	}
-	if id, ok := gc.TaskToID["transcribe"]; ok {
-		prompt = append(prompt, id)
-	}
-	if gc.NoTimestamps != nil {
-		prompt = append(prompt, *gc.NoTimestamps)
-	}
-	return prompt
-}
-
 // OpenTranscriber opens the asr role on dev. The start and end tokens come
-// from config.json (decoder_start_token_id; eos_token_id), the forced
-// prompt and suppressed tokens from generation_config.json when the folder
-// has one.
+// from config.json (decoder_start_token_id; eos_token_id), the prompt and
+// suppressed tokens from generation_config.json when the folder has one
+// (asrgen.go; the manifest's language fills the language slot, else it is
+// detected), the mel bins from preprocessor_config.json's feature_size,
+// which must agree with the encoder's input.
 func (r *Runtime) OpenTranscriber(m *Manifest, dev gpu.Device) (*Transcriber, error) {
 	files, spec, err := m.roleFiles(RoleASR)
 	if err != nil {
 		return nil, err
 	}
+	dir := filepath.Dir(files["config.json"])
 	start, eos, err := decoderTokens(files["config.json"])
 	if err != nil {
 		return nil, err
 	}
-	var gc *generationConfig
-	gpath := filepath.Join(filepath.Dir(files["config.json"]), "generation_config.json")
+	var gen *whisperGeneration
+	gpath := filepath.Join(dir, "generation_config.json")
 	if data, err := os.ReadFile(gpath); err == nil {
-		gc = &generationConfig{}
-		if err := json.Unmarshal(data, gc); err != nil {
-			return nil, jsonError(gpath, data, err, "")
+		if gen, err = parseWhisperGeneration(gpath, data); err != nil {
+			return nil, err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
+	} else if spec.Language != "" {
+		return nil, fmt.Errorf("%s: the manifest gives language %q, but the folder has no generation_config.json with the lang_to_id to find it in", dir, spec.Language)
 	}
-	if pp := filepath.Join(filepath.Dir(files["config.json"]), "preprocessor_config.json"); fileExists(pp) {
-		if err := checkWhisperFeatures(pp); err != nil {
+	prompt, slot, err := gen.prompt(start, spec.Language)
+	if err != nil {
+		return nil, err
+	}
+	mels := 0
+	if pp := filepath.Join(dir, "preprocessor_config.json"); fileExists(pp) {
+		if mels, err = whisperFeatures(pp); err != nil {
 			return nil, err
 		}
 	}
@@ -339,13 +387,21 @@ func (r *Runtime) OpenTranscriber(m *Manifest, dev gpu.Device) (*Transcriber, er
 	if err != nil {
 		return nil, err
 	}
-	t, err := NewTranscriber(ss["encoder_model.onnx"], ss["decoder_model_merged.onnx"], ss["first"], tok, asrPrompt(start, gc), eos)
+	t, err := newTranscriber(ss["encoder_model.onnx"], ss["decoder_model_merged.onnx"], ss["first"], tok, prompt, eos, mels)
 	if err != nil {
 		closeAll(ss)
 		return nil, err
 	}
-	if gc != nil {
-		t.suppress, t.begin = gc.Suppress, gc.BeginSuppress
+	if gen != nil {
+		t.suppress, t.begin = gen.suppress, gen.begin
+		if slot >= 0 {
+			t.langSlot, t.langs = slot, map[int]string{}
+			for name, id := range gen.langToID {
+				t.langs[id] = strings.TrimSuffix(strings.TrimPrefix(name, "<|"), "|>")
+				t.langIDs = append(t.langIDs, id)
+			}
+			slices.Sort(t.langIDs)
+		}
 	}
 	if spec.MaxNewTokens > 0 {
 		t.MaxNewTokens = spec.MaxNewTokens

@@ -249,6 +249,9 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 			}
 		}
 	}
+	if role == RoleASR {
+		rr.Problems = append(rr.Problems, asrProblems(dir, spec, rr.Sessions)...)
+	}
 	return rr
 }
 

@@ -82,6 +82,11 @@ type RoleSpec struct {
 	PadID          int  `json:"pad_id,omitempty"`
 	// MaxNewTokens bounds a caption (default 32).
 	MaxNewTokens int `json:"max_new_tokens,omitempty"`
+	// Language is the language an asr model transcribes in, as its
+	// generation_config.json's lang_to_id names it ("en" or "<|en|>"); left
+	// out, a multilingual Whisper detects it from each track's first 30 s
+	// (ONNX) or the server is asked for "en" (served).
+	Language string `json:"language,omitempty"`
 	// Server, for the roles a model writes or reads text for (lm_reader,
 	// vlm_reader, screen_reader, captioner, asr), is the base URL of an
 	// OpenAI-compatible server that serves the role instead of ONNX files;
@@ -277,6 +282,9 @@ func (s RoleSpec) validate(role Role) error {
 	}
 	if s.PadToMaxLength && (role != RoleImageText || s.MaxLength == 0) {
 		return fmt.Errorf("pad_to_max_length: only for image_text, with max_length set")
+	}
+	if s.Language != "" && role != RoleASR {
+		return fmt.Errorf("language: only the asr role takes a language")
 	}
 	if s.MaxLength < 0 || s.MaxNewTokens < 0 || s.PadID < 0 {
 		return fmt.Errorf("max_length/max_new_tokens: negative")

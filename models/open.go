@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -248,10 +249,12 @@ func readModelConfig(path string) (*modelConfig, error) {
 
 // tokenID returns the first of keys that holds a token id (a number, or a
 // list whose first element is one, as some configs list several end tokens).
+// A key whose value is null holds none: JSON's null would otherwise decode
+// as token 0.
 func (c *modelConfig) tokenID(keys ...string) (int, bool) {
 	for _, k := range keys {
 		raw, ok := c.fields[k]
-		if !ok {
+		if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			continue
 		}
 		var n int

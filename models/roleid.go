@@ -29,7 +29,7 @@ func roleFiles(role Role) []string {
 	case RoleVLMReader, RoleScreenReader:
 		return []string{"vision_encoder.onnx", "embed_tokens.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "preprocessor_config.json", "config.json"}
 	case RoleASR:
-		return []string{"encoder_model.onnx", "decoder_model.onnx", "decoder_model_merged.onnx", "decoder_with_past_model.onnx", "config.json", "generation_config.json"}
+		return []string{"encoder_model.onnx", "decoder_model.onnx", "decoder_model_merged.onnx", "decoder_with_past_model.onnx", "config.json", "generation_config.json", "preprocessor_config.json"}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (o *opener) asr(v *VideoModels) error {
 		if err != nil {
 			return err
 		}
-		c, err := asr.New(asr.Config{Server: sc.Server, APIKey: sc.APIKey})
+		c, err := asr.New(asr.Config{Server: sc.Server, APIKey: sc.APIKey, Language: spec.Language})
 		if err != nil {
 			return err
 		}
@@ -34,7 +34,9 @@ func (o *opener) asr(v *VideoModels) error {
 	}
 	t, err := o.rt.OpenTranscriber(o.m, o.devs[0])
 	if err != nil {
-		return err
+		// A generation or feature config the role cannot honour, named
+		// by file and field, is the models folder's fault.
+		return o.bad(err)
 	}
 	o.out.closes = append(o.out.closes, t.Close)
 	folder, spec, _ := o.m.Folder(models.RoleASR)

@@ -29,8 +29,9 @@ type Config struct {
 	Server models.ServerSettings
 	// APIKey, when set, is sent as a bearer token.
 	APIKey string
-	// Language is sent with each request (default "en"), as the ONNX path
-	// forces <|en|>.
+	// Language is sent with each request, as a code ("en"; "<|en|>", the
+	// manifest's other spelling, is sent as "en"); default "en". The ONNX
+	// path detects a language the manifest leaves out.
 	Language string
 	// Backoff is the wait before the first retry, doubling up to 8 s
 	// (default 250 ms); a Retry-After header in seconds wins.
@@ -72,6 +73,7 @@ func New(cfg Config) (*Client, error) {
 		s.Retries = 0
 	}
 	cfg.Server = s
+	cfg.Language = strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(cfg.Language)), "<|"), "|>")
 	if cfg.Language == "" {
 		cfg.Language = "en"
 	}

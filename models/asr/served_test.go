@@ -162,3 +162,25 @@ func TestServedRefusesRemoteServers(t *testing.T) {
 		}
 	}
 }
+
+// TestServedLanguage checks the language each request carries: the
+// manifest's, as a code whichever way it is spelled, en without one; and
+// that the client's name, which keys the stored transcripts, says it.
+func TestServedLanguage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ given, sent string }{{"", "en"}, {"de", "de"}, {"<|DE|>", "de"}, {" yue ", "yue"}} {
+		srv := &fakeServer{}
+		ts := httptest.NewServer(srv)
+		cl, err := New(Config{Server: models.ServerSettings{URL: ts.URL + "/v1", Model: "openai/whisper-small", Concurrency: 1, Timeout: 5 * time.Second}, Language: c.given})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Transcribe(context.Background(), make([]float32, 100)); err != nil {
+			t.Fatal(err)
+		}
+		ts.Close()
+		if len(srv.got) != 1 || srv.got[0].fields["language"] != c.sent || !strings.HasSuffix(cl.Name(), "language="+c.sent) {
+			t.Errorf("language %q: requests %+v, name %s; want %q sent", c.given, srv.got, cl.Name(), c.sent)
+		}
+	}
+}

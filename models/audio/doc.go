@@ -5,9 +5,9 @@
 // samples); a short-time Fourier transform with a 25 ms periodic Hann window
 // (n_fft 400), a hop of 160 samples (10 ms), centred frames with reflect
 // padding of 200 samples on each side, the last frame dropped (3,000
-// frames); the power spectrum through 80 triangular mel filters (Slaney's
-// mel scale and area normalisation, 0 to 8,000 Hz, librosa's default
-// filterbank); log10 of the energies clamped below at 1e-10; every value
+// frames); the power spectrum through 80 triangular mel filters (128 for
+// whisper-large-v3, NewMels; Slaney's mel scale and area normalisation, 0
+// to 8,000 Hz, librosa's default filterbank); log10 of the energies clamped below at 1e-10; every value
 // raised to at least the window's maximum minus 8; then (x + 4) / 4.
 //
 // It is plain Go with no dependencies, so the features are the same bytes on

@@ -12,7 +12,9 @@ const (
 	SampleRate = 16000
 	NFFT       = 400
 	HopLength  = 160
-	NMels      = 80
+	// NMels is the mel bins of Whisper up to large-v2 (New); large-v3
+	// reads 128 (NewMels(128)).
+	NMels = 80
 	// ChunkSeconds is the window one encoder pass reads; ChunkSamples and
 	// Frames are its length in samples and in feature frames.
 	ChunkSeconds = 30
@@ -26,6 +28,7 @@ const (
 // and the transform plan, read only after New, so one Extractor serves
 // many goroutines.
 type Extractor struct {
+	nMels   int
 	window  []float64
 	filters [][]float64
 	// first and last are each filter's first and last nonzero bin, so the
@@ -37,7 +40,24 @@ type Extractor struct {
 
 // New returns the extractor of Whisper's 80-bin features.
 func New() *Extractor {
-	e := &Extractor{window: make([]float64, NFFT), filters: MelFilters(SampleRate, NFFT, NMels), plan: newFFTPlan(NFFT)}
+	e, _ := NewMels(NMels)
+	return e
+}
+
+// MaxMels bounds the mel bins NewMels accepts: with 201 frequency bins of
+// 40 Hz, filters past a few hundred would be narrower than one bin and
+// all zeros.
+const MaxMels = 256
+
+// NewMels returns the extractor of nMels-bin features: 80 for Whisper up to
+// large-v2, 128 for large-v3 (its preprocessor_config.json's
+// feature_size), the same Slaney filters over 0 to 8 kHz, as transformers'
+// WhisperFeatureExtractor builds them for any feature_size.
+func NewMels(nMels int) (*Extractor, error) {
+	if nMels < 1 || nMels > MaxMels {
+		return nil, fmt.Errorf("audio: %d mel bins; want 1 to %d (Whisper reads 80, large-v3 128)", nMels, MaxMels)
+	}
+	e := &Extractor{nMels: nMels, window: make([]float64, NFFT), filters: MelFilters(SampleRate, NFFT, nMels), plan: newFFTPlan(NFFT)}
 	// torch.hann_window(400) is periodic: 0.5 - 0.5 cos(2 pi n / N).
 	for n := range NFFT {
 		e.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/NFFT)
@@ -57,8 +77,11 @@ func New() *Extractor {
 	e.bufs.New = func() any {
 		return &frameBuf{in: make([]complex128, NFFT), out: make([]complex128, NFFT), power: make([]float64, NFFT/2+1), power2: make([]float64, NFFT/2+1)}
 	}
-	return e
+	return e, nil
 }
+
+// Mels is the number of mel bins: the rows of Features.
+func (e *Extractor) Mels() int { return e.nMels }
 
 type frameBuf struct {
 	in, out       []complex128
@@ -81,8 +104,8 @@ func (e *Extractor) melRow(mel []float64, t int, power []float64) {
 func Chunks(samples int) int { return max(1, (samples+ChunkSamples-1)/ChunkSamples) }
 
 // Features returns the features of the 30 s window chunk of samples (16
-// kHz mono), row major (NMels rows of Frames values), what a Whisper
-// encoder's input_features [1, 80, 3000] holds. Samples past the end are
+// kHz mono), row major (Mels rows of Frames values), what a Whisper
+// encoder's input_features [1, Mels, 3000] holds. Samples past the end are
 // zeros.
 func (e *Extractor) Features(samples []float32, chunk int) ([]float32, error) {
 	if chunk < 0 || chunk >= Chunks(len(samples)) {
@@ -102,7 +125,7 @@ func (e *Extractor) Features(samples []float32, chunk int) ([]float32, error) {
 	return out, nil
 }
 
-// energies returns the mel filter energies of window chunk (NMels rows of
+// energies returns the mel filter energies of window chunk (Mels rows of
 // Frames), before the log.
 func (e *Extractor) energies(samples []float32, chunk int) []float64 {
 	lo := min(len(samples), chunk*ChunkSamples)
@@ -116,7 +139,7 @@ func (e *Extractor) energies(samples []float32, chunk int) []float64 {
 		x[pad-i] = x[pad+i]
 		x[pad+ChunkSamples-1+i] = x[pad+ChunkSamples-1-i]
 	}
-	mel := make([]float64, NMels*Frames)
+	mel := make([]float64, e.nMels*Frames)
 	b := e.bufs.Get().(*frameBuf)
 	defer e.bufs.Put(b)
 	// Two real frames per complex transform (frame t in the real part,

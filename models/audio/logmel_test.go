@@ -173,3 +173,46 @@ func TestEnergiesMatchOneFrameAtATime(t *testing.T) {
 		}
 	}
 }
+
+// TestMelBins checks the bin counts NewMels takes: large-v3's 128 filters
+// each hear the tone at their own centre loudest, silence is the floor in
+// every row, and counts no filterbank fits are refused.
+func TestMelBins(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, -1, MaxMels + 1} {
+		if _, err := NewMels(n); err == nil {
+			t.Errorf("NewMels(%d): no error", n)
+		}
+	}
+	e, err := NewMels(128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Mels() != 128 || New().Mels() != NMels {
+		t.Fatalf("Mels: %d and %d, want 128 and %d", e.Mels(), New().Mels(), NMels)
+	}
+	f, err := e.Features(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != 128*Frames || f[0] != Floor || f[len(f)-1] != Floor {
+		t.Fatalf("silence: %d values, first %v last %v; want %d of %v", len(f), f[0], f[len(f)-1], 128*Frames, Floor)
+	}
+	// Below about 1.5 kHz 128 filters are narrower than the 40 Hz FFT
+	// bins, so a tone there lights two filters alike: test above.
+	for _, m := range []int{80, 100, 120, 127} {
+		f, err := e.Features(tone(MelCentre(SampleRate, 128, m), 2, 0.5), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := 0
+		for b := range 128 {
+			if f[b*Frames+100] > f[best*Frames+100] {
+				best = b
+			}
+		}
+		if best != m {
+			t.Errorf("tone at the centre of filter %d of 128: loudest filter %d", m, best)
+		}
+	}
+}

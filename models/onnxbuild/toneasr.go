@@ -180,11 +180,20 @@ func (ToneASR) DecoderGraph() *Graph {
 // decoder_model_merged.onnx, config.json ([CLS] starts, [SEP] ends, as
 // Whisper's config names them), generation_config.json, a
 // preprocessor_config.json with Whisper's feature settings, and the colour
-// vocabulary's tokenizer.json.
+// vocabulary's tokenizer.json and tokenizer_config.json (a BERT tokenizer's,
+// which transformers.js's AutoTokenizer needs).
 func (a ToneASR) WriteDir(dir string) error {
 	err := writeAll(dir, map[string]*Graph{"encoder_model.onnx": a.EncoderGraph(), "decoder_model_merged.onnx": a.DecoderGraph()}, map[string]any{
-		"config.json": map[string]any{"model_type": "whisper", "decoder_start_token_id": tokCLS, "eos_token_id": tokSEP,
-			"pad_token_id": tokPad, "num_mel_bins": audio.NMels, "vocab_size": len(colourVocab())},
+		// Whisper's config.json fields, with the sizes of these graphs (one
+		// layer, one head of width 1, toneSteps encoder positions), so that
+		// transformers.js's WhisperForConditionalGeneration loads the folder.
+		"config.json": map[string]any{"model_type": "whisper", "architectures": []string{"WhisperForConditionalGeneration"},
+			"is_encoder_decoder": true, "decoder_start_token_id": tokCLS, "eos_token_id": tokSEP, "bos_token_id": tokCLS,
+			"pad_token_id": tokPad, "num_mel_bins": audio.NMels, "vocab_size": len(colourVocab()),
+			"d_model": 1, "encoder_layers": 1, "encoder_attention_heads": 1, "decoder_layers": 1, "decoder_attention_heads": 1,
+			"max_source_positions": toneSteps, "max_target_positions": toneSteps + 1, "use_cache": true},
+		"tokenizer_config.json": map[string]any{"tokenizer_class": "BertTokenizer", "do_lower_case": true,
+			"cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]"},
 		"generation_config.json": map[string]any{"decoder_start_token_id": tokCLS, "eos_token_id": tokSEP, "max_length": toneSteps + 1},
 		"preprocessor_config.json": map[string]any{"feature_extractor_type": "WhisperFeatureExtractor", "feature_size": audio.NMels,
 			"sampling_rate": audio.SampleRate, "hop_length": audio.HopLength, "n_fft": audio.NFFT, "chunk_length": audio.ChunkSeconds,
