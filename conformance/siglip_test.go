@@ -25,6 +25,7 @@ var siglipTexts = []string{
 	"the dog runs  away   from the ball",
 	"café au lait é à ü",
 	"a cat 🐈 on a table",
+	"no\u00a0break\u3000ideographic\u2003em space",
 	"",
 	"   ",
 	"(A) red (B) blue (C) green",

@@ -26,10 +26,29 @@ type folderConfig struct {
 	// From tokenizer_config.json: padding_side ("" absent), pad_token,
 	// tokenizer_class.
 	paddingSide, padToken, tokenizerClass string
+	// doLowerCase is tokenizer_config.json's do_lower_case (nil: absent).
+	doLowerCase *bool
 }
 
 // siglip reports whether the folder holds a SigLIP or SigLIP2 model.
 func (c folderConfig) siglip() bool { return c.modelType == "siglip" || c.modelType == "siglip2" }
+
+// lowercases reports whether the model's own tokenizer lowercases before
+// its tokenizer.json's normalizer would: SigLIP2's (transformers'
+// Siglip2Tokenizer puts Lowercase before Gemma's normalizer), and SigLIP's,
+// whose slow SiglipTokenizer lowercases when do_lower_case is set (its
+// default). Lowercasing a text a file already lowercases changes nothing.
+func (c folderConfig) lowercases() bool {
+	switch {
+	case c.modelType == "siglip2" || c.tokenizerClass == "Siglip2Tokenizer":
+		return true
+	case c.modelType == "siglip" && c.doLowerCase != nil:
+		return *c.doLowerCase
+	case c.modelType == "siglip":
+		return c.tokenizerClass == "SiglipTokenizer"
+	}
+	return false
+}
 
 // readFolderConfig reads dir's config.json and tokenizer_config.json. A
 // field of the wrong type is an error naming the file and the field.
@@ -60,6 +79,7 @@ func readFolderConfig(dir string) (folderConfig, error) {
 		PaddingSide    *string         `json:"padding_side"`
 		PadToken       json.RawMessage `json:"pad_token"`
 		TokenizerClass *string         `json:"tokenizer_class"`
+		DoLowerCase    *bool           `json:"do_lower_case"`
 	}
 	path := filepath.Join(dir, "tokenizer_config.json")
 	if err := readOptionalJSON(path, &tcfg); err != nil {
@@ -74,6 +94,7 @@ func readFolderConfig(dir string) (folderConfig, error) {
 	if tcfg.TokenizerClass != nil {
 		c.tokenizerClass = *tcfg.TokenizerClass
 	}
+	c.doLowerCase = tcfg.DoLowerCase
 	if len(tcfg.PadToken) > 0 && !bytes.Equal(tcfg.PadToken, []byte("null")) {
 		// A string, or an AddedToken object {"content": ...}.
 		var s string
@@ -122,7 +143,8 @@ func readOptionalJSON(path string, v any) error {
 //   - the side: the tokenizer file's padding direction, else
 //     tokenizer_config.json's padding_side, else right;
 //   - max_length without padding: the tokenizer file's truncation;
-//   - lowercase for model_type siglip2 or tokenizer_class Siglip2Tokenizer;
+//   - lowercase for SigLIP2 and SigLIP as their tokenizers do
+//     (folderConfig.lowercases);
 //   - zero_shot sigmoid for SigLIP models, which then need the trained
 //     logit_scale and logit_bias in the manifest (they are weights of the
 //     checkpoint, in no config file).
@@ -181,7 +203,7 @@ func imageTextSpec(manifest, dir string, spec RoleSpec, tok Tokenizer) (RoleSpec
 	default:
 		spec.padLeft = fc.paddingSide == "left"
 	}
-	if fc.modelType == "siglip2" || fc.tokenizerClass == "Siglip2Tokenizer" {
+	if fc.lowercases() {
 		spec.Lowercase = true
 	}
 	if spec.ZeroShot == "" && fc.siglip() {

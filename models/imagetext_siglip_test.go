@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -108,11 +109,11 @@ func TestImageTextSpecFromFolder(t *testing.T) {
 		wantPad    int
 		wantLeft   bool
 		wantSig    bool
-		wantLower  bool
 		probeUpper bool // "A MAN" must encode as "a man"
 	}{
-		{name: "siglip export as built", entry: `{"dir": "siglip", "logit_scale": 10, "logit_bias": -10}`, wantLen: 64, wantPad: 1, wantSig: true},
-		{name: "manifest says softmax", entry: `{"dir": "siglip", "zero_shot": "softmax"}`, wantLen: 64, wantPad: 1},
+		{name: "siglip export as built (do_lower_case)", entry: `{"dir": "siglip", "logit_scale": 10, "logit_bias": -10}`, wantLen: 64, wantPad: 1, wantSig: true, probeUpper: true},
+		{name: "manifest says softmax", entry: `{"dir": "siglip", "zero_shot": "softmax"}`, wantLen: 64, wantPad: 1, probeUpper: true},
+		{name: "siglip with do_lower_case false", entry: `{"dir": "siglip", "logit_scale": 10}`, tokCfg: `{"tokenizer_class": "SiglipTokenizer", "do_lower_case": false}`, wantLen: 64, wantPad: 1, wantSig: true},
 		{name: "sigmoid without a scale", entry: `{"dir": "siglip"}`, wantErr: "roles.image_text.logit_scale: missing"},
 		{name: "no file padding: from config and tokenizer_config", entry: `{"dir": "siglip", "logit_scale": 10}`, noFilePad: true,
 			config: `{"model_type": "siglip", "text_config": {"max_position_embeddings": 64}}`, tokCfg: `{"pad_token": {"content": "<pad>"}, "padding_side": "left"}`,
@@ -120,11 +121,11 @@ func TestImageTextSpecFromFolder(t *testing.T) {
 		{name: "no file padding: pad id from text_config", entry: `{"dir": "siglip", "logit_scale": 10}`, noFilePad: true,
 			config: `{"model_type": "siglip", "text_config": {"pad_token_id": 2}}`, tokCfg: `{}`, wantLen: 64, wantPad: 2, wantSig: true},
 		{name: "siglip2 lowercases", entry: `{"dir": "siglip", "logit_scale": 10}`, config: `{"model_type": "siglip2"}`,
-			wantLen: 64, wantPad: 1, wantSig: true, wantLower: true, probeUpper: true},
+			wantLen: 64, wantPad: 1, wantSig: true, probeUpper: true},
 		{name: "manifest lowercase", entry: `{"dir": "siglip", "lowercase": true, "zero_shot": "softmax"}`, config: `{"model_type": "clip"}`,
-			wantLen: 64, wantPad: 1, wantLower: true, probeUpper: true},
+			wantLen: 64, wantPad: 1, probeUpper: true},
 		{name: "manifest padding wins", entry: `{"dir": "siglip", "logit_scale": 10, "max_length": 16, "pad_to_max_length": true, "pad_id": 0}`,
-			wantLen: 16, wantPad: 0, wantSig: true},
+			wantLen: 16, wantPad: 0, wantSig: true, probeUpper: true},
 		{name: "bad padding_side", entry: `{"dir": "siglip", "logit_scale": 10}`, tokCfg: `{"padding_side": "middle"}`, wantErr: "tokenizer_config.json: padding_side"},
 		{name: "model_type not a string", entry: `{"dir": "siglip", "logit_scale": 10}`, config: `{"model_type": 3}`, wantErr: "config.json: field model_type"},
 		{name: "unknown pad token", entry: `{"dir": "siglip", "logit_scale": 10}`, noFilePad: true, config: `{"model_type": "siglip"}`, tokCfg: `{"pad_token": "<nope>"}`,
@@ -141,9 +142,14 @@ func TestImageTextSpecFromFolder(t *testing.T) {
 			if c.tokCfg != "" {
 				writeFile(t, filepath.Join(folder, "tokenizer_config.json"), c.tokCfg)
 			}
-			if c.noFilePad {
-				writeFile(t, filepath.Join(folder, "tokenizer.json"), stripPadding(t, onnxbuild.SiglipTokenizerJSON(64)))
-			}
+			// The file's own Lowercase is taken out, so that "A MAN" shows
+			// whether the loader lowercases.
+			writeFile(t, filepath.Join(folder, "tokenizer.json"), builtTokenizer(t, func(m map[string]any) {
+				noLowercase(m)
+				if c.noFilePad {
+					noPadding(m)
+				}
+			}))
 			it, err := openSiglip(t, dir)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
@@ -183,20 +189,29 @@ func equalIDs(a, b []int) bool {
 	return true
 }
 
-// stripPadding removes the "padding" and "truncation" objects of a
-// tokenizer.json (they are top-level keys written on their own lines).
-func stripPadding(t *testing.T, tok []byte) string {
+// builtTokenizer returns the built SigLIP tokenizer.json with edit applied
+// to its decoded object.
+func builtTokenizer(t *testing.T, edit func(map[string]any)) string {
 	t.Helper()
-	s := string(tok)
-	for _, key := range []string{`"padding"`, `"truncation"`} {
-		i := strings.Index(s, "  "+key+": {")
-		if i < 0 {
-			t.Fatalf("no %s in the tokenizer file", key)
-		}
-		j := strings.Index(s[i:], "\n  },\n")
-		s = s[:i] + s[i+j+len("\n  },\n"):]
+	var m map[string]any
+	if err := json.Unmarshal(onnxbuild.SiglipTokenizerJSON(64), &m); err != nil {
+		t.Fatal(err)
 	}
-	return s
+	edit(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// noPadding removes the file's padding and truncation.
+func noPadding(m map[string]any) { delete(m, "padding"); delete(m, "truncation") }
+
+// noLowercase removes the Lowercase normalizer (the first).
+func noLowercase(m map[string]any) {
+	n := m["normalizer"].(map[string]any)
+	n["normalizers"] = n["normalizers"].([]any)[1:]
 }
 
 // TestSiglipZeroShotIsSigmoid: SigLIP's scores are log sigmoid(scale cos +
@@ -243,7 +258,7 @@ func TestSlowTokenizerHint(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(folder, "spiece.model"), "not read")
 	_, err := openSiglip(t, dir)
-	if err == nil || !strings.Contains(err.Error(), "spiece.model, a slow tokenizer") || !strings.Contains(err.Error(), "save_pretrained") {
+	if err == nil || !strings.Contains(err.Error(), "spiece.model, a slow (SentencePiece) tokenizer") || !strings.Contains(err.Error(), "vidscreen models tokenize") {
 		t.Fatalf("error %v; want the slow-tokenizer hint", err)
 	}
 }

@@ -207,13 +207,12 @@ func siglipVocab() [][2]any {
 	return v
 }
 
-// SiglipTokenizerJSON returns a tokenizer.json in the shape of converted
-// SigLIP tokenizers (transformers' convert_slow_tokenizer of
-// SiglipTokenizer): a Unigram model, a normalizer that removes ASCII
-// punctuation and collapses runs of spaces (SiglipTokenizer's
-// canonicalize_text), Metaspace pre-tokenizer and decoder, "$A </s>"
-// post-processing, and padding with </s> to maxLen (Fixed) with truncation
-// there, as SigLIP's text tower needs.
+// SiglipTokenizerJSON returns a tokenizer.json that does what transformers'
+// slow SiglipTokenizer does: lowercase (its do_lower_case, default true),
+// remove ASCII punctuation, collapse whitespace and strip
+// (canonicalize_text), then a SentencePiece Unigram model over "▁"-joined
+// words (Metaspace) and "$A </s>" post-processing; padding with </s> to
+// maxLen (Fixed) and truncation there, as SigLIP's text tower needs.
 func SiglipTokenizerJSON(maxLen int) []byte {
 	special := func(id int, s string) map[string]any {
 		return map[string]any{"id": id, "content": s, "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true}
@@ -226,8 +225,9 @@ func SiglipTokenizerJSON(maxLen int) []byte {
 			"pad_id": siglipEOS, "pad_type_id": 0, "pad_token": "</s>"},
 		"added_tokens": []any{special(siglipPad, "<pad>"), special(siglipEOS, "</s>"), special(siglipUNK, "<unk>")},
 		"normalizer": map[string]any{"type": "Sequence", "normalizers": []any{
+			map[string]any{"type": "Lowercase"},
 			map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": punct}, "content": ""},
-			map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": " {2,}"}, "content": " "},
+			map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": `\s+`}, "content": " "},
 			map[string]any{"type": "Strip", "strip_left": true, "strip_right": true},
 		}},
 		"pre_tokenizer": map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
