@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -194,4 +195,58 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestSiglip2Lowercase: a model_type siglip2 folder whose tokenizer.json
+// does not lowercase (Gemma's, as transformers 4.x saves it) is lowercased
+// by vidscreen as transformers' Siglip2Tokenizer does; the reference is
+// transformers.js's tokenizer on the texts lowercased by JavaScript (which
+// lowercases character by character as the Rust normalizer does, İ to i
+// and a combining dot included; the texts have no word-final capital
+// sigma, which JavaScript alone makes final).
+func TestSiglip2Lowercase(t *testing.T) {
+	t.Parallel()
+	dir, _ := writeSiglip(t)
+	folder := filepath.Join(dir, "siglip")
+	var tm map[string]any
+	if err := json.Unmarshal(onnxbuild.SiglipTokenizerJSON(64), &tm); err != nil {
+		t.Fatal(err)
+	}
+	norm := tm["normalizer"].(map[string]any)
+	seq := norm["normalizers"].([]any)
+	if seq[0].(map[string]any)["type"] != "Lowercase" {
+		t.Fatal("the built tokenizer has no Lowercase normalizer to take out")
+	}
+	norm["normalizers"] = seq[1:]
+	tb, err := json.Marshal(tm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := string(tb)
+	for name, body := range map[string]string{
+		"tokenizer.json":        tok,
+		"config.json":           `{"model_type": "siglip2", "text_config": {"max_position_embeddings": 64}}`,
+		"tokenizer_config.json": `{"tokenizer_class": "GemmaTokenizer", "pad_token": "</s>"}`,
+	} {
+		if err := os.WriteFile(filepath.Join(folder, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it := openSiglip(t, dir)
+	texts := []string{"A Man Playing The GUITAR", "WHAT IS THE DOG DOING", "İSTANBUL İs Big", "ÀÉÎÕÜ Ça", "ΣΟΦΙΑ and Ωmega", "DŽungla Ǆ", "mixed CaSe 123 ABC"}
+	ids, err := it.TextInputs(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref embedReply
+	runJS(t, "embed.cjs", map[string]any{
+		"dir": folder, "text_class": "SiglipTextModel", "texts": texts, "lowercase": true,
+		"tokenizer": map[string]any{"padding": "max_length", "max_length": 64, "truncation": true},
+	}, &ref)
+	for i := range texts {
+		if !equalInts(ids[i], ref.IDs[i]) {
+			t.Errorf("%q: ids\n%v\nwant (transformers.js on the lowercased text)\n%v", texts[i], ids[i], ref.IDs[i])
+		}
+	}
+	t.Logf("siglip2 lowercasing | transformers.js 4.3.1 tokenizer on toLowerCase | %d texts | ids equal", len(texts))
 }

@@ -1,6 +1,7 @@
 // Reads {"dir": FOLDER, "text_class": "SiglipTextModel", "vision_class":
 // "SiglipVisionModel", "output": "pooler_output", "texts": [...],
 // "tokenizer": {"padding": "max_length", "max_length": 64, "truncation": true},
+// "lowercase": false,
 // "pixels": {"dims": [n, c, h, w], "data": [...]}} and writes
 // {"ids": [[...]], "text": [[...]], "image": [[...]]}: the ids the folder's
 // tokenizer gives the texts with those options, and the named output of the
@@ -27,7 +28,12 @@ function rows(t) {
   const res = {};
   if (req.texts && req.texts.length) {
     const tok = await tf.AutoTokenizer.from_pretrained(req.dir);
-    const enc = tok(req.texts, Object.assign({ padding: true, truncation: true }, req.tokenizer || {}));
+    // "lowercase": the texts go to the tokenizer lowercased by JavaScript's
+    // toLowerCase, standing in for the Lowercase normalizer transformers'
+    // Siglip2Tokenizer puts first (both lowercase character by character,
+    // but for a word-final capital sigma, which JavaScript makes final).
+    const texts = req.lowercase ? req.texts.map((s) => s.toLowerCase()) : req.texts;
+    const enc = tok(texts, Object.assign({ padding: true, truncation: true }, req.tokenizer || {}));
     res.ids = rows(enc.input_ids).map((r) => r.map(Number));
     const model = await tf[req.text_class].from_pretrained(req.dir, { dtype: 'fp32' });
     let feed = enc;
