@@ -262,3 +262,35 @@ func TestSlowTokenizerHint(t *testing.T) {
 		t.Fatalf("error %v; want the slow-tokenizer hint", err)
 	}
 }
+
+// TestSiglipBoundTowerReadsPoolerOutput: the bound vision tower (the GPU
+// frame path's, here on the CPU) binds the export's own output name,
+// pooler_output, and gives EmbedImages' vectors bit for bit.
+func TestSiglipBoundTowerReadsPoolerOutput(t *testing.T) {
+	t.Parallel()
+	dir, _ := writeSiglipDir(t, `{"dir": "siglip", "logit_scale": 10, "logit_bias": -10}`)
+	it, err := openSiglip(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := tinyModels(t)
+	bt, err := it.OpenBoundTower(rt, gpu.CPUDevice())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bt.Close()
+	imgs := randomImages(8, 3, 3, 32)
+	got, err := bt.EmbedHost(context.Background(), imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := it.EmbedImages(context.Background(), imgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if maxAbsDiff(got[i], want[i]) != 0 {
+			t.Errorf("image %d: bound tower differs from EmbedImages by %g", i, maxAbsDiff(got[i], want[i]))
+		}
+	}
+}
