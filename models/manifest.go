@@ -82,8 +82,9 @@ type RoleSpec struct {
 	PadID          int  `json:"pad_id,omitempty"`
 	// Lowercase lowercases texts before the tokenizer's own normalizer
 	// (image_text): SigLIP2 was trained on lowercased text and transformers'
-	// Siglip2Tokenizer prepends a Lowercase normalizer to Gemma's. Set by
-	// itself for config.json model_type siglip2.
+	// Siglip2Tokenizer prepends a Lowercase normalizer to Gemma's; SigLIP's
+	// slow SiglipTokenizer lowercases by do_lower_case. The loader sets it
+	// by itself for those (imageTextSpec); true forces it for any model.
 	Lowercase bool `json:"lowercase,omitempty"`
 	// ZeroShot is how image_text turns logits into scores: "softmax" over
 	// the texts (CLIP) or "sigmoid" per pair (SigLIP's loss and
