@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/models/tokenizer"
 )
@@ -30,8 +31,11 @@ type folderConfig struct {
 	doLowerCase *bool
 }
 
-// siglip reports whether the folder holds a SigLIP or SigLIP2 model.
-func (c folderConfig) siglip() bool { return c.modelType == "siglip" || c.modelType == "siglip2" }
+// siglip reports whether the folder holds a SigLIP or SigLIP2 model, by
+// the test transformers' zero-shot-image-classification pipeline makes
+// ("siglip" in model_type) before it pads to max_length 64 and scores by
+// sigmoid.
+func (c folderConfig) siglip() bool { return strings.Contains(c.modelType, "siglip") }
 
 // lowercases reports whether the model's own tokenizer lowercases before
 // its tokenizer.json's normalizer would: SigLIP2's (transformers'
