@@ -23,8 +23,9 @@ type signature struct {
 // names the runners use.
 var signatures = map[Role]map[string]signature{
 	RoleImageText: {
-		"text_model.onnx":   {inputs: [][]string{{"input_ids"}}, outputs: [][]string{{"text_embeds"}}},
-		"vision_model.onnx": {inputs: [][]string{{"pixel_values"}}, outputs: [][]string{{"image_embeds"}}},
+		// pooler_output: Optimum's SigLIP towers (the pooled, projected vector).
+		"text_model.onnx":   {inputs: [][]string{{"input_ids"}}, outputs: [][]string{{"text_embeds", "pooler_output"}}},
+		"vision_model.onnx": {inputs: [][]string{{"pixel_values"}}, outputs: [][]string{{"image_embeds", "pooler_output"}}},
 	},
 	RoleTextEmbed:  {"model.onnx": encoderSignature},
 	RoleDupConfirm: {"model.onnx": encoderSignature},

@@ -47,10 +47,17 @@ type ImageText struct {
 	tok          Tokenizer
 	maxLen       int
 	padToMax     bool
+	padLeft      bool
 	pad          int
 	scale, bias  float64
-	dim          int
-	c, h, w      int
+	// sigmoid marks SigLIP's zero-shot rule (ZeroShot).
+	sigmoid bool
+	// textOut and imageOut are the towers' embedding outputs: text_embeds
+	// and image_embeds (CLIP, transformers.js exports), or pooler_output
+	// (Optimum's SigLIP text_model.onnx and vision_model.onnx).
+	textOut, imageOut string
+	dim               int
+	c, h, w           int
 	// MaxBatch caps rows per run of either tower (default 32).
 	MaxBatch int
 }
@@ -62,8 +69,10 @@ const defaultCLIPMaxLen = 77
 // CLIP paper clamps it there, section 2.5).
 const defaultLogitScale = 100
 
-// NewImageText wraps the two towers. spec supplies max_length, logit_scale
-// and logit_bias (defaults 77, 100, 0).
+// NewImageText wraps the two towers. spec supplies max_length, the
+// padding, logit_scale, logit_bias and zero_shot (defaults 77, texts padded
+// to their length bucket, 100, 0, softmax); OpenImageText fills what the
+// folder's config.json and tokenizer files say before calling it.
 func NewImageText(text, vision *Session, tok Tokenizer, spec RoleSpec) (*ImageText, error) {
 	sigs := signatures[RoleImageText]
 	if err := sigs["text_model.onnx"].err(text); err != nil {
@@ -73,17 +82,19 @@ func NewImageText(text, vision *Session, tok Tokenizer, spec RoleSpec) (*ImageTe
 		return nil, err
 	}
 	m := &ImageText{text: text, vision: vision, tok: tok, maxLen: spec.MaxLength, padToMax: spec.PadToMaxLength, pad: spec.PadID,
-		scale: spec.LogitScale, bias: spec.LogitBias, MaxBatch: 32}
+		padLeft: spec.padLeft, scale: spec.LogitScale, bias: spec.LogitBias, sigmoid: spec.ZeroShot == ZeroShotSigmoid, MaxBatch: 32}
 	if m.maxLen <= 0 {
 		m.maxLen = defaultCLIPMaxLen
 	}
 	if m.scale == 0 {
 		m.scale = defaultLogitScale
 	}
-	te, _ := text.Output("text_embeds")
-	ie, _ := vision.Output("image_embeds")
+	m.textOut = embeddingOutput(text, "text_embeds")
+	m.imageOut = embeddingOutput(vision, "image_embeds")
+	te, _ := text.Output(m.textOut)
+	ie, _ := vision.Output(m.imageOut)
 	if len(te.Shape) != 2 || len(ie.Shape) != 2 || te.Shape[1] <= 0 || te.Shape[1] != ie.Shape[1] {
-		return nil, fmt.Errorf("%s and %s: text_embeds %v and image_embeds %v must be (batch, dim) with the same fixed dim", text.Path(), vision.Path(), te.Shape, ie.Shape)
+		return nil, fmt.Errorf("%s and %s: %s %v and %s %v must be (batch, dim) with the same fixed dim", text.Path(), vision.Path(), m.textOut, te.Shape, m.imageOut, ie.Shape)
 	}
 	m.dim = int(te.Shape[1])
 	px, _ := vision.Input("pixel_values")
@@ -92,6 +103,17 @@ func NewImageText(text, vision *Session, tok Tokenizer, spec RoleSpec) (*ImageTe
 	}
 	m.c, m.h, m.w = int(px.Shape[1]), int(px.Shape[2]), int(px.Shape[3])
 	return m, nil
+}
+
+// embeddingOutput returns the tower's embedding output: name when the
+// session has it, else pooler_output (Optimum's SigLIP export names both
+// towers' pooled, projected vector so; the signature check has made sure one
+// of the two is there).
+func embeddingOutput(s *Session, name string) string {
+	if _, ok := s.Output(name); ok {
+		return name
+	}
+	return "pooler_output"
 }
 
 // Dim is the length of both embeddings.
@@ -120,6 +142,33 @@ func (m *ImageText) EmbedTexts(ctx context.Context, texts []string) ([][]float32
 	return m.EmbedTextIDs(ctx, ids)
 }
 
+// TextInputs returns the input_ids rows the text tower reads for texts:
+// tokenized, truncated and padded as EmbedTexts pads them (to max_length
+// for SigLIP, else to each text's length bucket), so a user can compare
+// them with the ids of the model's own processor.
+func (m *ImageText) TextInputs(texts []string) ([][]int, error) {
+	ids, err := encodeAll(m.tok, texts, m.maxLen)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int, len(ids))
+	for i, s := range ids {
+		length := bucketLen(len(s), m.maxLen)
+		if m.padToMax {
+			length = m.maxLen
+		}
+		t := padTexts([][]int{s}, length, m.pad)
+		if m.padLeft {
+			t = padTextsLeft([][]int{s}, length, m.pad)
+		}
+		out[i] = make([]int, length)
+		for j, v := range t.ids {
+			out[i][j] = int(v)
+		}
+	}
+	return out, nil
+}
+
 // EmbedTextIDs embeds pre-tokenized texts (with their start and end
 // tokens), each padded to its length bucket.
 func (m *ImageText) EmbedTextIDs(ctx context.Context, ids [][]int) ([][]float32, error) {
@@ -144,7 +193,10 @@ func (m *ImageText) EmbedTextIDs(ctx context.Context, ids [][]int) ([][]float32,
 			length = m.maxLen
 		}
 		t := padTexts(seqs, length, m.pad)
-		vecs, err := m.runTower(ctx, m.text, "text_embeds", len(seqs), t.feed)
+		if m.padLeft {
+			t = padTextsLeft(seqs, length, m.pad)
+		}
+		vecs, err := m.runTower(ctx, m.text, m.textOut, len(seqs), t.feed)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +218,7 @@ func (m *ImageText) EmbedImages(ctx context.Context, b ImageBatch) ([][]float32,
 	var out [][]float32
 	for lo := 0; lo < b.N; lo += m.MaxBatch {
 		part := b.slice(lo, min(b.N, lo+m.MaxBatch))
-		vecs, err := m.runTower(ctx, m.vision, "image_embeds", part.N, func(s *Session, in inputSet) error {
+		vecs, err := m.runTower(ctx, m.vision, m.imageOut, part.N, func(s *Session, in inputSet) error {
 			v, err := floatTensor(part.Data, int64(part.N), int64(part.C), int64(part.H), int64(part.W))
 			if err != nil {
 				return err
@@ -224,14 +276,39 @@ func (m *ImageText) Logits(images, texts [][]float32) [][]float64 {
 	return out
 }
 
-// ZeroShot returns, for each image, the log-probabilities of the texts under
-// a softmax of the logits (CLIP's zero-shot classifier).
+// Sigmoid reports whether zero-shot scores are SigLIP's independent
+// sigmoids of the logits rather than CLIP's softmax over the texts.
+func (m *ImageText) Sigmoid() bool { return m.sigmoid }
+
+// ZeroShot returns, for each image, a log-probability per text. CLIP's
+// classifier (the default) is a softmax of the logits over the texts;
+// SigLIP's (zero_shot "sigmoid", set for config.json model_type siglip and
+// siglip2) is log sigmoid(logit) per pair, each text's own probability of
+// matching the image, as transformers' SiglipModel and its zero-shot
+// pipeline compute it (sigmoid of logits_per_image): they need not sum to
+// one. Both rank the texts alike; only the scores differ.
 func (m *ImageText) ZeroShot(images, texts [][]float32) [][]float64 {
 	logits := m.Logits(images, texts)
 	for _, row := range logits {
+		if m.sigmoid {
+			LogSigmoid(row)
+			continue
+		}
 		logSoftmax(row)
 	}
 	return logits
+}
+
+// LogSigmoid replaces v by log sigmoid(v) = -log(1 + exp(-v)), computed
+// without overflow for large |v|.
+func LogSigmoid(v []float64) {
+	for i, x := range v {
+		if x >= 0 {
+			v[i] = -math.Log1p(math.Exp(-x))
+		} else {
+			v[i] = x - math.Log1p(math.Exp(x))
+		}
+	}
 }
 
 // logSoftmax replaces v by log softmax(v).

@@ -108,7 +108,7 @@ func (t *BoundTower) run(ctx context.Context, in *BoundTensor, rows int) (_ [][]
 	if err := t.b.BindInput("pixel_values", in); err != nil {
 		return nil, err
 	}
-	if err := t.b.BindOutput("image_embeds", out); err != nil {
+	if err := t.b.BindOutput(t.m.imageOut, out); err != nil {
 		return nil, err
 	}
 	if err := t.b.Run(ctx); err != nil {

@@ -80,6 +80,20 @@ type RoleSpec struct {
 	// (transformers' SigLIP model card: padding="max_length").
 	PadToMaxLength bool `json:"pad_to_max_length,omitempty"`
 	PadID          int  `json:"pad_id,omitempty"`
+	// Lowercase lowercases texts before the tokenizer's own normalizer
+	// (image_text): SigLIP2 was trained on lowercased text and transformers'
+	// Siglip2Tokenizer prepends a Lowercase normalizer to Gemma's; SigLIP's
+	// slow SiglipTokenizer lowercases by do_lower_case. The loader sets it
+	// by itself for those (imageTextSpec); true forces it for any model.
+	Lowercase bool `json:"lowercase,omitempty"`
+	// ZeroShot is how image_text turns logits into scores: "softmax" over
+	// the texts (CLIP) or "sigmoid" per pair (SigLIP's loss and
+	// classifier); default sigmoid for config.json model_type siglip and
+	// siglip2, softmax otherwise.
+	ZeroShot string `json:"zero_shot,omitempty"`
+	// padLeft pads texts on the left (the tokenizer file's padding
+	// direction or tokenizer_config.json's padding_side), set by the loader.
+	padLeft bool
 	// MaxNewTokens bounds a caption (default 32).
 	MaxNewTokens int `json:"max_new_tokens,omitempty"`
 	// Language is the language an asr model transcribes in, as its
@@ -124,6 +138,12 @@ type RoleSpec struct {
 	ServerFrames string `json:"server_frames,omitempty"`
 }
 
+// The zero-shot rules of image_text (RoleSpec.ZeroShot).
+const (
+	ZeroShotSoftmax = "softmax"
+	ZeroShotSigmoid = "sigmoid"
+)
+
 // Manifest maps roles to folders.
 //
 // A role of models.json is one entry (an object) or a list of entries, each
@@ -167,7 +187,8 @@ func (m *Manifest) Entry(role Role, k int) *Manifest {
 // layout lists, per role, the files a folder holds. Each entry is a list of
 // alternatives: the first that exists is used.
 var layout = map[Role][][]string{
-	RoleImageText:  {{"text_model.onnx"}, {"vision_model.onnx"}, {"tokenizer.json"}, {"preprocessor_config.json"}},
+	RoleImageText: {{"text_model.onnx", "onnx/text_model.onnx"}, {"vision_model.onnx", "onnx/vision_model.onnx"},
+		{"tokenizer.json"}, {"preprocessor_config.json"}},
 	RoleTextEmbed:  {{"model.onnx"}, {"tokenizer.json"}},
 	RoleDupConfirm: {{"model.onnx"}, {"tokenizer.json"}},
 	RoleCaptioner: {{"encoder_model.onnx"}, {"decoder_model_merged.onnx", "decoder_with_past_model.onnx"},
@@ -285,6 +306,14 @@ func (s RoleSpec) validate(role Role) error {
 	}
 	if s.Language != "" && role != RoleASR {
 		return fmt.Errorf("language: only the asr role takes a language")
+	}
+	switch s.ZeroShot {
+	case "", ZeroShotSoftmax, ZeroShotSigmoid:
+	default:
+		return fmt.Errorf("zero_shot: %q is not %s or %s", s.ZeroShot, ZeroShotSoftmax, ZeroShotSigmoid)
+	}
+	if (s.ZeroShot != "" || s.Lowercase) && role != RoleImageText {
+		return fmt.Errorf("zero_shot/lowercase: only for image_text")
 	}
 	if s.MaxLength < 0 || s.MaxNewTokens < 0 || s.PadID < 0 {
 		return fmt.Errorf("max_length/max_new_tokens: negative")

@@ -23,7 +23,7 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	if len(missing) > 0 {
-		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s", role, dir, missing, ExpectedFiles(role))
+		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s%s", role, dir, missing, ExpectedFiles(role), slowTokenizerHint(dir, missing))
 	}
 	return found, spec, nil
 }
@@ -85,6 +85,10 @@ func (r *Runtime) OpenImageText(m *Manifest, dev gpu.Device) (*ImageText, error)
 	}
 	tok, err := LoadTokenizer(files["tokenizer.json"])
 	if err != nil {
+		return nil, err
+	}
+	dir, _, _ := m.Folder(RoleImageText)
+	if spec, err = imageTextSpec(filepath.Join(m.Dir, ManifestFile), dir, spec, tok); err != nil {
 		return nil, err
 	}
 	ss, err := r.openSessions(files, dev, map[string]ShapeProfile{"text_model.onnx": DynamicShapes, "vision_model.onnx": FixedShapes})

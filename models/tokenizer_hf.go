@@ -7,22 +7,31 @@ import (
 )
 
 // LoadTokenizer reads a HF tokenizer.json. The file's own padding and
-// truncation settings are removed: the runners pad to length buckets and
-// truncate to the role's max_length themselves.
+// truncation settings are taken off the encoder, since the runners pad to
+// length buckets and truncate to the role's max_length themselves, but are
+// kept: image_text reads them (filePadding) to pad as the file says, which
+// is how SigLIP's files ask for max_length padding.
 func LoadTokenizer(path string) (Tokenizer, error) {
 	t, err := tokenizer.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer %s: %w", path, err)
 	}
+	h := &hfTokenizer{t: t, path: path, pad: t.Padding(), trunc: t.Truncation()}
 	t.SetPadding(nil)
 	t.SetTruncation(nil)
-	return hfTokenizer{t}, nil
+	return h, nil
 }
 
-// hfTokenizer adapts *tokenizer.Tokenizer to Tokenizer.
-type hfTokenizer struct{ t *tokenizer.Tokenizer }
+// hfTokenizer adapts *tokenizer.Tokenizer to Tokenizer; pad and trunc are
+// the file's padding and truncation (nil when it has none).
+type hfTokenizer struct {
+	t     *tokenizer.Tokenizer
+	path  string
+	pad   *tokenizer.Padding
+	trunc *tokenizer.Truncation
+}
 
-func (h hfTokenizer) Encode(text string, addSpecial bool) ([]int, error) {
+func (h *hfTokenizer) Encode(text string, addSpecial bool) ([]int, error) {
 	e, err := h.t.Encode(text, addSpecial)
 	if err != nil {
 		return nil, err
@@ -30,6 +39,6 @@ func (h hfTokenizer) Encode(text string, addSpecial bool) ([]int, error) {
 	return e.IDs, nil
 }
 
-func (h hfTokenizer) TokenID(s string) (int, bool) { return h.t.TokenToID(s) }
+func (h *hfTokenizer) TokenID(s string) (int, bool) { return h.t.TokenToID(s) }
 
-func (h hfTokenizer) Decode(ids []int) string { return h.t.Decode(ids, true) }
+func (h *hfTokenizer) Decode(ids []int) string { return h.t.Decode(ids, true) }

@@ -63,7 +63,7 @@ func (a *bagOfFrames) Attack(ctx context.Context, s *Stream) ([]Prediction, erro
 			}
 			logits[j] = v.Scale*agg + v.Bias
 		}
-		out[p] = decide(logSoftmax(logits), s.Seed, a.Name(), it)
+		out[p] = decide(v.zeroShotScores(logits), s.Seed, a.Name(), it)
 	}
 	return out, nil
 }

@@ -48,7 +48,7 @@ func (a *centreFrame) Attack(ctx context.Context, s *Stream) ([]Prediction, erro
 		for j := range logits {
 			logits[j] = v.Scale*dot(v.Centre, texts.Row(j)) + v.Bias
 		}
-		out[p] = decide(logSoftmax(logits), s.Seed, a.Name(), it)
+		out[p] = decide(v.zeroShotScores(logits), s.Seed, a.Name(), it)
 	}
 	return out, nil
 }

@@ -74,6 +74,25 @@ func TestFrameAttackersByHand(t *testing.T) {
 			options: three, want: 0, wantScore: -math.Log1p(2 * math.Exp(-100)),
 		},
 		{
+			// SigLIP's rule: the same centre and options at scale 10, bias
+			// -5: logits -5, 1, 5; option 2 wins with its own sigmoid,
+			// log p = -log(1+e^-5), whatever the other options score.
+			name: "centre frame under SigLIP's sigmoid scores each option on its own", attacker: "centre-frame",
+			v: &attack.Visual{Centre: []float32{1, 0}, Scale: 10, Bias: -5, Sigmoid: true,
+				Options: rows([]float32{0, 1}, []float32{0.6, 0.8}, []float32{1, 0})},
+			options: three, want: 2, wantScore: -math.Log1p(math.Exp(-5)),
+		},
+		{
+			// Bag of frames (max) under the sigmoid: the features of the
+			// max case below at scale 1, bias 0: B's max cosine 1 gives
+			// log sigmoid(1).
+			name: "bag of frames under SigLIP's sigmoid", attacker: "bag-of-frames-max", k: 2,
+			v: &attack.Visual{Scale: 1, Sigmoid: true, Question: []float32{0.6, 0.8, 0},
+				Bag:     rows([]float32{0, 0, 1}, []float32{1, 0, 0}, []float32{0, 1, 0}),
+				Options: rows([]float32{0, 0, 1}, []float32{1, 0, 0}, []float32{0.6, 0.8, 0})},
+			options: three, want: 1, wantScore: -math.Log1p(math.Exp(-1)),
+		},
+		{
 			// Frames f0=(0,0,1), f1=(1,0,0), f2=(0,1,0); question (0.6,0.8,0)
 			// has cosines 0, 0.6, 0.8, so k=2 keeps f2 and f1. Option A
 			// (0,0,1) only matches the dropped f0: mean 0. B (1,0,0): cosines

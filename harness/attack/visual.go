@@ -2,6 +2,7 @@ package attack
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/vidscreen/vidscreen/kernels"
 )
@@ -31,6 +32,10 @@ type Visual struct {
 	// Scale and Bias turn an image-text cosine into a zero-shot logit
 	// (CLIP: 100 and 0).
 	Scale, Bias float64
+	// Sigmoid scores each option by log sigmoid of its logit, SigLIP's
+	// zero-shot rule (models.ImageText.ZeroShot), instead of CLIP's
+	// softmax over the options; both pick the same option.
+	Sigmoid bool
 
 	// Captions holds the text_embed embeddings of the captions of the clip's
 	// 32 uniform frames, each written without the question (Video-Index
@@ -122,4 +127,22 @@ func checkVisual(name string, s *Stream) error {
 		return fmt.Errorf("%s: stream has %d visual features for %d items", name, len(s.Visual), len(s.Items))
 	}
 	return nil
+}
+
+// zeroShotScores turns an item's image-text logits into option scores by
+// v's rule: log softmax over the options (CLIP) or log sigmoid per option
+// (SigLIP).
+func (v *Visual) zeroShotScores(logits []float64) []float64 {
+	if !v.Sigmoid {
+		return logSoftmax(logits)
+	}
+	out := make([]float64, len(logits))
+	for i, x := range logits {
+		if x >= 0 {
+			out[i] = -math.Log1p(math.Exp(-x))
+		} else {
+			out[i] = x - math.Log1p(math.Exp(x))
+		}
+	}
+	return out
 }

@@ -33,6 +33,8 @@ type ImageText interface {
 	EmbedTexts(ctx context.Context, texts []string) ([][]float32, error)
 	LogitScale() float64
 	LogitBias() float64
+	// Sigmoid reports SigLIP's zero-shot rule (attack.Visual.Sigmoid).
+	Sigmoid() bool
 }
 
 // VideoModels are the models the frame and order levels run, with what
@@ -371,15 +373,16 @@ func (a *audit) videoStage(ctx context.Context, emb textEmbedder) error {
 		return nil
 	}
 	var scale, bias float64 // the image tower's, for the similarity attackers
+	var sigmoid bool
 	if len(v.ImageText) > 0 {
-		scale, bias = v.ImageText[0].LogitScale(), v.ImageText[0].LogitBias()
+		scale, bias, sigmoid = v.ImageText[0].LogitScale(), v.ImageText[0].LogitBias(), v.ImageText[0].Sigmoid()
 	}
 
 	n := len(a.items)
 	vis := make([]*attack.Visual, n)
 	inOrder, _ := features.DiagnosticSets(a.opt.frames())
 	for i, f := range fr.Items {
-		vis[i] = &attack.Visual{Failure: f.Failure, Scale: scale, Bias: bias, VLM: inOrderScores(f.VLM, inOrder.Name)}
+		vis[i] = &attack.Visual{Failure: f.Failure, Scale: scale, Bias: bias, Sigmoid: sigmoid, VLM: inOrderScores(f.VLM, inOrder.Name)}
 	}
 	if sets := a.opt.screenSets(needs); len(sets) > 0 {
 		if err := a.screenReaderScores(ctx, vis, sets); err != nil {
