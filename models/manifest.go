@@ -154,7 +154,8 @@ func (m *Manifest) Entry(role Role, k int) *Manifest {
 }
 
 // layout lists, per role, the files a folder holds. Each entry is a list of
-// alternatives: the first that exists is used.
+// alternatives: the first that exists is used. An ONNX file may be at the
+// folder's root or under onnx/ (resolveFiles).
 var layout = map[Role][][]string{
 	RoleImageText:  {{"text_model.onnx"}, {"vision_model.onnx"}, {"tokenizer.json"}, {"preprocessor_config.json"}},
 	RoleTextEmbed:  {{"model.onnx"}, {"tokenizer.json"}},
@@ -172,13 +173,13 @@ var layout = map[Role][][]string{
 
 // ExpectedFiles describes the files a role's folder must hold, for error
 // messages: "text_model.onnx, vision_model.onnx, ...", alternatives joined
-// by " or ".
+// by " or ", and where the ONNX files may be.
 func ExpectedFiles(role Role) string {
 	var parts []string
 	for _, alts := range layout[role] {
 		parts = append(parts, strings.Join(alts, " or "))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", ") + " (ONNX files at the folder's root or under " + OnnxSubdir + "/)"
 }
 
 // LoadManifest reads DIR/models.json. Unknown roles and fields are errors,
@@ -335,8 +336,21 @@ func (m *Manifest) Folder(role Role) (string, RoleSpec, error) {
 	return dir, spec, nil
 }
 
+// OnnxSubdir is the folder of a model's ONNX files in the layout the
+// Hugging Face Hub's ONNX repositories and transformers.js use
+// (onnx/model.onnx, onnx/text_model.onnx, ...; transformers.js loads
+// "onnx/" + name + a dtype suffix, none for fp32). Optimum's own export
+// writes the same names at the folder's root; the loader takes either.
+const OnnxSubdir = "onnx"
+
+// onnxPlaces are where a layout's ONNX file may be, in the order looked
+// at: the folder's root (optimum-cli export onnx), then onnx/ (the Hub's
+// ONNX repositories, transformers.js, vidscreen models init).
+var onnxPlaces = []string{"", OnnxSubdir}
+
 // resolveFiles finds the files of role in dir: for each slot of the layout,
-// the first alternative present. Missing slots are reported by name.
+// the first alternative present, an ONNX file at the root or under onnx/.
+// Missing slots are reported by name.
 func resolveFiles(role Role, spec RoleSpec, dir string) (found map[string]string, missing []string) {
 	found = map[string]string{}
 	for _, alts := range layout[role] {
@@ -344,15 +358,23 @@ func resolveFiles(role Role, spec RoleSpec, dir string) (found map[string]string
 			alts = []string{spec.Tokenizer}
 		}
 		ok := false
+	search:
 		for _, name := range alts {
-			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() {
-				slot := alts[0]
-				if name == spec.Tokenizer {
-					slot = "tokenizer.json"
+			places := onnxPlaces[:1]
+			if strings.HasSuffix(name, ".onnx") {
+				places = onnxPlaces
+			}
+			for _, sub := range places {
+				p := filepath.Join(dir, sub, name)
+				if st, err := os.Stat(p); err == nil && !st.IsDir() {
+					slot := alts[0]
+					if name == spec.Tokenizer {
+						slot = "tokenizer.json"
+					}
+					found[slot] = p
+					ok = true
+					break search
 				}
-				found[slot] = filepath.Join(dir, name)
-				ok = true
-				break
 			}
 		}
 		if !ok {

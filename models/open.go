@@ -188,7 +188,12 @@ func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReade
 		return nil, err
 	}
 	bos := -1
-	dir := filepath.Dir(files["vision_encoder.onnx"])
+	// config.json is at the folder's root, also when the ONNX files are
+	// under onnx/.
+	dir, _, err := m.Folder(role)
+	if err != nil {
+		return nil, err
+	}
 	if cfgPath := filepath.Join(dir, "config.json"); fileExists(cfgPath) {
 		cfg, err := readModelConfig(cfgPath)
 		if err != nil {
