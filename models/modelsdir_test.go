@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/gpu"
@@ -27,6 +28,19 @@ func TestSmallModelsDirPassesCheck(t *testing.T) {
 	}
 	if len(rep.Roles) != len(Roles) || !rep.OK() {
 		t.Fatalf("report:\n%s", rep)
+	}
+	// The ONNX files are found under onnx/ (the Hub's layout) and named so.
+	for _, rr := range rep.Roles {
+		n := 0
+		for _, s := range rr.Sessions {
+			if !strings.HasPrefix(s.File, "onnx/") {
+				t.Errorf("%s: session of %s, want a file under onnx/", rr.Role, s.File)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s: no ONNX session checked", rr.Role)
+		}
 	}
 	tok, err := LoadTokenizer(filepath.Join(dir, "text_embed", "tokenizer.json"))
 	if err != nil {
