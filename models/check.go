@@ -189,7 +189,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	for _, name := range missing {
-		rr.Problems = append(rr.Problems, fmt.Sprintf("%s: missing %s (the %s role needs %s)", dir, name, role, ExpectedFiles(role)))
+		rr.Problems = append(rr.Problems, fmt.Sprintf("%s: missing %s (the %s role needs %s); %s", dir, name, role, ExpectedFiles(role), onnxWhere))
 		rr.Files = append(rr.Files, FileReport{Name: name})
 	}
 	slots := make([]string, 0, len(found))

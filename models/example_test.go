@@ -40,7 +40,7 @@ func ExampleParseManifest() {
 	// captioner   /models/blip-base
 	// lm_reader   /models/qwen2.5-0.5b-instruct
 	// vlm_reader  served by http://localhost:8000/v1
-	// encoder_model.onnx, decoder_model_merged.onnx or decoder_with_past_model.onnx, tokenizer.json, preprocessor_config.json, config.json (ONNX files at the folder's root or under onnx/)
+	// encoder_model.onnx, decoder_model_merged.onnx or decoder_with_past_model.onnx, tokenizer.json, preprocessor_config.json, config.json
 }
 
 // Embedding questions with the text_embed role of a models directory,

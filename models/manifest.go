@@ -173,14 +173,19 @@ var layout = map[Role][][]string{
 
 // ExpectedFiles describes the files a role's folder must hold, for error
 // messages: "text_model.onnx, vision_model.onnx, ...", alternatives joined
-// by " or ", and where the ONNX files may be.
+// by " or ". (An ONNX file may be at the folder's root or under onnx/:
+// onnxWhere says so.)
 func ExpectedFiles(role Role) string {
 	var parts []string
 	for _, alts := range layout[role] {
 		parts = append(parts, strings.Join(alts, " or "))
 	}
-	return strings.Join(parts, ", ") + " (ONNX files at the folder's root or under " + OnnxSubdir + "/)"
+	return strings.Join(parts, ", ")
 }
+
+// onnxWhere is said after a missing file's name: where ONNX files are
+// looked for.
+const onnxWhere = "ONNX files are looked for at the folder's root, then under " + OnnxSubdir + "/"
 
 // LoadManifest reads DIR/models.json. Unknown roles and fields are errors,
 // so a typo does not silently leave a role out.

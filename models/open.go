@@ -22,7 +22,7 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	if len(missing) > 0 {
-		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s", role, dir, missing, ExpectedFiles(role))
+		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s (%s)", role, dir, missing, ExpectedFiles(role), onnxWhere)
 	}
 	return found, spec, nil
 }
