@@ -69,10 +69,20 @@ type rolesRequest struct {
 		MaxNewTokens int         `json:"max_new_tokens"`
 	} `json:"caption"`
 	LM struct {
-		Seqs    [][]int `json:"seqs"`
-		Letters [][]int `json:"letters"`
-		Options []int   `json:"options"`
+		Seqs         [][]int `json:"seqs"`
+		Letters      [][]int `json:"letters"`
+		Options      []int   `json:"options"`
+		Generate     [][]int `json:"generate"`
+		MaxNewTokens int     `json:"max_new_tokens"`
 	} `json:"lm"`
+	Chat [][]chatMessage `json:"chat"`
+}
+
+// chatMessage is one turn of a conversation; Content is a string or a
+// list of parts ({"type": "image"}, {"type": "text", "text": ...}).
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"`
 }
 
 type pixelsInput struct {
@@ -98,6 +108,8 @@ type rolesReply struct {
 	DupConfirm     [][]float64               `json:"dup_confirm"`
 	LongIDs        map[models.Role][]int     `json:"long_ids"`
 	LongVec        map[models.Role][]float64 `json:"long_vec"`
+	LMGenerated    [][]int                   `json:"lm_generated"`
+	Chat           []string                  `json:"chat"`
 	Captions       [][]int                   `json:"captions"`
 	CaptionTexts   []string                  `json:"caption_texts"`
 	LetterLogProbs [][]float64               `json:"lm"`
@@ -218,6 +230,12 @@ func TestRolesMatchTransformersJS(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	req.LM.Generate = req.LM.Seqs[:3]
+	req.LM.MaxNewTokens = 8
+	for _, c := range chatCases {
+		req.Chat = append(req.Chat, c.messages)
+	}
+
 	var ref rolesReply
 	runJS(t, "roles.cjs", req, &ref)
 
@@ -304,6 +322,60 @@ func TestRolesMatchTransformersJS(t *testing.T) {
 	if d > rolesTolerance {
 		t.Errorf("lm_reader letter log-probabilities: largest difference %.3g, tolerance %g", d, rolesTolerance)
 	}
+
+	// transformers.js generates through the LM's cache inputs; the same
+	// weights decoding greedily without a cache (onnxbuild's Go
+	// computation) write the same tokens.
+	ref0 := onnxbuild.NewLM(onnxbuild.TinyLM, 3)
+	for i, seq := range req.LM.Generate {
+		want := greedy(ref0, seq, req.LM.MaxNewTokens, 102)
+		if !slices.Equal(ref.LMGenerated[i], want) {
+			t.Errorf("lm_reader generate from sequence %d: transformers.js %v, without a cache %v", i, ref.LMGenerated[i], want)
+		}
+	}
+	t.Logf("lm_reader greedy generation (cache) | transformers.js 4.3.1 | %d | ids equal | exact", len(req.LM.Generate))
+
+	for i, c := range chatCases {
+		if ref.Chat[i] != c.want {
+			t.Errorf("chat template, %s: @huggingface/jinja renders %q, want %q", c.name, ref.Chat[i], c.want)
+		}
+	}
+}
+
+// chatCases are conversations for the readers' chat template and the text
+// a ChatML template in Qwen2's form renders for them.
+var chatCases = []struct {
+	name     string
+	messages []chatMessage
+	want     string
+}{
+	{"user turn only", []chatMessage{{"user", "Question: what?\nAnswer:"}},
+		"<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nQuestion: what?\nAnswer:<|im_end|>\n<|im_start|>assistant\n"},
+	{"system turn and image parts", []chatMessage{{"system", "Answer with a letter."}, {"user", []map[string]string{{"type": "image"}, {"type": "image"}, {"type": "text", "text": "What colour?"}}}},
+		"<|im_start|>system\nAnswer with a letter.<|im_end|>\n<|im_start|>user\n<image><image>What colour?<|im_end|>\n<|im_start|>assistant\n"},
+}
+
+// greedy decodes from seq with d's Go computation (no cache), until eos or
+// n new tokens, eos included.
+func greedy(d *onnxbuild.Decoder, seq []int, n, eos int) []int {
+	seq = slices.Clone(seq)
+	var out []int
+	for len(out) < n {
+		logits := d.Logits(d.Embed(seq), onnxbuild.Mat{})
+		row := logits.Row(logits.Rows - 1)
+		next := 0
+		for k, x := range row {
+			if x > row[next] {
+				next = k
+			}
+		}
+		out = append(out, next)
+		if next == eos {
+			break
+		}
+		seq = append(seq, next)
+	}
+	return out
 }
 
 // maxAbsDiff is the largest difference between got's and ref's values,

@@ -13,9 +13,13 @@
 //   a text longer than the roles' max_length: the ids transformers.js's
 //     truncation gives, and each text model on the ids vidscreen gives,
 //     pooled (cls for text_embed, mean for dup_confirm) and normalised here.
+//   lm_reader generate: greedy with the key-value cache, from each of
+//     lm.generate's sequences, max_new_tokens new tokens (EOS included);
+//   the readers' chat template: apply_chat_template on each conversation
+//     of chat, with the generation prompt, not tokenized.
 // Request: {dir, clip: {texts, pixels: {n, c, h, w, data}}, embed: {texts},
 // long: {text, ids: {role: ids}}, caption: {pixels, max_new_tokens},
-// lm: {seqs, letters, options}}.
+// lm: {seqs, letters, options, generate, max_new_tokens}, chat: [messages]}.
 // Reply: the ids the tokenizers gave, the vectors, captions and scores.
 const T = require('@huggingface/transformers');
 const { readInput } = require('./io.cjs');
@@ -135,5 +139,17 @@ function logSumExp(v) {
     }
     out.lm.push(scores);
   }
+  // Generation through the cache: greedy, from each sequence.
+  out.lm_generated = [];
+  for (const seq of req.lm.generate) {
+    const input_ids = new Tensor('int64', BigInt64Array.from(seq, BigInt), [1, seq.length]);
+    const attention_mask = new Tensor('int64', new BigInt64Array(seq.length).fill(1n), [1, seq.length]);
+    const ids = await lm.generate({ input_ids, attention_mask, max_new_tokens: req.lm.max_new_tokens, do_sample: false });
+    out.lm_generated.push(ids.tolist()[0].map(Number).slice(seq.length));
+  }
+
+  // The readers' chat template, rendered by @huggingface/jinja.
+  const chatTok = await AutoTokenizer.from_pretrained(dir('lm_reader'));
+  out.chat = req.chat.map((messages) => chatTok.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }));
   process.stdout.write(JSON.stringify(out));
 })().catch((e) => { console.error(e); process.exit(1); });
