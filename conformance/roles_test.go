@@ -75,7 +75,17 @@ type rolesRequest struct {
 		Generate     [][]int `json:"generate"`
 		MaxNewTokens int     `json:"max_new_tokens"`
 	} `json:"lm"`
+	VLM struct {
+		Prompts []vlmInput `json:"prompts"`
+	} `json:"vlm"`
 	Chat [][]chatMessage `json:"chat"`
+}
+
+// vlmInput is one VLM prompt as LlavaForConditionalGeneration takes it.
+type vlmInput struct {
+	IDs     []int       `json:"ids"`
+	Pixels  pixelsInput `json:"pixels"`
+	Options int         `json:"options"`
 }
 
 // chatMessage is one turn of a conversation; Content is a string or a
@@ -110,6 +120,9 @@ type rolesReply struct {
 	LongVec        map[models.Role][]float64 `json:"long_vec"`
 	LMGenerated    [][]int                   `json:"lm_generated"`
 	Chat           []string                  `json:"chat"`
+	VLMClass       string                    `json:"vlm_class"`
+	VLM            [][]float64               `json:"vlm"`
+	VLMGenerated   [][]int                   `json:"vlm_generated"`
 	Captions       [][]int                   `json:"captions"`
 	CaptionTexts   []string                  `json:"caption_texts"`
 	LetterLogProbs [][]float64               `json:"lm"`
@@ -230,6 +243,21 @@ func TestRolesMatchTransformersJS(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	vlmPrompts, vlmPieces := vlmCases(t, m)
+	for i, p := range vlmPrompts {
+		req.VLM.Prompts = append(req.VLM.Prompts, vlmInput{IDs: vlmPieces[i].ids, Options: p.Options,
+			Pixels: pixelsInput{N: p.Images.N, C: p.Images.C, H: p.Images.H, W: p.Images.W, Data: p.Images.Data}})
+	}
+	vlm, err := rt.OpenVLMReader(m, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vlm.Close()
+	goVLM, err := vlm.Score(ctx, vlmPrompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	req.LM.Generate = req.LM.Seqs[:3]
 	req.LM.MaxNewTokens = 8
 	for _, c := range chatCases {
@@ -334,6 +362,31 @@ func TestRolesMatchTransformersJS(t *testing.T) {
 		}
 	}
 	t.Logf("lm_reader greedy generation (cache) | transformers.js 4.3.1 | %d | ids equal | exact", len(req.LM.Generate))
+
+	if ref.VLMClass != "LlavaForConditionalGeneration" {
+		t.Errorf("vlm_reader: transformers.js loaded %s, want LlavaForConditionalGeneration", ref.VLMClass)
+	}
+	d = 0
+	for i := range goVLM {
+		if len(goVLM[i]) != len(ref.VLM[i]) {
+			t.Fatalf("vlm prompt %d: %d letters, reference %d", i, len(goVLM[i]), len(ref.VLM[i]))
+		}
+		for k := range goVLM[i] {
+			d = math.Max(d, math.Abs(goVLM[i][k]-ref.VLM[i][k]))
+		}
+	}
+	t.Logf("vlm_reader letter log-probs | transformers.js 4.3.1 | %d | %.3g | %g", len(goVLM), d, rolesTolerance)
+	if d > rolesTolerance {
+		t.Errorf("vlm_reader letter log-probabilities: largest difference %.3g, tolerance %g", d, rolesTolerance)
+	}
+	vref := onnxbuild.NewVLM(onnxbuild.TinyVLMVision, onnxbuild.TinyVLMText, 5)
+	for i, pc := range vlmPieces {
+		want := greedyVLM(vref, pc.pieces, req.LM.MaxNewTokens, 102)
+		if !slices.Equal(ref.VLMGenerated[i], want) {
+			t.Errorf("vlm_reader generate from prompt %d: transformers.js %v, without a cache %v", i, ref.VLMGenerated[i], want)
+		}
+	}
+	t.Logf("vlm_reader greedy generation (cache) | transformers.js 4.3.1 | %d | ids equal | exact", len(vlmPieces))
 
 	for i, c := range chatCases {
 		if ref.Chat[i] != c.want {
@@ -476,6 +529,95 @@ func letterPrompts() []letters.Prompt {
 		}
 		b.WriteString("Answer with the option's letter.\nAnswer:")
 		out = append(out, letters.Prompt{Text: b.String(), Options: len(q.opts)})
+	}
+	return out
+}
+
+// vlmPrompt is a VLM prompt's input_ids as LlavaForConditionalGeneration
+// takes them and its pieces (token ids and images) for onnxbuild's Go
+// computation.
+type vlmPrompt struct {
+	ids    []int
+	pieces []any
+}
+
+// vlmCases are VLM prompts with no, one and two frames, and each as the
+// reference takes it. The ids follow VLMReader's layout (models/vlm.go): the
+// config's bos_token_id, then the text between <image> placeholders
+// tokenized without special tokens, each image as its feature rows (here
+// the image token once per row).
+func vlmCases(t *testing.T, m *models.Manifest) ([]models.VLMPrompt, []vlmPrompt) {
+	t.Helper()
+	dir, _, err := m.Folder(models.RoleVLMReader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := models.LoadTokenizer(dir + "/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := onnxbuild.TinyVLMVision
+	rows := (v.Image / v.Patch) * (v.Image / v.Patch)
+	frames := noisePixels(3, v.Channels, v.Image, v.Image, 2)
+	size := v.Channels * v.Image * v.Image
+	lp := letterPrompts()
+	texts := []struct {
+		text   string
+		images int
+	}{
+		{lp[0].Text, 0},
+		{models.ImagePlaceholder + "\n" + lp[1].Text, 1},
+		{"Frames: " + models.ImagePlaceholder + " then " + models.ImagePlaceholder + "\n" + lp[2].Text, 2},
+	}
+	var prompts []models.VLMPrompt
+	var refs []vlmPrompt
+	used := 0
+	for i, c := range texts {
+		imgs := models.ImageBatch{N: c.images, C: v.Channels, H: v.Image, W: v.Image, Data: frames.Data[used*size : (used+c.images)*size]}
+		prompts = append(prompts, models.VLMPrompt{Text: c.text, Images: imgs, Options: lp[i].Options})
+		r := vlmPrompt{ids: []int{101}, pieces: []any{[]int{101}}}
+		for k, part := range strings.Split(c.text, models.ImagePlaceholder) {
+			if k > 0 {
+				for range rows {
+					r.ids = append(r.ids, onnxbuild.VLMImageToken)
+				}
+				img := used + k - 1
+				r.pieces = append(r.pieces, frames.Data[img*size:(img+1)*size])
+			}
+			ids, err := tok.Encode(part, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) > 0 {
+				r.ids = append(r.ids, ids...)
+				r.pieces = append(r.pieces, ids)
+			}
+		}
+		refs = append(refs, r)
+		used += c.images
+	}
+	return prompts, refs
+}
+
+// greedyVLM decodes from pieces with m's Go computation (no cache), until
+// eos or n new tokens, eos included.
+func greedyVLM(m *onnxbuild.VLM, pieces []any, n, eos int) []int {
+	pieces = slices.Clone(pieces)
+	var out []int
+	for len(out) < n {
+		logits := m.Logits(pieces...)
+		row := logits.Row(logits.Rows - 1)
+		next := 0
+		for k, x := range row {
+			if x > row[next] {
+				next = k
+			}
+		}
+		out = append(out, next)
+		if next == eos {
+			break
+		}
+		pieces = append(pieces, []int{next})
 	}
 	return out
 }

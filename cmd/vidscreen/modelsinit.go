@@ -22,7 +22,7 @@ func modelsInit() *subcommand {
 (image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader) in the
 layout of the Hugging Face Hub's ONNX repositories, which transformers.js loads
 as it is: config.json with the model_type of the class that runs the role (clip,
-bert, vision-encoder-decoder, qwen2; vlm_reader's has none), the ONNX files under
+bert, vision-encoder-decoder, qwen2, llava), the ONNX files under
 onnx/, preprocessor_config.json where the role reads images,
 generation_config.json for the generating roles, a generated WordPiece
 tokenizer.json with its tokenizer_config.json (a pad token; a ChatML chat template

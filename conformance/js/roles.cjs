@@ -15,17 +15,21 @@
 //     pooled (cls for text_embed, mean for dup_confirm) and normalised here.
 //   lm_reader generate: greedy with the key-value cache, from each of
 //     lm.generate's sequences, max_new_tokens new tokens (EOS included);
+//   vlm_reader: LlavaForConditionalGeneration forward on each prompt's ids
+//     (the image token once per feature row) and pixels, letter
+//     log-probabilities as for lm_reader, and greedy generation from it;
 //   the readers' chat template: apply_chat_template on each conversation
 //     of chat, with the generation prompt, not tokenized.
 // Request: {dir, clip: {texts, pixels: {n, c, h, w, data}}, embed: {texts},
 // long: {text, ids: {role: ids}}, caption: {pixels, max_new_tokens},
-// lm: {seqs, letters, options, generate, max_new_tokens}, chat: [messages]}.
+// lm: {seqs, letters, options, generate, max_new_tokens},
+// vlm: {prompts: [{ids, pixels, options}]}, chat: [messages]}.
 // Reply: the ids the tokenizers gave, the vectors, captions and scores.
 const T = require('@huggingface/transformers');
 const { readInput } = require('./io.cjs');
 
 const { env, Tensor, AutoTokenizer, CLIPTextModelWithProjection, CLIPVisionModelWithProjection,
-  AutoModelForCausalLM, VisionEncoderDecoderModel, pipeline } = T;
+  AutoModelForCausalLM, AutoModelForImageTextToText, VisionEncoderDecoderModel, pipeline } = T;
 
 function unitRows(t) {
   const [n, d] = t.dims;
@@ -146,6 +150,32 @@ function logSumExp(v) {
     const attention_mask = new Tensor('int64', new BigInt64Array(seq.length).fill(1n), [1, seq.length]);
     const ids = await lm.generate({ input_ids, attention_mask, max_new_tokens: req.lm.max_new_tokens, do_sample: false });
     out.lm_generated.push(ids.tolist()[0].map(Number).slice(seq.length));
+  }
+
+  // vlm_reader: LlavaForConditionalGeneration on input_ids holding the
+  // image token once per feature row, and the prompt's images.
+  const vlm = await AutoModelForImageTextToText.from_pretrained(dir('vlm_reader'));
+  out.vlm_class = vlm.constructor.name;
+  out.vlm = [];
+  out.vlm_generated = [];
+  for (const p of req.vlm.prompts) {
+    const input_ids = new Tensor('int64', BigInt64Array.from(p.ids, BigInt), [1, p.ids.length]);
+    const attention_mask = new Tensor('int64', new BigInt64Array(p.ids.length).fill(1n), [1, p.ids.length]);
+    const inputs = { input_ids, attention_mask };
+    if (p.pixels.n > 0) {
+      inputs.pixel_values = new Tensor('float32', Float32Array.from(p.pixels.data), [p.pixels.n, p.pixels.c, p.pixels.h, p.pixels.w]);
+    }
+    const { logits } = await vlm(inputs);
+    const vocab = logits.dims[2];
+    const last = Array.from(logits.data.slice((p.ids.length - 1) * vocab, p.ids.length * vocab), Number);
+    const lz = logSumExp(last);
+    const scores = [];
+    for (let l = 0; l < p.options; l++) {
+      scores.push(logSumExp(req.lm.letters[l].map((id) => last[id] - lz)));
+    }
+    out.vlm.push(scores);
+    const gen = await vlm.generate({ ...inputs, max_new_tokens: req.lm.max_new_tokens, do_sample: false });
+    out.vlm_generated.push(gen.tolist()[0].map(Number).slice(p.ids.length));
   }
 
   // The readers' chat template, rendered by @huggingface/jinja.

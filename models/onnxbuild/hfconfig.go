@@ -115,24 +115,40 @@ func (c *ColourCaptioner) hfGenerationConfig() map[string]any {
 	}
 }
 
-// hfConfig is vlm_reader's config.json. Its ONNX files have the names of
-// transformers.js's image-text-to-text split (vision_encoder,
-// embed_tokens, decoder_model_merged), but no class of it runs them: those
-// (idefics3, smolvlm, llava, qwen2_vl, ...) feed the vision encoder their
-// processor's own tensors (SmolVLM: 5-D pixel_values with a
-// pixel_attention_mask) and scatter its features over image tokens of the
-// prompt, and their decoders take a key-value cache, where this VLM takes
-// one 4-D image per frame, appends its rows between text pieces and has no
-// cache. So the model_type is the project's own, and only vidscreen reads
-// this folder.
+// VLMImageToken is the id that stands for one row of an image's features
+// in the VLM's input_ids as LlavaForConditionalGeneration takes them
+// (config.json's image_token_index): [unused0] of the WordPiece vocabulary,
+// which no text encodes to. vidscreen itself splits a prompt at its
+// <image> placeholders and never writes this id.
+const VLMImageToken = 1
+
+// hfConfig is vlm_reader's config.json: model_type llava, which
+// transformers.js runs as LlavaForConditionalGeneration from
+// onnx/vision_encoder.onnx (4-D pixel_values -> image_features, already
+// projected to the decoder's width), onnx/embed_tokens.onnx and
+// onnx/decoder_model_merged.onnx, putting the image's rows where input_ids
+// holds image_token_index, one id per row (image_seq_length). That is the
+// VLM's structure: a ViT tower whose every patch row ("full", no class
+// token) goes through a projection into the decoder, rows spliced into the
+// text. The tower is the CLIP-style one of clip.go and the projection is
+// one linear layer (LLaVA's is two with a GELU between); text_config is
+// the GPT-style decoder of lm_reader, described as qwen2 in the same way.
 func (m *VLM) hfConfig() map[string]any {
 	c := m.Decoder.Config
+	v := m.Vision.Config
+	text := m.Decoder.hfQwen2Config()
+	delete(text, "architectures")
 	return map[string]any{
-		"model_type": "vlm", "bos_token_id": bertCLS, "eos_token_id": bertSEP, "pad_token_id": bertPad,
-		"image_seq_len": m.Vision.Patch.Patches(),
-		"text_config": map[string]any{"vocab_size": c.Vocab, "hidden_size": c.Hidden, "num_attention_heads": c.Heads,
-			"num_hidden_layers": c.Layers, "max_position_embeddings": c.MaxPos},
-		"vision_config": map[string]any{"image_size": m.Vision.Config.Image, "patch_size": m.Vision.Config.Patch,
-			"num_channels": m.Vision.Config.Channels, "hidden_size": m.Vision.Config.Hidden},
+		"model_type": "llava", "architectures": []string{"LlavaForConditionalGeneration"},
+		"bos_token_id": bertCLS, "eos_token_id": bertSEP, "pad_token_id": bertPad,
+		"image_token_index": VLMImageToken, "image_seq_length": m.Vision.Patch.Patches(),
+		"vision_feature_select_strategy": "full", "vision_feature_layer": -1,
+		"projector_hidden_act": nil, "tie_word_embeddings": false,
+		"text_config": text,
+		"vision_config": map[string]any{
+			"model_type": "clip_vision_model", "image_size": v.Image, "patch_size": v.Patch, "num_channels": v.Channels,
+			"hidden_size": v.Hidden, "intermediate_size": v.FFN, "num_attention_heads": v.Heads,
+			"num_hidden_layers": v.Layers, "hidden_act": "gelu", "layer_norm_eps": clipEps, "projection_dim": c.Hidden,
+		},
 	}
 }

@@ -61,15 +61,15 @@ func writeHFLM(dir string, d *Decoder) error {
 }
 
 // writeHFVLM writes the vlm_reader role: onnx/vision_encoder.onnx,
-// onnx/embed_tokens.onnx and onnx/decoder_model_merged.onnx, the names of
-// transformers.js's image-text-to-text split, config.json and
-// preprocessor_config.json. No transformers.js class loads it (hfConfig
-// says why).
+// onnx/embed_tokens.onnx and onnx/decoder_model_merged.onnx (with a
+// key-value cache, which transformers.js's generation feeds and vidscreen's
+// prefill gives empty), the split LlavaForConditionalGeneration loads,
+// config.json, generation_config.json and preprocessor_config.json.
 func writeHFVLM(dir string, m *VLM) error {
 	vis := NewGraph("vision_encoder")
 	x := m.Vision.emit(vis, m.Vision.pixelInput(vis))
 	vis.Output(x, "image_features", Float, "batch_size", m.Vision.Patch.Patches(), m.Decoder.Config.Hidden)
-	return writeHF(dir, map[string]*Graph{"vision_encoder.onnx": vis, "embed_tokens.onnx": m.Decoder.EmbedGraph(), "decoder_model_merged.onnx": m.Decoder.EmbedsGraph()},
+	return writeHF(dir, map[string]*Graph{"vision_encoder.onnx": vis, "embed_tokens.onnx": m.Decoder.EmbedGraph(), "decoder_model_merged.onnx": m.Decoder.EmbedsGraphWithPast()},
 		map[string]any{"config.json": m.hfConfig(), "generation_config.json": wordPieceGenerationConfig(),
 			"preprocessor_config.json": clipPreprocessor(m.Vision.Config.Image)})
 }

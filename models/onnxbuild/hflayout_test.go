@@ -30,7 +30,7 @@ func TestModelsDirHubLayout(t *testing.T) {
 		{"dup_confirm", "bert", []string{"model.onnx"}, false, false},
 		{"captioner", "vision-encoder-decoder", []string{"decoder_model_merged.onnx", "encoder_model.onnx"}, false, true},
 		{"lm_reader", "qwen2", []string{"model.onnx"}, true, true},
-		{"vlm_reader", "vlm", []string{"decoder_model_merged.onnx", "embed_tokens.onnx", "vision_encoder.onnx"}, true, true},
+		{"vlm_reader", "llava", []string{"decoder_model_merged.onnx", "embed_tokens.onnx", "vision_encoder.onnx"}, true, true},
 	} {
 		sub := filepath.Join(dir, tc.role)
 		var cfg struct {
