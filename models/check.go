@@ -190,7 +190,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	for _, name := range missing {
-		rr.Problems = append(rr.Problems, fmt.Sprintf("%s: missing %s (the %s role needs %s)", dir, name, role, ExpectedFiles(role)))
+		rr.Problems = append(rr.Problems, fmt.Sprintf("%s: missing %s (the %s role needs %s); %s", dir, name, role, ExpectedFiles(role), onnxWhere))
 		rr.Files = append(rr.Files, FileReport{Name: name})
 	}
 	slots := make([]string, 0, len(found))
@@ -208,7 +208,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 	sort.Strings(slots)
 	for _, slot := range slots {
 		p := found[slot]
-		fr := FileReport{Name: filepath.Base(p), Path: p, Found: true}
+		fr := FileReport{Name: relName(dir, p), Path: p, Found: true}
 		if st, err := os.Stat(p); err == nil {
 			fr.Size = st.Size()
 		}
@@ -220,7 +220,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 				rr.Problems = append(rr.Problems, err.Error())
 				continue
 			}
-			rr.Sessions = append(rr.Sessions, SessionReport{File: filepath.Base(p), Device: s.Device().ID(), Inputs: s.Inputs(), Outputs: s.Outputs()})
+			rr.Sessions = append(rr.Sessions, SessionReport{File: relName(dir, p), Device: s.Device().ID(), Inputs: s.Inputs(), Outputs: s.Outputs()})
 			if sig, ok := signatures[role][slot]; ok {
 				rr.Problems = append(rr.Problems, sig.check(s)...)
 			}
@@ -323,4 +323,13 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// relName names file p by its path inside the role's folder dir
+// ("onnx/model.onnx" in the Hub's layout, "model.onnx" at the root).
+func relName(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.Base(p)
 }

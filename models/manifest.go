@@ -185,9 +185,10 @@ func (m *Manifest) Entry(role Role, k int) *Manifest {
 }
 
 // layout lists, per role, the files a folder holds. Each entry is a list of
-// alternatives: the first that exists is used.
+// alternatives: the first that exists is used. An ONNX file may be at the
+// folder's root or under onnx/ (resolveFiles).
 var layout = map[Role][][]string{
-	RoleImageText: {{"text_model.onnx", "onnx/text_model.onnx"}, {"vision_model.onnx", "onnx/vision_model.onnx"},
+	RoleImageText: {{"text_model.onnx"}, {"vision_model.onnx"},
 		{"tokenizer.json"}, {"preprocessor_config.json"}},
 	RoleTextEmbed:  {{"model.onnx"}, {"tokenizer.json"}},
 	RoleDupConfirm: {{"model.onnx"}, {"tokenizer.json"}},
@@ -204,7 +205,8 @@ var layout = map[Role][][]string{
 
 // ExpectedFiles describes the files a role's folder must hold, for error
 // messages: "text_model.onnx, vision_model.onnx, ...", alternatives joined
-// by " or ".
+// by " or ". (An ONNX file may be at the folder's root or under onnx/:
+// onnxWhere says so.)
 func ExpectedFiles(role Role) string {
 	var parts []string
 	for _, alts := range layout[role] {
@@ -212,6 +214,10 @@ func ExpectedFiles(role Role) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// onnxWhere is said after a missing file's name: where ONNX files are
+// looked for.
+const onnxWhere = "ONNX files are looked for at the folder's root, then under " + OnnxSubdir + "/"
 
 // LoadManifest reads DIR/models.json. Unknown roles and fields are errors,
 // so a typo does not silently leave a role out.
@@ -378,8 +384,21 @@ func (m *Manifest) Folder(role Role) (string, RoleSpec, error) {
 	return dir, spec, nil
 }
 
+// OnnxSubdir is the folder of a model's ONNX files in the layout the
+// Hugging Face Hub's ONNX repositories and transformers.js use
+// (onnx/model.onnx, onnx/text_model.onnx, ...; transformers.js loads
+// "onnx/" + name + a dtype suffix, none for fp32). Optimum's own export
+// writes the same names at the folder's root; the loader takes either.
+const OnnxSubdir = "onnx"
+
+// onnxPlaces are where a layout's ONNX file may be, in the order looked
+// at: the folder's root (optimum-cli export onnx), then onnx/ (the Hub's
+// ONNX repositories, transformers.js, vidscreen models init).
+var onnxPlaces = []string{"", OnnxSubdir}
+
 // resolveFiles finds the files of role in dir: for each slot of the layout,
-// the first alternative present. Missing slots are reported by name.
+// the first alternative present, an ONNX file at the root or under onnx/.
+// Missing slots are reported by name.
 func resolveFiles(role Role, spec RoleSpec, dir string) (found map[string]string, missing []string) {
 	found = map[string]string{}
 	for _, alts := range layout[role] {
@@ -387,15 +406,23 @@ func resolveFiles(role Role, spec RoleSpec, dir string) (found map[string]string
 			alts = []string{spec.Tokenizer}
 		}
 		ok := false
+	search:
 		for _, name := range alts {
-			if st, err := os.Stat(filepath.Join(dir, name)); err == nil && !st.IsDir() {
-				slot := alts[0]
-				if name == spec.Tokenizer {
-					slot = "tokenizer.json"
+			places := onnxPlaces[:1]
+			if strings.HasSuffix(name, ".onnx") {
+				places = onnxPlaces
+			}
+			for _, sub := range places {
+				p := filepath.Join(dir, sub, name)
+				if st, err := os.Stat(p); err == nil && !st.IsDir() {
+					slot := alts[0]
+					if name == spec.Tokenizer {
+						slot = "tokenizer.json"
+					}
+					found[slot] = p
+					ok = true
+					break search
 				}
-				found[slot] = filepath.Join(dir, name)
-				ok = true
-				break
 			}
 		}
 		if !ok {

@@ -2,8 +2,10 @@ package models
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/gpu"
@@ -27,6 +29,19 @@ func TestSmallModelsDirPassesCheck(t *testing.T) {
 	}
 	if len(rep.Roles) != len(Roles) || !rep.OK() {
 		t.Fatalf("report:\n%s", rep)
+	}
+	// The ONNX files are found under onnx/ (the Hub's layout) and named so.
+	for _, rr := range rep.Roles {
+		n := 0
+		for _, s := range rr.Sessions {
+			if !strings.HasPrefix(s.File, "onnx/") {
+				t.Errorf("%s: session of %s, want a file under onnx/", rr.Role, s.File)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s: no ONNX session checked", rr.Role)
+		}
 	}
 	tok, err := LoadTokenizer(filepath.Join(dir, "text_embed", "tokenizer.json"))
 	if err != nil {
@@ -95,6 +110,67 @@ func TestSmallModelsDirCaptions(t *testing.T) {
 		}
 		if got[0].Text != tc.want {
 			t.Errorf("%dx%d frame: caption %q (ids %v), want %q", tc.frame.Width, tc.frame.Height, got[0].Text, got[0].IDs, tc.want)
+		}
+	}
+}
+
+// TestSmallModelsDirVLMReader: the VLM `models init` writes, whose decoder
+// takes a key-value cache (transformers.js generates through it), scores
+// letters through VLMReader's one prefill with an empty cache as the same
+// weights do computed in Go without one.
+func TestSmallModelsDirVLMReader(t *testing.T) {
+	rt, _ := tinyModels(t)
+	dir := t.TempDir()
+	if err := onnxbuild.WriteModelsDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := rt.OpenVLMReader(m, gpu.CPUDevice())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if _, ok := v.dec.Input("past_key_values.0.key"); !ok {
+		t.Fatalf("%s has no cache inputs", v.dec.Path())
+	}
+	tok, err := LoadTokenizer(filepath.Join(dir, "vlm_reader", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := onnxbuild.NewVLM(onnxbuild.TinyVLMVision, onnxbuild.TinyVLMText, 5)
+	frames := randomImages(11, 3, 3, 32)
+	prompts := []VLMPrompt{
+		{Text: "<image> what is the man doing? A. eating B. running Answer:", Images: frames.slice(0, 1), Options: 2},
+		{Text: "frames <image> then <image> which? A B C", Images: frames.slice(1, 3), Options: 3},
+		{Text: "no frames: answer", Options: 4},
+	}
+	got, err := v.Score(context.Background(), prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range prompts {
+		pieces := []any{[]int{101}} // config.json's bos_token_id
+		for k, tx := range strings.Split(p.Text, ImagePlaceholder) {
+			if k > 0 {
+				pieces = append(pieces, p.Images.image(k-1))
+			}
+			ids, err := tok.Encode(tx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) > 0 {
+				pieces = append(pieces, ids)
+			}
+		}
+		logits := ref.Logits(pieces...)
+		want := v.letters.score(logits.Row(logits.Rows-1), p.Options)
+		for k := range want {
+			if math.Abs(got[i][k]-want[k]) > 1e-4 {
+				t.Errorf("prompt %d letter %c: %g, want %g", i, 'A'+k, got[i][k], want[k])
+			}
 		}
 	}
 }

@@ -23,7 +23,7 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	if len(missing) > 0 {
-		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s%s", role, dir, missing, ExpectedFiles(role), slowTokenizerHint(dir, missing))
+		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s (%s)%s", role, dir, missing, ExpectedFiles(role), onnxWhere, slowTokenizerHint(dir, missing))
 	}
 	return found, spec, nil
 }
@@ -193,7 +193,12 @@ func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReade
 		return nil, err
 	}
 	bos := -1
-	dir := filepath.Dir(files["vision_encoder.onnx"])
+	// config.json is at the folder's root, also when the ONNX files are
+	// under onnx/.
+	dir, _, err := m.Folder(role)
+	if err != nil {
+		return nil, err
+	}
 	if cfgPath := filepath.Join(dir, "config.json"); fileExists(cfgPath) {
 		cfg, err := readModelConfig(cfgPath)
 		if err != nil {

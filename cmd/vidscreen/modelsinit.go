@@ -19,9 +19,14 @@ func modelsInit() *subcommand {
 		usage: "[--force] DIR",
 		short: "write the project's small ONNX models for every required role (no asr, no screen_reader), with tokenizers and manifest",
 		long: `Init writes into DIR the project's own small models, one folder per role
-(image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader) with their
-ONNX files, config.json, preprocessor_config.json where the role reads images, a
-generated WordPiece tokenizer.json, and DIR/models.json naming them: a complete
+(image_text, text_embed, dup_confirm, captioner, lm_reader, vlm_reader) in the
+layout of the Hugging Face Hub's ONNX repositories, which transformers.js loads
+as it is: config.json with the model_type of the class that runs the role (clip,
+bert, vision-encoder-decoder, qwen2, llava), the ONNX files under
+onnx/, preprocessor_config.json where the role reads images,
+generation_config.json for the generating roles, a generated WordPiece
+tokenizer.json with its tokenizer_config.json (a pad token; a ChatML chat template
+for the readers), and DIR/models.json naming the folders: a complete
 models directory, built by vidscreen itself with no download, so that
 "vidscreen audit --videos ROOT --models DIR" runs at once. The models are tiny and
 their weights are drawn from fixed seeds: they exercise every stage at full speed

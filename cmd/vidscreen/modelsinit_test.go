@@ -10,7 +10,7 @@ import (
 )
 
 // TestModelsInitRoles: models init writes every role of models.Roles and
-// neither optional one; it says on stdout that the asr role, and so the
+// neither optional one, in the Hub's ONNX layout; it says on stdout that the asr role, and so the
 // audio transcript test, is left out and why, and the manifest it wrote
 // reads back without one. A second init of the same directory is refused
 // (exit 2) unless --force is given.
@@ -40,6 +40,17 @@ func TestModelsInitRoles(t *testing.T) {
 	for _, want := range []string{"wrote the small models for 6 roles", "no asr role written (the audio transcript test is off)", "hears only the world's tones"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	// Each role's folder is in the Hub's ONNX layout (transformers.js
+	// loads it): ONNX files under onnx/, configs and tokenizer files at the
+	// root.
+	for _, f := range []string{"image_text/onnx/text_model.onnx", "image_text/onnx/vision_model.onnx", "text_embed/onnx/model.onnx",
+		"dup_confirm/onnx/model.onnx", "captioner/onnx/encoder_model.onnx", "captioner/onnx/decoder_model_merged.onnx",
+		"captioner/generation_config.json", "lm_reader/onnx/model.onnx", "lm_reader/tokenizer_config.json",
+		"vlm_reader/onnx/vision_encoder.onnx", "vlm_reader/config.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("models init did not write %s: %v", f, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "asr")); err == nil {

@@ -131,6 +131,25 @@ func (d *Decoder) EmbedsGraph() *Graph {
 	return g
 }
 
+// EmbedsGraphWithPast is EmbedsGraph with a key-value cache, as the
+// decoder_model_merged.onnx of an image-text-to-text export has one:
+// inputs_embeds, attention_mask (B, past+T), position_ids,
+// past_key_values.N.key/value -> logits, present.N.key/value. A prefill
+// is fed an empty past; generation continues from the present outputs.
+func (d *Decoder) EmbedsGraphWithPast() *Graph {
+	c := d.Config
+	g := NewGraph("decoder_embeds")
+	x := g.Input("inputs_embeds", Float, "batch_size", "sequence_length", c.Hidden)
+	mask := g.Input("attention_mask", Int64, "batch_size", "total_sequence_length")
+	pos := g.Input("position_ids", Int64, "batch_size", "sequence_length")
+	caches := d.pastInputs(g)
+	x = g.Op("Add", nil, x, g.gather(d.Pos, c.MaxPos, c.Hidden, pos, "embed_positions"))
+	bias := g.Op("Add", nil, g.causalBias(x, caches[0].pastK, c.MaxPos), g.paddingBias(mask))
+	g.Output(d.body(g, x, bias, caches, "", ""), "logits", Float, "batch_size", "sequence_length", c.Vocab)
+	d.presentOutputs(g, caches)
+	return g
+}
+
 // CrossGraph is an image-to-text decoder with a cache, as in a
 // VisionEncoderDecoder export's decoder_with_past_model.onnx: input_ids,
 // encoder_hidden_states, past_key_values.N.key/value -> logits,

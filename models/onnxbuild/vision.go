@@ -69,4 +69,3 @@ func (v *VisionTower) Forward(img []float32) Mat {
 	}
 	return x
 }
-
