@@ -1,0 +1,237 @@
+package conformance
+
+import (
+	"compress/bzip2"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/models"
+)
+
+// tokenizerCase names one real tokenizer folder of testdata/tokenizers
+// (README.md there gives each file's source and licence).
+type tokenizerCase struct {
+	dir string
+	// class is the tokenizer class transformers.js picks from the folder's
+	// tokenizer_config.json: a different class can mean different options.
+	class string
+}
+
+var tokenizerCases = []tokenizerCase{
+	{dir: "bert-base-uncased", class: "PreTrainedTokenizer"},
+	{dir: "clip-vit-base-patch32", class: "CLIPTokenizer"},
+	{dir: "t5-small", class: "T5Tokenizer"},
+	{dir: "gemma3", class: "GemmaTokenizer"},
+	{dir: "qwen3", class: "Qwen2Tokenizer"},
+	{dir: "whisper-tiny", class: "WhisperTokenizer"},
+}
+
+// referenceRewrite works around a known defect of transformers.js, where
+// it differs from Hugging Face's tokenizers (the Rust library behind
+// Python transformers' fast tokenizers, which the Go package follows): the
+// reference is given rewrite(text), a text on which the defect does not
+// show and which the Rust library tokenizes exactly as it does text, and
+// the Go ids for text must equal the reference's for rewrite(text).
+type referenceRewrite struct {
+	why     string
+	rewrite func(string) string
+}
+
+// lowerSigma: the Rust library lowercases per character
+// (tokenizers/src/tokenizer/normalizer.rs, NormalizedString::lowercase:
+// char::to_lowercase of each char), so Σ is always σ; transformers.js
+// calls String.prototype.toLowerCase, which gives ς at the end of a word.
+// Σ written as σ lowercases to σ in both.
+var lowerSigma = referenceRewrite{
+	why:     "transformers.js lowercases a word-final Σ to ς (String.toLowerCase); the Rust library to σ (char::to_lowercase per character)",
+	rewrite: func(s string) string { return strings.ReplaceAll(s, "Σ", "σ") },
+}
+
+// astralCJK: BertNormalizer pads CJK ideographs with spaces; transformers.js
+// tests UTF-16 code units (tokenize_chinese_chars, charCodeAt) and so never
+// pads those beyond U+FFFF. The spaces written into the text are what the
+// Rust library inserts (bert.rs, is_chinese_char ranges).
+var astralCJK = referenceRewrite{
+	why: "transformers.js's BertNormalizer does not pad CJK ideographs beyond U+FFFF with spaces (it reads UTF-16 code units); the Rust library does",
+	rewrite: func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			if r > 0xFFFF && (r >= 0x20000 && r <= 0x2A6DF || r >= 0x2A700 && r <= 0x2B81F || r >= 0x2B920 && r <= 0x2CEAF || r >= 0x2F800 && r <= 0x2FA1F) {
+				b.WriteString(" " + string(r) + " ")
+				continue
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	},
+}
+
+// nextLine: the Rust library's WhitespaceSplit splits at char::is_whitespace,
+// which includes U+0085 (NEL); transformers.js's at the JavaScript regexp
+// \s, which does not. T5's charsmap keeps U+0085, so the split differs; a
+// space in its place splits the same in both.
+var nextLine = referenceRewrite{
+	why:     "transformers.js's WhitespaceSplit (JavaScript \\s) does not split at U+0085; the Rust library's (char::is_whitespace) does",
+	rewrite: func(s string) string { return strings.ReplaceAll(s, "\u0085", " ") },
+}
+
+// knownReferenceErrors lists, by tokenizer folder, the rewrites the
+// reference is given.
+var knownReferenceErrors = map[string][]referenceRewrite{
+	"bert-base-uncased":     {lowerSigma, astralCJK},
+	"clip-vit-base-patch32": {lowerSigma},
+	"t5-small":              {nextLine},
+}
+
+// referenceText is the text transformers.js is given for text, and the
+// reasons it was rewritten (none when it is text itself).
+func referenceText(dir, text string) (string, []string) {
+	var why []string
+	for _, rw := range knownReferenceErrors[dir] {
+		if r := rw.rewrite(text); r != text {
+			text = r
+			why = append(why, rw.why)
+		}
+	}
+	return text, why
+}
+
+// tokenizerFolder writes the folder's files into a temporary folder, the
+// bzip2-compressed tokenizer.json uncompressed (the real files are up to
+// 33 MB; compressed they keep the repository small).
+func tokenizerFolder(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("testdata", "tokenizers", name)
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "README.md" {
+			continue
+		}
+		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, strings.TrimSuffix(e.Name(), ".bz2"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// copyFile copies src to dst, uncompressing a ".bz2" source.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var r io.Reader = in
+	if strings.HasSuffix(src, ".bz2") {
+		r = bzip2.NewReader(in)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, r); err != nil {
+		out.Close()
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	return out.Close()
+}
+
+// tokenizerReference is tokenizers.cjs's answer.
+type tokenizerReference struct {
+	Class   string  `json:"class"`
+	Special [][]int `json:"special"`
+	Plain   [][]int `json:"plain"`
+}
+
+// TestTokenizersMatchTransformersJS encodes the corpus with each real
+// tokenizer as the audit loads it (models.LoadTokenizer: the file's own
+// padding and truncation removed) and with transformers.js's AutoTokenizer
+// on the same folder, with and without special tokens, and requires equal
+// ids.
+func TestTokenizersMatchTransformersJS(t *testing.T) {
+	texts := tokenizerTexts(t)
+	for _, tc := range tokenizerCases {
+		t.Run(tc.dir, func(t *testing.T) {
+			t.Parallel()
+			dir := tokenizerFolder(t, tc.dir)
+			refTexts := make([]string, len(texts))
+			rewritten := 0
+			for i, text := range texts {
+				var why []string
+				refTexts[i], why = referenceText(tc.dir, text)
+				if len(why) > 0 {
+					rewritten += 2
+					t.Logf("reference given %q for %q: %s", clip(refTexts[i]), clip(text), strings.Join(why, "; "))
+				}
+			}
+			var ref tokenizerReference
+			runJS(t, "tokenizers.cjs", map[string]any{"dir": dir, "texts": refTexts}, &ref)
+			if ref.Class != tc.class {
+				t.Errorf("transformers.js picked %s, want %s", ref.Class, tc.class)
+			}
+			if len(ref.Special) != len(texts) || len(ref.Plain) != len(texts) {
+				t.Fatalf("reference gave %d and %d encodings for %d texts", len(ref.Special), len(ref.Plain), len(texts))
+			}
+			tok, err := models.LoadTokenizer(filepath.Join(dir, "tokenizer.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases, mismatches := 0, 0
+			for i, text := range texts {
+				for _, special := range []bool{true, false} {
+					want := ref.Plain[i]
+					if special {
+						want = ref.Special[i]
+					}
+					got, err := tok.Encode(text, special)
+					if err != nil {
+						t.Fatalf("encode %q: %v", text, err)
+					}
+					cases++
+					if !slices.Equal(got, want) {
+						mismatches++
+						if mismatches <= 10 {
+							t.Errorf("%q special=%v: ids differ at %d\n go: %v\n js: %v", clip(text), special, firstDiff(got, want), clipIDs(got), clipIDs(want))
+						}
+					}
+				}
+			}
+			t.Logf("%s: %d cases (%d texts with and without special tokens), %d mismatches, %d compared on a rewritten reference text", tc.dir, cases, len(texts), mismatches, rewritten)
+		})
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "..."
+	}
+	return s
+}
+
+func clipIDs(ids []int) string {
+	if len(ids) > 40 {
+		return fmt.Sprint(ids[:40]) + fmt.Sprintf("... (%d)", len(ids))
+	}
+	return fmt.Sprint(ids)
+}
