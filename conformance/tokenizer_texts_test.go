@@ -25,15 +25,15 @@ var handTexts = []string{
 	"What did the man do after he picked up the ball?",
 	// accents, composed and decomposed
 	"Héllo naïve café résumé",
-	"He\u0301llo nai\u0308ve cafe\u0301",    // NFD
-	"Å vs \u212b vs A\u030a",                // precomposed, angstrom sign, combining ring
-	"Ǆemal ǅemal ǆemal",                     // titlecase digraphs
-	"ﬁnance ﬂour ﬀ",                         // ligatures (NFKC splits them)
+	"He\u0301llo nai\u0308ve cafe\u0301", // NFD
+	"Å vs \u212b vs A\u030a",             // precomposed, angstrom sign, combining ring
+	"Ǆemal ǅemal ǆemal",                  // titlecase digraphs
+	"ﬁnance ﬂour ﬀ",                      // ligatures (NFKC splits them)
 	"ＡＢＣ１２３ｶﾀｶﾅ",                         // full- and half-width
-	"Straße STRASSE ẞ",                      // sharp s, capital sharp s
-	"İstanbul ıi IJ",                        // Turkish dotted and dotless i
-	"ΟΔΟΣ Οδός σοφός ΣΟΦΟΣ",                 // Greek, final sigma
-	"Ⅻ ⅻ ² ³ ½ ¼ ⁴⁄₅ ①②",                    // number forms
+	"Straße STRASSE ẞ",                   // sharp s, capital sharp s
+	"İstanbul ıi IJ",                     // Turkish dotted and dotless i
+	"ΟΔΟΣ Οδός σοφός ΣΟΦΟΣ",              // Greek, final sigma
+	"Ⅻ ⅻ ² ³ ½ ¼ ⁴⁄₅ ①②",                 // number forms
 	"x\u0300\u0301\u0302\u0303\u0304 stacked marks",
 	// scripts
 	"你好，世界！今天天气很好。",
@@ -47,7 +47,7 @@ var handTexts = []string{
 	"Привет, мир! ЁЖИК",
 	"Γειά σου Κόσμε",
 	"ሰላም ዓለም",
-	"𝐇𝐞𝐥𝐥𝐨 𝕎𝕠𝕣𝕝𝕕",                          // mathematical alphanumerics (astral)
+	"𝐇𝐞𝐥𝐥𝐨 𝕎𝕠𝕣𝕝𝕕", // mathematical alphanumerics (astral)
 	"𠀀𠀁 𪚥 astral CJK",
 	"ext E \U0002B820\U0002B91F then \U0002B920\U0002B921 and 丽 \U0002F800",
 	"next\u0085line and c1\u0085\u0080 controls",
