@@ -8,13 +8,22 @@ import (
 	"os"
 )
 
-// Load reads a HF tokenizer.json file.
+// Load reads a HF tokenizer.json file, and from the tokenizer_config.json
+// beside it, if there is one, clean_up_tokenization_spaces (see
+// readConfig).
 func Load(path string) (*Tokenizer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
-	return fromJSON(data, path)
+	t, err := fromJSON(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.readConfig(path); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // FromJSON reads the contents of a tokenizer.json file.
