@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -158,6 +159,34 @@ func longTexts() []string {
 	}
 }
 
+// mixedAlphabet is what seededTexts draws from: pieces that each stage of
+// a tokenizer treats specially, so that random neighbours meet.
+var mixedAlphabet = []string{
+	"a", "Z", "é", "e\u0301", "ß", "İ", "Σ", "ǅ", "ﬁ", "Ａ", "ｶ", "0", "7", "٣", "½", "²",
+	" ", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\u2009",
+	".", ",", "!", "?", "'", "'s", "'LL", "\"", "-", "_", "(", ")", "…", "—", "¿", "«",
+	"你", "好", "東京", "カ", "한", "\u1100\u1161", "ก", "ि", "ا", "\U00020000",
+	"👍", "🏽", "\u200d", "👩\u200d💻", "\ufe0f", "🇯🇵", "😀",
+	"\x00", "\x01", "\x7f", "\u0085", "\u200b", "\ufeff", "\u00ad", "\ufffd",
+	"<s>", "</s>", "<|endoftext|>", "[SEP]", "<bos>", "<|im_start|>", "▁",
+	"the", "The", "man", "ing", "question", "Answer:", "http://",
+}
+
+// seededTexts are n random texts of up to 24 pieces of mixedAlphabet,
+// from a fixed seed: the same texts on every run.
+func seededTexts(n int) []string {
+	r := rand.New(rand.NewPCG(30, 2026))
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + r.IntN(24) {
+			b.WriteString(mixedAlphabet[r.IntN(len(mixedAlphabet))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
 // item is one line of the benchmarks' item files (the fields this test
 // reads).
 type item struct {
@@ -202,12 +231,12 @@ func itemTexts(items []item) []string {
 }
 
 // tokenizerTexts is the conformance corpus: the hand-written cases, the
-// long texts, and questions, options and prompts of the embedded benchmark
+// long texts, 300 seeded random mixtures, and questions, options and prompts of the embedded benchmark
 // items (every 50th of each file) and, where ../shared/data is present, of
 // the full item files (every 500th). The list is the same on every run.
 func tokenizerTexts(t *testing.T) []string {
 	t.Helper()
-	texts := append(append([]string{}, handTexts...), longTexts()...)
+	texts := append(append(append([]string{}, handTexts...), longTexts()...), seededTexts(300)...)
 	fsys := demo.FS()
 	for _, name := range demo.Items() {
 		f, err := fsys.Open(name)

@@ -4,13 +4,18 @@ import (
 	"compress/bzip2"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/tokenizer"
 )
 
 // tokenizerCase names one real tokenizer folder of testdata/tokenizers
@@ -80,6 +85,63 @@ var nextLine = referenceRewrite{
 	rewrite: func(s string) string { return strings.ReplaceAll(s, "\u0085", " ") },
 }
 
+// referenceDefect explains a difference of ids where no rewrite can: a
+// text for which applies is true may give transformers.js ids that differ
+// from the Rust library's for the reason why. Such a difference is counted
+// and logged, not failed; every other difference fails.
+type referenceDefect struct {
+	why     string
+	applies func(text string) bool
+}
+
+// jsBOM and jsNextLine: the pre-tokenizer regexps of CLIP, Whisper
+// (GPT-2's) and Qwen use \s. The Rust library runs them with Oniguruma,
+// whose \s is Unicode White_Space (U+0085 yes, U+FEFF no); transformers.js
+// runs them as JavaScript regexps, whose \s matches U+FEFF and not U+0085.
+// A text with either character can split into other words.
+var (
+	jsBOM = referenceDefect{
+		why:     "JavaScript's \\s matches U+FEFF; Oniguruma's (the Rust library's) does not",
+		applies: func(text string) bool { return strings.ContainsRune(text, '\ufeff') },
+	}
+	jsNextLine = referenceDefect{
+		why:     "JavaScript's \\s does not match U+0085; Oniguruma's (the Rust library's) does",
+		applies: func(text string) bool { return strings.ContainsRune(text, '\u0085') },
+	}
+)
+
+// jsPrecompiled is what transformers.js's Precompiled normalizer does in
+// place of the file's precompiled_charsmap, which it does not read:
+// controls removed, some spaces mapped to " ", then NFKC (except around
+// U+FF5E). The Rust library looks the charsmap up per grapheme cluster,
+// then per character (as models/tokenizer does).
+func jsPrecompiled(text string) string {
+	text = jsControls.ReplaceAllString(text, "")
+	text = jsSpaces.ReplaceAllString(text, " ")
+	parts := strings.Split(text, "\uff5e")
+	for i, p := range parts {
+		parts[i] = norm.NFKC.String(p)
+	}
+	return strings.Join(parts, "\uff5e")
+}
+
+var (
+	jsControls = regexp.MustCompile(`[\x{1}-\x{8}\x{B}\x{E}-\x{1F}\x{7F}\x{8F}\x{9F}]`)
+	jsSpaces   = regexp.MustCompile(`[\x{9}\x{A}\x{C}\x{D}\x{A0}\x{1680}\x{2000}-\x{200F}\x{2028}\x{2029}\x{202F}\x{205F}\x{2581}\x{3000}\x{FEFF}\x{FFFD}]`)
+)
+
+// charsmapApprox: a difference is explained where the charsmap (Go's
+// Normalize) and transformers.js's approximation of it normalize the text
+// differently.
+func charsmapApprox(tok *tokenizer.Tokenizer) referenceDefect {
+	return referenceDefect{
+		why: "transformers.js approximates T5's precompiled_charsmap with NFKC, and normalizes this text differently from the charsmap",
+		applies: func(text string) bool {
+			return tok.Normalize(text) != jsPrecompiled(text)
+		},
+	}
+}
+
 // trimsBOM: for CLIP's files transformers trims the decoded text
 // (CLIPTokenizerFast in Python with str.strip, transformers.js with
 // String.prototype.trim); JavaScript's trim also strips U+FEFF, Python's
@@ -90,11 +152,20 @@ func trimsBOM(goText, jsText string) bool {
 	return goText != jsText && strings.Trim(goText, "\ufeff \t\n\r") == jsText
 }
 
+// spaceForNextLine: CLIP's normalizer replaces every run of \s with one
+// space; the Rust library's \s (Oniguruma's, Unicode White_Space) matches
+// U+0085, JavaScript's does not. A space in its place is replaced the same
+// in both.
+var spaceForNextLine = referenceRewrite{
+	why:     "transformers.js's Replace \\s+ (JavaScript \\s) does not match U+0085; the Rust library's (Oniguruma) does",
+	rewrite: func(s string) string { return strings.ReplaceAll(s, "\u0085", " ") },
+}
+
 // knownReferenceErrors lists, by tokenizer folder, the rewrites the
 // reference is given.
 var knownReferenceErrors = map[string][]referenceRewrite{
 	"bert-base-uncased":     {lowerSigma, astralCJK},
-	"clip-vit-base-patch32": {lowerSigma},
+	"clip-vit-base-patch32": {lowerSigma, spaceForNextLine},
 	"t5-small":              {nextLine},
 }
 
@@ -200,6 +271,20 @@ func TestTokenizersMatchTransformersJS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var defects []referenceDefect
+			switch tc.dir {
+			case "clip-vit-base-patch32": // U+0085 is rewritten (spaceForNextLine)
+				defects = append(defects, jsBOM)
+			case "whisper-tiny", "qwen3":
+				defects = append(defects, jsBOM, jsNextLine)
+			case "t5-small":
+				raw, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defects = append(defects, charsmapApprox(raw))
+			}
+			explained := map[string]int{}
 			cases, mismatches, decodes, decodeMismatches, bomTrims := 0, 0, 0, 0, 0
 			for i, text := range texts {
 				if refTexts[i] == text {
@@ -230,6 +315,11 @@ func TestTokenizersMatchTransformersJS(t *testing.T) {
 					}
 					cases++
 					if !slices.Equal(got, want) {
+						if why := explain(defects, text); why != "" {
+							explained[why]++
+							t.Logf("%q special=%v: ids differ at %d, explained: %s", clip(text), special, firstDiff(got, want), why)
+							continue
+						}
 						mismatches++
 						if mismatches <= 10 {
 							t.Errorf("%q special=%v: ids differ at %d\n go: %v\n js: %v", clip(text), special, firstDiff(got, want), clipIDs(got), clipIDs(want))
@@ -237,10 +327,27 @@ func TestTokenizersMatchTransformersJS(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d cases (%d texts with and without special tokens), %d mismatches, %d compared on a rewritten reference text", tc.dir, cases, len(texts), mismatches, rewritten)
+			nExplained := 0
+			for _, why := range slices.Sorted(maps.Keys(explained)) {
+				nExplained += explained[why]
+				t.Logf("%s: %d cases differ, explained: %s", tc.dir, explained[why], why)
+			}
+			t.Logf("%s: %d cases (%d texts with and without special tokens): %d equal (%d of them on a rewritten reference text), %d differ for an explained reference defect, %d differ unexplained",
+				tc.dir, cases, len(texts), cases-nExplained-mismatches, rewritten, nExplained, mismatches)
 			t.Logf("%s: %d decodes, %d mismatches, %d equal but for U+FEFF trimmed by transformers.js", tc.dir, decodes, decodeMismatches, bomTrims)
 		})
 	}
+}
+
+// explain returns the reason of the first defect that applies to text, or
+// "".
+func explain(defects []referenceDefect, text string) string {
+	for _, d := range defects {
+		if d.applies(text) {
+			return d.why
+		}
+	}
+	return ""
 }
 
 func firstDiff(a, b []int) int {

@@ -76,3 +76,22 @@ func TestUnicodeClasses(t *testing.T) {
 		}
 	}
 }
+
+func TestNormalizeExported(t *testing.T) {
+	t.Parallel()
+	tok, err := FromJSON([]byte(`{"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]},
+		"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tok.Normalize("ＡﬁΣ"), "afiσ"; got != want {
+		t.Errorf("Normalize = %q, want %q", got, want)
+	}
+	bare, err := FromJSON([]byte(`{"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bare.Normalize("ＡB"); got != "ＡB" {
+		t.Errorf("Normalize without a normalizer = %q", got)
+	}
+}

@@ -358,3 +358,18 @@ func (t *Tokenizer) Decode(ids []int, skipSpecial bool) string {
 	}
 	return s
 }
+
+// Normalize returns text as the file's normalizer leaves it (text itself
+// when the file has none), as the reference's normalizer.normalize_str
+// does: added tokens are not cut out first. It shows what a tokenizer
+// sees, for example where a reference implementation normalizes
+// differently.
+func (t *Tokenizer) Normalize(text string) string {
+	if t.normalizer == nil {
+		return text
+	}
+	var nt, tmp normText
+	nt.setOriginal(text, 0)
+	t.normalizer.normalize(&nt, &tmp)
+	return string(nt.s)
+}
