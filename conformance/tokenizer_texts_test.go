@@ -123,6 +123,7 @@ var handTexts = []string{
 	"<|im_start|>system\nYou are helpful.<|im_end|>",
 	"<extra_id_0> fill <extra_id_1>",
 	"<|startoftranscript|><|en|><|transcribe|><|notimestamps|>",
+	"<|startoftranscript|><|yue|><|translate|><|0.00|> hello<|1.50|>",
 	"<think>\nreasoning\n</think>",
 	"<|vision_start|><|image_pad|><|vision_end|>",
 	"<image> <video>",

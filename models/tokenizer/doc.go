@@ -44,10 +44,10 @@
 // decoded text (Whisper's and T5's files turn it on).
 //
 // conformance/tokenizers_test.go checks the ids and decoded texts against
-// transformers.js on six real files (BERT, CLIP, T5, Whisper, Qwen3,
-// Gemma 3) and 781 texts; where transformers.js differs from the Rust
-// library (a word-final Σ, CJK ideographs beyond U+FFFF, U+0085 and U+FEFF
-// in \s, T5's charsmap, which it approximates with NFKC, U+FEFF in CLIP's
-// decode trim), this package follows the Rust library, and the test says
-// so.
+// transformers.js on seven real files (BERT, CLIP, T5, Whisper tiny and
+// large-v3, Qwen3, Gemma 3) and 782 texts; where transformers.js differs
+// from the Rust library (a word-final Σ, CJK ideographs beyond U+FFFF,
+// U+0085 and U+FEFF in \s, T5's charsmap, which it approximates with NFKC,
+// U+FEFF in CLIP's decode trim), this package follows the Rust library, and
+// the test says so.
 package tokenizer
