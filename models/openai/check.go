@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A CheckReport is what Check found at a server.
@@ -74,10 +76,9 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 		return rep, fmt.Errorf("%s serves %q, not %q: set server_model to one of them", c.base, rep.Models, cfg.Model)
 	}
 	a, err := c.Ask(ctx, Query{
-		ID:       "models check",
-		Given:    "You are given a question about colours.",
-		Question: "What colour is a clear daytime sky?",
-		Options:  []string{"green", "blue", "red", "black"},
+		ID: "models check",
+		Prompt: letters.Parts{Kind: letters.KindBlind, Question: "What colour is a clear daytime sky?",
+			Options: []string{"green", "blue", "red", "black"}},
 	})
 	if err != nil {
 		return rep, fmt.Errorf("one-token completion: %w", err)
@@ -93,11 +94,10 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 		return rep, err
 	}
 	_, err = c.Ask(ctx, Query{
-		ID:       "models check, with a frame",
-		Frames:   []*Image{frame},
-		Given:    "You are given one image.",
-		Question: "What colour is the image?",
-		Options:  []string{"green", "blue", "red", "black"},
+		ID:     "models check, with a frame",
+		Frames: []*Image{frame},
+		Prompt: letters.Parts{Kind: letters.KindVisual, Question: "What colour is the image?",
+			Options: []string{"green", "blue", "red", "black"}, Frames: 1},
 	})
 	var se *ServerError
 	switch {

@@ -58,7 +58,7 @@ func scoreTop20(t *testing.T, top []tok, letters []string) Scores {
 // fillers returns n candidates that spell no option letter, each of
 // probability p.
 func fillers(n int, p float64) []tok {
-	names := []string{"The", "Answer", "I", "Based", "Option", "**", "E", "a", "\n", " The", "Looking", "It", "(", "((A", "A.", "AB", " answer", ":", "Yes", "None"}
+	names := []string{"The", "Answer", "I", "Based", "Option", "**", "E", "a", "\n", " The", "Looking", "It", "(", "((A", "A.)", "AB", " answer", ":", "Yes", "None"}
 	out := make([]tok, n)
 	for i := range out {
 		out[i] = tok{names[i], p}
@@ -181,9 +181,9 @@ func TestLetterOfVariants(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ tok, want string }{
 		{"A", "A"}, {" A", "A"}, {"\nA", "A"}, {"A ", "A"},
-		{"(A", "A"}, {" (A", "A"}, {"( A", "A"},
-		{"\u2581A", "A"}, {"\u0120A", "A"}, {"\u010aA", "A"}, {"\u2581(A", "A"},
-		{"a", "a"}, {"((A", "(A"}, {"(", ""}, {"A.", "A."}, {"AB", "AB"},
+		{"(A", "A"}, {" (A", "A"}, {"[A", "A"}, {"A.", "A"}, {"A)", "A"}, {"A:", "A"}, {"(A)", "A"}, {" B. ", "B"},
+		{"\u2581A", "A"}, {"\u0120A", "A"}, {"\u010aA", "A"}, {"\u2581(A", "A"}, {"\u0120A.", "A"},
+		{"a", ""}, {"((A", ""}, {"( A", ""}, {"(", ""}, {"AB", ""}, {"A.)", ""}, {"Answer", ""},
 	} {
 		if got := letterOf(tc.tok); got != tc.want {
 			t.Errorf("letterOf(%q) = %q, want %q", tc.tok, got, tc.want)
