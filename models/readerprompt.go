@@ -81,5 +81,9 @@ func (p Prompting) render(parts letters.Parts, images int) (string, bool, error)
 	return text, false, err
 }
 
+// chatTemplateFiles are the files a reader's chat template may come from
+// (chattemplate.Load), which RoleName hashes into a reader's name.
+var chatTemplateFiles = []string{"chat_template.jinja", "chat_template.json", "tokenizer_config.json"}
+
 // roleDir is the folder of a role's files.
 func roleDir(files map[string]string, slot string) string { return filepath.Dir(files[slot]) }

@@ -35,7 +35,7 @@ func openServedVerifier(m *models.Manifest, spec models.RoleSpec, env Env) (*ser
 	if err != nil {
 		return nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
-	return &servedVerifier{vlm: v, name: served.Name(string(models.RoleVLMReader), cfg.Server)}, nil
+	return &servedVerifier{vlm: v, name: served.NameWording(string(models.RoleVLMReader), cfg.Server, cfg.Wording)}, nil
 }
 
 // Frames encodes the frames for the server (served.VLM.Frames).

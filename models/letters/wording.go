@@ -69,6 +69,16 @@ func Default() *Wording {
 	return &Wording{templates: defaultTemplates, Prefill: DefaultPrefill, ID: DefaultID}
 }
 
+// Tag is what a reader's name gains from the wording: nothing for the
+// default, ":prompts=" and the prompt file's hash otherwise, so that
+// answers cached under one wording are not reused under another.
+func (w *Wording) Tag() string {
+	if w == nil || w.ID == DefaultID {
+		return ""
+	}
+	return ":prompts=" + w.ID
+}
+
 // Template returns the template of kind k.
 func (w *Wording) Template(k Kind) (string, bool) {
 	t, ok := w.templates[k]

@@ -51,14 +51,10 @@ func Name(role string, s models.ServerSettings) string {
 	return name
 }
 
-// NameWording is Name with the wording's identity when it is not the
-// default (a prompt file: its hash), since it changes every answer.
+// NameWording is Name with the wording's Tag (a prompt file's hash; the
+// default adds nothing), since the wording changes every answer.
 func NameWording(role string, s models.ServerSettings, w *letters.Wording) string {
-	name := Name(role, s)
-	if w != nil && w.ID != letters.DefaultID {
-		name += ":prompts=" + w.ID
-	}
-	return name
+	return Name(role, s) + w.Tag()
 }
 
 // newClient opens the chat client of cfg.
