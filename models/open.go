@@ -117,7 +117,7 @@ func (r *Runtime) OpenLetterScorer(m *Manifest, dev gpu.Device) (*LetterScorer, 
 	}
 	ls, err := NewLetterScorer(ss["model.onnx"], tok, spec)
 	if err == nil {
-		ls.Prompting, err = LoadPrompting(roleDir(files, "tokenizer.json"), m.Dir, os.Stderr)
+		ls.Prompting, err = r.loadPrompting(roleDir(files, "tokenizer.json"), m.Dir)
 	}
 	if err != nil {
 		closeAll(ss)
@@ -205,7 +205,7 @@ func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReade
 			imageToken = id
 		}
 	}
-	prompting, err := LoadPrompting(roleDir(files, "tokenizer.json"), m.Dir, os.Stderr)
+	prompting, err := r.loadPrompting(roleDir(files, "tokenizer.json"), m.Dir)
 	if err != nil {
 		return nil, err
 	}

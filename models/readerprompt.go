@@ -25,8 +25,8 @@ type Prompting struct {
 }
 
 // LoadPrompting reads a reader's folder's chat template and the models
-// folder's wording; without a template it says so once on log (nil: not
-// said), since the reader then reads a prompt no server would send.
+// folder's wording; without a template it says so on log (nil: not said),
+// since the reader then reads a prompt no server would send.
 func LoadPrompting(roleDir, modelsDir string, log io.Writer) (Prompting, error) {
 	chat, err := chattemplate.Load(roleDir)
 	if err != nil {
@@ -40,6 +40,18 @@ func LoadPrompting(roleDir, modelsDir string, log io.Writer) (Prompting, error) 
 		fmt.Fprintf(log, "vidscreen: %s has no chat template (tokenizer_config.json chat_template, chat_template.json or chat_template.jinja): the reader reads the plain prompt, not the one a server would make\n", roleDir)
 	}
 	return Prompting{Chat: chat, Wording: w}, nil
+}
+
+// loadPrompting is LoadPrompting saying a missing template on the
+// runtime's log, once per folder.
+func (r *Runtime) loadPrompting(roleDir, modelsDir string) (Prompting, error) {
+	p, err := LoadPrompting(roleDir, modelsDir, nil)
+	if err == nil && p.Chat == nil {
+		if w := r.noteNoTemplate(roleDir); w != nil {
+			fmt.Fprintf(w, "vidscreen: %s has no chat template (tokenizer_config.json chat_template, chat_template.json or chat_template.jinja): the reader reads the plain prompt, not the one a server would make\n", roleDir)
+		}
+	}
+	return p, err
 }
 
 func (p Prompting) wording() *letters.Wording {

@@ -20,14 +20,14 @@ import (
 )
 
 func modelsSubcommands() []*subcommand {
-	return []*subcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsTokenize()}
+	return []*subcommand{modelsCheck(), modelsDevices(), modelsInit(), modelsPrompt(), modelsTokenize()}
 }
 
 func newModelsCommand() *command {
 	return &command{
 		name:  "models",
 		short: "write the small models, check a models directory, the GPUs, or a tokenizer file",
-		usage: "check|devices|init|tokenize [flags] [arguments]",
+		usage: "check|devices|init|prompt|tokenize [flags] [arguments]",
 		long:  modelsHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {
