@@ -190,3 +190,21 @@ func TestLetterOfVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadingLetterReadsTheAuthorsForms: a generated reply's first word
+// (after a repeated "Answer:") is read by the authors' letter regex.
+func TestLeadingLetterReadsTheAuthorsForms(t *testing.T) {
+	t.Parallel()
+	opts := []string{"red", "blue", "green"}
+	for _, tc := range []struct {
+		reply string
+		want  int
+	}{
+		{"B", 1}, {" B. blue", 1}, {"(C)", 2}, {"[A] red", 0}, {"A:", 0}, {"B)", 1}, {"Answer: C", 2}, {"Answer:B.", 1},
+		{"Blue", -1}, {"b", -1}, {"D", -1}, {"", -1}, {"The answer is B", -1}, {"((A", -1},
+	} {
+		if got := leadingLetter(tc.reply, opts); got != tc.want {
+			t.Errorf("leadingLetter(%q) = %d, want %d", tc.reply, got, tc.want)
+		}
+	}
+}
