@@ -20,14 +20,14 @@ import (
 )
 
 func modelsSubcommands() []*subcommand {
-	return []*subcommand{modelsCheck(), modelsDevices(), modelsEmbed(), modelsInit(), modelsTokenize(), modelsTranscribe()}
+	return []*subcommand{modelsCheck(), modelsDevices(), modelsEmbed(), modelsInit(), modelsPrompt(), modelsTokenize(), modelsTranscribe()}
 }
 
 func newModelsCommand() *command {
 	return &command{
 		name:  "models",
 		short: "write the small models, check a models directory, the GPUs, or a tokenizer file",
-		usage: "check|devices|embed|init|tokenize|transcribe [flags] [arguments]",
+		usage: "check|devices|embed|init|prompt|tokenize|transcribe [flags] [arguments]",
 		long:  modelsHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {

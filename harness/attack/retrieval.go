@@ -70,7 +70,7 @@ func (a *retrievalReader) Attack(ctx context.Context, s *Stream) ([]Prediction, 
 // not fit.
 func fitPairs(r LetterReader, it *harness.Item, pairs []*harness.Item) letters.Prompt {
 	for n := len(pairs); ; n-- {
-		p := letterPrompt(it, true, pairContext(pairs[:n]))
+		p := letterPrompt(it, letters.KindExamples, pairContext(pairs[:n]), nil)
 		if n == 0 {
 			return p
 		}
@@ -87,17 +87,15 @@ func pairContext(pairs []*harness.Item) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("Answered questions, nearest first:\n")
 	for i, it := range pairs {
-		fmt.Fprintf(&b, "\nExample %d.\nQuestion: %s\nOptions:\n", i+1, it.Question)
-		for j, o := range it.Options {
-			fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
+		if i > 0 {
+			b.WriteString("\n\n")
 		}
+		fmt.Fprintf(&b, "Example %d.\nQuestion: %s\nOptions:\n%s", i+1, strings.TrimSpace(it.Question), letters.RenderOptions(it.Options))
 		if g := it.Answer; g >= 0 && g < len(it.Options) {
-			fmt.Fprintf(&b, "Answer: %c. %s\n", 'A'+g, it.Options[g])
+			fmt.Fprintf(&b, "\nAnswer: %s. %s", letters.LetterName(g), strings.TrimSpace(it.Options[g]))
 		}
 	}
-	b.WriteString("\nThe question to answer:")
 	return b.String()
 }
 

@@ -90,6 +90,9 @@ type Options struct {
 	// blind and captions readers ask it. ReaderName names its weights.
 	Reader     attack.LetterReader
 	ReaderName string
+	// Prompts names the wording the readers asked in (Models.Prompts),
+	// for config.json.
+	Prompts string
 	// ExtraReaders are the later lm_reader entries of models.json, each
 	// running the blind test as a further diagnostic model (blind-reader#2,
 	// ...; attack.Config.Extra); ExtraReaderNames name their weights, in

@@ -233,6 +233,7 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 	}
 	if ms.Reader != nil {
 		opt.Reader, opt.ReaderName = ms.Reader, ms.ReaderName
+		opt.Prompts = ms.Prompts
 		opt.ExtraReaders, opt.ExtraReaderNames = ms.extra, ms.extraNames
 	}
 	if ms.embed != nil {

@@ -96,7 +96,7 @@ func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, s
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
-	return r, served.Name(string(role), cfg.Server), nil
+	return r, served.NameWording(string(role), cfg.Server, cfg.Wording), nil
 }
 
 // ServedStoreFile is the served roles' response store inside a run's cache

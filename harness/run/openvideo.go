@@ -10,6 +10,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
@@ -167,7 +168,11 @@ func (o *opener) onnxVLM(role models.Role, m *models.Manifest) (*spread.VLMScore
 	if err != nil {
 		return nil, "", err
 	}
-	return sc, name, nil
+	w, err := letters.LoadWording(m.Dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return sc, name + w.Tag(), nil
 }
 
 // inputSize is the decode size a role of m reads: its preprocessor's input

@@ -33,7 +33,7 @@ func (o *opener) extraVLMs(v *VideoModels) error {
 			}
 			o.out.served = append(o.out.served, r)
 			v.ExtraVLM = append(v.ExtraVLM, r)
-			v.ExtraVLMNames = append(v.ExtraVLMNames, served.Name(string(models.RoleVLMReader), cfg.Server))
+			v.ExtraVLMNames = append(v.ExtraVLMNames, served.NameWording(string(models.RoleVLMReader), cfg.Server, cfg.Wording))
 			v.ExtraVLMSizes = append(v.ExtraVLMSizes, decode.Size{Short: served.DecodeShort})
 			continue
 		}

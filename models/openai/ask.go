@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // Modes of an Answer: how the server's reply was read.
@@ -96,7 +97,11 @@ func (c *Client) ask(ctx context.Context, q Query, st *counters) (Answer, error)
 	prefill := c.prefill.Load() != formRefused
 	logprobs := c.cfg.Mode != ModeGenerate && c.logprobs.Load() != formRefused
 	for {
-		body, err := c.chatBody(q.messages(order, prefill), prefill, logprobs)
+		msgs, err := q.messages(order, prefill)
+		if err != nil {
+			return Answer{}, err
+		}
+		body, err := c.chatBody(msgs, prefill, logprobs)
 		if err != nil {
 			return Answer{}, fmt.Errorf("query %s: %w", q.ID, err)
 		}
@@ -249,7 +254,7 @@ func (c *Client) readAnswer(q Query, order []int, data []byte, logprobs bool, bo
 	malformed := func(err error) error {
 		return &ServerError{URL: c.base + "/chat/completions", Request: label(q.ID, requestKey("/chat/completions", body)), Status: http.StatusOK, Message: err.Error(), Attempts: 1, Err: err, malformed: true}
 	}
-	ls := letters(len(order))
+	ls := letterList(len(order))
 	if logprobs {
 		var resp completionResponse
 		if err := json.Unmarshal(data, &resp); err != nil {
@@ -292,7 +297,7 @@ func (c *Client) readAnswer(q Query, order []int, data []byte, logprobs bool, bo
 	if parse == nil {
 		parse = leadingLetter
 	}
-	pick := parse(reply, presented(q.Options, order))
+	pick := parse(reply, presented(q.Prompt.Options, order))
 	s := Scores{Letters: ls, LogProbs: make([]float64, len(ls)), Found: make([]bool, len(ls)), Lowest: LogFloor}
 	for i := range s.LogProbs {
 		s.LogProbs[i] = LogFloor
@@ -316,23 +321,25 @@ func unshuffle(lp []float64, found []bool, order []int) ([]float64, []bool) {
 	return olp, of
 }
 
-// leadingLetter is the parser used when Config.ParseReply is nil: the reply
-// (a prefilled "Answer:" may be repeated) starts with an option letter, bare
-// or in parentheses, not followed by another letter. Callers in the harness
-// pass harness/answer's full rules instead (models may not import the
-// harness).
+// leadingLetter is the parser used when Config.ParseReply is nil: the
+// reply's first word (after a repeated prefill "Answer:") is an option
+// letter as the Video-Index authors read one (letters.LetterOf: "A",
+// "(A)", "[A", "A.", "A:", "A)"), so "B. blue" is B and "Blue" is none.
+// Callers in the harness pass harness/answer's full rules instead (models
+// may not import the harness).
 func leadingLetter(reply string, options []string) int {
 	s := strings.TrimSpace(reply)
-	s = strings.TrimSpace(strings.TrimPrefix(s, prefillText))
-	s = strings.TrimLeft(s, "([ ")
-	if s == "" {
+	s = strings.TrimPrefix(s, letters.DefaultPrefill)
+	f := strings.Fields(s)
+	if len(f) == 0 {
 		return -1
 	}
-	i := strings.IndexByte(letterNames, s[0])
-	if i < 0 || i >= len(options) {
+	l, ok := letters.LetterOf(f[0])
+	if !ok {
 		return -1
 	}
-	if len(s) > 1 && unicode.IsLetter(rune(s[1])) {
+	i := int(l - 'A')
+	if i >= len(options) {
 		return -1
 	}
 	return i

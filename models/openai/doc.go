@@ -8,32 +8,33 @@
 // A Query is one question under one condition: Frames (encoded with
 // EncodeFrame: shrunk to a long side of FrameLongSide = 448 by integer area
 // averaging, JPEG at quality 85 with Go's image/jpeg, so the same frame is
-// the same bytes in every request), Given (a one-line statement of what the
-// reader is given), Question (empty for options-only), Options in their
-// original order and Order, the permutation they are shown in (the
-// options-only and blind readers' four seeded orders are four Queries with
-// four Orders; the caller makes the permutations). Ask sends, on
-// /chat/completions, the Video-Index authors' form
-// (video_index/pool/logprobs.py): one user turn with the frames as image_url
-// data-URL parts first and then one text part (Given, "Question: ...",
-// "Options:", "A. ..." one a line, "Answer with the letter of the correct
-// option only."), and an assistant turn "Answer:" continued by the model
-// (continue_final_message true, add_generation_prompt false), with
-// temperature 0, Config.Seed, max_tokens 1, logprobs true and top_logprobs
-// 20. A text reader's user turn is a plain string.
+// the same bytes in every request), Prompt (the parts of what the reader is
+// given: letters.Parts, its options in their original order), Wording (nil:
+// the Video-Index authors', letters.Default) and Order, the permutation the
+// options are shown in (the options-only and blind readers' four seeded
+// orders are four Queries with four Orders; the caller makes the
+// permutations). Ask sends, on /chat/completions, the Video-Index authors'
+// form (video_index/pool/logprobs.py): one user turn with the frames as
+// image_url data-URL parts first and then one text part (the prompt in the
+// wording, the options lettered as shown), and an assistant turn with the
+// wording's prefill "Answer:" continued by the model (continue_final_message
+// true, add_generation_prompt false), with temperature 0, Config.Seed,
+// max_tokens 1, logprobs true and top_logprobs 20. A text reader's user turn
+// is a plain string.
 //
-// The first token's candidates whose text is a letter once white space and
-// an opening parenthesis are removed (" A", "A", "\nA", "(A") are merged per
-// letter by log-sum-exp; a letter with no candidate in the top 20 gets
-// LogFloor, log(1e-6), the authors' floor, and Found false. The Answer holds
-// the Scores per letter as shown, LogProbs and Found per original option,
-// and Choice, the original index of the best option.
+// The first token's candidates that spell a letter by the authors' regex
+// (letters.LetterOf: " A", "A", "\nA", "(A", "[A", "A.", "A)", "A:") are
+// merged per letter by log-sum-exp; a letter with no candidate in the top 20
+// gets LogFloor, log(1e-6), the authors' floor, and Found false. The Answer
+// holds the Scores per letter as shown, LogProbs and Found per original
+// option, and Choice, the original index of the best option.
 //
 // A server that refuses continue_final_message (a 400 or 422 naming it,
 // vLLM's "continue_final_message is set but ...") is asked once more
 // without the assistant turn; one that ignores or refuses logprobs is asked
 // for a short reply (max_tokens 16), read by Config.ParseReply (the harness
-// passes harness/answer's rules; nil reads a leading letter only) into a
+// passes harness/answer's rules; nil reads the reply's first word by the
+// authors' regex) into a
 // one-hot score: the chosen option 0 and Found, the others LogFloor. The
 // client remembers both per server (a Client is one server), and each Answer
 // says which Mode ("logprobs" or "generate") and whether Prefill was used.

@@ -6,13 +6,15 @@ import (
 	"fmt"
 
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
 // Protocol changes whenever what a served role is asked changes meaning
 // (the message layout, the frame size, the image encoding, the parameters),
 // so that answers cached under an earlier protocol are not reused.
-const Protocol = 2
+// Protocol 3 asks in the Video-Index authors' wording (letters.Default).
+const Protocol = 3
 
 // Config says which role a server serves and how to reach it.
 type Config struct {
@@ -30,6 +32,9 @@ type Config struct {
 	// log-probabilities) into the option it names; nil reads a leading
 	// letter only.
 	ParseReply func(reply string, options []string) int
+	// Wording words the prompts; nil is letters.Default(). Name the role
+	// with NameWording so that a prompt file's answers are cached apart.
+	Wording *letters.Wording
 }
 
 // Name names a served role's model for cache keys and config.json: the
@@ -48,6 +53,12 @@ func Name(role string, s models.ServerSettings) string {
 		name += ":frames=video" // the model reads the frames through its video processor
 	}
 	return name
+}
+
+// NameWording is Name with the wording's Tag (a prompt file's hash; the
+// default adds nothing), since the wording changes every answer.
+func NameWording(role string, s models.ServerSettings, w *letters.Wording) string {
+	return Name(role, s) + w.Tag()
 }
 
 // newClient opens the chat client of cfg.

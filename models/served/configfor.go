@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // ConfigFor is the client configuration of entry k (0 the first) of role
@@ -17,6 +18,13 @@ import (
 func ConfigFor(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, getenv func(string) string) (Config, error) {
 	s := spec.ServerSettings()
 	cfg := Config{Role: string(role), Server: s}
+	if role == models.RoleLMReader || role == models.RoleVLMReader || role == models.RoleScreenReader {
+		w, err := letters.LoadWording(m.Dir)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Wording = w
+	}
 	if k > 0 {
 		cfg.Role = fmt.Sprintf("%s#%d", role, k+1)
 	}

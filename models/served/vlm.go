@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
@@ -22,10 +22,11 @@ import (
 // ONNX readers' interface carries from Frames to Score; pixels would be
 // 1.3 MB a frame for bytes the server never sees.
 type VLM struct {
-	client *lazyClient
-	stats  *Stats
-	frames *frameTable
-	conc   int
+	client  *lazyClient
+	stats   *Stats
+	frames  *frameTable
+	conc    int
+	wording *letters.Wording
 }
 
 // NewVLM opens a served VLM reader.
@@ -34,7 +35,7 @@ func NewVLM(cfg Config) (*VLM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server), frames: newFrameTable(), conc: cfg.Server.Concurrency}, nil
+	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server), frames: newFrameTable(), conc: cfg.Server.Concurrency, wording: cfg.Wording}, nil
 }
 
 // videoPrompts is about how many prompts one video's call carries (a few
@@ -79,34 +80,12 @@ func (v *VLM) Frames(ctx context.Context, frames []imageprep.Frame) (models.Imag
 	return b, nil
 }
 
-// Fits accepts every prompt of the harness's form (its images first): the
-// server's tokenizer is not here, so a prompt too long for its context is
-// found by the server's refusal, and Score asks it again with fewer
-// frames.
+// Fits accepts every prompt with its parts (letters.New): the server's
+// tokenizer is not here, so a prompt too long for its context is found by
+// the server's refusal, and Score asks it again with fewer frames.
 func (v *VLM) Fits(p models.VLMPrompt) error {
-	text, err := splitImages(p)
-	if err != nil {
-		return err
-	}
-	_, err = parsePrompt(text, p.Options)
+	_, err := partsOf(p.Parts, p.Options)
 	return err
-}
-
-// splitImages returns the text after the prompt's image placeholders,
-// which must all come first.
-func splitImages(p models.VLMPrompt) (string, error) {
-	rest := p.Text
-	for range p.Images.N {
-		r, ok := strings.CutPrefix(rest, models.ImagePlaceholder)
-		if !ok {
-			return "", fmt.Errorf("%w: a served VLM takes the %d images first, the text after them", errPrompt, p.Images.N)
-		}
-		rest = r
-	}
-	if strings.Contains(rest, models.ImagePlaceholder) {
-		return "", fmt.Errorf("%w: more placeholders than the prompt's %d images", errPrompt, p.Images.N)
-	}
-	return rest, nil
 }
 
 // Score returns log p(option) per prompt, in the order given; a prompt the
@@ -123,16 +102,12 @@ func splitImages(p models.VLMPrompt) (string, error) {
 // without asking again.
 func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float64, error) {
 	type prompt struct {
-		parts  promptParts
+		parts  letters.Parts
 		frames []*openai.Image
 	}
 	ps := make([]prompt, len(prompts))
 	for i, p := range prompts {
-		text, err := splitImages(p)
-		if err != nil {
-			return nil, err
-		}
-		parts, err := parsePrompt(text, p.Options)
+		parts, err := partsOf(p.Parts, p.Options)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +127,7 @@ func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float6
 		refit := make([]bool, len(pending))
 		for k, i := range pending {
 			p := ps[i]
-			qs[k] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: p.frames, Given: given(p.parts, len(p.frames)), Question: p.parts.question, Options: p.parts.options}
+			qs[k] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: p.frames, Prompt: p.parts, Wording: v.wording}
 			refit[k] = len(p.frames) > 1
 		}
 		got, long, err := ask(ctx, v.client, v.stats, v.stats.role(), qs, refit)
