@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,8 +68,15 @@ func TestPromptDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := letters.New(letters.Parts{Kind: letters.KindBlind, Question: "what is red?", Options: []string{"a cup", "the sky", "grass"}})
-	if rep.Prompt != p.Text || rep.Wording != letters.DefaultID || rep.ChatTemplate != "" || len(rep.Letters) != 3 {
+	// models init's lm_reader holds a ChatML template (tokenizer_config.json)
+	// whose turn markers are single tokens of its vocabulary.
+	if rep.Wording != letters.DefaultID || rep.ChatTemplate != filepath.Join(dir, "lm_reader", "tokenizer_config.json") || len(rep.Letters) != 3 ||
+		!strings.HasPrefix(rep.Prompt, "<|im_start|>system\n") || !strings.Contains(rep.Prompt, "<|im_start|>user\n") || !strings.Contains(rep.Prompt, "Question: "+p.Parts.Question+"\n") ||
+		!strings.HasSuffix(rep.Prompt, "<|im_start|>assistant\nAnswer:") {
 		t.Fatalf("report %+v", rep)
+	}
+	if rep.IDs[0] != 2 {
+		t.Errorf("the prompt starts with id %d; want <|im_start|>, one token (2)", rep.IDs[0])
 	}
 	rt, err := models.NewRuntime(opts)
 	if err != nil {
@@ -84,7 +92,7 @@ func TestPromptDir(t *testing.T) {
 	}
 	defer s.Close()
 	ids, err := s.Encode(p)
-	if err != nil || len(ids) != len(rep.IDs) || ids[0] != rep.IDs[0] {
+	if err != nil || !slices.Equal(ids, rep.IDs) {
 		t.Fatalf("ids %v, report %v (%v)", ids, rep.IDs, err)
 	}
 	want, err := s.Score(context.Background(), []letters.Prompt{p})

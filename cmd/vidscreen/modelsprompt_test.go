@@ -39,19 +39,23 @@ func TestModelsPrompt(t *testing.T) {
 	}
 	rep := read("--item", item, dir)
 	want := letters.New(letters.Parts{Kind: letters.KindBlind, Question: "what is red?", Options: []string{"a cup", "the sky", "grass"}}).Text
-	if rep.Role != models.RoleLMReader || rep.Prompt != want || len(rep.IDs) == 0 || len(rep.Letters) != 3 || rep.Wording != letters.DefaultID {
+	// models init's readers hold a ChatML template: the wording is the
+	// user turn, "Answer:" the assistant turn continued.
+	user := strings.TrimSuffix(want, "\nAnswer:")
+	if rep.Role != models.RoleLMReader || !strings.Contains(rep.Prompt, "<|im_start|>user\n"+user+"<|im_end|>\n<|im_start|>assistant\nAnswer:") ||
+		len(rep.IDs) == 0 || len(rep.Letters) != 3 || rep.Wording != letters.DefaultID || filepath.Base(rep.ChatTemplate) != "tokenizer_config.json" {
 		t.Errorf("lm_reader report %+v", rep)
 	}
 	frame := filepath.Join(t.TempDir(), "f.png")
 	writeRedPNG(t, frame)
 	rep = read("--role", "vlm_reader", "--item", item, "--frames", frame+","+frame, dir)
-	if !strings.HasPrefix(rep.Prompt, models.ImagePlaceholder+models.ImagePlaceholder+"You are given 2 frame(s) sampled from a video.") || !slices.Contains(rep.IDs, -1) || len(rep.Letters) != 3 {
+	if !strings.Contains(rep.Prompt, "<|im_start|>user\n"+models.ImagePlaceholder+models.ImagePlaceholder+"You are given 2 frame(s) sampled from a video.") || !slices.Contains(rep.IDs, -1) || len(rep.Letters) != 3 {
 		t.Errorf("vlm_reader report %+v", rep)
 	}
 	if err := os.WriteFile(filepath.Join(dir, letters.PromptFile), []byte(`{"blind": "Q: {question}\n{options}"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rep = read("--item", item, dir); rep.Prompt != "Q: what is red?\nA. a cup\nB. the sky\nC. grass\nAnswer:" || !strings.HasPrefix(rep.Wording, "sha256:") {
+	if rep = read("--item", item, dir); !strings.Contains(rep.Prompt, "<|im_start|>user\nQ: what is red?\nA. a cup\nB. the sky\nC. grass<|im_end|>\n<|im_start|>assistant\nAnswer:") || !strings.HasPrefix(rep.Wording, "sha256:") {
 		t.Errorf("with prompts.json: %+v", rep)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")

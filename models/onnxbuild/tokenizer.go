@@ -63,7 +63,14 @@ func WordPieceTokenizer() []byte {
 		vocab = append(vocab, t)
 	}
 	add("[PAD]")
-	for i := 1; i < bertUNK; i++ {
+	// The first of BERT's unused ids hold the readers' chat template's
+	// markers (chatMLTemplate), each one token as in a real reader's
+	// vocabulary: <image>, the VLM's image token (VLMImageToken), and
+	// ChatML's turn markers.
+	for _, t := range chatTokens {
+		add(t)
+	}
+	for i := len(vocab); i < bertUNK; i++ {
 		add(fmt.Sprintf("[unused%d]", i-1))
 	}
 	add("[UNK]")
@@ -112,8 +119,8 @@ func WordPieceTokenizer() []byte {
 		"version":    "1.0",
 		"truncation": nil,
 		"padding":    nil,
-		"added_tokens": []any{special(bertPad, "[PAD]"), special(bertUNK, "[UNK]"), special(bertCLS, "[CLS]"),
-			special(bertSEP, "[SEP]"), special(bertMask, "[MASK]")},
+		"added_tokens": append([]any{special(bertPad, "[PAD]")}, append(chatAdded(special), special(bertUNK, "[UNK]"), special(bertCLS, "[CLS]"),
+			special(bertSEP, "[SEP]"), special(bertMask, "[MASK]"))...),
 		"normalizer":    map[string]any{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": nil, "lowercase": true},
 		"pre_tokenizer": map[string]any{"type": "BertPreTokenizer"},
 		"post_processor": map[string]any{
@@ -134,4 +141,18 @@ func WordPieceTokenizer() []byte {
 		panic(err) // plain maps of strings and numbers always marshal
 	}
 	return append(b, '\n')
+}
+
+// chatTokens are the markers of the readers' chat template, at ids 1, 2,
+// 3 of the WordPiece vocabulary (in place of [unused0] to [unused2]).
+var chatTokens = []string{"<image>", "<|im_start|>", "<|im_end|>"}
+
+// chatAdded lists chatTokens as added tokens, so that the tokenizer keeps
+// each whole wherever the template writes it.
+func chatAdded(special func(int, string) map[string]any) []any {
+	var out []any
+	for i, t := range chatTokens {
+		out = append(out, special(1+i, t))
+	}
+	return out
 }
