@@ -251,6 +251,9 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 		return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", harness.ErrBadInput, spec.Models)
 	}
 	opt.Video = ms.Video
+	if spec.FrameResize != FrameResizeFFmpeg {
+		opt.Video.resizeInProcessor()
+	}
 	opt.Video.Decode.Workers = spec.Workers
 	opt.Video.Decode.Options.Timeout = spec.VideoTimeout
 	return nil

@@ -1,0 +1,59 @@
+package run
+
+import "github.com/vidscreen/vidscreen/decode"
+
+// The values of Spec.FrameResize (--frame-resize): what resizes the host
+// frames the ONNX image roles (image_text, the captioner, the ONNX
+// vlm_reader and screen_reader) read.
+const (
+	// FrameResizeProcessor decodes their frames at display size, and each
+	// role's processor (models/imageprep, bit-equal to transformers'
+	// processors on Pillow) resizes and crops them from the full frame,
+	// as transformers does: the default.
+	FrameResizeProcessor = "processor"
+	// FrameResizeFFmpeg has FFmpeg's area filter scale the frames to the
+	// largest input side of the roles that read them first, and the
+	// processors resize from that: faster and a fraction of the memory,
+	// but not the processor's pixels (docs/models.md, "The frame path").
+	FrameResizeFFmpeg = "ffmpeg"
+)
+
+// resizeInProcessor makes v's ONNX image roles read frames decoded at
+// display size (FrameResizeProcessor): the image tower's and captioner's
+// size, and the ONNX VLM readers'. A served VLM reader keeps its size
+// (served.DecodeShort): the server resizes what it is sent, and the frames
+// are shrunk to the size they are sent at anyway. Where one decode pass
+// serves both, it decodes at display size (largestSize).
+func (v *VideoModels) resizeInProcessor() {
+	if len(v.ImageText) > 0 {
+		v.Size = decode.Size{}
+	}
+	if v.VLM != nil && !v.servedVLM {
+		v.VLMSize = decode.Size{}
+	}
+	if v.Screen != nil && !v.servedScreen {
+		v.ScreenSize = decode.Size{}
+	}
+	for k := range v.ExtraVLMSizes {
+		if k < len(v.servedExtra) && !v.servedExtra[k] {
+			v.ExtraVLMSizes[k] = decode.Size{}
+		}
+	}
+}
+
+// largestSize is the decode size that serves every role asking for one of
+// sizes: display size (the zero Size) where any asks for it, else the
+// largest short side, so that no role's frames are enlarged. With no size
+// asked it is display size.
+func largestSize(sizes ...decode.Size) decode.Size {
+	var out decode.Size
+	for k, s := range sizes {
+		if s == (decode.Size{}) {
+			return decode.Size{}
+		}
+		if k == 0 || s.Short > out.Short {
+			out.Short = s.Short
+		}
+	}
+	return out
+}
