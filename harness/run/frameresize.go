@@ -18,6 +18,14 @@ const (
 	FrameResizeFFmpeg = "ffmpeg"
 )
 
+// frameResize is s.FrameResize, "" read as the default, processor.
+func (s *Spec) frameResize() string {
+	if s.FrameResize == "" {
+		return FrameResizeProcessor
+	}
+	return s.FrameResize
+}
+
 // resizeInProcessor makes v's ONNX image roles read frames decoded at
 // display size (FrameResizeProcessor): the image tower's and captioner's
 // size, and the ONNX VLM readers'. A served VLM reader keeps its size

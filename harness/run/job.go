@@ -106,6 +106,7 @@ func (j *Job) open(ctx context.Context, video bool) error {
 		j.ms = ms
 		if spec.FramePath == "device" {
 			note := ms.openDeviceFrames(menv.Stderr)
+			note.HostResize = spec.frameResize()
 			j.frame = &note
 		}
 		if err := ms.apply(&j.opt, spec, video); err != nil {
@@ -251,7 +252,7 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 		return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", harness.ErrBadInput, spec.Models)
 	}
 	opt.Video = ms.Video
-	if spec.FrameResize != FrameResizeFFmpeg {
+	if spec.frameResize() == FrameResizeProcessor {
 		opt.Video.resizeInProcessor()
 	}
 	opt.Video.Decode.Workers = spec.Workers
