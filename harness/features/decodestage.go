@@ -80,6 +80,11 @@ func (x *extraction) decoded(ctx context.Context, r *decode.Result, prepQ chan<-
 	x.mu.Lock()
 	p.duration = r.Info.Duration
 	x.mu.Unlock()
+	// The copies wait for room within Options.FrameBytes (the pool then
+	// waits too), so that full-size frames never pile up in the queues.
+	if err := x.hold(ctx, r.Index, r.Frames); err != nil {
+		return err
+	}
 	row := make(map[time.Duration]int, len(r.Times))
 	frames := make([]imageprep.Frame, len(r.Frames))
 	for j, f := range r.Frames {

@@ -1,6 +1,14 @@
 package run
 
-import "github.com/vidscreen/vidscreen/decode"
+import (
+	"runtime"
+
+	"github.com/vidscreen/vidscreen/decode"
+)
+
+// processorDecoders is the most videos decoded at once at display size
+// (resizeInProcessor).
+const processorDecoders = 4
 
 // The values of Spec.FrameResize (--frame-resize): what resizes the host
 // frames the ONNX image roles (image_text, the captioner, the ONNX
@@ -32,7 +40,20 @@ func (s *Spec) frameResize() string {
 // (served.DecodeShort): the server resizes what it is sent, and the frames
 // are shrunk to the size they are sent at anyway. Where one decode pass
 // serves both, it decodes at display size (largestSize).
+//
+// A decoder holds all the frames of a video's plan (up to a few hundred)
+// until the feature stage takes them, so full frames bound the decoders:
+// at most processorDecoders videos at once (each with more of FFmpeg's
+// threads) and one finished video waiting, where the scaled frames allow
+// one per core and two waiting per decoder. Past the decoders the feature
+// stage holds at most features.DefaultFrameBytes of copies. Neither
+// changes an output.
 func (v *VideoModels) resizeInProcessor() {
+	workers := v.Decode.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	v.Decode.Workers, v.Decode.Queue = min(workers, processorDecoders), 1
 	if len(v.ImageText) > 0 {
 		v.Size = decode.Size{}
 	}

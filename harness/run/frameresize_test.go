@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -147,6 +148,21 @@ func TestSpecFrameResize(t *testing.T) {
 		var ue *harness.UsageError
 		if err != nil && (!errors.As(err, &ue) || !strings.Contains(err.Error(), "--frame-resize")) {
 			t.Errorf("--frame-resize %q: %v; want a usage error naming the flag", tc.value, err)
+		}
+	}
+}
+
+// TestFrameResizeBoundsDecoders: decoders holding full frames are few (at
+// most processorDecoders, fewer where --workers asks for fewer) with one
+// finished video waiting; the worker count changes no output.
+func TestFrameResizeBoundsDecoders(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ workers, want int }{{0, min(runtime.NumCPU(), processorDecoders)}, {1, 1}, {2, 2}, {16, processorDecoders}} {
+		v := frameResizeModels(false)
+		v.Decode.Workers = tc.workers
+		v.resizeInProcessor()
+		if v.Decode.Workers != tc.want || v.Decode.Queue != 1 {
+			t.Errorf("--workers %d: %d decoders, queue %d; want %d and 1", tc.workers, v.Decode.Workers, v.Decode.Queue, tc.want)
 		}
 	}
 }

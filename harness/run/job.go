@@ -252,10 +252,10 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 		return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", harness.ErrBadInput, spec.Models)
 	}
 	opt.Video = ms.Video
+	opt.Video.Decode.Workers = spec.Workers
+	opt.Video.Decode.Options.Timeout = spec.VideoTimeout
 	if spec.frameResize() == FrameResizeProcessor {
 		opt.Video.resizeInProcessor()
 	}
-	opt.Video.Decode.Workers = spec.Workers
-	opt.Video.Decode.Options.Timeout = spec.VideoTimeout
 	return nil
 }
