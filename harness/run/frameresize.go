@@ -46,28 +46,32 @@ func (s *Spec) frameResize() string {
 // at most processorDecoders videos at once (each with more of FFmpeg's
 // threads) and one finished video waiting, where the scaled frames allow
 // one per core and two waiting per decoder. Past the decoders the feature
-// stage holds at most features.DefaultFrameBytes of copies. Neither
+// stage holds at most features.DefaultFrameBytes of frames. Neither
 // changes an output.
 func (v *VideoModels) resizeInProcessor() {
+	full := false
+	if len(v.ImageText) > 0 {
+		v.Size, full = decode.Size{}, true
+	}
+	if v.VLM != nil && !v.servedVLM {
+		v.VLMSize, full = decode.Size{}, true
+	}
+	if v.Screen != nil && !v.servedScreen {
+		v.ScreenSize, full = decode.Size{}, true
+	}
+	for k := range v.ExtraVLMSizes {
+		if k < len(v.servedExtra) && !v.servedExtra[k] {
+			v.ExtraVLMSizes[k], full = decode.Size{}, true
+		}
+	}
+	if !full {
+		return // served readers alone: their frames stay small
+	}
 	workers := v.Decode.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	v.Decode.Workers, v.Decode.Queue = min(workers, processorDecoders), 1
-	if len(v.ImageText) > 0 {
-		v.Size = decode.Size{}
-	}
-	if v.VLM != nil && !v.servedVLM {
-		v.VLMSize = decode.Size{}
-	}
-	if v.Screen != nil && !v.servedScreen {
-		v.ScreenSize = decode.Size{}
-	}
-	for k := range v.ExtraVLMSizes {
-		if k < len(v.servedExtra) && !v.servedExtra[k] {
-			v.ExtraVLMSizes[k] = decode.Size{}
-		}
-	}
 }
 
 // largestSize is the decode size that serves every role asking for one of

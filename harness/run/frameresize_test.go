@@ -165,4 +165,11 @@ func TestFrameResizeBoundsDecoders(t *testing.T) {
 			t.Errorf("--workers %d: %d decoders, queue %d; want %d and 1", tc.workers, v.Decode.Workers, v.Decode.Queue, tc.want)
 		}
 	}
+	// Served readers alone decode small frames: the decoders stay as asked.
+	v := frameResizeModels(true)
+	v.ImageText, v.Size, v.Decode.Workers = nil, decode.Size{}, 16
+	v.resizeInProcessor()
+	if v.Decode.Workers != 16 || v.Decode.Queue != 0 {
+		t.Errorf("served readers alone: %d decoders, queue %d; want 16 and the default", v.Decode.Workers, v.Decode.Queue)
+	}
 }
