@@ -60,7 +60,7 @@ docs/audit.md.`,
 		groups: []flagGroup{
 			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
-			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "video-timeout"}},
+			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "frame-resize", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
 			{"Run control", []string{"seed", "workers", "shard"}},
 		},
@@ -87,6 +87,7 @@ docs/audit.md.`,
 			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork|gpuflag.DeviceMemory)
 			framePath := fs.String("frame-path", "host", framePathFlagHelp)
+			frameResize := fs.String("frame-resize", runs.FrameResizeProcessor, frameResizeFlagHelp)
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
@@ -99,7 +100,7 @@ docs/audit.md.`,
 				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, Videos: videoRoot,
 					Reference: *ref, ReferenceModel: *refModel, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
 					Models: *modelsDir, Device: df.Device, Precision: df.Precision.String(), OffloadMinWork: df.OffloadMinWork, DeviceMemory: df.DeviceMemory,
-					FramePath: *framePath, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
+					FramePath: *framePath, FrameResize: *frameResize, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
 					Workers: *workers, Merge: merge}
 				fs.Visit(func(f *flag.Flag) {
 					if f.Name == "levels" {
@@ -272,3 +273,11 @@ const framePathFlagHelp = "feed the image tower `host|device` frames: host decod
 	"(bin/vidscreen-cuda, --device cuda, NVDEC); its resize differs from the host's, so its " +
 	"embeddings differ within a tolerance and are cached apart. Where it cannot open the run " +
 	"takes the host path after one line saying why"
+
+// frameResizeFlagHelp is --frame-resize's help.
+const frameResizeFlagHelp = "resize the host frames the ONNX image models read with `processor|ffmpeg`: " +
+	"processor decodes them at display size and each model's preprocessor_config.json resizes and crops " +
+	"them as transformers' processor does (its pixels, bit for bit); ffmpeg has FFmpeg scale them to the " +
+	"largest input side first, faster and in a fraction of the memory, at an embedding cosine of 0.998 " +
+	"or more to the processor's on 16:9 video (docs/models.md). Served VLM readers and --frame-path " +
+	"device resize their own way with either; the choice is part of the run's identity and cache keys"

@@ -175,6 +175,7 @@ func ReadVLM(ctx context.Context, items []*harness.Item, opt VLMOptions) ([]map[
 // order of idx.
 func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Options, info decode.Info, row map[time.Duration]int, frames []imageprep.Frame) ([]map[string][]float64, error) {
 	got := make([]map[string][]float64, len(idx))
+	prep := vlmFrames(opt.VLM)
 	var prompts []models.VLMPrompt
 	type slot struct{ item, set, perm int }
 	var slots []slot
@@ -213,7 +214,7 @@ func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Option
 					}
 					pit = permuted(it, opt.Permute(it, pk))
 				}
-				p, ok, err := fitPrompt(ctx, opt.VLM, pit, order)
+				p, ok, err := fitPrompt(ctx, prep, pit, order)
 				if err != nil {
 					return nil, fmt.Errorf("features: vlm_reader: %s: %w", it.Source, err)
 				}

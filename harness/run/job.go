@@ -106,6 +106,7 @@ func (j *Job) open(ctx context.Context, video bool) error {
 		j.ms = ms
 		if spec.FramePath == "device" {
 			note := ms.openDeviceFrames(menv.Stderr)
+			note.HostResize = spec.frameResize()
 			j.frame = &note
 		}
 		if err := ms.apply(&j.opt, spec, video); err != nil {
@@ -254,5 +255,8 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 	opt.Video = ms.Video
 	opt.Video.Decode.Workers = spec.Workers
 	opt.Video.Decode.Options.Timeout = spec.VideoTimeout
+	if spec.frameResize() == FrameResizeProcessor {
+		opt.Video.resizeInProcessor()
+	}
 	return nil
 }

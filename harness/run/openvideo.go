@@ -116,7 +116,7 @@ func (o *opener) vlmReader(v *VideoModels, short int) error {
 		o.out.served = append(o.out.served, r)
 		// Its frames come from the one decode pass, at a short side from
 		// which the served size is shrunk, never enlarged.
-		v.VLM, v.VLMName, v.VLMSize = r, name, decode.Size{Short: served.DecodeShort}
+		v.VLM, v.VLMName, v.VLMSize, v.servedVLM = r, name, decode.Size{Short: served.DecodeShort}, true
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (o *opener) screenReader(v *VideoModels) error {
 			return err
 		}
 		o.out.served = append(o.out.served, r)
-		v.Screen, v.ScreenName, v.ScreenSize = r, name, decode.Size{Short: served.DecodeShort}
+		v.Screen, v.ScreenName, v.ScreenSize, v.servedScreen = r, name, decode.Size{Short: served.DecodeShort}, true
 	}
 	return nil
 }
@@ -186,8 +186,9 @@ func (o *opener) inputSize(role models.Role, m *models.Manifest, def decode.Size
 }
 
 // decoders sets v's decode pass: frames at the largest input side short of
-// the models that read them, so that no model upsamples and the decoders
-// never hand over full-size frames, and one decoder set per device; on
+// the models that read them, so that no model upsamples (with
+// --frame-resize processor, the default, Models.apply then asks for display
+// size instead: resizeInProcessor), and one decoder set per device; on
 // GPUs each decodes on its own device's NVDEC (falling back to the CPU,
 // once said, where a device cannot).
 func (o *opener) decoders(v *VideoModels, short int) {

@@ -69,6 +69,12 @@ type Spec struct {
 	// FramePath is how the image tower gets its frames (--frame-path:
 	// host or device).
 	FramePath string `json:"frame_path,omitempty"`
+	// FrameResize is what resizes the host frames the ONNX image roles
+	// read (--frame-resize): FrameResizeProcessor ("" too) decodes them at
+	// display size and lets each role's processor resize them as
+	// transformers does; FrameResizeFFmpeg has FFmpeg scale them to the
+	// largest input side first (faster, less memory, an approximation).
+	FrameResize string `json:"frame_resize,omitempty"`
 	// VideoTimeout fails a video's items when opening and decoding it
 	// takes longer (--video-timeout; 0 no limit).
 	VideoTimeout time.Duration `json:"video_timeout"`
@@ -99,6 +105,7 @@ func DefaultSpec() Spec {
 		Precision:      "fp32",
 		OffloadMinWork: kernels.DefaultMinWork,
 		FramePath:      "host",
+		FrameResize:    FrameResizeProcessor,
 		VideoTimeout:   10 * time.Minute,
 		LogFormat:      "text",
 		Seed:           1,
@@ -176,6 +183,11 @@ func (s *Spec) Validate() error {
 		}
 	default:
 		return harness.Usagef("--frame-path %q: want host or device", s.FramePath)
+	}
+	switch s.FrameResize {
+	case "", FrameResizeProcessor, FrameResizeFFmpeg:
+	default:
+		return harness.Usagef("--frame-resize %q: want %s or %s", s.FrameResize, FrameResizeProcessor, FrameResizeFFmpeg)
 	}
 	switch {
 	case s.VideoTimeout < 0:
