@@ -48,9 +48,25 @@
 // same order and do not depend on the concurrency. AskStream does the same
 // for groups a caller yields one at a time (next) and takes back in order
 // (done), at most 2*MaxConcurrent+1 open at once, so a run over 500K items
-// keeps only the open videos' frames in memory. Their Stats count
+// keeps only the open videos' frames in memory (2*MaxConcurrent+1 per
+// replica). Their Stats count
 // requests (RequestsPerSecond), retries, store hits, images sent, and the
 // queries whose frames equal an earlier query's in the group (PrefixShare).
+//
+// # Replicas
+//
+// Config.BaseURLs names several servers of one model (eight vLLM servers,
+// one a GPU). Each attempt goes to the replica in service with the fewest
+// attempts outstanding, except that a group's queries with frames follow
+// the first of them (its replica's prefix cache holds the video), and the
+// orders of one text question follow each other. An attempt that fails as a
+// server fails (no connection, 5xx, 429, no reply in time, a torn reply)
+// takes its replica out of service for Backoff, doubling with each failure
+// in a row up to 30 s, and goes at once to another replica in service
+// without costing a retry. MaxConcurrent holds per replica. The store's
+// keys name the path and body, never the replica, so the answers are those
+// of one server; Stats.Endpoints and Client.EndpointStats count per
+// replica the requests, failures and replies.
 //
 // # Faults
 //
