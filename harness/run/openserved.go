@@ -56,7 +56,9 @@ func servedRefused(rs []servedReader) error {
 }
 
 // ServedStage is one served role's line in stages.json: what it asked
-// its server and how fast.
+// its server and how fast, and per server ("endpoints": each replica of
+// models.json's servers) the requests sent, the failures that took it out
+// of service for a while, and the replies.
 type ServedStage struct {
 	served.StatsSnapshot
 	RequestsPerSecond float64 `json:"requests_per_second"`
@@ -79,6 +81,11 @@ func servedLines(rs []servedReader, rep interface {
 		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
 			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs, "frames", s.Frames)
+		if len(s.Endpoints) > 1 {
+			for _, e := range s.Endpoints {
+				rep.Note("served replica", "role", s.Role, "server", e.URL, "requests", e.Requests, "failures", e.Failures, "answered", e.Answered)
+			}
+		}
 		if w := s.RefitWarning(); w != "" {
 			rep.Warn(w)
 		}

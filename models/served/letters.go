@@ -21,7 +21,7 @@ func NewLetters(cfg Config) (*Letters, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Letters{client: c, stats: newStats(cfg.Role, cfg.Server)}, nil
+	return &Letters{client: c, stats: newStats(cfg, c)}, nil
 }
 
 // Stats returns the reader's counts.

@@ -34,7 +34,7 @@ func NewVLM(cfg Config) (*VLM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server), frames: newFrameTable(), conc: cfg.Server.Concurrency}, nil
+	return &VLM{client: c, stats: newStats(cfg, c), frames: newFrameTable(), conc: cfg.concurrency()}, nil
 }
 
 // videoPrompts is about how many prompts one video's call carries (a few
