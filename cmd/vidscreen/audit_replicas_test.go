@@ -133,3 +133,31 @@ func TestAuditServedReplicas(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditServedReplicaOfAnotherModel: an audit whose lm_reader's replicas
+// include a server of another model stops before asking anything, exit 2,
+// naming models.json and roles.lm_reader.servers[i]; a replica that does
+// not answer at the start is no such error (the run takes it out).
+func TestAuditServedReplicaOfAnotherModel(t *testing.T) {
+	t.Parallel()
+	items := demoSubset(t, 4)
+	good := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption})
+	defer good.Close()
+	other := openaitest.New(openaitest.Config{Models: []string{"other-lm"}, Answer: longestOption})
+	defer other.Close()
+	dead := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}})
+	dead.Close()
+	dir := replicaModels(t, []string{good.BaseURL(), other.BaseURL()})
+	code, _, stderr := runWithKey("", "audit", "--items", items, "--out", filepath.Join(t.TempDir(), "run"), "--models", dir, "--levels", "option")
+	want := filepath.Join(dir, models.ManifestFile) + `: roles.lm_reader.servers[1]: ` + other.BaseURL() + ` serves ["other-lm"], not "fake-lm"`
+	if code != 2 || !bytes.Contains([]byte(stderr), []byte(want)) {
+		t.Errorf("exit %d, want 2 with %q:\n%s", code, want, stderr)
+	}
+	if n := good.Count("/v1/chat/completions") + other.Count("/v1/chat/completions"); n != 0 {
+		t.Errorf("%d questions asked before the refusal", n)
+	}
+	dir = replicaModels(t, []string{good.BaseURL(), dead.BaseURL()})
+	if code, _, stderr := runWithKey("", "audit", "--items", items, "--out", filepath.Join(t.TempDir(), "run"), "--models", dir, "--levels", "option"); code != 0 {
+		t.Errorf("a dead replica at the start: exit %d\n%s", code, stderr)
+	}
+}

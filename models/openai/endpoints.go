@@ -3,6 +3,8 @@ package openai
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -240,4 +242,31 @@ func (c *Client) Endpoints() []string {
 		out[i] = e.base
 	}
 	return out
+}
+
+// ModelsAt asks endpoint i (Endpoints' order) once, without retries, for the
+// model ids its GET /models lists: what a caller checks every replica
+// against before sending it a question.
+func (c *Client) ModelsAt(ctx context.Context, i int) ([]string, error) {
+	if i < 0 || i >= len(c.pool.eps) {
+		return nil, fmt.Errorf("openai: no endpoint %d of %d", i, len(c.pool.eps))
+	}
+	e := c.pool.eps[i]
+	data, err := c.once(ctx, e, e.base+"/models", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s/models: %w", e.base, err)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("%s/models: %v (reply starts %q)", e.base, err, excerpt(data))
+	}
+	ids := make([]string, len(list.Data))
+	for k, m := range list.Data {
+		ids[k] = m.ID
+	}
+	return ids, nil
 }
