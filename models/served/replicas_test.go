@@ -3,6 +3,7 @@ package served
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,5 +46,26 @@ func TestCheckReplicas(t *testing.T) {
 	}
 	if n := other.Count("/v1/models"); n != 1 {
 		t.Errorf("the replica of another model was asked %d times; one server alone is not asked", n)
+	}
+}
+
+// TestVideosInFlightWithReplicas: server_concurrency is per replica, so
+// the feature stage scores more videos at once with replicas, at most 8 a
+// replica for up to 4 replicas (32): fewer videos than replicas would
+// leave replicas idle, a video's requests going to one.
+func TestVideosInFlightWithReplicas(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ conc, replicas, want int }{{8, 1, 1}, {8, 2, 1}, {32, 2, 4}, {32, 8, 16}, {64, 8, 32}, {128, 8, 32}, {128, 2, 16}} {
+		urls := make([]string, tc.replicas)
+		for i := range urls {
+			urls[i] = fmt.Sprintf("http://127.0.0.1:%d/v1", 1+i)
+		}
+		v, err := NewVLM(Config{Role: "vlm_reader", Server: models.ServerSettings{URL: urls[0], Model: "m", Concurrency: tc.conc}, URLs: urls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.VideosInFlight(); got != tc.want {
+			t.Errorf("concurrency %d on %d replicas: %d videos in flight, want %d", tc.conc, tc.replicas, got, tc.want)
+		}
 	}
 }
