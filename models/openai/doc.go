@@ -35,7 +35,8 @@
 // for a short reply (max_tokens 16), read by Config.ParseReply (the harness
 // passes harness/answer's rules; nil reads a leading letter only) into a
 // one-hot score: the chosen option 0 and Found, the others LogFloor. The
-// client remembers both per server (a Client is one server), and each Answer
+// client remembers both per server (a Client is one server, or replicas of
+// one model, which take the same forms), and each Answer
 // says which Mode ("logprobs" or "generate") and whether Prefill was used.
 // Config.Mode forces a mode. Until a client knows its server's forms,
 // queries go one at a time (in AskGroups and AskStream, the first in order),
