@@ -58,9 +58,10 @@
 //
 // Config.BaseURLs names several servers of one model (eight vLLM servers,
 // one a GPU). Each attempt goes to the replica in service with the fewest
-// attempts outstanding, except that a group's queries with frames follow
-// the first of them (its replica's prefix cache holds the video), and the
-// orders of one text question follow each other. An attempt that fails as a
+// attempts outstanding (ties: the one asked least so far), except that,
+// while their groups are open, the queries whose frames start with the same
+// image follow the first of them (its replica's prefix cache holds the
+// frames), and the orders of one text question follow each other. An attempt that fails as a
 // server fails (no connection, 5xx, 429, no reply in time, a torn reply)
 // takes its replica out of service for Backoff, doubling with each failure
 // in a row up to 30 s, and goes at once to another replica in service

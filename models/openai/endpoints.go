@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +23,10 @@ type endpoint struct {
 	// outstanding counts the attempts sent to it or waiting for one of its
 	// slots: what "least outstanding" compares (guarded by pool.mu).
 	outstanding int
+	// picked counts the attempts sent to it so far, which breaks ties of
+	// outstanding: one video at a time goes to each replica in turn, not
+	// always to the first (guarded by pool.mu).
+	picked int
 	// downUntil is when a failed endpoint is back in service; strikes its
 	// failures in a row, which double its time out (guarded by pool.mu).
 	downUntil time.Time
@@ -46,9 +49,10 @@ type EndpointStats struct {
 
 // pool spreads a client's requests over its endpoints (Config.BaseURLs):
 // each attempt goes to the endpoint in service with the fewest outstanding
-// requests, except that the queries of one group that share a prefix (a
-// video's frames) go to the endpoint the first of them went to, for its
-// prefix cache, as long as that one is in service. An endpoint whose
+// requests (ties: the one picked least so far, then the first), except
+// that the queries of the open groups that share the start of their prompt
+// (queryKeys: a video's first frame) go to the endpoint the first of them
+// went to, for its prefix cache, as long as that one is in service. An endpoint whose
 // attempt fails as a server fails is out of service for Backoff, doubling
 // with each failure in a row up to maxOut; while it is, its requests go to
 // the others. With every endpoint out, the one back soonest is used (and
@@ -60,7 +64,6 @@ type pool struct {
 
 	mu    sync.Mutex
 	bound map[string]*binding
-	seq   atomic.Uint64 // numbers the groups opened, for their affinity keys
 }
 
 // A binding keeps an affinity key on one endpoint while refs holders (the
@@ -92,6 +95,7 @@ func (p *pool) pick(key string) int {
 	b := p.bound[key]
 	if b != nil && b.ep >= 0 && !now.Before(p.eps[b.ep].downUntil) {
 		p.eps[b.ep].outstanding++
+		p.eps[b.ep].picked++
 		return b.ep
 	}
 	best := -1
@@ -99,7 +103,7 @@ func (p *pool) pick(key string) int {
 		if now.Before(e.downUntil) {
 			continue
 		}
-		if best < 0 || e.outstanding < p.eps[best].outstanding {
+		if best < 0 || e.outstanding < p.eps[best].outstanding || e.outstanding == p.eps[best].outstanding && e.picked < p.eps[best].picked {
 			best = i
 		}
 	}
@@ -115,6 +119,7 @@ func (p *pool) pick(key string) int {
 		b.ep = best
 	}
 	p.eps[best].outstanding++
+	p.eps[best].picked++
 	return best
 }
 
@@ -196,21 +201,25 @@ func (p *pool) stats() []EndpointStats {
 	return out
 }
 
-// groupKeys are the affinity keys of one open group's queries, numbered
-// seq: the queries with frames share one key (a video's frames, which a
-// prefix cache holds, whatever the question), and each text query's key is
-// its question and what it is given (its orders share that prefix), so that
-// the items of a text reader's call still spread over the endpoints.
-func groupKeys(seq uint64, qs []Query) []string {
-	g := strconv.FormatUint(seq, 36)
+// queryKeys are the affinity keys of a group's queries: what the start of
+// their prompt, which a prefix cache shares, holds. A query with frames is
+// keyed by its first frame (its image comes first in the request), so that
+// a video's prompts that start with the same frame (every item and option
+// order of one frame set, the in-order and every-tenth sets) go to the
+// replica that has it, whatever the question and however many videos the
+// caller's call holds; a text query is keyed by what it is given and its
+// question (its option orders share that prefix), so that the items of a
+// text reader's call still spread over the replicas.
+func queryKeys(qs []Query) []string {
 	out := make([]string, len(qs))
 	for i, q := range qs {
 		if len(q.Frames) > 0 {
-			out[i] = g
+			d := q.Frames[0].sum()
+			out[i] = "f" + hex.EncodeToString(d[:8])
 			continue
 		}
 		d := sumBytes([]byte(q.Given + "\x00" + q.Question))
-		out[i] = g + ":" + hex.EncodeToString(d[:8])
+		out[i] = "t" + hex.EncodeToString(d[:8])
 	}
 	return out
 }

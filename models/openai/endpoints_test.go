@@ -153,7 +153,7 @@ func TestReplicasAnswerAsOneServer(t *testing.T) {
 }
 
 // TestPoolPicks: the pool picks the endpoint in service with the fewest
-// outstanding attempts (the first on a tie), keeps a held key on the
+// outstanding attempts (on a tie the one picked least, then the first), keeps a held key on the
 // endpoint its first attempt went to while that one is in service, moves
 // it when it is out, and with every endpoint out picks the one back
 // soonest.

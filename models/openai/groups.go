@@ -194,10 +194,10 @@ func (c *Client) AskGroups(ctx context.Context, groups []Group) ([][]QueryResult
 // Config.MaxConcurrent in flight to each endpoint: a group's queries all go
 // out before the next group's first, so the server sees a video's requests
 // together and its prefix cache holds the frames while they are asked. With
-// replicas (Config.BaseURLs), a group's queries that carry frames go to one
-// replica, the one its first went to (unless that one fails), and the text
-// queries of one question go together, so that the prefix cache that holds
-// them is the one asked. next is called only when a worker is free and at
+// replicas (Config.BaseURLs), the queries whose frames start with the same
+// image go to one replica, the one the first of them went to (unless that
+// one fails), and the text queries of one question go together, so that
+// the prefix cache that holds them is the one asked (queryKeys). next is called only when a worker is free and at
 // most 2*W+1 groups are open, W being MaxConcurrent times the endpoints
 // (yielded, not yet done), so a caller that decodes and encodes each video's
 // frames inside next keeps only those groups' frames in memory.
@@ -261,7 +261,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 			o := &open{g: g, res: make([]QueryResult, len(g.Queries)), done: make(chan struct{})}
 			o.remaining.Store(int64(len(g.Queries)))
 			if replicas {
-				o.keys = groupKeys(c.pool.seq.Add(1), g.Queries)
+				o.keys = queryKeys(g.Queries)
 				for _, k := range o.keys {
 					c.pool.hold(k)
 				}

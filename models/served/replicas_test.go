@@ -50,12 +50,12 @@ func TestCheckReplicas(t *testing.T) {
 }
 
 // TestVideosInFlightWithReplicas: server_concurrency is per replica, so
-// the feature stage scores more videos at once with replicas, at most 8 a
-// replica for up to 4 replicas (32): fewer videos than replicas would
-// leave replicas idle, a video's requests going to one.
+// the feature stage scores more videos at once with replicas, at least one
+// a replica and at most 8 a replica for up to 4 replicas (32): fewer videos
+// than replicas would leave replicas idle, a video's requests going to one.
 func TestVideosInFlightWithReplicas(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ conc, replicas, want int }{{8, 1, 1}, {8, 2, 1}, {32, 2, 4}, {32, 8, 16}, {64, 8, 32}, {128, 8, 32}, {128, 2, 16}} {
+	for _, tc := range []struct{ conc, replicas, want int }{{8, 1, 1}, {8, 2, 2}, {2, 8, 8}, {32, 2, 4}, {32, 8, 16}, {64, 8, 32}, {128, 8, 32}, {128, 2, 16}} {
 		urls := make([]string, tc.replicas)
 		for i := range urls {
 			urls[i] = fmt.Sprintf("http://127.0.0.1:%d/v1", 1+i)

@@ -59,11 +59,13 @@ const (
 // flight when each video's call carries about videoPrompts prompts, one at
 // the default concurrency of 8, four at 64, at most maxVideosInFlight, or
 // with R replicas (conc is then server_concurrency times R) at most
-// maxVideosInFlight times min(R, maxReplicaShare): 32 at 8 replicas. The
+// maxVideosInFlight times min(R, maxReplicaShare), 32 at 8 replicas, and
+// at least one video a replica (as many as 32 allows). The
 // client holds the requests in flight to server_concurrency a replica
 // whatever the number of calls.
 func (v *VLM) VideosInFlight() int {
-	return min(max(1, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight*min(max(1, v.replicas), maxReplicaShare))
+	r := max(1, v.replicas)
+	return min(max(r, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight*min(r, maxReplicaShare))
 }
 
 // Stats returns the reader's counts.
