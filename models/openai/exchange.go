@@ -55,7 +55,7 @@ func (c *Client) exchangeCounted(ctx context.Context, path string, body []byte, 
 			return data, nil
 		}
 		se := &ServerError{URL: url, Request: label(name, requestKey(path, body)), Attempts: attempt}
-		wait := c.backoff(attempt)
+		wait := c.backoff(attempt - moves) // the moves to other replicas waited for nothing
 		var minOut time.Duration
 		var sterr *statusError
 		var fe *faultError
