@@ -245,3 +245,29 @@ func TestNewRefusesBadReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicaAnswering5xxIsTakenOut: a replica that answers every request
+// 503 fails no query: each of its failures takes it out of service for
+// longer, and its requests go to the other at once; it is tried again
+// less and less often.
+func TestReplicaAnswering5xxIsTakenOut(t *testing.T) {
+	t.Parallel()
+	live := openaitest.New(openaitest.Config{Answer: believes("blue")})
+	defer live.Close()
+	sick := openaitest.New(openaitest.Config{Answer: believes("blue"), Fault: func(*openaitest.Request, int) openaitest.Fault { return openaitest.Fault{Status: 503} }})
+	defer sick.Close()
+	c := replicaClient(t, []*openaitest.Server{sick, live}, Config{MaxConcurrent: 2, MaxRetries: 1})
+	res, stats := c.AskGroups(context.Background(), testGroups(t, 8))
+	if stats.Failed != 0 {
+		t.Fatalf("%d queries failed: %v", stats.Failed, res)
+	}
+	e := stats.Endpoints
+	if e[0].Failures == 0 || e[0].Answered != 0 || e[1].Answered != int64(stats.Queries) {
+		t.Errorf("endpoints %+v: want the sick one failing, the live one answering all %d", e, stats.Queries)
+	}
+	// 1 ms out, doubling: over a run of tens of milliseconds the sick
+	// replica is tried a handful of times, not for every request.
+	if e[0].Failures > int64(stats.Queries)/2 {
+		t.Errorf("the sick replica was tried %d times for %d queries", e[0].Failures, stats.Queries)
+	}
+}
