@@ -25,6 +25,8 @@ gpus=${VIDSCREEN_GPUS:-8}
 mode=${VIDSCREEN_NODE_MODE:-replicas}
 [[ $mode == replicas || $mode == dp ]] || { echo "serve.sh: VIDSCREEN_NODE_MODE=$mode is neither replicas nor dp" >&2; exit 2; }
 vllm=${VLLM_BIN:-vllm}
+command -v "$vllm" >/dev/null || { echo "serve.sh: $vllm not found (set VLLM_BIN)" >&2; exit 2; }
+command -v curl >/dev/null || { echo "serve.sh: needs curl, to wait for the servers' /v1/models" >&2; exit 2; }
 vlm=${VIDSCREEN_VLM_MODEL:-Qwen/Qwen3-VL-8B-Instruct}
 lm=${VIDSCREEN_LM_MODEL:-Qwen/Qwen3-8B}
 vlm_port=${VIDSCREEN_VLM_PORT:-8000}
