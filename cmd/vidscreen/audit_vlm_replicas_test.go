@@ -96,6 +96,7 @@ func TestAuditServedVLMReplicas(t *testing.T) {
 			}
 			where[k] = i
 		}
+		t.Logf("replica %d: %d requests, %d with frames", i, len(s.Requests()), withFrames)
 		if withFrames == 0 {
 			t.Errorf("replica %d was sent no request with frames", i)
 		}
