@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/gpu"
 )
@@ -18,8 +19,8 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 	if err != nil {
 		return nil, spec, err
 	}
-	if spec.Server != "" {
-		return nil, spec, fmt.Errorf("%s: %s is served by %s, not by ONNX files", filepath.Join(m.Dir, ManifestFile), role, spec.Server)
+	if spec.Served() {
+		return nil, spec, fmt.Errorf("%s: %s is served by %s, not by ONNX files", filepath.Join(m.Dir, ManifestFile), role, strings.Join(spec.ServerURLs(), ", "))
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	if len(missing) > 0 {

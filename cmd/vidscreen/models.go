@@ -197,7 +197,7 @@ says which files were expected.`,
 					return werr
 				}
 				if n := servedProblems(served); n > 0 && err == nil {
-					return fmt.Errorf("%w: models check %s: %d served entr%s with a problem (see the report)", errBadInput, dir, n, map[bool]string{true: "y", false: "ies"}[n == 1])
+					return fmt.Errorf("%w: models check %s: %d served entr%s with a problem (see the report); the first: %s", errBadInput, dir, n, map[bool]string{true: "y", false: "ies"}[n == 1], firstProblem(served))
 				}
 				if err != nil {
 					if ctx.Err() != nil {

@@ -172,6 +172,9 @@ func newOpener(ctx context.Context, dir string, device gpu.Spec, budget uint64, 
 	if err := checkAuditRoles(ctx, dir, runtimeDevice, m, video, env); err != nil {
 		return nil, err
 	}
+	if err := checkReplicaModels(ctx, m, env); err != nil {
+		return nil, err
+	}
 	o := &opener{dir: dir, m: m, rt: rt, devs: devs, pool: pool, env: env, out: &Models{devices: pool, rt: rt, devs: devs}}
 	if o.store = servedStore(runDir); o.store != nil {
 		o.out.closes = append(o.out.closes, o.store.Close)

@@ -99,7 +99,7 @@ func (o *opener) captioner(v *VideoModels, short int) (int, error) {
 func (o *opener) vlmReader(v *VideoModels, short int) error {
 	spec, ok := o.m.Roles[models.RoleVLMReader]
 	switch {
-	case ok && spec.Server == "" && len(v.ImageText) > 0:
+	case ok && !spec.Served() && len(v.ImageText) > 0:
 		sc, name, err := o.onnxVLM(models.RoleVLMReader, o.m)
 		if err != nil {
 			return o.bad(err)
@@ -132,9 +132,9 @@ func (o *opener) screenReader(v *VideoModels) error {
 		return nil
 	}
 	switch {
-	case spec.Server == "" && len(v.ImageText) == 0:
+	case !spec.Served() && len(v.ImageText) == 0:
 		return o.bad(errors.New("screen_reader is an ONNX model, which needs the image_text role; without one it must be served, as vlm_reader is"))
-	case spec.Server == "":
+	case !spec.Served():
 		sc, name, err := o.onnxVLM(models.RoleScreenReader, o.m)
 		if err != nil {
 			return o.bad(err)

@@ -36,7 +36,8 @@
 // passes harness/answer's rules; nil reads the reply's first word by the
 // authors' regex) into a
 // one-hot score: the chosen option 0 and Found, the others LogFloor. The
-// client remembers both per server (a Client is one server), and each Answer
+// client remembers both per server (a Client is one server, or replicas of
+// one model, which take the same forms), and each Answer
 // says which Mode ("logprobs" or "generate") and whether Prefill was used.
 // Config.Mode forces a mode. Until a client knows its server's forms,
 // queries go one at a time (in AskGroups and AskStream, the first in order),
@@ -49,9 +50,26 @@
 // same order and do not depend on the concurrency. AskStream does the same
 // for groups a caller yields one at a time (next) and takes back in order
 // (done), at most 2*MaxConcurrent+1 open at once, so a run over 500K items
-// keeps only the open videos' frames in memory. Their Stats count
+// keeps only the open videos' frames in memory (2*MaxConcurrent+1 per
+// replica). Their Stats count
 // requests (RequestsPerSecond), retries, store hits, images sent, and the
 // queries whose frames equal an earlier query's in the group (PrefixShare).
+//
+// # Replicas
+//
+// Config.BaseURLs names several servers of one model (eight vLLM servers,
+// one a GPU). Each attempt goes to the replica in service with the fewest
+// attempts outstanding (ties: the one asked least so far), except that,
+// while their groups are open, the queries whose frames start with the same
+// image follow the first of them (its replica's prefix cache holds the
+// frames), and the orders of one text question follow each other. An attempt that fails as a
+// server fails (no connection, 5xx, 429, no reply in time, a torn reply)
+// takes its replica out of service for Backoff, doubling with each failure
+// in a row up to 30 s, and goes at once to another replica in service
+// without costing a retry. MaxConcurrent holds per replica. The store's
+// keys name the path and body, never the replica, so the answers are those
+// of one server; Stats.Endpoints and Client.EndpointStats count per
+// replica the requests, failures and replies.
 //
 // # Faults
 //

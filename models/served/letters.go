@@ -22,7 +22,7 @@ func NewLetters(cfg Config) (*Letters, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Letters{client: c, stats: newStats(cfg.Role, cfg.Server), wording: cfg.Wording}, nil
+	return &Letters{client: c, stats: newStats(cfg, c), wording: cfg.Wording}, nil
 }
 
 // Stats returns the reader's counts.

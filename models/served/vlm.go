@@ -22,11 +22,13 @@ import (
 // ONNX readers' interface carries from Frames to Score; pixels would be
 // 1.3 MB a frame for bytes the server never sees.
 type VLM struct {
-	client  *lazyClient
-	stats   *Stats
-	frames  *frameTable
-	conc    int
-	wording *letters.Wording
+	client *lazyClient
+	stats  *Stats
+	frames *frameTable
+	// conc is the requests in flight in all (server_concurrency times
+	// replicas), replicas the role's servers.
+	conc, replicas int
+	wording        *letters.Wording
 }
 
 // NewVLM opens a served VLM reader.
@@ -35,7 +37,7 @@ func NewVLM(cfg Config) (*VLM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server), frames: newFrameTable(), conc: cfg.Server.Concurrency, wording: cfg.Wording}, nil
+	return &VLM{client: c, stats: newStats(cfg, c), frames: newFrameTable(), conc: cfg.concurrency(), replicas: len(cfg.Endpoints()), wording: cfg.Wording}, nil
 }
 
 // videoPrompts is about how many prompts one video's call carries (a few
@@ -44,17 +46,27 @@ func NewVLM(cfg Config) (*VLM, error) {
 const videoPrompts = 16
 
 // maxVideosInFlight bounds the videos scored at once, whose decoded frames
-// (up to 128 a video for the reference probe) wait in memory meanwhile.
-const maxVideosInFlight = 8
+// (up to 128 a video for the reference probe) wait in memory meanwhile:
+// per replica, for up to maxReplicaShare replicas, since a video's
+// requests go to one replica (its prefix cache), so that fewer videos
+// than replicas would leave replicas idle.
+const (
+	maxVideosInFlight = 8
+	maxReplicaShare   = 4
+)
 
 // VideosInFlight is how many videos' calls the feature stage makes at once
 // (features.VLMGroups): enough that server_concurrency requests can be in
 // flight when each video's call carries about videoPrompts prompts, one at
-// the default concurrency of 8, four at 64, at most maxVideosInFlight. The
-// client holds the requests in flight to server_concurrency whatever the
-// number of calls.
+// the default concurrency of 8, four at 64, at most maxVideosInFlight, or
+// with R replicas (conc is then server_concurrency times R) at most
+// maxVideosInFlight times min(R, maxReplicaShare), 32 at 8 replicas, and
+// at least one video a replica (as many as 32 allows). The
+// client holds the requests in flight to server_concurrency a replica
+// whatever the number of calls.
 func (v *VLM) VideosInFlight() int {
-	return min(max(1, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight)
+	r := max(1, v.replicas)
+	return min(max(r, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight*min(r, maxReplicaShare))
 }
 
 // Stats returns the reader's counts.
