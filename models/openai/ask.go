@@ -98,7 +98,11 @@ func (c *Client) ask(ctx context.Context, q Query, st *counters) (Answer, error)
 		}
 		return a, err
 	}
-	chk := replyCheck{accept: func(data []byte) error { _, err := read(data); return err }}
+	// A refusal of the prompt as too long for the model is stored: it is
+	// the server's verdict on these bytes, and decides what is asked
+	// instead (a served VLM's fewer frames), so a resumed run must read it
+	// as the first run did.
+	chk := replyCheck{accept: func(data []byte) error { _, err := read(data); return err }, keepRefusal: (*ServerError).tooLong}
 	reply, err := c.fetch(ctx, "/chat/completions", body, q.ID, len(q.Frames), st, chk)
 	if err != nil {
 		return Answer{}, err
@@ -179,10 +183,12 @@ func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error
 // one that accept takes, else from the server, stored before it is returned
 // when accept takes it (accept reads the reply as the caller will: a 200 of
 // the wrong shape is not stored). A refusal (a 4xx) is stored only when
-// keepRefusal takes it (the probe's refusal of a form, which is the record
-// of the forms it decided), and faults that may pass (5xx, 429, timeouts)
-// never, so that a resumed run asks again: a 401 after a key change or a
-// 404 after a renamed model is gone once the configuration is fixed.
+// keepRefusal takes it: a verdict on the request's own bytes that decides
+// what is asked next (the probe's refusal of a form, a prompt too long for
+// the model: ErrTooLong). Other refusals and faults that may pass (5xx,
+// 429, timeouts) are never stored, so that a resumed run asks again: a 401
+// after a key change or a 404 after a renamed model is gone once the
+// configuration is fixed.
 func (c *Client) fetch(ctx context.Context, path string, body []byte, name string, images int, st *counters, chk replyCheck) ([]byte, error) {
 	if c.cfg.Store == nil {
 		return c.exchangeCounted(ctx, path, body, name, images, st)

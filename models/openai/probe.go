@@ -113,10 +113,11 @@ func (c *Client) findForms(ctx context.Context, q Query, order []int, st *counte
 		// A reply without log-probabilities is what the probe is for: it
 		// is stored, so that a resumed run decides the same.
 		// Its refusals of a form are stored too: with the reply, they are
-		// the record of the forms it decided.
+		// the record of the forms it decided; so is a refusal of the
+		// prompt as too long, as Ask stores it.
 		chk := replyCheck{
 			accept:      func(data []byte) error { _, _, err := pc.readAnswer(q, order, data, logprobs, body); return err },
-			keepRefusal: func(se *ServerError) bool { return c.refusesForm(se, prefill, logprobs) },
+			keepRefusal: func(se *ServerError) bool { return c.refusesForm(se, prefill, logprobs) || se.tooLong() },
 		}
 		reply, err := pc.fetch(ctx, "/chat/completions", body, q.ID, len(q.Frames), st, chk)
 		var se *ServerError
