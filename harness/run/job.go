@@ -130,12 +130,17 @@ func (j *Job) open(ctx context.Context, video bool) error {
 // opened job knows beside the stages (stageNotes). The progress reporter is
 // closed when it returns, so that a caller's summary follows the last
 // progress line. A served role that answered none of its requests fails
-// the run.
+// the run, and so does one whose server failed more of its queries than
+// Spec.MaxServerFailures allows (a *ServerFailuresError, after the outputs
+// are written).
 func (j *Job) Run(ctx context.Context) (*Result, error) {
 	j.opt.StageNotes = j.stageNotes
 	res, err := Audit(ctx, j.opt)
 	if err == nil && j.ms != nil {
 		err = servedRefused(j.ms.served)
+	}
+	if err == nil && j.ms != nil {
+		err = servedFailures(j.ms.served, j.spec.MaxServerFailures, j.spec.Out)
 	}
 	if j.ms != nil {
 		noteDevices(j.rep, j.ms.devices)

@@ -89,6 +89,11 @@ type Spec struct {
 	Seed uint64 `json:"seed"`
 	// Workers is the units of work run at once (--workers; 0 one per CPU).
 	Workers int `json:"workers,omitempty"`
+	// MaxServerFailures is the share of a served role's queries its server
+	// may fail in a run that exits 0 (--max-server-failures, from 0 to 1;
+	// 0 means DefaultMaxServerFailures). It changes no output, only the
+	// exit status.
+	MaxServerFailures float64 `json:"max_server_failures,omitempty"`
 	// Shard makes the run one shard of a split audit (--shard i/N).
 	Shard *Shard `json:"shard,omitempty"`
 	// Merge names the shard directories this run merges (vidscreen
@@ -194,6 +199,8 @@ func (s *Spec) Validate() error {
 		return harness.Usagef("--video-timeout must be 0 or more")
 	case s.Limit < 0:
 		return harness.Usagef("--limit must be 0 or more")
+	case !(s.MaxServerFailures >= 0 && s.MaxServerFailures <= 1):
+		return harness.Usagef("--max-server-failures %g: want a share from 0 to 1", s.MaxServerFailures)
 	case s.IndexBase != nil && *s.IndexBase != 0 && *s.IndexBase != 1:
 		return harness.Usagef("--index-base %d: want 0 or 1", *s.IndexBase)
 	case s.OffloadMinWork < 1:
@@ -239,12 +246,13 @@ func (s *Spec) precision() (cuda.Precision, error) {
 // the audit's outputs, with every path made absolute (merge may run in
 // another directory), and those of one process left out (the run
 // directory, workers, devices, precision, offload cut, memory budget,
-// progress, the shard itself), which change no output. Two shards are of
+// progress, the share of server failures allowed, the shard itself), which
+// change no output. Two shards are of
 // the same audit when their ShardSpecs are equal.
 func (s Spec) ShardSpec() (Spec, error) {
 	out := s
 	out.Out, out.Workers, out.Device, out.Precision, out.OffloadMinWork, out.DeviceMemory = "", 0, gpu.Spec{}, "", 0, 0
-	out.LogFormat, out.Quiet, out.Shard, out.Merge = "", false, nil, nil
+	out.LogFormat, out.Quiet, out.Shard, out.Merge, out.MaxServerFailures = "", false, nil, nil, 0
 	var err error
 	abs := func(p string) string {
 		if p == "" {

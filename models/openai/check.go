@@ -71,9 +71,9 @@ func (r CheckReport) Frames() string {
 	return ""
 }
 
-// Check asks cfg's server what it serves (GET /models), puts one text
-// question to it as Ask would, to find out whether log-probabilities and
-// continue_final_message work, then the question with one small frame, to
+// Check asks cfg's server what it serves (GET /models), probes it as Ask
+// does before its first query (Probe: one text question, to find out
+// whether log-probabilities and continue_final_message work), then the question with one small frame, to
 // find out whether it reads images, and with two frames as one video part,
 // to find out whether it reads video (vLLM's LLaVA-NeXT-Video reads video
 // only). It uses no store. An error means the
@@ -110,11 +110,7 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	if !rep.ModelServed {
 		return rep, fmt.Errorf("%s serves %q, not %q: set server_model to one of them", c.base, rep.Models, cfg.Model)
 	}
-	a, err := c.Ask(ctx, Query{
-		ID: "models check",
-		Prompt: letters.Parts{Kind: letters.KindBlind, Question: "What colour is a clear daytime sky?",
-			Options: []string{"green", "blue", "red", "black"}},
-	})
+	a, err := c.Probe(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("one-token completion: %w", err)
 	}

@@ -92,6 +92,7 @@ type Client struct {
 
 	flights flights       // requests in flight through the store, by key
 	probe   chan struct{} // held by the one query asking while the forms are unknown
+	probed  probeState    // the probe's answer or failure (probe.go)
 }
 
 // New checks cfg and returns a client. It refuses a non-loopback base URL
