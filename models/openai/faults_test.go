@@ -263,7 +263,7 @@ func TestAReplyNamingSeveralLettersAbstains(t *testing.T) {
 		{"The answer is B or C.", -1},
 		{"B", 1},
 		{"C. a cat", 2},
-		{"B, the blue one", 1},
+		{"B. the blue one", 1}, // one letter, then its text
 		{"A man and a dog", 0}, // one letter: the default parser reads its leading A
 		{"D", 3},
 	} {

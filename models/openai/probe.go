@@ -105,6 +105,10 @@ func (c *Client) findForms(ctx context.Context, q Query, order []int, st *counte
 	if err != nil {
 		return Answer{}, err
 	}
+	// The probe asks through the client's own replicas: one it finds dead
+	// is out of service for the queries after it too, and its counts are
+	// the client's.
+	pc.pool = c.pool
 	prefill, logprobs := true, c.cfg.Mode != ModeGenerate
 	for {
 		msgs, err := q.messages(order, prefill)
