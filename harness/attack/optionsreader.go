@@ -48,9 +48,11 @@ func readItems(ctx context.Context, name string, r LetterReader, s *Stream, prom
 	}
 	prompts := make([]letters.Prompt, len(s.Items))
 	for p, it := range s.Items {
-		prompts[p] = prompt(it, p)
+		if s.asks(p) {
+			prompts[p] = prompt(it, p)
+		}
 	}
-	scores, ok, err := readAll(ctx, r, prompts, nil)
+	scores, ok, err := readAll(ctx, r, prompts, s.Ask)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

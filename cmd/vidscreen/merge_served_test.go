@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vidscreen/vidscreen/harness/rundir"
+	"github.com/vidscreen/vidscreen/models/openai/openaitest"
+)
+
+// TestMergeServedReaders: with a served lm_reader and vlm_reader, the
+// shards ask every model reader (options-only, blind, retrieval, the VLM
+// readers and the permutation audit's orders) about their own items, and
+// the merge of two shards asks the server nothing (the counting server
+// hears no request; stages.json says "requests": 0) and writes the
+// unsharded audit's outputs byte for byte, its cards naming each served
+// reader's mode and form as the unsharded audit's do.
+func TestMergeServedReaders(t *testing.T) {
+	t.Parallel()
+	items, root, _ := videoFixture(t)
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
+	defer srv.Close()
+	dir := servedModels(t, "", srv.BaseURL(), 8, "vlm_reader")
+	tmp := t.TempDir()
+	args := []string{"audit", "--items", items, "--videos", root, "--models", dir, "--levels", "option,text,pool,frame,order", "--workers", "1", "--quiet"}
+	whole := filepath.Join(tmp, "whole")
+	if code, _, stderr := runWithKey(servedKey, append(args, "--out", whole)...); code != 0 {
+		t.Fatalf("audit: exit %d\n%s", code, stderr)
+	}
+	asked := len(srv.Requests())
+	var shards []string
+	for i, sh := range []string{"0/2", "1/2"} {
+		out := filepath.Join(tmp, "shard-"+sh[:1])
+		srv.Reset() // the shards ask again: the whole audit's store is its own
+		if code, _, stderr := runWithKey(servedKey, append(args, "--out", out, "--shard", sh)...); code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s", sh, code, stderr)
+		}
+		if len(srv.Requests()) == 0 {
+			t.Errorf("shard %d asked the server nothing", i)
+		}
+		shards = append(shards, out)
+	}
+	srv.Reset()
+	merged := filepath.Join(tmp, "merged")
+	code, _, stderr := runWithKey(servedKey, "merge", shards[1], shards[0], "--out", merged, "--log-format", "json")
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the merge sent %d requests (the whole audit %d), want none", n, asked)
+	}
+	sameRun(t, whole, merged, "between the unsharded audit and the merge of two shards with served readers")
+	var stages struct {
+		Requests *int64 `json:"requests"`
+		Readers  string `json:"readers"`
+	}
+	b, err := os.ReadFile(filepath.Join(merged, rundir.StagesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &stages); err != nil || stages.Requests == nil || *stages.Requests != 0 || stages.Readers != "from shards" {
+		t.Errorf("the merge's %s says requests %v, readers %q (%v), want 0 and from shards", rundir.StagesFile, stages.Requests, stages.Readers, err)
+	}
+	var doc struct {
+		Cards []struct {
+			Served []struct {
+				Role, Model, Mode string
+				Prefill           bool
+			} `json:"served_readers"`
+		} `json:"cards"`
+	}
+	b, _ = os.ReadFile(filepath.Join(merged, rundir.CardsJSON))
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Cards) == 0 {
+		t.Fatalf("cards.json: %v", err)
+	}
+	for _, c := range doc.Cards {
+		if len(c.Served) != 2 {
+			t.Errorf("a card names %d served readers, want lm_reader and vlm_reader: %+v", len(c.Served), c.Served)
+		}
+		for _, r := range c.Served {
+			if r.Mode != "logprobs" || !r.Prefill {
+				t.Errorf("the merge's card names %s (%s) in mode %q, prefill %v; want logprobs, prefilled", r.Role, r.Model, r.Mode, r.Prefill)
+			}
+		}
+	}
+}
