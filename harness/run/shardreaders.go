@@ -102,7 +102,7 @@ func (a *audit) shardReaders(ctx context.Context, p *plan, mine []bool) error {
 	}
 	a.res.Attackers = times
 	a.res.Units, a.res.UnitsStored = len(a.units), len(a.units)-len(pending)
-	a.stage("attack", t0)
+	a.stage("readers", t0)
 	return a.shardPermutations(ctx, own)
 }
 
