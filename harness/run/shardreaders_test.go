@@ -44,7 +44,7 @@ func stageEnds(t *testing.T, log string) map[string]stageLine {
 }
 
 // TestShardsAskTheReadersAndMergeAsksNothing: at the option, text and pool
-// levels with an lm_reader, the shards of a 1-, 2- and 3-way split
+// levels with an lm_reader (and the cross-pool variants), the shards of a 1-, 2- and 3-way split
 // together ask the reader exactly the prompts the unsharded audit asks
 // (each item's, on every order and option permutation, once), the merge
 // asks none, and its outputs are the unsharded audit's, byte for byte.
@@ -56,7 +56,7 @@ func TestShardsAskTheReadersAndMergeAsksNothing(t *testing.T) {
 	items := realItems(t, 40)
 	tmp := t.TempDir()
 	var asked atomic.Int64
-	base := Options{Items: []string{items}, Seed: 2, Workers: 2, Reader: countingReader{&asked}, ReaderName: "counting",
+	base := Options{Items: []string{items}, Seed: 2, Workers: 2, Reader: countingReader{&asked}, ReaderName: "counting", CrossPool: true,
 		Levels: []harness.Level{harness.LevelOption, harness.LevelText, harness.LevelPool}}
 	withLog := func(opt Options) (Options, *bytes.Buffer) {
 		var buf bytes.Buffer
@@ -117,6 +117,18 @@ func TestShardsAskTheReadersAndMergeAsksNothing(t *testing.T) {
 			t.Errorf("the merge of %d shards asked the reader %d prompts, want none", n, got)
 		}
 		sameOutputs(t, whole.Out, opt.Out)
+		if n == 2 {
+			// A shard run again and a merge run again ask nothing and
+			// change nothing.
+			again := base
+			again.Out, again.Shard = shards[1], &Shard{1, 2}
+			mustAudit(t, again)
+			mustAudit(t, opt)
+			if got := asked.Load(); got != 0 {
+				t.Errorf("a shard and a merge run again asked the reader %d prompts, want none", got)
+			}
+			sameOutputs(t, whole.Out, opt.Out)
+		}
 	}
 }
 
