@@ -11,18 +11,21 @@ import (
 )
 
 // TestMergeServedReaders: with a served lm_reader and vlm_reader, the
-// shards ask every model reader (options-only, blind, retrieval, the VLM
-// readers and the permutation audit's orders) about their own items, and
+// shards ask every model reader (options-only, blind, retrieval, captions,
+// transcript, the VLM readers and the permutation audit's orders) about
+// their own items, and
 // the merge of two shards asks the server nothing (the counting server
 // hears no request; stages.json says "requests": 0) and writes the
 // unsharded audit's outputs byte for byte, its cards naming each served
 // reader's mode and form as the unsharded audit's do.
 func TestMergeServedReaders(t *testing.T) {
 	t.Parallel()
-	items, root, _ := videoFixture(t)
+	items, root, modelsDir := videoFixture(t)
 	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: longestOption})
 	defer srv.Close()
-	dir := servedModels(t, "", srv.BaseURL(), 8, "vlm_reader")
+	// The init'd models' image tower, captioner and asr, so that the
+	// captions and transcript readers ask the served lm_reader too.
+	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader")
 	tmp := t.TempDir()
 	args := []string{"audit", "--items", items, "--videos", root, "--models", dir, "--levels", "option,text,pool,frame,order", "--workers", "1", "--quiet"}
 	whole := filepath.Join(tmp, "whole")
@@ -48,8 +51,8 @@ func TestMergeServedReaders(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Errorf("the merge sent %d requests (the whole audit %d), want none", n, asked)
+	if rs := srv.Requests(); len(rs) != 0 {
+		t.Errorf("the merge sent %d requests (the whole audit %d), want none; the first to %s: %.300q", len(rs), asked, rs[0].Model, rs[0].User())
 	}
 	sameRun(t, whole, merged, "between the unsharded audit and the merge of two shards with served readers")
 	var stages struct {
@@ -61,7 +64,7 @@ func TestMergeServedReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &stages); err != nil || stages.Requests == nil || *stages.Requests != 0 || stages.Readers != "from shards" {
-		t.Errorf("the merge's %s says requests %v, readers %q (%v), want 0 and from shards", rundir.StagesFile, stages.Requests, stages.Readers, err)
+		t.Errorf("the merge's %s says requests %v, readers %q (%v), want 0 and from shards", rundir.StagesFile, deref(stages.Requests), stages.Readers, err)
 	}
 	var doc struct {
 		Cards []struct {
@@ -85,4 +88,12 @@ func TestMergeServedReaders(t *testing.T) {
 			}
 		}
 	}
+}
+
+// deref is *p, or -1 for nil.
+func deref(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

@@ -31,7 +31,8 @@ type Stream struct {
 	// (CrossPool); nil for the others.
 	Pool *Pool
 	// Ask, when set, says per item of Items whether the lm_reader
-	// attackers (options-only, blind and retrieval readers) ask their
+	// attackers (HonoursAsk: the options-only, blind, retrieval, captions
+	// and transcript readers) ask their
 	// model about it: a shard of a split audit asks about its own items
 	// only, and every shard asks about different ones. An item not asked
 	// gets a seeded guess its caller must not keep. The rest of the stream

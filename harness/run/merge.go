@@ -180,7 +180,7 @@ func (a *audit) shardPermutation(at attack.Attacker, o int, items []*harness.Ite
 		var keys []string
 		for i := range items {
 			if of[i] == s {
-				idx, keys = append(idx, i), append(keys, items[i].Key())
+				idx, keys = append(idx, i), append(keys, a.permutationKey(at, i, true))
 			}
 		}
 		if len(idx) == 0 {

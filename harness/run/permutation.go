@@ -125,6 +125,7 @@ type permutedOrders struct {
 // The margins are the gold's on that order (NaN where the scores gave
 // none; nil from a cache written before they were kept).
 func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, o int, idx []int32) ([]int, []float64, error) {
+	shard := idx != nil
 	if idx == nil {
 		idx = make([]int32, len(a.items))
 		for i := range idx {
@@ -135,16 +136,7 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, o in
 	keys := make([]string, len(idx))
 	frames := attack.FrameNeeds(at) != 0
 	for k, i := range idx {
-		it := a.items[i]
-		items[k], keys[k] = it, it.Key()
-		if frames {
-			// What a VLM reader's answers read of the video, and whether it
-			// failed: a restored or replaced video is another key.
-			keys[k] += "\x00" + a.inputs[i]
-			if a.failures != nil {
-				keys[k] += "\x00" + a.failures[i]
-			}
-		}
+		items[k], keys[k] = a.items[i], a.permutationKey(at, int(i), shard)
 	}
 	path := rundir.PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
 	b, err := checksum.ReadFile(path)
@@ -229,6 +221,27 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, o in
 	}
 	err = checksum.Write(path, func(w io.Writer) error { return rundir.EncodePermutation(w, &rec) })
 	return out, margins, err
+}
+
+// permutationKey is item i's part of the key of a permutation file of
+// attacker at: the item's key, and for a reader of the video what it read
+// of it and whether it failed (a restored or replaced video is another
+// key). The failure is always part of a shard's key (shard), whose
+// failures are its items' alone, and part of a run's when any item failed.
+func (a *audit) permutationKey(at attack.Attacker, i int, shard bool) string {
+	key := a.items[i].Key()
+	if attack.FrameNeeds(at) == 0 {
+		return key
+	}
+	key += "\x00" + a.inputs[i]
+	if shard || a.failures != nil {
+		failure := ""
+		if a.failures != nil {
+			failure = a.failures[i]
+		}
+		key += "\x00" + failure
+	}
+	return key
 }
 
 // validChoices reports whether every stored choice names an option of its

@@ -193,12 +193,15 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 				sum.Videos = append(sum.Videos, ShardVideo{Path: path, Failure: f.Failure})
 			}
 		}
+		var hashes []string
+		var heard []transcriptEntry
 		if needs.Has(attack.NeedTranscript) && a.opt.Video.ASR != nil {
 			// The transcripts go to the shard's cache, which merge reads.
-			if _, _, err := a.hear(ctx, fr); err != nil {
+			if hashes, heard, err = a.hear(ctx, fr); err != nil {
 				return nil, a.interrupted(ctx, err)
 			}
 		}
+		a.shardVisual(fr, isMine, needs, hashes, heard)
 		st := fr.Stats
 		a.opt.Progress.Note("shard features done", "shard", sh.String(), "items", len(mine), "videos", st.Videos, "cached", st.Cached,
 			"computed", st.Computed, "failed", st.Failed)

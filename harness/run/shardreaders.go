@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/features"
 )
 
 // shardReaders is the readers stage of a shard: the lm_reader attackers
@@ -137,6 +138,9 @@ func (a *audit) runShardUnit(ctx context.Context, u *unit, mine []bool) (int, er
 				asked++
 			}
 		}
+		if attack.FrameNeeds(at) != 0 {
+			s.Visual = permuteVisual(a.visual, order)
+		}
 		var err error
 		if attack.NeedsText(at) {
 			if s.Text, err = a.text.gather(order); err != nil {
@@ -227,4 +231,61 @@ func (a *audit) shardPermutations(ctx context.Context, own []int32) error {
 	m.finish()
 	a.stage("permutations", t0)
 	return nil
+}
+
+// shardVisual fills, in a shard, what the captions and transcript readers
+// read of each of the shard's items (mine; fr and the transcripts heard
+// are of those items, in order): its video's failure, the captions of its
+// uniform frames and its transcript, as the video stage gives them, with
+// the input its records name (a.inputs). The other items get an empty
+// Visual: they are never asked. What the video stage would also fail an
+// item for (a text model's non-finite embedding of its texts or captions)
+// is not looked for here: such an item's answer is kept by its shard.
+func (a *audit) shardVisual(fr *features.Result, mine []bool, needs attack.Needs, hashes []string, heard []transcriptEntry) {
+	n := len(a.items)
+	a.inputs = make([]string, n)
+	a.visual = make([]*attack.Visual, n)
+	for i := range a.visual {
+		a.visual[i] = &attack.Visual{}
+	}
+	byHash := map[string]*transcriptEntry{}
+	for k, h := range hashes {
+		byHash[h] = &heard[k]
+	}
+	// The video stage gives captions and transcripts to the readers only
+	// with an image tower (a run of served VLM readers alone has none).
+	full := a.opt.Video != nil && len(a.opt.Video.ImageText) > 0
+	k := 0
+	for i := range a.items {
+		if !mine[i] {
+			continue
+		}
+		f := fr.Items[k]
+		k++
+		a.inputs[i] = videoInput(f.Hash, a.cfg.Videos)
+		a.fail(i, f.Failure)
+		v := a.visual[i]
+		v.Failure = f.Failure
+		if !full {
+			continue
+		}
+		if needs.Has(attack.NeedCaptions) && f.Failure == "" {
+			vid := fr.Videos[f.Video]
+			for _, r := range f.Rows[features.CaptionSet.Name] {
+				if c := vid.Captions[r]; c != "" {
+					v.CaptionTexts = append(v.CaptionTexts, c)
+				}
+			}
+		}
+		if needs.Has(attack.NeedTranscript) && a.opt.Video.ASR != nil {
+			x := &attack.Transcript{}
+			v.Transcript = x
+			if e, ok := byHash[f.Hash]; ok && f.Failure == "" {
+				x.NoStream, x.Text = e.NoStream, e.Text
+				if e.Failure != "" {
+					x.Text = ""
+				}
+			}
+		}
+	}
 }
