@@ -15,9 +15,10 @@ import (
 // transcript, the VLM readers and the permutation audit's orders) about
 // their own items, and
 // the merge of two shards asks the server nothing (the counting server
-// hears no request; stages.json says "requests": 0) and writes the
-// unsharded audit's outputs byte for byte, its cards naming each served
-// reader's mode and form as the unsharded audit's do.
+// hears no request; stages.json says "requests": 0; with the server gone
+// it writes the same) and writes the unsharded audit's outputs byte for
+// byte, its cards naming each served reader's mode and form as the
+// unsharded audit's do.
 func TestMergeServedReaders(t *testing.T) {
 	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
@@ -55,6 +56,13 @@ func TestMergeServedReaders(t *testing.T) {
 		t.Errorf("the merge sent %d requests (the whole audit %d), want none; the first to %s: %.300q", len(rs), asked, rs[0].Model, rs[0].User())
 	}
 	sameRun(t, whole, merged, "between the unsharded audit and the merge of two shards with served readers")
+	// The merge needs no server: with it gone, a merge writes the same.
+	srv.Close()
+	gone := filepath.Join(tmp, "merged-without-server")
+	if code, _, stderr := runWithKey(servedKey, "merge", shards[0], shards[1], "--out", gone, "--quiet"); code != 0 {
+		t.Fatalf("merge without the server: exit %d\n%s", code, stderr)
+	}
+	sameRun(t, whole, gone, "between the unsharded audit and a merge with the server gone")
 	var stages struct {
 		Requests *int64 `json:"requests"`
 		Readers  string `json:"readers"`
