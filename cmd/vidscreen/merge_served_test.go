@@ -10,15 +10,15 @@ import (
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
-// TestMergeServedReaders: with a served lm_reader and vlm_reader, the
-// shards ask every model reader (options-only, blind, retrieval, captions,
-// transcript, the VLM readers and the permutation audit's orders) about
-// their own items, and
-// the merge of two shards asks the server nothing (the counting server
-// hears no request; stages.json says "requests": 0; with the server gone
-// it writes the same) and writes the unsharded audit's outputs byte for
-// byte, its cards naming each served reader's mode and form as the
-// unsharded audit's do.
+// TestMergeServedReaders: with a served lm_reader and vlm_reader beside
+// the init'd image tower and captioner, the shards ask every model reader
+// (options-only, blind, retrieval, captions, the VLM readers and the
+// permutation audit's orders) about their own items, together sending the
+// unsharded audit's requests, each once; the merge of the two asks the
+// server nothing (the counting server hears no request; stages.json says
+// "requests": 0; with the server gone it writes the same) and writes the
+// unsharded audit's outputs byte for byte, its cards naming each served
+// reader's mode and form as the unsharded audit's do.
 func TestMergeServedReaders(t *testing.T) {
 	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
@@ -35,16 +35,23 @@ func TestMergeServedReaders(t *testing.T) {
 	}
 	asked := len(srv.Requests())
 	var shards []string
+	sent := 0
 	for i, sh := range []string{"0/2", "1/2"} {
 		out := filepath.Join(tmp, "shard-"+sh[:1])
 		srv.Reset() // the shards ask again: the whole audit's store is its own
 		if code, _, stderr := runWithKey(servedKey, append(args, "--out", out, "--shard", sh)...); code != 0 {
 			t.Fatalf("shard %s: exit %d\n%s", sh, code, stderr)
 		}
-		if len(srv.Requests()) == 0 {
+		n := len(srv.Requests())
+		if n == 0 {
 			t.Errorf("shard %d asked the server nothing", i)
 		}
+		sent += n
+		t.Logf("shard %s sent %d requests (the unsharded audit %d)", sh, n, asked)
 		shards = append(shards, out)
+	}
+	if sent != asked {
+		t.Errorf("the shards sent %d requests together, the unsharded audit %d: each prompt is asked once, by its item's shard", sent, asked)
 	}
 	srv.Reset()
 	merged := filepath.Join(tmp, "merged")
