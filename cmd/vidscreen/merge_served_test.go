@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/rundir"
@@ -111,4 +112,58 @@ func deref(p *int64) int64 {
 		return -1
 	}
 	return *p
+}
+
+// TestMergeServedTranscripts: in the audio world, whose models hear the
+// videos (asr), with a served lm_reader, the shards ask the transcript
+// reader about their own items and the merge asks nothing, writing the
+// unsharded audit's outputs byte for byte.
+func TestMergeServedTranscripts(t *testing.T) {
+	t.Parallel()
+	world := audioWorld.path(t)
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm"}, Answer: longestOption})
+	defer srv.Close()
+	dir := servedModels(t, filepath.Join(world, "models"), srv.BaseURL(), 8)
+	tmp := t.TempDir()
+	args := []string{"audit", "--items", filepath.Join(world, "items.jsonl"), "--videos", world, "--models", dir, "--levels", "frame", "--seed", "1", "--quiet"}
+	whole := filepath.Join(tmp, "whole")
+	if code, _, stderr := runWithKey(servedKey, append(args, "--out", whole)...); code != 0 {
+		t.Fatalf("audit: exit %d\n%s", code, stderr)
+	}
+	transcripts := func() int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if strings.Contains(r.User(), "Transcript of the video's audio") {
+				n++
+			}
+		}
+		return n
+	}
+	want := transcripts()
+	if want == 0 {
+		t.Fatal("the unsharded audit asked the transcript reader nothing")
+	}
+	var shards []string
+	got := 0
+	for _, sh := range []string{"0/2", "1/2"} {
+		out := filepath.Join(tmp, "shard-"+sh[:1])
+		srv.Reset()
+		if code, _, stderr := runWithKey(servedKey, append(args, "--out", out, "--shard", sh)...); code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s", sh, code, stderr)
+		}
+		got += transcripts()
+		shards = append(shards, out)
+	}
+	if got != want {
+		t.Errorf("the shards asked the transcript reader %d prompts together, the unsharded audit %d", got, want)
+	}
+	srv.Reset()
+	merged := filepath.Join(tmp, "merged")
+	if code, _, stderr := runWithKey(servedKey, "merge", shards[0], shards[1], "--out", merged, "--quiet"); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if rs := srv.Requests(); len(rs) != 0 {
+		t.Errorf("the merge sent %d requests, want none; the first: %.200q", len(rs), rs[0].User())
+	}
+	sameRun(t, whole, merged, "between the unsharded audit and the merge of two shards with the transcript reader")
 }
