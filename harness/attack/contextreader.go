@@ -28,6 +28,9 @@ func readWithContext(ctx context.Context, name string, kind letters.Kind, r Lett
 	prompts := make([]letters.Prompt, len(s.Items))
 	use := make([]bool, len(s.Items))
 	for p, it := range s.Items {
+		if !s.asks(p) {
+			continue // another shard's item
+		}
 		f, ok := fit(p)
 		if use[p] = ok; !ok {
 			continue

@@ -50,12 +50,11 @@ func readItems(ctx context.Context, name string, r LetterReader, s *Stream, prom
 	}
 	prompts := make([]letters.Prompt, len(s.Items))
 	for p, it := range s.Items {
-		prompts[p] = prompt(it, p)
+		if s.asks(p) {
+			prompts[p] = prompt(it, p)
+		}
 	}
-	scores, ok, err := readAll(ctx, r, prompts, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	s.answered(len(s.Items))
-	return answerAll(name, s, scores, ok), nil
+	// A chunk at a time, so that the run's progress moves as the model
+	// answers (a pool's readers take hours).
+	return readPrompts(ctx, name, r, s, prompts)
 }

@@ -52,6 +52,9 @@ func (a *retrievalReader) Attack(ctx context.Context, s *Stream) ([]Prediction, 
 	quiet := *s
 	quiet.Progress = nil
 	err := nearestEarlierBy(ctx, retrievalK, a.cfg.kernelOptions(), &a.cache.retrievalIndex, s.Question, &quiet, func(p int, near []earlier) {
+		if !s.asks(p) {
+			return // another shard's item: its pairs are read, it is not asked
+		}
 		pairs := make([]*harness.Item, len(near))
 		for i, e := range near {
 			pairs[i] = s.Items[e.pos]
@@ -108,7 +111,11 @@ func readPrompts(ctx context.Context, name string, r LetterReader, s *Stream, pr
 	const chunk = 4 * readerChunk
 	for lo := 0; lo < len(prompts); lo += chunk {
 		hi := min(lo+chunk, len(prompts))
-		sc, k, err := readAll(ctx, r, prompts[lo:hi], nil)
+		var use []bool
+		if s.Ask != nil {
+			use = s.Ask[lo:hi]
+		}
+		sc, k, err := readAll(ctx, r, prompts[lo:hi], use)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

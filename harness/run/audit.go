@@ -246,12 +246,15 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	defer a.close()
 	a.stage("read", p.started) // the plan and the claim
 	if opt.Shard != nil {
-		return a.shardRun(ctx, p.started)
+		return a.shardRun(ctx, p)
 	}
 	if err := a.seedFromShards(p.mergeTime); err != nil {
 		return nil, err
 	}
 	if err := a.loadRecords(); err != nil {
+		return nil, err
+	}
+	if err := a.importShardRecords(); err != nil {
 		return nil, err
 	}
 	if err := a.embed(ctx, p.emb, p.lexical); err != nil {

@@ -154,7 +154,8 @@ func (j *Job) Run(ctx context.Context) (*Result, error) {
 
 // stageNotes are the keys the job adds to stages.json: "served", the served
 // roles' counts, and "frame_path", the path the image tower took, each when
-// the run has one.
+// the run has one; a merge's "readers" ("from shards") and "requests", the
+// requests it sent to the served roles itself.
 func (j *Job) stageNotes(res *Result) map[string]any {
 	notes := map[string]any{}
 	if j.ms != nil && len(j.ms.served) > 0 {
@@ -162,6 +163,19 @@ func (j *Job) stageNotes(res *Result) map[string]any {
 	}
 	if j.frame != nil {
 		notes["frame_path"] = framePathTaken(*j.frame, res.Features, j.rep)
+	}
+	if len(j.spec.Merge) > 0 {
+		// A merge's readers answered in the shards: it says how many
+		// requests it sent itself (0 unless a shard's server failed on an
+		// item, which the merge then asks again).
+		requests := int64(0)
+		if j.ms != nil {
+			for _, r := range j.ms.served {
+				requests += r.Stats().Snapshot().Requests
+			}
+		}
+		notes["requests"] = requests
+		notes["readers"] = "from shards"
 	}
 	return notes
 }
