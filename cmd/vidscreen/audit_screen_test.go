@@ -56,13 +56,13 @@ func TestAuditScreenReader(t *testing.T) {
 	}
 	withScreen := withRole(man["roles"]["vlm_reader"])
 	// A screen_reader that differs from vlm_reader: the same weights with a
-	// longer prompt limit (128 positions, not models init's 120), so more
+	// shorter prompt limit (200 positions, not models init's 512), so fewer
 	// of the 32 frames fit and its answers are its own.
 	var vlm map[string]any
 	if err := json.Unmarshal(man["roles"]["vlm_reader"], &vlm); err != nil {
 		t.Fatal(err)
 	}
-	vlm["max_length"] = 128
+	vlm["max_length"] = 200
 	other, _ := json.Marshal(vlm)
 	withOther := withRole(other)
 

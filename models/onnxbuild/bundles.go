@@ -9,7 +9,7 @@ import (
 
 // TinyLM is a small causal LM over BERT's uncased vocabulary (30,522 tokens),
 // so that the shared WordPiece tokenizer file gives it real ids.
-var TinyLM = DecoderConfig{Vocab: 30522, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 128}
+var TinyLM = DecoderConfig{Vocab: 30522, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 512}
 
 // NewLM draws a causal LM's weights from seed.
 func NewLM(cfg DecoderConfig, seed uint64) *Decoder {
@@ -85,7 +85,7 @@ type VLM struct {
 // TinyVLMVision and TinyVLMText size the tiny VLM.
 var (
 	TinyVLMVision = VisionConfig{Channels: 3, Image: 32, Patch: 16, Hidden: 32, Heads: 4, Layers: 1, FFN: 64, Out: 32}
-	TinyVLMText   = DecoderConfig{Vocab: 30522, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 128}
+	TinyVLMText   = DecoderConfig{Vocab: 30522, Hidden: 32, Heads: 4, Layers: 2, FFN: 64, MaxPos: 512}
 )
 
 // NewVLM draws a VLM's weights from seed.
