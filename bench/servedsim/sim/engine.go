@@ -54,14 +54,14 @@ type Counts struct {
 }
 
 type seq struct {
-	hashes   []uint64
-	tokens   int
-	left     int // tokens still to compute; -1 before admission
-	now      int // tokens computed in the current step
-	known    int // tokens cached or computed so far
-	done     chan struct{}
-	images   int
-	imgToks  int
+	hashes  []uint64
+	tokens  int
+	left    int // tokens still to compute; -1 before admission
+	now     int // tokens computed in the current step
+	known   int // tokens cached or computed so far
+	done    chan struct{}
+	images  int
+	imgToks int
 }
 
 // An Engine computes prompts in steps, as a continuous-batching server
@@ -75,12 +75,12 @@ type Engine struct {
 	cfg   EngineConfig
 	cache *Cache
 
-	mu       sync.Mutex
-	wake     chan struct{}
-	waiting  []*seq
-	counts   Counts
-	first    time.Time
-	last     time.Time
+	mu      sync.Mutex
+	wake    chan struct{}
+	waiting []*seq
+	counts  Counts
+	first   time.Time
+	last    time.Time
 }
 
 // NewEngine starts nothing; Run does.
