@@ -53,8 +53,10 @@ type report struct {
 	// Requests is what the servers received; RequestsPerS over the run's wall.
 	Requests     int64   `json:"requests"`
 	RequestsPerS float64 `json:"requests_per_s"`
-	// CapacityPerS is the servers' summed requests per busy second; Busy
-	// the share of it the client used (RequestsPerS / CapacityPerS).
+	// CapacityPerS is what the servers could do: their number times the
+	// mean requests per busy second of those that worked (a server the
+	// client left idle counts as much as the others); Busy the share of
+	// it the client used (RequestsPerS / CapacityPerS).
 	CapacityPerS float64 `json:"capacity_requests_per_s"`
 	Busy         float64 `json:"busy"`
 	// Utilization is each server's busy time over its active time.
@@ -136,13 +138,17 @@ func main() {
 	rep.WallS = time.Since(t0).Seconds()
 	rep.CPUS = cpuSeconds() - cpu0
 	rep.PeakRSSMiB = peakRSSMiB()
+	worked := 0
 	for _, u := range list {
 		var s sim.Stats
 		if err := get(root(u)+"/stats", &s); err != nil {
 			log.Fatal(err)
 		}
 		rep.Requests += s.Requests
-		rep.CapacityPerS += s.Capacity
+		if s.Capacity > 0 {
+			rep.CapacityPerS += s.Capacity
+			worked++
+		}
 		rep.Utilization = append(rep.Utilization, round3(s.Utilization))
 		rep.MaxRunning = append(rep.MaxRunning, s.MaxRunning)
 		rep.PromptTokens += s.PromptTokens
@@ -151,6 +157,9 @@ func main() {
 		rep.Images += s.Images
 		rep.ImageTokens += s.ImageTokens
 		rep.AskedTwice += s.AskedTwice
+	}
+	if worked > 0 {
+		rep.CapacityPerS *= float64(len(list)) / float64(worked)
 	}
 	if rep.WallS > 0 {
 		rep.RequestsPerS = float64(rep.Requests) / rep.WallS
