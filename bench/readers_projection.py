@@ -105,7 +105,7 @@ def fmt_h(s):
 
 def main(d=None):
     global TEXT_PROMPT, TEXT_COMPUTED
-    text1, vg, vi, t8 = (load(d, n) for n in ("text1.json", "vlm-grouped.json", "vlm-item.json", "text8.json"))
+    text1, vg, vi, t8, ceil = (load(d, n) for n in ("text1.json", "vlm-grouped.json", "vlm-item.json", "text8.json", "ceiling.json"))
     text_prompt = TEXT_PROMPT
     if text1:
         text_prompt = text1["prompt_tokens"] / text1["requests"]
@@ -121,9 +121,14 @@ def main(d=None):
         achieved = (vi["computed_tokens"] - vg["computed_tokens"]) / (vi["computed_tokens"] - ideal)
         why = (f"measured: grouped computed {vg['computed_tokens']:,} tokens, item order {vi['computed_tokens']:,},"
                f" ideal {ideal:,.0f}: {achieved:.0%} of the saving")
+    # The client's share of the servers' capacity: measured against 8
+    # servers at the text readers' request rate. A reader whose requests
+    # are fewer than half the client's measured ceiling (requests/s with
+    # servers that take no time) is taken to keep them fully busy.
     busy, bwhy = 0.95, "assumed 95%"
     if t8:
         busy, bwhy = t8["busy"], f"measured against 8 servedsim servers ({t8['requests']:,} requests)"
+    ceiling = ceil["requests_per_s"] if ceil else 3000.0
     lm_rate = H200_BF16 * MFU / (2 * LM_PARAMS)
     print()
     print(f"Served readers on the pool: {ITEMS:,} items over {VIDEOS:,} videos ({PER_VIDEO:.1f} a video)")
@@ -131,7 +136,9 @@ def main(d=None):
     print(f"  text prompt {text_prompt:.0f} tokens with the template, {TEXT_COMPUTED:.0%} of them computed ({'measured by servedsim on the bench prompts' if text1 else 'assumed'}); VLM text {QA_TEXT}, captions {CAPTIONS}, transcript {TRANSCRIPT}, retrieval {RETRIEVAL} tokens (assumed)")
     print(f"  prefix sharing achieved: {why}")
     print(f"  one H200: {H200_BF16 / 1e12:.0f} TFLOPS dense BF16 (datasheet) x {MFU:.0%} (assumed prefill MFU) = {lm_rate:,.0f} LM tokens/s at 2 x {LM_PARAMS / 1e9:.1f} B flops/token,"
-          f" plus each family's vision tower per frame; {GPUS} GPUs kept {busy:.0%} busy by the client ({bwhy})")
+          f" plus each family's vision tower per frame")
+    print(f"  the client keeps the {GPUS} GPUs {busy:.0%} busy ({bwhy}) where a reader needs more than half its ceiling of {ceiling:,.0f} requests/s"
+          f" ({'measured, 8 servers that take no time' if ceil else 'assumed'}); fully busy below that")
     TEXT_PROMPT = text_prompt
     for fam, f in FAMILIES.items():
         frames = frames_that_fit(f["tokens"])
@@ -147,12 +154,17 @@ def main(d=None):
             # tower on the images whose tokens are computed (a cached
             # prefix's images are not encoded again), in proportion.
             flops = 2 * LM_PARAMS * computed + f["vit"] * images * (computed / total)
-            secs = flops / (H200_BF16 * MFU * GPUS * busy)
+            secs = flops / (H200_BF16 * MFU * GPUS)
+            if prompts / secs > ceiling / 2:
+                secs /= busy
             by_level[level] = by_level.get(level, 0) + secs
             print(f"  {name:<44} {level:<6} {prompts:>11,.0f} {images:>12,.0f} {total:>15,.0f} {computed:>15,.0f} {fmt_h(secs):>9}")
         cum = 0
         fits = []
-        for level in ("option", "text", "frame", "order", "pool"):
+        for level in ("option", "text", "pool", "frame", "order"):  # harness.Levels()
             cum += by_level.get(level, 0)
             fits.append(f"{level} {fmt_h(by_level.get(level, 0))} (to here {fmt_h(cum)}{', fits 4 h' if cum <= 4 * 3600 else ''})")
         print("  by level: " + "; ".join(fits))
+        order = by_level.get("order", 0)
+        print(f"  the rest: the order level's {fmt_h(order)} on one node; the whole pool in 4 h takes {math.ceil(cum / (4 * 3600))} nodes"
+              f" (the shards split the readers' work by video), or one node {cum / (4 * 3600):.1f}x longer than 4 h")

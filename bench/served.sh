@@ -25,7 +25,8 @@
 # prefill rates of one H200 assumed in docs/scale.md (VLM_TPS here is 10x
 # that, a faster clock, so that the sample runs in a minute: its token
 # counts do not depend on the clock). Environment: WORK (default a temp
-# dir), ITEMS, CEIL_ITEMS, VLM_ITEMS, WORKERS.
+# dir), ITEMS, CEIL_ITEMS, VLM_ITEMS, WORKERS, STEPS (default "1 2 3 4 5":
+# the steps to run; 2 and 5 use step 1's reports when they are in WORK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/go/bin:$PATH
@@ -36,12 +37,15 @@ WORKERS=${WORKERS:-32}
 TEXT_TPS=${TEXT_TPS:-26000}
 VLM_TPS=${VLM_TPS:-200000}
 WORK=${WORK:-$(mktemp -d)}
+STEPS=" ${STEPS:-1 2 3 4 5} "
+step() { [[ "$STEPS" == *" $1 "* ]]; }
 mkdir -p "$WORK/bin"
 go build -o "$WORK/bin/" ./bench/servedsim ./bench/servedclient
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 : >"$WORK/pids"
 cleanup() { while read -r p; do kill "$p" 2>/dev/null || true; done <"$WORK/pids"; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 # start NAME N ARGS...: N servers; prints their URLs, comma-separated.
 start() {
 	local name=$1 n=$2 urls=()
@@ -63,35 +67,46 @@ report() { /usr/bin/python3 bench/served_report.py "$@"; }
 show() { report show; }
 echo "== machine: $(nproc) cores, load $(load); WORK=$WORK"
 text=(-model qwen2.5-7b-instruct -prefill-tps "$TEXT_TPS" -max-seqs 256 -max-batched-tokens 8192 -cache-tokens 1800000)
-one=$(start one 1 "${text[@]}")
-eight=$(start eight 8 "${text[@]}")
+if step 1; then one=$(start one 1 "${text[@]}"); fi
+if step 1 || step 2 || step 5; then eight=$(start eight 8 "${text[@]}"); fi
 
-echo "== 1. text readers, $ITEMS items x 2 readers x 4 orders, --workers $WORKERS, concurrency 256 a server (load $(load))"
-echo "  1 server:";  client -servers "$one" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text1.json" | show
-echo "  8 servers:"; client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text8.json" | show
-report checksums "$WORK/text1.json" "$WORK/text8.json"
+if step 1; then
+	echo "== 1. text readers, $ITEMS items x 2 readers x 4 orders, --workers $WORKERS, concurrency 256 a server (load $(load))"
+	echo "  1 server:";  client -servers "$one" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text1.json" | show
+	echo "  8 servers:"; client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text8.json" | show
+	report checksums "$WORK/text1.json" "$WORK/text8.json"
+fi
 
-echo "== 2. the same against 8 servers at --workers 2, this machine's default (load $(load))"
-client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers 2 | tee "$WORK/text8w2.json" | show
+if step 2; then
+	echo "== 2. the same against 8 servers at --workers 2, this machine's default (load $(load))"
+	client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers 2 | tee "$WORK/text8w2.json" | show
+fi
 
-echo "== 3. the client's ceiling: 8 servers that take no time, $CEIL_ITEMS items (load $(load))"
-fast=$(start fast 8 -model qwen2.5-7b-instruct -prefill-tps 1e12 -step 0 -cache-tokens 0)
-client -servers "$fast" -model qwen2.5-7b-instruct -items "$CEIL_ITEMS" -workers "$WORKERS" | tee "$WORK/ceiling.json" | show
+if step 3; then
+	echo "== 3. the client's ceiling: 8 servers that take no time, $CEIL_ITEMS items (load $(load))"
+	fast=$(start fast 8 -model qwen2.5-7b-instruct -prefill-tps 1e12 -step 0 -cache-tokens 0)
+	client -servers "$fast" -model qwen2.5-7b-instruct -items "$CEIL_ITEMS" -workers "$WORKERS" | tee "$WORK/ceiling.json" | show
+fi
 
-echo "== 4. VLM reader, $VLM_ITEMS items (4 a video, 32 frames), 1 server, concurrency 64, Qwen2.5-VL tokens, cache 150,000 tokens (load $(load))"
-vlm=$(start vlm 1 -model qwen2.5-vl-7b -family qwen2.5-vl -prefill-tps "$VLM_TPS" -cache-tokens 150000)
-for o in grouped item; do
-	echo "  $o order:"; client -vlm -servers "$vlm" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 64 -order "$o" | tee "$WORK/vlm-$o.json" | show
-done
-report prefix "$WORK/vlm-grouped.json" "$WORK/vlm-item.json"
+if step 4; then
+	echo "== 4. VLM reader, $VLM_ITEMS items (4 a video, 32 frames), 1 server, concurrency 64, Qwen2.5-VL tokens, cache 150,000 tokens (load $(load))"
+	vlm=$(start vlm 1 -model qwen2.5-vl-7b -family qwen2.5-vl -prefill-tps "$VLM_TPS" -cache-tokens 150000)
+	for o in grouped item; do
+		echo "  $o order:"; client -vlm -servers "$vlm" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 64 -order "$o" | tee "$WORK/vlm-$o.json" | show
+	done
+	report prefix "$WORK/vlm-grouped.json" "$WORK/vlm-item.json"
+fi
 
-echo "== 5. kill -9 and resume: 8 servers, $ITEMS items, a response store (load $(load))"
-rm -f "$WORK/store.jsonl"
-client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" -store "$WORK/store.jsonl" >"$WORK/killed.json" 2>&1 &
-cp=$!
-sleep "${KILL_AFTER:-8}"
-kill -9 "$cp"; wait "$cp" 2>/dev/null || true
-echo "  killed after ${KILL_AFTER:-8} s; the store holds $(wc -l <"$WORK/store.jsonl") records"
-client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" -store "$WORK/store.jsonl" -reset=false | tee "$WORK/resumed.json" | show
-report resume "$WORK/resumed.json" "$WORK/text1.json"
+if step 5; then
+	echo "== 5. kill -9 and resume: 8 servers, $ITEMS items, a response store (load $(load))"
+	rm -f "$WORK/store.jsonl"
+	"$WORK/bin/servedclient" -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" -store "$WORK/store.jsonl" >"$WORK/killed.json" 2>&1 &
+	cp=$! # the client itself, not a subshell: kill -9 must reach it
+	sleep "${KILL_AFTER:-8}"
+	kill -9 "$cp"; wait "$cp" 2>/dev/null || true
+	echo "  killed after ${KILL_AFTER:-8} s; the store holds $(wc -l <"$WORK/store.jsonl") records"
+	client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" -store "$WORK/store.jsonl" -reset=false | tee "$WORK/resumed.json" | show
+	report resume "$WORK/resumed.json" "$WORK/text1.json"
+fi
+
 echo "== done (load $(load))"
