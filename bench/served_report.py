@@ -33,9 +33,14 @@ def main():
     elif cmd == "resume":
         r, first = (json.load(open(p)) for p in sys.argv[2:4])
         same = "the same as" if r["checksum"] == first["checksum"] else "DIFFERENT from"
+        # Requests past one a prompt over both runs (the servers' counts
+        # run on across the kill): a server counts the bodies it received
+        # twice itself, but a request sent again may go to another server.
+        extra = r["requests"] - r["prompts"]
         print(f"  resumed: {r['store_replies_at_start']:,} replies read back in {r['store_load_s']:.2f} s; "
-              f"the servers received {r['asked_twice']} requests twice (at most the 8 x 256 in flight at the "
-              f"kill may be: sent, never stored); answers {same} the run without a kill")
+              f"{r['requests']:,} requests for {r['prompts']:,} prompts over both runs: {extra:,} asked twice, "
+              f"at most the {r['workers']} x 64 in flight at the kill may be (sent, never stored); "
+              f"answers {same} the run without a kill")
     elif cmd == "checksums":
         a, b = (json.load(open(p))["checksum"] for p in sys.argv[2:4])
         print(f"  same answers with 1 and 8 servers ({a})" if a == b else f"  ANSWERS DIFFER: {a} against {b}")
