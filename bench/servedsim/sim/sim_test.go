@@ -171,3 +171,29 @@ func TestServerRefusesWhatVLLMRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineSharesOnlyComputedBlocks: a prompt admitted after another with
+// the same prefix has been computed reuses it; two admitted in the same
+// step each compute it, as in vLLM.
+func TestEngineSharesOnlyComputedBlocks(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := NewEngine(EngineConfig{PrefillRate: 1e9, MaxSeqs: 8, MaxBatchedTokens: 1 << 20, CacheTokens: 1 << 20})
+	prefix := seqTokens(160, 1) // 10 blocks
+	prompt := func(tail uint64) Prompt { return Prompt{Tokens: append(append([]uint64(nil), prefix...), tail, tail+1)} }
+	// Two at once, before the engine runs: one step admits both.
+	a, _ := e.Submit(prompt(900))
+	b, _ := e.Submit(prompt(910))
+	go e.Run(ctx)
+	<-a
+	<-b
+	if c := e.Counts(); c.CachedTokens != 0 || c.ComputedTokens != 2*162 {
+		t.Fatalf("two in one step: cached %d, computed %d; want 0 and %d", c.CachedTokens, c.ComputedTokens, 2*162)
+	}
+	d, _ := e.Submit(prompt(920))
+	<-d
+	if c := e.Counts(); c.CachedTokens != 160 || c.ComputedTokens != 3*162-160 || c.Requests != 3 {
+		t.Errorf("after them: %+v; want the prefix's 160 tokens cached", c)
+	}
+}
