@@ -181,7 +181,9 @@ func TestEngineSharesOnlyComputedBlocks(t *testing.T) {
 	defer cancel()
 	e := NewEngine(EngineConfig{PrefillRate: 1e9, MaxSeqs: 8, MaxBatchedTokens: 1 << 20, CacheTokens: 1 << 20})
 	prefix := seqTokens(160, 1) // 10 blocks
-	prompt := func(tail uint64) Prompt { return Prompt{Tokens: append(append([]uint64(nil), prefix...), tail, tail+1)} }
+	prompt := func(tail uint64) Prompt {
+		return Prompt{Tokens: append(append([]uint64(nil), prefix...), tail, tail+1)}
+	}
 	// Two at once, before the engine runs: one step admits both.
 	a, _ := e.Submit(prompt(900))
 	b, _ := e.Submit(prompt(910))
