@@ -3,6 +3,7 @@
 # vLLM-like test servers (bench/servedsim) on loopback.
 #
 #   bench/served.sh            # the default sizes (about 10 minutes on 2 cores)
+#   STEPS="4 5" bench/served.sh    # some steps only
 #   ITEMS=500000 bench/served.sh   # the text readers at pool size (hours here)
 #
 # 1. The text readers (options-only and blind lm_reader, 4 orders each: 8
@@ -18,8 +19,8 @@
 #    448x252, Qwen2.5-VL's image tokens): prefill tokens computed in
 #    video-grouped order and in item (shuffled) order.
 # 5. kill -9 during a text run with a response store, then the same run
-#    again: the seconds to read the store back, and the requests the
-#    servers received twice.
+#    again: the seconds to read the store back, and the requests asked
+#    twice (over both runs: the requests past one a prompt).
 #
 # Server model: servedsim's flags below; TEXT_TPS and VLM_TPS are the
 # prefill rates of one H200 assumed in docs/scale.md (VLM_TPS here is 10x
