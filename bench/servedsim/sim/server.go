@@ -31,7 +31,12 @@ type Server struct {
 	mu   sync.Mutex
 	seen map[uint64]uint8 // request digests, to count requests asked twice
 	dups int64
+	full bool // seen reached maxSeen: later bodies are not remembered
 }
+
+// maxSeen bounds the digests remembered (about 40 bytes each): past it,
+// AskedTwice counts only repeats of the bodies remembered.
+const maxSeen = 1 << 22
 
 // NewServer serves model through e, counting images as tok does.
 func NewServer(model string, e *Engine, tok *Tokenizer) *Server {
@@ -41,16 +46,18 @@ func NewServer(model string, e *Engine, tok *Tokenizer) *Server {
 // Stats is what GET /stats returns.
 type Stats struct {
 	Counts
-	// AskedTwice counts requests whose body had been received before.
+	// AskedTwice counts requests whose body had been received before;
+	// SeenFull says the server stopped remembering bodies (past 4M).
 	AskedTwice int64 `json:"asked_twice"`
+	SeenFull   bool  `json:"seen_full,omitempty"`
 }
 
 // Stats returns the counts so far.
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
-	d := s.dups
+	d, full := s.dups, s.full
 	s.mu.Unlock()
-	return Stats{Counts: s.Engine.Counts(), AskedTwice: d}
+	return Stats{Counts: s.Engine.Counts(), AskedTwice: d, SeenFull: full}
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -63,7 +70,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/reset" && r.Method == http.MethodPost:
 		s.Engine.Reset(r.URL.Query().Get("cache") == "1")
 		s.mu.Lock()
-		s.seen, s.dups = map[uint64]uint8{}, 0
+		s.seen, s.dups, s.full = map[uint64]uint8{}, 0, false
 		s.mu.Unlock()
 		writeJSON(w, 200, map[string]any{"reset": true})
 	case r.URL.Path == "/v1/chat/completions" && r.Method == http.MethodPost:
@@ -185,6 +192,10 @@ func (s *Server) note(body []byte) {
 	defer s.mu.Unlock()
 	if s.seen[k] > 0 {
 		s.dups++
+		return
+	}
+	if len(s.seen) >= maxSeen {
+		s.full = true
 		return
 	}
 	s.seen[k] = 1
