@@ -3,6 +3,7 @@ module github.com/vidscreen/vidscreen
 go 1.26.8
 
 require (
+	github.com/ardanlabs/jinja v1.8.0
 	github.com/asticode/go-astiav v0.16.0
 	github.com/ebitengine/purego v0.11.3
 	github.com/parquet-go/parquet-go v0.32.0

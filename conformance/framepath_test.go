@@ -16,8 +16,10 @@ import (
 	"github.com/vidscreen/vidscreen/models/onnxbuild"
 )
 
-// The audit hands the image tower frames that FFmpeg (swscale's area
-// filter, decode.Size{Short: S}) has already shrunk to a short side S:
+// With --frame-resize ffmpeg (the default is processor: full frames,
+// auditframes_test.go) the audit hands the image tower frames that FFmpeg
+// (swscale's area filter, decode.Size{Short: S}) has already shrunk to a
+// short side S:
 // the tower's own input side, or the largest side of the roles that read
 // the same decode pass (harness/run's opener: the ONNX captioner's side,
 // 112 for the folder `vidscreen models init` writes). The processor's

@@ -2,9 +2,9 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
@@ -52,7 +52,7 @@ func TestVideoURLAsVLLMReadsIt(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				q := openai.Query{ID: "q", Frames: frames, Given: fmt.Sprintf("You are given %d frames.", tc.n), Question: "What happens?", Options: []string{"one", "two"}}
+				q := openai.Query{ID: "q", Frames: frames, Prompt: letters.Parts{Kind: letters.KindVisual, Frames: tc.n, Question: "What happens?", Options: []string{"one", "two"}}}
 				if _, err := c.Ask(context.Background(), q); err != nil {
 					t.Fatal(err)
 				}

@@ -91,7 +91,10 @@ func (p *Pool) sizes() (workers, threads, window int) {
 // Run decodes every job and calls yield with each result, in job order,
 // from the goroutine that called Run. A failed video is reported in its
 // Result and the run goes on. yield must not keep r.Frames (or their RGB
-// buffers) after it returns: Run reuses them for later jobs; several
+// buffers) after it returns: Run reuses them for later jobs. It may take a
+// frame's RGB buffer instead, setting that frame's RGB to nil: Run then
+// allocates a new one where it needs it, so that a consumer holding large
+// frames spares a copy and an idle result holds none; several
 // consumers can all read one result inside yield.
 //
 // Run returns the first error yield returns, or ctx's error when ctx is

@@ -179,8 +179,8 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 		rr.Problems = append(rr.Problems, err.Error())
 		return rr
 	}
-	if spec.Server != "" {
-		rr.Server = spec.Server
+	if spec.Served() {
+		rr.Server = strings.Join(spec.ServerURLs(), ", ")
 		return rr
 	}
 	rr.Dir = dir

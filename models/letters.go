@@ -116,6 +116,9 @@ type LetterScorer struct {
 	// input, when it has one: then only the last position's logits are
 	// computed.
 	keep string
+	// Prompting words and frames the prompts given by their parts (the
+	// authors' wording, plain, by default).
+	Prompting Prompting
 }
 
 // defaultReaderMaxLen bounds reader prompts (tokens) when the manifest does
@@ -160,13 +163,17 @@ func NewLetterScorer(sess *Session, tok Tokenizer, spec RoleSpec) (*LetterScorer
 // LetterIDs returns the token ids scored for each letter A..P.
 func (s *LetterScorer) LetterIDs() [][]int { return slices.Clone(s.letters) }
 
-// Encode tokenizes a prompt (with the tokenizer's special tokens) and checks
-// it fits, so a bad item fails on its own before batching.
+// Encode renders a prompt (Prompting), tokenizes it and checks it fits, so
+// a bad item fails on its own before batching.
 func (s *LetterScorer) Encode(p letters.Prompt) ([]int, error) {
 	if p.Options < 2 || p.Options > MaxOptions {
 		return nil, fmt.Errorf("%d options; want 2 to %d", p.Options, MaxOptions)
 	}
-	ids, err := s.tok.Encode(p.Text, true)
+	text, special, err := s.Prompting.Text(p)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.tok.Encode(text, special)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,15 @@ type RoleSpec struct {
 	// tune the client (ServerSettings); they are refused without Server.
 	Server      string `json:"server,omitempty"`
 	ServerModel string `json:"server_model,omitempty"`
-	// ServerConcurrency bounds the requests in flight (0: 8).
+	// Servers, in place of Server, are the base URLs of several replicas
+	// of the one model ServerModel names (eight vLLM servers of one node,
+	// one a GPU): the role's requests are spread over them, and its
+	// answers are the same as from one. A field of its own, because a
+	// role given as a list of entries means extra readers (lm_reader#2),
+	// not replicas; an entry with both Server and Servers is refused.
+	Servers []string `json:"servers,omitempty"`
+	// ServerConcurrency bounds the requests in flight to each server (0:
+	// 8); with Servers, to each replica.
 	ServerConcurrency int `json:"server_concurrency,omitempty"`
 	// ServerTimeoutS bounds one attempt, in seconds (0: 300, a cold server
 	// compiles its graphs on the first request).
@@ -288,12 +296,15 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 			}
 			m.Extra[role] = append(m.Extra[role], spec)
 		}
+		if err := sameServedReader(m.Entries(role)); err != nil {
+			return nil, fmt.Errorf("%s: line %d: roles.%s%w", path, lineOf(data, `"`+name+`"`), name, err)
+		}
 	}
 	return m, nil
 }
 
 func (s RoleSpec) validate(role Role) error {
-	if s.Dir == "" && s.Server == "" {
+	if s.Dir == "" && !s.Served() && s.Servers == nil {
 		return fmt.Errorf("dir: missing (the folder holding %s)", ExpectedFiles(role))
 	}
 	if err := s.validateServer(role); err != nil {

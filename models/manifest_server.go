@@ -32,6 +32,9 @@ const (
 // ServerSettings are a served entry's client settings with the defaults
 // filled in.
 type ServerSettings struct {
+	// URL is the server's base URL; with replicas (the entry's servers),
+	// the first of them: RoleSpec.ServerURLs lists them all (not here, so
+	// that settings stay comparable with ==).
 	URL, Model  string
 	Concurrency int
 	Timeout     time.Duration
@@ -61,12 +64,30 @@ const (
 // frame a request, and the text roles send none.
 var framesRoles = map[Role]bool{RoleVLMReader: true, RoleScreenReader: true}
 
-// Served reports whether the entry is served by a server.
-func (s RoleSpec) Served() bool { return s.Server != "" }
+// Served reports whether the entry is served by a server (server, or the
+// replicas of servers).
+func (s RoleSpec) Served() bool { return s.Server != "" || len(s.Servers) > 0 }
+
+// ServerURLs are the entry's server base URLs: its servers, or its server
+// alone; none for an ONNX entry.
+func (s RoleSpec) ServerURLs() []string {
+	switch {
+	case len(s.Servers) > 0:
+		return append([]string(nil), s.Servers...)
+	case s.Server != "":
+		return []string{s.Server}
+	}
+	return nil
+}
 
 // ServerSettings returns the entry's client settings, defaults filled in.
 func (s RoleSpec) ServerSettings() ServerSettings {
-	out := ServerSettings{URL: s.Server, Model: s.ServerModel, Concurrency: s.ServerConcurrency,
+	urls := s.ServerURLs()
+	first := ""
+	if len(urls) > 0 {
+		first = urls[0]
+	}
+	out := ServerSettings{URL: first, Model: s.ServerModel, Concurrency: s.ServerConcurrency,
 		Timeout: time.Duration(s.ServerTimeoutS * float64(time.Second)), Retries: DefaultServerRetries,
 		APIKeyEnv: s.ServerAPIKeyEnv, AllowRemote: s.ServerAllowRemote, Frames: s.ServerFrames}
 	if out.Frames == "" {
@@ -146,7 +167,13 @@ const (
 // checked as the client will check it, so that a bad one is refused when the
 // manifest is read, naming the field, not when the first request goes out.
 func (s RoleSpec) validateServer(role Role) error {
-	if s.Server == "" {
+	if s.Server != "" && s.Servers != nil {
+		return fmt.Errorf("servers: set beside server; write \"servers\": [URL, ...] alone for replicas of one model (requests spread over them), or \"server\": URL alone for one server")
+	}
+	if s.Servers != nil && len(s.Servers) == 0 {
+		return fmt.Errorf("servers: an empty list; give the base URL of each replica of %s's model, or use \"server\" for one", role)
+	}
+	if !s.Served() {
 		for _, k := range []struct {
 			set  bool
 			name string
@@ -154,7 +181,7 @@ func (s RoleSpec) validateServer(role Role) error {
 			{s.ServerRetries != nil, "server_retries"}, {s.ServerAPIKeyEnv != "", "server_api_key_env"}, {s.ServerAllowRemote, "server_allow_remote"},
 			{len(s.ServerChatTemplateKwargs) > 0, "server_chat_template_kwargs"}, {s.ServerFrames != "", "server_frames"}} {
 			if k.set {
-				return fmt.Errorf("%s: set without server (the base URL of the server it tunes)", k.name)
+				return fmt.Errorf("%s: set without server or servers (the base URL of the server it tunes)", k.name)
 			}
 		}
 		return nil
@@ -168,12 +195,25 @@ func (s RoleSpec) validateServer(role Role) error {
 	if s.ServerModel == "" {
 		return fmt.Errorf("server_model: missing (the model name the server serves, as its /v1/models lists it)")
 	}
-	u, err := url.Parse(s.Server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("server: %q is not an http(s) base URL such as http://127.0.0.1:8000/v1", s.Server)
+	if s.Server != "" {
+		if err := checkServerURL("server", s.Server, s.ServerAllowRemote); err != nil {
+			return err
+		}
 	}
-	if !s.ServerAllowRemote && !loopbackHost(u.Hostname()) {
-		return fmt.Errorf("server: %s is not a loopback address; vidscreen sends nothing off this machine unless the entry sets \"server_allow_remote\": true", u.Hostname())
+	if len(s.Servers) > 1 && role == Role("asr") {
+		return fmt.Errorf("servers: asr's client asks one server for /v1/audio/transcriptions; give \"server\"")
+	}
+	seen := map[string]int{}
+	for i, u := range s.Servers {
+		field := fmt.Sprintf("servers[%d]", i)
+		if err := checkServerURL(field, u, s.ServerAllowRemote); err != nil {
+			return err
+		}
+		key := strings.TrimRight(u, "/")
+		if j, ok := seen[key]; ok {
+			return fmt.Errorf("%s: %s is servers[%d] again; each replica is listed once", field, u, j)
+		}
+		seen[key] = i
 	}
 	switch {
 	case s.ServerConcurrency < 0 || s.ServerConcurrency > maxServerConcurrency:
@@ -201,6 +241,42 @@ func (s RoleSpec) validateServer(role Role) error {
 		if _, err := canonicalKwargs(s.ServerChatTemplateKwargs); err != nil {
 			return fmt.Errorf("server_chat_template_kwargs: %v", err)
 		}
+	}
+	return nil
+}
+
+// checkServerURL checks one server base URL, field naming it in the error:
+// an http(s) URL, on the loopback unless allowRemote.
+func checkServerURL(field, raw string, allowRemote bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: %q is not an http(s) base URL such as http://127.0.0.1:8000/v1", field, raw)
+	}
+	if !allowRemote && !loopbackHost(u.Hostname()) {
+		return fmt.Errorf("%s: %s is not a loopback address; vidscreen sends nothing off this machine unless the entry sets \"server_allow_remote\": true", field, u.Hostname())
+	}
+	return nil
+}
+
+// sameServedReader refuses a role's list of entries in which two served
+// entries are the same reader (the same server_model, chat template
+// arguments and frames) on different servers: a list of entries means
+// extra readers (lm_reader#2...), so such a list, written to spread one
+// model over its replicas, would silently add readers. The error starts
+// with the entry's index, for the caller to prefix "roles.ROLE".
+func sameServedReader(es []RoleSpec) error {
+	seen := map[ServerSettings]int{}
+	for k, e := range es {
+		if !e.Served() {
+			continue
+		}
+		s := e.ServerSettings()
+		id := ServerSettings{Model: s.Model, ChatTemplateKwargs: s.ChatTemplateKwargs, Frames: s.Frames} // the reader, whatever its URL
+		if j, ok := seen[id]; ok {
+			return fmt.Errorf("[%d].server_model: %q is also entry [%d]'s; a list of entries means extra readers (each a reader of its own in the cards), not replicas. For replicas of one model write one entry with \"servers\": [%q, %q, ...]; for a second reader name another model",
+				k, s.Model, j, es[j].ServerURLs()[0], s.URL)
+		}
+		seen[id] = k
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/gpu"
 )
@@ -18,8 +19,8 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 	if err != nil {
 		return nil, spec, err
 	}
-	if spec.Server != "" {
-		return nil, spec, fmt.Errorf("%s: %s is served by %s, not by ONNX files", filepath.Join(m.Dir, ManifestFile), role, spec.Server)
+	if spec.Served() {
+		return nil, spec, fmt.Errorf("%s: %s is served by %s, not by ONNX files", filepath.Join(m.Dir, ManifestFile), role, strings.Join(spec.ServerURLs(), ", "))
 	}
 	found, missing := resolveFiles(role, spec, dir)
 	if len(missing) > 0 {
@@ -121,6 +122,9 @@ func (r *Runtime) OpenLetterScorer(m *Manifest, dev gpu.Device) (*LetterScorer, 
 		return nil, err
 	}
 	ls, err := NewLetterScorer(ss["model.onnx"], tok, spec)
+	if err == nil {
+		ls.Prompting, err = r.loadPrompting(roleDir(files, "tokenizer.json"), m.Dir)
+	}
 	if err != nil {
 		closeAll(ss)
 		return nil, err
@@ -192,14 +196,15 @@ func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReade
 	if err != nil {
 		return nil, err
 	}
-	bos := -1
+	bos, imageToken := -1, -1
 	// config.json is at the folder's root, also when the ONNX files are
 	// under onnx/.
 	dir, _, err := m.Folder(role)
 	if err != nil {
 		return nil, err
 	}
-	if cfgPath := filepath.Join(dir, "config.json"); fileExists(cfgPath) {
+	cfgPath := filepath.Join(dir, "config.json")
+	if fileExists(cfgPath) {
 		cfg, err := readModelConfig(cfgPath)
 		if err != nil {
 			return nil, err
@@ -207,6 +212,16 @@ func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReade
 		if id, ok := cfg.tokenID("bos_token_id"); ok {
 			bos = id
 		}
+		if id, ok := cfg.tokenID("image_token_id", "image_token_index"); ok {
+			imageToken = id
+		}
+	}
+	prompting, err := r.loadPrompting(roleDir(files, "tokenizer.json"), m.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if prompting.Chat != nil && imageToken < 0 {
+		return nil, fmt.Errorf("%s: no image_token_id (or image_token_index): the chat template of %s places images by that token", cfgPath, prompting.Chat.Source)
 	}
 	tok, err := LoadTokenizer(files["tokenizer.json"])
 	if err != nil {
@@ -218,6 +233,7 @@ func (r *Runtime) OpenVLMRole(m *Manifest, role Role, dev gpu.Device) (*VLMReade
 	}
 	v, err := NewVLMReader(ss["vision_encoder.onnx"], ss["embed_tokens.onnx"], ss["decoder_model_merged.onnx"], tok, bos, spec)
 	if err == nil {
+		v.Prompting, v.ImageToken = prompting, imageToken
 		v.prep, err = loadPreprocessor(files["preprocessor_config.json"], v.c, v.h, v.w)
 	}
 	if err != nil {

@@ -62,7 +62,12 @@ func RoleName(role Role, folder string, spec RoleSpec) (string, error) {
 	if settings != "" {
 		b.WriteString(":" + settings)
 	}
-	for _, f := range append(files, tok) {
+	hashed := append(files, tok)
+	if role == RoleLMReader || role == RoleVLMReader || role == RoleScreenReader {
+		// The chat template the reader renders its prompts with (Prompting).
+		hashed = append(hashed, chatTemplateFiles...)
+	}
+	for _, f := range hashed {
 		path := filepath.Join(folder, f)
 		fh, err := os.Open(path)
 		if errors.Is(err, os.ErrNotExist) {

@@ -61,6 +61,24 @@ type Runtime struct {
 	fallbackOnce sync.Once
 	mu           sync.Mutex
 	cudaFailure  error // why the CUDA provider did not load, once known
+	// plainSaid lists the reader folders already said to have no chat
+	// template (noteNoTemplate).
+	plainSaid map[string]bool
+}
+
+// noteNoTemplate tells the runtime's log, once per folder, that a reader
+// folder has no chat template, however many devices open it.
+func (r *Runtime) noteNoTemplate(dir string) io.Writer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.log == nil || r.plainSaid[dir] {
+		return nil
+	}
+	if r.plainSaid == nil {
+		r.plainSaid = map[string]bool{}
+	}
+	r.plainSaid[dir] = true
+	return r.log
 }
 
 // ortEnv guards onnxruntime_go's process-wide environment: the library keeps

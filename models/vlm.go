@@ -8,18 +8,22 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // ImagePlaceholder marks, in a VLM prompt, where one image's features go.
 const ImagePlaceholder = "<image>"
 
-// VLMPrompt is one multiple-choice prompt with frames: Text holds one
-// ImagePlaceholder per image of Images, in order, and ends where the answer
-// letter goes.
+// VLMPrompt is one multiple-choice prompt with frames. An item's prompt
+// has Parts (letters.Parts, Kind set): the reader words it and frames it
+// with its chat template, the images first. Text is its plain rendering,
+// or for a prompt without Parts the raw prompt: one ImagePlaceholder per
+// image of Images, in order, ending where the answer letter goes.
 type VLMPrompt struct {
 	Text    string
 	Images  ImageBatch
 	Options int
+	Parts   letters.Parts
 }
 
 // VLMReader scores option letters with a vision-language model exported as
@@ -45,6 +49,12 @@ type VLMReader struct {
 	// LogitsBudget caps the logits bytes of one run (default 1 GiB).
 	LogitsBudget int64
 	bufs         logitsPool
+	// Prompting words and frames the prompts given by their parts. With a
+	// chat template, ImageToken is the token id the template's image
+	// marker tokenizes to (config.json's image_token_id or
+	// image_token_index): each becomes one image's feature rows, in order.
+	Prompting  Prompting
+	ImageToken int
 }
 
 // NewVLMReader wraps the three sessions. bos, when >= 0, starts every
@@ -105,7 +115,18 @@ func (v *VLMReader) layout(p VLMPrompt) ([]vlmPiece, int, error) {
 	if p.Images.N > 0 && (p.Images.C != v.c || p.Images.H != v.h || p.Images.W != v.w) {
 		return nil, 0, fmt.Errorf("images are %dx%dx%d, the model takes %dx%dx%d", p.Images.C, p.Images.H, p.Images.W, v.c, v.h, v.w)
 	}
-	texts := strings.Split(p.Text, ImagePlaceholder)
+	text := p.Text
+	if p.Parts.Kind != "" {
+		t, special, err := v.Prompting.render(p.Parts, p.Images.N)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !special {
+			return v.templated(t, p.Images.N)
+		}
+		text = t
+	}
+	texts := strings.Split(text, ImagePlaceholder)
 	if len(texts)-1 != p.Images.N {
 		return nil, 0, fmt.Errorf("%d %s placeholders for %d images", len(texts)-1, ImagePlaceholder, p.Images.N)
 	}
@@ -128,6 +149,45 @@ func (v *VLMReader) layout(p VLMPrompt) ([]vlmPiece, int, error) {
 			pieces = append(pieces, vlmPiece{ids: ids, image: -1})
 			n += len(ids)
 		}
+	}
+	if n == 0 || n > v.maxLen {
+		return nil, 0, fmt.Errorf("prompt of %d rows; want 1 to %d", n, v.maxLen)
+	}
+	return pieces, n, nil
+}
+
+// templated lays out a prompt the chat template wrote: its tokens (the
+// template's own special tokens, none added), each ImageToken replaced by
+// the next image's feature rows; the wrappers the template writes around
+// the image token (Qwen2-VL's <|vision_start|>...<|vision_end|>) stay as
+// text. Wrappers a processor adds beyond the template (InternVL's
+// <img>...</img>, Idefics3's <fake_token_around_image><global-img>) are
+// not written: docs/models.md says which exports need them.
+func (v *VLMReader) templated(text string, images int) ([]vlmPiece, int, error) {
+	ids, err := v.tok.Encode(text, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	var pieces []vlmPiece
+	n, img, start := 0, 0, 0
+	for i, id := range ids {
+		if id != v.ImageToken {
+			continue
+		}
+		if i > start {
+			pieces = append(pieces, vlmPiece{ids: ids[start:i], image: -1})
+		}
+		pieces = append(pieces, vlmPiece{image: img})
+		img++
+		n += (i - start) + v.imageRows
+		start = i + 1
+	}
+	if start < len(ids) {
+		pieces = append(pieces, vlmPiece{ids: ids[start:], image: -1})
+		n += len(ids) - start
+	}
+	if img != images {
+		return nil, 0, fmt.Errorf("the chat template wrote %d image tokens (id %d) for %d images", img, v.ImageToken, images)
 	}
 	if n == 0 || n > v.maxLen {
 		return nil, 0, fmt.Errorf("prompt of %d rows; want 1 to %d", n, v.maxLen)

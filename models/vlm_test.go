@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/gpu"
+	"github.com/vidscreen/vidscreen/models/chattemplate"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 func openVLM(t *testing.T) *VLMReader {
@@ -78,3 +80,49 @@ func TestVLMReaderRejectsMismatchedPlaceholders(t *testing.T) {
 }
 
 func splitPlaceholders(s string) []string { return strings.Split(s, ImagePlaceholder) }
+
+// TestVLMReaderPlacesImagesByTheChatTemplate: with a chat template, the
+// prompt is the template's text (no start token added), and each image
+// token it writes is replaced by the next image's feature rows, its
+// wrappers kept; the scores are the reference model's on those pieces. A
+// template that writes fewer image tokens than images is refused.
+func TestVLMReaderPlacesImagesByTheChatTemplate(t *testing.T) {
+	v := openVLM(t)
+	chat, err := chattemplate.Parse("test", "{% for m in messages %}<{{ m['role'] }}> {% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}[ <img> ] {% else %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %} </{{ m['role'] }}> {% endfor %}", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := letters.ParseWording("prompts.json", []byte(`{"visual": "{n} frames: {question} {options}"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Prompting, v.ImageToken = Prompting{Chat: chat, Wording: w}, wordID("<img>")
+	frames := randomImages(11, 2, 3, 32)
+	parts := letters.Parts{Kind: letters.KindVisual, Question: "what moves?", Options: []string{"a car", "a dog"}, Frames: 2}
+	got, err := v.Score(context.Background(), []VLMPrompt{{Images: frames, Options: 2, Parts: parts}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "<user> [ <img> ] [ <img> ] 2 frames: what moves? A. a car\nB. a dog </user> <assistant> Answer:"
+	var pieces []any
+	img := 0
+	for _, word := range strings.Fields(text) {
+		if word == "<img>" {
+			pieces = append(pieces, frames.image(img))
+			img++
+			continue
+		}
+		pieces = append(pieces, []int{wordID(strings.ToLower(word))})
+	}
+	logits := fixtures.vlm.Logits(pieces...)
+	want := v.letters.score(logits.Row(logits.Rows-1), 2)
+	for k := range want {
+		if math.Abs(got[0][k]-want[k]) > 1e-4 {
+			t.Fatalf("letter %c: %g, want %g", 'A'+k, got[0][k], want[k])
+		}
+	}
+	v.ImageToken = wordID("a") // twice in the text, for one image
+	if _, err := v.Score(context.Background(), []VLMPrompt{{Images: frames.slice(0, 1), Options: 2, Parts: parts}}); err == nil || !strings.Contains(err.Error(), "image tokens") {
+		t.Errorf("image tokens that do not match the images: %v", err)
+	}
+}

@@ -60,9 +60,9 @@ docs/audit.md.`,
 		groups: []flagGroup{
 			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
-			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "video-timeout"}},
+			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "frame-resize", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
-			{"Run control", []string{"seed", "workers", "shard"}},
+			{"Run control", []string{"seed", "workers", "shard", "max-server-failures"}},
 		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			var items stringList
@@ -87,10 +87,12 @@ docs/audit.md.`,
 			perms := fs.Int("permutations", attack.OptionPermutations, "score each model reader on `N` seeded permutations of every item's options besides the original order (the option-permutation audit on the cards; Video-Index uses 8); 0 turns the audit off and saves the N extra prompts per item and reader")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork|gpuflag.DeviceMemory)
 			framePath := fs.String("frame-path", "host", framePathFlagHelp)
+			frameResize := fs.String("frame-resize", runs.FrameResizeProcessor, frameResizeFlagHelp)
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
 			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300), one item per near-duplicate group (same video, options and answer, question cosine >= 0.90; the smallest id stays), refilled from the unsampled items; 0 audits every item")
+			maxServerFailures := fs.Float64("max-server-failures", runs.DefaultMaxServerFailures, "exit 1 when a served role's server fails more than this `SHARE` (0 to 1) of its queries after the retries; the outputs are still written, those items failed with reason server, and the message gives the command that resumes the run and asks them again")
 			shardSpec := fs.String("shard", "", "do only the feature work (decode and image-model inference) of the videos whose stable hash falls in shard `i/N` (0 <= i < N), writing its features and shard.json to --out; vidscreen merge of the N shard directories then writes the cards (docs/shards.md)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -99,8 +101,8 @@ docs/audit.md.`,
 				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, Videos: videoRoot,
 					Reference: *ref, ReferenceModel: *refModel, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
 					Models: *modelsDir, Device: df.Device, Precision: df.Precision.String(), OffloadMinWork: df.OffloadMinWork, DeviceMemory: df.DeviceMemory,
-					FramePath: *framePath, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
-					Workers: *workers, Merge: merge}
+					FramePath: *framePath, FrameResize: *frameResize, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
+					Workers: *workers, Merge: merge, MaxServerFailures: *maxServerFailures}
 				fs.Visit(func(f *flag.Flag) {
 					if f.Name == "levels" {
 						for _, l := range strings.Split(*levels, ",") {
@@ -133,7 +135,12 @@ docs/audit.md.`,
 					}
 					spec.Shard = &sh
 				}
-				return runAuditSpec(ctx, spec, env)
+				err = runAuditSpec(ctx, spec, env)
+				var sf *runs.ServerFailuresError
+				if merge == nil && errors.As(err, &sf) {
+					return fmt.Errorf("%w:\n  %s", err, resumeCommand(fs))
+				}
+				return err
 			}
 		},
 	}
@@ -272,3 +279,41 @@ const framePathFlagHelp = "feed the image tower `host|device` frames: host decod
 	"(bin/vidscreen-cuda, --device cuda, NVDEC); its resize differs from the host's, so its " +
 	"embeddings differ within a tolerance and are cached apart. Where it cannot open the run " +
 	"takes the host path after one line saying why"
+
+// frameResizeFlagHelp is --frame-resize's help.
+const frameResizeFlagHelp = "resize the host frames the ONNX image models read with `processor|ffmpeg`: " +
+	"processor decodes them at display size and each model's preprocessor_config.json resizes and crops " +
+	"them as transformers' processor does (its pixels, bit for bit); ffmpeg has FFmpeg scale them to the " +
+	"largest input side first, faster and in a fraction of the memory, at an embedding cosine of 0.998 " +
+	"or more to the processor's on 16:9 video (docs/models.md). Served VLM readers and --frame-path " +
+	"device resize their own way with either; the choice is part of the run's identity and cache keys"
+
+// resumeCommand is the vidscreen audit command line of the flags set on fs,
+// each value quoted for a POSIX shell where it needs it: what a user runs
+// to resume the run.
+func resumeCommand(fs *flag.FlagSet) string {
+	args := []string{"vidscreen", "audit"}
+	fs.Visit(func(f *flag.Flag) {
+		if l, ok := f.Value.(*stringList); ok {
+			for _, v := range *l {
+				args = append(args, "--"+f.Name, shellQuote(v))
+			}
+			return
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+			return
+		}
+		args = append(args, "--"+f.Name, shellQuote(f.Value.String()))
+	})
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell unless it is made only of
+// characters no shell treats specially.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

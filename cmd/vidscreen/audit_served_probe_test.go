@@ -107,7 +107,7 @@ func TestAuditServedProbeFailure(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	audit := func(what string) {
 		t.Helper()
-		if code, _, stderr := runWithKey(servedKey, "audit", "--items", itemsPath, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text", "--reference-model"); code != 0 {
+		if code, _, stderr := runWithKey(servedKey, "audit", "--items", itemsPath, "--out", out, "--videos", root, "--models", dir, "--levels", "option,text", "--reference-model", "--max-server-failures", "0.5"); code != 0 {
 			t.Fatalf("%s: exit %d\n%s", what, code, stderr)
 		}
 	}

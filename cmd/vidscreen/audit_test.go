@@ -66,6 +66,8 @@ func TestAuditExitCodes(t *testing.T) {
 		{"a video level", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--levels", "frame"}, 2, "need --videos ROOT and --models DIR"},
 		{"no frames", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--frames", "0"}, 2, "--frames must be from 1 to 1024, got 0"},
 		{"too many permutations", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--permutations", "65"}, 2, "--permutations 65: want 0 (no permutation audit) to 64"},
+		{"a failure share over 1", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--max-server-failures", "1.5"}, 2, "--max-server-failures 1.5: want a share from 0 to 1"},
+		{"a negative failure share", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--max-server-failures", "-0.1"}, 2, "--max-server-failures -0.1: want a share from 0 to 1"},
 		{"a stray argument", []string{"--out", filepath.Join(dir, "a"), items}, 2, "unexpected arguments"},
 		{"an answer out of range", []string{"--items", items, "--items", bad, "--out", filepath.Join(dir, "b")}, 2, bad + ":1: field answer: answer out of range"},
 		{"a missing file", []string{"--items", filepath.Join(dir, "nope.jsonl"), "--out", filepath.Join(dir, "c")}, 2, "nope.jsonl: no such file or directory"},

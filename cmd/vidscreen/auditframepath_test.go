@@ -12,7 +12,8 @@ import (
 )
 
 // TestAuditFramePathUsage: --frame-path takes host or device, and device
-// needs the frames of --videos and the image tower of --models.
+// needs the frames of --videos and the image tower of --models;
+// --frame-resize takes processor or ffmpeg.
 func TestAuditFramePathUsage(t *testing.T) {
 	t.Parallel()
 	items := demoSubset(t, 4)
@@ -22,6 +23,7 @@ func TestAuditFramePathUsage(t *testing.T) {
 		want string
 	}{
 		{"an unknown path", []string{"--frame-path", "gpu"}, `--frame-path "gpu": want host or device`},
+		{"an unknown resize", []string{"--frame-resize", "pillow"}, `--frame-resize "pillow": want processor or ffmpeg`},
 		{"device without videos", []string{"--frame-path", "device"}, "--frame-path device needs --videos ROOT and --models DIR"},
 		{"device with models but no videos", []string{"--frame-path", "device", "--models", t.TempDir()}, "--frame-path device needs --videos ROOT and --models DIR"},
 	} {

@@ -20,14 +20,14 @@ import (
 )
 
 func modelsSubcommands() []*subcommand {
-	return []*subcommand{modelsCheck(), modelsDevices(), modelsEmbed(), modelsInit(), modelsTokenize(), modelsTranscribe()}
+	return []*subcommand{modelsCheck(), modelsDevices(), modelsEmbed(), modelsInit(), modelsPrompt(), modelsTokenize(), modelsTranscribe()}
 }
 
 func newModelsCommand() *command {
 	return &command{
 		name:  "models",
 		short: "write the small models, check a models directory, the GPUs, or a tokenizer file",
-		usage: "check|devices|embed|init|tokenize|transcribe [flags] [arguments]",
+		usage: "check|devices|embed|init|prompt|tokenize|transcribe [flags] [arguments]",
 		long:  modelsHelp(),
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			return func(ctx context.Context, args []string) error {
@@ -197,7 +197,7 @@ says which files were expected.`,
 					return werr
 				}
 				if n := servedProblems(served); n > 0 && err == nil {
-					return fmt.Errorf("%w: models check %s: %d served entr%s with a problem (see the report)", errBadInput, dir, n, map[bool]string{true: "y", false: "ies"}[n == 1])
+					return fmt.Errorf("%w: models check %s: %d served entr%s with a problem (see the report); the first: %s", errBadInput, dir, n, map[bool]string{true: "y", false: "ies"}[n == 1], firstProblem(served))
 				}
 				if err != nil {
 					if ctx.Err() != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,12 +16,16 @@ import (
 // manifest entry: what /v1/models lists, and how a one-token question was
 // answered (with log-probabilities or generated, prefilled or not).
 type servedCheck struct {
-	Role        models.Role `json:"role"`
-	Entry       int         `json:"entry"` // 1 the first
-	URL         string      `json:"server"`
-	Model       string      `json:"server_model"`
-	Models      []string    `json:"models_listed,omitempty"`
-	ModelServed bool        `json:"model_served"`
+	Role  models.Role `json:"role"`
+	Entry int         `json:"entry"` // 1 the first
+	// Replica is which of the entry's servers this is (1 the first; 0 for
+	// an entry with server), of Replicas.
+	Replica     int      `json:"replica,omitempty"`
+	Replicas    int      `json:"replicas,omitempty"`
+	URL         string   `json:"server"`
+	Model       string   `json:"server_model"`
+	Models      []string `json:"models_listed,omitempty"`
+	ModelServed bool     `json:"model_served"`
 	// MaxModelLen is the model's context as /v1/models gives it (0: not
 	// given).
 	MaxModelLen int    `json:"max_model_len,omitempty"`
@@ -56,59 +61,99 @@ var imageRoles = map[models.Role]bool{models.RoleVLMReader: true, models.RoleScr
 // vLLM's first request, short enough that a dead server is said soon.
 const serverCheckTimeout = 2 * time.Minute
 
-// checkServed asks the server of every served entry of roles what it
-// serves and one test question (openai.Check), in the manifest's order.
+// checkServed asks the server of every served entry of roles, and each
+// replica of an entry with servers, what it serves and one test question
+// (openai.Check), in the manifest's order. A server (a replica) that does
+// not list the entry's server_model has a problem naming models.json and
+// the field (roles.ROLE.servers[i]): a replica of another model would mix
+// two readers' answers in one.
 func checkServed(ctx context.Context, m *models.Manifest, roles []models.Role, env *environment) []servedCheck {
 	var out []servedCheck
 	for _, role := range roles {
-		for k, spec := range m.Entries(role) {
+		es := m.Entries(role)
+		for k, spec := range es {
 			if !spec.Served() {
 				continue
 			}
-			s := spec.ServerSettings()
-			sc := servedCheck{Role: role, Entry: k + 1, URL: s.URL, Model: s.Model}
-			if imageRoles[role] {
-				sc.Frames = s.Frames
-			}
-			key := ""
-			if s.APIKeyEnv != "" {
-				if key = env.getenv(s.APIKeyEnv); key == "" {
-					sc.Problem = fmt.Sprintf("server_api_key_env names %s, which is not set", s.APIKeyEnv)
-					out = append(out, sc)
-					continue
+			urls := spec.ServerURLs()
+			for i, u := range urls {
+				sc := servedCheck{Role: role, Entry: k + 1, URL: u}
+				field := "roles." + string(role)
+				if len(es) > 1 {
+					field += fmt.Sprintf("[%d]", k)
 				}
+				if spec.Servers != nil {
+					sc.Replica, sc.Replicas = i+1, len(urls)
+					field += fmt.Sprintf(".servers[%d]", i)
+				} else {
+					field += ".server"
+				}
+				out = append(out, checkOneServer(ctx, m, role, spec, sc, field, env))
 			}
-			retries := s.Retries
-			if retries == 0 {
-				retries = -1
-			}
-			kw, err := models.DecodeKwargs(s.ChatTemplateKwargs)
-			if err != nil {
-				sc.Problem = "server_chat_template_kwargs: " + err.Error()
-				out = append(out, sc)
-				continue
-			}
-			cctx, cancel := context.WithTimeout(ctx, serverCheckTimeout)
-			rep, err := openai.Check(cctx, openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: key, AllowRemote: s.AllowRemote,
-				MaxRetries: retries, Timeout: min(s.Timeout, serverCheckTimeout), ChatTemplateKwargs: kw})
-			cancel()
-			sc.Models, sc.ModelServed, sc.MaxModelLen = rep.Models, rep.ModelServed, rep.MaxModelLen
-			sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode
-			sc.Images, sc.ImagesRefusal = rep.Images, rep.ImagesRefusal
-			sc.Video, sc.VideoRefusal = rep.Video, rep.VideoRefusal
-			if err == nil {
-				sc.Inputs = rep.Inputs()
-				sc.Problem, sc.SetFrames = framesProblem(role, sc.Frames, rep)
-			} else {
-				sc.Problem = err.Error()
-			}
-			if c := rep.Reply.Choice; err == nil && c >= 0 && c < 4 {
-				sc.Answer = []string{"green", "blue", "red", "black"}[c]
-			}
-			out = append(out, sc)
 		}
 	}
 	return out
+}
+
+// checkOneServer is checkServed's check of one server (sc.URL) of one
+// entry, field naming its URL in models.json.
+func checkOneServer(ctx context.Context, m *models.Manifest, role models.Role, spec models.RoleSpec, sc servedCheck, field string, env *environment) servedCheck {
+	s := spec.ServerSettings()
+	sc.Model = s.Model
+	if imageRoles[role] {
+		sc.Frames = s.Frames
+	}
+	key := ""
+	if s.APIKeyEnv != "" {
+		if key = env.getenv(s.APIKeyEnv); key == "" {
+			sc.Problem = fmt.Sprintf("server_api_key_env names %s, which is not set", s.APIKeyEnv)
+			return sc
+		}
+	}
+	retries := s.Retries
+	if retries == 0 {
+		retries = -1
+	}
+	kw, err := models.DecodeKwargs(s.ChatTemplateKwargs)
+	if err != nil {
+		sc.Problem = "server_chat_template_kwargs: " + err.Error()
+		return sc
+	}
+	cctx, cancel := context.WithTimeout(ctx, serverCheckTimeout)
+	rep, err := openai.Check(cctx, openai.Config{BaseURL: sc.URL, Model: s.Model, Chat: true, APIKey: key, AllowRemote: s.AllowRemote,
+		MaxRetries: retries, Timeout: min(s.Timeout, serverCheckTimeout), ChatTemplateKwargs: kw})
+	cancel()
+	sc.Models, sc.ModelServed, sc.MaxModelLen = rep.Models, rep.ModelServed, rep.MaxModelLen
+	sc.Logprobs, sc.Prefill, sc.Mode = rep.Logprobs, rep.Prefill, rep.Mode
+	sc.Images, sc.ImagesRefusal = rep.Images, rep.ImagesRefusal
+	sc.Video, sc.VideoRefusal = rep.Video, rep.VideoRefusal
+	switch {
+	case err == nil:
+		sc.Inputs = rep.Inputs()
+		sc.Problem, sc.SetFrames = framesProblem(role, sc.Frames, rep)
+	case rep.Models != nil && !rep.ModelServed:
+		sc.Problem = fmt.Sprintf("%s: %s: %v", filepath.Join(m.Dir, models.ManifestFile), field, err)
+		if sc.Replicas > 0 {
+			sc.Problem += fmt.Sprintf(" (every replica in servers must serve %q: one serving another model would mix two readers' answers)", s.Model)
+		}
+	default:
+		sc.Problem = err.Error()
+	}
+	if c := rep.Reply.Choice; err == nil && c >= 0 && c < 4 {
+		sc.Answer = []string{"green", "blue", "red", "black"}[c]
+	}
+	return sc
+}
+
+// firstProblem is the first check's problem, for the error that ends
+// models check ("" when none).
+func firstProblem(checks []servedCheck) string {
+	for _, c := range checks {
+		if c.Problem != "" {
+			return c.Problem
+		}
+	}
+	return ""
 }
 
 // framesProblem says what is wrong with how role sends its frames
@@ -137,7 +182,11 @@ func framesProblem(role models.Role, frames string, rep openai.CheckReport) (pro
 func writeServedChecks(w io.Writer, checks []servedCheck) error {
 	var b strings.Builder
 	for _, c := range checks {
-		fmt.Fprintf(&b, "\n%s entry %d: served by %s, model %s\n", c.Role, c.Entry, c.URL, c.Model)
+		if c.Replicas > 0 {
+			fmt.Fprintf(&b, "\n%s entry %d, replica %d of %d: served by %s, model %s\n", c.Role, c.Entry, c.Replica, c.Replicas, c.URL, c.Model)
+		} else {
+			fmt.Fprintf(&b, "\n%s entry %d: served by %s, model %s\n", c.Role, c.Entry, c.URL, c.Model)
+		}
 		if len(c.Models) > 0 {
 			fmt.Fprintf(&b, "  /v1/models lists %s", strings.Join(c.Models, ", "))
 			if !c.ModelServed {

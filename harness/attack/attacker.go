@@ -30,7 +30,19 @@ type Stream struct {
 	// Pool is every item of the run, for the cross-pool attackers
 	// (CrossPool); nil for the others.
 	Pool *Pool
+	// Ask, when set, says per item of Items whether the lm_reader
+	// attackers (HonoursAsk: the options-only, blind, retrieval, captions
+	// and transcript readers) ask their
+	// model about it: a shard of a split audit asks about its own items
+	// only, and every shard asks about different ones. An item not asked
+	// gets a seeded guess its caller must not keep. The rest of the stream
+	// is still read: the retrieval reader's pairs come from every earlier
+	// item of the benchmark, asked or not. Nil asks about every item.
+	Ask []bool
 }
+
+// asks says whether the lm_reader attackers ask their model about item p.
+func (s *Stream) asks(p int) bool { return s.Ask == nil || s.Ask[p] }
 
 // answered reports n more items answered to s.Progress, if any.
 func (s *Stream) answered(n int) {

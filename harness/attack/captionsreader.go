@@ -2,10 +2,8 @@ package attack
 
 import (
 	"context"
-	"fmt"
-	"strings"
-
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // captionsReader is the frame-level captions reader of Video-Index 3.5: the
@@ -22,29 +20,19 @@ func (*captionsReader) Level() harness.Level { return harness.LevelFrame }
 func (*captionsReader) needs() Needs         { return NeedCaptions }
 
 func (a *captionsReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	return readWithContext(ctx, a.Name(), a.r, s, func(p int) (contextFit, bool) {
+	return readWithContext(ctx, a.Name(), letters.KindFrameCaptions, a.r, s, func(p int) (contextFit, bool) {
 		v := s.Visual[p]
 		if v.Failure != "" || len(v.CaptionTexts) == 0 {
 			return nil, false
 		}
 		caps := v.CaptionTexts
-		return func(step int) (string, bool) {
+		return func(step int) (string, []string, bool) {
 			if step > 0 {
 				caps = everyOther(caps)
 			}
-			return captionContext(caps), len(caps) > 1
+			return "", caps, len(caps) > 1
 		}, true
 	})
-}
-
-// captionContext numbers the captions in time order.
-func captionContext(caps []string) string {
-	var b strings.Builder
-	b.WriteString("Captions of frames of the video, in order:\n")
-	for i, c := range caps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, c)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // everyOther keeps the captions at even positions.

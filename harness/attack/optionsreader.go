@@ -19,7 +19,9 @@ func (*optionsReader) Name() string         { return "options-reader" }
 func (*optionsReader) Level() harness.Level { return harness.LevelOption }
 
 func (a *optionsReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) letters.Prompt { return letterPrompt(it, false, "") })
+	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) letters.Prompt {
+		return letterPrompt(it, letters.KindOptionsOnly, "", nil)
+	})
 }
 
 // blindReader is the blind language-model reader (Video-Index 3.3, text
@@ -38,7 +40,7 @@ func (*blindReader) Level() harness.Level   { return harness.LevelText }
 func (a *blindReader) diagnosticOnly() bool { return a.model > 0 }
 
 func (a *blindReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) letters.Prompt { return letterPrompt(it, true, "") })
+	return readItems(ctx, a.Name(), a.r, s, func(it *harness.Item, _ int) letters.Prompt { return letterPrompt(it, letters.KindBlind, "", nil) })
 }
 
 // readItems scores the prompt of every item of s with r.
@@ -48,12 +50,11 @@ func readItems(ctx context.Context, name string, r LetterReader, s *Stream, prom
 	}
 	prompts := make([]letters.Prompt, len(s.Items))
 	for p, it := range s.Items {
-		prompts[p] = prompt(it, p)
+		if s.asks(p) {
+			prompts[p] = prompt(it, p)
+		}
 	}
-	scores, ok, err := readAll(ctx, r, prompts, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	s.answered(len(s.Items))
-	return answerAll(name, s, scores, ok), nil
+	// A chunk at a time, so that the run's progress moves as the model
+	// answers (a pool's readers take hours).
+	return readPrompts(ctx, name, r, s, prompts)
 }

@@ -120,3 +120,24 @@ func PermuteOptions(s *Stream, seed uint64, k int) (*Stream, [][]int) {
 	}
 	return &out, from
 }
+
+// An askedReader is an lm_reader attacker that honours Stream.Ask, so a
+// shard of a split audit can run it on the whole stream and ask its model
+// about the shard's own items only.
+type askedReader interface{ honoursAsk() }
+
+func (*optionsReader) honoursAsk()    {}
+func (*blindReader) honoursAsk()      {}
+func (*retrievalReader) honoursAsk()  {}
+func (*retrievalXPool) honoursAsk()   {}
+func (*captionsReader) honoursAsk()   {}
+func (*transcriptReader) honoursAsk() {}
+
+// HonoursAsk reports whether a is an lm_reader attacker that honours
+// Stream.Ask (the options-only, blind, retrieval, captions and transcript
+// readers): the model readers a shard of a split audit runs on its own
+// items.
+func HonoursAsk(a Attacker) bool {
+	_, ok := a.(askedReader)
+	return ok
+}

@@ -2,9 +2,7 @@ package attack
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/solve"
@@ -23,24 +21,16 @@ type LetterReader interface {
 // RoleLMReader is the lm_reader role.
 const RoleLMReader = "lm_reader"
 
-// letterPrompt writes an item as the readers see it (Video-Index 3.3: the
-// options with their letters, then "Answer:"), with context (captions)
-// first and the question only when withQuestion is set.
-func letterPrompt(it *harness.Item, withQuestion bool, context string) letters.Prompt {
-	var b strings.Builder
-	if context != "" {
-		b.WriteString(context)
-		b.WriteString("\n")
+// letterPrompt gives an item to the readers as its parts (letters.Parts):
+// kind says which of the Video-Index authors' prompts it is (options only,
+// blind, or a context reader's), the options in their order; the readers
+// word it (letters.Wording) and a chat template frames it.
+func letterPrompt(it *harness.Item, kind letters.Kind, context string, captions []string) letters.Prompt {
+	p := letters.Parts{Kind: kind, Options: it.Options, Context: context, Captions: captions}
+	if kind != letters.KindOptionsOnly {
+		p.Question = it.Question
 	}
-	if withQuestion {
-		fmt.Fprintf(&b, "Question: %s\n", it.Question)
-	}
-	b.WriteString("Options:\n")
-	for j, o := range it.Options {
-		fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
-	}
-	b.WriteString("Answer with the option's letter.\nAnswer:")
-	return letters.Prompt{Text: b.String(), Options: len(it.Options)}
+	return letters.New(p)
 }
 
 // readerChunk is how many prompts go to the reader per call, so that a

@@ -39,17 +39,18 @@ func (f *fakeReader) Score(ctx context.Context, ps []letters.Prompt) ([][]float6
 		f.mu.Lock()
 		f.seen = append(f.seen, p.Text)
 		f.mu.Unlock()
-		first, _, _ := strings.Cut(p.Text, "\n")
+		// What the reader is given first: the context, else the question.
+		first := p.Parts.Context
+		if first == "" {
+			first = p.Parts.Question
+		}
 		out[i] = make([]float64, p.Options)
 		for j := range out[i] {
 			out[i][j] = math.Log(0.3 / float64(p.Options-1))
 		}
-		lines := strings.Split(p.Text, "\n")
-		for j := 0; j < p.Options; j++ {
-			for _, l := range lines {
-				if strings.HasPrefix(l, string(rune('A'+j))+". ") && strings.Contains(first, strings.TrimPrefix(l, string(rune('A'+j))+". ")) {
-					out[i][j] = math.Log(0.7)
-				}
+		for j, o := range p.Parts.Options {
+			if first != "" && strings.Contains(first, o) {
+				out[i][j] = math.Log(0.7)
 			}
 		}
 	}
@@ -64,13 +65,14 @@ func readerConfig(r attack.LetterReader) attack.Config {
 	return cfg
 }
 
-// TestReadersByHand: the fake reader favours the option named on the
-// prompt's first line. The options-only prompt starts with "Options:", so
-// it matches nothing: every letter ties and the reader abstains. The
-// blind prompt starts with the question, which names option B: B wins with
+// TestReadersByHand: the fake reader favours the option named in what the
+// prompt gives first (its context, else its question). The options-only
+// prompt has neither, so it matches nothing: every letter ties and the
+// reader abstains. The blind prompt's question names option B: B wins with
 // log p = log 0.7, a margin of log 0.7 - log 0.1 = log 7 over each other of
 // four options. For the captions reader the test checks what its prompt
-// holds: the numbered captions, then the question and the options.
+// holds, in the authors' wording: the numbered captions, then the question
+// and the options.
 func TestReadersByHand(t *testing.T) {
 	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "is it the red ball", Options: []string{"blue cube", "red ball", "green cone", "yellow car"}, Answer: 1}
@@ -112,7 +114,7 @@ func TestReadersByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := fr.seen[len(fr.seen)-1]
-	for _, want := range []string{"1. a green cone on a table\n2. a hand\n", "Question: is it the red ball\n", "D. yellow car\nAnswer with the option's letter.\nAnswer:"} {
+	for _, want := range []string{"You are given short captions of 2 frames sampled from a video", "Frame captions:\nFrame 1: a green cone on a table\nFrame 2: a hand\n\n", "Question: is it the red ball\n", "D. yellow car\nAnswer with the option letter only.\nAnswer:"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("captions prompt lacks %q:\n%s", want, last)
 		}
@@ -120,9 +122,9 @@ func TestReadersByHand(t *testing.T) {
 }
 
 // TestCaptionsReaderShortensToFit: with 8 captions and a reader that takes
-// prompts of at most 250 bytes, the reader drops every second caption
-// (8 -> 4 -> 2) until the prompt fits, keeping time order; an item whose
-// video failed is a seeded guess without a prompt.
+// prompts no longer than the one with 2 captions, the reader drops every
+// second caption (8 -> 4 -> 2) until the prompt fits, keeping time order;
+// an item whose video failed is a seeded guess without a prompt.
 func TestCaptionsReaderShortensToFit(t *testing.T) {
 	t.Parallel()
 	it := &harness.Item{ID: "1", Benchmark: "B", Question: "q", Options: []string{"a", "b"}}
@@ -131,7 +133,8 @@ func TestCaptionsReaderShortensToFit(t *testing.T) {
 	for _, c := range []string{"zero", "one", "two", "three", "four", "five", "six", "seven"} {
 		caps = append(caps, "caption number "+c+" of the clip")
 	}
-	fr := &fakeReader{maxLen: 250}
+	two := letters.New(letters.Parts{Kind: letters.KindFrameCaptions, Question: "q", Options: []string{"a", "b"}, Captions: []string{caps[0], caps[4]}}).Text
+	fr := &fakeReader{maxLen: len(two)}
 	s := &attack.Stream{Seed: 1, Items: []*harness.Item{it, bad}, Visual: []*attack.Visual{{CaptionTexts: caps}, {Failure: "missing"}}}
 	preds, err := frameAttacker(t, readerConfig(fr), "captions-reader").Attack(context.Background(), s)
 	if err != nil {
@@ -141,7 +144,7 @@ func TestCaptionsReaderShortensToFit(t *testing.T) {
 		t.Fatalf("%d prompts scored, want 1 (the failed video gets none)", len(fr.seen))
 	}
 	got := fr.seen[0]
-	if !strings.Contains(got, "1. caption number zero of the clip\n2. caption number four of the clip\nQuestion") || len(got) > 250 {
+	if got != two || !strings.Contains(got, "Frame 1: caption number zero of the clip\nFrame 2: caption number four of the clip\n\nQuestion") {
 		t.Errorf("prompt (%d bytes):\n%s", len(got), got)
 	}
 	if !preds[1].Abstain {

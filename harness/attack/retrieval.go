@@ -52,6 +52,9 @@ func (a *retrievalReader) Attack(ctx context.Context, s *Stream) ([]Prediction, 
 	quiet := *s
 	quiet.Progress = nil
 	err := nearestEarlierBy(ctx, retrievalK, a.cfg.kernelOptions(), &a.cache.retrievalIndex, s.Question, &quiet, func(p int, near []earlier) {
+		if !s.asks(p) {
+			return // another shard's item: its pairs are read, it is not asked
+		}
 		pairs := make([]*harness.Item, len(near))
 		for i, e := range near {
 			pairs[i] = s.Items[e.pos]
@@ -70,7 +73,7 @@ func (a *retrievalReader) Attack(ctx context.Context, s *Stream) ([]Prediction, 
 // not fit.
 func fitPairs(r LetterReader, it *harness.Item, pairs []*harness.Item) letters.Prompt {
 	for n := len(pairs); ; n-- {
-		p := letterPrompt(it, true, pairContext(pairs[:n]))
+		p := letterPrompt(it, letters.KindExamples, pairContext(pairs[:n]), nil)
 		if n == 0 {
 			return p
 		}
@@ -87,17 +90,15 @@ func pairContext(pairs []*harness.Item) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("Answered questions, nearest first:\n")
 	for i, it := range pairs {
-		fmt.Fprintf(&b, "\nExample %d.\nQuestion: %s\nOptions:\n", i+1, it.Question)
-		for j, o := range it.Options {
-			fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
+		if i > 0 {
+			b.WriteString("\n\n")
 		}
+		fmt.Fprintf(&b, "Example %d.\nQuestion: %s\nOptions:\n%s", i+1, strings.TrimSpace(it.Question), letters.RenderOptions(it.Options))
 		if g := it.Answer; g >= 0 && g < len(it.Options) {
-			fmt.Fprintf(&b, "Answer: %c. %s\n", 'A'+g, it.Options[g])
+			fmt.Fprintf(&b, "\nAnswer: %s. %s", letters.LetterName(g), strings.TrimSpace(it.Options[g]))
 		}
 	}
-	b.WriteString("\nThe question to answer:")
 	return b.String()
 }
 
@@ -110,7 +111,11 @@ func readPrompts(ctx context.Context, name string, r LetterReader, s *Stream, pr
 	const chunk = 4 * readerChunk
 	for lo := 0; lo < len(prompts); lo += chunk {
 		hi := min(lo+chunk, len(prompts))
-		sc, k, err := readAll(ctx, r, prompts[lo:hi], nil)
+		var use []bool
+		if s.Ask != nil {
+			use = s.Ask[lo:hi]
+		}
+		sc, k, err := readAll(ctx, r, prompts[lo:hi], use)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

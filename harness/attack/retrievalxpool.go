@@ -51,6 +51,9 @@ func (a *retrievalXPool) Attack(ctx context.Context, s *Stream) ([]Prediction, e
 	quiet.Progress = nil
 	var near []storeHit
 	err = nearestEarlierBy(ctx, retrievalK, opt, &a.cache.retrievalIndex, s.Question, &quiet, func(p int, within []earlier) {
+		if !s.asks(p) {
+			return // another shard's item: not asked
+		}
 		near = storeOrder(near, cross[p], within, len(s.Pool.Items))
 		pairs := make([]*harness.Item, 0, retrievalK)
 		for _, n := range near[:min(len(near), retrievalK)] {

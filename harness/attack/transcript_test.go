@@ -19,7 +19,7 @@ func asrConfig(r attack.LetterReader) attack.Config {
 // TestTranscriptAttackersByHand checks both transcript attackers on
 // transcripts whose answers are worked out by hand: the matcher picks the
 // option nearest the transcript's embedding; the reader, with fakeReader,
-// the option its prompt's first line names, and the transcript comes first
+// the option its context (the transcript) names, and the transcript comes first
 // in the prompt. Items without a transcript to read (no audio stream,
 // nothing heard, a failed video) are abstentions.
 func TestTranscriptAttackersByHand(t *testing.T) {
@@ -73,7 +73,7 @@ func TestTranscriptAttackersByHand(t *testing.T) {
 			}
 		}
 	}
-	if len(fr.seen) != 1 || !strings.HasPrefix(fr.seen[0], "Transcript of the video's audio: pink\nQuestion: ") {
+	if len(fr.seen) != 1 || !strings.Contains(fr.seen[0], "INSTEAD of the video itself. Answer the question based on the transcript.\n\nTranscript: pink\n\nQuestion: ") {
 		t.Errorf("reader prompts %q: want one, the transcript first", fr.seen)
 	}
 }

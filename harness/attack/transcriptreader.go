@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // transcriptReader is the Video-Oasis audio test with a reader: the
@@ -19,17 +20,17 @@ func (*transcriptReader) Level() harness.Level { return harness.LevelFrame }
 func (*transcriptReader) needs() Needs         { return NeedTranscript }
 
 func (a *transcriptReader) Attack(ctx context.Context, s *Stream) ([]Prediction, error) {
-	return readWithContext(ctx, a.Name(), a.r, s, func(p int) (contextFit, bool) {
+	return readWithContext(ctx, a.Name(), letters.KindTranscript, a.r, s, func(p int) (contextFit, bool) {
 		tr, ok := heard(s.Visual[p])
 		if !ok {
 			return nil, false
 		}
 		text := []rune(tr.Text)
-		return func(step int) (string, bool) {
+		return func(step int) (string, []string, bool) {
 			if step > 0 {
 				text = text[:len(text)/2]
 			}
-			return "Transcript of the video's audio: " + string(text), len(text) > 1
+			return string(text), nil, len(text) > 1
 		}, true
 	})
 }

@@ -63,8 +63,9 @@ func (x *extraction) decodeJobs() []decode.Job {
 }
 
 // decoded takes one decoder result of decodeVideos: a failure is recorded
-// against each branch the video needed; the frames are copied out (the
-// pool reuses their buffers), counted, and sent on to vlmQ and prepQ.
+// against each branch the video needed; the frames' buffers are taken
+// from the pool (within Options.FrameBytes), counted, and sent on to vlmQ
+// and prepQ.
 func (x *extraction) decoded(ctx context.Context, r *decode.Result, prepQ chan<- *work, vlmQ chan<- *vlmWork) error {
 	p := x.vids[r.Index]
 	if r.Err != nil {
@@ -80,11 +81,21 @@ func (x *extraction) decoded(ctx context.Context, r *decode.Result, prepQ chan<-
 	x.mu.Lock()
 	p.duration = r.Info.Duration
 	x.mu.Unlock()
+	// The copies wait for room within Options.FrameBytes (the pool then
+	// waits too), so that full-size frames never pile up in the queues.
+	if err := x.hold(ctx, r.Index, r.Frames); err != nil {
+		return err
+	}
 	row := make(map[time.Duration]int, len(r.Times))
 	frames := make([]imageprep.Frame, len(r.Frames))
-	for j, f := range r.Frames {
+	for j := range r.Frames {
+		// The frame's buffer is taken from the pool (decode.Pool.Run), not
+		// copied: no second copy of a full-size frame, and the pool's idle
+		// results hold no frames.
+		f := &r.Frames[j]
 		row[r.Times[j]] = j
-		frames[j] = imageprep.Frame{Pix: slices.Clone(f.RGB), Width: f.Width, Height: f.Height, Stride: 3 * f.Width}
+		frames[j] = imageprep.Frame{Pix: f.RGB, Width: f.Width, Height: f.Height, Stride: 3 * f.Width}
+		f.RGB = nil
 	}
 	x.countDecoded(r.Set, len(frames))
 	if p.needVLM {

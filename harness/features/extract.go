@@ -81,6 +81,14 @@ type Options struct {
 	// Decode sizes the decoders; Decode.Options.Timeout is the per-video
 	// deadline.
 	Decode decode.Pool
+	// FrameBytes bounds the bytes of decoded frames the stages after the
+	// decoders hold at once (the copies on their way to the models, freed
+	// when a video's last branch is done): the decoders wait while it is
+	// spent. A video larger than the bound goes through alone. 0 means
+	// DefaultFrameBytes; negative, no bound. Frames decoded at display size
+	// (run's --frame-resize processor) are what it is for: a 1080p frame
+	// holds 6 MB, and a video's plan up to a few hundred frames.
+	FrameBytes int64
 	// PrepWorkers is the number of preprocessing goroutines (default 2).
 	PrepWorkers int
 	// MaxBatch is the most frames per image tower run (default 32); the
@@ -199,6 +207,10 @@ type Result struct {
 	Items  []Item
 	Stats  Stats
 }
+
+// DefaultFrameBytes is Options.FrameBytes's default: 1 GiB of decoded
+// frames past the decoders.
+const DefaultFrameBytes = 1 << 30
 
 // FailureOutsideRoot and FailureMissing are the reasons that come before
 // decoding; FailureNonFinite is a model that gave a NaN or an infinity for

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/vidscreen/vidscreen/decode"
 	"github.com/vidscreen/vidscreen/harness"
@@ -101,6 +102,11 @@ type extraction struct {
 	maxBatch, runFrames     int
 	h, wd, frameLen         int
 
+	// mem holds Options.FrameBytes, taken by each video's frame copies
+	// (held[k] bytes) until its last branch is done; nil without a bound.
+	mem  *semaphore.Weighted
+	held []int64
+
 	// counts guards the frame and caption tallies of st.
 	counts sync.Mutex
 	// mu guards pending and the fields of vids the stages fill (fail, err,
@@ -143,6 +149,13 @@ func newExtraction(vids []*planned, items []*harness.Item, opt *Options, c cache
 	st.DecodedByDevice = make([]int, max(1, opt.Decode.Sets))
 	st.CaptionsByDevice = make([]int, len(opt.Captioner))
 	x.pending = make([]int, len(vids))
+	x.held = make([]int64, len(vids))
+	switch {
+	case opt.FrameBytes == 0:
+		x.mem = semaphore.NewWeighted(DefaultFrameBytes)
+	case opt.FrameBytes > 0:
+		x.mem = semaphore.NewWeighted(opt.FrameBytes)
+	}
 	for k, p := range vids {
 		x.pending[k] = b2i(p.needFeat) + b2i(p.needVLM)
 	}
@@ -150,15 +163,55 @@ func newExtraction(vids []*planned, items []*harness.Item, opt *Options, c cache
 }
 
 // finish ends one branch of video k; when it was the last, the video is
-// finished and progress hears of it.
+// finished, the bytes its frames held are given back and progress hears
+// of it.
 func (x *extraction) finish(k int) {
 	x.mu.Lock()
 	x.pending[k]--
 	last := x.pending[k] == 0
+	held := int64(0)
+	if last {
+		held, x.held[k] = x.held[k], 0
+	}
 	x.mu.Unlock()
+	if held > 0 {
+		x.mem.Release(held)
+	}
 	if last {
 		x.progress("videos", 1)
 	}
+}
+
+// hold takes the bytes of video k's frame copies from the bound (at most
+// all of it, so that a larger video goes through alone), waiting while
+// other videos hold them; ctx's error if ctx ends first.
+func (x *extraction) hold(ctx context.Context, k int, frames []decode.Frame) error {
+	if x.mem == nil {
+		return nil
+	}
+	var n int64
+	for _, f := range frames {
+		n += int64(len(f.RGB))
+	}
+	n = min(n, x.bound())
+	if n == 0 {
+		return nil
+	}
+	if err := x.mem.Acquire(ctx, n); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.held[k] = n
+	x.mu.Unlock()
+	return nil
+}
+
+// bound is the frame bytes the stages may hold at once.
+func (x *extraction) bound() int64 {
+	if x.opt.FrameBytes > 0 {
+		return x.opt.FrameBytes
+	}
+	return DefaultFrameBytes
 }
 
 // fail records video k's failure and finishes the branch that found it;

@@ -22,6 +22,7 @@ import (
 	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A VLMSet is one frame set the VLM readers show vlm_reader: a sampler,
@@ -119,8 +120,8 @@ type VLMOptions struct {
 
 // vlmCacheFormat changes whenever what a VLM cache entry holds changes
 // meaning (the prompt's wording included). Format 2 records the video's
-// duration.
-const vlmCacheFormat = 2
+// duration; format 3 asks in the Video-Index authors' wording.
+const vlmCacheFormat = 3
 
 // ReadVLM returns, per item, vlm_reader's letter log-probabilities under
 // each of opt.Sets, keyed by set name: Extract with VLM sets only, so each
@@ -174,6 +175,7 @@ func ReadVLM(ctx context.Context, items []*harness.Item, opt VLMOptions) ([]map[
 // order of idx.
 func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Options, info decode.Info, row map[time.Duration]int, frames []imageprep.Frame) ([]map[string][]float64, error) {
 	got := make([]map[string][]float64, len(idx))
+	prep := vlmFrames(opt.VLM)
 	var prompts []models.VLMPrompt
 	type slot struct{ item, set, perm int }
 	var slots []slot
@@ -212,7 +214,7 @@ func scoreVLM(ctx context.Context, items []*harness.Item, idx []int, opt *Option
 					}
 					pit = permuted(it, opt.Permute(it, pk))
 				}
-				p, ok, err := fitPrompt(ctx, opt.VLM, pit, order)
+				p, ok, err := fitPrompt(ctx, prep, pit, order)
 				if err != nil {
 					return nil, fmt.Errorf("features: vlm_reader: %s: %w", it.Source, err)
 				}
@@ -282,7 +284,7 @@ func fitPrompt(ctx context.Context, r VLMScorer, it *harness.Item, frames []imag
 		if err != nil {
 			return p, false, err
 		}
-		p = models.VLMPrompt{Text: vlmPrompt(it, images.N), Images: images, Options: len(it.Options)}
+		p = vlmPrompt(it, images)
 		if r.Fits(p) == nil {
 			return p, true, nil
 		}
@@ -298,18 +300,13 @@ func fitPrompt(ctx context.Context, r VLMScorer, it *harness.Item, frames []imag
 	return p, false, nil
 }
 
-// vlmPrompt writes an item as vlm_reader sees it: its frames, the question
-// and the lettered options, ending where the answer letter goes (the
-// readers' prompt of Video-Index 3.3 with the frames in front).
-func vlmPrompt(it *harness.Item, images int) string {
-	var b strings.Builder
-	b.WriteString(strings.Repeat(models.ImagePlaceholder, images))
-	fmt.Fprintf(&b, "\nQuestion: %s\nOptions:\n", it.Question)
-	for j, o := range it.Options {
-		fmt.Fprintf(&b, "%c. %s\n", 'A'+j, o)
-	}
-	b.WriteString("Answer with the option's letter.\nAnswer:")
-	return b.String()
+// vlmPrompt gives an item to vlm_reader: its frames, then the authors'
+// visual prompt (letters.KindVisual: the number of frames, the question,
+// the lettered options), which the reader words and frames with its chat
+// template; Text is the plain rendering, the images first.
+func vlmPrompt(it *harness.Item, images models.ImageBatch) models.VLMPrompt {
+	parts := letters.Parts{Kind: letters.KindVisual, Question: it.Question, Options: it.Options, Frames: images.N}
+	return models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, images.N) + letters.Default().Plain(parts), Images: images, Options: len(it.Options), Parts: parts}
 }
 
 // itemSeed is the seed of one item's seeded frame sets: a hash of the
@@ -386,7 +383,7 @@ func vlmKey(videoHash string, items []*harness.Item, idx []int, readerName strin
 		it := items[i]
 		c := clipOf(it)
 		write(fmt.Sprintf("%d-%d#%d", c.Start, c.End, itemSeed(seed, it)))
-		write(vlmPrompt(it, 0))
+		write(vlmPrompt(it, models.ImageBatch{}).Text)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -211,6 +211,26 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 	for p, i := range order {
 		s.Items[p] = a.items[i]
 	}
+	if attack.HonoursAsk(at) {
+		// A model reader asks only about the items it has no stored
+		// answer for: those a merge took from its shards, or a resumed
+		// run from its records, would otherwise be asked again (a merge
+		// has no response store of theirs).
+		for p, i := range order {
+			if u.ans.has(i) {
+				if s.Ask == nil {
+					s.Ask = make([]bool, len(order))
+					for q := range p {
+						s.Ask[q] = true
+					}
+				}
+				continue
+			}
+			if s.Ask != nil {
+				s.Ask[p] = true
+			}
+		}
+	}
 	var err error
 	if attack.NeedsText(at) {
 		if s.Text, err = a.text.gather(order); err != nil {
@@ -242,7 +262,7 @@ func (a *audit) runUnit(ctx context.Context, u *unit, c chunk, answered func(ite
 		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
 			return 0, fmt.Errorf("attacker %s, variant %d: item %s: choice %d out of range", at.Name(), u.variant, it.Source, pr.Choice)
 		}
-		if u.ans.has(i) && !u.ans.same(i, it, pr) {
+		if s.Ask == nil && u.ans.has(i) && !u.ans.same(i, it, pr) {
 			return 0, fmt.Errorf("attacker %s, variant %d: item %s: stored prediction %+v differs from the recomputed %+v: the attacker is not deterministic", at.Name(), u.variant, it.Source, u.ans.held(i), pr)
 		}
 	}

@@ -90,6 +90,9 @@ type Options struct {
 	// blind and captions readers ask it. ReaderName names its weights.
 	Reader     attack.LetterReader
 	ReaderName string
+	// Prompts names the wording the readers asked in (Models.Prompts),
+	// for config.json.
+	Prompts string
 	// ExtraReaders are the later lm_reader entries of models.json, each
 	// running the blind test as a further diagnostic model (blind-reader#2,
 	// ...; attack.Config.Extra); ExtraReaderNames name their weights, in
@@ -243,12 +246,15 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	defer a.close()
 	a.stage("read", p.started) // the plan and the claim
 	if opt.Shard != nil {
-		return a.shardRun(ctx, p.started)
+		return a.shardRun(ctx, p)
 	}
 	if err := a.seedFromShards(p.mergeTime); err != nil {
 		return nil, err
 	}
 	if err := a.loadRecords(); err != nil {
+		return nil, err
+	}
+	if err := a.importShardRecords(); err != nil {
 		return nil, err
 	}
 	if err := a.embed(ctx, p.emb, p.lexical); err != nil {

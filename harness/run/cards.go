@@ -21,11 +21,18 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	// The units' compact predictions stay until the cards, which read
 	// them one benchmark at a time (outcomes).
 	threads := a.opt.kernelOptions()
+	// The permutation audit first, under its own meter: its model calls
+	// are the long part when its answers are not stored.
+	perms, further, err := a.permutations(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	t0 := time.Now()
 	mcfg := metrics.DefaultConfig(a.acfg)
 	mcfg.Seed = a.opt.Seed
 	mcfg.Threads = threads.Threads
-	cm := newMeter(a.opt.Progress, int64(len(a.items)), "cards", "items")
+	// The meter counts cards, one per benchmark.
+	cm := newMeter(a.opt.Progress, int64(len(byBenchmark(a.items))), "cards", "cards")
 	mcfg.Embedder = a.cfg.Embedder
 	a.serverFailed.into(a)
 	mcfg.Failures = a.failures
@@ -63,11 +70,6 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 			cards[k].EffectiveSize = eff[cards[k].Benchmark]
 		}
 	}
-	perms, further, err := a.permutations(ctx)
-	if err != nil {
-		cm.exit()
-		return nil, nil, err
-	}
 	for _, at := range a.attackers {
 		if f, ok := further[at.Name()]; ok {
 			if err := metrics.SolvedOverOrders(cards, a.items, scores, at.Name(), f.choices, f.margins); err != nil {
@@ -81,7 +83,7 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
-	cm.add(len(a.items))
+	cm.add(len(cards))
 	cm.finish()
 	a.stage("cards", t0)
 	return cards, scores, nil

@@ -24,7 +24,7 @@ func checkAuditRoles(ctx context.Context, dir string, device gpu.Spec, m *models
 	}
 	var used []models.Role
 	for _, r := range want {
-		if spec, ok := m.Roles[r]; ok && spec.Server == "" {
+		if spec, ok := m.Roles[r]; ok && !spec.Served() {
 			used = append(used, r)
 		}
 	}

@@ -106,6 +106,7 @@ func (j *Job) open(ctx context.Context, video bool) error {
 		j.ms = ms
 		if spec.FramePath == "device" {
 			note := ms.openDeviceFrames(menv.Stderr)
+			note.HostResize = spec.frameResize()
 			j.frame = &note
 		}
 		if err := ms.apply(&j.opt, spec, video); err != nil {
@@ -129,12 +130,17 @@ func (j *Job) open(ctx context.Context, video bool) error {
 // opened job knows beside the stages (stageNotes). The progress reporter is
 // closed when it returns, so that a caller's summary follows the last
 // progress line. A served role that answered none of its requests fails
-// the run.
+// the run, and so does one whose server failed more of its queries than
+// Spec.MaxServerFailures allows (a *ServerFailuresError, after the outputs
+// are written).
 func (j *Job) Run(ctx context.Context) (*Result, error) {
 	j.opt.StageNotes = j.stageNotes
 	res, err := Audit(ctx, j.opt)
 	if err == nil && j.ms != nil {
 		err = servedRefused(j.ms.served)
+	}
+	if err == nil && j.ms != nil {
+		err = servedFailures(j.ms.served, j.spec.MaxServerFailures, j.spec.Out)
 	}
 	if j.ms != nil {
 		noteDevices(j.rep, j.ms.devices)
@@ -148,7 +154,8 @@ func (j *Job) Run(ctx context.Context) (*Result, error) {
 
 // stageNotes are the keys the job adds to stages.json: "served", the served
 // roles' counts, and "frame_path", the path the image tower took, each when
-// the run has one.
+// the run has one; a merge's "readers" ("from shards") and "requests", the
+// requests it sent to the served roles itself.
 func (j *Job) stageNotes(res *Result) map[string]any {
 	notes := map[string]any{}
 	if j.ms != nil && len(j.ms.served) > 0 {
@@ -156,6 +163,19 @@ func (j *Job) stageNotes(res *Result) map[string]any {
 	}
 	if j.frame != nil {
 		notes["frame_path"] = framePathTaken(*j.frame, res.Features, j.rep)
+	}
+	if len(j.spec.Merge) > 0 {
+		// A merge's readers answered in the shards: it says how many
+		// requests it sent itself (0 unless a shard's server failed on an
+		// item, which the merge then asks again).
+		requests := int64(0)
+		if j.ms != nil {
+			for _, r := range j.ms.served {
+				requests += r.Stats().Snapshot().Requests
+			}
+		}
+		notes["requests"] = requests
+		notes["readers"] = "from shards"
 	}
 	return notes
 }
@@ -233,6 +253,7 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 	}
 	if ms.Reader != nil {
 		opt.Reader, opt.ReaderName = ms.Reader, ms.ReaderName
+		opt.Prompts = ms.Prompts
 		opt.ExtraReaders, opt.ExtraReaderNames = ms.extra, ms.extraNames
 	}
 	if ms.embed != nil {
@@ -253,5 +274,8 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 	opt.Video = ms.Video
 	opt.Video.Decode.Workers = spec.Workers
 	opt.Video.Decode.Options.Timeout = spec.VideoTimeout
+	if spec.frameResize() == FrameResizeProcessor {
+		opt.Video.resizeInProcessor()
+	}
 	return nil
 }

@@ -7,12 +7,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/attack"
+	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/internal/atomicfile"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 )
 
 // seedFromShards is the merge stage of a run with Options.Merge set (it
@@ -27,6 +32,9 @@ func (a *audit) seedFromShards(checked time.Duration) error {
 	tm := time.Now()
 	var err error
 	if a.res.Seeded, err = seedCache(a.opt.Out, a.opt.Merge); err != nil {
+		return err
+	}
+	if err := mergeServedModes(a.opt.Out, a.opt.Merge, a.opt.Progress); err != nil {
 		return err
 	}
 	a.opt.Progress.Note("merge: cache seeded from the shards", "shards", len(a.opt.Merge), "files", a.res.Seeded)
@@ -114,6 +122,12 @@ func seedCache(out string, shards []string) (int, error) {
 			if !e.Type().IsRegular() || atomicfile.IsTemp(e.Name()) {
 				continue
 			}
+			switch e.Name() {
+			case rundir.ServedModesFile:
+				continue // every shard's, put together (mergeServedModes)
+			case ServedStoreFile:
+				continue // one file per shard, of replies a merge does not ask
+			}
 			to := filepath.Join(dst, e.Name())
 			if _, err := os.Lstat(to); err == nil {
 				continue
@@ -138,4 +152,188 @@ func copyFile(from, to string) error {
 	}
 	defer f.Close()
 	return atomicfile.Write(to, func(w io.Writer) error { _, err := io.Copy(w, f); return err })
+}
+
+// shardOf is the shard of each item of a merge (VideoShard over the
+// shards Options.Merge names), computed once.
+func (a *audit) shardOf() []int {
+	a.split.once.Do(func() {
+		n := len(a.opt.Merge)
+		a.split.of = make([]int, len(a.items))
+		for i, it := range a.items {
+			a.split.of[i] = VideoShard(a.opt.VideoRoot, it, n)
+		}
+	})
+	return a.split.of
+}
+
+// shardPermutation puts together, in a merge, the choices and margins of
+// attacker at on option order o from the files its shards wrote, each for
+// its own items (shardPermutations); ok is false when a shard's file is
+// missing (its server failed on an item, say), and the merge then asks.
+// items are the merge's, a.items.
+func (a *audit) shardPermutation(at attack.Attacker, o int, items []*harness.Item) (choices []int, margins []float64, ok bool) {
+	of := a.shardOf()
+	choices, margins = make([]int, len(items)), make([]float64, len(items))
+	for s := range a.opt.Merge {
+		var idx []int
+		var keys []string
+		for i := range items {
+			if of[i] == s {
+				idx, keys = append(idx, i), append(keys, a.permutationKey(at, i, true))
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		b, err := checksum.ReadFile(rundir.PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys))
+		if err != nil {
+			return nil, nil, false
+		}
+		c, m, err := rundir.DecodePermutation(b, len(idx))
+		if err != nil || m == nil {
+			return nil, nil, false
+		}
+		for k, i := range idx {
+			if c[k] < 0 || c[k] >= len(items[i].Options) {
+				return nil, nil, false
+			}
+			choices[i], margins[i] = c[k], m[k]
+		}
+	}
+	return choices, margins, true
+}
+
+// importShardRecords is the merge's part of the records stage: it files
+// the answers each shard's readers stored (shardReaders) under the
+// merge's units and appends them to the merge's record file, so that the
+// attack stage finds them stored and asks no model. An answer the merge
+// already holds is kept (a resumed merge); a record of no unit or item of
+// this audit is an error naming the shard.
+func (a *audit) importShardRecords() error {
+	if len(a.opt.Merge) == 0 {
+		return nil
+	}
+	index := make(map[string]int, len(a.items))
+	for i, it := range a.items {
+		index[it.Key()] = i
+	}
+	type uk struct {
+		name    string
+		variant int
+	}
+	byKey := map[uk]*unit{}
+	for _, u := range a.units {
+		byKey[uk{a.attackers[u.attacker].Name(), u.variant}] = u
+	}
+	n := 0
+	for _, dir := range a.opt.Merge {
+		path := filepath.Join(dir, rundir.RecordsFile)
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		var batch []rundir.Record
+		rr := rundir.NewRecordReader(f)
+		for {
+			r, err := rr.Read()
+			var bad *rundir.RecordError
+			if err == io.EOF || errors.As(err, &bad) {
+				break // a finished shard has no torn tail; a torn one ends here
+			}
+			if err != nil {
+				f.Close()
+				return fmt.Errorf("merge: read %s: %w", path, err)
+			}
+			u, ok := byKey[uk{r.Attacker, r.Variant}]
+			i, ok2 := index[r.Key]
+			if !ok || !ok2 {
+				f.Close()
+				return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: a record of %s variant %d for item %q matches nothing in this audit", rundir.RecordsFile, r.Attacker, r.Variant, r.Key)}
+			}
+			if u.ans.has(int32(i)) {
+				continue
+			}
+			u.stored++
+			u.ans.put(int32(i), a.items[i], r.Pred)
+			if u.ans.input != nil {
+				u.ans.input[i] = inputID(r.Input)
+			}
+			batch = append(batch, r)
+			n++
+			if len(batch) == recordBatch {
+				if err := a.store.Append(batch); err != nil {
+					f.Close()
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		f.Close()
+		if err := a.store.Append(batch); err != nil {
+			return err
+		}
+	}
+	if n > 0 {
+		a.opt.Progress.Note("merge: the shards' readers' answers taken", "records", n)
+	}
+	return nil
+}
+
+// mergeServedModes writes, into the merge's cache, the served readers'
+// modes the shards recorded (rundir.ServedModesFile of each): a role and
+// model's mode is the first shard's that names one, so the cards of the
+// merge, which asks no model, name the modes the shards' servers gave,
+// as the unsharded audit's do. Shards whose servers gave one role
+// different modes make a merge whose cards differ from any unsharded
+// audit's: the warning says which.
+func mergeServedModes(out string, shards []string, rep interface{ Warn(string, ...any) }) error {
+	// By shard index, whatever order the directories were given in.
+	shards = slices.Clone(shards)
+	index := map[string]int{}
+	for _, dir := range shards {
+		if s, err := ReadShard(dir); err == nil {
+			index[dir] = s.Shard
+		}
+	}
+	slices.SortStableFunc(shards, func(x, y string) int { return index[x] - index[y] })
+	var all []metrics.ServedReader
+	for _, dir := range shards {
+		b, err := os.ReadFile(filepath.Join(dir, rundir.CacheDir, rundir.ServedModesFile))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		var rs []metrics.ServedReader
+		if err := json.Unmarshal(b, &rs); err != nil {
+			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", rundir.ServedModesFile, err)}
+		}
+	next:
+		for _, r := range rs {
+			for k, have := range all {
+				if have.Role != r.Role || have.Model != r.Model {
+					continue
+				}
+				switch {
+				case have.Mode == "":
+					all[k] = r
+				case r.Mode != "" && r != have:
+					rep.Warn("merge: the shards' servers answered one served reader in different modes; the merge names the first", "role", r.Role, "model", r.Model,
+						"mode", have.Mode, "other", r.Mode, "shard", dir)
+				}
+				continue next
+			}
+			all = append(all, r)
+		}
+	}
+	if !anyMode(all) {
+		return nil
+	}
+	path := filepath.Join(out, rundir.CacheDir, rundir.ServedModesFile)
+	return atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(all) })
 }

@@ -14,9 +14,14 @@ import (
 // asked for and the one the image tower took, why the device path did not
 // open, and, where it did, the frames it embedded and the videos it
 // refused (embedded from host frames, as the host path embeds them).
+// HostResize is --frame-resize, which the device path's own frames ignore
+// (NVDEC's pictures are resized once on the device, from the decoded
+// size) but its host frames follow: the captioner's, the VLM readers' and
+// those of the videos the device path refused.
 type FramePathNote struct {
 	Asked          string `json:"asked"`
 	Used           string `json:"used"`
+	HostResize     string `json:"host_frames_resize,omitempty"`
 	Why            string `json:"why,omitempty"`
 	FramesOnDevice int    `json:"frames_on_device,omitempty"`
 	RefusedVideos  int    `json:"refused_videos,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/textembed"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
@@ -27,6 +28,9 @@ type Models struct {
 	// names its weights as config.json does.
 	Reader     attack.LetterReader
 	ReaderName string
+	// Prompts names the readers' wording (letters.Wording's ID: the
+	// default's, or the models folder's prompts.json's hash).
+	Prompts string
 	// extra and extraNames are the later lm_reader entries of models.json
 	// (ONNX or served), each a
 	// further model of the blind test (blind-reader#2, ...), and their
@@ -84,6 +88,11 @@ func OpenModels(ctx context.Context, dir string, device gpu.Spec, budget uint64,
 // roles, then those of the video levels, each role once per device.
 func (o *opener) open(video bool) error {
 	o.warnExtraEntries()
+	w, err := letters.LoadWording(o.m.Dir)
+	if err != nil {
+		return o.bad(err)
+	}
+	o.out.Prompts = w.ID
 	if err := o.textEncoders(); err != nil {
 		return err
 	}
@@ -161,6 +170,9 @@ func newOpener(ctx context.Context, dir string, device gpu.Spec, budget uint64, 
 		return nil, fmt.Errorf("--models: %w", err)
 	}
 	if err := checkAuditRoles(ctx, dir, runtimeDevice, m, video, env); err != nil {
+		return nil, err
+	}
+	if err := checkReplicaModels(ctx, m, env); err != nil {
 		return nil, err
 	}
 	o := &opener{dir: dir, m: m, rt: rt, devs: devs, pool: pool, env: env, out: &Models{devices: pool, rt: rt, devs: devs}}

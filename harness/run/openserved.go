@@ -1,11 +1,14 @@
 package run
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/vidscreen/vidscreen/harness"
-
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/rundir"
@@ -25,6 +28,41 @@ func servedConfig(m *models.Manifest, role models.Role, k int, spec models.RoleS
 	}
 	cfg.Store, cfg.ParseReply = store, answer.Choice
 	return cfg, nil
+}
+
+// replicaCheckTimeout bounds the ask of every replica's /v1/models when
+// the run opens its models: a replica that has not answered by then is
+// left to the run, which takes it out of service while it fails.
+const replicaCheckTimeout = 10 * time.Second
+
+// checkReplicaModels asks every replica of every served entry with
+// several servers what its /v1/models lists (served.CheckReplicas) and
+// refuses, as bad input naming models.json and the field, a replica that
+// serves another model: its answers would be another reader's, mixed into
+// the role's by whichever requests it happened to get.
+func checkReplicaModels(ctx context.Context, m *models.Manifest, env Env) error {
+	ctx, cancel := context.WithTimeout(ctx, replicaCheckTimeout)
+	defer cancel()
+	for _, role := range append(append([]models.Role(nil), models.Roles...), models.OptionalRoles...) {
+		es := m.Entries(role)
+		for k, spec := range es {
+			if len(spec.Servers) < 2 {
+				continue
+			}
+			cfg, err := served.ConfigFor(m, role, k, spec, env.Getenv)
+			if err != nil {
+				continue // an unset key: servedConfig says so when the role is opened
+			}
+			if err := served.CheckReplicas(ctx, cfg); errors.Is(err, served.ErrReplicaModel) {
+				field := "roles." + string(role)
+				if len(es) > 1 {
+					field += fmt.Sprintf("[%d]", k)
+				}
+				return fmt.Errorf("%w: --models: %s: %s.%v", harness.ErrBadInput, filepath.Join(m.Dir, models.ManifestFile), field, strings.TrimPrefix(err.Error(), served.ErrReplicaModel.Error()+": "))
+			}
+		}
+	}
+	return nil
 }
 
 // servedReader is a served role the audit opened: its counts.
@@ -56,7 +94,9 @@ func servedRefused(rs []servedReader) error {
 }
 
 // ServedStage is one served role's line in stages.json: what it asked
-// its server and how fast.
+// its server and how fast, and per server ("endpoints": each replica of
+// models.json's servers) the requests sent, the failures that took it out
+// of service for a while, and the replies.
 type ServedStage struct {
 	served.StatsSnapshot
 	RequestsPerSecond float64 `json:"requests_per_second"`
@@ -79,6 +119,11 @@ func servedLines(rs []servedReader, rep interface {
 		rep.Note("served", "role", s.Role, "model", s.Model, "server", s.URL, "queries", s.Queries, "failed", s.Failed, "requests", s.Requests, "store_hits", s.StoreHits, "images", s.Images,
 			"requests_per_s", fmt.Sprintf("%.1f", line.RequestsPerSecond), "prefix_share", fmt.Sprintf("%.3f", line.PrefixShare), "mode", s.Mode, "prefill", s.Prefill,
 			"floored", s.Floored, "refitted", s.Refitted, "chat_template_kwargs", s.ChatTemplateKwargs, "frames", s.Frames)
+		if len(s.Endpoints) > 1 {
+			for _, e := range s.Endpoints {
+				rep.Note("served replica", "role", s.Role, "server", e.URL, "requests", e.Requests, "failures", e.Failures, "answered", e.Answered)
+			}
+		}
 		if w := s.RefitWarning(); w != "" {
 			rep.Warn(w)
 		}
@@ -96,7 +141,7 @@ func openServedVLM(m *models.Manifest, role models.Role, spec models.RoleSpec, s
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
-	return r, served.Name(string(role), cfg.Server), nil
+	return r, served.NameWording(string(role), cfg.Server, cfg.Wording), nil
 }
 
 // ServedStoreFile is the served roles' response store inside a run's cache

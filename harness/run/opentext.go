@@ -9,6 +9,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/harness/textembed/onnxembed"
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
@@ -71,7 +72,7 @@ func (o *opener) lmReader(k int, espec models.RoleSpec) (attack.LetterReader, st
 			return nil, "", o.bad(err)
 		}
 		o.out.served = append(o.out.served, l)
-		return l, served.Name(string(models.RoleLMReader), cfg.Server), nil
+		return l, served.NameWording(string(models.RoleLMReader), cfg.Server, cfg.Wording), nil
 	}
 	em := o.m.Entry(models.RoleLMReader, k)
 	scorers, err := onDevices(o, func(dev gpu.Device) (*models.LetterScorer, error) { return o.rt.OpenLetterScorer(em, dev) })
@@ -90,5 +91,9 @@ func (o *opener) lmReader(k int, espec models.RoleSpec) (attack.LetterReader, st
 	if err != nil {
 		return nil, "", o.bad(err)
 	}
-	return lr, name, nil
+	w, err := letters.LoadWording(o.m.Dir)
+	if err != nil {
+		return nil, "", o.bad(err)
+	}
+	return lr, name + w.Tag(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/spread"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
@@ -98,7 +99,7 @@ func (o *opener) captioner(v *VideoModels, short int) (int, error) {
 func (o *opener) vlmReader(v *VideoModels, short int) error {
 	spec, ok := o.m.Roles[models.RoleVLMReader]
 	switch {
-	case ok && spec.Server == "" && len(v.ImageText) > 0:
+	case ok && !spec.Served() && len(v.ImageText) > 0:
 		sc, name, err := o.onnxVLM(models.RoleVLMReader, o.m)
 		if err != nil {
 			return o.bad(err)
@@ -115,7 +116,7 @@ func (o *opener) vlmReader(v *VideoModels, short int) error {
 		o.out.served = append(o.out.served, r)
 		// Its frames come from the one decode pass, at a short side from
 		// which the served size is shrunk, never enlarged.
-		v.VLM, v.VLMName, v.VLMSize = r, name, decode.Size{Short: served.DecodeShort}
+		v.VLM, v.VLMName, v.VLMSize, v.servedVLM = r, name, decode.Size{Short: served.DecodeShort}, true
 	}
 	return nil
 }
@@ -131,9 +132,9 @@ func (o *opener) screenReader(v *VideoModels) error {
 		return nil
 	}
 	switch {
-	case spec.Server == "" && len(v.ImageText) == 0:
+	case !spec.Served() && len(v.ImageText) == 0:
 		return o.bad(errors.New("screen_reader is an ONNX model, which needs the image_text role; without one it must be served, as vlm_reader is"))
-	case spec.Server == "":
+	case !spec.Served():
 		sc, name, err := o.onnxVLM(models.RoleScreenReader, o.m)
 		if err != nil {
 			return o.bad(err)
@@ -145,7 +146,7 @@ func (o *opener) screenReader(v *VideoModels) error {
 			return err
 		}
 		o.out.served = append(o.out.served, r)
-		v.Screen, v.ScreenName, v.ScreenSize = r, name, decode.Size{Short: served.DecodeShort}
+		v.Screen, v.ScreenName, v.ScreenSize, v.servedScreen = r, name, decode.Size{Short: served.DecodeShort}, true
 	}
 	return nil
 }
@@ -167,7 +168,11 @@ func (o *opener) onnxVLM(role models.Role, m *models.Manifest) (*spread.VLMScore
 	if err != nil {
 		return nil, "", err
 	}
-	return sc, name, nil
+	w, err := letters.LoadWording(m.Dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return sc, name + w.Tag(), nil
 }
 
 // inputSize is the decode size a role of m reads: its preprocessor's input
@@ -181,8 +186,9 @@ func (o *opener) inputSize(role models.Role, m *models.Manifest, def decode.Size
 }
 
 // decoders sets v's decode pass: frames at the largest input side short of
-// the models that read them, so that no model upsamples and the decoders
-// never hand over full-size frames, and one decoder set per device; on
+// the models that read them, so that no model upsamples (with
+// --frame-resize processor, the default, Models.apply then asks for display
+// size instead: resizeInProcessor), and one decoder set per device; on
 // GPUs each decodes on its own device's NVDEC (falling back to the CPU,
 // once said, where a device cannot).
 func (o *opener) decoders(v *VideoModels, short int) {

@@ -33,8 +33,9 @@ func (o *opener) extraVLMs(v *VideoModels) error {
 			}
 			o.out.served = append(o.out.served, r)
 			v.ExtraVLM = append(v.ExtraVLM, r)
-			v.ExtraVLMNames = append(v.ExtraVLMNames, served.Name(string(models.RoleVLMReader), cfg.Server))
+			v.ExtraVLMNames = append(v.ExtraVLMNames, served.NameWording(string(models.RoleVLMReader), cfg.Server, cfg.Wording))
 			v.ExtraVLMSizes = append(v.ExtraVLMSizes, decode.Size{Short: served.DecodeShort})
+			v.servedExtra = append(v.servedExtra, true)
 			continue
 		}
 		if len(v.ImageText) == 0 {
@@ -48,6 +49,7 @@ func (o *opener) extraVLMs(v *VideoModels) error {
 		v.ExtraVLM = append(v.ExtraVLM, sc)
 		v.ExtraVLMNames = append(v.ExtraVLMNames, name)
 		v.ExtraVLMSizes = append(v.ExtraVLMSizes, o.inputSize(models.RoleVLMReader, em, v.VLMSize))
+		v.servedExtra = append(v.servedExtra, false)
 	}
 	return nil
 }

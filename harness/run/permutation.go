@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
@@ -31,23 +32,33 @@ import (
 func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metrics.Permutation, map[string]permutedOrders, error) {
 	out := map[string]map[string]*metrics.Permutation{}
 	further := map[string]permutedOrders{}
+	k := a.acfg.PermutationCount()
+	readers := 0
+	for _, at := range a.attackers {
+		if attack.PermutesOptions(at) {
+			readers++
+		}
+	}
+	if k == 0 || readers == 0 {
+		return out, further, nil
+	}
+	// The audit's own meter: its model calls are many (every reader on
+	// every order) and ran, unseen, inside the cards' meter.
+	t0 := time.Now()
+	mtr := newOrderMeter(a.opt.Progress, readers*(k+1)*len(a.items))
+	a.prompts.set(mtr.prompt)
+	defer a.prompts.set(nil)
 	for _, at := range a.attackers {
 		if !attack.PermutesOptions(at) {
 			continue
 		}
-		base := &attack.Stream{Seed: a.opt.Seed, Items: a.items}
-		if attack.FrameNeeds(at) != 0 {
-			base.Visual = a.visual
-		}
-		k := a.acfg.PermutationCount()
-		if k == 0 {
-			return out, further, nil
-		}
 		chosen := make([][]string, k+1) // per order, per item: the chosen option's text
 		right := make([][]bool, k+1)
 		for o := 0; o <= k; o++ {
-			orig, margins, err := a.permutationChoices(ctx, at, base, o)
+			orig, margins, err := a.permutationChoices(ctx, at, o, nil)
+			mtr.order(len(a.items))
 			if err != nil {
+				mtr.exit()
 				return nil, nil, err
 			}
 			if o >= 1 && o <= solve.Orders && attack.MultiOrder(at.Name()) {
@@ -90,6 +101,8 @@ func (a *audit) permutations(ctx context.Context) (map[string]map[string]*metric
 			out[bench][at.Name()] = p
 		}
 	}
+	mtr.finish()
+	a.stage("permutations", t0)
 	return out, further, nil
 }
 
@@ -101,26 +114,29 @@ type permutedOrders struct {
 	margins [][]float64
 }
 
-// permutationChoices returns, per item, the original index of the option
+// permutationChoices returns, per item of idx (indexes into a.items,
+// ascending; nil for every item), the original index of the option
 // attacker at chooses when the items list their options in permutation o.
-// They are stored in the run's cache as they are computed, so a resumed run
-// reads them instead of asking the model again (the readers are
-// deterministic, so the figures are the same either way). The margins are
-// the gold's on that order (NaN where the scores gave none; nil from a
-// cache written before they were kept).
-func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base *attack.Stream, o int) ([]int, []float64, error) {
-	keys := make([]string, len(a.items))
-	frames := attack.FrameNeeds(at) != 0
-	for i, it := range a.items {
-		keys[i] = it.Key()
-		if frames {
-			// What a VLM reader's answers read of the video, and whether it
-			// failed: a restored or replaced video is another key.
-			keys[i] += "\x00" + a.inputs[i]
-			if a.failures != nil {
-				keys[i] += "\x00" + a.failures[i]
-			}
+// They are stored in the run's cache as they are computed, keyed by the
+// items asked, so a resumed run reads them instead of asking the model
+// again (the readers are deterministic, so the figures are the same either
+// way); a shard asks about its own items (shardPermutations), and a merge
+// puts the shards' files together (shardPermutation) instead of asking.
+// The margins are the gold's on that order (NaN where the scores gave
+// none; nil from a cache written before they were kept).
+func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, o int, idx []int32) ([]int, []float64, error) {
+	shard := idx != nil
+	if idx == nil {
+		idx = make([]int32, len(a.items))
+		for i := range idx {
+			idx[i] = int32(i)
 		}
+	}
+	items := make([]*harness.Item, len(idx))
+	keys := make([]string, len(idx))
+	frames := attack.FrameNeeds(at) != 0
+	for k, i := range idx {
+		items[k], keys[k] = a.items[i], a.permutationKey(at, int(i), shard)
 	}
 	path := rundir.PermutationFile(a.opt.Out, at.Name(), a.opt.Seed, o, keys)
 	b, err := checksum.ReadFile(path)
@@ -130,8 +146,21 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err == nil {
 		// A file written before the margins were kept holds the choices
 		// alone: they stand (screening then reads no margins of it).
-		if stored, margins, err := rundir.DecodePermutation(b, len(a.items)); err == nil && validChoices(a.items, stored) {
+		if stored, margins, err := rundir.DecodePermutation(b, len(items)); err == nil && validChoices(items, stored) {
 			return stored, margins, nil
+		}
+	}
+	if len(idx) == len(a.items) && len(a.opt.Merge) > 0 && attack.HonoursAsk(at) {
+		// A merge: the shards asked, each about its own items.
+		if out, margins, ok := a.shardPermutation(at, o, items); ok {
+			return out, margins, nil
+		}
+	}
+	base := &attack.Stream{Seed: a.opt.Seed, Items: items}
+	if frames {
+		base.Visual = make([]*attack.Visual, len(idx))
+		for k, i := range idx {
+			base.Visual[k] = a.visual[i]
 		}
 	}
 	s, from := attack.PermuteOptions(base, a.opt.Seed, o)
@@ -152,16 +181,16 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	if err != nil {
 		return nil, nil, fmt.Errorf("option permutation %d of %s: %w", o, at.Name(), err)
 	}
-	if len(preds) != len(a.items) {
-		return nil, nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(a.items))
+	if len(preds) != len(items) {
+		return nil, nil, fmt.Errorf("option permutation %d of %s: %d predictions for %d items", o, at.Name(), len(preds), len(items))
 	}
-	out := make([]int, len(a.items))
-	rec := rundir.PermutationRecord{Choices: out, Margins: make([]*float64, len(a.items))}
+	out := make([]int, len(items))
+	rec := rundir.PermutationRecord{Choices: out, Margins: make([]*float64, len(items))}
 	failed := false
 	for i, pr := range preds {
-		it := a.items[i]
+		it := items[i]
 		if pr.Failure != "" {
-			a.serverFailed.add(int32(i), pr.Failure)
+			a.serverFailed.add(idx[i], pr.Failure)
 			failed = true
 		}
 		if pr.Choice < 0 || pr.Choice >= len(it.Options) {
@@ -192,6 +221,27 @@ func (a *audit) permutationChoices(ctx context.Context, at attack.Attacker, base
 	}
 	err = checksum.Write(path, func(w io.Writer) error { return rundir.EncodePermutation(w, &rec) })
 	return out, margins, err
+}
+
+// permutationKey is item i's part of the key of a permutation file of
+// attacker at: the item's key, and for a reader of the video what it read
+// of it and whether it failed (a restored or replaced video is another
+// key). The failure is always part of a shard's key (shard), whose
+// failures are its items' alone, and part of a run's when any item failed.
+func (a *audit) permutationKey(at attack.Attacker, i int, shard bool) string {
+	key := a.items[i].Key()
+	if attack.FrameNeeds(at) == 0 {
+		return key
+	}
+	key += "\x00" + a.inputs[i]
+	if shard || a.failures != nil {
+		failure := ""
+		if a.failures != nil {
+			failure = a.failures[i]
+		}
+		key += "\x00" + failure
+	}
+	return key
 }
 
 // validChoices reports whether every stored choice names an option of its

@@ -262,6 +262,9 @@ func runConfig(opt Options, acfg attack.Config, items []*harness.Item, digests [
 		cfg.Confirm = opt.Confirm.Name()
 	}
 	cfg.LMReader = opt.ReaderName
+	if opt.Reader != nil || (opt.Video != nil && opt.Video.VLMName != "") {
+		cfg.Prompts = opt.Prompts
+	}
 	if opt.Reader != nil && len(opt.ExtraReaders) > 0 {
 		cfg.LMReaderExtra = opt.ExtraReaderNames
 	}

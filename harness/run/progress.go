@@ -1,9 +1,12 @@
 package run
 
 import (
+	"context"
 	"sync"
 
+	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/progress"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A meter shows the progress of one stage: a bar on a terminal, log lines
@@ -73,3 +76,82 @@ func (u *unitProgress) add(n int) {
 
 // end counts whatever the unit did not report while it ran.
 func (u *unitProgress) end() { u.add(u.items) }
+
+// An orderMeter shows the permutation audit: answers, one per item, reader
+// and option order. The lm_reader's prompts move it as they are scored
+// (prompt, through promptCounter); each order, once done, counts what its
+// prompts did not (answers read from the cache, the VLM readers reading
+// the feature stage's scores, prompts too long to ask).
+type orderMeter struct {
+	meter
+	mu      sync.Mutex
+	counted int
+}
+
+func newOrderMeter(r *progress.Reporter, answers int) *orderMeter {
+	return &orderMeter{meter: newMeter(r, int64(answers), "permutations", "answers")}
+}
+
+// prompt counts n prompts scored in the order under way.
+func (m *orderMeter) prompt(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.counted += n
+	m.add(n)
+}
+
+// order ends an order of n items.
+func (m *orderMeter) order(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if rest := n - m.counted; rest > 0 {
+		m.add(rest)
+	}
+	m.counted = 0
+}
+
+// A promptCounter hands the prompts the lm_reader attackers' models score
+// to the meter of the stage asking them (none between stages), so that a
+// reader stage shows prompts done, their rate and the time left.
+type promptCounter struct {
+	mu  sync.Mutex
+	add func(n int)
+}
+
+// set makes add hear the prompts scored from now on (nil: none).
+func (c *promptCounter) set(add func(n int)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.add = add
+}
+
+func (c *promptCounter) count(n int) {
+	c.mu.Lock()
+	add := c.add
+	c.mu.Unlock()
+	if add != nil {
+		add(n)
+	}
+}
+
+// wrap returns r counting its scored prompts into c (nil for nil).
+func (c *promptCounter) wrap(r attack.LetterReader) attack.LetterReader {
+	if r == nil {
+		return nil
+	}
+	return meteredReader{LetterReader: r, c: c}
+}
+
+// meteredReader is a LetterReader that counts the prompts it scores.
+type meteredReader struct {
+	attack.LetterReader
+	c *promptCounter
+}
+
+func (r meteredReader) Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error) {
+	out, err := r.LetterReader.Score(ctx, prompts)
+	if err == nil {
+		r.c.count(len(prompts))
+	}
+	return out, err
+}

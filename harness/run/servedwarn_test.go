@@ -9,6 +9,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 	"github.com/vidscreen/vidscreen/models/served"
 )
@@ -51,7 +52,8 @@ func TestServedLinesWarnRefits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, 8) + "\nQuestion: What happens?\nOptions:\nA. one\nB. two\nAnswer with the option's letter.\nAnswer:", Images: b, Options: 2}
+		lp := letters.New(letters.Parts{Kind: letters.KindVisual, Frames: 8, Question: "What happens?", Options: []string{"one", "two"}})
+		p := models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, 8) + lp.Text, Images: b, Options: 2, Parts: lp.Parts}
 		if _, err := v.Score(ctx, []models.VLMPrompt{p}); err != nil {
 			t.Fatal(err)
 		}

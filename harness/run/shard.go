@@ -54,7 +54,8 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 // bytes of the SHA-256 of the video's path relative to root (as the feature
 // stage resolves it), as a big-endian integer, modulo count. (A hash with
 // weak low bits, as FNV-1a's, would split w0001.mp4, w0002.mp4, ... by the
-// parity of their last digit.) Items of one video always land in the same shard,
+// parity of their last digit.) An item that names no video is placed by
+// its key (harness.Item.Key) instead. Items of one video always land in the same shard,
 // because the feature stage plans and caches a video's frames for all its
 // items at once. An item whose video does not resolve is placed by its
 // video_path, else video, as written: it fails wherever it runs.
@@ -62,6 +63,12 @@ func VideoShard(root string, it *harness.Item, count int) int {
 	key := it.VideoPath
 	if key == "" {
 		key = it.Video
+	}
+	if key == "" {
+		// An item of no video (the text levels' benchmarks may have
+		// none): placed by its key, so that the model readers' prompts
+		// of such a benchmark spread over the shards.
+		key = "item\x00" + it.Key()
 	}
 	if root != "" {
 		if p, err := harness.ResolveVideo(root, it); err == nil {
@@ -135,7 +142,8 @@ func (e *ShardError) Error() string {
 // shardRun is an Audit with opt.Shard set: the feature stage on the items
 // whose videos fall in the shard, then rundir.ShardFile. Nothing that looks across
 // items runs here; the shard's cache holds what Merge reads.
-func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error) {
+func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
+	started := p.started
 	sh := *a.opt.Shard
 	// rundir.ShardFile marks a finished shard: until this run finishes, the
 	// directory is not one (merge refuses it), whatever an earlier run
@@ -144,9 +152,11 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 		return nil, err
 	}
 	var mine []*harness.Item
-	for _, it := range a.items {
+	isMine := make([]bool, len(a.items))
+	for i, it := range a.items {
 		if VideoShard(a.opt.VideoRoot, it, sh.Count) == sh.Index {
 			mine = append(mine, it)
+			isMine[i] = true
 		}
 	}
 	sum := ShardSummary{Shard: sh.Index, Shards: sh.Count, Items: len(mine), Of: len(a.items), Spec: a.opt.Spec}
@@ -183,17 +193,30 @@ func (a *audit) shardRun(ctx context.Context, started time.Time) (*Result, error
 				sum.Videos = append(sum.Videos, ShardVideo{Path: path, Failure: f.Failure})
 			}
 		}
+		var hashes []string
+		var heard []transcriptEntry
 		if needs.Has(attack.NeedTranscript) && a.opt.Video.ASR != nil {
 			// The transcripts go to the shard's cache, which merge reads.
-			if _, _, err := a.hear(ctx, fr); err != nil {
+			if hashes, heard, err = a.hear(ctx, fr); err != nil {
 				return nil, a.interrupted(ctx, err)
 			}
 		}
+		a.shardVisual(fr, isMine, needs, hashes, heard)
 		st := fr.Stats
 		a.opt.Progress.Note("shard features done", "shard", sh.String(), "items", len(mine), "videos", st.Videos, "cached", st.Cached,
 			"computed", st.Computed, "failed", st.Failed)
 	}
 	a.stage("features", t0)
+	// The model readers ask about the shard's items here, where the
+	// servers are, so that merge asks nothing.
+	if err := a.shardReaders(ctx, p, isMine); err != nil {
+		return nil, err
+	}
+	// The served readers' modes, which merge puts together for the cards
+	// (mergeServedModes).
+	if _, err := a.servedModes(); err != nil {
+		return nil, err
+	}
 	a.res.Items = len(mine)
 	a.res.Shard = &sum
 	b, err := json.MarshalIndent(sum, "", "  ")

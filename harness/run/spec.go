@@ -69,6 +69,12 @@ type Spec struct {
 	// FramePath is how the image tower gets its frames (--frame-path:
 	// host or device).
 	FramePath string `json:"frame_path,omitempty"`
+	// FrameResize is what resizes the host frames the ONNX image roles
+	// read (--frame-resize): FrameResizeProcessor ("" too) decodes them at
+	// display size and lets each role's processor resize them as
+	// transformers does; FrameResizeFFmpeg has FFmpeg scale them to the
+	// largest input side first (faster, less memory, an approximation).
+	FrameResize string `json:"frame_resize,omitempty"`
 	// VideoTimeout fails a video's items when opening and decoding it
 	// takes longer (--video-timeout; 0 no limit).
 	VideoTimeout time.Duration `json:"video_timeout"`
@@ -83,6 +89,11 @@ type Spec struct {
 	Seed uint64 `json:"seed"`
 	// Workers is the units of work run at once (--workers; 0 one per CPU).
 	Workers int `json:"workers,omitempty"`
+	// MaxServerFailures is the share of a served role's queries its server
+	// may fail in a run that exits 0 (--max-server-failures, from 0 to 1;
+	// 0 means DefaultMaxServerFailures). It changes no output, only the
+	// exit status.
+	MaxServerFailures float64 `json:"max_server_failures,omitempty"`
 	// Shard makes the run one shard of a split audit (--shard i/N).
 	Shard *Shard `json:"shard,omitempty"`
 	// Merge names the shard directories this run merges (vidscreen
@@ -99,6 +110,7 @@ func DefaultSpec() Spec {
 		Precision:      "fp32",
 		OffloadMinWork: kernels.DefaultMinWork,
 		FramePath:      "host",
+		FrameResize:    FrameResizeProcessor,
 		VideoTimeout:   10 * time.Minute,
 		LogFormat:      "text",
 		Seed:           1,
@@ -177,11 +189,18 @@ func (s *Spec) Validate() error {
 	default:
 		return harness.Usagef("--frame-path %q: want host or device", s.FramePath)
 	}
+	switch s.FrameResize {
+	case "", FrameResizeProcessor, FrameResizeFFmpeg:
+	default:
+		return harness.Usagef("--frame-resize %q: want %s or %s", s.FrameResize, FrameResizeProcessor, FrameResizeFFmpeg)
+	}
 	switch {
 	case s.VideoTimeout < 0:
 		return harness.Usagef("--video-timeout must be 0 or more")
 	case s.Limit < 0:
 		return harness.Usagef("--limit must be 0 or more")
+	case !(s.MaxServerFailures >= 0 && s.MaxServerFailures <= 1):
+		return harness.Usagef("--max-server-failures %g: want a share from 0 to 1", s.MaxServerFailures)
 	case s.IndexBase != nil && *s.IndexBase != 0 && *s.IndexBase != 1:
 		return harness.Usagef("--index-base %d: want 0 or 1", *s.IndexBase)
 	case s.OffloadMinWork < 1:
@@ -227,12 +246,13 @@ func (s *Spec) precision() (cuda.Precision, error) {
 // the audit's outputs, with every path made absolute (merge may run in
 // another directory), and those of one process left out (the run
 // directory, workers, devices, precision, offload cut, memory budget,
-// progress, the shard itself), which change no output. Two shards are of
+// progress, the share of server failures allowed, the shard itself), which
+// change no output. Two shards are of
 // the same audit when their ShardSpecs are equal.
 func (s Spec) ShardSpec() (Spec, error) {
 	out := s
 	out.Out, out.Workers, out.Device, out.Precision, out.OffloadMinWork, out.DeviceMemory = "", 0, gpu.Spec{}, "", 0, 0
-	out.LogFormat, out.Quiet, out.Shard, out.Merge = "", false, nil, nil
+	out.LogFormat, out.Quiet, out.Shard, out.Merge, out.MaxServerFailures = "", false, nil, nil, 0
 	var err error
 	abs := func(p string) string {
 		if p == "" {

@@ -15,7 +15,7 @@ func stageRates(res *Result) []rundir.StageRate {
 	for _, s := range res.Stages {
 		r := rundir.StageRate{Name: s.Name, Seconds: s.Time.Seconds()}
 		switch {
-		case s.Name == "attack":
+		case s.Name == "attack" || s.Name == "readers":
 			r.Unit, r.Units = "answers", answered // one per item, attacker and order: not items
 		case s.Name == "features" && res.Features != nil:
 			r.Unit, r.Units = "videos", res.Features.Videos

@@ -27,6 +27,14 @@ type audit struct {
 	attackers []attack.Attacker
 	// res is the result, filled by every stage (res.Stages by a.stage).
 	res *Result
+	// prompts counts the lm_reader's scored prompts into the meter of the
+	// stage asking them.
+	prompts *promptCounter
+	// split is, in a merge, each item's shard (shardOf).
+	split struct {
+		once sync.Once
+		of   []int
+	}
 
 	// The records stage (loadRecords): one unit per attacker and variant,
 	// holding its stored predictions, and the record file appended to.
@@ -111,7 +119,17 @@ type audit struct {
 func newAudit(opt Options, p *plan, c claim) *audit {
 	a := &audit{opt: opt, cfg: p.cfg, samples: p.samples, items: p.items, acfg: p.acfg, workers: p.workers, models: p.models,
 		res: &Result{Dir: opt.Out, Items: len(p.items), Sampled: p.read, Resumed: c.resumed, Extended: c.extended, Matches: p.matches}}
-	a.attackers = attack.Attackers(p.acfg)
+	// The lm_reader attackers' prompts move the meter of the stage that
+	// asks them (promptCounter).
+	a.prompts = &promptCounter{}
+	a.acfg.Reader = a.prompts.wrap(p.acfg.Reader)
+	if len(p.acfg.Extra) > 0 {
+		a.acfg.Extra = make([]attack.LetterReader, len(p.acfg.Extra))
+		for k, r := range p.acfg.Extra {
+			a.acfg.Extra[k] = a.prompts.wrap(r)
+		}
+	}
+	a.attackers = attack.Attackers(a.acfg)
 	if opt.Embedder != nil || opt.Video != nil || opt.Reader != nil { // a models directory was given
 		for _, line := range attack.Skipped(p.acfg) {
 			opt.Progress.Note(line)

@@ -90,6 +90,11 @@ type VideoModels struct {
 	ExtraVLM      []features.VLMScorer
 	ExtraVLMNames []string
 	ExtraVLMSizes []decode.Size
+	// servedVLM, servedScreen and servedExtra (one per ExtraVLM) say which
+	// VLM readers a server serves: their decode size stays the served one
+	// with either --frame-resize (resizeInProcessor).
+	servedVLM, servedScreen bool
+	servedExtra             []bool
 	// ASR is the asr role (nil when absent): the transcript attackers'
 	// transcripts (transcripts.go); ASRName names its weights.
 	ASR     Transcriber
@@ -168,15 +173,20 @@ func (o *Options) allVLMSets(needs attack.Needs) []features.VLMSet {
 }
 
 // decodeSize is the size a run decodes frames at: with VLM sets, the
-// larger short side of the image tower's and vlm_reader's, since one pass
-// serves both and each model resizes down from it.
+// larger of the image tower's and vlm_reader's (display size where either
+// reads full frames, --frame-resize processor), since one pass serves both
+// and each model resizes down from it. Without an image tower v.Size asks
+// for nothing (the zero Size there is no request for display size).
 func (o *Options) decodeSize(needs attack.Needs) decode.Size {
 	v := o.Video
-	size := v.Size
-	if len(o.allVLMSets(needs)) > 0 {
-		size.Short = max(size.Short, v.VLMSize.Short)
+	var sizes []decode.Size
+	if len(v.ImageText) > 0 || v.Size != (decode.Size{}) {
+		sizes = append(sizes, v.Size)
 	}
-	return size
+	if len(o.allVLMSets(needs)) > 0 {
+		sizes = append(sizes, v.VLMSize)
+	}
+	return largestSize(sizes...)
 }
 
 // frameSets returns the frame sets the attackers need.
@@ -234,12 +244,10 @@ func (o *Options) screenSets(needs attack.Needs) []features.VLMSet {
 }
 
 // screenDecodeSize is the size screen_reader's frames are decoded at: the
-// run's decode size, or screen_reader's input side where larger, so that
+// run's decode size, or screen_reader's where larger (largestSize), so that
 // the frames it reads are those vlm_reader reads whenever they can be.
 func (o *Options) screenDecodeSize(needs attack.Needs) decode.Size {
-	size := o.decodeSize(needs)
-	size.Short = max(size.Short, o.Video.ScreenSize.Short)
-	return size
+	return largestSize(o.decodeSize(needs), o.Video.ScreenSize)
 }
 
 // screenReaderScores replaces, in vis, the in-order scores full-video-reader

@@ -31,11 +31,11 @@ func (o *Options) extraVLMSets(needs attack.Needs) []features.VLMSet {
 }
 
 // extraVLMDecodeSize is the size entry k's frames are decoded at: the run's,
-// or the entry's input side where larger, as for screen_reader.
+// or the entry's where larger (largestSize), as for screen_reader.
 func (o *Options) extraVLMDecodeSize(needs attack.Needs, k int) decode.Size {
 	size := o.decodeSize(needs)
 	if k < len(o.Video.ExtraVLMSizes) {
-		size.Short = max(size.Short, o.Video.ExtraVLMSizes[k].Short)
+		size = largestSize(size, o.Video.ExtraVLMSizes[k])
 	}
 	return size
 }

@@ -67,6 +67,10 @@ type Config struct {
 	// LMReaderExtra names the later lm_reader entries (blind-reader#2, ...
 	// ask them), in models.json's order; absent without any.
 	LMReaderExtra []string `json:"lm_reader_extra,omitempty"`
+	// Prompts names the wording the readers asked in: the Video-Index
+	// authors' (letters.DefaultID) or a prompts.json's SHA-256
+	// ("sha256:..."); absent without a reader.
+	Prompts string `json:"prompts,omitempty"`
 	// Videos names how the video features were made; absent when no frame
 	// or order attacker ran.
 	Videos *VideoConfig `json:"videos,omitempty"`

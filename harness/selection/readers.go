@@ -170,10 +170,14 @@ func openModelReaders(ctx context.Context, dir, videos string, device gpu.Spec, 
 			frames = features.UniformFrames
 		}
 		inOrder, _ := features.DiagnosticSets(frames)
-		// The decode size of the audit's pass (run.Options.decodeSize): the
-		// larger of the image tower's and vlm_reader's input sides.
-		size := v.Size
-		size.Short = max(size.Short, v.VLMSize.Short)
+		// The decode size of the audit's pass, as its config.json says
+		// (run.Options.decodeSize: the larger of the image tower's and
+		// vlm_reader's, display size with --frame-resize processor).
+		size, err := decode.ParseSize(cfg.Videos.Size)
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: the run's config.json decode_size: %v", harness.ErrBadInput, err)
+		}
 		// The gate's 32-frame test is the run's vlm_reader even where the
 		// funnel's 32-frame steps used a smaller screen_reader (Video-Index
 		// 5.1 screens 32 frames with Qwen3-VL-2B; 5.2 tests the selection

@@ -9,6 +9,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/served"
 )
 
@@ -34,7 +35,7 @@ func openServedVerifier(m *models.Manifest, spec models.RoleSpec, env Env) (*ser
 	if err != nil {
 		return nil, fmt.Errorf("%w: --models: %v", harness.ErrBadInput, err)
 	}
-	return &servedVerifier{vlm: v, name: served.Name(string(models.RoleVLMReader), cfg.Server)}, nil
+	return &servedVerifier{vlm: v, name: served.NameWording(string(models.RoleVLMReader), cfg.Server, cfg.Wording)}, nil
 }
 
 // Frames encodes the frames for the server (served.VLM.Frames).
@@ -53,11 +54,11 @@ func (s *servedVerifier) Frames(ctx context.Context, frames []imageprep.Frame) (
 func (s *servedVerifier) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float64, error) {
 	asked := make([]models.VLMPrompt, len(prompts))
 	for i, p := range prompts {
-		text, err := readerForm(p)
+		parts, err := readerForm(p)
 		if err != nil {
 			return nil, err
 		}
-		asked[i] = models.VLMPrompt{Text: text, Images: p.Images, Options: p.Options}
+		asked[i] = models.VLMPrompt{Text: p.Text, Images: p.Images, Options: p.Options, Parts: parts}
 	}
 	rows, err := s.vlm.Score(ctx, asked)
 	if err != nil {
@@ -71,31 +72,34 @@ func (s *servedVerifier) Score(ctx context.Context, prompts []models.VLMPrompt) 
 	return rows, nil
 }
 
-// readerForm rewrites one of VidOmni's VLM prompts (the images, a newline,
-// then VLMQuestion) as the harness writes a reader's prompt: the
-// images, "Question: " and the question, "Options:" and the lettered
-// options, the answer cue. The options are the last p.Options lines before
-// the cue, "A. ", "B. ", ... in turn.
-func readerForm(p models.VLMPrompt) (string, error) {
+// readerForm reads one of VidOmni's VLM prompts (the images, a newline,
+// then VLMQuestion) into the parts a served reader asks (letters.Parts of
+// the visual kind): the question, and as the options the last p.Options
+// lines before the cue, "A. ", "B. ", ... in turn, without their letters.
+func readerForm(p models.VLMPrompt) (letters.Parts, error) {
 	images := strings.Repeat(models.ImagePlaceholder, p.Images.N)
 	body, ok := strings.CutPrefix(p.Text, images)
 	if !ok {
-		return "", fmt.Errorf("served vlm_reader: a verification prompt without its %d images first", p.Images.N)
+		return letters.Parts{}, fmt.Errorf("served vlm_reader: a verification prompt without its %d images first", p.Images.N)
 	}
 	body = strings.TrimSuffix(strings.TrimSpace(body), "Answer:")
 	lines := strings.Split(strings.TrimRight(body, "\n "), "\n")
 	n := p.Options
 	if n < 2 || len(lines) <= n {
-		return "", fmt.Errorf("served vlm_reader: a verification prompt of %d lines for %d options", len(lines), n)
+		return letters.Parts{}, fmt.Errorf("served vlm_reader: a verification prompt of %d lines for %d options", len(lines), n)
 	}
 	opts := lines[len(lines)-n:]
 	for j, o := range opts {
 		if !strings.HasPrefix(o, fmt.Sprintf("%c. ", 'A'+j)) {
-			return "", fmt.Errorf("served vlm_reader: verification prompt line %q is not option %c", o, 'A'+j)
+			return letters.Parts{}, fmt.Errorf("served vlm_reader: verification prompt line %q is not option %c", o, 'A'+j)
 		}
 	}
 	question := strings.TrimSpace(strings.Join(lines[:len(lines)-n], "\n"))
-	return images + "Question: " + question + "\nOptions:\n" + strings.Join(opts, "\n") + "\nAnswer with the option's letter.\nAnswer:", nil
+	texts := make([]string, n)
+	for j, o := range opts {
+		texts[j] = o[3:]
+	}
+	return letters.Parts{Kind: letters.KindVisual, Question: question, Options: texts, Frames: p.Images.N}, nil
 }
 
 // stats is what the server was asked, as the audit's stages.json says it

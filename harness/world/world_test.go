@@ -146,8 +146,8 @@ func TestGenerateWritesTheSameBytesForTheSameSeed(t *testing.T) {
 		files++
 		return nil
 	})
-	if want := 9 + audioVideos(opt) + 2 + 11 + 6; files != want {
-		t.Fatalf("%d files, want %d: 9 videos, %d of the audio family, items.jsonl, truth.json and the 17 files of models/", files, want, audioVideos(opt))
+	if want := 9 + audioVideos(opt) + 2 + 11 + 7; files != want {
+		t.Fatalf("%d files, want %d: 9 videos, %d of the audio family, items.jsonl, truth.json and the 18 files of models/", files, want, audioVideos(opt))
 	}
 	items, err := harness.ReadFiles(context.Background(), []string{filepath.Join(dirs[0], ItemsFile)}, harness.ReadOptions{VideoRoot: dirs[0]})
 	if err != nil {

@@ -18,8 +18,8 @@ const smallManifest = `{
     "text_embed": {"dir": "text_embed", "pooling": "cls"},
     "dup_confirm": {"dir": "dup_confirm", "pooling": "mean", "max_length": 128},
     "captioner": {"dir": "captioner", "max_new_tokens": 12},
-    "lm_reader": {"dir": "lm_reader", "max_length": 120},
-    "vlm_reader": {"dir": "vlm_reader", "max_length": 120}
+    "lm_reader": {"dir": "lm_reader", "max_length": 128},
+    "vlm_reader": {"dir": "vlm_reader", "max_length": 128}
   }
 }
 `

@@ -9,9 +9,11 @@ import (
 // tokenizerWords are the whole words of the generated WordPiece vocabulary:
 // the words that recur in video question answering (NExT-QA, STAR,
 // Social-IQ 2.0, VideoHallucer questions and options), so that the small
-// models see one id per common word instead of a run of characters. Any
-// other word is split into single characters ("##x" pieces), never [UNK]
-// for ASCII text.
+// models see one id per common word instead of a run of characters; the
+// last lines are the words of the readers' wording (letters.Default), which
+// would otherwise fill the small readers' 128 positions before the frames.
+// Any other word is split into single characters ("##x" pieces), never
+// [UNK] for ASCII text.
 const tokenizerWords = `the a an of to in on at by for with from and or but not no yes is are was were be been
 being do does did doing done have has had having what why how who whom whose which when where
 while before after during then than this that these those there here it its he she they them
@@ -34,7 +36,10 @@ riding dance dancing sing singing clap clapping wave waving jump jumping fall fa
 trying tried want wanted feel feeling felt happy sad angry surprised excited interested because
 so if can could should would will may might must just also only very really about something
 anything nothing someone everyone thing things way time times place scene happened happen
-happens`
+happens
+you given frames question text using answer options below choose option likely correct letter
+alone frame sampled based captions caption per order cannot see description instead itself
+transcript audio answered questions videos nearest example`
 
 // The BERT special tokens, at the ids bert-base-uncased gives them (the
 // small models' configs name 101 and 102 as their start and end tokens).
@@ -58,7 +63,14 @@ func WordPieceTokenizer() []byte {
 		vocab = append(vocab, t)
 	}
 	add("[PAD]")
-	for i := 1; i < bertUNK; i++ {
+	// The first of BERT's unused ids hold the readers' chat template's
+	// markers (chatMLTemplate), each one token as in a real reader's
+	// vocabulary: <image>, the VLM's image token (VLMImageToken), and
+	// ChatML's turn markers.
+	for _, t := range chatTokens {
+		add(t)
+	}
+	for i := len(vocab); i < bertUNK; i++ {
 		add(fmt.Sprintf("[unused%d]", i-1))
 	}
 	add("[UNK]")
@@ -107,8 +119,8 @@ func WordPieceTokenizer() []byte {
 		"version":    "1.0",
 		"truncation": nil,
 		"padding":    nil,
-		"added_tokens": []any{special(bertPad, "[PAD]"), special(bertUNK, "[UNK]"), special(bertCLS, "[CLS]"),
-			special(bertSEP, "[SEP]"), special(bertMask, "[MASK]")},
+		"added_tokens": append([]any{special(bertPad, "[PAD]")}, append(chatAdded(special), special(bertUNK, "[UNK]"), special(bertCLS, "[CLS]"),
+			special(bertSEP, "[SEP]"), special(bertMask, "[MASK]"))...),
 		"normalizer":    map[string]any{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": nil, "lowercase": true},
 		"pre_tokenizer": map[string]any{"type": "BertPreTokenizer"},
 		"post_processor": map[string]any{
@@ -129,4 +141,18 @@ func WordPieceTokenizer() []byte {
 		panic(err) // plain maps of strings and numbers always marshal
 	}
 	return append(b, '\n')
+}
+
+// chatTokens are the markers of the readers' chat template, at ids 1, 2,
+// 3 of the WordPiece vocabulary (in place of [unused0] to [unused2]).
+var chatTokens = []string{"<image>", "<|im_start|>", "<|im_end|>"}
+
+// chatAdded lists chatTokens as added tokens, so that the tokenizer keeps
+// each whole wherever the template writes it.
+func chatAdded(special func(int, string) map[string]any) []any {
+	var out []any
+	for i, t := range chatTokens {
+		out = append(out, special(1+i, t))
+	}
+	return out
 }

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // Modes of an Answer: how the server's reply was read.
@@ -48,26 +49,29 @@ type Answer struct {
 	LogProbs []float64
 	Found    []bool
 	// Choice is the original index of the best option; in ModeGenerate -1
-	// when the reply names no option.
+	// when the reply names no option, or several ("B or C").
 	Choice int
 	// Reply is the generated text in ModeGenerate.
 	Reply string
 }
 
-// Ask puts one query to the server and reads its answer. It sends the
-// authors' form (a prefilled "Answer:" turn, continue_final_message true,
-// add_generation_prompt false) unless this client's server has refused it,
-// and asks for log-probabilities unless the server has given none or
-// Config.Mode says "generate". A server that refuses continue_final_message
-// (a 400 naming it) gets the query once more without the prefilled turn; one
-// that ignores or refuses logprobs gets it as a short generation. The client
-// remembers both, so later queries go straight to the form that works; the
-// Answer says which form and mode it came from.
+// Ask puts one query to the server and reads its answer. The client's
+// first query is its probe (probeWith), asked alone, which finds the forms
+// the server takes: the authors' form (a prefilled "Answer:" turn,
+// continue_final_message true, add_generation_prompt false) unless the
+// server refuses it, and log-probabilities unless the server gives none or
+// Config.Mode says "generate". Every later query is asked in those forms,
+// and a reply of another kind (no log-probabilities, a refusal of the
+// prefilled turn) fails that query as a malformed reply or a refusal: the
+// mode is decided once, so a server that drops log-probabilities now and
+// then fails those queries rather than turning the rest of the run into
+// generated answers.
 //
 // With a Config.Store, a request the store has answered is not sent, and a
-// reply is stored before it is read. Failures of the server are
-// *ServerError (errors.Is(err, ErrServer)); a cancelled ctx returns
-// ctx.Err().
+// reply is stored before it is used, once it has been read as an answer: a
+// refusal (a 4xx) and a reply of the wrong shape are never stored, so a
+// resumed run asks them again. Failures of the server are *ServerError
+// (errors.Is(err, ErrServer)); a cancelled ctx returns ctx.Err().
 func (c *Client) Ask(ctx context.Context, q Query) (Answer, error) {
 	return c.ask(ctx, q, nil)
 }
@@ -78,61 +82,42 @@ func (c *Client) ask(ctx context.Context, q Query, st *counters) (Answer, error)
 		return Answer{}, err
 	}
 	if !c.formsKnown() {
-		// Until one query has found out which form the server takes, queries
-		// go one at a time: otherwise, at concurrency 64, 64 would offer a
-		// refused form at once, and which queries did (and so which
-		// refusals the store holds) would depend on the scheduling.
-		select {
-		case c.probe <- struct{}{}:
-			if c.formsKnown() { // found out while this query waited
-				<-c.probe
-			} else {
-				defer func() { <-c.probe }()
-			}
-		case <-ctx.Done():
-			return Answer{}, ctx.Err()
+		if a, err, asked := c.probeWith(ctx, q, order, st); asked {
+			return a, err
 		}
 	}
-	prefill := c.prefill.Load() != formRefused
-	logprobs := c.cfg.Mode != ModeGenerate && c.logprobs.Load() != formRefused
-	for {
-		body, err := c.chatBody(q.messages(order, prefill), prefill, logprobs)
-		if err != nil {
-			return Answer{}, fmt.Errorf("query %s: %w", q.ID, err)
-		}
-		reply, err := c.fetch(ctx, "/chat/completions", body, q.ID, len(q.Frames), st)
-		var se *ServerError
-		switch {
-		case err == nil:
-		case errors.As(err, &se) && prefill && refuses(se, "continue_final_message", "add_generation_prompt"):
-			c.prefill.Store(formRefused)
-			prefill = false
-			continue
-		case errors.As(err, &se) && logprobs && c.cfg.Mode != ModeLogprobs && refuses(se, "logprobs"):
-			c.logprobs.Store(formRefused)
-			logprobs = false
-			continue
-		default:
-			return Answer{}, err
-		}
-		if prefill {
-			c.prefill.CompareAndSwap(formUnknown, formWorks)
-		}
-		a, ok, err := c.readAnswer(q, order, reply, logprobs, body)
-		if err != nil {
-			return Answer{}, err
-		}
-		if !ok { // the server ignored logprobs: ask for a reply instead
-			c.logprobs.Store(formRefused)
-			logprobs = false
-			continue
-		}
-		a.Prefill = prefill
-		if logprobs {
-			c.logprobs.CompareAndSwap(formUnknown, formWorks)
-		}
-		return a, nil
+	prefill := c.prefill.Load() == formWorks
+	logprobs := c.cfg.Mode != ModeGenerate && c.logprobs.Load() == formWorks
+	msgs, err := q.messages(order, prefill)
+	if err != nil {
+		return Answer{}, err
 	}
+	body, err := c.chatBody(msgs, prefill, logprobs)
+	if err != nil {
+		return Answer{}, fmt.Errorf("query %s: %w", q.ID, err)
+	}
+	read := func(data []byte) (Answer, error) {
+		a, ok, err := c.readAnswer(q, order, data, logprobs, body)
+		if err == nil && !ok {
+			err = c.malformed(q, body, errors.New("reply has no logprobs, though the server gave them to the probe: the reader's mode is decided once, so this query fails"))
+		}
+		return a, err
+	}
+	// A refusal of the prompt as too long for the model is stored: it is
+	// the server's verdict on these bytes, and decides what is asked
+	// instead (a served VLM's fewer frames), so a resumed run must read it
+	// as the first run did.
+	chk := replyCheck{accept: func(data []byte) error { _, err := read(data); return err }, keepRefusal: (*ServerError).tooLong}
+	reply, err := c.fetch(ctx, "/chat/completions", body, q.ID, len(q.Frames), st, chk)
+	if err != nil {
+		return Answer{}, err
+	}
+	a, err := read(reply)
+	if err != nil {
+		return Answer{}, err
+	}
+	a.Prefill = prefill
+	return a, nil
 }
 
 // formsKnown reports whether this client knows both whether its server
@@ -200,56 +185,97 @@ func (c *Client) chatBody(msgs []Message, prefill, logprobs bool) ([]byte, error
 }
 
 // fetch returns the server's 2xx reply to body: from the store when it has
-// one, else from the server, stored before it is returned. A refusal (a
-// non-retryable 4xx) is stored too, so that a resumed run does not offer the
-// refused form again; faults that may pass (5xx, 429, timeouts) are not.
-func (c *Client) fetch(ctx context.Context, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
+// one that accept takes, else from the server, stored before it is returned
+// when accept takes it (accept reads the reply as the caller will: a 200 of
+// the wrong shape is not stored). A refusal (a 4xx) is stored only when
+// keepRefusal takes it: a verdict on the request's own bytes that decides
+// what is asked next (the probe's refusal of a form, a prompt too long for
+// the model: ErrTooLong). Other refusals and faults that may pass (5xx,
+// 429, timeouts) are never stored, so that a resumed run asks again: a 401
+// after a key change or a 404 after a renamed model is gone once the
+// configuration is fixed.
+func (c *Client) fetch(ctx context.Context, path string, body []byte, name string, images int, st *counters, chk replyCheck) ([]byte, error) {
 	if c.cfg.Store == nil {
 		return c.exchangeCounted(ctx, path, body, name, images, st)
 	}
 	key := requestKey(path, body)
-	data, shared, err := c.flights.do(key, func() ([]byte, error) { return c.fetchStored(ctx, key, path, body, name, images, st) })
+	data, shared, err := c.flights.do(key, func() ([]byte, error) { return c.fetchStored(ctx, key, path, body, name, images, st, chk) })
 	if shared {
 		st.storeHit() // answered by the reply another query stored
 	}
 	return data, err
 }
 
-// fetchStored is fetch through the store, for one key at a time.
-func (c *Client) fetchStored(ctx context.Context, key, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
+// fetchStored is fetch through the store, for one key at a time. A stored
+// record accept does not take (a refusal or a malformed reply a run before
+// this rule stored) is asked again and replaced by a good reply.
+func (c *Client) fetchStored(ctx context.Context, key, path string, body []byte, name string, images int, st *counters, chk replyCheck) ([]byte, error) {
 	r, ok, err := c.cfg.Store.Get(key)
 	if err != nil {
 		return nil, err
 	}
+	stale := false
 	if ok {
-		st.storeHit()
-		if r.Status/100 == 2 {
+		switch {
+		case r.Status/100 == 2 && chk.accepts(r.Body):
+			st.storeHit()
 			return r.Body, nil
+		case r.Status/100 == 4 && chk.keepRefusal != nil:
+			se := &ServerError{URL: c.base + path, Request: label(name, key), Status: r.Status, Message: serverMessage(r.Body), Attempts: 1, body: r.Body}
+			if chk.keepRefusal(se) {
+				st.storeHit()
+				return nil, se
+			}
 		}
-		return nil, &ServerError{URL: c.base + path, Request: label(name, key), Status: r.Status, Message: serverMessage(r.Body), Attempts: 1, body: r.Body}
+		stale = true
 	}
 	data, err := c.exchangeCounted(ctx, path, body, name, images, st)
 	var se *ServerError
-	switch {
-	case err == nil:
-		if perr := c.cfg.Store.Put(key, StoredReply{Status: http.StatusOK, Body: data}); perr != nil {
-			return nil, perr
+	if errors.As(err, &se) && se.body != nil && se.Status/100 == 4 && chk.keepRefusal != nil && chk.keepRefusal(se) {
+		put := c.cfg.Store.Put
+		if stale {
+			put = c.cfg.Store.Replace
 		}
-	case errors.As(err, &se) && se.body != nil && se.Status/100 == 4 && se.Status != http.StatusTooManyRequests:
-		if perr := c.cfg.Store.Put(key, StoredReply{Status: se.Status, Body: se.body}); perr != nil {
+		if perr := put(key, StoredReply{Status: se.Status, Body: se.body}); perr != nil {
 			return nil, perr
 		}
 	}
-	return data, err
+	if err != nil {
+		return nil, err
+	}
+	if !chk.accepts(data) {
+		return data, nil // the caller reads it and fails the query; nothing is stored
+	}
+	put := c.cfg.Store.Put
+	if stale {
+		put = c.cfg.Store.Replace
+	}
+	if perr := put(key, StoredReply{Status: http.StatusOK, Body: data}); perr != nil {
+		return nil, perr
+	}
+	return data, nil
+}
+
+// A replyCheck says which replies fetch may store: those accept takes (nil
+// takes every 2xx), and the refusals keepRefusal takes (nil: none).
+type replyCheck struct {
+	accept      func([]byte) error
+	keepRefusal func(*ServerError) bool
+}
+
+func (chk replyCheck) accepts(data []byte) bool { return chk.accept == nil || chk.accept(data) == nil }
+
+// malformed is the ServerError of a reply to q (sent as body) that is not
+// the answer the protocol defines.
+func (c *Client) malformed(q Query, body []byte, err error) error {
+	return &ServerError{URL: c.base + "/chat/completions", Request: label(q.ID, requestKey("/chat/completions", body)), Status: http.StatusOK, Message: err.Error(), Attempts: 1, Err: err, malformed: true}
 }
 
 // readAnswer decodes a reply. ok is false when a logprobs request came back
 // without log-probabilities (the server ignored the field).
 func (c *Client) readAnswer(q Query, order []int, data []byte, logprobs bool, body []byte) (Answer, bool, error) {
-	malformed := func(err error) error {
-		return &ServerError{URL: c.base + "/chat/completions", Request: label(q.ID, requestKey("/chat/completions", body)), Status: http.StatusOK, Message: err.Error(), Attempts: 1, Err: err, malformed: true}
-	}
-	ls := letters(len(order))
+	malformed := func(err error) error { return c.malformed(q, body, err) }
+	ls := letterList(len(order))
 	if logprobs {
 		var resp completionResponse
 		if err := json.Unmarshal(data, &resp); err != nil {
@@ -292,7 +318,10 @@ func (c *Client) readAnswer(q Query, order []int, data []byte, logprobs bool, bo
 	if parse == nil {
 		parse = leadingLetter
 	}
-	pick := parse(reply, presented(q.Options, order))
+	pick := -1
+	if !namesSeveral(reply, len(ls)) { // "B or C" hedges: an abstention
+		pick = parse(reply, presented(q.Prompt.Options, order))
+	}
 	s := Scores{Letters: ls, LogProbs: make([]float64, len(ls)), Found: make([]bool, len(ls)), Lowest: LogFloor}
 	for i := range s.LogProbs {
 		s.LogProbs[i] = LogFloor
@@ -316,23 +345,25 @@ func unshuffle(lp []float64, found []bool, order []int) ([]float64, []bool) {
 	return olp, of
 }
 
-// leadingLetter is the parser used when Config.ParseReply is nil: the reply
-// (a prefilled "Answer:" may be repeated) starts with an option letter, bare
-// or in parentheses, not followed by another letter. Callers in the harness
-// pass harness/answer's full rules instead (models may not import the
-// harness).
+// leadingLetter is the parser used when Config.ParseReply is nil: the
+// reply's first word (after a repeated prefill "Answer:") is an option
+// letter as the Video-Index authors read one (letters.LetterOf: "A",
+// "(A)", "[A", "A.", "A:", "A)"), so "B. blue" is B and "Blue" is none.
+// Callers in the harness pass harness/answer's full rules instead (models
+// may not import the harness).
 func leadingLetter(reply string, options []string) int {
 	s := strings.TrimSpace(reply)
-	s = strings.TrimSpace(strings.TrimPrefix(s, prefillText))
-	s = strings.TrimLeft(s, "([ ")
-	if s == "" {
+	s = strings.TrimPrefix(s, letters.DefaultPrefill)
+	f := strings.Fields(s)
+	if len(f) == 0 {
 		return -1
 	}
-	i := strings.IndexByte(letterNames, s[0])
-	if i < 0 || i >= len(options) {
+	l, ok := letters.LetterOf(f[0])
+	if !ok {
 		return -1
 	}
-	if len(s) > 1 && unicode.IsLetter(rune(s[1])) {
+	i := int(l - 'A')
+	if i >= len(options) {
 		return -1
 	}
 	return i

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"math"
 	"slices"
 	"strings"
@@ -88,19 +89,19 @@ func TestAskSendsTheAuthorsForm(t *testing.T) {
 	}{
 		{
 			name:      "a frames reader sends the frames first, then one text part",
-			q:         Query{Frames: frames, Given: "You are given 3 frames of a video, in order.", Question: "What colour is the car?", Options: opts},
+			q:         Query{Frames: frames, Prompt: letters.Parts{Kind: letters.KindVisual, Question: "What colour is the car?", Options: opts}},
 			wantParts: []string{"image_url", "image_url", "image_url", "text"},
-			wantText:  []string{"You are given 3 frames of a video, in order.", "Question: What colour is the car?", "Options:", "A. red", "B. blue", "C. green", "D. black", queryInstruction},
+			wantText:  []string{"You are given 3 frame(s) sampled from a video. Answer the question based on these frames.", "", "Question: What colour is the car?", "Options:", "A. red", "B. blue", "C. green", "D. black", "Answer with the option letter only."},
 		},
 		{
 			name:     "a blind reader sends text alone, as a string",
-			q:        Query{Given: "You are given the question and options only.", Question: "What colour is the car?", Options: opts, Order: []int{2, 0, 3, 1}},
-			wantText: []string{"You are given the question and options only.", "Question: What colour is the car?", "Options:", "A. green", "B. red", "C. black", "D. blue", queryInstruction},
+			q:        Query{Prompt: letters.Parts{Kind: letters.KindBlind, Question: "What colour is the car?", Options: opts}, Order: []int{2, 0, 3, 1}},
+			wantText: []string{"You are given NO frames from the video. Answer the question from the text alone.", "", "Question: What colour is the car?", "Options:", "A. green", "B. red", "C. black", "D. blue", "Answer with the option letter only."},
 		},
 		{
 			name:     "an options-only reader has no question line",
-			q:        Query{Given: "You are given only the answer options.", Options: opts[:2], Order: []int{1, 0}},
-			wantText: []string{"You are given only the answer options.", "Options:", "A. blue", "B. red", queryInstruction},
+			q:        Query{Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: opts[:2]}, Order: []int{1, 0}},
+			wantText: []string{"You are given NO frames from the video and NO question text. Using only the answer options below, choose the option most likely to be correct.", "", "Options:", "A. blue", "B. red", "Answer with the option letter only."},
 		},
 	}
 	for _, tt := range tests {
@@ -149,7 +150,7 @@ func TestAskReadsLogprobsUnderEveryOrder(t *testing.T) {
 	c := newTestClient(t, s, Config{})
 	opts := []string{"red", "blue", "green", "black"}
 	for _, order := range [][]int{nil, {1, 0, 2, 3}, {3, 2, 1, 0}, {2, 3, 0, 1}} {
-		a, err := c.Ask(context.Background(), Query{Question: "Sky?", Options: opts, Order: order})
+		a, err := c.Ask(context.Background(), Query{Prompt: letters.Parts{Kind: letters.KindBlind, Question: "Sky?", Options: opts}, Order: order})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestAskFloorsMissingLetters(t *testing.T) {
 	}})
 	defer s.Close()
 	c := newTestClient(t, s, Config{})
-	a, err := c.Ask(context.Background(), Query{Options: []string{"w", "x", "y", "z"}})
+	a, err := c.Ask(context.Background(), Query{Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"w", "x", "y", "z"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestAskFallsBackToWhatTheServerAccepts(t *testing.T) {
 			s := openaitest.New(tt.cfg)
 			defer s.Close()
 			c := newTestClient(t, s, Config{Mode: tt.mode})
-			q := Query{ID: "item-1", Question: "Sky?", Options: []string{"red", "blue", "green"}, Order: []int{2, 1, 0}}
+			q := Query{ID: "item-1", Prompt: letters.Parts{Kind: letters.KindBlind, Question: "Sky?", Options: []string{"red", "blue", "green"}}, Order: []int{2, 1, 0}}
 			for i, want := range [][]string{tt.wantFirst, tt.wantLater} {
 				s.Reset()
 				a, err := c.Ask(context.Background(), q)
@@ -283,7 +284,7 @@ func TestGeneratedRepliesParse(t *testing.T) {
 			}})
 			defer s.Close()
 			c := newTestClient(t, s, Config{Mode: ModeGenerate, ParseReply: tt.parse})
-			a, err := c.Ask(context.Background(), Query{Options: opts})
+			a, err := c.Ask(context.Background(), Query{Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: opts}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,11 +307,11 @@ func TestAskChecksTheQuery(t *testing.T) {
 		q    Query
 		want string
 	}{
-		{Query{ID: "q1", Options: []string{"a"}}, "query q1: 1 options"},
-		{Query{ID: "q2", Options: []string{"a", " "}}, "query q2: option 1 is empty"},
-		{Query{ID: "q3", Options: []string{"a", "b"}, Order: []int{0, 0}}, "not a permutation"},
-		{Query{ID: "q4", Options: []string{"a", "b"}, Order: []int{0}}, "order [0] for 2 options"},
-		{Query{ID: "q5", Options: []string{"a", "b"}, Frames: []*Image{{}}}, "query q5: frame 0 is empty"},
+		{Query{ID: "q1", Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a"}}}, "query q1: 1 options"},
+		{Query{ID: "q2", Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a", " "}}}, "query q2: option 1 is empty"},
+		{Query{ID: "q3", Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a", "b"}}, Order: []int{0, 0}}, "not a permutation"},
+		{Query{ID: "q4", Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a", "b"}}, Order: []int{0}}, "order [0] for 2 options"},
+		{Query{ID: "q5", Prompt: letters.Parts{Kind: letters.KindVisual, Options: []string{"a", "b"}}, Frames: []*Image{{}}}, "query q5: frame 0 is empty"},
 	}
 	for _, tt := range tests {
 		if _, err := c.Ask(context.Background(), tt.q); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -356,7 +357,7 @@ func TestFaults(t *testing.T) {
 			s := openaitest.New(openaitest.Config{Fault: tt.fault, Answer: believes("b")})
 			defer s.Close()
 			c := newTestClient(t, s, Config{MaxRetries: tt.retries, Timeout: 300 * time.Millisecond})
-			a, err := c.Ask(context.Background(), Query{ID: "item-7", Options: []string{"a", "b"}})
+			a, err := c.Ask(context.Background(), Query{ID: "item-7", Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a", "b"}}})
 			if n := len(s.Requests()); n != tt.wantAttempts {
 				t.Errorf("%d attempts, want %d", n, tt.wantAttempts)
 			}
@@ -387,7 +388,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	defer s.Close()
 	c := newTestClient(t, s, Config{MaxBackoff: 10 * time.Millisecond})
 	start := time.Now()
-	if _, err := c.Ask(context.Background(), Query{Options: []string{"a", "b"}}); err != nil {
+	if _, err := c.Ask(context.Background(), Query{Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a", "b"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < time.Second {
@@ -414,7 +415,7 @@ func TestCancelStopsAtOnce(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(50*time.Millisecond, cancel)
 			start := time.Now()
-			_, err := c.Ask(ctx, Query{Options: []string{"a", "b"}})
+			_, err := c.Ask(ctx, Query{Prompt: letters.Parts{Kind: letters.KindOptionsOnly, Options: []string{"a", "b"}}})
 			if !errors.Is(err, context.Canceled) || errors.Is(err, ErrServer) {
 				t.Errorf("err %v, want context.Canceled alone", err)
 			}

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"fmt"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"math/rand/v2"
 	"testing"
 
@@ -34,9 +35,9 @@ func benchGroups(b *testing.B, videos, frames, items int) []Group {
 			opts := []string{"red", "blue", "green", "black"}
 			q := fmt.Sprintf("Question %d about video %d?", it, v)
 			g.Queries = append(g.Queries,
-				Query{Frames: fr, Given: "You are given frames of a video.", Question: q, Options: opts},
-				Query{Given: "You are given no video.", Question: q, Options: opts, Order: []int{1, 0, 3, 2}},
-				Query{Given: "You are given no video.", Question: q, Options: opts, Order: []int{3, 2, 0, 1}})
+				Query{Frames: fr, Prompt: letters.Parts{Kind: letters.KindVisual, Question: q, Options: opts}},
+				Query{Prompt: letters.Parts{Kind: letters.KindBlind, Question: q, Options: opts}, Order: []int{1, 0, 3, 2}},
+				Query{Prompt: letters.Parts{Kind: letters.KindBlind, Question: q, Options: opts}, Order: []int{3, 2, 0, 1}})
 		}
 		gs = append(gs, g)
 	}
@@ -83,7 +84,11 @@ func BenchmarkChatBody(b *testing.B) {
 	c := newTestClient(b, openaitest.New(openaitest.Config{}), Config{})
 	var n int
 	for b.Loop() {
-		body, err := c.chatBody(q.messages(order, true), true, true)
+		msgs, err := q.messages(order, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := c.chatBody(msgs, true, true)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A CheckReport is what Check found at a server.
@@ -69,9 +71,9 @@ func (r CheckReport) Frames() string {
 	return ""
 }
 
-// Check asks cfg's server what it serves (GET /models), puts one text
-// question to it as Ask would, to find out whether log-probabilities and
-// continue_final_message work, then the question with one small frame, to
+// Check asks cfg's server what it serves (GET /models), probes it as Ask
+// does before its first query (Probe: one text question, to find out
+// whether log-probabilities and continue_final_message work), then the question with one small frame, to
 // find out whether it reads images, and with two frames as one video part,
 // to find out whether it reads video (vLLM's LLaVA-NeXT-Video reads video
 // only). It uses no store. An error means the
@@ -108,12 +110,7 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	if !rep.ModelServed {
 		return rep, fmt.Errorf("%s serves %q, not %q: set server_model to one of them", c.base, rep.Models, cfg.Model)
 	}
-	a, err := c.Ask(ctx, Query{
-		ID:       "models check",
-		Given:    "You are given a question about colours.",
-		Question: "What colour is a clear daytime sky?",
-		Options:  []string{"green", "blue", "red", "black"},
-	})
+	a, err := c.Probe(ctx)
 	if err != nil {
 		return rep, fmt.Errorf("one-token completion: %w", err)
 	}
@@ -128,11 +125,10 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 		return rep, err
 	}
 	q := Query{
-		ID:       "models check, with a frame",
-		Frames:   []*Image{frame},
-		Given:    "You are given one image.",
-		Question: "What colour is the image?",
-		Options:  []string{"green", "blue", "red", "black"},
+		ID:     "models check, with a frame",
+		Frames: []*Image{frame},
+		Prompt: letters.Parts{Kind: letters.KindVisual, Question: "What colour is the image?",
+			Options: []string{"green", "blue", "red", "black"}, Frames: 1},
 	}
 	if rep.Images, rep.ImagesRefusal, err = probe(ctx, c, q); err != nil {
 		return rep, fmt.Errorf("a question with a frame: %w", err)
@@ -149,8 +145,8 @@ func Check(ctx context.Context, cfg Config) (CheckReport, error) {
 	// log-probabilities) holds for the video question too.
 	cv.prefill.Store(c.prefill.Load())
 	cv.logprobs.Store(c.logprobs.Load())
-	q.ID, q.Frames, q.Given = "models check, with a video", []*Image{frame, frame}, "You are given two frames of a video."
-	q.Question = "What colour is the video?"
+	q.ID, q.Frames = "models check, with a video", []*Image{frame, frame}
+	q.Prompt.Question, q.Prompt.Frames = "What colour is the video?", 2
 	if rep.Video, rep.VideoRefusal, err = probe(ctx, cv, q); err != nil {
 		return rep, fmt.Errorf("a question with a video: %w", err)
 	}

@@ -18,6 +18,12 @@ import (
 type Config struct {
 	// BaseURL is the API root, as servers print it: "http://127.0.0.1:8000/v1".
 	BaseURL string
+	// BaseURLs, in place of BaseURL, are the API roots of several replicas
+	// of one model (eight vLLM servers, one a GPU). Requests are spread
+	// over them (pool: least outstanding, a group's frames kept on one, a
+	// failing one out of service for a while); the replies' store keys do
+	// not name the replica, so the answers are those of one server.
+	BaseURLs []string
 	// Model is the served model name sent with each request.
 	Model string
 	// Chat sends chat completions (prompts as messages, the server applies
@@ -30,7 +36,8 @@ type Config struct {
 	APIKey string
 	// AllowRemote permits a base URL that is not a loopback address.
 	AllowRemote bool
-	// MaxConcurrent bounds the requests in flight from this client; 0 means 8.
+	// MaxConcurrent bounds the requests in flight from this client to each
+	// endpoint (BaseURL, or each of BaseURLs); 0 means 8.
 	MaxConcurrent int
 	// MaxRetries is how many times a request that failed with a 5xx or 429
 	// status or a connection error is tried again; 0 means 4, negative none.
@@ -69,13 +76,14 @@ type Config struct {
 	Frames string
 }
 
-// A Client sends scoring requests to one server. It is safe for concurrent use.
+// A Client sends scoring requests to one server, or to the replicas of one
+// model. It is safe for concurrent use.
 type Client struct {
 	cfg      Config
 	endpoint string
 	http     *http.Client
-	slots    chan struct{}
-	base     string // BaseURL without a trailing slash
+	pool     *pool  // the endpoints, one per base URL
+	base     string // the first base URL without a trailing slash, for messages
 	path     string // "/completions" or "/chat/completions", for LetterLogProbs and Generate
 
 	// What this client has learned of its server, so that a refused form is
@@ -84,23 +92,30 @@ type Client struct {
 
 	flights flights       // requests in flight through the store, by key
 	probe   chan struct{} // held by the one query asking while the forms are unknown
+	probed  probeState    // the probe's answer or failure (probe.go)
 }
 
 // New checks cfg and returns a client. It refuses a non-loopback base URL
 // unless cfg.AllowRemote is set.
 func New(cfg Config) (*Client, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("openai base URL %q: %w", cfg.BaseURL, err)
+	bases := append([]string(nil), cfg.BaseURLs...)
+	switch {
+	case len(bases) == 0:
+		bases = []string{cfg.BaseURL}
+	case cfg.BaseURL != "":
+		return nil, fmt.Errorf("openai: base URL %q given beside %d base URLs; give one or the other", cfg.BaseURL, len(bases))
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("openai base URL %q: scheme must be http or https", cfg.BaseURL)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("openai base URL %q: no host", cfg.BaseURL)
-	}
-	if !cfg.AllowRemote && !isLoopbackHost(u.Hostname()) {
-		return nil, fmt.Errorf("openai base URL %q: %s is not a loopback address; vidscreen sends nothing off this machine unless remote servers are allowed explicitly", cfg.BaseURL, u.Hostname())
+	seen := map[string]bool{}
+	for i, b := range bases {
+		if err := checkBaseURL(b, cfg.AllowRemote); err != nil {
+			return nil, err
+		}
+		b = strings.TrimRight(b, "/")
+		if seen[b] {
+			return nil, fmt.Errorf("openai base URL %q: listed twice", b)
+		}
+		seen[b] = true
+		bases[i] = b
 	}
 	if cfg.Model == "" {
 		return nil, errors.New("openai: no model name")
@@ -148,18 +163,37 @@ func New(cfg Config) (*Client, error) {
 	}
 	return &Client{
 		cfg:      cfg,
-		endpoint: strings.TrimRight(cfg.BaseURL, "/") + path,
+		endpoint: bases[0] + path,
 		http: &http.Client{
 			Transport: transport,
 			CheckRedirect: func(req *http.Request, via []*http.Request) error {
 				return fmt.Errorf("openai: server redirected to %s; redirects are not followed", req.URL.Redacted())
 			},
 		},
-		slots: make(chan struct{}, cfg.MaxConcurrent),
-		base:  strings.TrimRight(cfg.BaseURL, "/"),
+		pool:  newPool(bases, cfg.MaxConcurrent, cfg.Backoff),
+		base:  bases[0],
 		path:  path,
 		probe: make(chan struct{}, 1),
 	}, nil
+}
+
+// checkBaseURL checks one API root: http(s), a host, on the loopback
+// unless allowRemote.
+func checkBaseURL(base string, allowRemote bool) error {
+	u, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("openai base URL %q: %w", base, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("openai base URL %q: scheme must be http or https", base)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("openai base URL %q: no host", base)
+	}
+	if !allowRemote && !isLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("openai base URL %q: %s is not a loopback address; vidscreen sends nothing off this machine unless remote servers are allowed explicitly", base, u.Hostname())
+	}
+	return nil
 }
 
 // isLoopbackHost reports whether host names this machine: "localhost" or a

@@ -8,34 +8,36 @@
 // A Query is one question under one condition: Frames (encoded with
 // EncodeFrame: shrunk to a long side of FrameLongSide = 448 by integer area
 // averaging, JPEG at quality 85 with Go's image/jpeg, so the same frame is
-// the same bytes in every request), Given (a one-line statement of what the
-// reader is given), Question (empty for options-only), Options in their
-// original order and Order, the permutation they are shown in (the
-// options-only and blind readers' four seeded orders are four Queries with
-// four Orders; the caller makes the permutations). Ask sends, on
-// /chat/completions, the Video-Index authors' form
-// (video_index/pool/logprobs.py): one user turn with the frames as image_url
-// data-URL parts first and then one text part (Given, "Question: ...",
-// "Options:", "A. ..." one a line, "Answer with the letter of the correct
-// option only."), and an assistant turn "Answer:" continued by the model
-// (continue_final_message true, add_generation_prompt false), with
-// temperature 0, Config.Seed, max_tokens 1, logprobs true and top_logprobs
-// 20. A text reader's user turn is a plain string.
+// the same bytes in every request), Prompt (the parts of what the reader is
+// given: letters.Parts, its options in their original order), Wording (nil:
+// the Video-Index authors', letters.Default) and Order, the permutation the
+// options are shown in (the options-only and blind readers' four seeded
+// orders are four Queries with four Orders; the caller makes the
+// permutations). Ask sends, on /chat/completions, the Video-Index authors'
+// form (video_index/pool/logprobs.py): one user turn with the frames as
+// image_url data-URL parts first and then one text part (the prompt in the
+// wording, the options lettered as shown), and an assistant turn with the
+// wording's prefill "Answer:" continued by the model (continue_final_message
+// true, add_generation_prompt false), with temperature 0, Config.Seed,
+// max_tokens 1, logprobs true and top_logprobs 20. A text reader's user turn
+// is a plain string.
 //
-// The first token's candidates whose text is a letter once white space and
-// an opening parenthesis are removed (" A", "A", "\nA", "(A") are merged per
-// letter by log-sum-exp; a letter with no candidate in the top 20 gets
-// LogFloor, log(1e-6), the authors' floor, and Found false. The Answer holds
-// the Scores per letter as shown, LogProbs and Found per original option,
-// and Choice, the original index of the best option.
+// The first token's candidates that spell a letter by the authors' regex
+// (letters.LetterOf: " A", "A", "\nA", "(A", "[A", "A.", "A)", "A:") are
+// merged per letter by log-sum-exp; a letter with no candidate in the top 20
+// gets LogFloor, log(1e-6), the authors' floor, and Found false. The Answer
+// holds the Scores per letter as shown, LogProbs and Found per original
+// option, and Choice, the original index of the best option.
 //
 // A server that refuses continue_final_message (a 400 or 422 naming it,
 // vLLM's "continue_final_message is set but ...") is asked once more
 // without the assistant turn; one that ignores or refuses logprobs is asked
 // for a short reply (max_tokens 16), read by Config.ParseReply (the harness
-// passes harness/answer's rules; nil reads a leading letter only) into a
+// passes harness/answer's rules; nil reads the reply's first word by the
+// authors' regex) into a
 // one-hot score: the chosen option 0 and Found, the others LogFloor. The
-// client remembers both per server (a Client is one server), and each Answer
+// client remembers both per server (a Client is one server, or replicas of
+// one model, which take the same forms), and each Answer
 // says which Mode ("logprobs" or "generate") and whether Prefill was used.
 // Config.Mode forces a mode. Until a client knows its server's forms,
 // queries go one at a time (in AskGroups and AskStream, the first in order),
@@ -48,9 +50,26 @@
 // same order and do not depend on the concurrency. AskStream does the same
 // for groups a caller yields one at a time (next) and takes back in order
 // (done), at most 2*MaxConcurrent+1 open at once, so a run over 500K items
-// keeps only the open videos' frames in memory. Their Stats count
+// keeps only the open videos' frames in memory (2*MaxConcurrent+1 per
+// replica). Their Stats count
 // requests (RequestsPerSecond), retries, store hits, images sent, and the
 // queries whose frames equal an earlier query's in the group (PrefixShare).
+//
+// # Replicas
+//
+// Config.BaseURLs names several servers of one model (eight vLLM servers,
+// one a GPU). Each attempt goes to the replica in service with the fewest
+// attempts outstanding (ties: the one asked least so far), except that,
+// while their groups are open, the queries whose frames start with the same
+// image follow the first of them (its replica's prefix cache holds the
+// frames), and the orders of one text question follow each other. An attempt that fails as a
+// server fails (no connection, 5xx, 429, no reply in time, a torn reply)
+// takes its replica out of service for Backoff, doubling with each failure
+// in a row up to 30 s, and goes at once to another replica in service
+// without costing a retry. MaxConcurrent holds per replica. The store's
+// keys name the path and body, never the replica, so the answers are those
+// of one server; Stats.Endpoints and Client.EndpointStats count per
+// replica the requests, failures and replies.
 //
 // # Faults
 //

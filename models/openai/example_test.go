@@ -3,6 +3,7 @@ package openai_test
 import (
 	"context"
 	"fmt"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/models/openai"
@@ -35,9 +36,9 @@ func Example() {
 	opts := []string{"a cat", "a dog", "a bird"}
 	q := "What runs across the yard?"
 	group := openai.Group{Name: "video-1", Queries: []openai.Query{
-		{ID: "item-1/frames", Frames: []*openai.Image{frame}, Given: "You are given 1 frame of a video.", Question: q, Options: opts},
-		{ID: "item-1/blind#0", Given: "You are given the question without the video.", Question: q, Options: opts, Order: []int{2, 0, 1}},
-		{ID: "item-1/blind#1", Given: "You are given the question without the video.", Question: q, Options: opts, Order: []int{1, 2, 0}},
+		{ID: "item-1/frames", Frames: []*openai.Image{frame}, Prompt: letters.Parts{Kind: letters.KindVisual, Question: q, Options: opts}},
+		{ID: "item-1/blind#0", Prompt: letters.Parts{Kind: letters.KindBlind, Question: q, Options: opts}, Order: []int{2, 0, 1}},
+		{ID: "item-1/blind#1", Prompt: letters.Parts{Kind: letters.KindBlind, Question: q, Options: opts}, Order: []int{1, 2, 0}},
 	}}
 	res, stats := c.AskGroups(context.Background(), []openai.Group{group})
 	for i, r := range res[0] {

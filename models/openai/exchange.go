@@ -28,40 +28,67 @@ func (c *Client) exchange(ctx context.Context, path string, body []byte, name st
 
 // exchangeCounted is exchange counting each attempt, its images and the
 // retries into st.
+//
+// With several endpoints (Config.BaseURLs) each attempt goes where pool.pick
+// says, and an attempt failing as a server fails takes its endpoint out of
+// service; when another is in service the request goes there at once,
+// without waiting, and such a move (at most one per other endpoint) is not
+// counted against MaxRetries, so a dead replica costs its requests no
+// retries.
 func (c *Client) exchangeCounted(ctx context.Context, path string, body []byte, name string, images int, st *counters) ([]byte, error) {
-	url := c.base + path
+	affinity := affinityOf(ctx)
+	moves := 0
 	for attempt := 1; ; attempt++ {
-		st.request(images)
-		data, err := c.once(ctx, url, body)
+		ep := c.pool.pick(affinity)
+		e := c.pool.eps[ep]
+		url := e.base + path
+		st.request(images, ep)
+		e.requests.Add(1)
+		data, err := c.once(ctx, e, url, body)
+		c.pool.done(ep)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if err == nil {
+			c.pool.answered(ep)
+			st.answered(ep)
 			return data, nil
 		}
 		se := &ServerError{URL: url, Request: label(name, requestKey(path, body)), Attempts: attempt}
-		wait := c.backoff(attempt)
+		wait := c.backoff(attempt - moves) // the moves to other replicas waited for nothing
+		var minOut time.Duration
 		var sterr *statusError
 		var fe *faultError
 		switch {
 		case errors.As(err, &sterr):
 			se.Status, se.Message, se.body = sterr.code, serverMessage(sterr.body), sterr.body
 			if !sterr.retryable() {
+				c.pool.answered(ep) // a refusal is a reply
+				st.answered(ep)
 				return nil, se
 			}
 			if sterr.retryAfter > 0 {
 				wait = min(sterr.retryAfter, c.cfg.Timeout)
+				minOut = wait
 			}
 		case errors.As(err, &fe):
 			se.Status, se.Message, se.Err, se.malformed = fe.status, fe.msg, fe.err, fe.malformed
 			if !fe.retryable {
+				c.pool.answered(ep)
+				st.answered(ep)
 				return nil, se
 			}
 		default:
 			se.Message, se.Err = err.Error(), err
 			return nil, se
 		}
-		if attempt > c.cfg.MaxRetries {
+		st.failure(ep)
+		if c.pool.failed(ep, minOut) && moves < len(c.pool.eps)-1 {
+			moves++ // another replica is in service: go there now
+			st.retry()
+			continue
+		}
+		if attempt-moves > c.cfg.MaxRetries {
 			return nil, se
 		}
 		st.retry()
@@ -97,15 +124,15 @@ type faultError struct {
 
 func (e *faultError) Error() string { return e.msg }
 
-// once sends one attempt, holding one of the client's concurrency slots
-// while it is in flight.
-func (c *Client) once(ctx context.Context, url string, body []byte) ([]byte, error) {
+// once sends one attempt to endpoint e, holding one of its concurrency
+// slots while it is in flight.
+func (c *Client) once(ctx context.Context, e *endpoint, url string, body []byte) ([]byte, error) {
 	select {
-	case c.slots <- struct{}{}:
+	case e.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	defer func() { <-c.slots }()
+	defer func() { <-e.slots }()
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	method := http.MethodPost

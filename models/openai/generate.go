@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // A GenerateRequest asks for a whole reply: Prompt for plain completions,
@@ -65,8 +66,14 @@ func (c *Client) Generate(ctx context.Context, r GenerateRequest) (string, error
 	if err := c.post(ctx, body, &resp); err != nil {
 		return "", fmt.Errorf("generate at %s: %w", c.endpoint, err)
 	}
+	// A reply of the wrong shape is the server's failure (ErrServer and
+	// ErrMalformed): a captioner fails that frame's items and goes on, as
+	// for any other fault of the server.
+	malformed := func(msg string) error {
+		return fmt.Errorf("generate at %s: %w", c.endpoint, &ServerError{URL: c.endpoint, Request: requestKey(c.path, body)[:16], Status: http.StatusOK, Message: msg, Attempts: 1, malformed: true})
+	}
 	if len(resp.Choices) == 0 {
-		return "", fmt.Errorf("generate at %s: reply has no choices", c.endpoint)
+		return "", malformed("reply has no choices")
 	}
 	ch := resp.Choices[0]
 	switch {
@@ -75,5 +82,5 @@ func (c *Client) Generate(ctx context.Context, r GenerateRequest) (string, error
 	case ch.Text != nil:
 		return *ch.Text, nil
 	}
-	return "", fmt.Errorf("generate at %s: reply has neither message content nor text", c.endpoint)
+	return "", malformed("reply has neither message content nor text")
 }

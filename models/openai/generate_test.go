@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -44,8 +45,8 @@ func TestGenerate(t *testing.T) {
 	}
 	ts := server(t, []byte(`{"choices": []}`), nil)
 	c, _ := New(Config{BaseURL: ts.URL, Model: "m", Chat: true})
-	if _, err := c.Generate(context.Background(), GenerateRequest{Messages: []Message{{Role: "user", Content: "x"}}}); err == nil || !strings.Contains(err.Error(), "no choices") {
-		t.Errorf("empty choices: %v", err)
+	if _, err := c.Generate(context.Background(), GenerateRequest{Messages: []Message{{Role: "user", Content: "x"}}}); err == nil || !strings.Contains(err.Error(), "no choices") || !errors.Is(err, ErrServer) || !errors.Is(err, ErrMalformed) {
+		t.Errorf("empty choices: %v, want a malformed reply, a server failure", err)
 	}
 	if _, err := c.Generate(context.Background(), GenerateRequest{Prompt: "x"}); err == nil {
 		t.Error("a chat client sent a prompt without messages")

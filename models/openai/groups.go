@@ -43,6 +43,9 @@ type Stats struct {
 	WithImages, SharedPrefix int
 	// Elapsed is the call's wall time.
 	Elapsed time.Duration
+	// Endpoints are the call's counts per endpoint (one, or each replica
+	// of Config.BaseURLs, in that order).
+	Endpoints []EndpointStats
 }
 
 // RequestsPerSecond is Requests over Elapsed.
@@ -69,21 +72,77 @@ func (s Stats) Add(o Stats) Stats {
 		Requests: s.Requests + o.Requests, Retries: s.Retries + o.Retries,
 		StoreHits: s.StoreHits + o.StoreHits, Images: s.Images + o.Images,
 		WithImages: s.WithImages + o.WithImages, SharedPrefix: s.SharedPrefix + o.SharedPrefix,
-		Elapsed: s.Elapsed + o.Elapsed,
+		Elapsed: s.Elapsed + o.Elapsed, Endpoints: AddEndpoints(s.Endpoints, o.Endpoints),
 	}
+}
+
+// AddEndpoints sums two lists of per-endpoint counts, by URL, in the order
+// the URLs first appear.
+func AddEndpoints(a, b []EndpointStats) []EndpointStats {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := append([]EndpointStats(nil), a...)
+	at := map[string]int{}
+	for i, e := range out {
+		at[e.URL] = i
+	}
+	for _, e := range b {
+		i, ok := at[e.URL]
+		if !ok {
+			at[e.URL] = len(out)
+			out = append(out, e)
+			continue
+		}
+		out[i].Requests += e.Requests
+		out[i].Failures += e.Failures
+		out[i].Answered += e.Answered
+	}
+	return out
 }
 
 // counters are one call's running counts; a nil *counters counts nothing.
 type counters struct {
 	requests, retries, storeHits, images atomic.Int64
+	// eps count per endpoint, by the pool's index.
+	eps []endpointCounters
 }
 
-// request counts one HTTP attempt carrying images images.
-func (c *counters) request(images int) {
+type endpointCounters struct{ requests, failures, answered atomic.Int64 }
+
+// request counts one HTTP attempt carrying images images, sent to
+// endpoint ep.
+func (c *counters) request(images, ep int) {
 	if c != nil {
 		c.requests.Add(1)
 		c.images.Add(int64(images))
+		if ep < len(c.eps) {
+			c.eps[ep].requests.Add(1)
+		}
 	}
+}
+
+// failure counts an attempt endpoint ep failed as a server fails.
+func (c *counters) failure(ep int) {
+	if c != nil && ep < len(c.eps) {
+		c.eps[ep].failures.Add(1)
+	}
+}
+
+// answered counts an attempt endpoint ep replied to.
+func (c *counters) answered(ep int) {
+	if c != nil && ep < len(c.eps) {
+		c.eps[ep].answered.Add(1)
+	}
+}
+
+// endpoints are the per-endpoint counts, named by the pool's URLs.
+func (c *counters) endpoints(p *pool) []EndpointStats {
+	out := make([]EndpointStats, len(c.eps))
+	for i := range c.eps {
+		out[i] = EndpointStats{URL: p.eps[i].base, Requests: c.eps[i].requests.Load(), Failures: c.eps[i].failures.Load(), Answered: c.eps[i].answered.Load()}
+	}
+	return out
 }
 
 func (c *counters) retry() {
@@ -132,10 +191,14 @@ func (c *Client) AskGroups(ctx context.Context, groups []Group) ([][]QueryResult
 // AskStream asks the groups next yields, a video at a time, and hands each
 // group's results to done, in the order next yielded the groups and, within
 // a group, the queries' order. Queries are sent in that order, with up to
-// Config.MaxConcurrent in flight: a group's queries all go out before the
-// next group's first, so the server sees a video's requests together and its
-// prefix cache holds the frames while they are asked. next is called only
-// when a worker is free and at most 2*MaxConcurrent+1 groups are open
+// Config.MaxConcurrent in flight to each endpoint: a group's queries all go
+// out before the next group's first, so the server sees a video's requests
+// together and its prefix cache holds the frames while they are asked. With
+// replicas (Config.BaseURLs), the queries whose frames start with the same
+// image go to one replica, the one the first of them went to (unless that
+// one fails), and the text queries of one question go together, so that
+// the prefix cache that holds them is the one asked (queryKeys). next is called only when a worker is free and at
+// most 2*W+1 groups are open, W being MaxConcurrent times the endpoints
 // (yielded, not yet done), so a caller that decodes and encodes each video's
 // frames inside next keeps only those groups' frames in memory.
 //
@@ -150,18 +213,28 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 	start := time.Now()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	st := &counters{}
+	st := &counters{eps: make([]endpointCounters, len(c.pool.eps))}
 	type open struct {
 		g         Group
 		res       []QueryResult
 		remaining atomic.Int64
 		done      chan struct{}
+		keys      []string // the queries' affinity keys, held while open (replicas only)
 	}
 	type job struct {
 		o *open
 		q int
 	}
-	window := 2*c.cfg.MaxConcurrent + 1
+	// MaxConcurrent is per endpoint: with replicas, as many workers each.
+	workers := c.cfg.MaxConcurrent * len(c.pool.eps)
+	replicas := len(c.pool.eps) > 1
+	qctx := func(o *open, q int) context.Context {
+		if o.keys == nil {
+			return ctx
+		}
+		return withAffinity(ctx, o.keys[q])
+	}
+	window := 2*workers + 1
 	slots := make(chan struct{}, window)
 	opened := make(chan *open, window)
 	jobs := make(chan job)
@@ -187,6 +260,12 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 			}
 			o := &open{g: g, res: make([]QueryResult, len(g.Queries)), done: make(chan struct{})}
 			o.remaining.Store(int64(len(g.Queries)))
+			if replicas {
+				o.keys = queryKeys(g.Queries)
+				for _, k := range o.keys {
+					c.pool.hold(k)
+				}
+			}
 			stats.Queries += len(g.Queries)
 			w, sh := prefixCounts(g.Queries)
 			stats.WithImages += w
@@ -206,7 +285,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 					if ctx.Err() != nil {
 						r.Err = context.Cause(ctx)
 					} else {
-						r.Answer, r.Err = c.ask(ctx, g.Queries[q], st)
+						r.Answer, r.Err = c.ask(qctx(o, q), g.Queries[q], st)
 					}
 					if o.remaining.Add(-1) == 0 {
 						close(o.done)
@@ -228,7 +307,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 		}
 	}()
 	var wg sync.WaitGroup
-	for range c.cfg.MaxConcurrent {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -237,7 +316,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 				if ctx.Err() != nil {
 					r.Err = context.Cause(ctx)
 				} else {
-					r.Answer, r.Err = c.ask(ctx, j.o.g.Queries[j.q], st)
+					r.Answer, r.Err = c.ask(qctx(j.o, j.q), j.o.g.Queries[j.q], st)
 				}
 				if j.o.remaining.Add(-1) == 0 {
 					close(j.o.done)
@@ -249,6 +328,9 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 	failed := 0
 	for o := range opened {
 		<-o.done
+		for _, k := range o.keys {
+			c.pool.release(k)
+		}
 		for _, r := range o.res {
 			if r.Err != nil {
 				failed++
@@ -267,6 +349,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 	stats.Requests, stats.Retries = st.requests.Load(), st.retries.Load()
 	stats.StoreHits, stats.Images = st.storeHits.Load(), st.images.Load()
 	stats.Elapsed = time.Since(start)
+	stats.Endpoints = st.endpoints(c.pool)
 	switch {
 	case feedErr != nil:
 		return stats, feedErr

@@ -50,7 +50,7 @@ func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
 			i := 0
 			for _, g := range groups {
 				for _, q := range g.Queries {
-					if !strings.Contains(reqs[i].User(), q.Question) || reqs[i].Images() != len(q.Frames) {
+					if !strings.Contains(reqs[i].User(), q.Prompt.Question) || reqs[i].Images() != len(q.Frames) {
 						t.Fatalf("request %d is not %s", i, q.ID)
 					}
 					i++
@@ -84,7 +84,7 @@ func TestAskGroupsSendsInOrder(t *testing.T) {
 		for _, g := range groups {
 			for _, q := range g.Queries {
 				order, _ := q.check()
-				if q.text(order) == r.User() && len(q.Frames) == r.Images() {
+				if text, _ := q.text(order); text == r.User() && len(q.Frames) == r.Images() {
 					id = index[q.ID]
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A Message is one turn of a chat prompt: text, or for a vision-language
@@ -281,17 +283,18 @@ func key(c candidate) string {
 	return c.Token
 }
 
-// letterOf returns the letter a token spells once white space (and the
-// SentencePiece and GPT-2 space markers, for servers that return raw pieces)
-// and one opening parenthesis before it are removed: "A", " A", "\nA", "(A",
-// " (A" and "\u2581A" all spell A.
+// letterOf returns the letter a candidate token spells, as the Video-Index
+// authors read one (letters.LetterOf: "A", " A", "(A", "[A", "A.", "A)",
+// "A:"), once the SentencePiece and GPT-2 space markers of servers that
+// return raw pieces are read as the white space they stand for; "" when it
+// spells none.
 func letterOf(tok string) string {
 	tok = strings.NewReplacer("\u2581", " ", "\u0120", " ", "\u010a", "\n").Replace(tok)
-	tok = strings.TrimSpace(tok)
-	if rest, ok := strings.CutPrefix(tok, "("); ok {
-		tok = strings.TrimSpace(rest)
+	l, ok := letters.LetterOf(tok)
+	if !ok {
+		return ""
 	}
-	return tok
+	return string(l)
 }
 
 // mergeLetters sums, in log space, the probabilities of every candidate

@@ -58,7 +58,7 @@ func scoreTop20(t *testing.T, top []tok, letters []string) Scores {
 // fillers returns n candidates that spell no option letter, each of
 // probability p.
 func fillers(n int, p float64) []tok {
-	names := []string{"The", "Answer", "I", "Based", "Option", "**", "E", "a", "\n", " The", "Looking", "It", "(", "((A", "A.", "AB", " answer", ":", "Yes", "None"}
+	names := []string{"The", "Answer", "I", "Based", "Option", "**", "E", "a", "\n", " The", "Looking", "It", "(", "((A", "A.)", "AB", " answer", ":", "Yes", "None"}
 	out := make([]tok, n)
 	for i := range out {
 		out[i] = tok{names[i], p}
@@ -181,12 +181,30 @@ func TestLetterOfVariants(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ tok, want string }{
 		{"A", "A"}, {" A", "A"}, {"\nA", "A"}, {"A ", "A"},
-		{"(A", "A"}, {" (A", "A"}, {"( A", "A"},
-		{"\u2581A", "A"}, {"\u0120A", "A"}, {"\u010aA", "A"}, {"\u2581(A", "A"},
-		{"a", "a"}, {"((A", "(A"}, {"(", ""}, {"A.", "A."}, {"AB", "AB"},
+		{"(A", "A"}, {" (A", "A"}, {"[A", "A"}, {"A.", "A"}, {"A)", "A"}, {"A:", "A"}, {"(A)", "A"}, {" B. ", "B"},
+		{"\u2581A", "A"}, {"\u0120A", "A"}, {"\u010aA", "A"}, {"\u2581(A", "A"}, {"\u0120A.", "A"},
+		{"a", ""}, {"((A", ""}, {"( A", ""}, {"(", ""}, {"AB", ""}, {"A.)", ""}, {"Answer", ""},
 	} {
 		if got := letterOf(tc.tok); got != tc.want {
 			t.Errorf("letterOf(%q) = %q, want %q", tc.tok, got, tc.want)
+		}
+	}
+}
+
+// TestLeadingLetterReadsTheAuthorsForms: a generated reply's first word
+// (after a repeated "Answer:") is read by the authors' letter regex.
+func TestLeadingLetterReadsTheAuthorsForms(t *testing.T) {
+	t.Parallel()
+	opts := []string{"red", "blue", "green"}
+	for _, tc := range []struct {
+		reply string
+		want  int
+	}{
+		{"B", 1}, {" B. blue", 1}, {"(C)", 2}, {"[A] red", 0}, {"A:", 0}, {"B)", 1}, {"Answer: C", 2}, {"Answer:B.", 1},
+		{"Blue", -1}, {"b", -1}, {"D", -1}, {"", -1}, {"The answer is B", -1}, {"((A", -1},
+	} {
+		if got := leadingLetter(tc.reply, opts); got != tc.want {
+			t.Errorf("leadingLetter(%q) = %d, want %d", tc.reply, got, tc.want)
 		}
 	}
 }

@@ -3,16 +3,18 @@ package openai
 import (
 	"fmt"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // A Query is one multiple-choice question put to a served reader, in the
 // Video-Index authors' form (video_index/pool/logprobs.py): one user turn
-// holding the frames as image parts, then one text part (what the reader is
-// given, the question, the lettered options and an instruction to answer
-// with the letter only), then an assistant turn prefilled with "Answer:" so
-// that the next token is the letter. Frames come first so that the requests
-// on one video share their longest prefix, which vLLM's and SGLang's prefix
-// caches then compute once.
+// holding the frames as image parts, then one text part (the prompt's
+// parts in the reader's wording: letters.Wording), then an assistant turn
+// prefilled with the wording's Prefill ("Answer:") so that the next token
+// is the letter. Frames come first so that the requests on one video share
+// their longest prefix, which vLLM's and SGLang's prefix caches then
+// compute once.
 type Query struct {
 	// ID labels the query in errors (an item and condition); it is not sent.
 	ID string
@@ -20,14 +22,11 @@ type Query struct {
 	// Encode them with EncodeFrame, once per frame, and share the *Image
 	// between the queries of a video.
 	Frames []*Image
-	// Given is the one-line statement of what the reader is given ("You
-	// are given 32 frames of a video, in order."; "You are given only the
-	// answer options, not the question or the video.").
-	Given string
-	// Question is the question; empty for an options-only reader.
-	Question string
-	// Options are the answer options in their original order.
-	Options []string
+	// Prompt is what the reader is given; its Options are the answer
+	// options in their original order (Order says how they are shown).
+	Prompt letters.Parts
+	// Wording words the prompt; nil is letters.Default().
+	Wording *letters.Wording
 	// Order is the order the options are shown in: position j shows
 	// Options[Order[j]] under letter j. Nil shows them as they are. The
 	// options-only and blind readers ask each item under four seeded
@@ -35,22 +34,16 @@ type Query struct {
 	Order []int
 }
 
-// queryInstruction ends the text: answer with the letter, nothing else.
-const queryInstruction = "Answer with the letter of the correct option only."
-
-// prefillText is the assistant turn the reply continues.
-const prefillText = "Answer:"
-
 // letterNames are the option letters, A to P (harness/answer's 16).
 const letterNames = "ABCDEFGHIJKLMNOP"
 
 // check validates q and returns its order (the identity when q.Order is nil).
 func (q *Query) check() ([]int, error) {
-	n := len(q.Options)
+	n := len(q.Prompt.Options)
 	if n < 2 || n > len(letterNames) {
 		return nil, fmt.Errorf("query %s: %d options; a query needs 2 to %d", q.ID, n, len(letterNames))
 	}
-	for i, o := range q.Options {
+	for i, o := range q.Prompt.Options {
 		if strings.TrimSpace(o) == "" {
 			return nil, fmt.Errorf("query %s: option %d is empty", q.ID, i)
 		}
@@ -80,8 +73,8 @@ func (q *Query) check() ([]int, error) {
 	return q.Order, nil
 }
 
-// letters are the first n option letters.
-func letters(n int) []string {
+// letterList is the first n option letters.
+func letterList(n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = letterNames[i : i+1]
@@ -89,47 +82,49 @@ func letters(n int) []string {
 	return out
 }
 
-// text is the query's text part: given, question, options under their
-// letters in order, instruction, one per line.
-func (q *Query) text(order []int) string {
-	var b strings.Builder
-	if q.Given != "" {
-		b.WriteString(strings.TrimSpace(q.Given))
-		b.WriteByte('\n')
+// wording is the query's wording.
+func (q *Query) wording() *letters.Wording {
+	if q.Wording == nil {
+		return letters.Default()
 	}
-	if q.Question != "" {
-		b.WriteString("Question: ")
-		b.WriteString(strings.TrimSpace(q.Question))
-		b.WriteByte('\n')
+	return q.Wording
+}
+
+// text is the query's text part: its parts, the options in the order
+// shown, in its wording.
+func (q *Query) text(order []int) (string, error) {
+	p := q.Prompt
+	p.Options = presented(q.Prompt.Options, order)
+	if len(q.Frames) > 0 && p.Kind == letters.KindVisual {
+		p.Frames = len(q.Frames)
 	}
-	b.WriteString("Options:\n")
-	for j, o := range order {
-		fmt.Fprintf(&b, "%c. %s\n", letterNames[j], strings.TrimSpace(q.Options[o]))
-	}
-	b.WriteString(queryInstruction)
-	return b.String()
+	return q.wording().User(p)
 }
 
 // messages is the chat: the user turn, and with prefill the assistant turn
 // it continues.
-func (q *Query) messages(order []int, prefill bool) []Message {
+func (q *Query) messages(order []int, prefill bool) ([]Message, error) {
+	text, err := q.text(order)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q.ID, err)
+	}
 	if len(q.Frames) == 0 { // a text reader: content as a plain string, which every server reads
-		msgs := []Message{{Role: "user", Content: q.text(order)}}
+		msgs := []Message{{Role: "user", Content: text}}
 		if prefill {
-			msgs = append(msgs, Message{Role: "assistant", Content: prefillText})
+			msgs = append(msgs, Message{Role: "assistant", Content: q.wording().Prefill})
 		}
-		return msgs
+		return msgs, nil
 	}
 	parts := make([]Part, 0, len(q.Frames)+1)
 	for _, f := range q.Frames {
 		parts = append(parts, Part{Image: f})
 	}
-	parts = append(parts, Part{Text: q.text(order)})
+	parts = append(parts, Part{Text: text})
 	msgs := []Message{{Role: "user", Parts: parts}}
 	if prefill {
-		msgs = append(msgs, Message{Role: "assistant", Content: prefillText})
+		msgs = append(msgs, Message{Role: "assistant", Content: q.wording().Prefill})
 	}
-	return msgs
+	return msgs, nil
 }
 
 // presented lists the options in the order shown.

@@ -33,7 +33,9 @@ import (
 // disk before anything uses it; concurrent Puts share one fsync (group
 // commit). A kill can leave only the last record torn: OpenStore drops it
 // (and cuts the file back to the last whole record); a bad record followed
-// by good ones is corruption, reported with its byte offset.
+// by good ones is corruption, reported with its byte offset. A key has one
+// record, except where Replace superseded a record no reader takes: the
+// last record of a key is the one read.
 //
 // OpenStore takes an exclusive lock on the file (flock), released by Close:
 // a second writer, in this process or another, is refused rather than left
@@ -135,9 +137,8 @@ func (s *Store) load() (int64, error) {
 			// A good record after a bad one: the bad one is not a torn tail.
 			return 0, fmt.Errorf("%w (and whole records follow it: the file is corrupt, not torn)", torn)
 		default:
-			if _, dup := s.index[key]; !dup { // two writers raced: the first reply is the one used
-				s.index[key] = span{off, int64(len(line))}
-			}
+			// A later record of a key is a Replace: it is the one used.
+			s.index[key] = span{off, int64(len(line))}
 			good = off + int64(len(line))
 		}
 		off += int64(len(line))
@@ -225,7 +226,14 @@ func (s *Store) Get(key string) (StoredReply, bool, error) {
 
 // Put appends a reply and returns once it is on disk (fsynced). A key the
 // store already holds is left as it is: the first reply is the one used.
-func (s *Store) Put(key string, r StoredReply) error {
+func (s *Store) Put(key string, r StoredReply) error { return s.put(key, r, false) }
+
+// Replace appends a reply that supersedes the key's stored one, for a
+// record no reader takes (a refusal or a malformed reply an earlier version
+// stored): the file keeps both, and the last is the one read back.
+func (s *Store) Replace(key string, r StoredReply) error { return s.put(key, r, true) }
+
+func (s *Store) put(key string, r StoredReply, replace bool) error {
 	k, err := decodeKey(key)
 	if err != nil {
 		return err
@@ -240,7 +248,7 @@ func (s *Store) Put(key string, r StoredReply) error {
 	line = append(line, '\n')
 
 	s.mu.Lock()
-	if _, ok := s.index[k]; ok {
+	if _, ok := s.index[k]; ok && !replace {
 		s.mu.Unlock()
 		return nil
 	}

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"fmt"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -115,9 +116,9 @@ func testGroups(t testing.TB, videos int) []Group {
 			opts := []string{"red", "blue", "green", fmt.Sprintf("item %d-%d", v, it)}
 			q := fmt.Sprintf("What colour is thing %d of video %d?", it, v)
 			g.Queries = append(g.Queries,
-				Query{ID: fmt.Sprintf("v%d/i%d/frames", v, it), Frames: frames[v%2 : v%2+3], Given: "You are given 3 frames.", Question: q, Options: opts},
-				Query{ID: fmt.Sprintf("v%d/i%d/blind0", v, it), Given: "You are given no video.", Question: q, Options: opts, Order: []int{3, 2, 1, 0}},
-				Query{ID: fmt.Sprintf("v%d/i%d/blind1", v, it), Given: "You are given no video.", Question: q, Options: opts, Order: []int{1, 3, 0, 2}},
+				Query{ID: fmt.Sprintf("v%d/i%d/frames", v, it), Frames: frames[v%2 : v%2+3], Prompt: letters.Parts{Kind: letters.KindVisual, Question: q, Options: opts}},
+				Query{ID: fmt.Sprintf("v%d/i%d/blind0", v, it), Prompt: letters.Parts{Kind: letters.KindBlind, Question: q, Options: opts}, Order: []int{3, 2, 1, 0}},
+				Query{ID: fmt.Sprintf("v%d/i%d/blind1", v, it), Prompt: letters.Parts{Kind: letters.KindBlind, Question: q, Options: opts}, Order: []int{1, 3, 0, 2}},
 			)
 		}
 		gs = append(gs, g)
@@ -203,7 +204,7 @@ func TestStoreRemembersRefusals(t *testing.T) {
 	srv := openaitest.New(openaitest.Config{Answer: believes("blue"), RefusePrefill: true})
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	q := Query{ID: "q", Question: "Sky?", Options: []string{"red", "blue"}}
+	q := Query{ID: "q", Prompt: letters.Parts{Kind: letters.KindBlind, Question: "Sky?", Options: []string{"red", "blue"}}}
 	var answers []Answer
 	for run := range 2 {
 		st, _ := OpenStore(path)
@@ -231,7 +232,7 @@ func TestIdenticalQueriesInFlightAreAskedOnce(t *testing.T) {
 	defer srv.Close()
 	st, _ := OpenStore(filepath.Join(t.TempDir(), "r.jsonl"))
 	defer st.Close()
-	q := Query{Question: "Sky?", Options: []string{"red", "blue"}}
+	q := Query{Prompt: letters.Parts{Kind: letters.KindBlind, Question: "Sky?", Options: []string{"red", "blue"}}}
 	g := Group{Queries: []Query{q, q, q, q, q, q, q, q}}
 	c := newTestClient(t, srv, Config{Store: st, MaxConcurrent: 8})
 	res, stats := c.AskGroups(context.Background(), []Group{g})

@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
@@ -19,7 +20,7 @@ func TestTooLongIsTold(t *testing.T) {
 		s := openaitest.New(cfg)
 		defer s.Close()
 		c := newTestClient(t, s, Config{})
-		_, err := c.Ask(context.Background(), Query{ID: "q", Frames: testFrames(t, frames), Options: []string{"x", "y"}})
+		_, err := c.Ask(context.Background(), Query{ID: "q", Frames: testFrames(t, frames), Prompt: letters.Parts{Kind: letters.KindVisual, Options: []string{"x", "y"}}})
 		return err
 	}
 	for _, tc := range []struct {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -88,7 +89,7 @@ func TestAskVideoServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			q := Query{ID: "q", Frames: frames, Given: "You are given 4 frames.", Question: "What happens?", Options: []string{"a", "b"}}
+			q := Query{ID: "q", Frames: frames, Prompt: letters.Parts{Kind: letters.KindVisual, Frames: len(frames), Question: "What happens?", Options: []string{"a", "b"}}}
 			_, err = c.Ask(context.Background(), q)
 			var se *ServerError
 			switch {
@@ -119,7 +120,7 @@ func TestAskVideoServers(t *testing.T) {
 			// A second question on the same video: the bodies agree up to
 			// the text part, which follows the frames.
 			q2 := q
-			q2.Question = "What happens next?"
+			q2.Prompt.Question = "What happens next?"
 			if _, err := c.Ask(context.Background(), q2); err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package served
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/models"
@@ -39,7 +38,7 @@ func BenchmarkVLMGroup(b *testing.B) {
 			var ps []models.VLMPrompt
 			for item := range 4 {
 				for _, imgs := range []models.ImageBatch{centre, all, shuffled, all} {
-					ps = append(ps, models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, imgs.N) + "\n" + prompt(item%4, 4, fmt.Sprintf("question %d", item), ""), Images: imgs, Options: 4})
+					ps = append(ps, vprompt(imgs, item%4, 4, fmt.Sprintf("question %d", item)))
 				}
 			}
 			b.ResetTimer()

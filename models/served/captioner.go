@@ -42,8 +42,8 @@ func NewCaptioner(cfg Config, maxTokens int, seed int64) (*Captioner, error) {
 	if maxTokens <= 0 {
 		maxTokens = DefaultCaptionTokens
 	}
-	return &Captioner{client: c, stats: newStats(cfg.Role, cfg.Server), maxTokens: maxTokens, seed: seed,
-		conc: cfg.Server.Concurrency}, nil
+	return &Captioner{client: c, stats: newStats(cfg, c), maxTokens: maxTokens, seed: seed,
+		conc: cfg.concurrency()}, nil
 }
 
 // Stats returns the captioner's counts.

@@ -6,13 +6,15 @@ import (
 	"fmt"
 
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
 // Protocol changes whenever what a served role is asked changes meaning
 // (the message layout, the frame size, the image encoding, the parameters),
 // so that answers cached under an earlier protocol are not reused.
-const Protocol = 2
+// Protocol 3 asks in the Video-Index authors' wording (letters.Default).
+const Protocol = 3
 
 // Config says which role a server serves and how to reach it.
 type Config struct {
@@ -21,6 +23,10 @@ type Config struct {
 	Role string
 	// Server is the role's manifest entry, defaults filled in.
 	Server models.ServerSettings
+	// URLs are the base URLs of the role's replicas (models.json's
+	// servers, in order); empty means Server.URL alone. Requests are
+	// spread over them (openai.Config.BaseURLs), server_concurrency each.
+	URLs []string
 	// APIKey is the key read from Server.APIKeyEnv by the caller ("" for
 	// none); it goes to the server as a bearer token and nowhere else.
 	APIKey string
@@ -30,6 +36,9 @@ type Config struct {
 	// log-probabilities) into the option it names; nil reads a leading
 	// letter only.
 	ParseReply func(reply string, options []string) int
+	// Wording words the prompts; nil is letters.Default(). Name the role
+	// with NameWording so that a prompt file's answers are cached apart.
+	Wording *letters.Wording
 }
 
 // Name names a served role's model for cache keys and config.json: the
@@ -50,6 +59,26 @@ func Name(role string, s models.ServerSettings) string {
 	return name
 }
 
+// NameWording is Name with the wording's Tag (a prompt file's hash; the
+// default adds nothing), since the wording changes every answer.
+func NameWording(role string, s models.ServerSettings, w *letters.Wording) string {
+	return Name(role, s) + w.Tag()
+}
+
+// Endpoints are cfg's base URLs: URLs, or Server.URL alone.
+func (cfg Config) Endpoints() []string {
+	if len(cfg.URLs) > 0 {
+		return cfg.URLs
+	}
+	return []string{cfg.Server.URL}
+}
+
+// concurrency is how many requests cfg's role may have in flight in all:
+// server_concurrency per replica.
+func (cfg Config) concurrency() int {
+	return max(1, cfg.Server.Concurrency) * len(cfg.Endpoints())
+}
+
 // newClient opens the chat client of cfg.
 func newClient(cfg Config, store *openai.Store) (*openai.Client, error) {
 	s := cfg.Server
@@ -61,7 +90,7 @@ func newClient(cfg Config, store *openai.Store) (*openai.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: server_chat_template_kwargs: %w", cfg.Role, err)
 	}
-	c, err := openai.New(openai.Config{BaseURL: s.URL, Model: s.Model, Chat: true, APIKey: cfg.APIKey, AllowRemote: s.AllowRemote,
+	c, err := openai.New(openai.Config{BaseURLs: cfg.Endpoints(), Model: s.Model, Chat: true, APIKey: cfg.APIKey, AllowRemote: s.AllowRemote,
 		MaxConcurrent: s.Concurrency, MaxRetries: retries, Timeout: s.Timeout, Store: store, ParseReply: cfg.ParseReply, ChatTemplateKwargs: kw,
 		Frames: s.Frames})
 	if err != nil {

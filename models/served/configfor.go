@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/vidscreen/vidscreen/models"
+	"github.com/vidscreen/vidscreen/models/letters"
 )
 
 // ConfigFor is the client configuration of entry k (0 the first) of role
@@ -13,10 +14,18 @@ import (
 // key is held in memory only; what names the role in config.json and the
 // cache keys is Name, which holds neither the key nor its variable. A
 // variable that is not set is an error naming models.json and the field.
-// The caller sets Store and ParseReply.
+// With replicas (the entry's servers), URLs lists them. The caller sets
+// Store and ParseReply.
 func ConfigFor(m *models.Manifest, role models.Role, k int, spec models.RoleSpec, getenv func(string) string) (Config, error) {
 	s := spec.ServerSettings()
-	cfg := Config{Role: string(role), Server: s}
+	cfg := Config{Role: string(role), Server: s, URLs: spec.ServerURLs()}
+	if role == models.RoleLMReader || role == models.RoleVLMReader || role == models.RoleScreenReader {
+		w, err := letters.LoadWording(m.Dir)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Wording = w
+	}
 	if k > 0 {
 		cfg.Role = fmt.Sprintf("%s#%d", role, k+1)
 	}

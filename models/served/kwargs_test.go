@@ -54,7 +54,7 @@ func TestChatTemplateKwargsReachTheServer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := l.Score(ctx, []letters.Prompt{{Text: prompt(1, 3, "q", ""), Options: 3}}); err != nil {
+				if _, err := l.Score(ctx, []letters.Prompt{prompt(1, 3, "q", "")}); err != nil {
 					t.Fatal(err)
 				}
 				st = l.Stats()
@@ -76,7 +76,7 @@ func TestChatTemplateKwargsReachTheServer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := v.Score(ctx, []models.VLMPrompt{{Text: models.ImagePlaceholder + prompt(0, 2, "q", ""), Images: b, Options: 2}}); err != nil {
+				if _, err := v.Score(ctx, []models.VLMPrompt{vprompt(b, 0, 2, "q")}); err != nil {
 					t.Fatal(err)
 				}
 				st = v.Stats()

@@ -11,8 +11,9 @@ import (
 // Letters is a served lm_reader: an attack.LetterReader whose letters'
 // log-probabilities a server's model gives.
 type Letters struct {
-	client *lazyClient
-	stats  *Stats
+	client  *lazyClient
+	stats   *Stats
+	wording *letters.Wording
 }
 
 // NewLetters opens a served letter reader.
@@ -21,7 +22,7 @@ func NewLetters(cfg Config) (*Letters, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Letters{client: c, stats: newStats(cfg.Role, cfg.Server)}, nil
+	return &Letters{client: c, stats: newStats(cfg, c), wording: cfg.Wording}, nil
 }
 
 // Stats returns the reader's counts.
@@ -32,7 +33,7 @@ func (l *Letters) Stats() *Stats { return l.stats }
 // thousands of tokens) holds any reader's prompt, and one it refuses fails
 // its item with reason server.
 func (l *Letters) Encode(p letters.Prompt) ([]int, error) {
-	_, err := parsePrompt(p.Text, p.Options)
+	_, err := partsOf(p.Parts, p.Options)
 	return nil, err
 }
 
@@ -43,11 +44,11 @@ func (l *Letters) Encode(p letters.Prompt) ([]int, error) {
 func (l *Letters) Score(ctx context.Context, prompts []letters.Prompt) ([][]float64, error) {
 	qs := make([]openai.Query, len(prompts))
 	for i, p := range prompts {
-		parts, err := parsePrompt(p.Text, p.Options)
+		parts, err := partsOf(p.Parts, p.Options)
 		if err != nil {
 			return nil, err
 		}
-		qs[i] = openai.Query{ID: fmt.Sprintf("%s prompt %d", l.stats.role(), i), Given: given(parts, 0), Question: parts.question, Options: parts.options}
+		qs[i] = openai.Query{ID: fmt.Sprintf("%s prompt %d", l.stats.role(), i), Prompt: parts, Wording: l.wording}
 	}
 	rows, _, err := ask(ctx, l.client, l.stats, l.stats.role(), qs, nil)
 	return rows, err

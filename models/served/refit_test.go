@@ -59,7 +59,7 @@ func TestVLMRefitsAPromptTooLong(t *testing.T) {
 				}
 				none, _ := v.Frames(ctx, nil)
 				vp := func(imgs models.ImageBatch, right int) models.VLMPrompt {
-					return models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, imgs.N) + "\n" + prompt(right, 4, "What happens?", ""), Images: imgs, Options: 4}
+					return vprompt(imgs, right, 4, "What happens?")
 				}
 				got, err := v.Score(ctx, []models.VLMPrompt{vp(eight, 1), vp(none, 3)})
 				if err != nil {
@@ -74,7 +74,7 @@ func TestVLMRefitsAPromptTooLong(t *testing.T) {
 					continue
 				}
 				counts = append(counts, r.Images())
-				if n := r.Images(); !strings.Contains(r.User(), map[bool]string{true: "given one frame", false: fmt.Sprintf("given %d frames", n)}[n == 1]) {
+				if n := r.Images(); !strings.Contains(r.User(), fmt.Sprintf("given %d frame(s) sampled", n)) {
 					t.Errorf("a request of %d images says %q", n, r.User())
 				}
 			}
@@ -123,7 +123,7 @@ func TestStatsCountFlooredAnswers(t *testing.T) {
 	}
 	var ps []letters.Prompt
 	for _, q := range []string{"q-crowded 1", "q-plain 1", "q-crowded 2", "q-plain 2", "q-plain 3"} {
-		ps = append(ps, letters.Prompt{Text: prompt(0, 3, q, ""), Options: 3})
+		ps = append(ps, prompt(0, 3, q, ""))
 	}
 	if _, err := l.Score(context.Background(), ps); err != nil {
 		t.Fatal(err)

@@ -39,24 +39,29 @@ func settings(url string, conc, retries int) models.ServerSettings {
 }
 
 // prompt writes a prompt as the harness does (attack's letterPrompt).
-func prompt(right, n int, question, context string) string {
-	var b strings.Builder
-	if context != "" {
-		b.WriteString(context + "\n")
+func prompt(right, n int, question, context string) letters.Prompt {
+	p := letters.Parts{Kind: letters.KindBlind, Question: question, Context: context}
+	switch {
+	case context != "":
+		p.Kind = letters.KindVideoCaption
+	case question == "":
+		p.Kind = letters.KindOptionsOnly
 	}
-	if question != "" {
-		fmt.Fprintf(&b, "Question: %s\n", question)
-	}
-	b.WriteString("Options:\n")
 	for j := range n {
 		o := "wrong"
 		if j == right {
 			o = "right"
 		}
-		fmt.Fprintf(&b, "%c. %s %d\n", 'A'+j, o, j)
+		p.Options = append(p.Options, fmt.Sprintf("%s %d", o, j))
 	}
-	b.WriteString("Answer with the option's letter.\nAnswer:")
-	return b.String()
+	return letters.New(p)
+}
+
+// vprompt is prompt with images, as features' vlmPrompt makes it.
+func vprompt(imgs models.ImageBatch, right, n int, question string) models.VLMPrompt {
+	p := prompt(right, n, question, "")
+	p.Parts.Kind, p.Parts.Frames = letters.KindVisual, imgs.N
+	return models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, imgs.N) + p.Text, Images: imgs, Options: n, Parts: p.Parts}
 }
 
 func best(row []float64) int {
@@ -87,13 +92,13 @@ func TestLettersAskTheAuthorsForm(t *testing.T) {
 		question, context string
 		given             string
 	}{
-		{"options-only", 0, "", "", "only the answer options"},
-		{"blind", 1, "What is the man doing?", "", "the question and the answer options"},
-		{"captions", 3, "Why?", "frame 1: a man\nframe 2: a dog", "descriptions of frames"},
+		{"options-only", 0, "", "", "NO question text"},
+		{"blind", 1, "What is the man doing?", "", "Answer the question from the text alone."},
+		{"captions", 3, "Why?", "frame 1: a man\nframe 2: a dog", "a text description of a video INSTEAD of the video"},
 	}
 	var ps []letters.Prompt
 	for _, c := range cases {
-		ps = append(ps, letters.Prompt{Text: prompt(c.right, 4, c.question, c.context), Options: 4})
+		ps = append(ps, prompt(c.right, 4, c.question, c.context))
 	}
 	got, err := l.Score(context.Background(), ps)
 	if err != nil {
@@ -158,7 +163,7 @@ func TestVLMSendsFramesFirst(t *testing.T) {
 	centre, _ := v.Frames(ctx, frames[1:2])
 	shuffled, _ := v.Frames(ctx, []imageprep.Frame{frames[2], frames[0], frames[1]})
 	vp := func(imgs models.ImageBatch, right int) models.VLMPrompt {
-		return models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, imgs.N) + "\n" + prompt(right, 3, "What happens?", ""), Images: imgs, Options: 3}
+		return vprompt(imgs, right, 3, "What happens?")
 	}
 	got, err := v.Score(ctx, []models.VLMPrompt{vp(centre, 2), vp(all, 1), vp(all, 0), vp(shuffled, 1)})
 	if err != nil {
@@ -178,7 +183,7 @@ func TestVLMSendsFramesFirst(t *testing.T) {
 		if u.Parts[len(u.Parts)-1] != "text" || strings.Count(strings.Join(u.Parts, ","), "text") != 1 {
 			t.Errorf("parts %v: want the images, then one text", u.Parts)
 		}
-		if !strings.Contains(u.Text, fmt.Sprintf("given %s", map[int]string{1: "one frame", 3: "3 frames"}[r.Images()])) {
+		if !strings.Contains(u.Text, fmt.Sprintf("given %d frame(s) sampled", r.Images())) {
 			t.Errorf("user text %q does not say what it is given", u.Text)
 		}
 		for _, im := range u.Images {
@@ -214,7 +219,7 @@ func TestVLMSendsFramesFirst(t *testing.T) {
 		t.Errorf("%d frames encoded, want 3", len(v.frames.byHandle))
 	}
 	if err := v.Fits(models.VLMPrompt{Text: "Q " + models.ImagePlaceholder, Images: centre, Options: 3}); err == nil {
-		t.Error("a placeholder after text fits; want an error")
+		t.Error("a raw-text prompt fits; want an error")
 	}
 }
 
@@ -250,7 +255,7 @@ func TestServerFailuresFailTheirPromptsOnly(t *testing.T) {
 			}
 			var ps []letters.Prompt
 			for i := range tc.prompts {
-				ps = append(ps, letters.Prompt{Text: prompt(i%4, 4, "q", ""), Options: 4})
+				ps = append(ps, prompt(i%4, 4, "q", ""))
 			}
 			got, err := l.Score(context.Background(), ps)
 			if tc.refused {
@@ -293,7 +298,7 @@ func TestResumeAsksNothingTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "replies.store")
 	var ps []letters.Prompt
 	for i := range 12 {
-		ps = append(ps, letters.Prompt{Text: prompt(i%3, 3, fmt.Sprintf("q%d", i), ""), Options: 3})
+		ps = append(ps, prompt(i%3, 3, fmt.Sprintf("q%d", i), ""))
 	}
 	score := func(model string) ([][]float64, int) {
 		st := NewStore(path)
@@ -329,7 +334,7 @@ func TestSameScoresAtAnyConcurrency(t *testing.T) {
 	defer srv.Close()
 	var ps []letters.Prompt
 	for i := range 40 {
-		ps = append(ps, letters.Prompt{Text: prompt(i%5, 5, "q", ""), Options: 5})
+		ps = append(ps, prompt(i%5, 5, "q", ""))
 	}
 	var want string
 	for _, conc := range []int{1, 8, 64} {
@@ -374,35 +379,34 @@ func TestCaptionerCaptionsEachFrameAlone(t *testing.T) {
 	}
 }
 
-// TestParsePrompt reads the harness's prompts back; anything else is a
-// caller's error.
-func TestParsePrompt(t *testing.T) {
+// TestPartsOf: a served reader asks a prompt's parts; raw text or what
+// the authors' form cannot ask is a caller's error.
+func TestPartsOf(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, text string
-		n          int
-		want       promptParts
-		err        bool
+		name string
+		p    letters.Prompt
+		n    int
+		err  bool
 	}{
-		{"options-only", prompt(0, 2, "", ""), 2, promptParts{options: []string{"right 0", "wrong 1"}}, false},
-		{"blind", prompt(1, 2, "Why?", ""), 2, promptParts{question: "Why?", options: []string{"wrong 0", "right 1"}}, false},
-		{"captions", prompt(1, 2, "Why?", "c1\nc2"), 2, promptParts{context: "c1\nc2", question: "Why?", options: []string{"wrong 0", "right 1"}}, false},
-		{"an option over two lines", "Options:\nA. one\nmore\nB. two\nAnswer:", 2, promptParts{options: []string{"one\nmore", "two"}}, false},
-		{"too few options", prompt(0, 2, "q", ""), 3, promptParts{}, true},
-		{"no options", "Question: q\nAnswer:", 2, promptParts{}, true},
-		{"one option", "Options:\nA. only\nAnswer:", 1, promptParts{}, true},
-		{"an empty option", "Options:\nA. one\nB.  \nAnswer:", 2, promptParts{}, true},
+		{"options-only", prompt(0, 2, "", ""), 2, false},
+		{"blind", prompt(1, 2, "Why?", ""), 2, false},
+		{"captions", prompt(1, 2, "Why?", "c1\nc2"), 2, false},
+		{"too few options", prompt(0, 2, "q", ""), 3, true},
+		{"raw text", letters.Prompt{Text: "Options:\nA. one\nB. two\nAnswer:", Options: 2}, 2, true},
+		{"one option", prompt(0, 1, "q", ""), 1, true},
+		{"an empty option", letters.New(letters.Parts{Kind: letters.KindBlind, Question: "q", Options: []string{"one", "  "}}), 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parsePrompt(tc.text, tc.n)
+			got, err := partsOf(tc.p.Parts, tc.n)
 			if tc.err {
 				if !errors.Is(err, errPrompt) {
 					t.Fatalf("error %v, want errPrompt", err)
 				}
 				return
 			}
-			if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("%+v, %v; want %+v", got, err, tc.want)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.p.Parts) {
+				t.Errorf("%+v, %v; want %+v", got, err, tc.p.Parts)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package served
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,14 +24,23 @@ type Stats struct {
 	// several videos at once are not counted twice).
 	active int
 	since  time.Time
+	// client is the role's client, whose endpoints' counts Snapshot reads
+	// (nil in tests of the counts alone).
+	client *lazyClient
 }
 
 // StatsSnapshot is a copy of Stats at one moment.
 type StatsSnapshot struct {
-	// Role and Model name the role and the served model; URL its server.
+	// Role and Model name the role and the served model; URL its server
+	// (the first replica's, with several).
 	Role  string `json:"role"`
 	Model string `json:"model"`
 	URL   string `json:"server"`
+	// Endpoints count, per server (each replica of models.json's servers,
+	// in order; one without), the HTTP requests it was sent, those that
+	// failed as a server fails (and took it out of service for a while),
+	// and those it answered.
+	Endpoints []openai.EndpointStats `json:"endpoints,omitempty"`
 	// Queries is how many prompts were asked (or frames captioned); Failed
 	// how many of them failed after the retries (reason "server").
 	Queries int `json:"queries"`
@@ -75,9 +85,14 @@ type StatsSnapshot struct {
 	Refitted int `json:"refitted"`
 }
 
-// newStats starts the counts of one role, served as s says.
-func newStats(role string, s models.ServerSettings) *Stats {
-	st := &Stats{s: StatsSnapshot{Role: role, Model: s.Model, URL: s.URL, ChatTemplateKwargs: s.ChatTemplateKwargs}}
+// newStats starts the counts of one role, served as cfg says by lc's
+// client.
+func newStats(cfg Config, lc *lazyClient) *Stats {
+	s := cfg.Server
+	st := &Stats{s: StatsSnapshot{Role: cfg.Role, Model: s.Model, URL: s.URL, ChatTemplateKwargs: s.ChatTemplateKwargs}, client: lc}
+	for _, u := range cfg.Endpoints() {
+		st.s.Endpoints = append(st.s.Endpoints, openai.EndpointStats{URL: strings.TrimRight(u, "/")})
+	}
 	if s.Frames == models.ServerFramesVideo {
 		st.s.Frames = s.Frames
 	}
@@ -90,7 +105,14 @@ func (st *Stats) role() string { return st.s.Role } // set once, never written a
 func (st *Stats) Snapshot() StatsSnapshot {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.s
+	s := st.s
+	if st.client != nil {
+		if c := st.client.made.Load(); c != nil {
+			s.Endpoints = c.EndpointStats()
+		}
+	}
+	s.Endpoints = append([]openai.EndpointStats(nil), s.Endpoints...)
+	return s
 }
 
 // PrefixShare is the share of queries whose frames an earlier query of
@@ -201,5 +223,13 @@ func (st *Stats) Refused(final bool) error {
 	if s.Failed == 0 || s.Failed < s.Queries || (s.Failed < refusalWindow && !final) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s at %s (model %s) failed all %d of its queries; the first: %v", ErrRefused, s.Role, s.URL, s.Model, s.Failed, st.firstErr)
+	at := s.URL
+	if len(s.Endpoints) > 1 {
+		urls := make([]string, len(s.Endpoints))
+		for i, e := range s.Endpoints {
+			urls[i] = e.URL
+		}
+		at = "every replica (" + strings.Join(urls, ", ") + ")"
+	}
+	return fmt.Errorf("%w: %s at %s (model %s) failed all %d of its queries; the first: %v", ErrRefused, s.Role, at, s.Model, s.Failed, st.firstErr)
 }

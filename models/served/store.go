@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vidscreen/vidscreen/models/openai"
 )
@@ -54,6 +55,9 @@ type lazyClient struct {
 	once sync.Once
 	c    *openai.Client
 	err  error
+	// made is c once made, for Stats to read the endpoints' counts from
+	// without waiting for get.
+	made atomic.Pointer[openai.Client]
 }
 
 func newLazyClient(cfg Config) (*lazyClient, error) {
@@ -72,6 +76,9 @@ func (l *lazyClient) get() (*openai.Client, error) {
 			}
 		}
 		l.c, l.err = newClient(l.cfg, st)
+		if l.err == nil {
+			l.made.Store(l.c)
+		}
 	})
 	return l.c, l.err
 }

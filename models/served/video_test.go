@@ -51,7 +51,7 @@ func TestVLMSendsFramesAsVideo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := models.VLMPrompt{Text: strings.Repeat(models.ImagePlaceholder, 8) + "\n" + prompt(2, 4, "What happens?", ""), Images: eight, Options: 4}
+			p := vprompt(eight, 2, 4, "What happens?")
 			rows, err := v.Score(ctx, []models.VLMPrompt{p})
 			if err != nil {
 				t.Fatal(err)

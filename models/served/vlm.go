@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
@@ -25,7 +25,10 @@ type VLM struct {
 	client *lazyClient
 	stats  *Stats
 	frames *frameTable
-	conc   int
+	// conc is the requests in flight in all (server_concurrency times
+	// replicas), replicas the role's servers.
+	conc, replicas int
+	wording        *letters.Wording
 }
 
 // NewVLM opens a served VLM reader.
@@ -34,7 +37,7 @@ func NewVLM(cfg Config) (*VLM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &VLM{client: c, stats: newStats(cfg.Role, cfg.Server), frames: newFrameTable(), conc: cfg.Server.Concurrency}, nil
+	return &VLM{client: c, stats: newStats(cfg, c), frames: newFrameTable(), conc: cfg.concurrency(), replicas: len(cfg.Endpoints()), wording: cfg.Wording}, nil
 }
 
 // videoPrompts is about how many prompts one video's call carries (a few
@@ -43,17 +46,27 @@ func NewVLM(cfg Config) (*VLM, error) {
 const videoPrompts = 16
 
 // maxVideosInFlight bounds the videos scored at once, whose decoded frames
-// (up to 128 a video for the reference probe) wait in memory meanwhile.
-const maxVideosInFlight = 8
+// (up to 128 a video for the reference probe) wait in memory meanwhile:
+// per replica, for up to maxReplicaShare replicas, since a video's
+// requests go to one replica (its prefix cache), so that fewer videos
+// than replicas would leave replicas idle.
+const (
+	maxVideosInFlight = 8
+	maxReplicaShare   = 4
+)
 
 // VideosInFlight is how many videos' calls the feature stage makes at once
 // (features.VLMGroups): enough that server_concurrency requests can be in
 // flight when each video's call carries about videoPrompts prompts, one at
-// the default concurrency of 8, four at 64, at most maxVideosInFlight. The
-// client holds the requests in flight to server_concurrency whatever the
-// number of calls.
+// the default concurrency of 8, four at 64, at most maxVideosInFlight, or
+// with R replicas (conc is then server_concurrency times R) at most
+// maxVideosInFlight times min(R, maxReplicaShare), 32 at 8 replicas, and
+// at least one video a replica (as many as 32 allows). The
+// client holds the requests in flight to server_concurrency a replica
+// whatever the number of calls.
 func (v *VLM) VideosInFlight() int {
-	return min(max(1, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight)
+	r := max(1, v.replicas)
+	return min(max(r, (v.conc+videoPrompts-1)/videoPrompts), maxVideosInFlight*min(r, maxReplicaShare))
 }
 
 // Stats returns the reader's counts.
@@ -79,34 +92,12 @@ func (v *VLM) Frames(ctx context.Context, frames []imageprep.Frame) (models.Imag
 	return b, nil
 }
 
-// Fits accepts every prompt of the harness's form (its images first): the
-// server's tokenizer is not here, so a prompt too long for its context is
-// found by the server's refusal, and Score asks it again with fewer
-// frames.
+// Fits accepts every prompt with its parts (letters.New): the server's
+// tokenizer is not here, so a prompt too long for its context is found by
+// the server's refusal, and Score asks it again with fewer frames.
 func (v *VLM) Fits(p models.VLMPrompt) error {
-	text, err := splitImages(p)
-	if err != nil {
-		return err
-	}
-	_, err = parsePrompt(text, p.Options)
+	_, err := partsOf(p.Parts, p.Options)
 	return err
-}
-
-// splitImages returns the text after the prompt's image placeholders,
-// which must all come first.
-func splitImages(p models.VLMPrompt) (string, error) {
-	rest := p.Text
-	for range p.Images.N {
-		r, ok := strings.CutPrefix(rest, models.ImagePlaceholder)
-		if !ok {
-			return "", fmt.Errorf("%w: a served VLM takes the %d images first, the text after them", errPrompt, p.Images.N)
-		}
-		rest = r
-	}
-	if strings.Contains(rest, models.ImagePlaceholder) {
-		return "", fmt.Errorf("%w: more placeholders than the prompt's %d images", errPrompt, p.Images.N)
-	}
-	return rest, nil
 }
 
 // Score returns log p(option) per prompt, in the order given; a prompt the
@@ -123,16 +114,12 @@ func splitImages(p models.VLMPrompt) (string, error) {
 // without asking again.
 func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float64, error) {
 	type prompt struct {
-		parts  promptParts
+		parts  letters.Parts
 		frames []*openai.Image
 	}
 	ps := make([]prompt, len(prompts))
 	for i, p := range prompts {
-		text, err := splitImages(p)
-		if err != nil {
-			return nil, err
-		}
-		parts, err := parsePrompt(text, p.Options)
+		parts, err := partsOf(p.Parts, p.Options)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +139,7 @@ func (v *VLM) Score(ctx context.Context, prompts []models.VLMPrompt) ([][]float6
 		refit := make([]bool, len(pending))
 		for k, i := range pending {
 			p := ps[i]
-			qs[k] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: p.frames, Given: given(p.parts, len(p.frames)), Question: p.parts.question, Options: p.parts.options}
+			qs[k] = openai.Query{ID: fmt.Sprintf("%s prompt %d", v.stats.role(), i), Frames: p.frames, Prompt: p.parts, Wording: v.wording}
 			refit[k] = len(p.frames) > 1
 		}
 		got, long, err := ask(ctx, v.client, v.stats, v.stats.role(), qs, refit)

@@ -51,14 +51,20 @@ func isBertPunctuation(r rune) bool {
 
 // isCJK reports whether r is in the CJK Unified Ideographs blocks that
 // BERT pads with spaces (google-research/bert tokenization.py,
-// _is_chinese_char, copied by the reference's BertNormalizer).
+// _is_chinese_char, as the reference's BertNormalizer has it). The
+// reference's fifth range starts at U+2B920 where Google's starts at
+// U+2B820 (tokenizers/src/normalizers/bert.rs, is_chinese_char, unchanged
+// since 2019): U+2B820..U+2B91F (CJK Extension E) are not padded by
+// Python transformers' fast BERT tokenizers, and not here either.
+// transformers.js pads none of the ideographs beyond U+FFFF (it tests
+// UTF-16 code units).
 func isCJK(r rune) bool {
 	return (r >= 0x4E00 && r <= 0x9FFF) ||
 		(r >= 0x3400 && r <= 0x4DBF) ||
 		(r >= 0x20000 && r <= 0x2A6DF) ||
 		(r >= 0x2A700 && r <= 0x2B73F) ||
 		(r >= 0x2B740 && r <= 0x2B81F) ||
-		(r >= 0x2B820 && r <= 0x2CEAF) ||
+		(r >= 0x2B920 && r <= 0x2CEAF) ||
 		(r >= 0xF900 && r <= 0xFAFF) ||
 		(r >= 0x2F800 && r <= 0x2FA1F)
 }

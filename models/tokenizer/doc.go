@@ -36,5 +36,18 @@
 // Components a file may name but this package does not implement (for
 // example the CTC decoder or the UnicodeScripts pre-tokenizer) make Load
 // fail with an error naming the component and the file, rather than
-// encode differently from the reference.
+// encode differently from the reference; so do a field that a component
+// does not define and a null where the format needs a value (load_fields.go).
+//
+// Load also reads, from the tokenizer_config.json beside the file,
+// clean_up_tokenization_spaces, which transformers applies to every
+// decoded text (Whisper's and T5's files turn it on).
+//
+// conformance/tokenizers_test.go checks the ids and decoded texts against
+// transformers.js on seven real files (BERT, CLIP, T5, Whisper tiny and
+// large-v3, Qwen3, Gemma 3) and 782 texts; where transformers.js differs
+// from the Rust library (a word-final Σ, CJK ideographs beyond U+FFFF,
+// U+0085 and U+FEFF in \s, T5's charsmap, which it approximates with NFKC,
+// U+FEFF in CLIP's decode trim), this package follows the Rust library, and
+// the test says so.
 package tokenizer

@@ -74,4 +74,3 @@ func (e *Encoding) keep(i, j int) {
 	e.Offsets = e.Offsets[i:j]
 	e.SpecialTokensMask = e.SpecialTokensMask[i:j]
 }
-

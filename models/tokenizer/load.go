@@ -1,19 +1,29 @@
 package tokenizer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 )
 
-// Load reads a HF tokenizer.json file.
+// Load reads a HF tokenizer.json file, and from the tokenizer_config.json
+// beside it, if there is one, clean_up_tokenization_spaces (see
+// readConfig).
 func Load(path string) (*Tokenizer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load tokenizer: %w", err)
 	}
-	return fromJSON(data, path)
+	t, err := fromJSON(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.readConfig(path); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // FromJSON reads the contents of a tokenizer.json file.
@@ -40,34 +50,46 @@ func (c *component) UnmarshalJSON(b []byte) error {
 }
 
 type fileJSON struct {
-	AddedTokens []struct {
-		ID         int    `json:"id"`
-		Content    string `json:"content"`
-		SingleWord bool   `json:"single_word"`
-		LStrip     bool   `json:"lstrip"`
-		RStrip     bool   `json:"rstrip"`
-		Normalized bool   `json:"normalized"`
-		Special    bool   `json:"special"`
-	} `json:"added_tokens"`
-	Normalizer    *component      `json:"normalizer"`
-	PreTokenizer  *component      `json:"pre_tokenizer"`
-	Model         json.RawMessage `json:"model"`
-	PostProcessor *component      `json:"post_processor"`
-	Decoder       *component      `json:"decoder"`
-	Truncation    *struct {
-		Direction string `json:"direction"`
-		MaxLength int    `json:"max_length"`
-		Strategy  string `json:"strategy"`
-		Stride    int    `json:"stride"`
-	} `json:"truncation"`
-	Padding *struct {
-		Strategy        json.RawMessage `json:"strategy"`
-		Direction       string          `json:"direction"`
-		PadToMultipleOf *int            `json:"pad_to_multiple_of"`
-		PadID           int             `json:"pad_id"`
-		PadTypeID       int             `json:"pad_type_id"`
-		PadToken        string          `json:"pad_token"`
-	} `json:"padding"`
+	AddedTokens   []json.RawMessage `json:"added_tokens"`
+	Normalizer    *component        `json:"normalizer"`
+	PreTokenizer  *component        `json:"pre_tokenizer"`
+	Model         json.RawMessage   `json:"model"`
+	PostProcessor *component        `json:"post_processor"`
+	Decoder       *component        `json:"decoder"`
+	Truncation    json.RawMessage   `json:"truncation"`
+	Padding       json.RawMessage   `json:"padding"`
+}
+
+// addedTokenJSON is one entry of added_tokens.
+type addedTokenJSON struct {
+	ID         int    `json:"id"`
+	Content    string `json:"content"`
+	SingleWord bool   `json:"single_word"`
+	LStrip     bool   `json:"lstrip"`
+	RStrip     bool   `json:"rstrip"`
+	Normalized bool   `json:"normalized"`
+	Special    bool   `json:"special"`
+}
+
+type truncationJSON struct {
+	Direction string `json:"direction"`
+	MaxLength int    `json:"max_length"`
+	Strategy  string `json:"strategy"`
+	Stride    int    `json:"stride"`
+}
+
+type paddingJSON struct {
+	Strategy        json.RawMessage `json:"strategy"`
+	Direction       string          `json:"direction"`
+	PadToMultipleOf *int            `json:"pad_to_multiple_of"`
+	PadID           int             `json:"pad_id"`
+	PadTypeID       int             `json:"pad_type_id"`
+	PadToken        string          `json:"pad_token"`
+}
+
+// absent reports whether an optional part of the file is missing or null.
+func absent(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null"
 }
 
 // maxTokenID bounds the ids a file may use. The tables indexed by id are
@@ -113,6 +135,10 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", l.name, err)
 	}
+	if err := l.fields(data, "top level", "version", "truncation?", "padding?", "added_tokens", "normalizer?",
+		"pre_tokenizer?", "model", "post_processor?", "decoder?"); err != nil {
+		return nil, err
+	}
 	t := &Tokenizer{
 		name:        l.name,
 		addedByText: map[string]*addedToken{},
@@ -130,13 +156,21 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 			return nil, err
 		}
 	}
-	if len(f.Model) == 0 || string(f.Model) == "null" {
+	if absent(f.Model) {
 		return nil, fmt.Errorf("%s: no model", l.name)
 	}
 	if t.model, err = l.model(f.Model, t); err != nil {
 		return nil, err
 	}
-	for i, a := range f.AddedTokens {
+	for i, raw := range f.AddedTokens {
+		where := fmt.Sprintf("added_tokens[%d]", i)
+		if err := l.fields(raw, where, "id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"); err != nil {
+			return nil, err
+		}
+		var a addedTokenJSON
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", l.name, where, err)
+		}
 		if err := checkID(a.ID); err != nil {
 			return nil, fmt.Errorf("%s: added_tokens[%d] %q: %w", l.name, i, a.Content, err)
 		}
@@ -178,7 +212,14 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 	if b, ok := t.model.(*bpe); ok && b.suffix != "" && !hasBPEDecoder(t.decoder) {
 		t.eowSuffix = b.suffix
 	}
-	if tr := f.Truncation; tr != nil {
+	if !absent(f.Truncation) {
+		if err := l.fields(f.Truncation, "truncation", "direction", "max_length", "strategy", "stride"); err != nil {
+			return nil, err
+		}
+		tr := &truncationJSON{}
+		if err := json.Unmarshal(f.Truncation, tr); err != nil {
+			return nil, fmt.Errorf("%s: truncation: %w", l.name, err)
+		}
 		if err := l.length("truncation max_length", tr.MaxLength); err != nil {
 			return nil, err
 		}
@@ -199,7 +240,14 @@ func fromJSON(data []byte, path string) (*Tokenizer, error) {
 			return nil, err
 		}
 	}
-	if p := f.Padding; p != nil {
+	if !absent(f.Padding) {
+		if err := l.fields(f.Padding, "padding", "strategy", "direction", "pad_to_multiple_of?", "pad_id", "pad_type_id", "pad_token"); err != nil {
+			return nil, err
+		}
+		p := &paddingJSON{}
+		if err := json.Unmarshal(f.Padding, p); err != nil {
+			return nil, fmt.Errorf("%s: padding: %w", l.name, err)
+		}
 		t.padding = &Padding{PadID: p.PadID, PadTypeID: p.PadTypeID, PadToken: p.PadToken}
 		if p.PadToMultipleOf != nil {
 			if err := l.length("padding pad_to_multiple_of", *p.PadToMultipleOf); err != nil {
@@ -256,6 +304,32 @@ func (l loader) direction(s string) (Direction, error) {
 type pattern struct {
 	String *string `json:"String"`
 	Regex  *string `json:"Regex"`
+}
+
+// UnmarshalJSON reads the pattern, refusing any other field and a null
+// String or Regex: the loader would otherwise match nothing, silently.
+func (p *pattern) UnmarshalJSON(b []byte) error {
+	var obj map[string]*string
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return fmt.Errorf("pattern: %w", err)
+	}
+	*p = pattern{}
+	for k, v := range obj {
+		switch {
+		case k != "String" && k != "Regex":
+			return fmt.Errorf("pattern: field %q is not one the loader understands (it reads String, Regex)", k)
+		case v == nil:
+			return fmt.Errorf("pattern: field %q is null", k)
+		case k == "String":
+			p.String = v
+		default:
+			p.Regex = v
+		}
+	}
+	if len(obj) != 1 {
+		return fmt.Errorf("pattern has %d of String and Regex, want one", len(obj))
+	}
+	return nil
 }
 
 func (p pattern) matcher() (matcher, error) {

@@ -40,6 +40,11 @@ func (l loader) model(raw json.RawMessage, t *Tokenizer) (model, error) {
 			typ = "WordLevel"
 		}
 	}
+	if names := modelFields(typ); names != nil {
+		if err := l.fields(raw, fmt.Sprintf("model %q", typ), names...); err != nil {
+			return nil, err
+		}
+	}
 	switch typ {
 	case "WordPiece", "WordLevel", "BPE":
 		var vocab map[string]int
@@ -149,6 +154,23 @@ func (l loader) model(raw json.RawMessage, t *Tokenizer) (model, error) {
 		return m, nil
 	}
 	return nil, l.unsupported("model", typ)
+}
+
+// modelFields are the fields of each model type (the reference's serde
+// form; "?" marks those that may be null); nil for a type not supported.
+func modelFields(typ string) []string {
+	switch typ {
+	case "BPE":
+		return []string{"vocab", "merges", "dropout?", "unk_token?", "continuing_subword_prefix?", "end_of_word_suffix?",
+			"fuse_unk", "byte_fallback", "ignore_merges"}
+	case "WordPiece":
+		return []string{"vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word"}
+	case "WordLevel":
+		return []string{"vocab", "unk_token"}
+	case "Unigram":
+		return []string{"vocab", "unk_id?", "byte_fallback"}
+	}
+	return nil
 }
 
 // bpeCacheCapacity is the reference's default BPE cache size (10,000

@@ -11,6 +11,9 @@ import (
 func (l loader) normalizer(c *component) (normalizer, error) {
 	switch c.Type {
 	case "BertNormalizer":
+		if err := l.check(c, "normalizer", "clean_text", "handle_chinese_chars", "strip_accents?", "lowercase"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			CleanText          *bool `json:"clean_text"`
 			HandleChineseChars *bool `json:"handle_chinese_chars"`
@@ -29,20 +32,44 @@ func (l loader) normalizer(c *component) (normalizer, error) {
 		}
 		return n, nil
 	case "NFC":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return unicodeForm{norm.NFC}, nil
 	case "NFD":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return unicodeForm{norm.NFD}, nil
 	case "NFKC":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return unicodeForm{norm.NFKC}, nil
 	case "NFKD":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return unicodeForm{norm.NFKD}, nil
 	case "Lowercase":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return lowercaseNormalizer{}, nil
 	case "Nmt":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return nmtNormalizer{}, nil
 	case "StripAccents":
+		if err := l.check(c, "normalizer"); err != nil {
+			return nil, err
+		}
 		return stripAccentsNormalizer{}, nil
 	case "Strip":
+		if err := l.check(c, "normalizer", "strip_left", "strip_right"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Left  bool `json:"strip_left"`
 			Right bool `json:"strip_right"`
@@ -52,6 +79,9 @@ func (l loader) normalizer(c *component) (normalizer, error) {
 		}
 		return stripNormalizer{v.Left, v.Right}, nil
 	case "Prepend":
+		if err := l.check(c, "normalizer", "prepend"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Prepend string `json:"prepend"`
 		}
@@ -60,6 +90,9 @@ func (l loader) normalizer(c *component) (normalizer, error) {
 		}
 		return prependNormalizer{v.Prepend}, nil
 	case "Replace":
+		if err := l.check(c, "normalizer", "pattern", "content"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Pattern pattern `json:"pattern"`
 			Content string  `json:"content"`
@@ -73,6 +106,9 @@ func (l loader) normalizer(c *component) (normalizer, error) {
 		}
 		return replaceNormalizer{m, v.Content}, nil
 	case "Precompiled":
+		if err := l.check(c, "normalizer", "precompiled_charsmap"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Charsmap string `json:"precompiled_charsmap"`
 		}
@@ -85,6 +121,9 @@ func (l loader) normalizer(c *component) (normalizer, error) {
 		}
 		return p, nil
 	case "Sequence":
+		if err := l.check(c, "normalizer", "normalizers"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Normalizers []*component `json:"normalizers"`
 		}
@@ -125,13 +164,25 @@ func (l loader) behavior(s string) (behavior, error) {
 func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 	switch c.Type {
 	case "BertPreTokenizer":
+		if err := l.check(c, "pre_tokenizer"); err != nil {
+			return nil, err
+		}
 		return bertPreTokenizer{}, nil
 	case "Whitespace":
+		if err := l.check(c, "pre_tokenizer"); err != nil {
+			return nil, err
+		}
 		// `\w+|[^\w\s]+`, keeping the matches (Invert, Removed).
 		return splitPreTokenizer{scan: scanWhitespaceWords, behavior: removed, invert: true}, nil
 	case "WhitespaceSplit":
+		if err := l.check(c, "pre_tokenizer"); err != nil {
+			return nil, err
+		}
 		return splitPreTokenizer{scan: scanRuns(isWhitespace), behavior: removed}, nil
 	case "CharDelimiterSplit":
+		if err := l.check(c, "pre_tokenizer", "delimiter"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Delimiter string `json:"delimiter"`
 		}
@@ -144,6 +195,9 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 		}
 		return splitPreTokenizer{scan: scanRunes(func(r rune) bool { return r == d }), behavior: removed}, nil
 	case "Punctuation":
+		if err := l.check(c, "pre_tokenizer", "behavior"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Behavior string `json:"behavior"`
 		}
@@ -156,6 +210,9 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 		}
 		return splitPreTokenizer{scan: scanRunes(isBertPunctuation), behavior: b}, nil
 	case "Digits":
+		if err := l.check(c, "pre_tokenizer", "individual_digits"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Individual bool `json:"individual_digits"`
 		}
@@ -168,6 +225,9 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 		}
 		return splitPreTokenizer{scan: scanRunes(isDigit), behavior: contiguous}, nil
 	case "Split":
+		if err := l.check(c, "pre_tokenizer", "pattern", "behavior", "invert"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Pattern  pattern `json:"pattern"`
 			Behavior string  `json:"behavior"`
@@ -194,6 +254,9 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 		p.scan = m.find
 		return p, nil
 	case "ByteLevel":
+		if err := l.check(c, "pre_tokenizer", "add_prefix_space", "trim_offsets", "use_regex"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			AddPrefixSpace bool  `json:"add_prefix_space"`
 			UseRegex       *bool `json:"use_regex"`
@@ -209,6 +272,9 @@ func (l loader) preTokenizer(c *component) (preTokenizer, error) {
 		}
 		return m, nil
 	case "Sequence":
+		if err := l.check(c, "pre_tokenizer", "pretokenizers"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			PreTokenizers []*component `json:"pretokenizers"`
 		}
@@ -234,6 +300,11 @@ func (l loader) metaspace(c *component) (metaspacePreTokenizer, error) {
 		PrependScheme  *string `json:"prepend_scheme"`
 		AddPrefixSpace *bool   `json:"add_prefix_space"`
 		Split          *bool   `json:"split"`
+	}
+	// add_prefix_space and str_rep are the fields of files from before
+	// prepend_scheme and split existed.
+	if err := l.fields(c.raw, fmt.Sprintf("Metaspace %q", c.Type), "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"); err != nil {
+		return metaspacePreTokenizer{}, err
 	}
 	if err := json.Unmarshal(c.raw, &v); err != nil {
 		return metaspacePreTokenizer{}, l.bad(c.Type, c.Type, err)
@@ -283,6 +354,13 @@ func (l loader) postProcessor(c *component, t *Tokenizer) (postProcessor, error)
 	}
 	switch c.Type {
 	case "BertProcessing", "RobertaProcessing":
+		names := []string{"sep", "cls"}
+		if c.Type == "RobertaProcessing" {
+			names = append(names, "trim_offsets", "add_prefix_space")
+		}
+		if err := l.check(c, "post_processor", names...); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Sep            json.RawMessage `json:"sep"`
 			Cls            json.RawMessage `json:"cls"`
@@ -306,6 +384,9 @@ func (l loader) postProcessor(c *component, t *Tokenizer) (postProcessor, error)
 		return &robertaProcessing{cls: cls, sep: sep, clsT: clsT, sepT: sepT,
 			trimOffsets: orTrue(v.TrimOffsets), addPrefixSpace: orTrue(v.AddPrefixSpace)}, nil
 	case "ByteLevel":
+		if err := l.check(c, "post_processor", "add_prefix_space", "trim_offsets", "use_regex"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			TrimOffsets    *bool `json:"trim_offsets"`
 			AddPrefixSpace *bool `json:"add_prefix_space"`
@@ -315,20 +396,29 @@ func (l loader) postProcessor(c *component, t *Tokenizer) (postProcessor, error)
 		}
 		return &byteLevelProcessing{trimOffsets: orTrue(v.TrimOffsets), addPrefixSpace: orTrue(v.AddPrefixSpace)}, nil
 	case "TemplateProcessing":
+		if err := l.check(c, "post_processor", "single", "pair", "special_tokens"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Single        []map[string]json.RawMessage `json:"single"`
 			Pair          []map[string]json.RawMessage `json:"pair"`
-			SpecialTokens map[string]struct {
-				ID     string   `json:"id"`
-				IDs    []int    `json:"ids"`
-				Tokens []string `json:"tokens"`
-			} `json:"special_tokens"`
+			SpecialTokens map[string]json.RawMessage   `json:"special_tokens"`
 		}
 		if err := json.Unmarshal(c.raw, &v); err != nil {
 			return nil, l.bad("post_processor", c.Type, err)
 		}
 		p := &templateProcessing{specials: map[string]specialTokens{}}
-		for k, s := range v.SpecialTokens {
+		for k, raw := range v.SpecialTokens {
+			if err := l.fields(raw, fmt.Sprintf("post_processor %q special_tokens %q", c.Type, k), "id", "ids", "tokens"); err != nil {
+				return nil, err
+			}
+			var s struct {
+				IDs    []int    `json:"ids"`
+				Tokens []string `json:"tokens"`
+			}
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return nil, l.bad("post_processor", c.Type, fmt.Errorf("special token %q: %w", k, err))
+			}
 			if len(s.IDs) != len(s.Tokens) {
 				return nil, l.bad("post_processor", c.Type, fmt.Errorf("special token %q: %d ids but %d tokens", k, len(s.IDs), len(s.Tokens)))
 			}
@@ -343,6 +433,9 @@ func (l loader) postProcessor(c *component, t *Tokenizer) (postProcessor, error)
 		}
 		return p, nil
 	case "Sequence":
+		if err := l.check(c, "post_processor", "processors"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Processors []*component `json:"processors"`
 		}
@@ -372,10 +465,18 @@ func (l loader) postProcessor(c *component, t *Tokenizer) (postProcessor, error)
 
 func (l loader) template(items []map[string]json.RawMessage, specials map[string]specialTokens) ([]templatePiece, error) {
 	var out []templatePiece
-	for _, it := range items {
+	for i, it := range items {
 		var v struct {
 			ID     string `json:"id"`
 			TypeID int    `json:"type_id"`
+		}
+		if len(it) != 1 {
+			return nil, l.bad("post_processor", "TemplateProcessing", fmt.Errorf("template item %d has %d fields, want one of Sequence and SpecialToken", i, len(it)))
+		}
+		for k, raw := range it {
+			if err := l.fields(raw, fmt.Sprintf("post_processor \"TemplateProcessing\" template item %d %s", i, k), "id", "type_id"); err != nil {
+				return nil, err
+			}
 		}
 		if raw, ok := it["Sequence"]; ok {
 			if err := json.Unmarshal(raw, &v); err != nil {
@@ -405,6 +506,9 @@ func (l loader) template(items []map[string]json.RawMessage, specials map[string
 func (l loader) decoder(c *component) (decoder, error) {
 	switch c.Type {
 	case "WordPiece":
+		if err := l.check(c, "decoder", "prefix", "cleanup"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Prefix  *string `json:"prefix"`
 			Cleanup *bool   `json:"cleanup"`
@@ -418,8 +522,14 @@ func (l loader) decoder(c *component) (decoder, error) {
 		}
 		return d, nil
 	case "ByteLevel":
+		if err := l.check(c, "decoder", "add_prefix_space", "trim_offsets", "use_regex"); err != nil {
+			return nil, err
+		}
 		return byteLevelDecoder{}, nil
 	case "BPEDecoder":
+		if err := l.check(c, "decoder", "suffix"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Suffix *string `json:"suffix"`
 		}
@@ -438,10 +548,19 @@ func (l loader) decoder(c *component) (decoder, error) {
 		}
 		return metaspaceDecoder{replacement: m.replacement, prepend: m.prepend}, nil
 	case "ByteFallback":
+		if err := l.check(c, "decoder"); err != nil {
+			return nil, err
+		}
 		return byteFallbackDecoder{}, nil
 	case "Fuse":
+		if err := l.check(c, "decoder"); err != nil {
+			return nil, err
+		}
 		return fuseDecoder{}, nil
 	case "Strip":
+		if err := l.check(c, "decoder", "content", "start", "stop"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Content string `json:"content"`
 			Start   int    `json:"start"`
@@ -452,6 +571,9 @@ func (l loader) decoder(c *component) (decoder, error) {
 		}
 		return stripDecoder{v.Content, v.Start, v.Stop}, nil
 	case "Replace":
+		if err := l.check(c, "decoder", "pattern", "content"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Pattern pattern `json:"pattern"`
 			Content string  `json:"content"`
@@ -464,6 +586,9 @@ func (l loader) decoder(c *component) (decoder, error) {
 		}
 		return replaceDecoder{*v.Pattern.String, v.Content}, nil
 	case "Sequence":
+		if err := l.check(c, "decoder", "decoders"); err != nil {
+			return nil, err
+		}
 		var v struct {
 			Decoders []*component `json:"decoders"`
 		}

@@ -28,6 +28,10 @@ func TestNormalizers(t *testing.T) {
 		{"Nmt drops and maps controls", `{"type": "Nmt"}`, "a\x01b\tc\u200bd", "ab c d"},
 		{"BertNormalizer cased keeps accents", `{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true, "strip_accents": null, "lowercase": false}`, "Héllo\x00中", "Héllo 中 "},
 		{"BertNormalizer strip without lowercase", `{"type": "BertNormalizer", "strip_accents": true, "lowercase": false}`, "Héllo", "Hello"},
+		// The reference's CJK ranges (bert.rs is_chinese_char): U+2B81D and
+		// U+2B920 are padded, U+2B820..U+2B91F are not (Google's BERT pads
+		// them; Python transformers' fast tokenizers do not).
+		{"BertNormalizer pads astral CJK by the reference's ranges", `{"type": "BertNormalizer", "lowercase": false}`, "a\U0002B81Db\U0002B820c\U0002B91Fd\U0002B920e", "a \U0002B81D b\U0002B820c\U0002B91Fd \U0002B920 e"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -70,5 +74,24 @@ func TestUnicodeClasses(t *testing.T) {
 		if got := unicodeClasses(c.in); got != c.want {
 			t.Errorf("unicodeClasses(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestNormalizeExported(t *testing.T) {
+	t.Parallel()
+	tok, err := FromJSON([]byte(`{"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]},
+		"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tok.Normalize("ＡﬁΣ"), "afiσ"; got != want {
+		t.Errorf("Normalize = %q, want %q", got, want)
+	}
+	bare, err := FromJSON([]byte(`{"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": 0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bare.Normalize("ＡB"); got != "ＡB" {
+		t.Errorf("Normalize without a normalizer = %q", got)
 	}
 }

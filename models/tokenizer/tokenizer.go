@@ -36,6 +36,10 @@ type Tokenizer struct {
 	// into spaces when the file's decoder does not (CLIP files).
 	eowSuffix string
 
+	// cleanUp is tokenizer_config.json's clean_up_tokenization_spaces,
+	// nil where no such file or field was read.
+	cleanUp *bool
+
 	// idTokens is every id's token, added tokens over the model's;
 	// idKnown says which ids have one.
 	idTokens []string
@@ -341,11 +345,31 @@ func (t *Tokenizer) Decode(ids []int, skipSpecial bool) string {
 	} else {
 		s = strings.Join(toks, " ")
 	}
+	cleanUp := t.cleanUp != nil && *t.cleanUp
 	if t.eowSuffix != "" {
 		// As transformers' CLIPTokenizerFast does on top of the file's
 		// ByteLevel decoder: word ends become spaces, ends trimmed.
 		// Then transformers' clean_up_tokenization_spaces, on by default.
-		s = cleanupTokenization(strings.TrimSpace(strings.ReplaceAll(s, t.eowSuffix, " ")))
+		s = strings.TrimSpace(strings.ReplaceAll(s, t.eowSuffix, " "))
+		cleanUp = t.cleanUp == nil || *t.cleanUp
+	}
+	if cleanUp {
+		s = cleanupTokenization(s)
 	}
 	return s
+}
+
+// Normalize returns text as the file's normalizer leaves it (text itself
+// when the file has none), as the reference's normalizer.normalize_str
+// does: added tokens are not cut out first. It shows what a tokenizer
+// sees, for example where a reference implementation normalizes
+// differently.
+func (t *Tokenizer) Normalize(text string) string {
+	if t.normalizer == nil {
+		return text
+	}
+	var nt, tmp normText
+	nt.setOriginal(text, 0)
+	t.normalizer.normalize(&nt, &tmp)
+	return string(nt.s)
 }

@@ -52,7 +52,7 @@ func Open(dir string, o Options) (*models.Transcriber, error) {
 		return nil, fmt.Errorf("%s: models.json has no asr role", dir)
 	}
 	if spec.Served() {
-		return nil, fmt.Errorf("%s: the asr role is served by %s; transcribe runs an ONNX export (an entry with dir)", dir, spec.Server)
+		return nil, fmt.Errorf("%s: the asr role is served by %s; transcribe runs an ONNX export (an entry with dir)", dir, spec.ServerSettings().URL)
 	}
 	if o.Language != "" {
 		spec.Language = o.Language

@@ -40,6 +40,12 @@ type Fault struct {
 	Truncated bool
 	// Malformed sends a body that is not JSON.
 	Malformed bool
+	// Body, when set, is sent with status 200 in place of the reply: JSON
+	// of the wrong shape, such as {"choices":[]}.
+	Body string
+	// NoLogprobs drops the log-probabilities from this reply, as a flaky
+	// server might, the rest of it as usual.
+	NoLogprobs bool
 }
 
 // Logprobs modes: how the server treats a request for log-probabilities.
@@ -202,7 +208,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		s.writeError(w, http.StatusBadRequest, perr.Error(), "")
 		return
 	default:
-		reply, status = s.complete(r)
+		reply, status = s.complete(r, f.NoLogprobs)
 		if status != http.StatusOK {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
@@ -211,6 +217,8 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		}
 	}
 	switch {
+	case f.Body != "":
+		reply = []byte(f.Body)
 	case f.Malformed:
 		reply = []byte("<html><body>502 upstream hiccup</body></html>")
 	case f.Truncated:
@@ -336,8 +344,9 @@ func digest(b []byte) string {
 // continue the final message.
 const vllmPrefillRefusal = "continue_final_message is set but the final message does not appear in the chat after applying the chat template! This can happen if the chat template deletes portions of the final message. Please verify the chat template and final message in your chat to ensure they are compatible."
 
-// complete answers a completion request, or an error body and its status.
-func (s *Server) complete(r *Request) ([]byte, int) {
+// complete answers a completion request, or an error body and its status;
+// noLogprobs leaves out the log-probabilities asked for (Fault.NoLogprobs).
+func (s *Server) complete(r *Request, noLogprobs bool) ([]byte, int) {
 	chat := strings.HasSuffix(r.Path, "/chat/completions")
 	switch {
 	case !s.knows(r.Model):
@@ -374,7 +383,7 @@ func (s *Server) complete(r *Request) ([]byte, int) {
 	if r.MaxTokens > 1 && rep.Text != "" {
 		content = rep.Text
 	}
-	withLogprobs := r.Logprobs && s.cfg.Logprobs == LogprobsGiven
+	withLogprobs := r.Logprobs && s.cfg.Logprobs == LogprobsGiven && !noLogprobs
 	n := min(r.TopLogprobs, len(top))
 	id := digest(r.Body)
 	if chat {
