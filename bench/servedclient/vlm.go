@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
@@ -94,7 +95,6 @@ func runVLM(ctx context.Context, r vlmRun) (openai.Stats, error) {
 		r.started()
 	}
 	next := 0
-	given := fmt.Sprintf("You are given %d frames of a video, in order.", r.frames)
 	return c.AskStream(ctx, func() (openai.Group, bool, error) {
 		if next == len(groups) {
 			return openai.Group{}, false, nil
@@ -106,7 +106,8 @@ func runVLM(ctx context.Context, r vlmRun) (openai.Stats, error) {
 			if len(g.Queries) == 0 || r.items[groups[next][0]].video != it.video {
 				fr = videoFrames(base, it.video)
 			}
-			g.Queries = append(g.Queries, openai.Query{ID: fmt.Sprintf("item %d", i), Frames: fr, Given: given, Question: it.question, Options: it.options})
+			g.Queries = append(g.Queries, openai.Query{ID: fmt.Sprintf("item %d", i), Frames: fr,
+				Prompt: letters.Parts{Kind: letters.KindVisual, Frames: len(fr), Question: it.question, Options: it.options}})
 		}
 		next++
 		return g, true, nil

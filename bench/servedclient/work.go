@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -65,18 +64,16 @@ func orders(n, k int, seed uint64, i int) [][]int {
 	return out
 }
 
-// prompt writes an item as the attackers do (attack.letterPrompt): the
-// question only for the blind reader, the lettered options in order k,
-// then the answer cue.
+// prompt is an item's prompt as the attackers make it (attack's
+// letterPrompt): the options-only reader's or the blind reader's parts,
+// the options in order perm.
 func prompt(it item, withQuestion bool, perm []int) letters.Prompt {
-	var b strings.Builder
-	if withQuestion {
-		fmt.Fprintf(&b, "Question: %s\n", it.question)
-	}
-	b.WriteString("Options:\n")
+	p := letters.Parts{Kind: letters.KindOptionsOnly, Options: make([]string, len(perm))}
 	for j, o := range perm {
-		fmt.Fprintf(&b, "%c. %s\n", 'A'+j, it.options[o])
+		p.Options[j] = it.options[o]
 	}
-	b.WriteString("Answer with the option's letter.\nAnswer:")
-	return letters.Prompt{Text: b.String(), Options: len(it.options)}
+	if withQuestion {
+		p.Kind, p.Question = letters.KindBlind, it.question
+	}
+	return letters.New(p)
 }

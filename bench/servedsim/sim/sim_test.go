@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai"
 )
 
@@ -110,7 +111,7 @@ func TestServerAnswersTheClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	frames := []*openai.Image{frame(t, 448, 252, 10), frame(t, 448, 252, 200)}
-	q := openai.Query{ID: "q1", Frames: frames, Given: "You are given 2 frames.", Question: "What happens?", Options: []string{"a dog runs", "a cat sits", "nothing"}}
+	q := openai.Query{ID: "q1", Frames: frames, Prompt: letters.Parts{Kind: letters.KindVisual, Frames: 2, Question: "What happens?", Options: []string{"a dog runs", "a cat sits", "nothing"}}}
 	a, err := c.Ask(ctx, q)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestServerAnswersTheClient(t *testing.T) {
 			t.Errorf("option %d's letter is not among the candidates", i)
 		}
 	}
-	q.Question = "What happens next?"
+	q.Prompt.Question = "What happens next?"
 	if _, err := c.Ask(ctx, q); err != nil {
 		t.Fatal(err)
 	}
