@@ -10,7 +10,8 @@
 #    prompts an item) through models/served as the attack stage asks them
 #    (64 prompts a call, -workers units at once), against 1 server and
 #    against 8 (the driver spreads calls over them, least outstanding
-#    first). Prints requests/s against the servers' own capacity (their
+#    first), and against 8 as replicas (one reader over all eight, which
+#    the client spreads: models.json's servers). Prints requests/s against the servers' own capacity (their
 #    requests per busy second), the client's CPU per request and peak
 #    memory, and checks that 1 and 8 servers give the same answers.
 # 2. The same at this machine's default --workers (2 units at once).
@@ -21,12 +22,14 @@
 # 5. kill -9 during a text run with a response store, then the same run
 #    again: the seconds to read the store back, and the requests asked
 #    twice (over both runs: the requests past one a prompt).
+# 6. The VLM sample against 8 replicas: whether a video's queries kept on
+#    one replica keep the grouped order's saving.
 #
 # Server model: servedsim's flags below; TEXT_TPS and VLM_TPS are the
 # prefill rates of one H200 assumed in docs/scale.md (VLM_TPS here is 10x
 # that, a faster clock, so that the sample runs in a minute: its token
 # counts do not depend on the clock). Environment: WORK (default a temp
-# dir), ITEMS, CEIL_ITEMS, VLM_ITEMS, WORKERS, STEPS (default "1 2 3 4 5":
+# dir), ITEMS, CEIL_ITEMS, VLM_ITEMS, WORKERS, STEPS (default "1 2 3 4 5 6":
 # the steps to run; 2 and 5 use step 1's reports when they are in WORK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +41,7 @@ WORKERS=${WORKERS:-32}
 TEXT_TPS=${TEXT_TPS:-26000}
 VLM_TPS=${VLM_TPS:-200000}
 WORK=${WORK:-$(mktemp -d)}
-STEPS=" ${STEPS:-1 2 3 4 5} "
+STEPS=" ${STEPS:-1 2 3 4 5 6} "
 step() { [[ "$STEPS" == *" $1 "* ]]; }
 mkdir -p "$WORK/bin"
 go build -o "$WORK/bin/" ./bench/servedsim ./bench/servedclient
@@ -76,6 +79,9 @@ if step 1; then
 	echo "  1 server:";  client -servers "$one" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text1.json" | show
 	echo "  8 servers:"; client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text8.json" | show
 	report checksums "$WORK/text1.json" "$WORK/text8.json"
+	echo "  8 servers as replicas (models.json's servers: the client spreads the requests):"
+	client -replicas -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text8r.json" | show
+	report checksums "$WORK/text1.json" "$WORK/text8r.json"
 fi
 
 if step 2; then
@@ -108,6 +114,15 @@ if step 5; then
 	echo "  killed after ${KILL_AFTER:-8} s; the store holds $(wc -l <"$WORK/store.jsonl") records"
 	client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" -store "$WORK/store.jsonl" -reset=false | tee "$WORK/resumed.json" | show
 	report resume "$WORK/resumed.json" "$WORK/text1.json"
+fi
+
+if step 6; then
+	echo "== 6. VLM reader against 8 replicas, $VLM_ITEMS items, concurrency 8 a replica, cache 20,000 tokens each (load $(load))"
+	vlm8=$(start vlm8 8 -model qwen2.5-vl-7b -family qwen2.5-vl -prefill-tps "$VLM_TPS" -cache-tokens 20000)
+	for o in grouped item; do
+		echo "  $o order:"; client -vlm -servers "$vlm8" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 8 -order "$o" | tee "$WORK/vlm8-$o.json" | show
+	done
+	report prefix "$WORK/vlm8-grouped.json" "$WORK/vlm8-item.json"
 fi
 
 echo "== done (load $(load))"

@@ -6,12 +6,16 @@
 // prefix caches.
 //
 //	servedclient -servers URL[,URL...] -model M -items 20000        # the text readers
-//	servedclient -servers URL -vlm -items 400 -order grouped|item  # the VLM reader
+//	servedclient -servers URL[,URL...] -vlm -items 400 -order grouped|item  # the VLM reader
+//	servedclient -replicas -servers URL,URL...  # the servers as replicas (models.json's servers)
 //
 // The text readers go through models/served (served.Letters, as the audit's
 // lm_reader), 64 prompts a call, in units of one reader, one order and one
-// benchmark run -workers at a time, as the attack stage runs them; the VLM
-// reader through openai.Client.AskStream. -store keeps the replies
+// benchmark run -workers at a time, as the attack stage runs them, each
+// call to the server with the fewest calls outstanding, or with -replicas
+// through one reader over all the servers, which the client spreads
+// itself (least outstanding, a video's queries kept on one); the VLM
+// reader through openai.Client.AskStream, over the servers as replicas. -store keeps the replies
 // (the audit's response store): a run killed and started again asks only
 // what is missing.
 package main
@@ -44,6 +48,7 @@ type report struct {
 	Workers     int     `json:"workers,omitempty"`
 	Concurrency int     `json:"concurrency"`
 	Order       string  `json:"order,omitempty"`
+	Replicas    bool    `json:"replicas,omitempty"`
 	StoreLoad   float64 `json:"store_load_s"`
 	StoreHeld   int     `json:"store_replies_at_start"`
 	WallS       float64 `json:"wall_s"`
@@ -83,6 +88,7 @@ func main() {
 	frames := flag.Int("frames", 32, "frames per VLM query")
 	ord := flag.String("order", "grouped", "VLM order: grouped (a video's items together) or item (items shuffled)")
 	reset := flag.Bool("reset", true, "reset the servers' counts and caches first")
+	replicas := flag.Bool("replicas", false, "the servers are replicas of one reader (models.json's servers): the client spreads the requests, not the driver")
 	seed := flag.Uint64("seed", 1, "`SEED` of the items")
 	flag.Parse()
 	log.SetFlags(0)
@@ -103,7 +109,10 @@ func main() {
 			}
 		}
 	}
-	rep := report{Servers: len(list), Items: *nItems, Concurrency: *conc}
+	rep := report{Servers: len(list), Items: *nItems, Concurrency: *conc, Replicas: *replicas}
+	if *vlm && len(list) > 1 {
+		rep.Replicas = true // the VLM path always spreads through the client
+	}
 	var store *served.Store
 	if *storePath != "" {
 		t0 := time.Now()
@@ -121,7 +130,7 @@ func main() {
 	t0 := time.Now()
 	if *vlm {
 		rep.Kind, rep.Order = "vlm", *ord
-		st, err := runVLM(ctx, vlmRun{url: list[0], model: *model, items: items, frames: *frames, grouped: *ord == "grouped", concurrency: *conc, seed: *seed,
+		st, err := runVLM(ctx, vlmRun{urls: list, model: *model, items: items, frames: *frames, grouped: *ord == "grouped", concurrency: *conc, seed: *seed,
 			started: func() { cpu0, t0 = cpuSeconds(), time.Now() }})
 		if err != nil {
 			log.Fatal(err)
@@ -129,7 +138,7 @@ func main() {
 		rep.Prompts, rep.Failed = int64(st.Queries), int64(st.Failed)
 	} else {
 		rep.Kind, rep.Workers = "text", *workers
-		res, err := runText(ctx, textRun{urls: list, model: *model, items: items, orders: *orders, benchmark: *bench, workers: *workers, concurrency: *conc, store: store})
+		res, err := runText(ctx, textRun{urls: list, model: *model, items: items, orders: *orders, benchmark: *bench, workers: *workers, concurrency: *conc, store: store, replicas: *replicas})
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -28,6 +28,10 @@ type textRun struct {
 	workers     int // units at once (the audit's --workers)
 	concurrency int // server_concurrency per server
 	store       *served.Store
+	// replicas asks through one served.Letters over every server (the
+	// manifest's servers field: the client spreads the requests itself)
+	// instead of one reader per server and the driver's spread of calls.
+	replicas bool
 }
 
 // textResult is what runText did.
@@ -70,12 +74,19 @@ func (s *spread) release(i int) {
 // and one benchmark's items, run workers at a time, each scoring its
 // prompts 64 at a time through served.Letters (the audit's lm_reader).
 func runText(ctx context.Context, r textRun) (textResult, error) {
-	sp := &spread{outstanding: make([]int, len(r.urls))}
-	for i, u := range r.urls {
-		l, err := served.NewLetters(served.Config{Role: "lm_reader", Store: r.store,
-			Server: models.ServerSettings{URL: u, Model: r.model, Concurrency: r.concurrency, Retries: models.DefaultServerRetries, Frames: models.ServerFramesImages}})
+	groups := [][]string{r.urls}
+	if !r.replicas {
+		groups = nil
+		for _, u := range r.urls {
+			groups = append(groups, []string{u})
+		}
+	}
+	sp := &spread{outstanding: make([]int, len(groups))}
+	for i, urls := range groups {
+		l, err := served.NewLetters(served.Config{Role: "lm_reader", Store: r.store, URLs: urls,
+			Server: models.ServerSettings{URL: urls[0], Model: r.model, Concurrency: r.concurrency, Retries: models.DefaultServerRetries, Frames: models.ServerFramesImages}})
 		if err != nil {
-			return textResult{}, fmt.Errorf("server %d: %w", i, err)
+			return textResult{}, fmt.Errorf("reader %d: %w", i, err)
 		}
 		sp.readers = append(sp.readers, l)
 	}

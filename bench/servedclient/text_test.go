@@ -9,8 +9,9 @@ import (
 )
 
 // TestTextRunSameAnswersOnOneOrTwoServers runs the text readers through
-// models/served against one and against two test servers: every prompt is
-// asked once, and the answers are the same.
+// models/served against one and against two test servers, spread by the
+// driver and as replicas: every prompt is asked once, and the answers are
+// the same.
 func TestTextRunSameAnswersOnOneOrTwoServers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -29,18 +30,23 @@ func TestTextRunSameAnswersOnOneOrTwoServers(t *testing.T) {
 	}
 	items := makeItems(90, 4, 1)
 	var sums []string
-	for _, n := range []int{1, 2} {
-		res, err := runText(ctx, textRun{urls: urls[:n], model: "lm", items: items, orders: 4, benchmark: 40, workers: 3, concurrency: 8})
+	for _, c := range []struct {
+		n        int
+		replicas bool
+	}{{1, false}, {2, false}, {2, true}} {
+		res, err := runText(ctx, textRun{urls: urls[:c.n], model: "lm", items: items, orders: 4, benchmark: 40, workers: 3, concurrency: 8, replicas: c.replicas})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Prompts != 90*2*4 || res.Failed != 0 {
-			t.Errorf("%d servers: %d prompts, %d failed; want %d, 0", n, res.Prompts, res.Failed, 90*2*4)
+			t.Errorf("%d servers (replicas %v): %d prompts, %d failed; want %d, 0", c.n, c.replicas, res.Prompts, res.Failed, 90*2*4)
 		}
 		sums = append(sums, res.Checksum)
 	}
-	if sums[0] != sums[1] {
-		t.Errorf("answers differ: %s on one server, %s on two", sums[0], sums[1])
+	for i, s := range sums[1:] {
+		if s != sums[0] {
+			t.Errorf("answers differ: %s on one server, %s on two (run %d)", sums[0], s, i+1)
+		}
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // vlmRun says what runVLM asks.
 type vlmRun struct {
-	url         string
+	urls        []string // one server, or replicas the client spreads over
 	model       string
 	items       []item
 	frames      int
@@ -69,7 +69,7 @@ func videoFrames(base []*openai.Image, v int) []*openai.Image {
 // one group a video; otherwise one group an item, the items in a seeded
 // shuffle, as a run that ignored videos would send them.
 func runVLM(ctx context.Context, r vlmRun) (openai.Stats, error) {
-	c, err := openai.New(openai.Config{BaseURL: r.url, Model: r.model, Chat: true, MaxConcurrent: r.concurrency, Seed: 1})
+	c, err := openai.New(openai.Config{BaseURLs: r.urls, Model: r.model, Chat: true, MaxConcurrent: r.concurrency, Seed: 1})
 	if err != nil {
 		return openai.Stats{}, err
 	}
