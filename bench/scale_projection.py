@@ -19,6 +19,7 @@ import sys
 if len(sys.argv) > 1 and sys.argv[1] == "readers":
     # The served readers' prompts, images and tokens (bench/readers_projection.py).
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
     import readers_projection
     readers_projection.main(sys.argv[2] if len(sys.argv) > 2 else None)
     sys.exit(0)
