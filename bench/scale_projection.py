@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """bench/scale_projection.py: the projection table at the end of bench/scale.sh.
 
+`scale_projection.py readers [DIR]` prints the served readers' part
+instead (bench/readers_projection.py; DIR holds bench/served.sh's reports).
+
 Reads the rates bench/scale.sh measured (one KEY=VALUE per line on stdin; a
 value may be empty when a measurement could not run) and prints, per stage of
 the whole Video-Index pool (505,518 items over 123,281 videos), the rate
@@ -10,7 +13,16 @@ assumption is printed next to its number; change them below, not in the
 output.
 """
 import math
+import os
 import sys
+
+if len(sys.argv) > 1 and sys.argv[1] == "readers":
+    # The served readers' prompts, images and tokens (bench/readers_projection.py).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+    import readers_projection
+    readers_projection.main(sys.argv[2] if len(sys.argv) > 2 else None)
+    sys.exit(0)
 
 ITEMS, VIDEOS = 505_518, 123_281  # Video-Index pool (002, section 4.5)
 
