@@ -140,3 +140,22 @@ func TestSiglipSpieceModelRefused(t *testing.T) {
 		t.Errorf("corrupt spiece.model: error %v; want one naming the file and the field", err)
 	}
 }
+
+// TestCheckSiglipSpieceFolder: models check takes a SigLIP v1 folder's
+// spiece.model as its tokenizer, loads it and reports the probe's ids.
+func TestCheckSiglipSpieceFolder(t *testing.T) {
+	t.Parallel()
+	tinyModels(t) // skips without ONNX Runtime, as the other SigLIP tests do
+	dir := writeSiglipSpieceDir(t)
+	rep, err := CheckRoles(context.Background(), dir, RuntimeOptions{}, []Role{RoleImageText})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, rep)
+	}
+	if len(rep.Roles) != 1 {
+		t.Fatalf("%d roles reported", len(rep.Roles))
+	}
+	rr := rep.Roles[0]
+	if len(rr.Problems) > 0 || !rr.TokenizerLoaded || filepath.Base(rr.Tokenizer) != "spiece.model" || len(rr.ProbeIDs) < 2 || rr.ProbeIDs[len(rr.ProbeIDs)-1] != 1 {
+		t.Fatalf("report: problems %v, tokenizer %s loaded %v, probe ids %v (want spiece.model, ending in </s> = 1)", rr.Problems, rr.Tokenizer, rr.TokenizerLoaded, rr.ProbeIDs)
+	}
+}
