@@ -189,6 +189,7 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 		return rr
 	}
 	found, missing := resolveFiles(role, spec, dir)
+	missing = sentencePieceInstead(role, spec, dir, found, missing)
 	for _, name := range missing {
 		rr.Problems = append(rr.Problems, fmt.Sprintf("%s: missing %s (the %s role needs %s); %s", dir, name, role, ExpectedFiles(role), onnxWhere))
 		rr.Files = append(rr.Files, FileReport{Name: name})
@@ -237,7 +238,11 @@ func checkRole(rt *Runtime, m *Manifest, role Role, dev gpu.Device) RoleReport {
 			}
 		case slot == "tokenizer.json":
 			rr.Tokenizer = p
-			tok, err := LoadTokenizer(p)
+			load := LoadTokenizer
+			if role == RoleImageText {
+				load = func(p string) (Tokenizer, error) { return loadImageTextTokenizer(p, dir) }
+			}
+			tok, err := load(p)
 			if err != nil {
 				rr.Problems = append(rr.Problems, err.Error())
 				continue

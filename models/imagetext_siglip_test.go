@@ -247,8 +247,9 @@ func TestSiglipZeroShotIsSigmoid(t *testing.T) {
 	}
 }
 
-// TestSlowTokenizerHint: a folder with spiece.model and no tokenizer.json
-// (google/siglip-*) is refused with how to make one.
+// TestSlowTokenizerHint: a folder with a SentencePiece model other than
+// spiece.model (Gemma's tokenizer.model) and no tokenizer.json is refused
+// with how to make one.
 func TestSlowTokenizerHint(t *testing.T) {
 	t.Parallel()
 	dir, _ := writeSiglipDir(t, `{"dir": "siglip", "logit_scale": 10}`)
@@ -256,9 +257,9 @@ func TestSlowTokenizerHint(t *testing.T) {
 	if err := os.Remove(filepath.Join(folder, "tokenizer.json")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(folder, "spiece.model"), "not read")
+	writeFile(t, filepath.Join(folder, "tokenizer.model"), "not read")
 	_, err := openSiglip(t, dir)
-	if err == nil || !strings.Contains(err.Error(), "spiece.model, a slow (SentencePiece) tokenizer") || !strings.Contains(err.Error(), "vidscreen models tokenize") {
+	if err == nil || !strings.Contains(err.Error(), "tokenizer.model, a slow (SentencePiece) tokenizer") || !strings.Contains(err.Error(), "vidscreen models tokenize") {
 		t.Fatalf("error %v; want the slow-tokenizer hint", err)
 	}
 }

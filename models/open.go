@@ -23,6 +23,7 @@ func (m *Manifest) roleFiles(role Role) (map[string]string, RoleSpec, error) {
 		return nil, spec, fmt.Errorf("%s: %s is served by %s, not by ONNX files", filepath.Join(m.Dir, ManifestFile), role, strings.Join(spec.ServerURLs(), ", "))
 	}
 	found, missing := resolveFiles(role, spec, dir)
+	missing = sentencePieceInstead(role, spec, dir, found, missing)
 	if len(missing) > 0 {
 		return nil, spec, fmt.Errorf("%s role: folder %s lacks %v; it needs %s (%s)%s", role, dir, missing, ExpectedFiles(role), onnxWhere, slowTokenizerHint(dir, missing))
 	}
@@ -84,11 +85,11 @@ func (r *Runtime) OpenImageText(m *Manifest, dev gpu.Device) (*ImageText, error)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := LoadTokenizer(files["tokenizer.json"])
+	dir, _, _ := m.Folder(RoleImageText)
+	tok, err := loadImageTextTokenizer(files["tokenizer.json"], dir)
 	if err != nil {
 		return nil, err
 	}
-	dir, _, _ := m.Folder(RoleImageText)
 	if spec, err = imageTextSpec(filepath.Join(m.Dir, ManifestFile), dir, spec, tok); err != nil {
 		return nil, err
 	}

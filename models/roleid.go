@@ -25,7 +25,9 @@ func roleFiles(role Role) []string {
 	case RoleImageText:
 		// config.json and tokenizer_config.json decide SigLIP's padding,
 		// lowercasing and zero-shot rule (imageTextSpec).
-		return []string{"text_model.onnx", "vision_model.onnx", "onnx/text_model.onnx", "onnx/vision_model.onnx", "preprocessor_config.json", "config.json", "tokenizer_config.json"}
+		// spiece.model is SigLIP v1's tokenizer where tokenizer.json is
+		// absent (sentencePieceInstead).
+		return []string{"text_model.onnx", "vision_model.onnx", "onnx/text_model.onnx", "onnx/vision_model.onnx", "preprocessor_config.json", "config.json", "tokenizer_config.json", "spiece.model"}
 	case RoleCaptioner:
 		return []string{"encoder_model.onnx", "decoder_model.onnx", "decoder_model_merged.onnx", "decoder_with_past_model.onnx", "preprocessor_config.json", "config.json"}
 	case RoleVLMReader, RoleScreenReader:

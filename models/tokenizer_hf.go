@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/models/tokenizer"
 )
@@ -23,15 +24,21 @@ func LoadTokenizer(path string) (Tokenizer, error) {
 }
 
 // hfTokenizer adapts *tokenizer.Tokenizer to Tokenizer; pad and trunc are
-// the file's padding and truncation (nil when it has none).
+// the file's padding and truncation (nil when it has none). siglip marks
+// SigLIP v1's spiece.model, whose slow SiglipTokenizer rewrites each text
+// first (siglipCanonical) and strips decoded text.
 type hfTokenizer struct {
-	t     *tokenizer.Tokenizer
-	path  string
-	pad   *tokenizer.Padding
-	trunc *tokenizer.Truncation
+	t      *tokenizer.Tokenizer
+	path   string
+	pad    *tokenizer.Padding
+	trunc  *tokenizer.Truncation
+	siglip bool
 }
 
 func (h *hfTokenizer) Encode(text string, addSpecial bool) ([]int, error) {
+	if h.siglip {
+		text = siglipCanonical(text)
+	}
 	e, err := h.t.Encode(text, addSpecial)
 	if err != nil {
 		return nil, err
@@ -41,4 +48,9 @@ func (h *hfTokenizer) Encode(text string, addSpecial bool) ([]int, error) {
 
 func (h *hfTokenizer) TokenID(s string) (int, bool) { return h.t.TokenToID(s) }
 
-func (h *hfTokenizer) Decode(ids []int) string { return h.t.Decode(ids, true) }
+func (h *hfTokenizer) Decode(ids []int) string {
+	if h.siglip {
+		return strings.TrimSpace(h.t.Decode(ids, true))
+	}
+	return h.t.Decode(ids, true)
+}

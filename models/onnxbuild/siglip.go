@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/vidscreen/vidscreen/models/tokenizer"
 )
 
 // SiglipConfig sizes a two-tower SigLIP-like model.
@@ -244,4 +246,32 @@ func SiglipTokenizerJSON(maxLen int) []byte {
 		panic(fmt.Sprintf("onnxbuild: siglip tokenizer: %v", err)) // static data
 	}
 	return append(b, '\n')
+}
+
+// SiglipSentencePiece returns the spiece.model of SiglipTokenizerJSON's
+// vocabulary, as google/siglip-* ship theirs (the only tokenizer file of
+// SigLIP v1): the same pieces and scores, <pad> and </s> CONTROL, <unk>
+// UNKNOWN, eos 1, pad 0, no bos, add_dummy_prefix on (SiglipTokenizer turns
+// it off), and no charsmap (the identity normalizer) where the real model
+// has nmt_nfkc's.
+func SiglipSentencePiece() []byte {
+	m := &tokenizer.SentencePieceModel{
+		ModelType: tokenizer.SPMUnigram, UnkID: siglipUNK, BOSID: -1, EOSID: siglipEOS, PadID: siglipPad,
+		NormalizerName: "identity", AddDummyPrefix: true, RemoveExtraWhitespaces: true, EscapeWhitespaces: true,
+	}
+	for i, v := range siglipVocab() {
+		typ := tokenizer.PieceNormal
+		switch i {
+		case siglipPad, siglipEOS:
+			typ = tokenizer.PieceControl
+		case siglipUNK:
+			typ = tokenizer.PieceUnknown
+		}
+		m.Pieces = append(m.Pieces, tokenizer.SentencePiece{Piece: v[0].(string), Score: float32(v[1].(float64)), Type: typ})
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		panic(fmt.Sprintf("onnxbuild: siglip spiece.model: %v", err)) // static data
+	}
+	return b
 }
