@@ -217,14 +217,9 @@ func (m *SentencePieceModel) parseTrainer(b []byte) (string, error) {
 			continue
 		}
 		if f, ok := bools[num]; ok {
-			if err := expect(f.name, wire, wireVarint); err != nil {
+			if *f.dst, err = r.boolField(f.name, wire); err != nil {
 				return f.name, err
 			}
-			v, err := r.varint()
-			if err != nil {
-				return f.name, err
-			}
-			*f.dst = v != 0
 			continue
 		}
 		if err := r.skip(wire); err != nil {
@@ -264,14 +259,9 @@ func (m *SentencePieceModel) parseNormalizer(b []byte) (string, error) {
 			continue
 		}
 		if f, ok := bools[num]; ok {
-			if err := expect(f.name, wire, wireVarint); err != nil {
+			if *f.dst, err = r.boolField(f.name, wire); err != nil {
 				return f.name, err
 			}
-			v, err := r.varint()
-			if err != nil {
-				return f.name, err
-			}
-			*f.dst = v != 0
 			continue
 		}
 		if err := r.skip(wire); err != nil {

@@ -99,6 +99,15 @@ func (r *protoReader) skip(wire int) error {
 	return err
 }
 
+// boolField reads a bool, a varint on the wire, after its key.
+func (r *protoReader) boolField(field string, wire int) (bool, error) {
+	if err := expect(field, wire, wireVarint); err != nil {
+		return false, err
+	}
+	v, err := r.varint()
+	return v != 0, err
+}
+
 // expect checks that a known field came with the wire type its schema gives.
 func expect(field string, got, want int) error {
 	if got != want {
