@@ -86,6 +86,7 @@ targets=(
 	"./kernels/npy FuzzRead"
 	"./models FuzzParseManifest"
 	"./models/tokenizer FuzzFromJSON"
+	"./models/tokenizer FuzzParseSentencePiece"
 	"./decode FuzzParseSampler"
 )
 
