@@ -11,7 +11,7 @@ import (
 // Social-IQ 2.0, VideoHallucer questions and options), so that the small
 // models see one id per common word instead of a run of characters; the
 // last lines are the words of the readers' wording (letters.Default), which
-// would otherwise fill the small readers' 128 positions before the frames.
+// would otherwise take most of the small readers' positions as characters.
 // Any other word is split into single characters ("##x" pieces), never
 // [UNK] for ASCII text.
 const tokenizerWords = `the a an of to in on at by for with from and or but not no yes is are was were be been
