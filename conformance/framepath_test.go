@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/vidscreen/vidscreen/decode"
-	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/internal/shareddata"
 	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/imageprep"
@@ -68,38 +67,9 @@ func openTowers(t *testing.T) (small, b32 tower) {
 	if err != nil {
 		t.Skipf("ONNX Runtime unavailable (make setup-ort): %v", err)
 	}
-	open := func(dir string, big bool) tower {
-		if err := onnxbuild.WriteModelsDir(dir); err != nil {
-			t.Fatal(err)
-		}
-		if big {
-			cfg := onnxbuild.TinyCLIP
-			cfg.Vision.Image, cfg.Vision.Patch = 224, 32
-			if err := onnxbuild.NewCLIP(cfg).WriteDir(filepath.Join(dir, "image_text")); err != nil {
-				t.Fatal(err)
-			}
-		}
-		m, err := models.LoadManifest(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		it, err := rt.OpenImageText(m, gpu.CPUDevice())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { it.Close() })
-		folder, _, _ := m.Folder(models.RoleImageText)
-		cfg, err := imageprep.ReadConfig(filepath.Join(folder, "preprocessor_config.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prep, err := imageprep.New(*cfg, imageprep.Options{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tower{it: it, prep: prep}
-	}
-	return open(t.TempDir(), false), open(t.TempDir(), true)
+	small, _ = auditTower(t, rt, false)
+	b32, _ = auditTower(t, rt, true)
+	return small, b32
 }
 
 // framePathResult is one comparison of the two paths over every frame.

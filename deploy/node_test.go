@@ -71,7 +71,7 @@ func freePorts(t *testing.T, n int) int {
 // data-parallel endpoint (dp), and stop.sh ends every server.
 func TestNodeRecipe(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds vidscreen")
+		t.Skip("-short: the recipe test builds vidscreen and the fake vLLM and runs a served audit; make test runs it")
 	}
 	bin := t.TempDir()
 	vidscreen := goBuild(t, bin, "./cmd/vidscreen", "vidscreen")
