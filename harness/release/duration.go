@@ -13,18 +13,20 @@ type durationGroup struct {
 	lo, hi float64
 }
 
-// durationGroups are the seven duration groups the selector rotates over.
-// Video-Index 5.2 composes over "seven duration groups" without listing
-// them; these bounds split the lengths of video QA benchmarks from short
-// clips to hour-long videos roughly geometrically.
+// durationGroups are the seven duration groups the selector rotates over:
+// the bounds of Video-Index's pool/scenes.py (EDGES = 0, 10, 30, 60, 180,
+// 600, 1800 s; its GROUPS "<10s" ... ">30min"), under names that need no
+// quoting in a shell (--durations 0-10s). The authors compare scenes only
+// inside a group, because the mean frame vector of a long video lies closer
+// to the centroid than a short clip's (Scenes).
 var durationGroups = []durationGroup{
-	{"0-15s", 0, 15},
-	{"15-60s", 15, 60},
+	{"0-10s", 0, 10},
+	{"10-30s", 10, 30},
+	{"30-60s", 30, 60},
 	{"1-3m", 60, 180},
 	{"3-10m", 180, 600},
 	{"10-30m", 600, 1800},
-	{"30-60m", 1800, 3600},
-	{"60m+", 3600, 0},
+	{"30m+", 1800, 0},
 }
 
 // UnknownDuration is the duration group of an item whose source gives no
@@ -53,12 +55,19 @@ func DurationGroup(it *harness.Item) string {
 	default:
 		return UnknownDuration
 	}
+	return durationGroupOf(d)
+}
+
+// durationGroupOf is the group of a length of d seconds: the authors'
+// duration_group (lo <= d < hi), UnknownDuration for a negative or NaN
+// length, where theirs gives None.
+func durationGroupOf(d float64) string {
 	for _, g := range durationGroups {
 		if d >= g.lo && (g.hi == 0 || d < g.hi) {
 			return g.name
 		}
 	}
-	return UnknownDuration // negative or NaN: the source says nothing usable
+	return UnknownDuration
 }
 
 // durationRank orders duration groups shortest first, unknown last.

@@ -8,9 +8,11 @@ import (
 )
 
 // Two sources of three items each, one item per video, and a budget of four:
-// the 5% source cap allows one item per source, so its share doubles until
-// a source may hold more (80% of 4: three items), and the round-robin
-// alternates the sources, each giving its hardest item first.
+// the coverage pass gives each source its hardest item, then the 5% source
+// cap (one item per source) stops the duration group, which climbs the
+// relaxation ladder of Video-Index's pool/select.py: its scene cap up to
+// 4, its template cap doubled, then the source cap lifted. The sources
+// then take turns again.
 func ExampleSelect() {
 	var cands []release.Candidate
 	for _, src := range []string{"nextqa", "star"} {
@@ -41,7 +43,11 @@ func ExampleSelect() {
 	// Output:
 	// nextqa 0
 	// star 0
-	// nextqa 1
 	// star 1
-	// after 2 items: per_source 5% of the budget (1 item) -> 80% of the budget (3 items)
+	// nextqa 1
+	// after 2 items: per_scene 1 -> 2
+	// after 2 items: per_scene 2 -> 3
+	// after 2 items: per_scene 3 -> 4
+	// after 2 items: per_template 5 -> 10
+	// after 2 items: per_source 5% of the budget (1 item) -> lifted
 }

@@ -14,9 +14,10 @@ import (
 
 // FromScreen builds the pool of a screen: the items screening keeps, in the
 // run's order, with the screen's verdicts, each item's near-duplicate
-// cluster as its question template, and visual scenes by leader clustering
-// of the videos' mean frame embeddings at sceneThreshold (Scenes). Items
-// whose video has no frame embedding (no video level ran, or the video
+// cluster, and visual scenes by leader clustering of the videos' mean frame
+// embeddings per duration group, calibrated from sceneThreshold (Scenes; a
+// video's group is that of its first kept item). Items whose video has no
+// frame embedding (no video level ran, or the video
 // failed) are each their video's own scene. versions holds the version of
 // each attacker that answered the run (rundir.Config.AttackerVersions); nil
 // when the run does not say. significant lists, per benchmark, the
@@ -41,7 +42,7 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 	}
 	var cands []Candidate
 	var screened []*harness.Item
-	var videos []string
+	var videos, groups []string
 	frameRow := map[string]int{}
 	for i := range s.Rows {
 		r := &s.Rows[i]
@@ -70,18 +71,21 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 			if _, ok := frameRow[r.Video]; !ok {
 				frameRow[r.Video] = int(r.Embedding)
 				videos = append(videos, r.Video)
+				groups = append(groups, DurationGroup(it))
 			}
 		}
 	}
+	var sceneGroups []SceneGroup
 	if len(videos) > 0 {
 		x := kernels.NewMatrix(len(videos), s.Embeddings.MeanFrame.Cols)
 		for k, v := range videos {
 			copy(x.Row(k), s.Embeddings.MeanFrame.Row(frameRow[v]))
 		}
-		scenes, err := Scenes(ctx, videos, x, sceneThreshold, opt)
+		scenes, stats, err := Scenes(ctx, videos, groups, x, sceneThreshold, opt)
 		if err != nil {
 			return nil, err
 		}
+		sceneGroups = stats
 		for i := range cands {
 			cands[i].Scene = scenes[cands[i].Item.Video]
 		}
@@ -91,6 +95,7 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 		return nil, err
 	}
 	p.Screened = screened
+	p.SceneGroups = sceneGroups
 	p.VideosBy = runVideosBy(p.Candidates)
 	return p, nil
 }

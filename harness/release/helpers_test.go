@@ -3,6 +3,7 @@ package release
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -11,6 +12,9 @@ import (
 // cand is a compact description of a test candidate.
 type cand struct {
 	id, source, video, task, scene string
+	// question is the item's question; "" gives one of its own, whose
+	// template no other item shares (idQuestion).
+	question string
 	dur                            float64 // seconds; < 0 for unknown
 	template, templateSize         int
 	margin                         float64 // the one attacker's margin (lower is harder)
@@ -22,8 +26,12 @@ func testPool(t testing.TB, cs []cand) *Pool {
 	t.Helper()
 	out := make([]Candidate, len(cs))
 	for k, c := range cs {
+		q := c.question
+		if q == "" {
+			q = idQuestion(c.id)
+		}
 		it := &harness.Item{ID: c.id, Benchmark: c.source, Video: c.video, Task: c.task,
-			Question: "what happens in " + c.id + "?", Options: []string{"w", "x", "y", "z"}}
+			Question: q, Options: []string{"w", "x", "y", "z"}}
 		if c.dur >= 0 {
 			d := c.dur
 			it.Duration = &d
@@ -36,6 +44,17 @@ func testPool(t testing.TB, cs []cand) *Pool {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// idQuestion is a question naming id with its digits spelled as letters,
+// so that no two ids share a question template (a number is <NUM>).
+func idQuestion(id string) string {
+	return "what happens in " + strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return 'a' + (r - '0')
+		}
+		return r
+	}, id) + "?"
 }
 
 // ids lists the item ids of picks.

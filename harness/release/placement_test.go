@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/kernels"
@@ -80,7 +81,8 @@ func TestScenesOnABackendAreTheCPUs(t *testing.T) {
 			x.Row(i)[k] = look[k] + 0.15*float32(rng.NormFloat64())
 		}
 	}
-	want, err := Scenes(context.Background(), videos, x, DefaultSceneThreshold, kernels.Options{})
+	groups := slices.Repeat([]string{"1-3m"}, n) // one group: 600 videos, three blocks
+	want, _, err := Scenes(context.Background(), videos, groups, x, DefaultSceneThreshold, kernels.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestScenesOnABackendAreTheCPUs(t *testing.T) {
 		t.Run(pl.name, func(t *testing.T) {
 			b := kernelstest.Count(&cuda.Backend{Device: cuda.Host{Rows: 8, Cols: 24}, Workers: pl.workers})
 			j, s := place(b, pl.offload)
-			got, err := Scenes(context.Background(), videos, x, DefaultSceneThreshold, kernels.Options{Threads: pl.workers, Joiner: j, Searcher: s})
+			got, _, err := Scenes(context.Background(), videos, groups, x, DefaultSceneThreshold, kernels.Options{Threads: pl.workers, Joiner: j, Searcher: s})
 			if err != nil {
 				t.Fatal(err)
 			}

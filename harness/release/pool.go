@@ -54,11 +54,17 @@ type Candidate struct {
 	// Scene names the visual scene of the item's video (scenes cluster
 	// videos that look alike; see Scenes). Empty means the video alone.
 	Scene string
-	// Template is the item's question-template cluster (its near-duplicate
-	// cluster); TemplateSize is how many items of the screened pool share
-	// it (1 for a question with no near-duplicate).
+	// Template is the item's near-duplicate cluster and TemplateSize how
+	// many items of the screened pool share it (1 for a question with no
+	// near-duplicate); the pool's snapshot holds them, the selector reads
+	// QuestionTemplate instead.
 	Template     int
 	TemplateSize int
+	// QuestionTemplate is the item's question template (QuestionTemplate
+	// of its question, which NewPool fills in when it is empty): the
+	// per-template cap counts the items of one source with one template,
+	// and a source gives its less templated questions first.
+	QuestionTemplate string
 	// Verdicts holds one verdict per attacker of the pool.
 	Verdicts []Verdict
 	// Video is the identity of the item's video (dups.VideoIdentity): its
@@ -78,14 +84,11 @@ func (c *Candidate) video() string {
 	return dups.VideoIdentity(c.Item, "")
 }
 
-// template is the key of the item's question template: its cluster when
-// it has near-duplicates, else the item itself, so that two items without
-// near-duplicates never share a template whatever their Template says.
+// template is the key of the item's question template for the
+// per-template cap: its source and QuestionTemplate (the authors count
+// (benchmark, template) pairs).
 func (c *Candidate) template() string {
-	if c.TemplateSize > 1 {
-		return fmt.Sprintf("cluster:%d", c.Template)
-	}
-	return "item:" + c.Item.Key()
+	return c.Item.Benchmark + "\x00" + c.QuestionTemplate
 }
 
 // scene is the key of the item's visual scene: Scene, else its video.
@@ -110,9 +113,15 @@ type Pool struct {
 	// (FromScreen: items.parquet video_identity or video_sha256); "" when
 	// it carried none and the video id stands.
 	VideosBy string
+	// SceneGroups says, per duration group, how FromScreen clustered the
+	// videos into scenes (Scenes); nil when it had no frame embeddings.
+	SceneGroups []SceneGroup
 	// hardness is each candidate's maximum percentile over the attackers'
 	// margins (see Hardness); computed by NewPool.
 	hardness []float64
+	// templateGroup is how many candidates share each candidate's source
+	// and question template (the authors' tgroup); computed by NewPool.
+	templateGroup []int
 }
 
 // NewPool checks and indexes a pool: every candidate has an item and one
@@ -134,10 +143,32 @@ func NewPool(attackers []Attacker, cands []Candidate) (*Pool, error) {
 		if c.TemplateSize < 1 {
 			c.TemplateSize = 1
 		}
+		if c.QuestionTemplate == "" {
+			c.QuestionTemplate = QuestionTemplate(c.Item.Question)
+		}
 	}
 	p := &Pool{Attackers: attackers, Candidates: cands}
 	p.hardness = hardness(p)
+	p.templateGroup = templateGroups(cands)
 	return p, nil
+}
+
+// TemplateGroup returns how many candidates of the pool share candidate
+// i's source and question template.
+func (p *Pool) TemplateGroup(i int) int { return p.templateGroup[i] }
+
+// templateGroups counts each candidate's (source, question template) pair
+// in the pool, the authors' tgroup.
+func templateGroups(cands []Candidate) []int {
+	n := map[string]int{}
+	for i := range cands {
+		n[cands[i].template()]++
+	}
+	out := make([]int, len(cands))
+	for i := range cands {
+		out[i] = n[cands[i].template()]
+	}
+	return out
 }
 
 // Hardness returns candidate i's maximum percentile over the screening
@@ -233,7 +264,7 @@ func hardnessAttackers(atts []Attacker) []int {
 func (p *Pool) Snapshot() string {
 	h := sha256.New()
 	w := snapshotWriter{h: h}
-	w.str("vidscreen-pool/3")
+	w.str("vidscreen-pool/4")
 	w.int(len(p.Attackers))
 	for _, a := range p.Attackers {
 		w.str(a.Name)
@@ -245,7 +276,7 @@ func (p *Pool) Snapshot() string {
 	for i := range p.Candidates {
 		c := &p.Candidates[i]
 		it := c.Item
-		for _, s := range []string{it.ID, it.Benchmark, it.Video, it.Question, it.Task, it.Group, it.VideoPath, string(it.Meta), c.Scene, c.Video} {
+		for _, s := range []string{it.ID, it.Benchmark, it.Video, it.Question, it.Task, it.Group, it.VideoPath, string(it.Meta), c.Scene, c.Video, c.QuestionTemplate} {
 			w.str(s)
 		}
 		w.int(len(it.Options))

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -45,19 +46,52 @@ type Query struct {
 var ErrNotInPool = errors.New("not in the screened pool")
 
 // Caps bound how much of a composition one video, scene, question template
-// or source may take.
+// or source may take: the parameters of Video-Index's pool/select.py (k, j,
+// m, share, j_max, k_scarce).
 type Caps struct {
-	PerVideo    int `json:"per_video"`
+	// PerVideo is the items one video may give (the authors' k).
+	PerVideo int `json:"per_video"`
+	// PerScene is the videos one visual scene may give (the authors' j:
+	// "J videos per visual scene cluster"); a second item of a video
+	// already taken passes it.
+	PerScene int `json:"per_scene"`
+	// PerTemplate is the items one question template of one source may
+	// give (the authors' m).
+	PerTemplate int `json:"per_template"`
+	// SourceShare is the largest share of the budget one source may hold;
+	// it applies only when the query admits several sources.
+	SourceShare float64 `json:"source_share"`
+	// SceneMax is how far a duration group's relaxation raises its scene
+	// cap (the authors' j_max, 4); VideoScarce is the items one video may
+	// give in a scarce cell (k_scarce, 3). Zero takes those defaults.
+	SceneMax    int `json:"scene_max,omitempty"`
+	VideoScarce int `json:"video_scarce,omitempty"`
+	// Groups holds, per duration group, the caps its relaxations reached;
+	// a group it does not name has the initial caps. Select fills it, and
+	// the red-team gate's refill starts from it.
+	Groups map[string]GroupCaps `json:"groups,omitempty"`
+}
+
+// GroupCaps are one duration group's caps after its relaxations.
+type GroupCaps struct {
 	PerScene    int `json:"per_scene"`
 	PerTemplate int `json:"per_template"`
-	// SourceShare is the largest share of the budget one source may hold.
-	SourceShare float64 `json:"source_share"`
+	// SourceExempt is true once the group no longer honours the per-source
+	// cap (the last step of the authors' relaxation).
+	SourceExempt bool `json:"source_exempt,omitempty"`
 }
 
 // DefaultCaps are the initial caps of Video-Index 5.2: "one item per video
 // and visual scene, five per question template, and 5% of the budget per
-// source".
-func DefaultCaps() Caps { return Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 0.05} }
+// source", with the relaxation bound and the scarce cells' video cap of
+// the authors' pool/select.py (j_max = 4, k_scarce = 3).
+func DefaultCaps() Caps {
+	return Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 0.05, SceneMax: 4, VideoScarce: 3}
+}
+
+// sceneMax and videoScarce are SceneMax and VideoScarce or their defaults.
+func (c Caps) sceneMax() int    { return cmp.Or(c.SceneMax, 4) }
+func (c Caps) videoScarce() int { return cmp.Or(c.VideoScarce, 3) }
 
 // perSource is the number of items SourceShare allows one source: the share
 // of the budget rounded down, at least one.
@@ -71,6 +105,9 @@ func (c Caps) check() error {
 	}
 	if !(c.SourceShare > 0 && c.SourceShare <= 1) {
 		return fmt.Errorf("source share %v: want a share in (0, 1]", c.SourceShare)
+	}
+	if c.SceneMax < 0 || c.VideoScarce < 0 {
+		return fmt.Errorf("scene cap bound %d and scarce cells' video cap %d must not be negative", c.SceneMax, c.VideoScarce)
 	}
 	return nil
 }

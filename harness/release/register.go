@@ -14,7 +14,7 @@ import (
 // registrar: the duration groups, the preference and round-robin orders,
 // the relaxation ladder, the verdicts and the option shuffle. It goes into
 // every lockfile; a change to any of those rules changes it.
-const SelectorVersion = "vidscreen-select/4"
+const SelectorVersion = "vidscreen-select/5"
 
 // A Lockfile says how a release was made, completely enough to make it
 // again from the same pool: its SHA-256 (over the canonical JSON of every

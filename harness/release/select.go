@@ -3,6 +3,8 @@ package release
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 )
@@ -18,25 +20,27 @@ type Selection struct {
 	Shortfall string
 }
 
-// A Relaxation is one step of a cap that the pool could not honour.
+// A Relaxation is one step of a duration group's caps that its cells
+// could not honour.
 type Relaxation struct {
 	// Round is the red-team round that selected (0: the first selection).
 	Round int `json:"round"`
 	// Selected is how many items were selected when the cap was relaxed.
-	Selected int    `json:"selected"`
-	Cap      string `json:"cap"` // per_source, per_template, per_scene or per_video
-	From     string `json:"from"`
-	To       string `json:"to"`
-	// Blocked is how many admissible candidates were left, all blocked by
-	// some cap; Only is how many of them this cap alone blocked.
+	Selected int `json:"selected"`
+	// DurationGroup is the group whose caps were relaxed (the authors
+	// relax each group on its own).
+	DurationGroup string `json:"duration_group"`
+	Cap           string `json:"cap"` // per_scene, per_template or per_source
+	From          string `json:"from"`
+	To            string `json:"to"`
+	// Blocked is how many candidates of the group were left, all kept out
+	// by some cap; Only is how many of them this cap alone kept out.
 	Blocked int    `json:"blocked"`
 	Only    int    `json:"only"`
 	Reason  string `json:"reason"`
 }
 
-// The caps, in the order the selector relaxes them when two block equally
-// many candidates: a source's share first, one item per video last, as
-// repeated videos are what a composition must avoid most (Video-Index 5.1).
+// The caps, in the order a relaxation's reason lists them.
 const (
 	capSource   = "per_source"
 	capTemplate = "per_template"
@@ -46,22 +50,36 @@ const (
 
 var capOrder = []string{capSource, capTemplate, capScene, capVideo}
 
-// Select draws a coverage composition of q.Budget items from p (Video-Index
-// 5.2). It keeps the items of keep first (a refill after the red-team gate
-// dropped some; they count against the caps as they stand) and never takes
-// an item whose exclude entry is true (nil excludes nothing).
+// Select draws a coverage composition of q.Budget items from p by the rules
+// of Video-Index's pool/select.py (5.2). It keeps the items of keep first
+// (a refill after the red-team gate dropped some; they count against the
+// caps as they stand) and never takes an item whose exclude entry is true
+// (nil excludes nothing).
 //
-// The selector draws round-robin: duration groups in turn, within each its
-// event types in turn, within each of those its sources in turn, and from a
-// source the first admissible item of its preference order: fewer items of
-// its question template in the pool first, then a lower worst-case attacker
-// percentile (Hardness), then a seeded hash of its key. Duration groups,
-// event types and sources are visited in an order seeded by seed. An item
-// is admissible while its video, scene, template and source are under their
-// caps. When no cell can give an item and the budget is not met, the cap
-// that blocks the most remaining candidates on its own (else the most in
-// all) is relaxed one step, recorded with its reason, and the draw goes on;
-// when no candidate is left, the selection ends short and says why.
+//   - Preference: within a source, items with fewer pool items of their
+//     source and question template first (the authors' tgroup), then a
+//     lower worst-case attacker percentile (Hardness), then a seeded hash.
+//   - Caps: q.Caps.PerVideo items per video, PerScene videos per visual
+//     scene, PerTemplate items per (source, template), SourceShare of the
+//     budget per source, the last only when the query admits several
+//     sources (issue 33: a one-source release has nothing to share).
+//   - Coverage pass: every (source, task) pair gets one item first, rarest
+//     pairs first, from the duration group with the fewest items so far;
+//     only the video and source caps apply.
+//   - Scarce cells: a (duration group, event type) cell with fewer
+//     candidates than its equal share of the group's share of the budget
+//     takes up to VideoScarce items per video and no scene or template cap.
+//   - Round-robin: duration groups in turn, within a group's turn its event
+//     types in turn, within a cell its sources in turn, each source giving
+//     its first admissible item. A group that can give nothing while below
+//     its share of the budget relaxes its own caps one step, recorded: the
+//     scene cap up to SceneMax, then the template cap doubles once, then
+//     the group is exempt from the source cap; a group that cannot relax
+//     (or need not) leaves the rotation.
+//
+// Duration groups, event types and sources take turns in an order seeded
+// by seed (the authors' go in name order). When the groups are done before
+// the budget is met, the selection ends short and says why.
 func Select(p *Pool, q Query, seed uint64, keep []int, exclude []bool) (*Selection, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
@@ -75,252 +93,364 @@ func Select(p *Pool, q Query, seed uint64, keep []int, exclude []bool) (*Selecti
 	caps := DefaultCaps()
 	if q.Caps != nil {
 		caps = *q.Caps
-	}
-	s := newSelector(p, q.Budget, caps)
-	for _, i := range keep {
-		if i < 0 || i >= len(p.Candidates) || s.picked[i] {
-			return nil, fmt.Errorf("select: kept item %d out of range or kept twice", i)
-		}
-		s.pick(i)
+		caps.Groups = maps.Clone(caps.Groups)
 	}
 	events := q.Events
 	if events == "" {
 		events = EventsTask
 	}
+	s := newSelector(p, q, caps, events)
+	for _, i := range keep {
+		if i < 0 || i >= len(p.Candidates) || s.picked[i] {
+			return nil, fmt.Errorf("select: kept item %d out of range or kept twice", i)
+		}
+		s.take(i)
+	}
 	var admissible []int
-	for i := range p.Candidates {
-		if (exclude == nil || !exclude[i]) && !s.picked[i] && q.admits(&p.Candidates[i]) {
+	for _, i := range s.admitted {
+		if (exclude == nil || !exclude[i]) && !s.picked[i] {
 			admissible = append(admissible, i)
 		}
 	}
-	tree := buildTree(p, admissible, seed, func(c *Candidate) string { return eventOf(c.Item, events) })
-	for len(s.sel.Picks) < q.Budget {
-		if s.pass(tree) {
-			continue
-		}
-		if !s.relax(admissible) {
-			break
-		}
-		for _, d := range tree {
-			for _, e := range d.events {
-				for _, l := range e.leaves {
-					l.cursor = 0
-				}
-			}
-		}
-	}
+	s.order(admissible, seed)
+	s.coverage(admissible, keep)
+	s.build(admissible, seed)
+	s.roundRobin()
 	if n := len(s.sel.Picks); n < q.Budget {
-		s.sel.Shortfall = fmt.Sprintf("the pool admits only %d items for a budget of %d: every admissible candidate is selected", n, q.Budget)
+		s.sel.Shortfall = fmt.Sprintf("the pool admits only %d items for a budget of %d: every duration group gave what its caps allow after relaxing them as far as they go (video cap %d, %d in scarce cells)",
+			n, q.Budget, s.caps.PerVideo, s.caps.videoScarce())
+	}
+	s.caps.Groups = nil
+	for _, g := range slices.Sorted(maps.Keys(s.groups)) {
+		gs := s.groups[g]
+		if gs.GroupCaps != (GroupCaps{PerScene: caps.PerScene, PerTemplate: caps.PerTemplate}) {
+			if s.caps.Groups == nil {
+				s.caps.Groups = map[string]GroupCaps{}
+			}
+			s.caps.Groups[g] = gs.GroupCaps
+		}
 	}
 	s.sel.Caps = s.caps
 	return s.sel, nil
 }
 
-// selector is the state of one draw.
-type selector struct {
-	p         *Pool
-	budget    int
-	caps      Caps
-	picked    []bool
-	videos    map[string]int
-	scenes    map[string]int
-	templates map[string]int
-	sources   map[string]int
-	sel       *Selection
-	// sceneKey and templateKey are each candidate's scene and template
-	// keys, built once: the draw looks them up for every candidate it reads.
-	sceneKey, templateKey []string
+// cellKey is one (duration group, event type) cell.
+type cellKey struct{ group, event string }
+
+// queue is one source's candidates in a cell, in preference order, and how
+// far the draw has read them.
+type queue struct {
+	items []int
+	head  int
 }
 
-func newSelector(p *Pool, budget int, caps Caps) *selector {
-	s := &selector{p: p, budget: budget, caps: caps, picked: make([]bool, len(p.Candidates)),
-		videos: map[string]int{}, scenes: map[string]int{}, templates: map[string]int{}, sources: map[string]int{},
-		sel: &Selection{}, sceneKey: make([]string, len(p.Candidates)), templateKey: make([]string, len(p.Candidates))}
+// groupState is one duration group's caps and count.
+type groupState struct {
+	GroupCaps
+	n int // items selected in the group (the authors' n_group)
+}
+
+// selector is the state of one draw.
+type selector struct {
+	p      *Pool
+	budget int
+	caps   Caps
+	picked []bool
+	// admitted are the candidates the query lets in, excluded or not.
+	admitted []int
+	// per candidate: its keys and cell, built once.
+	group, videoKey, sceneKey, templateKey []string
+	cell                                   []cellKey
+	pos                                    []int // place in preference order
+	perVideo, perTemplate, perSource       map[string]int
+	sceneVideos                            map[string]map[string]bool
+	groups                                 map[string]*groupState
+	scarce                                 map[cellKey]bool
+	sourceCap                              int     // math.MaxInt with one source
+	target                                 float64 // a group's share of the budget
+	queues                                 map[cellKey]map[string]*queue
+	sources                                map[cellKey][]string // rotation of a cell's sources
+	events                                 map[string][]string  // rotation of a group's event types
+	cellsOf                                map[string][]cellKey
+	blocked                                map[cellKey][]int
+	active                                 []string
+	sel                                    *Selection
+}
+
+func newSelector(p *Pool, q Query, caps Caps, events string) *selector {
+	n := len(p.Candidates)
+	s := &selector{p: p, budget: q.Budget, caps: caps, picked: make([]bool, n),
+		group: make([]string, n), videoKey: make([]string, n), sceneKey: make([]string, n), templateKey: make([]string, n),
+		cell: make([]cellKey, n), pos: make([]int, n),
+		perVideo: map[string]int{}, perTemplate: map[string]int{}, perSource: map[string]int{},
+		sceneVideos: map[string]map[string]bool{}, groups: map[string]*groupState{}, scarce: map[cellKey]bool{},
+		queues: map[cellKey]map[string]*queue{}, sources: map[cellKey][]string{}, events: map[string][]string{},
+		cellsOf: map[string][]cellKey{}, blocked: map[cellKey][]int{}, sel: &Selection{}}
+	cellSize := map[cellKey]int{}
+	sources := map[string]bool{}
 	for i := range p.Candidates {
-		s.sceneKey[i], s.templateKey[i] = p.Candidates[i].scene(), p.Candidates[i].template()
+		c := &p.Candidates[i]
+		g := DurationGroup(c.Item)
+		s.group[i], s.videoKey[i], s.sceneKey[i], s.templateKey[i] = g, c.video(), c.scene(), c.template()
+		s.cell[i] = cellKey{g, eventOf(c.Item, events)}
+		if s.groups[g] == nil {
+			gc := GroupCaps{PerScene: caps.PerScene, PerTemplate: caps.PerTemplate}
+			if r, ok := caps.Groups[g]; ok {
+				gc = r
+			}
+			s.groups[g] = &groupState{GroupCaps: gc}
+		}
+		if q.admits(c) {
+			s.admitted = append(s.admitted, i)
+			cellSize[s.cell[i]]++
+			sources[c.Item.Benchmark] = true
+		}
+	}
+	// The authors' scarce cells: a group's share of the budget is budget /
+	// 7 and a cell's an equal part of its group's; vidscreen divides by the
+	// groups the query admits, so a pool without some groups moves their
+	// share to the others (with all seven, as the authors' pool, the same).
+	present := map[string]int{}
+	for k := range cellSize {
+		present[k.group]++
+	}
+	s.target = float64(q.Budget) / float64(max(1, len(present)))
+	for k, size := range cellSize {
+		if float64(size) < s.target/float64(present[k.group]) {
+			s.scarce[k] = true
+		}
+	}
+	s.sourceCap = math.MaxInt
+	if len(sources) > 1 {
+		s.sourceCap = caps.perSource(q.Budget)
 	}
 	return s
 }
 
-func (s *selector) pick(i int) {
-	c := &s.p.Candidates[i]
-	s.picked[i] = true
-	s.videos[c.video()]++
-	s.scenes[s.sceneKey[i]]++
-	s.templates[s.templateKey[i]]++
-	s.sources[c.Item.Benchmark]++
-	s.sel.Picks = append(s.sel.Picks, i)
+// order sorts idx into preference order and records each one's place.
+func (s *selector) order(idx []int, seed uint64) {
+	ranks := itemRanks(s.p, idx, seed, "item")
+	slices.SortFunc(idx, func(a, b int) int {
+		ca, cb := &s.p.Candidates[a], &s.p.Candidates[b]
+		return cmp.Or(cmp.Compare(s.p.templateGroup[a], s.p.templateGroup[b]), cmp.Compare(s.p.hardness[a], s.p.hardness[b]),
+			cmp.Compare(ranks[a], ranks[b]), strings.Compare(ca.Item.Key(), cb.Item.Key()))
+	})
+	for k, i := range idx {
+		s.pos[i] = k
+	}
+}
+
+// videoCap is the items one video may give in candidate i's cell.
+func (s *selector) videoCap(i int) int {
+	if s.scarce[s.cell[i]] {
+		return s.caps.videoScarce()
+	}
+	return s.caps.PerVideo
+}
+
+// admissible is the authors' rule: the video cap, then outside the
+// coverage pass and scarce cells the scene cap (in videos) and the
+// template cap of i's group, then the source cap unless i's group is
+// exempt from it.
+func (s *selector) admissible(i int, coverage bool) bool {
+	return len(s.blockers(i, coverage)) == 0
 }
 
 // blockers lists the caps that keep candidate i out, in capOrder.
-func (s *selector) blockers(i int) []string {
-	c := &s.p.Candidates[i]
+func (s *selector) blockers(i int, coverage bool) []string {
+	gs := s.groups[s.group[i]]
+	free := coverage || s.scarce[s.cell[i]]
 	var out []string
-	if s.sources[c.Item.Benchmark] >= s.caps.perSource(s.budget) {
+	if s.perSource[s.p.Candidates[i].Item.Benchmark] >= s.sourceCap && !gs.SourceExempt {
 		out = append(out, capSource)
 	}
-	if s.templates[s.templateKey[i]] >= s.caps.PerTemplate {
+	if !free && s.perTemplate[s.templateKey[i]] >= gs.PerTemplate {
 		out = append(out, capTemplate)
 	}
-	if s.scenes[s.sceneKey[i]] >= s.caps.PerScene {
+	if vs := s.sceneVideos[s.sceneKey[i]]; !free && !vs[s.videoKey[i]] && len(vs) >= gs.PerScene {
 		out = append(out, capScene)
 	}
-	if s.videos[c.video()] >= s.caps.PerVideo {
+	if s.perVideo[s.videoKey[i]] >= s.videoCap(i) {
 		out = append(out, capVideo)
 	}
 	return out
 }
 
-// blockedInSource reports whether a cap other than the source's blocks i.
-// Between two relaxations the counts only grow, so an item blocked once
-// stays blocked until the next relaxation.
-func (s *selector) blockedInSource(i int) bool {
-	c := &s.p.Candidates[i]
-	return s.templates[s.templateKey[i]] >= s.caps.PerTemplate || s.scenes[s.sceneKey[i]] >= s.caps.PerScene || s.videos[c.video()] >= s.caps.PerVideo
-}
-
-// A leaf is one source of one (duration group, event type) cell: its
-// candidates in preference order and how far the draw has read them.
-type leaf struct {
-	source string
-	items  []int
-	cursor int
-}
-
-type eventNode struct {
-	name   string
-	leaves []*leaf
-	next   int
-}
-
-type durationNode struct {
-	name   string
-	events []*eventNode
-	next   int
-}
-
-// buildTree groups the admissible candidates by duration group, event type
-// and source, each level in a seeded order, each source's candidates in
-// preference order.
-func buildTree(p *Pool, admissible []int, seed uint64, event func(*Candidate) string) []*durationNode {
-	ranks := itemRanks(p, admissible, seed, "item")
-	type path struct{ d, e, s string }
-	cells := map[path][]int{}
-	for _, i := range admissible {
-		c := &p.Candidates[i]
-		k := path{DurationGroup(c.Item), event(c), c.Item.Benchmark}
-		cells[k] = append(cells[k], i)
+func (s *selector) take(i int) {
+	s.picked[i] = true
+	s.perVideo[s.videoKey[i]]++
+	if s.sceneVideos[s.sceneKey[i]] == nil {
+		s.sceneVideos[s.sceneKey[i]] = map[string]bool{}
 	}
+	s.sceneVideos[s.sceneKey[i]][s.videoKey[i]] = true
+	s.perTemplate[s.templateKey[i]]++
+	s.perSource[s.p.Candidates[i].Item.Benchmark]++
+	s.groups[s.group[i]].n++
+	s.sel.Picks = append(s.sel.Picks, i)
+}
+
+// coverage is the authors' coverage pass: each (source, task) pair of the
+// admissible items, rarest first (then by name), gets its first item that
+// the video and source caps admit, preferring the duration group with the
+// fewest items so far, then the harder item, then preference order. A pair
+// a kept item already covers is skipped; the pass stops at the budget.
+func (s *selector) coverage(admissible, keep []int) {
+	type pair struct{ source, task string }
+	pairOf := func(i int) pair { it := s.p.Candidates[i].Item; return pair{it.Benchmark, it.Task} }
+	covered := map[pair]bool{}
+	for _, i := range keep {
+		covered[pairOf(i)] = true
+	}
+	byPair := map[pair][]int{}
+	for _, i := range admissible {
+		if k := pairOf(i); !covered[k] {
+			byPair[k] = append(byPair[k], i)
+		}
+	}
+	pairs := slices.SortedFunc(maps.Keys(byPair), func(a, b pair) int {
+		return cmp.Or(cmp.Compare(len(byPair[a]), len(byPair[b])), strings.Compare(a.source, b.source), strings.Compare(a.task, b.task))
+	})
+	for _, k := range pairs {
+		if len(s.sel.Picks) >= s.budget {
+			return
+		}
+		items := byPair[k]
+		slices.SortFunc(items, func(a, b int) int {
+			return cmp.Or(cmp.Compare(s.groups[s.group[a]].n, s.groups[s.group[b]].n),
+				cmp.Compare(s.p.hardness[a], s.p.hardness[b]), cmp.Compare(s.pos[a], s.pos[b]))
+		})
+		for _, i := range items {
+			if s.admissible(i, true) {
+				s.take(i)
+				break
+			}
+		}
+	}
+}
+
+// build puts the admissible candidates not yet taken into their cells'
+// source queues (in preference order) and seeds the rotations.
+func (s *selector) build(admissible []int, seed uint64) {
 	byName := func(tag string) func(a, b string) int {
 		return func(a, b string) int {
 			return cmp.Or(cmp.Compare(rank(seed, tag, a), rank(seed, tag, b)), strings.Compare(a, b))
 		}
 	}
-	durs := map[string]*durationNode{}
-	evs := map[[2]string]*eventNode{}
-	var dnames []string
-	for k, items := range cells {
-		d, ok := durs[k.d]
-		if !ok {
-			d = &durationNode{name: k.d}
-			durs[k.d] = d
-			dnames = append(dnames, k.d)
-		}
-		e, ok := evs[[2]string{k.d, k.e}]
-		if !ok {
-			e = &eventNode{name: k.e}
-			evs[[2]string{k.d, k.e}] = e
-			d.events = append(d.events, e)
-		}
-		slices.SortFunc(items, func(a, b int) int {
-			ca, cb := &p.Candidates[a], &p.Candidates[b]
-			if c := cmp.Or(cmp.Compare(ca.TemplateSize, cb.TemplateSize), cmp.Compare(p.hardness[a], p.hardness[b]),
-				cmp.Compare(ranks[a], ranks[b])); c != 0 {
-				return c
-			}
-			return strings.Compare(ca.Item.Key(), cb.Item.Key()) // equal hashes: the key decides
-		})
-		e.leaves = append(e.leaves, &leaf{source: k.s, items: items})
-	}
-	slices.SortFunc(dnames, byName("duration"))
-	out := make([]*durationNode, len(dnames))
-	for k, n := range dnames {
-		d := durs[n]
-		slices.SortFunc(d.events, func(a, b *eventNode) int { return byName("event/"+n)(a.name, b.name) })
-		for _, e := range d.events {
-			slices.SortFunc(e.leaves, func(a, b *leaf) int { return byName("source/"+n+"/"+e.name)(a.source, b.source) })
-		}
-		out[k] = d
-	}
-	return out
-}
-
-// pass gives every duration group one turn; it reports whether any took an
-// item.
-func (s *selector) pass(tree []*durationNode) bool {
-	took := false
-	for _, d := range tree {
-		if len(s.sel.Picks) >= s.budget {
-			return true
-		}
-		if s.fromDuration(d) {
-			took = true
-		}
-	}
-	return took
-}
-
-func (s *selector) fromDuration(d *durationNode) bool {
-	for k := range d.events {
-		j := (d.next + k) % len(d.events)
-		if s.fromEvent(d.events[j]) {
-			d.next = (j + 1) % len(d.events)
-			return true
-		}
-	}
-	return false
-}
-
-func (s *selector) fromEvent(e *eventNode) bool {
-	for k := range e.leaves {
-		j := (e.next + k) % len(e.leaves)
-		if s.fromLeaf(e.leaves[j]) {
-			e.next = (j + 1) % len(e.leaves)
-			return true
-		}
-	}
-	return false
-}
-
-func (s *selector) fromLeaf(l *leaf) bool {
-	if s.sources[l.source] >= s.caps.perSource(s.budget) {
-		return false
-	}
-	for l.cursor < len(l.items) {
-		i := l.items[l.cursor]
-		l.cursor++
-		if s.picked[i] || s.blockedInSource(i) {
-			continue
-		}
-		s.pick(i)
-		return true
-	}
-	return false
-}
-
-// relax loosens the cap that blocks the most remaining candidates on its
-// own (else the most in all; ties in capOrder) by one step and records it.
-// It returns false when no candidate is left to unblock.
-func (s *selector) relax(admissible []int) bool {
-	only := map[string]int{}
-	all := map[string]int{}
-	left := 0
-	for _, i := range admissible {
+	for _, i := range admissible { // in preference order
 		if s.picked[i] {
 			continue
 		}
-		left++
-		bs := s.blockers(i)
+		k, src := s.cell[i], s.p.Candidates[i].Item.Benchmark
+		if s.queues[k] == nil {
+			s.queues[k] = map[string]*queue{}
+			s.cellsOf[k.group] = append(s.cellsOf[k.group], k)
+			s.events[k.group] = append(s.events[k.group], k.event)
+		}
+		qu := s.queues[k][src]
+		if qu == nil {
+			qu = &queue{}
+			s.queues[k][src] = qu
+			s.sources[k] = append(s.sources[k], src)
+		}
+		qu.items = append(qu.items, i)
+	}
+	for g, evs := range s.events {
+		slices.SortFunc(evs, byName("event/"+g))
+		slices.SortFunc(s.cellsOf[g], func(a, b cellKey) int { return strings.Compare(a.event, b.event) })
+	}
+	for k, srcs := range s.sources {
+		slices.SortFunc(srcs, byName("source/"+k.group+"/"+k.event))
+	}
+	s.active = slices.SortedFunc(maps.Keys(s.events), byName("duration"))
+}
+
+// roundRobin is the authors' main loop: duration groups in turn, each
+// giving one item from its next cell that can, or relaxing, or leaving.
+func (s *selector) roundRobin() {
+	for len(s.sel.Picks) < s.budget && len(s.active) > 0 {
+		g := s.active[0]
+		s.active = append(s.active[1:], g)
+		got := false
+		for tries := len(s.events[g]); len(s.events[g]) > 0 && tries > 0 && !got; tries-- {
+			evs := s.events[g]
+			e := evs[0]
+			s.events[g] = append(evs[1:], e)
+			k := cellKey{g, e}
+			if s.pickFrom(k) {
+				got = true
+			} else if len(s.sources[k]) == 0 {
+				s.events[g] = remove(s.events[g], e)
+			}
+		}
+		if !got && !(float64(s.groups[g].n) < s.target && s.relax(g)) {
+			s.active = remove(s.active, g)
+		}
+	}
+}
+
+// pickFrom gives cell k's sources one turn each until one gives an item:
+// a source at its cap keeps its queue; an item over the video cap leaves
+// for good, one over the scene or template cap waits for a relaxation; a
+// source whose queue runs out leaves the rotation.
+func (s *selector) pickFrom(k cellKey) bool {
+	gs := s.groups[k.group]
+	for range len(s.sources[k]) {
+		srcs := s.sources[k]
+		b := srcs[0]
+		s.sources[k] = append(srcs[1:], b)
+		if s.perSource[b] >= s.sourceCap && !gs.SourceExempt {
+			continue
+		}
+		qu := s.queues[k][b]
+		for qu.head < len(qu.items) {
+			i := qu.items[qu.head]
+			qu.head++
+			switch {
+			case s.picked[i]:
+			case s.admissible(i, false):
+				s.take(i)
+				return true
+			case s.perVideo[s.videoKey[i]] >= s.videoCap(i):
+			default:
+				s.blocked[k] = append(s.blocked[k], i)
+			}
+		}
+		s.sources[k] = remove(s.sources[k], b)
+		if len(s.sources[k]) == 0 {
+			break
+		}
+	}
+	return false
+}
+
+// relax takes group g one step up the authors' ladder (the scene cap up to
+// SceneMax, then the template cap doubled once, then exempt from the
+// source cap), puts the candidates the scene and template caps held back
+// into their queues again, and records the step. It returns false when g
+// is at the ladder's end, or when nothing of g waits on a cap, so that no
+// step could give it an item (the authors step on regardless; the picks
+// are the same, without steps that relax nothing).
+func (s *selector) relax(g string) bool {
+	gs := s.groups[g]
+	var waiting []int
+	for _, k := range s.cellsOf[g] {
+		waiting = append(waiting, s.blocked[k]...)
+		for _, b := range s.sources[k] {
+			if qu := s.queues[k][b]; s.perSource[b] >= s.sourceCap && !gs.SourceExempt {
+				for _, i := range qu.items[qu.head:] {
+					if !s.picked[i] {
+						waiting = append(waiting, i)
+					}
+				}
+			}
+		}
+	}
+	if len(waiting) == 0 {
+		return false
+	}
+	only, all := map[string]int{}, map[string]int{}
+	for _, i := range waiting {
+		bs := s.blockers(i, false)
 		for _, b := range bs {
 			all[b]++
 		}
@@ -328,65 +458,55 @@ func (s *selector) relax(admissible []int) bool {
 			only[bs[0]]++
 		}
 	}
-	if left == 0 {
+	var c, from, to string
+	switch {
+	case gs.PerScene < s.caps.sceneMax():
+		c, from = capScene, fmt.Sprint(gs.PerScene)
+		gs.PerScene++
+		to = fmt.Sprint(gs.PerScene)
+	case gs.PerTemplate == s.caps.PerTemplate:
+		c, from = capTemplate, fmt.Sprint(gs.PerTemplate)
+		gs.PerTemplate *= 2
+		to = fmt.Sprint(gs.PerTemplate)
+	case !gs.SourceExempt && s.sourceCap != math.MaxInt:
+		c, from, to = capSource, fmt.Sprintf("%g%% of the budget (%s)", 100*s.caps.SourceShare, itemCount(s.sourceCap)), "lifted"
+		gs.SourceExempt = true
+	default:
 		return false
 	}
-	best := ""
-	for _, c := range capOrder {
-		if all[c] == 0 {
-			continue
+	for _, k := range s.cellsOf[g] {
+		for _, i := range s.blocked[k] {
+			b := s.p.Candidates[i].Item.Benchmark
+			s.queues[k][b].items = append(s.queues[k][b].items, i)
+			if !slices.Contains(s.sources[k], b) {
+				s.sources[k] = append(s.sources[k], b)
+			}
+			if !slices.Contains(s.events[g], k.event) {
+				s.events[g] = append(s.events[g], k.event)
+			}
 		}
-		if best == "" || only[c] > only[best] || only[c] == only[best] && only[c] == 0 && all[c] > all[best] {
-			best = c
-		}
-	}
-	if best == "" {
-		// Unreachable: a candidate left unpicked after a pass without picks
-		// is blocked by some cap.
-		return false
-	}
-	from := s.capValue(best)
-	switch best {
-	case capSource:
-		// Double the share until it admits another item: a step that
-		// leaves the count where it was relaxes nothing.
-		before := s.caps.perSource(s.budget)
-		for s.caps.SourceShare < 1 && s.caps.perSource(s.budget) == before {
-			s.caps.SourceShare = min(1, 2*s.caps.SourceShare)
-		}
-	case capTemplate:
-		s.caps.PerTemplate *= 2
-	case capScene:
-		s.caps.PerScene++
-	case capVideo:
-		s.caps.PerVideo++
+		s.blocked[k] = nil
 	}
 	var parts []string
-	for _, c := range capOrder {
-		if all[c] > 0 {
-			parts = append(parts, fmt.Sprintf("%s blocks %d (%d by it alone)", c, all[c], only[c]))
+	for _, b := range capOrder {
+		if all[b] > 0 {
+			parts = append(parts, fmt.Sprintf("%s keeps out %d (%d by it alone)", b, all[b], only[b]))
 		}
 	}
 	s.sel.Relaxations = append(s.sel.Relaxations, Relaxation{
-		Selected: len(s.sel.Picks), Cap: best, From: from, To: s.capValue(best), Blocked: left, Only: only[best],
-		Reason: fmt.Sprintf("%d of %d selected and no cell can give another: %d admissible candidates left, all over a cap: %s",
-			len(s.sel.Picks), s.budget, left, strings.Join(parts, "; ")),
+		Selected: len(s.sel.Picks), DurationGroup: g, Cap: c, From: from, To: to, Blocked: len(waiting), Only: only[c],
+		Reason: fmt.Sprintf("duration group %s holds %s of its share of %.1f and no cell of it can give another; %s wait on a cap: %s",
+			g, itemCount(gs.n), s.target, plural(len(waiting), "candidate"), strings.Join(parts, "; ")),
 	})
 	return true
 }
 
-// capValue says a cap's current value as a person reads it.
-func (s *selector) capValue(c string) string {
-	switch c {
-	case capSource:
-		return fmt.Sprintf("%g%% of the budget (%s)", 100*s.caps.SourceShare, itemCount(s.caps.perSource(s.budget)))
-	case capTemplate:
-		return fmt.Sprint(s.caps.PerTemplate)
-	case capScene:
-		return fmt.Sprint(s.caps.PerScene)
-	default:
-		return fmt.Sprint(s.caps.PerVideo)
+// remove deletes the first x from xs.
+func remove(xs []string, x string) []string {
+	if k := slices.Index(xs, x); k >= 0 {
+		return slices.Delete(xs, k, k+1)
 	}
+	return xs
 }
 
 // itemRanks is the seeded hash of each candidate's key under tag, computed
@@ -397,6 +517,14 @@ func itemRanks(p *Pool, idx []int, seed uint64, tag string) []uint64 {
 		out[i] = rank(seed, tag, p.Candidates[i].Item.Key())
 	}
 	return out
+}
+
+// plural says n things in words.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // itemCount says n items in words.

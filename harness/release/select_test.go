@@ -1,6 +1,7 @@
 package release
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -8,14 +9,19 @@ import (
 
 func noCaps() *Caps { return &Caps{PerVideo: 1, PerScene: 1, PerTemplate: 5, SourceShare: 1} }
 
+// The cases are worked by hand through the rules of Video-Index's
+// pool/select.py (eligible and select): the preference order, the caps,
+// the coverage pass, the scarce cells and the relaxation ladder.
 func TestSelectHandWorked(t *testing.T) {
 	t.Parallel()
+	jump := func(n int) string { return fmt.Sprintf("How many times does the man jump in clip %d?", n) }
 	tests := []struct {
 		name  string
 		pool  []cand
 		query Query
-		// want is the set of selected ids (order checked elsewhere).
-		want []string
+		// want is the set of selected ids; order, when set, the picks in
+		// the order they were taken.
+		want, order []string
 		// relaxed lists the caps relaxed, in order, with their new values.
 		relaxed   [][2]string
 		shortfall bool
@@ -23,58 +29,116 @@ func TestSelectHandWorked(t *testing.T) {
 		{
 			name: "one item per video keeps the harder of two items on one video",
 			pool: []cand{
-				{id: "a1", source: "A", video: "v1", task: "t", dur: 5, template: 1, templateSize: 1, margin: 0.9},
-				{id: "a2", source: "A", video: "v1", task: "t", dur: 5, template: 2, templateSize: 1, margin: 0.1},
-				{id: "a3", source: "A", video: "v2", task: "t", dur: 5, template: 3, templateSize: 1, margin: 0.5},
+				{id: "a1", source: "A", video: "v1", task: "t", dur: 5, margin: 0.9},
+				{id: "a2", source: "A", video: "v1", task: "t", dur: 5, margin: 0.1},
+				{id: "a3", source: "A", video: "v2", task: "t", dur: 5, margin: 0.5},
 			},
 			query: Query{Budget: 2, Caps: noCaps()},
-			want:  []string{"a2", "a3"},
+			order: []string{"a2", "a3"},
 		},
 		{
+			// The coverage pass takes the hardest item of the pair (t1);
+			// the round-robin then takes u1, whose template no other item
+			// has, before t2 and t3, which share one (tgroup 3).
 			name: "a less templated question goes before a harder templated one",
 			pool: []cand{
-				{id: "t1", source: "A", video: "v1", task: "t", dur: 5, template: 9, templateSize: 3, margin: 0},
-				{id: "t2", source: "A", video: "v2", task: "t", dur: 5, template: 9, templateSize: 3, margin: 0},
-				{id: "t3", source: "A", video: "v3", task: "t", dur: 5, template: 9, templateSize: 3, margin: 0},
-				{id: "u1", source: "A", video: "v4", task: "t", dur: 5, template: 4, templateSize: 1, margin: 5},
+				{id: "t1", source: "A", video: "v1", task: "t", dur: 5, question: jump(1), margin: 0},
+				{id: "t2", source: "A", video: "v2", task: "t", dur: 5, question: jump(2), margin: 0.1},
+				{id: "t3", source: "A", video: "v3", task: "t", dur: 5, question: jump(3), margin: 0.2},
+				{id: "u1", source: "A", video: "v4", task: "t", dur: 5, margin: 5},
 			},
-			query: Query{Budget: 1, Caps: noCaps()},
-			want:  []string{"u1"},
+			query: Query{Budget: 2, Caps: noCaps()},
+			order: []string{"t1", "u1"},
 		},
 		{
+			// s1 (coverage), s3 (s2 waits: kitchen has given its one
+			// video), then nothing: the group relaxes its scene cap to 2
+			// and s2 comes back.
 			name: "two videos of one scene count as one until the scene cap is relaxed",
 			pool: []cand{
-				{id: "s1", source: "A", video: "v1", scene: "kitchen", task: "t", dur: 5, template: 1, templateSize: 1, margin: 0},
-				{id: "s2", source: "A", video: "v2", scene: "kitchen", task: "t", dur: 5, template: 2, templateSize: 1, margin: 1},
-				{id: "s3", source: "A", video: "v3", scene: "garden", task: "t", dur: 5, template: 3, templateSize: 1, margin: 2},
+				{id: "s1", source: "A", video: "v1", scene: "kitchen", task: "t", dur: 5, margin: 0},
+				{id: "s2", source: "A", video: "v2", scene: "kitchen", task: "t", dur: 5, margin: 1},
+				{id: "s3", source: "A", video: "v3", scene: "garden", task: "t", dur: 5, margin: 2},
 			},
 			query:   Query{Budget: 3, Caps: noCaps()},
-			want:    []string{"s1", "s2", "s3"},
+			order:   []string{"s1", "s3", "s2"},
 			relaxed: [][2]string{{capScene, "2"}},
 		},
 		{
+			// Seven questions of one template (the numbers are <NUM>): five
+			// pass, then the ladder raises the scene cap to 4 (which holds
+			// nothing back) and doubles the template cap.
 			name: "the sixth item of one template waits for the template cap to double",
 			pool: func() []cand {
 				cs := many("A", "t", 7, 5)
 				for i := range cs {
-					cs[i].template, cs[i].templateSize = 1, 7
+					cs[i].question = jump(i)
 				}
 				return cs
 			}(),
 			query:   Query{Budget: 6, Caps: noCaps()},
-			want:    []string{"A-t-0", "A-t-1", "A-t-2", "A-t-3", "A-t-4", "A-t-5"},
-			relaxed: [][2]string{{capTemplate, "10"}},
+			order:   []string{"A-t-0", "A-t-1", "A-t-2", "A-t-3", "A-t-4", "A-t-5"},
+			relaxed: [][2]string{{capScene, "2"}, {capScene, "3"}, {capScene, "4"}, {capTemplate, "10"}},
 		},
 		{
-			name: "a short pool ends short after relaxing what it can",
+			// Six videos of one scene: the scene cap rises to j_max = 4,
+			// the template cap doubles (nothing waits on it), and with one
+			// source there is no source cap to lift: the group is done.
+			name: "the scene cap rises to its bound and no further",
+			pool: func() []cand {
+				cs := many("A", "t", 6, 5)
+				for i := range cs {
+					cs[i].scene = "one"
+				}
+				return cs
+			}(),
+			query:     Query{Budget: 6, Caps: noCaps()},
+			order:     []string{"A-t-0", "A-t-1", "A-t-2", "A-t-3"},
+			relaxed:   [][2]string{{capScene, "2"}, {capScene, "3"}, {capScene, "4"}, {capTemplate, "10"}},
+			shortfall: true,
+		},
+		{
+			// The cell holds 2 items against a share of 5: scarce, so one
+			// video gives up to 3 items.
+			name: "a scarce cell takes up to three items of one video",
 			pool: []cand{
-				{id: "a1", source: "A", video: "v1", task: "t", dur: 5, template: 1, templateSize: 1, margin: 0},
-				{id: "a2", source: "A", video: "v1", task: "t", dur: 5, template: 2, templateSize: 1, margin: 1},
+				{id: "a1", source: "A", video: "v1", task: "t", dur: 5, margin: 0},
+				{id: "a2", source: "A", video: "v1", task: "t", dur: 5, margin: 1},
 			},
 			query:     Query{Budget: 5, Caps: noCaps()},
-			want:      []string{"a1", "a2"},
-			relaxed:   [][2]string{{capScene, "2"}, {capVideo, "2"}},
+			order:     []string{"a1", "a2"},
 			shortfall: true,
+		},
+		{
+			// Five items on one video against a share of 5: not scarce, and
+			// the video cap is never relaxed.
+			name: "outside a scarce cell one video gives one item",
+			pool: []cand{
+				{id: "a1", source: "A", video: "v1", task: "t", dur: 5, margin: 0},
+				{id: "a2", source: "A", video: "v1", task: "t", dur: 5, margin: 1},
+				{id: "a3", source: "A", video: "v1", task: "t", dur: 5, margin: 2},
+				{id: "a4", source: "A", video: "v1", task: "t", dur: 5, margin: 3},
+				{id: "a5", source: "A", video: "v1", task: "t", dur: 5, margin: 4},
+			},
+			query:     Query{Budget: 5, Caps: noCaps()},
+			order:     []string{"a1"},
+			shortfall: true,
+		},
+		{
+			// Pairs rarest first: (A, t2) takes a-t2 (0-10s); (B, t1)
+			// prefers b-long, whose group (1-3m) has no item yet, to the
+			// harder b-short; (A, t1) then takes its hardest in 10-30s.
+			name: "the coverage pass gives each source and task one item, rarest pairs first",
+			pool: []cand{
+				{id: "a-t2", source: "A", video: "v1", task: "t2", dur: 5, margin: 3},
+				{id: "b-short", source: "B", video: "v2", task: "t1", dur: 5, margin: 0},
+				{id: "b-long", source: "B", video: "v3", task: "t1", dur: 100, margin: 2},
+				{id: "a-t1-x", source: "A", video: "v4", task: "t1", dur: 20, margin: 1},
+				{id: "a-t1-y", source: "A", video: "v5", task: "t1", dur: 20, margin: 4},
+				{id: "a-t1-z", source: "A", video: "v6", task: "t1", dur: 20, margin: 5},
+			},
+			query: Query{Budget: 3, Caps: noCaps()},
+			order: []string{"a-t2", "b-long", "a-t1-x"},
 		},
 		{
 			name:  "a source filter admits only that source",
@@ -91,22 +155,25 @@ func TestSelectHandWorked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := testPool(t, tt.pool)
 			sel, err := Select(p, tt.query, 1, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := ids(p, sel.Picks)
-			slices.Sort(got)
-			want := slices.Sorted(slices.Values(tt.want))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("selected %v, want %v", got, want)
+			if tt.order != nil {
+				if !reflect.DeepEqual(got, tt.order) {
+					t.Errorf("selected %v, want %v", got, tt.order)
+				}
+			} else if slices.Sort(got); !reflect.DeepEqual(got, slices.Sorted(slices.Values(tt.want))) {
+				t.Errorf("selected %v, want %v", got, tt.want)
 			}
 			var relaxed [][2]string
 			for _, r := range sel.Relaxations {
 				relaxed = append(relaxed, [2]string{r.Cap, r.To})
-				if r.Reason == "" || r.Blocked == 0 {
-					t.Errorf("relaxation %+v has no reason or no blocked count", r)
+				if r.Reason == "" || r.Blocked == 0 || r.DurationGroup == "" {
+					t.Errorf("relaxation %+v has no reason, blocked count or group", r)
 				}
 			}
 			if !reflect.DeepEqual(relaxed, tt.relaxed) {
@@ -119,61 +186,52 @@ func TestSelectHandWorked(t *testing.T) {
 	}
 }
 
-// Three sources of ten items under the 5% source cap: a budget of 20 allows
-// one item per source, so the cap doubles three times (1, 2, 4, 8 items)
-// and the round-robin leaves the sources 7, 7 and 6 items.
-func TestSelectSourceShareRelaxesByDoubling(t *testing.T) {
+// Issue 33: a release of one source has no source cap: the 5% share would
+// only add relaxation rows. With two sources the share binds (one item
+// each of a budget of 20) and the group climbs the authors' whole ladder:
+// the scene cap to 4, the template cap doubled, then the source cap
+// lifted, after which the two sources alternate.
+func TestSelectSourceCapOnlyWithSeveralSources(t *testing.T) {
 	t.Parallel()
-	var cs []cand
-	for _, s := range []string{"A", "B", "C"} {
-		cs = append(cs, many(s, "t", 10, 5)...)
-	}
-	p := testPool(t, cs)
-	sel, err := Select(p, Query{Budget: 20}, 7, nil, nil)
+	one := testPool(t, many("A", "t", 40, 5))
+	sel, err := Select(one, Query{Budget: 20}, 7, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sel.Picks) != 20 || sel.Shortfall != "" {
-		t.Fatalf("%d picks, shortfall %q", len(sel.Picks), sel.Shortfall)
+	if len(sel.Picks) != 20 || len(sel.Relaxations) != 0 || sel.Shortfall != "" {
+		t.Errorf("one source: %d picks, relaxations %+v, shortfall %q; want 20, none", len(sel.Picks), sel.Relaxations, sel.Shortfall)
 	}
-	var steps []string
+
+	two := testPool(t, append(many("A", "t", 20, 5), many("B", "t", 20, 5)...))
+	sel, err = Select(two, Query{Budget: 20}, 7, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps [][2]string
 	for _, r := range sel.Relaxations {
-		if r.Cap != capSource {
-			t.Errorf("relaxed %s, want only the source cap", r.Cap)
+		steps = append(steps, [2]string{r.Cap, r.To})
+		if r.Selected != 2 || r.DurationGroup != "0-10s" {
+			t.Errorf("relaxed %s after %d items in %s, want after the two coverage items in 0-10s", r.Cap, r.Selected, r.DurationGroup)
 		}
-		steps = append(steps, r.To)
 	}
-	want := []string{"10% of the budget (2 items)", "20% of the budget (4 items)", "40% of the budget (8 items)"}
+	want := [][2]string{{capScene, "2"}, {capScene, "3"}, {capScene, "4"}, {capTemplate, "10"}, {capSource, "lifted"}}
 	if !reflect.DeepEqual(steps, want) {
-		t.Errorf("steps %q, want %q", steps, want)
-	}
-	if sel.Relaxations[0].Selected != 3 || sel.Relaxations[1].Selected != 6 || sel.Relaxations[2].Selected != 12 {
-		t.Errorf("relaxed after %d, %d, %d items, want 3, 6, 12", sel.Relaxations[0].Selected, sel.Relaxations[1].Selected, sel.Relaxations[2].Selected)
+		t.Errorf("steps %v, want %v", steps, want)
 	}
 	per := map[string]int{}
 	for _, i := range sel.Picks {
-		per[p.Candidates[i].Item.Benchmark]++
+		per[two.Candidates[i].Item.Benchmark]++
 	}
-	got := []int{per["A"], per["B"], per["C"]}
-	slices.Sort(got)
-	if !reflect.DeepEqual(got, []int{6, 7, 7}) {
-		t.Errorf("per source %v, want 6, 7, 7", per)
+	if len(sel.Picks) != 20 || per["A"] != 10 || per["B"] != 10 {
+		t.Errorf("%d picks, per source %v; want 10 and 10", len(sel.Picks), per)
 	}
-	// Round-robin: every run of three consecutive picks holds three sources
-	// (each pass visits the sources of the one cell in turn).
-	for k := 0; k+3 <= 18; k += 3 {
-		seen := map[string]bool{}
-		for _, i := range sel.Picks[k : k+3] {
-			seen[p.Candidates[i].Item.Benchmark] = true
-		}
-		if len(seen) != 3 {
-			t.Errorf("picks %d-%d come from %v, want three sources", k, k+2, seen)
-		}
+	if g := sel.Caps.Groups["0-10s"]; g != (GroupCaps{PerScene: 4, PerTemplate: 10, SourceExempt: true}) {
+		t.Errorf("final caps of 0-10s %+v", g)
 	}
 	// Within a source, items go in preference order: lower margin first.
-	last := map[string]float64{"A": -1, "B": -1, "C": -1}
+	last := map[string]float64{"A": -1, "B": -1}
 	for _, i := range sel.Picks {
-		c := &p.Candidates[i]
+		c := &two.Candidates[i]
 		if m := c.Verdicts[0].Margin; m <= last[c.Item.Benchmark] {
 			t.Errorf("%s taken after an easier item of its source", c.Item.ID)
 		} else {
@@ -182,9 +240,31 @@ func TestSelectSourceShareRelaxesByDoubling(t *testing.T) {
 	}
 }
 
-// Two duration groups by two tasks, one source: the round-robin gives each
-// duration group a turn in every pass and each task of a group a turn in
-// its group's turns, so four picks cover the four cells.
+// The gate's refill starts from the caps a selection reached: a group's
+// relaxations are not climbed again.
+func TestSelectRefillStartsFromTheRelaxedCaps(t *testing.T) {
+	t.Parallel()
+	p := testPool(t, append(many("A", "t", 20, 5), many("B", "t", 20, 5)...))
+	first, err := Select(p, Query{Budget: 10}, 3, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exclude := make([]bool, len(p.Candidates))
+	exclude[first.Picks[0]] = true
+	caps := first.Caps
+	refill, err := Select(p, Query{Budget: 10, Caps: &caps}, 3, first.Picks[1:], exclude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refill.Picks) != 10 || len(refill.Relaxations) != 0 {
+		t.Errorf("refill: %d picks, relaxations %+v; want 10 and none", len(refill.Picks), refill.Relaxations)
+	}
+}
+
+// Two duration groups by two tasks, one source: the coverage pass puts its
+// two items in the two groups, then the round-robin gives each group a
+// turn in every pass and each task of a group a turn in its group's turns,
+// so eight picks cover the four cells.
 func TestSelectRoundRobinCoversDurationsAndEvents(t *testing.T) {
 	t.Parallel()
 	var cs []cand
@@ -198,7 +278,7 @@ func TestSelectRoundRobinCoversDurationsAndEvents(t *testing.T) {
 	}
 	p := testPool(t, cs)
 	for seed := uint64(0); seed < 5; seed++ {
-		sel, err := Select(p, Query{Budget: 4, Caps: noCaps()}, seed, nil, nil)
+		sel, err := Select(p, Query{Budget: 8, Caps: noCaps()}, seed, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
