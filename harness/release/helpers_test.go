@@ -14,10 +14,10 @@ type cand struct {
 	id, source, video, task, scene string
 	// question is the item's question; "" gives one of its own, whose
 	// template no other item shares (idQuestion).
-	question string
-	dur                            float64 // seconds; < 0 for unknown
-	template, templateSize         int
-	margin                         float64 // the one attacker's margin (lower is harder)
+	question               string
+	dur                    float64 // seconds; < 0 for unknown
+	template, templateSize int
+	margin                 float64 // the one attacker's margin (lower is harder)
 }
 
 // testPool builds a pool of one attacker ("a", option level, not pooled)
