@@ -75,9 +75,16 @@ type Spec struct {
 	// CapSource is the initial cap per source as a share of the budget
 	// (--cap-source; nil 0.05).
 	CapSource *float64 `json:"cap_source,omitempty"`
+	// CapSceneMax bounds how far a duration group's relaxation raises its
+	// scene cap, and CapVideoScarce is the items one video may give in a
+	// scarce cell (Video-Index pool/select.py's j_max and k_scarce; no flag
+	// yet; nil 4 and 3).
+	CapSceneMax    *int `json:"cap_scene_max,omitempty"`
+	CapVideoScarce *int `json:"cap_video_scarce,omitempty"`
 	// SceneThreshold is the mean-frame cosine at or above which two videos
-	// are one visual scene (--scene-threshold; nil
-	// release.DefaultSceneThreshold).
+	// of the shortest duration group are one visual scene; the other groups
+	// take the threshold of the same false-match rate (release.Scenes;
+	// --scene-threshold; nil release.DefaultSceneThreshold).
 	SceneThreshold *float64 `json:"scene_threshold,omitempty"`
 
 	// Rounds bounds the red team's rounds of drop and refill (--rounds; 0
@@ -104,6 +111,10 @@ const (
 	DefaultCapScene    = 1
 	DefaultCapTemplate = 5
 	DefaultCapSource   = 0.05
+	// DefaultCapSceneMax and DefaultCapVideoScarce are the authors' j_max
+	// and k_scarce.
+	DefaultCapSceneMax    = 4
+	DefaultCapVideoScarce = 3
 )
 
 // DefaultSpec is the Spec of vidscreen select with no flags: the defaults
@@ -145,6 +156,14 @@ func (s *Spec) Validate() error {
 	if t := s.sceneThreshold(); !(t > -1 && t <= 1) {
 		return harness.Usagef("--scene-threshold %v: want a cosine in (-1, 1]", t)
 	}
+	for _, c := range []struct {
+		name string
+		v    *int
+	}{{"cap-scene-max", s.CapSceneMax}, {"cap-video-scarce", s.CapVideoScarce}} {
+		if c.v != nil && *c.v < 1 {
+			return harness.Usagef("--%s %d: want 1 or more", c.name, *c.v)
+		}
+	}
 	if err := s.checkUnread(); err != nil {
 		return err
 	}
@@ -173,8 +192,8 @@ func (s *Spec) checkUnread() error {
 			name string
 			set  bool
 		}{
-			{"cap-scene", s.CapScene != nil}, {"cap-source", s.CapSource != nil}, {"cap-template", s.CapTemplate != nil},
-			{"cap-video", s.CapVideo != nil}, {"events", s.Events != nil}, {"scene-threshold", s.SceneThreshold != nil},
+			{"cap-scene", s.CapScene != nil}, {"cap-scene-max", s.CapSceneMax != nil}, {"cap-source", s.CapSource != nil}, {"cap-template", s.CapTemplate != nil},
+			{"cap-video", s.CapVideo != nil}, {"cap-video-scarce", s.CapVideoScarce != nil}, {"events", s.Events != nil}, {"scene-threshold", s.SceneThreshold != nil},
 		} {
 			if f.set {
 				unread = append(unread, "--"+f.name)
@@ -201,7 +220,8 @@ func (s *Spec) query() release.Query {
 	}
 	return release.Query{Budget: s.Budget, Sources: s.Sources, Durations: s.Durations, Events: orDefault(s.Events, release.EventsTask),
 		Caps: &release.Caps{PerVideo: orDefault(s.CapVideo, DefaultCapVideo), PerScene: orDefault(s.CapScene, DefaultCapScene),
-			PerTemplate: orDefault(s.CapTemplate, DefaultCapTemplate), SourceShare: orDefault(s.CapSource, DefaultCapSource)}}
+			PerTemplate: orDefault(s.CapTemplate, DefaultCapTemplate), SourceShare: orDefault(s.CapSource, DefaultCapSource),
+			SceneMax: orDefault(s.CapSceneMax, DefaultCapSceneMax), VideoScarce: orDefault(s.CapVideoScarce, DefaultCapVideoScarce)}}
 }
 
 func orDefault[T any](p *T, def T) T {

@@ -45,6 +45,10 @@ func TestValidateNamesTheFlag(t *testing.T) {
 			one := 1
 			s.Budget, s.Hardest, s.CapScene = 0, 3, &one
 		}), "--cap-scene: --hardest"},
+		{"a scene cap bound under one is refused", base(func(s *Spec) { zero := 0; s.CapSceneMax = &zero }), "--cap-scene-max 0: want 1 or more"},
+		{"hardest refuses the scarce cells' video cap", base(func(s *Spec) {
+			s.Budget, s.Hardest, s.CapVideoScarce = 0, 3, &two
+		}), "--cap-video-scarce: --hardest"},
 		{"a composition refuses --per", base(func(s *Spec) { s.Per = &task }), "--per: --budget composes under caps, so it would not read --per"},
 		{"budget and hardest exclude each other", base(func(s *Spec) { s.Hardest = 2 }), "exclude each other"},
 		{"a bad precision is refused", base(func(s *Spec) { s.Precision = "fp8" }), "--precision fp8"},
