@@ -11,8 +11,8 @@ import (
 // benchPool is a pool shaped like Video-Index's screened pool (5.1: 62,142
 // items from 105 sources, seven duration groups, 19 content categories):
 // n items over 100 sources, 19 tasks, the seven duration groups, videos
-// holding three items each, templates of up to eight near-duplicates, and
-// two attackers' margins.
+// holding three items each, an eighth of the questions of one template per
+// source, and two attackers' margins.
 func benchPool(b *testing.B, n int) *Pool {
 	b.Helper()
 	durs := []float64{5, 30, 100, 300, 1000, 2500, 5000}
@@ -22,6 +22,13 @@ func benchPool(b *testing.B, n int) *Pool {
 		it := &harness.Item{ID: fmt.Sprint(i), Benchmark: fmt.Sprintf("source-%02d", i%100), Video: fmt.Sprintf("v%d", i/3),
 			Task: fmt.Sprintf("task-%02d", (i/7)%19), Group: fmt.Sprintf("group-%d", i%4), Duration: &d, Options: []string{"a", "b", "c", "d"}}
 		h := mix64(uint64(i))
+		// One question template of a source in eight holds several items
+		// (the numbers in a question are <NUM>); the rest hold one.
+		if h%8 == 0 {
+			it.Question = fmt.Sprintf("How many times does the person jump in clip %d?", i)
+		} else {
+			it.Question = idQuestion(fmt.Sprint("what does person ", i, " hold"))
+		}
 		cs[i] = Candidate{Item: it, Template: int(h % uint64(n/4+1)), TemplateSize: 1 + int(h>>32)%8,
 			Verdicts: []Verdict{{Scored: true, Margin: float64(h%1000) / 500}, {Scored: true, Margin: float64((h>>20)%1000) / 500}}}
 	}

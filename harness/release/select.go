@@ -231,9 +231,11 @@ func newSelector(p *Pool, q Query, caps Caps, events string) *selector {
 func (s *selector) order(idx []int, seed uint64) {
 	ranks := itemRanks(s.p, idx, seed, "item")
 	slices.SortFunc(idx, func(a, b int) int {
-		ca, cb := &s.p.Candidates[a], &s.p.Candidates[b]
-		return cmp.Or(cmp.Compare(s.p.templateGroup[a], s.p.templateGroup[b]), cmp.Compare(s.p.hardness[a], s.p.hardness[b]),
-			cmp.Compare(ranks[a], ranks[b]), strings.Compare(ca.Item.Key(), cb.Item.Key()))
+		if c := cmp.Or(cmp.Compare(s.p.templateGroup[a], s.p.templateGroup[b]), cmp.Compare(s.p.hardness[a], s.p.hardness[b]),
+			cmp.Compare(ranks[a], ranks[b])); c != 0 {
+			return c
+		}
+		return strings.Compare(s.p.Candidates[a].Item.Key(), s.p.Candidates[b].Item.Key()) // equal hashes: the key decides
 	})
 	for k, i := range idx {
 		s.pos[i] = k
