@@ -3,9 +3,11 @@ package release
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/kernels"
 )
 
 // benchPool is a pool shaped like Video-Index's screened pool (5.1: 62,142
@@ -90,4 +92,35 @@ func BenchmarkAttackTeam(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(picks)*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkScenes clusters 14,000 videos (2,000 in each duration group, 64
+// dimensions, 200 looks) into scenes: the calibration's random pairs (all
+// 300,000 drawn in each group, and again in the reference) and the leader
+// clustering of each group; it reports videos per second.
+func BenchmarkScenes(b *testing.B) {
+	const perGroup, d = 2000, 64
+	rng := rand.New(rand.NewPCG(1, 2))
+	looks := kernels.NewMatrix(200, d)
+	for i := range looks.Data {
+		looks.Data[i] = float32(rng.NormFloat64())
+	}
+	names := DurationGroups()[:7]
+	n := perGroup * len(names)
+	videos, groups := make([]string, n), make([]string, n)
+	x := kernels.NewMatrix(n, d)
+	for i := range videos {
+		videos[i], groups[i] = fmt.Sprintf("v%05d", i), names[i%len(names)]
+		look := looks.Row(rng.IntN(looks.Rows))
+		for k := range x.Row(i) {
+			x.Row(i)[k] = look[k] + 0.3*float32(rng.NormFloat64())
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, _, err := Scenes(context.Background(), videos, groups, x, DefaultSceneThreshold, kernels.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "videos/s")
 }

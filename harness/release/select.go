@@ -158,13 +158,23 @@ type selector struct {
 	picked []bool
 	// admitted are the candidates the query lets in, excluded or not.
 	admitted []int
-	// per candidate: its keys and cell, built once.
-	group, videoKey, sceneKey, templateKey []string
-	cell                                   []cellKey
-	pos                                    []int // place in preference order
-	perVideo, perTemplate, perSource       map[string]int
-	sceneVideos                            map[string]map[string]bool
-	groups                                 map[string]*groupState
+	// per candidate, built once: its group and its state, its cell and
+	// whether that is scarce, the ids of its video, scene, template and
+	// source (the counts below are indexed by them), its preference place.
+	group      []string
+	gs         []*groupState
+	cell       []cellKey
+	scarceItem []bool
+	vid, scid  []int32
+	tid, sid   []int32
+	pos        []int
+	// perVideo, perTemplate and perSource count the selected items of each
+	// id; sceneCount the videos of each scene, inScene which (scene<<32 |
+	// video) were counted.
+	perVideo, perTemplate, perSource, sceneCount []int
+	inScene                                      map[uint64]bool
+	sourceID                                     map[string]int32
+	groups                                       map[string]*groupState
 	scarce                                 map[cellKey]bool
 	sourceCap                              int     // math.MaxInt with one source
 	target                                 float64 // a group's share of the budget
@@ -180,19 +190,28 @@ type selector struct {
 func newSelector(p *Pool, q Query, caps Caps, events string) *selector {
 	n := len(p.Candidates)
 	s := &selector{p: p, budget: q.Budget, caps: caps, picked: make([]bool, n),
-		group: make([]string, n), videoKey: make([]string, n), sceneKey: make([]string, n), templateKey: make([]string, n),
-		cell: make([]cellKey, n), pos: make([]int, n),
-		perVideo: map[string]int{}, perTemplate: map[string]int{}, perSource: map[string]int{},
-		sceneVideos: map[string]map[string]bool{}, groups: map[string]*groupState{}, scarce: map[cellKey]bool{},
+		group: make([]string, n), gs: make([]*groupState, n), cell: make([]cellKey, n), scarceItem: make([]bool, n),
+		vid: make([]int32, n), scid: make([]int32, n), tid: make([]int32, n), sid: make([]int32, n), pos: make([]int, n),
+		inScene: map[uint64]bool{}, sourceID: map[string]int32{}, groups: map[string]*groupState{}, scarce: map[cellKey]bool{},
 		queues: map[cellKey]map[string]*queue{}, sources: map[cellKey][]string{}, events: map[string][]string{},
 		cellsOf: map[string][]cellKey{}, blocked: map[cellKey][]int{}, sel: &Selection{}}
 	cellSize := map[cellKey]int{}
 	sources := map[string]bool{}
+	videoID, sceneID, templateID := map[string]int32{}, map[string]int32{}, map[string]int32{}
+	id := func(m map[string]int32, k string) int32 {
+		v, ok := m[k]
+		if !ok {
+			v = int32(len(m))
+			m[k] = v
+		}
+		return v
+	}
 	for i := range p.Candidates {
 		c := &p.Candidates[i]
 		g := DurationGroup(c.Item)
-		s.group[i], s.videoKey[i], s.sceneKey[i], s.templateKey[i] = g, c.video(), c.scene(), c.template()
-		s.cell[i] = cellKey{g, eventOf(c.Item, events)}
+		s.group[i], s.cell[i] = g, cellKey{g, eventOf(c.Item, events)}
+		s.vid[i], s.scid[i], s.tid[i] = id(videoID, c.video()), id(sceneID, c.scene()), id(templateID, c.template())
+		s.sid[i] = id(s.sourceID, c.Item.Benchmark)
 		if s.groups[g] == nil {
 			gc := GroupCaps{PerScene: caps.PerScene, PerTemplate: caps.PerTemplate}
 			if r, ok := caps.Groups[g]; ok {
@@ -200,6 +219,7 @@ func newSelector(p *Pool, q Query, caps Caps, events string) *selector {
 			}
 			s.groups[g] = &groupState{GroupCaps: gc}
 		}
+		s.gs[i] = s.groups[g]
 		if q.admits(c) {
 			s.admitted = append(s.admitted, i)
 			cellSize[s.cell[i]]++
@@ -220,6 +240,11 @@ func newSelector(p *Pool, q Query, caps Caps, events string) *selector {
 			s.scarce[k] = true
 		}
 	}
+	for i := range p.Candidates {
+		s.scarceItem[i] = s.scarce[s.cell[i]]
+	}
+	s.perVideo, s.sceneCount = make([]int, len(videoID)), make([]int, len(sceneID))
+	s.perTemplate, s.perSource = make([]int, len(templateID)), make([]int, len(s.sourceID))
 	s.sourceCap = math.MaxInt
 	if len(sources) > 1 {
 		s.sourceCap = caps.perSource(q.Budget)
@@ -244,7 +269,7 @@ func (s *selector) order(idx []int, seed uint64) {
 
 // videoCap is the items one video may give in candidate i's cell.
 func (s *selector) videoCap(i int) int {
-	if s.scarce[s.cell[i]] {
+	if s.scarceItem[i] {
 		return s.caps.videoScarce()
 	}
 	return s.caps.PerVideo
@@ -255,24 +280,32 @@ func (s *selector) videoCap(i int) int {
 // template cap of i's group, then the source cap unless i's group is
 // exempt from it.
 func (s *selector) admissible(i int, coverage bool) bool {
-	return len(s.blockers(i, coverage)) == 0
+	gs := s.gs[i]
+	free := coverage || s.scarceItem[i]
+	return s.perVideo[s.vid[i]] < s.videoCap(i) &&
+		(free || s.sceneCount[s.scid[i]] < gs.PerScene || s.inScene[s.sceneVideo(i)]) &&
+		(free || s.perTemplate[s.tid[i]] < gs.PerTemplate) &&
+		(s.perSource[s.sid[i]] < s.sourceCap || gs.SourceExempt)
 }
+
+// sceneVideo is the key of candidate i's (scene, video) pair in inScene.
+func (s *selector) sceneVideo(i int) uint64 { return uint64(s.scid[i])<<32 | uint64(s.vid[i]) }
 
 // blockers lists the caps that keep candidate i out, in capOrder.
 func (s *selector) blockers(i int, coverage bool) []string {
-	gs := s.groups[s.group[i]]
-	free := coverage || s.scarce[s.cell[i]]
+	gs := s.gs[i]
+	free := coverage || s.scarceItem[i]
 	var out []string
-	if s.perSource[s.p.Candidates[i].Item.Benchmark] >= s.sourceCap && !gs.SourceExempt {
+	if s.perSource[s.sid[i]] >= s.sourceCap && !gs.SourceExempt {
 		out = append(out, capSource)
 	}
-	if !free && s.perTemplate[s.templateKey[i]] >= gs.PerTemplate {
+	if !free && s.perTemplate[s.tid[i]] >= gs.PerTemplate {
 		out = append(out, capTemplate)
 	}
-	if vs := s.sceneVideos[s.sceneKey[i]]; !free && !vs[s.videoKey[i]] && len(vs) >= gs.PerScene {
+	if !free && s.sceneCount[s.scid[i]] >= gs.PerScene && !s.inScene[s.sceneVideo(i)] {
 		out = append(out, capScene)
 	}
-	if s.perVideo[s.videoKey[i]] >= s.videoCap(i) {
+	if s.perVideo[s.vid[i]] >= s.videoCap(i) {
 		out = append(out, capVideo)
 	}
 	return out
@@ -280,14 +313,14 @@ func (s *selector) blockers(i int, coverage bool) []string {
 
 func (s *selector) take(i int) {
 	s.picked[i] = true
-	s.perVideo[s.videoKey[i]]++
-	if s.sceneVideos[s.sceneKey[i]] == nil {
-		s.sceneVideos[s.sceneKey[i]] = map[string]bool{}
+	s.perVideo[s.vid[i]]++
+	if k := s.sceneVideo(i); !s.inScene[k] {
+		s.inScene[k] = true
+		s.sceneCount[s.scid[i]]++
 	}
-	s.sceneVideos[s.sceneKey[i]][s.videoKey[i]] = true
-	s.perTemplate[s.templateKey[i]]++
-	s.perSource[s.p.Candidates[i].Item.Benchmark]++
-	s.groups[s.group[i]].n++
+	s.perTemplate[s.tid[i]]++
+	s.perSource[s.sid[i]]++
+	s.gs[i].n++
 	s.sel.Picks = append(s.sel.Picks, i)
 }
 
@@ -318,7 +351,7 @@ func (s *selector) coverage(admissible, keep []int) {
 		}
 		items := byPair[k]
 		slices.SortFunc(items, func(a, b int) int {
-			return cmp.Or(cmp.Compare(s.groups[s.group[a]].n, s.groups[s.group[b]].n),
+			return cmp.Or(cmp.Compare(s.gs[a].n, s.gs[b].n),
 				cmp.Compare(s.p.hardness[a], s.p.hardness[b]), cmp.Compare(s.pos[a], s.pos[b]))
 		})
 		for _, i := range items {
@@ -400,7 +433,7 @@ func (s *selector) pickFrom(k cellKey) bool {
 		srcs := s.sources[k]
 		b := srcs[0]
 		s.sources[k] = append(srcs[1:], b)
-		if s.perSource[b] >= s.sourceCap && !gs.SourceExempt {
+		if s.perSource[s.sourceID[b]] >= s.sourceCap && !gs.SourceExempt {
 			continue
 		}
 		qu := s.queues[k][b]
@@ -412,7 +445,7 @@ func (s *selector) pickFrom(k cellKey) bool {
 			case s.admissible(i, false):
 				s.take(i)
 				return true
-			case s.perVideo[s.videoKey[i]] >= s.videoCap(i):
+			case s.perVideo[s.vid[i]] >= s.videoCap(i):
 			default:
 				s.blocked[k] = append(s.blocked[k], i)
 			}
@@ -438,7 +471,7 @@ func (s *selector) relax(g string) bool {
 	for _, k := range s.cellsOf[g] {
 		waiting = append(waiting, s.blocked[k]...)
 		for _, b := range s.sources[k] {
-			if qu := s.queues[k][b]; s.perSource[b] >= s.sourceCap && !gs.SourceExempt {
+			if qu := s.queues[k][b]; s.perSource[s.sourceID[b]] >= s.sourceCap && !gs.SourceExempt {
 				for _, i := range qu.items[qu.head:] {
 					if !s.picked[i] {
 						waiting = append(waiting, i)
