@@ -175,16 +175,16 @@ type selector struct {
 	inScene                                      map[uint64]bool
 	sourceID                                     map[string]int32
 	groups                                       map[string]*groupState
-	scarce                                 map[cellKey]bool
-	sourceCap                              int     // math.MaxInt with one source
-	target                                 float64 // a group's share of the budget
-	queues                                 map[cellKey]map[string]*queue
-	sources                                map[cellKey][]string // rotation of a cell's sources
-	events                                 map[string][]string  // rotation of a group's event types
-	cellsOf                                map[string][]cellKey
-	blocked                                map[cellKey][]int
-	active                                 []string
-	sel                                    *Selection
+	scarce                                       map[cellKey]bool
+	sourceCap                                    int     // math.MaxInt with one source
+	target                                       float64 // a group's share of the budget
+	queues                                       map[cellKey]map[string]*queue
+	sources                                      map[cellKey][]string // rotation of a cell's sources
+	events                                       map[string][]string  // rotation of a group's event types
+	cellsOf                                      map[string][]cellKey
+	blocked                                      map[cellKey][]int
+	active                                       []string
+	sel                                          *Selection
 }
 
 func newSelector(p *Pool, q Query, caps Caps, events string) *selector {
