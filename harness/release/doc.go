@@ -4,14 +4,17 @@
 // Data moves through it in four steps:
 //
 //   - A Pool holds the screened candidates: each item with what selection
-//     reads (its source, video, visual scene, question-template cluster,
-//     duration group, event type and the attackers' verdicts and margins on
-//     it). FromScreen builds it from a screen (package screen).
-//   - Select draws a coverage composition for a Query: deterministic for a
-//     seed, round-robin over duration groups, event types and sources, under
-//     caps (one item per video and per visual scene, five per question
-//     template, 5% of the budget per source) that are relaxed one step at a
-//     time when the pool cannot fill the budget under them, each
+//     reads (its source, video, visual scene, question template, duration
+//     group, event type and the attackers' verdicts and margins on it).
+//     FromScreen builds it from a screen (package screen), Scenes clustering
+//     the videos per duration group as Video-Index's pool/scenes.py.
+//   - Select draws a coverage composition for a Query by the rules of
+//     Video-Index's pool/select.py: a coverage pass over (source, task),
+//     then round-robin over duration groups, event types and sources, under
+//     caps (one item per video, one video per visual scene, five items per
+//     question template of a source, 5% of the budget per source when there
+//     are several; scarce cells exempt) that each duration group relaxes one
+//     step at a time when it cannot fill its share, each
 //     relaxation recorded with its reason. Hardest takes the K hardest items
 //     per capability group instead, one per video, ranked by the maximum
 //     percentile over the screening steps' margins (a missing one counting as
