@@ -117,8 +117,8 @@ func Select(p *Pool, q Query, seed uint64, keep []int, exclude []bool) (*Selecti
 	s.build(admissible, seed)
 	s.roundRobin()
 	if n := len(s.sel.Picks); n < q.Budget {
-		s.sel.Shortfall = fmt.Sprintf("the pool admits only %d items for a budget of %d: every duration group gave what its caps allow after relaxing them as far as they go (video cap %d, %d in scarce cells)",
-			n, q.Budget, s.caps.PerVideo, s.caps.videoScarce())
+		s.sel.Shortfall = fmt.Sprintf("the pool admits only %d items for a budget of %d under the caps: every duration group stopped, with no admissible item left and its caps relaxed as far as they go, or holding its share of the budget (%.1f; the video cap, %d, %d in scarce cells, is never relaxed)",
+			n, q.Budget, s.target, s.caps.PerVideo, s.caps.videoScarce())
 	}
 	s.caps.Groups = nil
 	for _, g := range slices.Sorted(maps.Keys(s.groups)) {
