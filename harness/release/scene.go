@@ -131,7 +131,7 @@ func Scenes(ctx context.Context, videos, groups []string, frames *kernels.Matrix
 		for k, p := range perm {
 			ordered[k] = idx[p]
 		}
-		leaders, err := kernels.LeaderClusters(ctx, unit(ordered), float32(tg), opt)
+		leaders, err := kernels.LeaderClusters(ctx, unit(ordered), down32(tg), opt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("scenes: duration group %s: %w", g, err)
 		}
@@ -186,12 +186,36 @@ func quantile(xs []float64, q float64) float64 {
 	return xs[lo] + (pos-float64(lo))*(xs[lo+1]-xs[lo])
 }
 
-func dot(a, b []float32) float64 {
-	var s float64
-	for k := range a {
-		s += float64(a[k]) * float64(b[k])
+// down32 is x as a float32 rounded down, so that a pair whose cosine is
+// the threshold itself joins, as it does in the authors' float32 compare:
+// a group of two videos is one scene whatever q (its only pair cosine is
+// its quantile).
+func down32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
 	}
-	return s
+	return f
+}
+
+// dot is the cosine of two unit rows, summed in the order of the leader
+// clustering's (kernels' dot64: four lanes), so that a threshold taken from
+// these cosines compares equal there. Products of two float32s are exact in
+// float64; only the order of the sums could differ.
+func dot(x, y []float32) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i]) * float64(y[i])
+		s1 += float64(x[i+1]) * float64(y[i+1])
+		s2 += float64(x[i+2]) * float64(y[i+2])
+		s3 += float64(x[i+3]) * float64(y[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i]) * float64(y[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 func isZero(row []float32) bool {

@@ -138,3 +138,24 @@ func TestQuantileIsNumpys(t *testing.T) {
 		}
 	}
 }
+
+// A group of two videos has one pair, whose cosine is its own quantile:
+// the two are one scene whatever q, as in the authors' code. Here the
+// 0-10s pair (cosine 0.5) makes q = 1, and the 1-3m pair at 60 degrees
+// (cosine 0.5) still joins.
+func TestScenesJoinAPairAtItsOwnThreshold(t *testing.T) {
+	t.Parallel()
+	videos := []string{"a", "b", "c", "d"}
+	groups := []string{"0-10s", "0-10s", "1-3m", "1-3m"}
+	x := kernels.NewMatrix(4, 2)
+	for i, d := range []float64{0, 60, 10, 70} {
+		copy(x.Row(i), at(d))
+	}
+	got, _, err := Scenes(context.Background(), videos, groups, x, DefaultSceneThreshold, kernels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"a", "b"}, {"c", "d"}}; !reflect.DeepEqual(partition(got), want) {
+		t.Errorf("scenes %v, want %v", partition(got), want)
+	}
+}
