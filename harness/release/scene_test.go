@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -157,5 +158,33 @@ func TestScenesJoinAPairAtItsOwnThreshold(t *testing.T) {
 	}
 	if want := [][]string{{"a", "b"}, {"c", "d"}}; !reflect.DeepEqual(partition(got), want) {
 		t.Errorf("scenes %v, want %v", partition(got), want)
+	}
+}
+
+// The selection gives the sorted array's quantile on data with long runs
+// of equal values.
+func TestQuantileBySelectionIsTheSortedOnes(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for n := 1; n < 300; n += 7 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(rng.IntN(5)) / 4
+			if i%3 == 0 {
+				xs[i] = rng.Float64()
+			}
+		}
+		sorted := slices.Sorted(slices.Values(xs))
+		for _, q := range []float64{0, 0.1, 0.5, 2.0 / 3, 0.99, 1} {
+			pos := q * float64(n-1)
+			lo := int(math.Floor(pos))
+			want := sorted[n-1]
+			if lo < n-1 {
+				want = sorted[lo] + (pos-float64(lo))*(sorted[lo+1]-sorted[lo])
+			}
+			if got := quantile(slices.Clone(xs), q); got != want {
+				t.Fatalf("n %d q %v: %v, want %v", n, q, got, want)
+			}
+		}
 	}
 }
