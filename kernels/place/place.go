@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	
+
 	"github.com/vidscreen/vidscreen/gpu"
 	"github.com/vidscreen/vidscreen/gpu/gpuflag"
 	"github.com/vidscreen/vidscreen/kernels"
