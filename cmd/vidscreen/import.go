@@ -125,6 +125,12 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
 				imp.sum.print(env.stderr, label, len(imp.kept))
+				if len(imp.kept) == 0 {
+					// A header-only table, or questions none of whose
+					// answers were given: nothing to audit is bad input,
+					// as an empty file is.
+					return fmt.Errorf("%w: %s: no items: %d records read, %d open-ended, %d dropped", errBadInput, label, imp.sum.records, len(imp.sum.open), len(imp.sum.dropped))
+				}
 				if *check {
 					printCheck(env.stdout, f.Name, imp, *videos)
 					return nil

@@ -100,8 +100,23 @@ func listed(xs []string, n int) string {
 
 func (s *importSummary) print(w io.Writer, file string, kept int) {
 	fmt.Fprintf(w, "vidscreen import: %s: %d records: %d items, %d open-ended, %d dropped\n", file, s.records, kept, len(s.open), len(s.dropped))
+	// One reason given for many records (EgoSchema's 4,531 questions
+	// without a public answer) is said once, with its count and the first
+	// records, not once a record.
+	var reasons []string
+	byReason := map[string][]string{}
 	for _, d := range s.dropped {
-		fmt.Fprintf(w, "vidscreen import: %s: dropped %s: %s\n", file, d.Source, d.Reason)
+		if _, ok := byReason[d.Reason]; !ok {
+			reasons = append(reasons, d.Reason)
+		}
+		byReason[d.Reason] = append(byReason[d.Reason], d.Source)
+	}
+	for _, r := range reasons {
+		if src := byReason[r]; len(src) == 1 {
+			fmt.Fprintf(w, "vidscreen import: %s: dropped %s: %s\n", file, src[0], r)
+		} else {
+			fmt.Fprintf(w, "vidscreen import: %s: dropped %d records: %s: %s\n", file, len(src), r, listed(src, 3))
+		}
 	}
 	if len(s.open) > 0 {
 		var ids []string

@@ -212,6 +212,13 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 		if err != nil {
 			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
 		}
+		// A tab inside a cell shifts every column after it (the task
+		// becomes a piece of the question), a short row loses its last
+		// cells: either is refused, as pandas refuses a row longer than
+		// the header, and VLMEvalKit's own tables write every cell.
+		if len(cells) != len(header) {
+			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: the row has %d fields, the header %d%s", harness.ErrBadValue, len(cells), len(header), fieldHint(cr.Comma, len(cells) > len(header)))}
+		}
 		m, err := t.cells(cells, line, 0)
 		if err != nil {
 			return nil, err
@@ -224,11 +231,27 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 	}
 }
 
+// fieldHint says the likely cause of a row with more or fewer fields
+// than its header.
+func fieldHint(comma rune, more bool) string {
+	sep := "comma"
+	if comma == '\t' {
+		sep = "tab"
+	}
+	if more {
+		return fmt.Sprintf(" (a %s inside a cell that is not quoted?)", sep)
+	}
+	return " (a row cut short, or a line break inside a cell that is not quoted?)"
+}
+
 // readXLSX reads the first sheet of a VLMEvalKit result workbook. Rows are
 // numbered as a spreadsheet shows them, the header being row 1.
 func readXLSX(ctx context.Context, path string) ([]items.Row, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, items.OpenError(path, err)
+	}
+	if err := checkWorkbookZip(path); err != nil {
+		return nil, err
 	}
 	f, err := excelize.OpenFile(path)
 	if err != nil {
