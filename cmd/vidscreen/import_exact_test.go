@@ -55,3 +55,51 @@ func TestImportNothingToAuditIsExit2(t *testing.T) {
 		})
 	}
 }
+
+// TestImportOutputPathAndGlob: import takes lmms-eval's --output_path
+// directory and a quoted glob, and for results.json says to give the
+// samples log (issue 33 §3.1).
+func TestImportOutputPathAndGlob(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := func(id string) map[string]any {
+		return map[string]any{"question_id": id, "video": id + ".mp4", "question": "q " + id + "?", "options": []string{"x", "y"}, "answer": "A"}
+	}
+	run := filepath.Join(dir, "out", "llava__7b")
+	writeTestFile(t, filepath.Join(run, "20250101_120000_samples_mvbench.jsonl"), sampleLine(t, 0, doc("m0"), "A", []any{"A"})+sampleLine(t, 1, doc("m1"), "A", []any{"B"}))
+	writeTestFile(t, filepath.Join(run, "20250101_120000_samples_nextqa.jsonl"), sampleLine(t, 0, doc("n0"), "A", []any{"A"}))
+	results := writeTestFile(t, filepath.Join(run, "20250101_120000_results.json"), `{"results": {"mvbench": {"accuracy": 50.0}}, "configs": {"mvbench": {}}}`)
+	twice := filepath.Join(dir, "twice")
+	writeTestFile(t, filepath.Join(twice, "a", "20250101_120000_samples_mvbench.jsonl"), sampleLine(t, 0, doc("m0"), "A", []any{"A"}))
+	writeTestFile(t, filepath.Join(twice, "b", "20250102_120000_samples_mvbench.jsonl"), sampleLine(t, 0, doc("m0"), "A", []any{"A"}))
+	for _, tt := range []struct {
+		name  string
+		arg   string
+		code  int
+		items int
+		want  string
+	}{
+		{"the --output_path directory", filepath.Join(dir, "out"), 0, 3, "3 records: 3 items"},
+		{"a quoted glob", filepath.Join(run, "*_samples_mvbench.jsonl"), 0, 2, "2 records: 2 items"},
+		{"a glob matching nothing", filepath.Join(run, "*_samples_none.jsonl"), 2, 0, "no file matches"},
+		{"results.json", results, 2, 0, "lmms-eval's aggregated results (scores, not samples): give the samples log beside it"},
+		{"a directory of two runs of a task", twice, 2, 0, "holds two samples logs of task mvbench"},
+		{"a directory without samples", filepath.Join(dir, "twice", "none"), 2, 0, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "a directory without samples" {
+				os.MkdirAll(tt.arg, 0o755)
+				tt.want = "a directory holding no lmms-eval samples log"
+			}
+			out := filepath.Join(t.TempDir(), "items.jsonl")
+			code, _, stderr := runCmd("import", "lmms-eval", tt.arg, "--out", out)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, want %d; stderr %q lacks %q", code, tt.code, stderr, tt.want)
+			}
+			b, _ := os.ReadFile(out)
+			if n := strings.Count(string(b), "\n"); n != tt.items {
+				t.Errorf("%d items written, want %d", n, tt.items)
+			}
+		})
+	}
+}
