@@ -32,7 +32,16 @@ type Record struct {
 	// stage timings), so that the record itself is byte-identical across
 	// runs and worker counts, as the outputs it names are.
 	Outputs []Output `json:"outputs"`
+
+	// hash is the SHA-256 of the record's bytes, set by Check.
+	hash string
 }
+
+// Hash names the audit whose record Check read: "sha256:" and the SHA-256
+// of complete.json, which names every output by its own hash. A screen
+// records it, so that select can tell a screen of this audit from one of
+// the audit before it was extended or rerun.
+func (r *Record) Hash() string { return r.hash }
 
 // An Output is one file of the run directory as the audit left it.
 type Output struct {
@@ -117,6 +126,8 @@ func Check(dir string) (*Record, error) {
 	if err := dec.Decode(&rec); err != nil {
 		return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s does not parse: %v", path, err)}
 	}
+	sum := sha256.Sum256(b)
+	rec.hash = "sha256:" + hex.EncodeToString(sum[:])
 	for _, want := range rec.Outputs {
 		if filepath.Base(want.Name) != want.Name || want.Name == "." || want.Name == ".." {
 			return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s: output %q is not a file name", path, want.Name)}
