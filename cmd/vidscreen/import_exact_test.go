@@ -103,3 +103,43 @@ func TestImportOutputPathAndGlob(t *testing.T) {
 		})
 	}
 }
+
+// TestImportRefusesWhatNoBenchmarkMeans: the rest of issue 33 §2.7, each
+// an exit 0 before: a NUL byte inside an option, a positive
+// log-likelihood, a table cut inside a quoted cell (which read "not a
+// JSON object: not a CSV table"); a line break inside an option is kept
+// and said.
+func TestImportRefusesWhatNoBenchmarkMeans(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := func(id string, opts ...string) map[string]any {
+		return map[string]any{"question_id": id, "video": id + ".mp4", "question": "q " + id + "?", "options": opts, "answer": "A"}
+	}
+	nul := writeTestFile(t, filepath.Join(dir, "samples_nul.jsonl"), sampleLine(t, 0, doc("a", "x", "y\x00z"), "A", []any{"A"}))
+	positive := writeTestFile(t, filepath.Join(dir, "samples_ll.jsonl"), sampleLine(t, 0, doc("a", "x", "y"), "A", []any{[]any{"-2.5", "False"}, []any{"3.25", "False"}}))
+	cut := writeTestFile(t, filepath.Join(dir, "val.csv"), "video,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n4010069381,100,640,480,\"why did the boy")
+	broken := writeTestFile(t, filepath.Join(dir, "samples_br.jsonl"), sampleLine(t, 0, doc("a", "Apples.\nCandles", "Doors"), "A", []any{"A"}))
+	for _, tt := range []struct {
+		name string
+		file string
+		code int
+		want string
+		not  string
+	}{
+		{"a NUL byte in an option", nul, 2, "field options: invalid value: option B holds a NUL byte", ""},
+		{"a positive log-likelihood", positive, 2, "log-likelihood 3.25 is above 0", ""},
+		{"a CSV cut inside a quoted cell", cut, 2, "is the file cut short?", "not a JSON object"},
+		{"a line break in an option", broken, 0, "1 items have an option holding a line break (kept; a prompt shows it on two lines): a", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			format := "lmms-eval"
+			if strings.HasSuffix(tt.file, ".csv") {
+				format = "nextqa"
+			}
+			code, _, stderr := runCmd("import", format, tt.file, "--out", filepath.Join(t.TempDir(), "out.jsonl"))
+			if code != tt.code || !strings.Contains(stderr, tt.want) || tt.not != "" && strings.Contains(stderr, tt.not) {
+				t.Errorf("exit %d, want %d; stderr %q: want %q, not %q", code, tt.code, stderr, tt.want, tt.not)
+			}
+		})
+	}
+}

@@ -49,4 +49,13 @@ func TestSelectRefusesAStaleScreen(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "stale")); err == nil {
 		t.Error("a refused select wrote its release")
 	}
+	// Screened again, the screen is this audit's; the run, finished by
+	// another version, is said to be so (issue 33 §2.7).
+	if code, _, stderr := runCmd("screen", run); code != 0 {
+		t.Fatalf("screen: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCmd("select", run, "--out", filepath.Join(out, "again"), "--budget", "12")
+	if code != 0 || !strings.Contains(stderr, "was audited by vidscreen 0.0.0-extended, this is") {
+		t.Errorf("select after screening again: exit %d: %s", code, stderr)
+	}
 }

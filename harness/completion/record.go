@@ -60,9 +60,15 @@ type UnfinishedError struct {
 	// Why says what is wrong: no record, an output missing, or one whose
 	// size or hash differs from the record's.
 	Why string
+	// Changed says the audit finished and an output changed since (an
+	// edited file): "did not finish" would mislead.
+	Changed bool
 }
 
 func (e *UnfinishedError) Error() string {
+	if e.Changed {
+		return fmt.Sprintf("%s: an output changed after the audit finished (%s): its outputs no longer come from one run; rerun the same audit command to rebuild them", e.Dir, e.Why)
+	}
 	return fmt.Sprintf("%s: the audit did not finish (%s): rerun the same audit command to finish it", e.Dir, e.Why)
 }
 
@@ -139,9 +145,9 @@ func Check(dir string) (*Record, error) {
 		case err != nil:
 			return nil, err
 		case got.Bytes != want.Bytes:
-			return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s has %d bytes, the record says %d: it changed after the audit finished", want.Name, got.Bytes, want.Bytes)}
+			return nil, &UnfinishedError{Dir: dir, Changed: true, Why: fmt.Sprintf("%s has %d bytes, the record says %d", want.Name, got.Bytes, want.Bytes)}
 		case got.SHA256 != want.SHA256:
-			return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s differs from its SHA-256 in the record: it changed after the audit finished", want.Name)}
+			return nil, &UnfinishedError{Dir: dir, Changed: true, Why: fmt.Sprintf("%s differs from its SHA-256 in the record", want.Name)}
 		}
 	}
 	return &rec, nil

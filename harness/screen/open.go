@@ -53,6 +53,9 @@ func Open(dir string) (*Input, error) {
 	if in.Rows, err = readItems(filepath.Join(dir, rundir.ItemsParquet), attackers); err != nil {
 		return nil, err
 	}
+	if rec.Vidscreen != harness.Version {
+		in.Notes = append(in.Notes, fmt.Sprintf("the run was audited by vidscreen %s, this is %s: what its outputs lack is done without (the notes below); rerun the audit to have it all", rec.Vidscreen, harness.Version))
+	}
 	in.Notes = append(in.Notes, identityNote(in.Rows))
 	q, err := readNPY(dir, rundir.QuestionNPY, len(in.Rows), true)
 	if err != nil {

@@ -509,6 +509,12 @@ func sampleReply(v any, row *items.Row) (lls int, err error) {
 			if !ok {
 				return 0, fmt.Errorf("entry %d: want a [log-likelihood, is-greedy] pair like the first, found %v", i, e)
 			}
+			if ll > 0 {
+				// A log-probability is at most 0: a positive one is
+				// another score (a loss, a probability's negation), whose
+				// largest names the wrong option.
+				return 0, fmt.Errorf("entry %d: log-likelihood %v is above 0, which no log-probability is: the log holds another score", i, ll)
+			}
 			if best < 0 || ll > bestLL {
 				best, bestLL = i, ll
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // VLMEvalKit is VLMEvalKit's tables: a dataset's TSV (index, video,
@@ -190,7 +191,7 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: the table is empty", harness.ErrNoItems)}
 	}
 	if err != nil {
-		return nil, &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		return nil, &harness.ParseError{File: name, Line: 1, Err: records.Reword(harness.ErrSyntax, tableSyntaxText(err))}
 	}
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
@@ -210,7 +211,7 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 		}
 		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+			return nil, &harness.ParseError{File: name, Line: line, Err: records.Reword(harness.ErrSyntax, tableSyntaxText(err))}
 		}
 		// A tab inside a cell shifts every column after it (the task
 		// becomes a piece of the question), a short row loses its last
@@ -229,6 +230,20 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 		}
 		rows = append(rows, row)
 	}
+}
+
+// tableSyntaxText is a malformed row's error in words: "not a JSON
+// object", ErrSyntax's own text, is wrong for a table.
+func tableSyntaxText(err error) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	msg := fmt.Sprintf("not a well-formed table: %v", err)
+	if errors.Is(err, csv.ErrQuote) {
+		msg += " (a quoted cell that does not close where it should: is the file cut short?)"
+	}
+	return msg
 }
 
 // fieldHint says the likely cause of a row with more or fewer fields
