@@ -141,3 +141,19 @@ func TestEgoSchemaQuotedAnswerSaysText(t *testing.T) {
 		t.Errorf("error %v; want it to say the answer is text", err)
 	}
 }
+
+// TestOneValueFilesRefuseTrailingText: lmms-eval v0.2's <task>.json and
+// VLMEvalKit's PRED_FORMAT=json hold one JSON value; what follows it is
+// refused, not dropped.
+func TestOneValueFilesRefuseTrailingText(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	logs := writeFile(t, dir, "mvbench.json", `{"logs": [{"doc_id": 0, "doc": {"question_id": "a", "video": "v.mp4", "question": "q?", "options": ["x", "y"], "answer": "A"}, "target": "A", "filtered_resps": ["A"]}]}`+"\n"+`{"logs": []}`)
+	if _, err := LMMSEval().Read(context.Background(), []string{logs}, items.NoOptions()); err == nil || !strings.Contains(err.Error(), "after the document, at line 1") {
+		t.Errorf("a second object after the logs: %v", err)
+	}
+	arr := writeFile(t, dir, "M_Bench.json", `[{"index": 0, "video": "v.mp4", "question": "q", "A": "x", "B": "y", "answer": "A"}] [{"index": 1}]`)
+	if _, err := ReadVLMEvalKit(context.Background(), arr); err == nil || !strings.Contains(err.Error(), "text after the array of rows") {
+		t.Errorf("a second array after the rows: %v", err)
+	}
+}

@@ -139,6 +139,17 @@ func isLogsObject(b []byte) bool {
 	return len(rest) > 0 && rest[0] == '['
 }
 
+// trailing refuses what follows the one JSON value of a file that ends at
+// offset off of b: a second document, or text after it, would be lost
+// without a word.
+func trailing(b []byte, off int64) error {
+	rest := bytes.TrimSpace(b[min(int(off), len(b)):])
+	if len(rest) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s after the document, at line %d: the file holds one JSON value", harness.ErrSyntax, strconv.Quote(string(rest[:min(len(rest), 40)])), 1+bytes.Count(b[:off], []byte("\n")))
+}
+
 // isResultsObject says whether b is the <date_id>_results.json
 // save_results_aggregated writes beside the samples: one object with the
 // task scores under results and the task configs under configs.
@@ -163,6 +174,9 @@ func readLMMSEvalLogs(ctx context.Context, b []byte, name string, opt items.Opti
 	}
 	if err := d.Decode(&top); err != nil {
 		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: not lmms-eval's <task>.json object with logs: %v", harness.ErrSyntax, err)}
+	}
+	if err := trailing(b, d.InputOffset()); err != nil {
+		return nil, &harness.ParseError{File: name, Err: err}
 	}
 	task := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	rows := make([]items.Row, 0, len(top.Logs))

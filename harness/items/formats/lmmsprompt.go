@@ -22,7 +22,12 @@ var optionMarker = regexp.MustCompile(`^(?:\(([A-P])\)|([A-P])[.):])\s+\S`)
 
 // markerLetter is the letter of an option line, or "".
 func markerLetter(l string) string {
-	g := optionMarker.FindStringSubmatch(strings.TrimSpace(l))
+	l = strings.TrimSpace(l)
+	// Most lines open with no marker: told apart before the regexp.
+	if len(l) < 3 || !(l[0] == '(' || l[0] >= 'A' && l[0] <= 'P' && strings.IndexByte(".):", l[1]) >= 0) {
+		return ""
+	}
+	g := optionMarker.FindStringSubmatch(l)
 	switch {
 	case g == nil:
 		return ""
@@ -70,16 +75,20 @@ type promptParse struct {
 // written inline). Errors number the lines from first.
 func readOptionLines(lines []string, first int, exact bool) (start int, opts []string, found bool, err error) {
 	end := len(lines)
+	letters := make([]string, len(lines))
+	for i, l := range lines {
+		letters[i] = markerLetter(l)
+	}
 	var good []promptParse
 	var why string
-	for i, l := range lines {
-		if markerLetter(l) != "A" {
+	for i := range lines {
+		if letters[i] != "A" {
 			continue
 		}
 		found = true
 		p := promptParse{marks: []int{i}, end: end}
 		for j := i + 1; j < end; j++ {
-			if markerLetter(lines[j]) == answer.Letter(len(p.marks)) {
+			if letters[j] == answer.Letter(len(p.marks)) {
 				p.marks = append(p.marks, j)
 			}
 		}
@@ -89,7 +98,7 @@ func readOptionLines(lines []string, first int, exact bool) (start int, opts []s
 		if !exact {
 			p.end = p.marks[len(p.marks)-1] + 1
 		}
-		if bad := strayMarker(lines, p, exact); bad >= 0 {
+		if bad := strayMarker(letters, p, exact); bad >= 0 {
 			if why == "" {
 				why = fmt.Sprintf("line %d (%q) reads as an option inside the options that start at line %d", first+bad, strings.TrimSpace(lines[bad]), first+i)
 			}
@@ -130,17 +139,17 @@ func readOptionLines(lines []string, first int, exact bool) (start int, opts []s
 // strayMarker is the first line that a reading puts inside an option, or
 // after the options and before the instruction, that itself reads as an
 // option; -1 when there is none.
-func strayMarker(lines []string, p promptParse, exact bool) int {
+func strayMarker(letters []string, p promptParse, exact bool) int {
 	inOption := map[int]bool{}
 	for _, m := range p.marks {
 		inOption[m] = true
 	}
-	last := len(lines)
+	last := len(letters)
 	if exact {
 		last = p.end
 	}
 	for j := p.marks[0] + 1; j < last; j++ {
-		if !inOption[j] && markerLetter(lines[j]) != "" {
+		if !inOption[j] && letters[j] != "" {
 			return j
 		}
 	}

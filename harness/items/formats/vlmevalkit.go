@@ -342,6 +342,9 @@ func readJSONRecords(ctx context.Context, path string) ([]items.Row, error) {
 		}
 		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: expected %s: %v", harness.ErrSyntax, expected(path), err)}
 	}
+	if d.More() {
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: text after the array of rows: the file holds one JSON array", harness.ErrSyntax)}
+	}
 	var header []string
 	seen := map[string]bool{}
 	for _, r := range recs {
