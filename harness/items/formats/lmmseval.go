@@ -401,7 +401,7 @@ func parsePrompt(p string) (question string, options []string, err error) {
 	raw := strings.Split(strings.ReplaceAll(p, "\r\n", "\n"), "\n")
 	if exportIntro(raw) && len(raw) > 3 && raw[len(raw)-1] == exportPostPrompt {
 		body := raw[2 : len(raw)-1]
-		start, opts, _, err := readOptionLines(body, 3, true)
+		start, opts, err := readOptionLines(body, 3, true)
 		if err != nil {
 			return "", nil, err
 		}
@@ -413,12 +413,12 @@ func parsePrompt(p string) (question string, options []string, err error) {
 	if exportIntro(raw) {
 		raw, first = raw[2:], 3
 	}
-	start, opts, found, err := readOptionLines(raw, first, false)
+	start, opts, err := readOptionLines(raw, first, false)
 	if err != nil {
 		return "", nil, err
 	}
-	if !found {
-		// No option line: options written inline ("(A) yes (B) no").
+	if len(opts) < 2 {
+		// No run of option lines: options written inline ("(A) yes (B) no").
 		q, inline := items.OptionsInQuestion(strings.Join(raw, "\n"))
 		if len(inline) < 2 {
 			return "", nil, nil

@@ -70,10 +70,10 @@ type promptParse struct {
 // line it puts inside an option, or after the options, itself reads as an
 // option (a question listing "A. ..." lines before the real options is
 // read from the real ones; an option holding "\nB. ..." is ambiguous). One
-// reading left is the options; none or several is an error saying why.
-// found is false when no line is lettered A (the caller tries options
-// written inline). Errors number the lines from first.
-func readOptionLines(lines []string, first int, exact bool) (start int, opts []string, found bool, err error) {
+// reading left is the options; none or several is an error saying why;
+// no line lettered A, or no run of two, is no options (the caller tries
+// options written inline). Errors number the lines from first.
+func readOptionLines(lines []string, first int, exact bool) (start int, opts []string, err error) {
 	end := len(lines)
 	letters := make([]string, len(lines))
 	for i, l := range lines {
@@ -85,7 +85,6 @@ func readOptionLines(lines []string, first int, exact bool) (start int, opts []s
 		if letters[i] != "A" {
 			continue
 		}
-		found = true
 		p := promptParse{marks: []int{i}, end: end}
 		for j := i + 1; j < end; j++ {
 			if letters[j] == answer.Letter(len(p.marks)) {
@@ -127,13 +126,13 @@ func readOptionLines(lines []string, first int, exact bool) (start int, opts []s
 			}
 			opts[k] = text
 		}
-		return p.marks[0], opts, true, nil
+		return p.marks[0], opts, nil
 	case len(good) > 1:
-		return 0, nil, true, fmt.Errorf("ambiguous options: the lettered lines read as options from line %d and from line %d", first+good[0].marks[0], first+good[1].marks[0])
+		return 0, nil, fmt.Errorf("ambiguous options: the lettered lines read as options from line %d and from line %d", first+good[0].marks[0], first+good[1].marks[0])
 	case why != "":
-		return 0, nil, true, fmt.Errorf("ambiguous options: %s", why)
+		return 0, nil, fmt.Errorf("ambiguous options: %s", why)
 	}
-	return 0, nil, found, nil
+	return 0, nil, nil
 }
 
 // strayMarker is the first line that a reading puts inside an option, or
