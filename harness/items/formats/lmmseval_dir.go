@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // samplesFile is the name of a samples log lmms-eval writes under its
@@ -39,6 +40,9 @@ func LMMSEvalSamples(ctx context.Context, dir string) ([]string, error) {
 // <time>_results.json lmms-eval writes beside the samples: scores, not
 // samples.
 func IsLMMSEvalResults(path string) bool {
+	if !strings.EqualFold(filepath.Ext(path), ".json") {
+		return false
+	}
 	st, err := os.Stat(path)
 	if err != nil || st.IsDir() || st.Size() > 64<<20 {
 		return false
