@@ -20,7 +20,8 @@ func importFiles(ctx context.Context, args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		paths := []string{a}
-		if strings.ContainsAny(a, "*?[") {
+		if _, err := os.Lstat(a); err != nil && strings.ContainsAny(a, "*?[") {
+			// A file whose name holds a bracket is itself, not a pattern.
 			m, err := filepath.Glob(a)
 			if err != nil {
 				return nil, &usageError{fmt.Sprintf("%s: %v", a, err)}
