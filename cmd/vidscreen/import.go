@@ -30,7 +30,8 @@ and says on stderr what it chose. docs/import.md describes each layout.
 
 lmms-eval reads the samples lmms-eval writes with --log_samples, in every layout: v0.2's
 <task>.json (its logs list), samples_<task>_<time>.jsonl and
-<YYYYmmdd_HHMMSS>_samples_<task>.jsonl. Up to v0.3 each line's doc is the benchmark's own
+<YYYYmmdd_HHMMSS>_samples_<task>.jsonl. A FILE may be lmms-eval's --output_path
+directory (the samples logs under it are read) or a quoted glob ('out/*/*_samples_*.jsonl'). Up to v0.3 each line's doc is the benchmark's own
 record; since v0.4 the question and lettered options are read from input, the prompt,
 and the id, video, task and duration from the task's metric object (Video-MME's
 videomme_perception_score), or the items from --items-from. Where the metric object
@@ -92,7 +93,11 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 				if len(pos) < 2 {
 					return &usageError{"want a FORMAT (or auto) and a FILE; vidscreen import --list names the formats"}
 				}
-				name, files := pos[0], pos[1:]
+				name := pos[0]
+				files, err := importFiles(ctx, pos[1:])
+				if err != nil {
+					return err
+				}
 				if *out == "" && !*check {
 					return &usageError{"--out FILE is required (or --check, which writes nothing)"}
 				}
@@ -125,6 +130,12 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 					return fmt.Errorf("%w: %v", errBadInput, err)
 				}
 				imp.sum.print(env.stderr, label, len(imp.kept))
+				if len(imp.kept) == 0 {
+					// A header-only table, or questions none of whose
+					// answers were given: nothing to audit is bad input,
+					// as an empty file is.
+					return fmt.Errorf("%w: %s: no items: %d records read, %d open-ended, %d dropped", errBadInput, label, imp.sum.records, len(imp.sum.open), len(imp.sum.dropped))
+				}
 				if *check {
 					printCheck(env.stdout, f.Name, imp, *videos)
 					return nil

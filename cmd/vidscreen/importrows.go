@@ -61,12 +61,15 @@ type importSummary struct {
 	videoFrom map[string]int
 	replyFrom map[string]int
 	stripped  int // items whose options carried letter prefixes
-	replies   int
-	correct   int
-	unparsed  []string // the ids of replies naming no option
-	open      []items.Drop
-	dropped   []items.Drop
-	records   int // rows read, with the dropped ones
+	// lineBreaks are the ids of the items an option of which holds a
+	// line break.
+	lineBreaks []string
+	replies    int
+	correct    int
+	unparsed   []string // the ids of replies naming no option
+	open       []items.Drop
+	dropped    []items.Drop
+	records    int // rows read, with the dropped ones
 }
 
 func (s *importSummary) count(m *map[string]int, k string) {
@@ -100,8 +103,23 @@ func listed(xs []string, n int) string {
 
 func (s *importSummary) print(w io.Writer, file string, kept int) {
 	fmt.Fprintf(w, "vidscreen import: %s: %d records: %d items, %d open-ended, %d dropped\n", file, s.records, kept, len(s.open), len(s.dropped))
+	// One reason given for many records (EgoSchema's 4,531 questions
+	// without a public answer) is said once, with its count and the first
+	// records, not once a record.
+	var reasons []string
+	byReason := map[string][]string{}
 	for _, d := range s.dropped {
-		fmt.Fprintf(w, "vidscreen import: %s: dropped %s: %s\n", file, d.Source, d.Reason)
+		if _, ok := byReason[d.Reason]; !ok {
+			reasons = append(reasons, d.Reason)
+		}
+		byReason[d.Reason] = append(byReason[d.Reason], d.Source)
+	}
+	for _, r := range reasons {
+		if src := byReason[r]; len(src) == 1 {
+			fmt.Fprintf(w, "vidscreen import: %s: dropped %s: %s\n", file, src[0], r)
+		} else {
+			fmt.Fprintf(w, "vidscreen import: %s: dropped %d records: %s: %s\n", file, len(src), r, listed(src, 3))
+		}
 	}
 	if len(s.open) > 0 {
 		var ids []string
@@ -115,6 +133,9 @@ func (s *importSummary) print(w io.Writer, file string, kept int) {
 	}
 	if s.stripped > 0 {
 		fmt.Fprintf(w, "vidscreen import: %s: letter prefixes (\"A. \") removed from the options of %d items\n", file, s.stripped)
+	}
+	if n := len(s.lineBreaks); n > 0 {
+		fmt.Fprintf(w, "vidscreen import: %s: %d items have an option holding a line break (kept; a prompt shows it on two lines): %s\n", file, n, listed(s.lineBreaks, 5))
 	}
 	if len(s.videoFrom) > 0 {
 		fmt.Fprintf(w, "vidscreen import: %s: the file names no video file; the video of each item: %s (a video number, not a file name: the video levels will not find it)\n", file, sortedCounts(s.videoFrom))
@@ -190,6 +211,22 @@ func importRows(res *items.Result, bench, fallback string, opt items.Options, vl
 			return nil, fail("id", duplicateID(r, prev.source, prev.video, prev.question, vlmevalkit))
 		}
 		seen[r.ID] = seenRow{r.Source, r.Video, r.Question}
+		// A NUL byte is no text a benchmark means (a damaged file, a
+		// binary cell): refused. A line break inside an option is kept, and
+		// counted: a prompt shows that option on two lines.
+		if strings.ContainsRune(r.Question, 0) {
+			return nil, fail("question", fmt.Errorf("%w: holds a NUL byte: a damaged file?", harness.ErrBadValue))
+		}
+		broken := false
+		for k, o := range r.Options {
+			if strings.ContainsRune(o, 0) {
+				return nil, fail("options", fmt.Errorf("%w: option %s holds a NUL byte: a damaged file?", harness.ErrBadValue, answer.Letter(k)))
+			}
+			broken = broken || strings.ContainsAny(o, "\r\n")
+		}
+		if broken {
+			sum.lineBreaks = append(sum.lineBreaks, r.ID)
+		}
 		opts := r.Options
 		if s, ok := items.StripLetterPrefixes(opts); ok {
 			opts = s

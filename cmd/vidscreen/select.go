@@ -87,7 +87,8 @@ lmms_eval --include_path DIR --tasks <prefix>, with VIDSCREEN_VIDEOS naming the 
 --export-vlmevalkit FILE.tsv writes it as a VLMEvalKit video MCQ table (index, question_id,
 video, video_path, question, candidates as a Python list, answer as a letter, task_type,
 category, duration). Both import back: vidscreen import lmms-eval-task DIR/dataset.jsonl,
-vidscreen import vlmevalkit FILE.tsv --benchmark <release>. See docs/select.md.
+vidscreen import vlmevalkit FILE.tsv --benchmark <release>. Both need --items (the audit's
+item files), which give each item its video_path and clip. See docs/select.md.
 
 The release name is "vidscreen-" and the first 16 hex digits of the SHA-256 of the
 lockfile (without its name): the same run, screen, flags and seed give the same name and

@@ -24,12 +24,12 @@ import (
 func TestSelectExports(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, run := demoAudit(t)
+	items, run := demoAudit(t)
 	sel := func(name string, extra ...string) (selection.Summary, string, string) {
 		t.Helper()
 		lm, tsv := filepath.Join(dir, name+"-lmms"), filepath.Join(dir, name+".tsv")
 		args := append([]string{"select", run, "--out", filepath.Join(dir, name), "--budget", "24", "--seed", "5",
-			"--export-lmms-eval", lm, "--export-vlmevalkit", tsv}, extra...)
+			"--export-lmms-eval", lm, "--export-vlmevalkit", tsv, "--items", items}, extra...)
 		code, stdout, stderr := runCmd(args...)
 		if code != 0 {
 			t.Fatalf("select: exit %d: %s", code, stderr)
@@ -118,11 +118,12 @@ func TestSelectExportSamplesImportBack(t *testing.T) {
 	}
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
-	if code, _, stderr := runAudit("--items", demoSubset(t, 40), "--out", run); code != 0 {
+	subset := demoSubset(t, 40)
+	if code, _, stderr := runAudit("--items", subset, "--out", run); code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, stderr)
 	}
 	lm := filepath.Join(dir, "lmms")
-	code, stdout, stderr := runCmd("select", run, "--out", filepath.Join(dir, "rel"), "--budget", "12", "--export-lmms-eval", lm)
+	code, stdout, stderr := runCmd("select", run, "--out", filepath.Join(dir, "rel"), "--budget", "12", "--export-lmms-eval", lm, "--items", subset)
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)
 	}
@@ -227,7 +228,8 @@ func TestSelectExportRefusals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
-	if code, _, stderr := runAudit("--items", demoSubset(t, 30), "--out", run); code != 0 {
+	subset := demoSubset(t, 30)
+	if code, _, stderr := runAudit("--items", subset, "--out", run); code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, stderr)
 	}
 	stale := filepath.Join(dir, "stale")
@@ -242,8 +244,10 @@ func TestSelectExportRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"not a tsv", []string{"--export-vlmevalkit", filepath.Join(dir, "x.csv")}, "want a .tsv file"},
-		{"another export's tasks", []string{"--export-lmms-eval", stale}, "vidscreen_ffffffffffffffff.yaml"},
+		{"not a tsv", []string{"--export-vlmevalkit", filepath.Join(dir, "x.csv"), "--items", subset}, "want a .tsv file"},
+		{"another export's tasks", []string{"--export-lmms-eval", stale, "--items", subset}, "vidscreen_ffffffffffffffff.yaml"},
+		// Without the items, every video_path would be empty (issue 33 §2.6).
+		{"no --items", []string{"--export-lmms-eval", filepath.Join(dir, "lm")}, "the exports need --items FILE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,7 +32,16 @@ type Record struct {
 	// stage timings), so that the record itself is byte-identical across
 	// runs and worker counts, as the outputs it names are.
 	Outputs []Output `json:"outputs"`
+
+	// hash is the SHA-256 of the record's bytes, set by Check.
+	hash string
 }
+
+// Hash names the audit whose record Check read: "sha256:" and the SHA-256
+// of complete.json, which names every output by its own hash. A screen
+// records it, so that select can tell a screen of this audit from one of
+// the audit before it was extended or rerun.
+func (r *Record) Hash() string { return r.hash }
 
 // An Output is one file of the run directory as the audit left it.
 type Output struct {
@@ -51,9 +60,15 @@ type UnfinishedError struct {
 	// Why says what is wrong: no record, an output missing, or one whose
 	// size or hash differs from the record's.
 	Why string
+	// Changed says the audit finished and an output changed since (an
+	// edited file): "did not finish" would mislead.
+	Changed bool
 }
 
 func (e *UnfinishedError) Error() string {
+	if e.Changed {
+		return fmt.Sprintf("%s: an output changed after the audit finished (%s): its outputs no longer come from one run; rerun the same audit command to rebuild them", e.Dir, e.Why)
+	}
 	return fmt.Sprintf("%s: the audit did not finish (%s): rerun the same audit command to finish it", e.Dir, e.Why)
 }
 
@@ -117,6 +132,8 @@ func Check(dir string) (*Record, error) {
 	if err := dec.Decode(&rec); err != nil {
 		return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s does not parse: %v", path, err)}
 	}
+	sum := sha256.Sum256(b)
+	rec.hash = "sha256:" + hex.EncodeToString(sum[:])
 	for _, want := range rec.Outputs {
 		if filepath.Base(want.Name) != want.Name || want.Name == "." || want.Name == ".." {
 			return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s: output %q is not a file name", path, want.Name)}
@@ -128,9 +145,9 @@ func Check(dir string) (*Record, error) {
 		case err != nil:
 			return nil, err
 		case got.Bytes != want.Bytes:
-			return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s has %d bytes, the record says %d: it changed after the audit finished", want.Name, got.Bytes, want.Bytes)}
+			return nil, &UnfinishedError{Dir: dir, Changed: true, Why: fmt.Sprintf("%s has %d bytes, the record says %d", want.Name, got.Bytes, want.Bytes)}
 		case got.SHA256 != want.SHA256:
-			return nil, &UnfinishedError{Dir: dir, Why: fmt.Sprintf("%s differs from its SHA-256 in the record: it changed after the audit finished", want.Name)}
+			return nil, &UnfinishedError{Dir: dir, Changed: true, Why: fmt.Sprintf("%s differs from its SHA-256 in the record", want.Name)}
 		}
 	}
 	return &rec, nil

@@ -54,7 +54,25 @@ func DecodeLine(b []byte, name string, line int) (map[string]any, error) {
 		}
 		return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
 	}
+	// A second value, or anything else, after the object would be lost
+	// without a word (two records on one line, a line cut and glued):
+	// refused, as the audit's item reader refuses it.
+	if rest := bytes.TrimSpace(b[d.InputOffset():]); len(rest) > 0 {
+		what := fmt.Sprintf("text after the object (%q)", clip(rest, 40))
+		if rest[0] == '{' || rest[0] == '[' {
+			what = "a second JSON value on the same line: each record goes on a line of its own"
+		}
+		return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %s", harness.ErrSyntax, what)}
+	}
 	return m, nil
+}
+
+// clip is the first n bytes of b, marked when cut.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "..."
 }
 
 // OpenError is a file that cannot be opened, as a *harness.ParseError

@@ -14,7 +14,10 @@ import (
 // cluster, quality flags, failure and, per attacker, the raw verdict
 // (everything but Solved). Compute fills in the rest.
 type Input struct {
-	Run        string
+	Run string
+	// Audit names the audit read (completion.Record.Hash); "" when the
+	// input did not come from a run directory.
+	Audit      string
 	Attackers  []Attacker
 	Rows       []Row
 	Embeddings Embeddings
@@ -57,7 +60,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		}
 		drop |= q
 	}
-	s := &Screen{Run: in.Run, Options: opt, Embeddings: in.Embeddings, Notes: slices.Clone(in.Notes)}
+	s := &Screen{Run: in.Run, Audit: in.Audit, Options: opt, Embeddings: in.Embeddings, Notes: slices.Clone(in.Notes)}
 	if s.Notes == nil {
 		s.Notes = []string{}
 	}

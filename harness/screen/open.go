@@ -41,16 +41,20 @@ var ErrOldRun = errors.New("the run directory lacks what screening reads")
 // completion record is missing or does not match its outputs is refused
 // with a *completion.UnfinishedError: its files may come from two runs.
 func Open(dir string) (*Input, error) {
-	if _, err := completion.Check(dir); err != nil {
+	rec, err := completion.Check(dir)
+	if err != nil {
 		return nil, err
 	}
 	attackers, significant, err := readAttackers(filepath.Join(dir, rundir.CardsJSON))
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Attackers: attackers, Significant: significant}
+	in := &Input{Run: filepath.Base(filepath.Clean(dir)), Audit: rec.Hash(), Attackers: attackers, Significant: significant}
 	if in.Rows, err = readItems(filepath.Join(dir, rundir.ItemsParquet), attackers); err != nil {
 		return nil, err
+	}
+	if rec.Vidscreen != harness.Version {
+		in.Notes = append(in.Notes, fmt.Sprintf("the run was audited by vidscreen %s, this is %s: what its outputs lack is done without (the notes below); rerun the audit to have it all", rec.Vidscreen, harness.Version))
 	}
 	in.Notes = append(in.Notes, identityNote(in.Rows))
 	q, err := readNPY(dir, rundir.QuestionNPY, len(in.Rows), true)

@@ -159,7 +159,11 @@ type Embeddings struct {
 // A Screen is the screening of one run.
 type Screen struct {
 	// Run names the screened run directory, as given.
-	Run       string     `json:"run"`
+	Run string `json:"run"`
+	// Audit names the audit screened (its completion record's hash,
+	// completion.Record.Hash): select refuses a screen of another audit
+	// of the run directory (one extended or rerun since).
+	Audit     string     `json:"audit,omitempty"`
 	Options   Options    `json:"options"`
 	Attackers []Attacker `json:"attackers"`
 	Rows      []Row      `json:"-"`

@@ -59,11 +59,14 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	cfgBytes, cfg, err := readConfig(spec.Run)
+	cfgBytes, cfg, rec, err := readConfig(spec.Run)
 	if err != nil {
 		return nil, err
 	}
-	s, err := openScreen(spec.Run, spec.Screen, env)
+	if rec.Vidscreen != harness.Version {
+		fmt.Fprintf(env.Stderr, "vidscreen select: %s was audited by vidscreen %s, this is %s: what it lacks is done without (see the notes); rerun the audit to have it all\n", spec.Run, rec.Vidscreen, harness.Version)
+	}
+	s, err := openScreen(spec.Run, spec.Screen, rec.Hash(), env)
 	if err != nil {
 		return nil, err
 	}
@@ -134,20 +137,22 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 
 // readConfig refuses a run whose outputs are not complete together (an
 // audit killed while writing them) before anything is read from it, then
-// reads its config.json: its bytes name the run in the lockfile.
-func readConfig(runDir string) ([]byte, rundir.Config, error) {
+// reads its config.json: its bytes name the run in the lockfile. rec is
+// the run's completion record (its Hash names the finished audit).
+func readConfig(runDir string) ([]byte, rundir.Config, *completion.Record, error) {
 	var cfg rundir.Config
-	if _, err := completion.Check(runDir); err != nil {
-		return nil, cfg, fmt.Errorf("%w: %s is not a finished audit: %v", harness.ErrBadInput, runDir, err)
+	rec, err := completion.Check(runDir)
+	if err != nil {
+		return nil, cfg, nil, fmt.Errorf("%w: %s is not a finished audit: %v", harness.ErrBadInput, runDir, err)
 	}
 	b, err := os.ReadFile(filepath.Join(runDir, rundir.ConfigFile))
 	if err != nil {
-		return nil, cfg, fmt.Errorf("%w: %s is not a finished audit: %v", harness.ErrBadInput, runDir, err)
+		return nil, cfg, nil, fmt.Errorf("%w: %s is not a finished audit: %v", harness.ErrBadInput, runDir, err)
 	}
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, cfg, fmt.Errorf("%w: %s: %v", harness.ErrBadInput, filepath.Join(runDir, rundir.ConfigFile), err)
+		return nil, cfg, nil, fmt.Errorf("%w: %s: %v", harness.ErrBadInput, filepath.Join(runDir, rundir.ConfigFile), err)
 	}
-	return b, cfg, nil
+	return b, cfg, rec, nil
 }
 
 // identifyVideos identifies the pool's videos by content when root is

@@ -138,6 +138,9 @@ func readEgoSchema(ctx context.Context, paths []string, _ items.Options) (*items
 	return res, nil
 }
 
+// egoOptions is the number of options of every EgoSchema question.
+const egoOptions = 5
+
 // egoAnswerAt is where an answer was read.
 type egoAnswerAt struct {
 	file string
@@ -156,8 +159,13 @@ func readEgoAnswers(ctx context.Context, name string, answers map[string]int, fr
 		}
 		n, ok := v.(json.Number)
 		g, err := strconv.Atoi(string(n))
+		if s, isText := v.(string); isText {
+			// "2" in quotes printed as 2 read as if the number were
+			// refused: say it is text.
+			return w.Fail(line, id, fmt.Errorf("%w: got the text %q (in quotes), want the 0-based index of the correct option as a bare JSON number", harness.ErrFieldType, s))
+		}
 		if !ok || err != nil {
-			return w.Fail(line, id, fmt.Errorf("%w: got %v, want the 0-based index of the correct option", harness.ErrFieldType, v))
+			return w.Fail(line, id, fmt.Errorf("%w: got %v, want the 0-based index of the correct option as a JSON integer", harness.ErrFieldType, v))
 		}
 		if g < 0 {
 			return w.Fail(line, id, fmt.Errorf("%w: %d (answers are 0-based)", harness.ErrAnswerRange, g))
@@ -203,8 +211,11 @@ func egoRow(name string, rec *records.Record) (items.Row, error) {
 		}
 		row.Options = append(row.Options, o)
 	}
-	if len(row.Options) < 2 {
-		return items.Row{}, rec.Fail("option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "EgoSchema's options are option 0..option 4")
+	// EgoSchema's questions all have five options: a record short of
+	// one is damaged, refused as NExT-QA's empty a4 is (one rule for a
+	// layout that fixes the number of options).
+	if len(row.Options) < egoOptions {
+		return items.Row{}, rec.Fail("option "+strconv.Itoa(len(row.Options)), harness.ErrMissingField, "EgoSchema's options are option 0..option %d, every one given", egoOptions-1)
 	}
 	for _, k := range rec.Fields() {
 		if rest, ok := strings.CutPrefix(k, "option "); ok {

@@ -79,6 +79,8 @@ func TestEgoSchemaErrors(t *testing.T) {
 		{"duplicate q_uid", "[" + rec + ", " + rec + "]", `{"u1": 0}`, "q", 1, "q_uid", harness.ErrDuplicateID},
 		{"answer past the options", "[" + rec + "]", "{\n\"u1\": 5\n}", "a", 2, "u1", harness.ErrAnswerRange},
 		{"answer a letter", "[" + rec + "]", `{"u1": "B"}`, "a", 1, "u1", harness.ErrFieldType},
+		{"option 4 missing (issue 33 §2.7: one rule, as NExT-QA's empty a4)", `[{"q_uid": "u2", "question": "q?", "option 0": "a", "option 1": "b", "option 2": "c", "option 3": "d"}]`, `{"u2": 0}`, "q", 1, "option 4", harness.ErrMissingField},
+		{"answer a digit in quotes", "[" + rec + "]", `{"u1": "2"}`, "a", 1, "u1", harness.ErrFieldType},
 		{"answer negative", "[" + rec + "]", `{"u1": -1}`, "a", 1, "u1", harness.ErrAnswerRange},
 		{"record not an object", "[\n" + rec + ",\n\"x\"\n]", `{"u1": 0}`, "q", 3, "", harness.ErrSyntax},
 		{"truncated questions", "[" + rec, `{"u1": 0}`, "q", 1, "", harness.ErrSyntax},

@@ -139,6 +139,17 @@ func isLogsObject(b []byte) bool {
 	return len(rest) > 0 && rest[0] == '['
 }
 
+// trailing refuses what follows the one JSON value of a file that ends at
+// offset off of b: a second document, or text after it, would be lost
+// without a word.
+func trailing(b []byte, off int64) error {
+	rest := bytes.TrimSpace(b[min(int(off), len(b)):])
+	if len(rest) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s after the document, at line %d: the file holds one JSON value", harness.ErrSyntax, strconv.Quote(string(rest[:min(len(rest), 40)])), 1+bytes.Count(b[:off], []byte("\n")))
+}
+
 // isResultsObject says whether b is the <date_id>_results.json
 // save_results_aggregated writes beside the samples: one object with the
 // task scores under results and the task configs under configs.
@@ -163,6 +174,9 @@ func readLMMSEvalLogs(ctx context.Context, b []byte, name string, opt items.Opti
 	}
 	if err := d.Decode(&top); err != nil {
 		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: not lmms-eval's <task>.json object with logs: %v", harness.ErrSyntax, err)}
+	}
+	if err := trailing(b, d.InputOffset()); err != nil {
+		return nil, &harness.ParseError{File: name, Err: err}
 	}
 	task := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	rows := make([]items.Row, 0, len(top.Logs))
@@ -279,7 +293,17 @@ func rowFromLog(m map[string]any, metricName string, metric items.Record, row *i
 	if !ok {
 		return fail("input", fmt.Errorf("%w: got %T, want the prompt as text", harness.ErrFieldType, in))
 	}
-	row.Question, row.Options = parsePrompt(prompt)
+	var perr error
+	row.Question, row.Options, perr = parsePrompt(prompt)
+	// vidscreen's export logs the question and the options as shown in
+	// its metric object: exact where the prompt's lines are not (an
+	// option holding a line break that reads as the next option).
+	if opts, q, ok := metricOptions(metric); ok {
+		row.Question, row.Options, perr = q, opts, nil
+	}
+	if perr != nil && !opt.ItemsFrom {
+		return fail("input", fmt.Errorf("%w: %v: the prompt does not say which lines are the options; give the benchmark's items with --items-from", harness.ErrBadValue, perr))
+	}
 	// A log-likelihood task's prompt is often the bare question (EgoSchema's
 	// and PerceptionTest's mcppl tasks: doc_to_text "question", the options
 	// going in as continuations): its options are only in the benchmark's
@@ -308,6 +332,25 @@ func rowFromLog(m map[string]any, metricName string, metric items.Record, row *i
 	return nil
 }
 
+// metricOptions are the question and the options as shown, where the
+// metric object holds them as vidscreen's export writes them (a list of
+// texts under options, the question under question).
+func metricOptions(metric items.Record) (opts []string, question string, ok bool) {
+	list, isList := metric["options"].([]any)
+	q, isText := metric["question"].(string)
+	if !isList || !isText || len(list) < 2 {
+		return nil, "", false
+	}
+	for _, o := range list {
+		s, isText := o.(string)
+		if !isText {
+			return nil, "", false
+		}
+		opts = append(opts, s)
+	}
+	return opts, q, true
+}
+
 var videoNumber = regexp.MustCompile(`^(\d+)-\d+$`)
 
 // metricObject finds the task's metric object in a line: the first, by
@@ -333,28 +376,68 @@ func metricObject(m map[string]any) (string, items.Record) {
 }
 
 // parsePrompt reads a multiple-choice prompt as lmms-eval's tasks build it.
-// The options are the first run of lines lettered A, B, C, ... in order;
-// the question is the whole text before them, every line of it, less what
-// the task's template puts around it. Video-MME's videomme_doc_to_text
-// (lmms_eval/tasks/videomme/utils.py) writes its instruction line
-// ("Select the best answer to the following multiple-choice question based
-// on the video..."), then doc["question"] as it is (lines and all), then the
-// options and the post prompt; the subtitle variant puts "This video's
-// subtitles are listed below:" and the subtitles above that instruction.
-// So the question starts after the last template line (templateLine) or
-// the intro of vidscreen's own export (exportIntro), and loses the model's media tokens ("<image>"), a "Question:" label
-// (MVBench's template, the qwen3_vl pre_prompt) and a closing "Options:"
-// or "Option:" line. A question that itself spans lines stays whole, so
-// that it matches the benchmark's own record (--items-from).
-func parsePrompt(p string) (question string, options []string) {
-	if raw := strings.Split(strings.ReplaceAll(p, "\r\n", "\n"), "\n"); exportIntro(raw) {
-		p = strings.Join(raw[2:], "\n")
+// The options are the lettered lines readOptionLines finds (an option
+// wrapped onto further lines kept whole, a prompt that reads two ways
+// refused); the question is the whole text before them, every line of it,
+// less what the task's template puts around it. Video-MME's
+// videomme_doc_to_text (lmms_eval/tasks/videomme/utils.py) writes its
+// instruction line ("Select the best answer to the following
+// multiple-choice question based on the video..."), then doc["question"]
+// as it is (lines and all), then the options and the post prompt; the
+// subtitle variant puts "This video's subtitles are listed below:" and the
+// subtitles above that instruction. So the question starts after the last
+// template line (templateLine), and loses the model's media tokens
+// ("<image>"), a "Question:" label (MVBench's template, the qwen3_vl
+// pre_prompt) and a closing "Options:" or "Option:" line. A question that
+// itself spans lines stays whole, so that it matches the benchmark's own
+// record (--items-from).
+//
+// vidscreen's own export (harness/release/export's doc_to_text: its
+// intro, a blank line, doc["question"], "A. " + each option, the post
+// prompt) is read exactly: the question is every line between the blank
+// line and the options as written, and the options run to the post
+// prompt, line breaks kept.
+func parsePrompt(p string) (question string, options []string, err error) {
+	raw := strings.Split(strings.ReplaceAll(p, "\r\n", "\n"), "\n")
+	if exportIntro(raw) && len(raw) > 3 && raw[len(raw)-1] == exportPostPrompt {
+		body := raw[2 : len(raw)-1]
+		start, opts, err := readOptionLines(body, 3, true)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(opts) >= 2 {
+			return strings.Join(body[:start], "\n"), opts, nil
+		}
 	}
-	q, opts := items.OptionsInQuestion(p)
+	first := 1
+	if exportIntro(raw) {
+		raw, first = raw[2:], 3
+	}
+	start, opts, err := readOptionLines(raw, first, false)
+	if err != nil {
+		return "", nil, err
+	}
 	if len(opts) < 2 {
-		return "", nil
+		// No run of option lines: options written inline ("(A) yes (B) no").
+		q, inline := items.OptionsInQuestion(strings.Join(raw, "\n"))
+		if len(inline) < 2 {
+			return "", nil, nil
+		}
+		raw, opts = strings.Split(q, "\n"), inline
+		start = len(raw)
 	}
-	lines := strings.Split(q, "\n")
+	if len(opts) < 2 {
+		return "", nil, nil
+	}
+	var lines []string
+	for _, l := range raw[:start] {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if n := len(lines); n > 0 && strings.EqualFold(strings.TrimSuffix(lines[n-1], ":"), "options") {
+		lines = lines[:n-1]
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if templateLine(lines[i]) {
 			lines = lines[i+1:]
@@ -373,7 +456,7 @@ func parsePrompt(p string) (question string, options []string) {
 			lines[0] = first[len("question:"):]
 		}
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n")), opts
+	return strings.TrimSpace(strings.Join(lines, "\n")), opts, nil
 }
 
 // templatePrefixes open the lines lmms-eval's video tasks write above the
@@ -439,6 +522,12 @@ func sampleReply(v any, row *items.Row) (lls int, err error) {
 			ll, ok := llPair(e)
 			if !ok {
 				return 0, fmt.Errorf("entry %d: want a [log-likelihood, is-greedy] pair like the first, found %v", i, e)
+			}
+			if ll > 0 {
+				// A log-probability is at most 0: a positive one is
+				// another score (a loss, a probability's negation), whose
+				// largest names the wrong option.
+				return 0, fmt.Errorf("entry %d: log-likelihood %v is above 0, which no log-probability is: the log holds another score", i, ll)
 			}
 			if best < 0 || ll > bestLL {
 				best, bestLL = i, ll

@@ -180,13 +180,30 @@ func TestParsePrompt(t *testing.T) {
 		{"vidscreen's export", "You are given a video. Answer the question about it.\n\nwhy did\nthe boy run?\nA. x\nB. y\nAnswer with the option's letter.", "why did\nthe boy run?", []string{"x", "y"}},
 		{"an export intro without its blank line is the question's", "You are given a video.\nwhy did he run?\nA. x\nB. y", "You are given a video.\nwhy did he run?", []string{"x", "y"}},
 		{"no template: all of it", "pre Q?\nOptions:\nA. x\nB. y\nC. z\nanswer", "pre Q?", []string{"x", "y", "z"}},
-		{"a run that skips a letter ends", "Q?\n(A) x\n(B) y\n(D) w", "Q?", []string{"x", "y"}},
+		{"an option wrapped onto a second line is whole", "Which?\nA. Apples.\n   Candles, too\nB. Doors\nAnswer with the option's letter.", "Which?", []string{"Apples.\n   Candles, too", "Doors"}},
+		{"a question listing lettered lines before the options", "Pick the odd one:\nA. one\nB. two\nWhich is it?\nA. x\nB. y\nC. z\nAnswer.", "Pick the odd one:\nA. one\nB. two\nWhich is it?", []string{"x", "y", "z"}},
+		{"vidscreen's export: options run to the post prompt", "You are given a video. Answer the question about it.\n\n  Why?\n\nA. line one\nline two\nB. y \n" + exportPostPrompt, "  Why?\n", []string{"line one\nline two", "y "}},
 		{"a first A. line alone is the question's", "A. lone\nQ?\nA. x\nB. y", "A. lone\nQ?", []string{"x", "y"}},
 		{"no options", "no options here", "", nil},
 	} {
-		q, opts := parsePrompt(tt.in)
-		if q != tt.question || !slices.Equal(opts, tt.options) {
-			t.Errorf("%s: parsePrompt(%q) = %q, %q; want %q, %q", tt.name, tt.in, q, opts, tt.question, tt.options)
+		q, opts, err := parsePrompt(tt.in)
+		if err != nil || q != tt.question || !slices.Equal(opts, tt.options) {
+			t.Errorf("%s: parsePrompt(%q) = %q, %q, %v; want %q, %q", tt.name, tt.in, q, opts, err, tt.question, tt.options)
+		}
+	}
+}
+
+// TestParsePromptRefusesAmbiguity: a prompt whose lettered lines read two
+// ways is refused, not read the first way (issue 33 §2.2).
+func TestParsePromptRefusesAmbiguity(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, in, want string }{
+		{"a run that skips a letter", "Q?\n(A) x\n(B) y\n(D) w", `line 4 ("(D) w") reads as an option`},
+		{"an exported option holding a line that reads as the next option", "You are given a video. Answer the question about it.\n\nQ?\nA. x\nB. inside x\nB. y\n" + exportPostPrompt, `line 6 ("B. y") reads as an option inside the options that start at line 4`},
+	} {
+		q, opts, err := parsePrompt(tt.in)
+		if err == nil || !strings.Contains(err.Error(), "ambiguous options") || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: parsePrompt = %q, %q, %v; want an error with %q", tt.name, q, opts, err, tt.want)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/items/records"
 )
 
 // VLMEvalKit is VLMEvalKit's tables: a dataset's TSV (index, video,
@@ -190,7 +191,7 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 		return nil, &harness.ParseError{File: name, Err: fmt.Errorf("%w: the table is empty", harness.ErrNoItems)}
 	}
 	if err != nil {
-		return nil, &harness.ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+		return nil, &harness.ParseError{File: name, Line: 1, Err: records.Reword(harness.ErrSyntax, tableSyntaxText(err))}
 	}
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
@@ -210,7 +211,14 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 		}
 		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
+			return nil, &harness.ParseError{File: name, Line: line, Err: records.Reword(harness.ErrSyntax, tableSyntaxText(err))}
+		}
+		// A tab inside a cell shifts every column after it (the task
+		// becomes a piece of the question), a short row loses its last
+		// cells: either is refused, as pandas refuses a row longer than
+		// the header, and VLMEvalKit's own tables write every cell.
+		if len(cells) != len(header) {
+			return nil, &harness.ParseError{File: name, Line: line, Err: fmt.Errorf("%w: the row has %d fields, the header %d%s", harness.ErrBadValue, len(cells), len(header), fieldHint(cr.Comma, len(cells) > len(header)))}
 		}
 		m, err := t.cells(cells, line, 0)
 		if err != nil {
@@ -224,11 +232,41 @@ func ReadDelimited(ctx context.Context, r io.Reader, name string) ([]items.Row, 
 	}
 }
 
+// tableSyntaxText is a malformed row's error in words: "not a JSON
+// object", ErrSyntax's own text, is wrong for a table.
+func tableSyntaxText(err error) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	msg := fmt.Sprintf("not a well-formed table: %v", err)
+	if errors.Is(err, csv.ErrQuote) {
+		msg += " (a quoted cell that does not close where it should: is the file cut short?)"
+	}
+	return msg
+}
+
+// fieldHint says the likely cause of a row with more or fewer fields
+// than its header.
+func fieldHint(comma rune, more bool) string {
+	sep := "comma"
+	if comma == '\t' {
+		sep = "tab"
+	}
+	if more {
+		return fmt.Sprintf(" (a %s inside a cell that is not quoted?)", sep)
+	}
+	return " (a row cut short, or a line break inside a cell that is not quoted?)"
+}
+
 // readXLSX reads the first sheet of a VLMEvalKit result workbook. Rows are
 // numbered as a spreadsheet shows them, the header being row 1.
 func readXLSX(ctx context.Context, path string) ([]items.Row, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, items.OpenError(path, err)
+	}
+	if err := checkWorkbookZip(path); err != nil {
+		return nil, err
 	}
 	f, err := excelize.OpenFile(path)
 	if err != nil {
@@ -303,6 +341,9 @@ func readJSONRecords(ctx context.Context, path string) ([]items.Row, error) {
 			return nil, &harness.ParseError{File: path, Line: 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")), Err: fmt.Errorf("%w: %v", harness.ErrSyntax, err)}
 		}
 		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: expected %s: %v", harness.ErrSyntax, expected(path), err)}
+	}
+	if d.More() {
+		return nil, &harness.ParseError{File: path, Err: fmt.Errorf("%w: text after the array of rows: the file holds one JSON array", harness.ErrSyntax)}
 	}
 	var header []string
 	seen := map[string]bool{}

@@ -116,5 +116,10 @@ func tableSyntax(path string, line int, err error) error {
 		line = pe.StartLine
 		err = pe.Err
 	}
-	return &harness.ParseError{File: path, Line: line, Err: fmt.Errorf("%w: not a CSV table: %v", harness.ErrSyntax, err)}
+	msg := fmt.Sprintf("not a CSV table: %v", err)
+	if errors.Is(err, csv.ErrQuote) {
+		// A quoted cell that never closes: most often a file cut short.
+		msg += " (a quoted cell that does not close where it should: is the file cut short?)"
+	}
+	return &harness.ParseError{File: path, Line: line, Err: Reword(harness.ErrSyntax, msg)}
 }

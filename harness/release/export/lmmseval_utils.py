@@ -257,7 +257,9 @@ def process_results(doc, results):
     gold letter (answer) and the score (1 right, 0 wrong). The names are
     those of lmms-eval's Video-MME records, which `vidscreen import
     lmms-eval` reads from a samples log: the items and the replies of a
-    video or frame task come back from it."""
+    video or frame task come back from it. The question and the options as
+    shown go in too, so that they come back exactly: the prompt's lines
+    alone cannot say where an option holding a line break ends."""
     reply = results[0] if results else ""
     if isinstance(reply, (list, tuple)):
         reply = reply[0] if reply else ""
@@ -265,6 +267,8 @@ def process_results(doc, results):
     pick = parse_reply(reply, texts)
     record = {
         "question_id": doc["item_id"],
+        "question": str(doc["question"]),
+        "options": texts,
         "video": doc["video"],
         "task": doc.get("task") or "",
         "duration": doc.get("duration"),
