@@ -43,9 +43,9 @@ func TestPlanReferenceByHand(t *testing.T) {
 		return s
 	}
 	type row struct {
-		answer     int
-		dur        *float64
-		decoded    float64
+		answer      int
+		dur         *float64
+		decoded     float64
 		at32, at128 int // the picked option, -1: no scores
 	}
 	add := func(bench string, reps int, rows []row) {
