@@ -142,6 +142,7 @@ func TestMergeReferenceProbe(t *testing.T) {
 		sent, sentProbes = sent+len(srv.Requests()), sentProbes+probes()
 		shards = append(shards, out)
 	}
+	t.Logf("the unsharded audit sent %d requests (%d probes at %d frames), the shards %d (%d probes)", asked, probed, runs.ProbeFrames, sent, sentProbes)
 	// The shards probe the benchmark above chance too: the price of a
 	// merge that asks nothing.
 	if sent-sentProbes != asked-probed || sentProbes <= probed {
