@@ -42,7 +42,7 @@ type ReferenceSource struct {
 // benchmark for the card to give a breaking level, and for the 128-frame
 // probe's accuracy to count: the Video-Index authors' minimum (levels.py,
 // MIN_N = 30: "reference n < 30, no level").
-const MinReferenceItems = 30
+const MinReferenceItems = paperMinN
 
 // nearChanceDelta is the tolerance of reference_near_chance: the breaking
 // level's main delta (Video-Index section 2).
