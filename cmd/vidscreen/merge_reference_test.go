@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	runs "github.com/vidscreen/vidscreen/harness/run"
 	"github.com/vidscreen/vidscreen/harness/rundir"
+	"github.com/vidscreen/vidscreen/internal/checksum"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -163,5 +165,21 @@ func TestMergeReferenceProbe(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(merged, rundir.StagesFile))
 	if err := json.Unmarshal(b, &stages); err != nil || stages.Requests == nil || *stages.Requests != 0 {
 		t.Errorf("the merge's %s says requests %v (%v), want 0", rundir.StagesFile, deref(stages.Requests), err)
+	}
+	// A shard's probe changed after the shard finished (another frame
+	// count, its checksum made to match) is bad input: the shard's
+	// completion record refuses it, exit 2 naming the shard and the file.
+	probeFile := filepath.Join(shards[0], runs.ProbeFile)
+	pb, err := checksum.ReadFile(probeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb = bytes.Replace(pb, []byte(`"frames":128`), []byte(`"frames":64`), 1)
+	if err := checksum.Write(probeFile, func(w io.Writer) error { _, err := w.Write(pb); return err }); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runWithKey(servedKey, "merge", shards[0], shards[1], "--out", filepath.Join(tmp, "merged-bad"), "--quiet")
+	if code != 2 || !strings.Contains(stderr, shards[0]) || !strings.Contains(stderr, runs.ProbeFile) {
+		t.Errorf("a shard's probe changed to 64 frames: exit %d, %s; want 2 naming %s and %s", code, stderr, shards[0], runs.ProbeFile)
 	}
 }
