@@ -232,7 +232,7 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 		return nil, err
 	}
 	a.res.Outputs = []string{rundir.ConfigFile, rundir.ShardFile}
-	if a.opt.ReferenceModel {
+	if _, err := os.Stat(filepath.Join(a.opt.Out, ProbeFile)); err == nil && a.opt.ReferenceModel {
 		a.res.Outputs = append(a.res.Outputs, ProbeFile)
 	}
 	if err := a.complete(started); err != nil {
