@@ -120,11 +120,11 @@ func TestAuditServedFloored(t *testing.T) {
 	// Resumed from its records and its caches: the predictions, their flag
 	// with them, come from records.log (every unit is complete, so no
 	// reader runs again), the other option orders of the cards' solved rule
-	// from the response store, the reader's mode from served-modes.json,
+	// from the response store, the reader's mode from config.json,
 	// and the outputs are the run's.
 	resumed := filepath.Join(t.TempDir(), "resumed")
 	os.MkdirAll(filepath.Join(resumed, rundir.CacheDir), 0o755)
-	for _, f := range []string{rundir.ConfigFile, rundir.RecordsFile, filepath.Join(rundir.CacheDir, runs.ServedStoreFile), filepath.Join(rundir.CacheDir, rundir.ServedModesFile)} {
+	for _, f := range []string{rundir.ConfigFile, rundir.RecordsFile, filepath.Join(rundir.CacheDir, runs.ServedStoreFile)} {
 		b, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)

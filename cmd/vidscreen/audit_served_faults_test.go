@@ -153,6 +153,13 @@ func TestAuditServedModeIsDecidedOnce(t *testing.T) {
 	if !bytes.Contains(cards, []byte(`"mode": "logprobs"`)) {
 		t.Errorf("cards.json does not name the logprobs mode")
 	}
+	// The probe's mode is recorded in config.json, not switched by the
+	// item whose replies lacked log-probabilities.
+	var cfg rundir.Config
+	if b, err := os.ReadFile(filepath.Join(outs[0], rundir.ConfigFile)); err != nil || json.Unmarshal(b, &cfg) != nil ||
+		len(cfg.ServedModes) != 1 || cfg.ServedModes[0].Role != "lm_reader" || cfg.ServedModes[0].Mode != "logprobs" || !cfg.ServedModes[0].Prefill {
+		t.Errorf("config.json's served_modes %+v (%v), want lm_reader in logprobs, prefilled", cfg.ServedModes, err)
+	}
 	for _, f := range []string{rundir.ItemsParquet, rundir.CardsJSON} {
 		a, _ := os.ReadFile(filepath.Join(outs[0], f))
 		b, _ := os.ReadFile(filepath.Join(outs[1], f))

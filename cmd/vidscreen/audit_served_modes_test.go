@@ -73,6 +73,36 @@ func TestAuditServedModes(t *testing.T) {
 			if again, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON)); !bytes.Equal(again, b) {
 				t.Errorf("cards.json differs after a resume that asked nothing:\n%s\n%s", b, again)
 			}
+			// config.json records the mode the probe decided.
+			cfgPath := filepath.Join(out, rundir.ConfigFile)
+			conf, _ := os.ReadFile(cfgPath)
+			var cfg rundir.Config
+			if err := json.Unmarshal(conf, &cfg); err != nil || len(cfg.ServedModes) != 1 || cfg.ServedModes[0].Role != "lm_reader" || cfg.ServedModes[0].Model != "fake-lm" ||
+				cfg.ServedModes[0].Mode != tc.mode || cfg.ServedModes[0].Prefill != tc.prefill {
+				t.Errorf("config.json's served_modes %+v (%v), want lm_reader fake-lm in %s, prefill %v", cfg.ServedModes, err, tc.mode, tc.prefill)
+			}
+			// A run made before config.json kept the modes has them in its
+			// cache's served-modes.json: resumed, it reads them there, names
+			// them on its cards and records them in config.json.
+			cut := bytes.Index(conf, []byte(",\n  \"served_modes\":"))
+			if cut < 0 {
+				t.Fatalf("config.json has no served_modes last:\n%s", conf)
+			}
+			old, _ := json.Marshal(cfg.ServedModes)
+			os.WriteFile(filepath.Join(out, rundir.CacheDir, rundir.ServedModesFile), old, 0o644)
+			os.WriteFile(cfgPath, append(conf[:cut:cut], "\n}\n"...), 0o644)
+			if code, _, stderr := runWithKey(servedKey, "audit", "--items", items, "--out", out, "--models", dir, "--levels", "option,text"); code != 0 {
+				t.Fatalf("an older run resumed: exit %d\n%s", code, stderr)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("the older run resumed sent %d requests, want none", n)
+			}
+			if again, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON)); !bytes.Equal(again, b) {
+				t.Errorf("cards.json differs after an older run's resume:\n%s\n%s", b, again)
+			}
+			if again, _ := os.ReadFile(cfgPath); !bytes.Equal(again, conf) {
+				t.Errorf("config.json after an older run's resume:\n%s\nwant\n%s", again, conf)
+			}
 		})
 	}
 }

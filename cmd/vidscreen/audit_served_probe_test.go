@@ -58,10 +58,11 @@ func wrongLetter(items []fixtureItem) func(r *openaitest.Request) openaitest.Rep
 
 // TestAuditServedProbeFailure: on a long-video benchmark whose 32-frame
 // reference (a served vlm_reader) stays within 0.05 of chance, the
-// 128-frame probe supplies s*. When the server fails the probe's request
-// of one item after its retries, that item fails with reason server in
-// items.parquet (its video_sha256 and video_identity filled, as a
-// success's: they come from the video) and on the cards, and the others
+// 128-frame probe runs (and, at chance too and under the authors' 30
+// items, leaves s* the 32-frame one). When the server fails the probe's
+// request of one item after its retries, that item fails with reason
+// server in items.parquet (its video_sha256 and video_identity filled, as
+// a success's: they come from the video) and on the cards, and the others
 // keep their s*. Resumed against the still-failing server, the run asks
 // that probe request alone again and writes the same outputs; once the
 // server recovers, the resumed run asks it alone and the item gets its s*.
@@ -123,6 +124,7 @@ func TestAuditServedProbeFailure(t *testing.T) {
 		Source   *struct {
 			Probe  bool `json:"probe"`
 			Frames int  `json:"frames"`
+			N128   int  `json:"n_128"`
 		} `json:"reference_source"`
 	}
 	read := func() ([]row, card) {
@@ -157,8 +159,8 @@ func TestAuditServedProbeFailure(t *testing.T) {
 
 	audit("the audit")
 	rows, c := read()
-	if c.Source == nil || !c.Source.Probe || c.Source.Frames != runs.ProbeFrames {
-		t.Fatalf("reference_source %+v: want the %d-frame probe (the 32-frame reference is at zero)", c.Source, runs.ProbeFrames)
+	if c.Source == nil || c.Source.Probe || c.Source.Frames != runs.ReferenceFrames || c.Source.N128 == 0 {
+		t.Fatalf("reference_source %+v: want the %d-frame probe run (the 32-frame reference is at zero) and s* kept at %d frames", c.Source, runs.ProbeFrames, runs.ReferenceFrames)
 	}
 	served, decoded := 0, 0
 	for i, r := range rows {
@@ -179,9 +181,10 @@ func TestAuditServedProbeFailure(t *testing.T) {
 	if served != 1 || c.Failures[letters.FailureServer] != 1 {
 		t.Errorf("%d rows of the failing question, the card counts %v; want one server failure", served, c.Failures)
 	}
-	// The 10 decodable items, less the one whose probe failed.
-	if c.RefN != decoded-1 {
-		t.Errorf("s* on %d items, want the %d decodable items but the failed one", c.RefN, decoded-1)
+	// The probe scored the 10 decodable items less the one it failed; s*
+	// stays the 32-frame one.
+	if c.Source.N128 != decoded-1 {
+		t.Errorf("the probe scored %d items, want the %d decodable items but the failed one", c.Source.N128, decoded-1)
 	}
 	first := map[string][]byte{}
 	for _, name := range []string{rundir.ItemsParquet, rundir.CardsJSON, rundir.CardsMarkdown} {
@@ -207,15 +210,15 @@ func TestAuditServedProbeFailure(t *testing.T) {
 			t.Errorf("item %d (%q) still failed at the server once it recovered", i, r.Question)
 		}
 	}
-	if c.RefN != decoded {
-		t.Errorf("s* on %d items once the server recovered, want all %d decodable ones", c.RefN, decoded)
+	if c.Source.N128 != decoded {
+		t.Errorf("the probe scored %d items once the server recovered, want all %d decodable ones", c.Source.N128, decoded)
 	}
 }
 
 // TestAuditServedProbeRefit: a server whose image limit is 64
 // (--limit-mm-per-prompt '{"image":64}') refuses the 128-frame probe's
-// requests; each is asked again with every second frame, and every
-// decodable item still gets its s*, none fails. stages.json counts the
+// requests; each is asked again with every second frame, and the probe
+// still scores every decodable item (reference_source's n_128), none fails. stages.json counts the
 // refits. The refusals are stored with the replies, so the run resumed
 // asks the server nothing and writes the same outputs.
 func TestAuditServedProbeRefit(t *testing.T) {
@@ -273,16 +276,16 @@ func TestAuditServedProbeRefit(t *testing.T) {
 		Cards []struct {
 			RefN   int `json:"reference_n"`
 			Source *struct {
-				Probe bool `json:"probe"`
+				N128 int `json:"n_128"`
 			} `json:"reference_source"`
 		} `json:"cards"`
 	}
 	cj, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
-	if err := json.Unmarshal(cj, &doc); err != nil || len(doc.Cards) != 1 || doc.Cards[0].Source == nil || !doc.Cards[0].Source.Probe {
+	if err := json.Unmarshal(cj, &doc); err != nil || len(doc.Cards) != 1 || doc.Cards[0].Source == nil {
 		t.Fatalf("cards.json: %v %s", err, cj)
 	}
-	if doc.Cards[0].RefN != decoded || byImages[128] != decoded || byImages[64] != decoded {
-		t.Errorf("s* on %d items; requests by image count %v; want each of the %d decodable items' probe sent at 128 and again at 64", doc.Cards[0].RefN, byImages, decoded)
+	if doc.Cards[0].Source.N128 != decoded || byImages[128] != decoded || byImages[64] != decoded {
+		t.Errorf("the probe scored %d items; requests by image count %v; want each of the %d decodable items' probe sent at 128 and again at 64", doc.Cards[0].Source.N128, byImages, decoded)
 	}
 	var stages struct {
 		Served []struct {

@@ -22,14 +22,21 @@ type Set struct {
 // UniformFrames is the frame count of the Video-Index protocol (section 3).
 const UniformFrames = 32
 
+// BagMaxFrames is the most frames bag-of-frames reads of a video: the
+// Video-Oasis authors' --max-frames (2048: a 34-minute video at 1 fps
+// whole, a longer one spread evenly). It was 256 before issue 32.
+const BagMaxFrames = 2048
+
 // The frame sets of the frame and order attackers.
 var (
 	// CentreSet is the single middle frame of the clip (Video-Index 3.5).
 	CentreSet = Set{Name: "centre", Sampler: mustSampler("centre")}
 	// BagSet is the ~1 fps set bag-of-frames ranks (Video-Oasis, section 4),
-	// capped at 256 frames spread evenly so that an hour-long video stays
-	// bounded.
-	BagSet = Set{Name: "bag", Sampler: mustSampler("fps:1,max:256")}
+	// capped at BagMaxFrames spread evenly, as the authors' extraction
+	// (src/criteria/temporal/bag_of_frames/features.py,
+	// sampled_video_indices: one frame a second, else linspace to
+	// --max-frames, 2048 by default in temporal/run.py).
+	BagSet = Set{Name: "bag", Sampler: mustSampler(fmt.Sprintf("fps:1,max:%d", BagMaxFrames))}
 	// UniformSet is the 32-frame protocol of Video-Index (section 3), whose
 	// frames are captioned when CaptionSet asks for it.
 	UniformSet, CaptionSet = UniformSets(UniformFrames)

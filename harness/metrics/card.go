@@ -72,6 +72,12 @@ type Card struct {
 	ReferenceN        int      `json:"reference_n"`
 	ReferenceCoverage *float64 `json:"reference_coverage"`
 	ReferencePartial  bool     `json:"reference_partial,omitempty"`
+	// ReferenceNearChance is the authors' reference_near_chance
+	// (levels.py): s* - c is within 0.05; the breaking level is then the
+	// first level that ran. With --reference-model it is the 32-frame
+	// s*'s, also where the 128-frame probe replaced it
+	// (ReferenceSource.NearChance).
+	ReferenceNearChance bool `json:"reference_near_chance,omitempty"`
 	// ReferenceSource says which model answers s* is read from when the
 	// run computed them (--reference-model); absent otherwise.
 	ReferenceSource *ReferenceSource `json:"reference_source,omitempty"`

@@ -641,14 +641,34 @@ func withReference(c *Card, items []*harness.Item, members []int, all [][]scored
 	if dup != nil {
 		c.WeightedReferenceAccuracy = roundPtr(wok / wn)
 	}
-	c.BreakingLevel = map[string]*string{}
+	c.ReferenceNearChance = s-c.Chance <= nearChanceDelta
 	deltas := cfg.Deltas
 	if len(deltas) == 0 {
 		deltas = []float64{0.03, 0.05, 0.08}
 	}
+	if int(n) < MinReferenceItems {
+		// The authors' minimum (levels.py: "reference n < 30, no level").
+		unavailable("breaking_level", fmt.Sprintf("the reference scored %d of this benchmark's items, fewer than the %d a breaking level needs (Video-Index levels.py, MIN_N)", int(n), MinReferenceItems))
+		deltas = nil
+	} else {
+		c.BreakingLevel = map[string]*string{}
+	}
 	for _, d := range deltas {
 		key := strconv.FormatFloat(d, 'f', -1, 64)
 		c.BreakingLevel[key] = nil
+		if s-c.Chance <= d {
+			// A reference within the tolerance of chance breaks at the
+			// first level that ran (the authors' assign_level: "near and
+			// not rescreened").
+			for _, l := range harness.Levels() {
+				if c.Levels.At(l) != nil {
+					name := l.String()
+					c.BreakingLevel[key] = &name
+					break
+				}
+			}
+			continue
+		}
 		for _, l := range harness.Levels() {
 			if lr := c.Levels.At(l); lr != nil && lr.Eps >= s-c.Chance-d {
 				name := l.String()

@@ -14,6 +14,16 @@ type ReferenceSource struct {
 	Frames int `json:"frames"`
 	// Probe is true when the 128-frame probe supplied the reference.
 	Probe bool `json:"probe"`
+	// NearChance is the authors' reference_near_chance (levels.py): the
+	// 32-frame s* is within the tolerance of chance. Where the 128-frame
+	// probe does not rise above it (or scores fewer than
+	// MinReferenceItems), s* stays the 32-frame one and the card's
+	// breaking level is the first level that ran.
+	NearChance bool `json:"reference_near_chance"`
+	// Accuracy128 and N128 are the 128-frame probe's accuracy and the items
+	// it scored, where it ran.
+	Accuracy128 *float64 `json:"accuracy_128,omitempty"`
+	N128        int      `json:"n_128,omitempty"`
 	// Accuracy32 is the 32-frame accuracy over the items it answered, and
 	// N32 their number; with Chance they decide whether the probe runs.
 	Accuracy32 *float64 `json:"accuracy_32"`
@@ -26,4 +36,25 @@ type ReferenceSource struct {
 	LongVideo        bool     `json:"long_video"`
 	// Note says in words which reference was used and why.
 	Note string `json:"note"`
+}
+
+// MinReferenceItems is the fewest items a reference must score on a
+// benchmark for the card to give a breaking level, and for the 128-frame
+// probe's accuracy to count: the Video-Index authors' minimum (levels.py,
+// MIN_N = 30: "reference n < 30, no level").
+const MinReferenceItems = paperMinN
+
+// nearChanceDelta is the tolerance of reference_near_chance: the breaking
+// level's main delta (Video-Index section 2).
+const nearChanceDelta = 0.05
+
+// WithReferenceSource sets a card's ReferenceSource and, where the source
+// scored items at 32 frames, its reference_near_chance from the 32-frame
+// s*, as the authors flag it whether or not the 128-frame probe then
+// supplied s*.
+func WithReferenceSource(c *Card, rs *ReferenceSource) {
+	c.ReferenceSource = rs
+	if rs != nil && rs.N32 > 0 {
+		c.ReferenceNearChance = rs.NearChance
+	}
 }

@@ -80,7 +80,7 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	}
 	for k := range cards {
 		cards[k].Permutation = perms[cards[k].Benchmark]
-		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
+		metrics.WithReferenceSource(&cards[k], a.refSource[cards[k].Benchmark])
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
 	cm.add(len(cards))

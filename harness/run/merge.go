@@ -34,8 +34,17 @@ func (a *audit) seedFromShards(checked time.Duration) error {
 	if a.res.Seeded, err = seedCache(a.opt.Out, a.opt.Merge); err != nil {
 		return err
 	}
-	if err := mergeServedModes(a.opt.Out, a.opt.Merge, a.opt.Progress); err != nil {
+	modes, err := mergeServedModes(a.opt.Merge, a.opt.Progress)
+	if err != nil {
 		return err
+	}
+	if len(modes) > 0 && !slices.Equal(modes, fromConfigModes(a.cfg.ServedModes)) {
+		// The merge's config.json names the modes the shards' servers
+		// gave, as the unsharded audit's names its own.
+		a.cfg.ServedModes = toConfigModes(modes)
+		if err := rundir.WriteConfig(a.opt.Out, &a.cfg); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
 	}
 	a.opt.Progress.Note("merge: cache seeded from the shards", "shards", len(a.opt.Merge), "files", a.res.Seeded)
 	// The check of the shards and the seeding of the cache.
@@ -78,7 +87,11 @@ func checkShards(dirs []string, cfg *rundir.Config) error {
 		if string(m["shard"]) != strconv.Quote(Shard{s.Shard, s.Shards}.String()) {
 			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s names shard %s, %s shard %d/%d", rundir.ConfigFile, m["shard"], rundir.ShardFile, s.Shard, s.Shards)}
 		}
+		// What the shard learnt of its servers is no part of the audit
+		// the merge checks: the merge puts the modes together
+		// (mergeServedModes).
 		delete(m, "shard")
+		delete(m, "served_modes")
 		base, err := json.Marshal(m)
 		if err != nil {
 			return err
@@ -283,14 +296,15 @@ func (a *audit) importShardRecords() error {
 	return nil
 }
 
-// mergeServedModes writes, into the merge's cache, the served readers'
-// modes the shards recorded (rundir.ServedModesFile of each): a role and
-// model's mode is the first shard's that names one, so the cards of the
-// merge, which asks no model, name the modes the shards' servers gave,
-// as the unsharded audit's do. Shards whose servers gave one role
-// different modes make a merge whose cards differ from any unsharded
-// audit's: the warning says which.
-func mergeServedModes(out string, shards []string, rep interface{ Warn(string, ...any) }) error {
+// mergeServedModes returns the served readers' modes the shards recorded
+// (rundir.Config.ServedModes of each config.json, else an older shard's
+// rundir.ServedModesFile): a role and model's mode is the first shard's
+// that names one, by shard index, so the cards of the merge, which asks no
+// model, name the modes the shards' servers gave, as the unsharded audit's
+// do. Shards whose servers gave one role different modes make a merge
+// whose cards differ from any unsharded audit's: the warning says which.
+// It returns nil when no shard recorded a mode.
+func mergeServedModes(shards []string, rep interface{ Warn(string, ...any) }) ([]metrics.ServedReader, error) {
 	// By shard index, whatever order the directories were given in.
 	shards = slices.Clone(shards)
 	index := map[string]int{}
@@ -302,16 +316,9 @@ func mergeServedModes(out string, shards []string, rep interface{ Warn(string, .
 	slices.SortStableFunc(shards, func(x, y string) int { return index[x] - index[y] })
 	var all []metrics.ServedReader
 	for _, dir := range shards {
-		b, err := os.ReadFile(filepath.Join(dir, rundir.CacheDir, rundir.ServedModesFile))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+		rs, err := shardServedModes(dir)
 		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		var rs []metrics.ServedReader
-		if err := json.Unmarshal(b, &rs); err != nil {
-			return &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", rundir.ServedModesFile, err)}
+			return nil, err
 		}
 	next:
 		for _, r := range rs {
@@ -332,8 +339,40 @@ func mergeServedModes(out string, shards []string, rep interface{ Warn(string, .
 		}
 	}
 	if !anyMode(all) {
-		return nil
+		return nil, nil
 	}
-	path := filepath.Join(out, rundir.CacheDir, rundir.ServedModesFile)
-	return atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(all) })
+	return all, nil
+}
+
+// shardServedModes reads the modes a shard recorded: its config.json's
+// served_modes, else (a shard made before they were kept there) its cache's
+// rundir.ServedModesFile; nil when it has neither.
+func shardServedModes(dir string) ([]metrics.ServedReader, error) {
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ConfigFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	if err == nil {
+		var cfg struct {
+			ServedModes []rundir.ServedMode `json:"served_modes"`
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: field served_modes: %v", rundir.ConfigFile, err)}
+		}
+		if len(cfg.ServedModes) > 0 {
+			return fromConfigModes(cfg.ServedModes), nil
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(dir, rundir.CacheDir, rundir.ServedModesFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	var rs []metrics.ServedReader
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return nil, &ShardError{Dir: dir, Msg: fmt.Sprintf("%s: %v", rundir.ServedModesFile, err)}
+	}
+	return rs, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +11,11 @@ import (
 
 	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/rundir"
-	"github.com/vidscreen/vidscreen/internal/atomicfile"
 )
 
-// servedModes is what a run knows of its served readers' modes: the file's
-// and Options.Served's, merged.
+// servedModes is what a run knows of its served readers' modes: its
+// config.json's (rundir.Config.ServedModes, or an older run's
+// rundir.ServedModesFile) and Options.Served's, merged.
 type servedModes struct {
 	mu     sync.Mutex
 	loaded bool
@@ -25,8 +24,12 @@ type servedModes struct {
 
 // servedModes returns the served readers of the run with their modes:
 // Options.Served's, each role not yet asked this run taking the mode the
-// file recorded for the same role and model. It writes the file whenever
-// that adds a mode, before the answers of that mode are stored.
+// run directory recorded for the same role and model. It records them in
+// config.json (rundir.Config.ServedModes) whenever that adds a mode, before
+// the answers of that mode are stored, so that a resumed run, which asks
+// a role nothing, still names the mode of the answers it reads. A run made
+// before the modes were kept in config.json has them in its cache's
+// rundir.ServedModesFile, which is read when config.json names none.
 func (a *audit) servedModes() ([]metrics.ServedReader, error) {
 	if a.opt.Served == nil {
 		return nil, nil
@@ -34,18 +37,14 @@ func (a *audit) servedModes() ([]metrics.ServedReader, error) {
 	m := &a.served
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	path := filepath.Join(a.opt.Out, rundir.CacheDir, rundir.ServedModesFile)
 	if !m.loaded {
-		b, err := os.ReadFile(path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
-			return nil, fmt.Errorf("served modes: %w", err)
-		default:
-			if err := json.Unmarshal(b, &m.known); err != nil {
-				a.cacheDamaged(fmt.Sprintf("%s: %v (recorded again)", path, err))
-				m.known = nil
+		m.known = fromConfigModes(a.cfg.ServedModes)
+		if len(m.known) == 0 {
+			old, err := a.oldServedModes()
+			if err != nil {
+				return nil, err
 			}
+			m.known = old
 		}
 		m.loaded = true
 	}
@@ -62,18 +61,59 @@ func (a *audit) servedModes() ([]metrics.ServedReader, error) {
 			}
 		}
 	}
-	if slices.Equal(out, m.known) || !anyMode(out) {
+	if slices.Equal(out, fromConfigModes(a.cfg.ServedModes)) || !anyMode(out) {
 		return out, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("served modes: %w", err)
-	}
-	err := atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(out) })
-	if err != nil {
+	a.cfg.ServedModes = toConfigModes(out)
+	if err := rundir.WriteConfig(a.opt.Out, &a.cfg); err != nil {
 		return nil, fmt.Errorf("served modes: %w", err)
 	}
 	m.known = out
 	return out, nil
+}
+
+// oldServedModes reads the modes a run made before they were kept in
+// config.json recorded in its cache (nil when it has none; a damaged file
+// is reported and recorded again).
+func (a *audit) oldServedModes() ([]metrics.ServedReader, error) {
+	path := filepath.Join(a.opt.Out, rundir.CacheDir, rundir.ServedModesFile)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("served modes: %w", err)
+	}
+	var rs []metrics.ServedReader
+	if err := json.Unmarshal(b, &rs); err != nil {
+		a.cacheDamaged(fmt.Sprintf("%s: %v (recorded again)", path, err))
+		return nil, nil
+	}
+	return rs, nil
+}
+
+// fromConfigModes and toConfigModes convert between config.json's modes
+// and the cards' served readers, which hold the same fields.
+func fromConfigModes(ms []rundir.ServedMode) []metrics.ServedReader {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]metrics.ServedReader, len(ms))
+	for k, m := range ms {
+		out[k] = metrics.ServedReader(m)
+	}
+	return out
+}
+
+func toConfigModes(rs []metrics.ServedReader) []rundir.ServedMode {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]rundir.ServedMode, len(rs))
+	for k, r := range rs {
+		out[k] = rundir.ServedMode(r)
+	}
+	return out
 }
 
 func anyMode(rs []metrics.ServedReader) bool {

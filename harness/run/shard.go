@@ -212,6 +212,11 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 	if err := a.shardReaders(ctx, p, isMine); err != nil {
 		return nil, err
 	}
+	// The reference model's 128-frame probe of the shard's items, where
+	// it could be needed, for the same reason (referenceshard.go).
+	if err := a.shardProbe(ctx, isMine); err != nil {
+		return nil, err
+	}
 	// The served readers' modes, which merge puts together for the cards
 	// (mergeServedModes).
 	if _, err := a.servedModes(); err != nil {
@@ -227,6 +232,9 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 		return nil, err
 	}
 	a.res.Outputs = []string{rundir.ConfigFile, rundir.ShardFile}
+	if _, err := os.Stat(filepath.Join(a.opt.Out, ProbeFile)); err == nil && a.opt.ReferenceModel {
+		a.res.Outputs = append(a.res.Outputs, ProbeFile)
+	}
 	if err := a.complete(started); err != nil {
 		return nil, err
 	}

@@ -132,10 +132,13 @@ func TestShardsAskTheReadersAndMergeAsksNothing(t *testing.T) {
 	}
 }
 
-// TestMergeServedModes: the merge's served-modes file names, per role and
-// model, the first shard's mode by shard index, whatever order the shards
-// are given in; a shard that recorded none for a role leaves the others'
-// standing; with no mode anywhere no file is written.
+// TestMergeServedModes: the merge takes, per role and model, the first
+// shard's mode by shard index, whatever order the shards are given in; a
+// shard that recorded none for a role leaves the others' standing; with no
+// mode anywhere it takes none. Each shard's modes are read from its
+// config.json (served_modes) or, for a shard made before they were kept
+// there, from its cache's served-modes.json; config.json wins where both
+// are.
 func TestMergeServedModes(t *testing.T) {
 	t.Parallel()
 	lm := func(mode string, prefill bool) metrics.ServedReader {
@@ -146,49 +149,49 @@ func TestMergeServedModes(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		shards [][]metrics.ServedReader // by shard index; nil: no file
-		want   []metrics.ServedReader   // nil: no file
+		shards [][]metrics.ServedReader // by shard index; nil: none recorded
+		old    [][]metrics.ServedReader // in the cache's served-modes.json, by shard index
+		want   []metrics.ServedReader   // nil: none
 	}{
-		{"one shard asked each role", [][]metrics.ServedReader{{lm("", false), vl("logprobs", true)}, {lm("logprobs", true), vl("", false)}},
+		{"one shard asked each role", [][]metrics.ServedReader{{lm("", false), vl("logprobs", true)}, {lm("logprobs", true), vl("", false)}}, nil,
 			[]metrics.ServedReader{lm("logprobs", true), vl("logprobs", true)}},
-		{"the first shard's mode stands", [][]metrics.ServedReader{{lm("generate", false)}, {lm("logprobs", true)}},
+		{"the first shard's mode stands", [][]metrics.ServedReader{{lm("generate", false)}, {lm("logprobs", true)}}, nil,
 			[]metrics.ServedReader{lm("generate", false)}},
-		{"a shard without a file", [][]metrics.ServedReader{nil, {vl("logprobs", true)}},
+		{"a shard without modes", [][]metrics.ServedReader{nil, {vl("logprobs", true)}}, nil,
 			[]metrics.ServedReader{vl("logprobs", true)}},
-		{"no mode anywhere", [][]metrics.ServedReader{{lm("", false)}, nil}, nil},
+		{"no mode anywhere", [][]metrics.ServedReader{{lm("", false)}, nil}, nil, nil},
+		{"older shards", nil, [][]metrics.ServedReader{{lm("", false), vl("logprobs", true)}, {lm("generate", false), vl("", false)}},
+			[]metrics.ServedReader{lm("generate", false), vl("logprobs", true)}},
+		{"config.json wins", [][]metrics.ServedReader{{lm("logprobs", true)}, nil}, [][]metrics.ServedReader{{lm("generate", false)}, nil},
+			[]metrics.ServedReader{lm("logprobs", true)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
 			var dirs []string
-			for i, rs := range tc.shards {
+			for i := range max(len(tc.shards), len(tc.old)) {
 				dir := filepath.Join(tmp, fmt.Sprintf("shard-%d", i))
 				if err := os.MkdirAll(filepath.Join(dir, rundir.CacheDir), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				b, _ := json.Marshal(ShardSummary{Shard: i, Shards: len(tc.shards)})
+				n := max(len(tc.shards), len(tc.old))
+				b, _ := json.Marshal(ShardSummary{Shard: i, Shards: n})
 				os.WriteFile(filepath.Join(dir, rundir.ShardFile), b, 0o644)
-				if rs != nil {
-					b, _ := json.Marshal(rs)
+				if i < len(tc.shards) && tc.shards[i] != nil {
+					cfg := rundir.Config{Format: rundir.FormatVersion, Shard: fmt.Sprintf("%d/%d", i, n), ServedModes: toConfigModes(tc.shards[i])}
+					if err := rundir.WriteConfig(dir, &cfg); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if i < len(tc.old) && tc.old[i] != nil {
+					b, _ := json.Marshal(tc.old[i])
 					os.WriteFile(filepath.Join(dir, rundir.CacheDir, rundir.ServedModesFile), b, 0o644)
 				}
 				dirs = append([]string{dir}, dirs...) // given last shard first
 			}
-			out := filepath.Join(tmp, "merged")
-			os.MkdirAll(filepath.Join(out, rundir.CacheDir), 0o755)
-			if err := mergeServedModes(out, dirs, (*progress.Reporter)(nil)); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(filepath.Join(out, rundir.CacheDir, rundir.ServedModesFile))
-			if tc.want == nil {
-				if err == nil {
-					t.Errorf("a served-modes file with no mode in it: %s", b)
-				}
-				return
-			}
-			var got []metrics.ServedReader
-			if err != nil || json.Unmarshal(b, &got) != nil || !slices.Equal(got, tc.want) {
-				t.Errorf("merged modes %s (%v), want %+v", b, err, tc.want)
+			got, err := mergeServedModes(dirs, (*progress.Reporter)(nil))
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("merged modes %+v (%v), want %+v", got, err, tc.want)
 			}
 		})
 	}

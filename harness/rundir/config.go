@@ -99,6 +99,37 @@ type Config struct {
 	// from config.json otherwise): a shard's directory is not the whole
 	// audit's, and a merge's config.json is the unsharded one.
 	Shard string `json:"shard,omitempty"`
+	// ServedModes records, per served role and model, the form its
+	// server's first answer (the probe, models/openai's probeWith) decided:
+	// log-probabilities or a generated reply, with or without the
+	// prefilled answer turn. It is what the run found out, not what it was
+	// asked to do: a run writes it when it learns a mode, before storing
+	// answers of that mode, and a resumed or extended run takes the stored
+	// one (Claim), so that its cards name the mode of the answers it
+	// reads. Absent without a served reader, and in runs made before it
+	// was kept here (their cache's served-modes.json holds it, and is still
+	// read).
+	ServedModes []ServedMode `json:"served_modes,omitempty"`
+}
+
+// A ServedMode is one served reader's mode in config.json: the fields of
+// metrics.ServedReader, which a card names.
+type ServedMode struct {
+	Role               string `json:"role"`
+	Model              string `json:"model"`
+	Mode               string `json:"mode"`
+	Prefill            bool   `json:"prefill"`
+	ChatTemplateKwargs string `json:"chat_template_kwargs,omitempty"`
+}
+
+// WriteConfig writes c to dir's config.json (EncodeConfig), atomically:
+// how a run records the served readers' modes it learns.
+func WriteConfig(dir string, c *Config) error {
+	b, err := EncodeConfig(c)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, ConfigFile), func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 // VideoConfig is the part of config.json that names how the video features
@@ -171,7 +202,8 @@ var ErrNotRunDir = errors.New("not a vidscreen run directory")
 
 // Claim makes dir the run directory of cfg: a new or empty directory gets
 // config.json; one that already holds a run must hold this configuration,
-// byte for byte (EncodeConfig). It reports whether the run is being
+// byte for byte (EncodeConfig), once cfg takes the served readers' modes
+// the stored run recorded (Config.ServedModes) where it names none. It reports whether the run is being
 // resumed. A run of another configuration is refused with a
 // *ConfigMismatchError naming the top-level keys that differ, or the
 // stored format when it is not cfg's; a directory with files but no
@@ -185,6 +217,19 @@ func Claim(dir string, cfg *Config) (resumed bool, err error) {
 	}
 	path := filepath.Join(dir, ConfigFile)
 	have, err := os.ReadFile(path)
+	if err == nil && len(cfg.ServedModes) == 0 {
+		// The modes are what the stored run learnt of its servers: cfg
+		// takes them, and a resumed run reads answers of those modes.
+		var stored struct {
+			ServedModes []ServedMode `json:"served_modes"`
+		}
+		if json.Unmarshal(have, &stored) == nil && len(stored.ServedModes) > 0 {
+			cfg.ServedModes = stored.ServedModes
+			if want, err = EncodeConfig(cfg); err != nil {
+				return false, err
+			}
+		}
+	}
 	switch {
 	case err == nil:
 		if bytes.Equal(have, want) {
