@@ -175,6 +175,9 @@ type Card struct {
 	// and form its answers came in (see ServedReader); absent when no role
 	// was served.
 	ServedReaders []ServedReader `json:"served_readers,omitempty"`
+	// AnswerCheck is the answer-verification stage on the benchmark's
+	// items (see AnswerCheck); absent without --verify-answers.
+	AnswerCheck *AnswerCheck `json:"answer_check,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

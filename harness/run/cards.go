@@ -83,6 +83,9 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
+	if a.answerChecks != nil {
+		metrics.WithAnswerChecks(cards, a.answerChecks)
+	}
 	cm.add(len(cards))
 	cm.finish()
 	a.stage("cards", t0)

@@ -212,6 +212,10 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 	if err := a.shardReaders(ctx, p, isMine); err != nil {
 		return nil, err
 	}
+	// The verifier too asks about the shard's items only.
+	if err := a.verifyAnswers(ctx, isMine); err != nil {
+		return nil, err
+	}
 	// The served readers' modes, which merge puts together for the cards
 	// (mergeServedModes).
 	if _, err := a.servedModes(); err != nil {

@@ -77,6 +77,9 @@ type Config struct {
 	// ReferenceModel says how --reference-model computed s*; absent
 	// without it.
 	ReferenceModel *ReferenceModelConfig `json:"reference_model,omitempty"`
+	// VerifyAnswers says how --verify-answers judged the marked answers;
+	// absent without it.
+	VerifyAnswers *VerifyAnswersConfig `json:"verify_answers,omitempty"`
 	Attack         attack.Config         `json:"attack"`
 	Duplicates     float32               `json:"duplicate_threshold"`
 	// DuplicateText names the text whose embeddings near-duplicates compare.
@@ -252,4 +255,16 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return buf.Bytes()
+}
+
+// VerifyAnswersConfig is the part of config.json that says how the
+// answer-verification stage (harness/answercheck) judged the marked
+// answers: the verifier, its two frame samplers, the short-video bound of
+// its keep rule and the size frames were decoded at.
+type VerifyAnswersConfig struct {
+	VLMReader         string  `json:"vlm_reader"`
+	FirstSampler      string  `json:"first_sampler"`
+	RecheckSampler    string  `json:"recheck_sampler"`
+	ShortVideoSeconds float64 `json:"short_video_seconds"`
+	DecodeSize        string  `json:"decode_size"`
 }
