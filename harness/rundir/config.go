@@ -80,8 +80,8 @@ type Config struct {
 	// VerifyAnswers says how --verify-answers judged the marked answers;
 	// absent without it.
 	VerifyAnswers *VerifyAnswersConfig `json:"verify_answers,omitempty"`
-	Attack         attack.Config         `json:"attack"`
-	Duplicates     float32               `json:"duplicate_threshold"`
+	Attack        attack.Config        `json:"attack"`
+	Duplicates    float32              `json:"duplicate_threshold"`
 	// DuplicateText names the text whose embeddings near-duplicates compare.
 	DuplicateText string `json:"duplicate_text"`
 	Bootstrap     int    `json:"bootstrap_reps"`
