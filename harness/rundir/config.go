@@ -77,11 +77,8 @@ type Config struct {
 	// ReferenceModel says how --reference-model computed s*; absent
 	// without it.
 	ReferenceModel *ReferenceModelConfig `json:"reference_model,omitempty"`
-	// VerifyAnswers says how --verify-answers judged the marked answers;
-	// absent without it.
-	VerifyAnswers *VerifyAnswersConfig `json:"verify_answers,omitempty"`
-	Attack        attack.Config        `json:"attack"`
-	Duplicates    float32              `json:"duplicate_threshold"`
+	Attack         attack.Config         `json:"attack"`
+	Duplicates     float32               `json:"duplicate_threshold"`
 	// DuplicateText names the text whose embeddings near-duplicates compare.
 	DuplicateText string `json:"duplicate_text"`
 	Bootstrap     int    `json:"bootstrap_reps"`
@@ -102,6 +99,10 @@ type Config struct {
 	// from config.json otherwise): a shard's directory is not the whole
 	// audit's, and a merge's config.json is the unsharded one.
 	Shard string `json:"shard,omitempty"`
+
+	// VerifyAnswers says how --verify-answers judged the marked answers;
+	// absent without it.
+	VerifyAnswers *VerifyAnswersConfig `json:"verify_answers,omitempty"`
 }
 
 // VideoConfig is the part of config.json that names how the video features
