@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+
 	"github.com/vidscreen/vidscreen/harness/answercheck"
 )
 
@@ -52,6 +54,11 @@ func AnswerChecks(records []answercheck.Record, verifier string) map[string]*Ans
 			c.Suspect++
 		}
 		c.Reasons[r.Reason]++
+	}
+	for _, c := range out {
+		if n := c.Reasons[answercheck.ReasonNoVerdict]; n > 0 {
+			c.Note = fmt.Sprintf("%d of %d items have no verdict (an ordering question, a failed video, a prompt that fitted no frame, or a server that failed it): they are answer_suspect, as the authors drop an item without one", n, c.Items)
+		}
 	}
 	return out
 }
