@@ -178,6 +178,9 @@ type Card struct {
 	// AnswerCheck is the answer-verification stage on the benchmark's
 	// items (see AnswerCheck); absent without --verify-answers.
 	AnswerCheck *AnswerCheck `json:"answer_check,omitempty"`
+	// ErrorAttribution is where the reference's errors fall (see
+	// ErrorAttribution); absent without a reference model.
+	ErrorAttribution *ErrorAttribution `json:"error_attribution,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

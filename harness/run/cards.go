@@ -86,6 +86,9 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	if a.answerChecks != nil {
 		metrics.WithAnswerChecks(cards, a.answerChecks)
 	}
+	if len(ref) > 0 {
+		metrics.WithErrorAttributions(cards, metrics.ErrorAttributions(a.items, ref, scores, a.blindReaderName(), false))
+	}
 	cm.add(len(cards))
 	cm.finish()
 	a.stage("cards", t0)
