@@ -40,7 +40,7 @@ func TestErrorAttributionsByHand(t *testing.T) {
 	got := ErrorAttributions(items, ref, scores, "blind-reader", false)["B"]
 	top := 0.75
 	want := &ErrorAttribution{
-		Note: attributionNote + "; the rules read blind-reader, another model than the reference's: context only, as the authors apply them to the erring model's own text-only run",
+		Note:     attributionNote + "; the rules read blind-reader, another model than the reference's: context only, as the authors apply them to the erring model's own text-only run",
 		Answered: 6, Errors: 4, Few: true,
 		ByTask:      []LabelShare{{"T1", 2, 0.5}, {"(none)", 1, 0.25}, {"T2", 1, 0.25}},
 		ByGroup:     []LabelShare{{"perception", 2, 0.5}, {"(none)", 1, 0.25}, {"temporal", 1, 0.25}},
