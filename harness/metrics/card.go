@@ -181,6 +181,9 @@ type Card struct {
 	// ErrorAttribution is where the reference's errors fall (see
 	// ErrorAttribution); absent without a reference model.
 	ErrorAttribution *ErrorAttribution `json:"error_attribution,omitempty"`
+	// SecondReference is the authors' second reference (sr_*; see
+	// SecondReference); absent without --reference-model.
+	SecondReference *SecondReference `json:"second_reference,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

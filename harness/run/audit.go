@@ -275,6 +275,9 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	if err := a.verifyAnswers(ctx, nil); err != nil {
 		return nil, err
 	}
+	if err := a.secondReference(ctx, nil); err != nil {
+		return nil, err
+	}
 	if err := a.attack(ctx); err != nil {
 		return nil, err
 	}

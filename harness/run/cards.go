@@ -86,6 +86,9 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	if a.answerChecks != nil {
 		metrics.WithAnswerChecks(cards, a.answerChecks)
 	}
+	if a.opt.ReferenceModel {
+		metrics.WithSecondReference(cards, a.items, a.secondRef, a.secondRefModel, a.secondRefNote)
+	}
 	if len(ref) > 0 {
 		metrics.WithErrorAttributions(cards, metrics.ErrorAttributions(a.items, ref, scores, a.blindReaderName(), false))
 	}

@@ -279,6 +279,9 @@ func runConfig(opt Options, acfg attack.Config, items []*harness.Item, digests [
 	if opt.ReferenceModel {
 		cfg.ReferenceModel = &rundir.ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,
 			LongVideoSeconds: LongVideoSeconds, Delta: ReferenceDelta, DecodeSize: opt.decodeSize(needsOf(attack.Attackers(acfg))).String()}
+		if len(opt.Video.ExtraVLMNames) > 0 {
+			cfg.ReferenceModel.SecondReader = opt.Video.ExtraVLMNames[0]
+		}
 	}
 	if opt.VerifyAnswers && opt.Video != nil && opt.Video.VLM != nil {
 		cfg.VerifyAnswers = &rundir.VerifyAnswersConfig{VLMReader: opt.Video.VLMName, FirstSampler: answercheck.FirstSampler,

@@ -216,6 +216,9 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 	if err := a.verifyAnswers(ctx, isMine); err != nil {
 		return nil, err
 	}
+	if err := a.secondReference(ctx, isMine); err != nil {
+		return nil, err
+	}
 	// The served readers' modes, which merge puts together for the cards
 	// (mergeServedModes).
 	if _, err := a.servedModes(); err != nil {

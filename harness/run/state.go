@@ -99,6 +99,12 @@ type audit struct {
 	answerCheck  *answercheck.File
 	answerChecks map[string]*metrics.AnswerCheck
 
+	// The second reference (secondref.go): the second vlm_reader entry's
+	// answers at 32 frames by item key, its name, or why it could not run.
+	secondRef      map[string]int
+	secondRefModel string
+	secondRefNote  string
+
 	// The attack stage (attack): the seeded orders, where each item sits in
 	// each order, and attack.Folds' fold of each item, which the cards and
 	// the permutation audit read too.

@@ -36,13 +36,13 @@ func mustParseSampler(spec string) decode.Sampler {
 // errMergeAsks is what a merge's verifier answers instead of asking a
 // model: the shards asked about every item, so every verdict is in the
 // cache the merge was seeded with (seedFromShards).
-var errMergeAsks = errors.New("merge asks no model: the shards' caches lack verification verdicts this merge needs (were the shards run with --verify-answers by this vidscreen?)")
+var errMergeAsks = errors.New("merge asks no model: the shards' caches lack answers this merge needs (were the shards made by this vidscreen, with the same flags?)")
 
-// mergeVerifier is vlm_reader in a merge: it encodes and measures frames
+// mergeReader is a VLM reader in a merge: it encodes and measures frames
 // as the reader does and refuses to score.
-type mergeVerifier struct{ features.VLMScorer }
+type mergeReader struct{ features.VLMScorer }
 
-func (mergeVerifier) Score(context.Context, []models.VLMPrompt) ([][]float64, error) {
+func (mergeReader) Score(context.Context, []models.VLMPrompt) ([][]float64, error) {
 	return nil, errMergeAsks
 }
 
@@ -55,7 +55,7 @@ func (mergeVerifier) Score(context.Context, []models.VLMPrompt) ([][]float64, er
 // cached by content: a resumed run asks nothing it stored. mine, when not
 // nil, is a shard's items: the shard asks about those only and keeps
 // nothing but its cache, which the merge is seeded with; a merge asks no
-// model (mergeVerifier). Otherwise the verdicts are kept in a.answerCheck
+// model (mergeReader). Otherwise the verdicts are kept in a.answerCheck
 // and counted per benchmark for the cards.
 func (a *audit) verifyAnswers(ctx context.Context, mine []bool) error {
 	if !a.opt.VerifyAnswers {
@@ -69,7 +69,7 @@ func (a *audit) verifyAnswers(ctx context.Context, mine []bool) error {
 	t0 := time.Now()
 	var reader features.VLMScorer = v.VLM
 	if len(a.opt.Merge) > 0 {
-		reader = mergeVerifier{v.VLM}
+		reader = mergeReader{v.VLM}
 	}
 	first, recheck := verifySets()
 	read := func(idx []int, set features.VLMSet) ([]string, error) {

@@ -139,6 +139,10 @@ type ReferenceModelConfig struct {
 	LongVideoSeconds float64 `json:"long_video_seconds"`
 	Delta            float64 `json:"delta"`
 	DecodeSize       string  `json:"decode_size"`
+
+	// SecondReader names the second vlm_reader entry that gives the second
+	// reference (the authors' sr_*); absent without one.
+	SecondReader string `json:"second_reader,omitempty"`
 }
 
 // EncodeConfig gives the bytes of config.json: c indented by two spaces,
