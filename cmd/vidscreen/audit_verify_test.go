@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness/release"
 	"github.com/vidscreen/vidscreen/harness/rundir"
 	"github.com/vidscreen/vidscreen/harness/screen"
+	"github.com/vidscreen/vidscreen/models"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -47,17 +49,19 @@ func markedVerdict(answer int) string {
 // for, contradicted and not verifiable ones asked again at 512 frames;
 // answer_check.json, the cards' answer_check and the server's requests
 // agree; two shards ask the server about their own items, each prompt
-// once in all, and their merge asks nothing and writes the same files;
+// once in all, and their merge asks nothing and writes the same files
+// (the cards with the second reference of the second vlm_reader entry);
 // screen flags answer_suspect what the verifier does not keep, and select
 // leaves those out unless --admit-suspects.
 func TestAuditVerifyAnswers(t *testing.T) {
 	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
-	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl"}, Answer: verdictByMark})
+	srv := openaitest.New(openaitest.Config{Models: []string{"fake-lm", "fake-vl", "fake-vl2"}, Answer: verdictByMark})
 	defer srv.Close()
-	dir := servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader")
+	// vlm_reader listed twice: the second entry gives the second reference.
+	dir := secondServedVLM(t, servedModels(t, modelsDir, srv.BaseURL(), 8, "vlm_reader"), "fake-vl2")
 	tmp := t.TempDir()
-	args := []string{"audit", "--items", items, "--videos", root, "--models", dir, "--levels", "option,text", "--verify-answers", "--workers", "1", "--quiet"}
+	args := []string{"audit", "--items", items, "--videos", root, "--models", dir, "--levels", "option,text", "--verify-answers", "--reference-model", "--workers", "1", "--quiet"}
 	whole := filepath.Join(tmp, "whole")
 	if code, _, stderr := runWithKey(servedKey, append(args, "--out", whole)...); code != 0 {
 		t.Fatalf("audit: exit %d\n%s", code, stderr)
@@ -132,6 +136,10 @@ func TestAuditVerifyAnswers(t *testing.T) {
 				Verifier  string         `json:"verifier"`
 				Rechecked int            `json:"rechecked"`
 			} `json:"answer_check"`
+			SR *struct {
+				Model string `json:"model"`
+				N     int    `json:"n_ref"`
+			} `json:"second_reference"`
 		} `json:"cards"`
 	}
 	b, _ := os.ReadFile(filepath.Join(whole, rundir.CardsJSON))
@@ -144,6 +152,9 @@ func TestAuditVerifyAnswers(t *testing.T) {
 			t.Fatalf("%s: answer_check %+v", c.Benchmark, c.Check)
 		}
 		cardSuspects += c.Check.Suspect
+		if c.SR == nil || !strings.HasPrefix(c.SR.Model, "vlm_reader#2:") || c.SR.N == 0 {
+			t.Errorf("%s: second_reference %+v; want the second served entry's answers", c.Benchmark, c.SR)
+		}
 	}
 	if cardSuspects != suspects || suspects == 0 {
 		t.Errorf("the cards count %d suspects, %s %d (want some)", cardSuspects, answercheck.FileName, suspects)
@@ -269,4 +280,33 @@ func readItemsJSONL(t *testing.T, path string) []struct {
 		}{it.ID, it.Benchmark, it.Answer})
 	}
 	return out
+}
+
+// secondServedVLM copies the models folder dir, whose vlm_reader is served
+// as fake-vl, with a second vlm_reader entry: the same server's model.
+func secondServedVLM(t *testing.T, dir, model string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, models.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatal(err)
+	}
+	vlm := string(man["roles"]["vlm_reader"])
+	second := strings.Replace(vlm, `"fake-vl"`, strconv.Quote(model), 1)
+	if second == vlm {
+		t.Fatalf("vlm_reader %s does not name fake-vl", vlm)
+	}
+	man["roles"]["vlm_reader"] = json.RawMessage("[" + vlm + "," + second + "]")
+	b, _ = json.Marshal(man)
+	two := filepath.Join(t.TempDir(), "two")
+	if err := os.CopyFS(two, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(two, models.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return two
 }
