@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness/answercheck"
@@ -13,7 +14,7 @@ import (
 // vlm_reader: every item whose video decodes (10 of the fixture's 18) gets a
 // verdict, the others none (no_verdict: dropped, as the authors drop an item
 // without one), and answer_check.json and cards.json are byte-identical at
-// one worker and at four.
+// one worker and at four; without --videos the flag is refused (exit 2).
 func TestAuditVerifyAnswersONNX(t *testing.T) {
 	t.Parallel()
 	items, root, modelsDir := videoFixture(t)
@@ -49,5 +50,9 @@ func TestAuditVerifyAnswersONNX(t *testing.T) {
 	}
 	if string(files[0]) != string(files[2]) || string(files[1]) != string(files[3]) {
 		t.Error("answer_check.json or cards.json differs between --workers 1 and 4")
+	}
+	code, _, stderr := runAudit("--items", items, "--out", filepath.Join(t.TempDir(), "bad"), "--levels", "option", "--models", modelsDir, "--verify-answers")
+	if code != 2 || !strings.Contains(stderr, "--verify-answers needs --videos") {
+		t.Errorf("--verify-answers without --videos: exit %d, %s", code, stderr)
 	}
 }

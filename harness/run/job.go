@@ -266,9 +266,9 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 		return nil
 	}
 	if ms.Video == nil {
-		return fmt.Errorf("%w: --models %s has no image_text role (nor a served vlm_reader), which the frame and order levels and --reference-model need", harness.ErrBadInput, spec.Models)
+		return fmt.Errorf("%w: --models %s has no image_text role (nor a served vlm_reader), which the frame and order levels, --reference-model and --verify-answers need", harness.ErrBadInput, spec.Models)
 	}
-	if spec.VerifyAnswers && (ms.Video == nil || ms.Video.VLM == nil) {
+	if spec.VerifyAnswers && ms.Video.VLM == nil {
 		return fmt.Errorf("%w: --models %s has no vlm_reader role, which --verify-answers needs", harness.ErrBadInput, spec.Models)
 	}
 	if spec.ReferenceModel && ms.Video.VLM == nil {
