@@ -58,7 +58,7 @@ to stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad us
 input (the error names the file, line and field). Every output, attacker and flag in full:
 docs/audit.md.`,
 		groups: []flagGroup{
-			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "predictions", "index-base"}},
+			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "verify-answers", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
 			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "frame-resize", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
@@ -73,6 +73,7 @@ docs/audit.md.`,
 			levels := fs.String("levels", "option,text,pool", "run the attackers of these comma-separated `LEVELS` (option, text, pool, frame, order); all five by default when --videos and --models are given")
 			ref := fs.String("reference", "", "read a reference model's answers from `FILE` to report s*, the breaking level, video dependence and residual: JSONL {\"id\", \"benchmark\", \"pred\"} (pred a 0-based option index or the reply), a VLMEvalKit result table (.xlsx, .tsv, .csv) or an lmms-eval samples_*.jsonl")
 			refModel := fs.Bool("reference-model", false, "compute s* with the vlm_reader role of --models instead of reading --reference: its answers on the full protocol (32 uniform frames of each clip, every option); on a long-video benchmark (videos averaging 300 s or more) where that stays within 0.05 of chance, its 128-frame probe supplies s*, and the card's reference_source says so. Needs --videos")
+			verify := fs.Bool("verify-answers", false, "judge each item's marked answer with the vlm_reader role of --models (Video-Index's answer verification): its verdict on 1 frame per second (at most 32), asked again on at most 512 where it says contradicted or not verifiable; the verdicts go to answer_check.json and the cards, and screen flags answer_suspect what it does not keep. Needs --videos")
 			var preds stringList
 			fs.Var(&preds, "predictions", "report the residual s - c - eps of an evaluated model whose answers `NAME=FILE` holds (any layout --reference reads); repeat for several models")
 			indexBase := fs.String("index-base", "", "read a --reference or --predictions reply that is only a digit (\"0\") as an option index counted from `0|1`; without it such a reply is refused, naming both readings")
@@ -99,7 +100,7 @@ docs/audit.md.`,
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
 				}
 				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, Videos: videoRoot,
-					Reference: *ref, ReferenceModel: *refModel, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
+					Reference: *ref, ReferenceModel: *refModel, VerifyAnswers: *verify, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
 					Models: *modelsDir, Device: df.Device, Precision: df.Precision.String(), OffloadMinWork: df.OffloadMinWork, DeviceMemory: df.DeviceMemory,
 					FramePath: *framePath, FrameResize: *frameResize, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,
 					Workers: *workers, Merge: merge, MaxServerFailures: *maxServerFailures}

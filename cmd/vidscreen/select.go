@@ -97,7 +97,7 @@ JSON summary. Exit 2: bad flags, RUN not a finished audit, a source or duration 
 the pool does not hold.`,
 		groups: []flagGroup{
 			{"Input and models", []string{"screen", "items", "models", "device", "precision", "offload-min-work"}},
-			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events"}},
+			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events", "admit-suspects"}},
 			{"Caps", []string{"cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold"}},
 			{"Red-team gate and run control", []string{"rounds", "seed", "workers"}},
 			{"Output", []string{"out", "export-lmms-eval", "export-vlmevalkit"}},
@@ -114,6 +114,7 @@ the pool does not hold.`,
 			sources := fs.String("sources", "", "comma-separated `NAMES` of the benchmarks the release may draw from (default all)")
 			durations := fs.String("durations", "", "comma-separated duration `GROUPS` the release may draw from (default all)")
 			events := fs.String("events", release.EventsTask, "the event type the composition rotates over: `task` or group")
+			fs.BoolVar(&spec.AdmitSuspects, "admit-suspects", false, "let items the audit's answer verification flags answer_suspect (audit --verify-answers) into the release; by default they stay out")
 			fs.IntVar(&spec.Rounds, "rounds", spec.Rounds, "at most `N` red-team rounds of drop and refill (0: attack once, drop nothing)")
 			fs.StringVar(&spec.Screen, "screen", "", "read the screen from `DIR` (default RUN/screen)")
 			sceneThreshold := fs.Float64("scene-threshold", release.DefaultSceneThreshold, "mean-frame cosine `T` at or above which two videos are one visual scene")

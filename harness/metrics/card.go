@@ -181,6 +181,15 @@ type Card struct {
 	// and form its answers came in (see ServedReader); absent when no role
 	// was served.
 	ServedReaders []ServedReader `json:"served_readers,omitempty"`
+	// AnswerCheck is the answer-verification stage on the benchmark's
+	// items (see AnswerCheck); absent without --verify-answers.
+	AnswerCheck *AnswerCheck `json:"answer_check,omitempty"`
+	// ErrorAttribution is where the reference's errors fall (see
+	// ErrorAttribution); absent without a reference model.
+	ErrorAttribution *ErrorAttribution `json:"error_attribution,omitempty"`
+	// SecondReference is the authors' second reference (sr_*; see
+	// SecondReference); absent without --reference-model.
+	SecondReference *SecondReference `json:"second_reference,omitempty"`
 }
 
 // Levels holds the exploitability of each level run; a level that did not

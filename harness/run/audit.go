@@ -45,6 +45,11 @@ type Options struct {
 	// ReferenceModel, instead of Reference, has vlm_reader (Video.VLM)
 	// answer every item on the full protocol to give s* (referenceStage).
 	ReferenceModel bool
+	// VerifyAnswers runs the answer-verification stage (verifyAnswers):
+	// vlm_reader judges each item's marked answer at 32 frames, then at
+	// 512 where it disagrees; its verdicts go to answercheck.FileName and
+	// the cards.
+	VerifyAnswers bool
 	// Models are evaluated models' predictions files, whose residuals
 	// s - c - eps go on the cards.
 	Models []ModelFile
@@ -265,6 +270,12 @@ func Audit(ctx context.Context, opt Options) (*Result, error) {
 	}
 	ref, err := a.referenceStage(ctx, p.ref)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.verifyAnswers(ctx, nil); err != nil {
+		return nil, err
+	}
+	if err := a.secondReference(ctx, nil); err != nil {
 		return nil, err
 	}
 	if err := a.attack(ctx); err != nil {

@@ -83,6 +83,15 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 		metrics.WithReferenceSource(&cards[k], a.refSource[cards[k].Benchmark])
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
+	if a.answerChecks != nil {
+		metrics.WithAnswerChecks(cards, a.answerChecks)
+	}
+	if a.opt.ReferenceModel {
+		metrics.WithSecondReference(cards, a.items, a.secondRef, a.secondRefModel, a.secondRefNote)
+	}
+	if len(ref) > 0 {
+		metrics.WithErrorAttributions(cards, metrics.ErrorAttributions(a.items, ref, scores, a.blindReaderName(), false))
+	}
 	cm.add(len(cards))
 	cm.finish()
 	a.stage("cards", t0)

@@ -64,7 +64,7 @@ func Open(ctx context.Context, spec Spec, env Env) (*Job, error) {
 	}
 	opt := Options{Items: spec.Items, Out: spec.Out, Levels: lv, Reference: spec.Reference, Seed: spec.Seed, Workers: spec.Workers,
 		VideoRoot: spec.Videos, Frames: spec.Frames, Permutations: permutationsOption(spec.Permutations), CrossPool: spec.CrossPool,
-		Limit: spec.Limit, Benchmarks: spec.Benchmarks, Sample: spec.Sample, ReferenceModel: spec.ReferenceModel, Merge: spec.Merge,
+		Limit: spec.Limit, Benchmarks: spec.Benchmarks, Sample: spec.Sample, ReferenceModel: spec.ReferenceModel, VerifyAnswers: spec.VerifyAnswers, Merge: spec.Merge,
 		IndexBase: spec.IndexBase, Models: spec.Predictions, Shard: spec.Shard}
 	if spec.Shard != nil {
 		ss, err := spec.ShardSpec()
@@ -99,7 +99,7 @@ func (j *Job) open(ctx context.Context, video bool) error {
 		if j.rep != nil {
 			menv.Stderr = j.rep.Warnings("vidscreen audit: ")
 		}
-		ms, err := OpenModels(ctx, spec.Models, spec.Device, spec.DeviceMemory, video || spec.ReferenceModel, spec.Out, menv)
+		ms, err := OpenModels(ctx, spec.Models, spec.Device, spec.DeviceMemory, video || spec.ReferenceModel || spec.VerifyAnswers, spec.Out, menv)
 		if err != nil {
 			return err
 		}
@@ -262,11 +262,14 @@ func (ms *Models) apply(opt *Options, spec *Spec, video bool) error {
 			opt.Confirm = ms.confirm
 		}
 	}
-	if !video && !spec.ReferenceModel {
+	if !video && !spec.ReferenceModel && !spec.VerifyAnswers {
 		return nil
 	}
 	if ms.Video == nil {
-		return fmt.Errorf("%w: --models %s has no image_text role (nor a served vlm_reader), which the frame and order levels and --reference-model need", harness.ErrBadInput, spec.Models)
+		return fmt.Errorf("%w: --models %s has no image_text role (nor a served vlm_reader), which the frame and order levels, --reference-model and --verify-answers need", harness.ErrBadInput, spec.Models)
+	}
+	if spec.VerifyAnswers && ms.Video.VLM == nil {
+		return fmt.Errorf("%w: --models %s has no vlm_reader role, which --verify-answers needs", harness.ErrBadInput, spec.Models)
 	}
 	if spec.ReferenceModel && ms.Video.VLM == nil {
 		return fmt.Errorf("%w: --models %s has no vlm_reader role, which --reference-model needs", harness.ErrBadInput, spec.Models)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/answercheck"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/dups"
 	"github.com/vidscreen/vidscreen/harness/items"
@@ -278,6 +279,14 @@ func runConfig(opt Options, acfg attack.Config, items []*harness.Item, digests [
 	if opt.ReferenceModel {
 		cfg.ReferenceModel = &rundir.ReferenceModelConfig{VLMReader: opt.Video.VLMName, Frames: ReferenceFrames, ProbeFrames: ProbeFrames,
 			LongVideoSeconds: LongVideoSeconds, Delta: ReferenceDelta, DecodeSize: opt.decodeSize(needsOf(attack.Attackers(acfg))).String()}
+		if len(opt.Video.ExtraVLMNames) > 0 {
+			cfg.ReferenceModel.SecondReader = opt.Video.ExtraVLMNames[0]
+		}
+	}
+	if opt.VerifyAnswers && opt.Video != nil && opt.Video.VLM != nil {
+		cfg.VerifyAnswers = &rundir.VerifyAnswersConfig{VLMReader: opt.Video.VLMName, FirstSampler: answercheck.FirstSampler,
+			RecheckSampler: answercheck.RecheckSampler, ShortVideoSeconds: answercheck.ShortVideoSeconds,
+			DecodeSize: opt.decodeSize(needsOf(attack.Attackers(acfg))).String()}
 	}
 	cfg.Attack.Threads = 0 // not part of the result
 	for _, d := range digests {

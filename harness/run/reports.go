@@ -40,6 +40,7 @@ func (a *audit) writeReports(cards []metrics.Card, scores []metrics.ItemScore, d
 		{rundir.DuplicatesFile, rep.WriteDuplicatesParquet},
 	}
 	outs = append(outs, a.embeddingOutputs()...)
+	outs = append(outs, a.answerCheckOutputs()...)
 	wm := newMeter(a.opt.Progress, int64(len(outs)), "write", "files")
 	a.res.Outputs = []string{rundir.ConfigFile}
 	for _, out := range outs {

@@ -217,6 +217,13 @@ func (a *audit) shardRun(ctx context.Context, p *plan) (*Result, error) {
 	if err := a.shardProbe(ctx, isMine); err != nil {
 		return nil, err
 	}
+	// The verifier too asks about the shard's items only.
+	if err := a.verifyAnswers(ctx, isMine); err != nil {
+		return nil, err
+	}
+	if err := a.secondReference(ctx, isMine); err != nil {
+		return nil, err
+	}
 	// The served readers' modes, which merge puts together for the cards
 	// (mergeServedModes).
 	if _, err := a.servedModes(); err != nil {

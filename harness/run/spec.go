@@ -36,6 +36,9 @@ type Spec struct {
 	// ReferenceModel computes s* with the vlm_reader role
 	// (--reference-model).
 	ReferenceModel bool `json:"reference_model,omitempty"`
+	// VerifyAnswers runs the answer-verification stage with the vlm_reader
+	// role (--verify-answers).
+	VerifyAnswers bool `json:"verify_answers,omitempty"`
 	// Predictions are evaluated models' answers (--predictions NAME=FILE).
 	Predictions []ModelFile `json:"predictions,omitempty"`
 	// IndexBase reads a digit-only reply as an index from 0 or 1
@@ -175,10 +178,12 @@ func (s *Spec) Validate() error {
 	switch {
 	case video && (s.Videos == "" || s.Models == ""):
 		return harness.Usagef("--levels frame and order need --videos ROOT and --models DIR")
-	case s.Videos != "" && !video && !s.ReferenceModel:
-		return harness.Usagef("--videos is read only by the frame and order levels and --reference-model; add them to --levels")
+	case s.Videos != "" && !video && !s.ReferenceModel && !s.VerifyAnswers:
+		return harness.Usagef("--videos is read only by the frame and order levels, --reference-model and --verify-answers; add them to --levels")
 	case s.ReferenceModel && (s.Videos == "" || s.Models == "" || s.Reference != ""):
 		return harness.Usagef("--reference-model needs --videos ROOT and --models DIR (with a vlm_reader role), and replaces --reference")
+	case s.VerifyAnswers && (s.Videos == "" || s.Models == ""):
+		return harness.Usagef("--verify-answers needs --videos ROOT and --models DIR (with a vlm_reader role)")
 	}
 	switch s.FramePath {
 	case "", "host":

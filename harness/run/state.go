@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vidscreen/vidscreen/harness/answercheck"
+
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/attack"
 	"github.com/vidscreen/vidscreen/harness/features"
@@ -90,6 +92,18 @@ type audit struct {
 	// The reference stage (reference): what each card says of a reference
 	// computed by --reference-model.
 	refSource map[string]*metrics.ReferenceSource
+
+	// The answer-verification stage (verifyanswers.go): its verdicts,
+	// written to answercheck.FileName, and what each card says of it (nil
+	// without --verify-answers).
+	answerCheck  *answercheck.File
+	answerChecks map[string]*metrics.AnswerCheck
+
+	// The second reference (secondref.go): the second vlm_reader entry's
+	// answers at 32 frames by item key, its name, or why it could not run.
+	secondRef      map[string]int
+	secondRefModel string
+	secondRefNote  string
 
 	// The attack stage (attack): the seeded orders, where each item sits in
 	// each order, and attack.Folds' fold of each item, which the cards and

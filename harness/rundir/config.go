@@ -110,6 +110,9 @@ type Config struct {
 	// was kept here (their cache's served-modes.json holds it, and is still
 	// read).
 	ServedModes []ServedMode `json:"served_modes,omitempty"`
+	// VerifyAnswers says how --verify-answers judged the marked answers;
+	// absent without it.
+	VerifyAnswers *VerifyAnswersConfig `json:"verify_answers,omitempty"`
 }
 
 // A ServedMode is one served reader's mode in config.json: the fields of
@@ -166,6 +169,10 @@ type ReferenceModelConfig struct {
 	LongVideoSeconds float64 `json:"long_video_seconds"`
 	Delta            float64 `json:"delta"`
 	DecodeSize       string  `json:"decode_size"`
+
+	// SecondReader names the second vlm_reader entry that gives the second
+	// reference (the authors' sr_*); absent without one.
+	SecondReader string `json:"second_reader,omitempty"`
 }
 
 // EncodeConfig gives the bytes of config.json: c indented by two spaces,
@@ -297,4 +304,16 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return buf.Bytes()
+}
+
+// VerifyAnswersConfig is the part of config.json that says how the
+// answer-verification stage (harness/answercheck) judged the marked
+// answers: the verifier, its two frame samplers, the short-video bound of
+// its keep rule and the size frames were decoded at.
+type VerifyAnswersConfig struct {
+	VLMReader         string  `json:"vlm_reader"`
+	FirstSampler      string  `json:"first_sampler"`
+	RecheckSampler    string  `json:"recheck_sampler"`
+	ShortVideoSeconds float64 `json:"short_video_seconds"`
+	DecodeSize        string  `json:"decode_size"`
 }

@@ -115,6 +115,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 	clusterSizes(s.Rows)
 	s.Funnel = runFunnel(s, drop, gated)
 	s.Benchmarks = summarise(s, gated)
+	countSuspects(s)
 	s.Consensus = consensus(s)
 	return s, nil
 }

@@ -82,6 +82,9 @@ func Open(dir string) (*Input, error) {
 		return nil, err
 	}
 	in.Notes = append(in.Notes, vlmNotes(attackers, cfg)...)
+	if err := readAnswerCheck(dir, in); err != nil {
+		return nil, err
+	}
 	in.Notes = append(in.Notes, orderNotes(in)...)
 	for i := range in.Rows {
 		in.Rows[i].Embedding = int32(i)

@@ -130,6 +130,13 @@ type Row struct {
 	// HasFrame is true when the frame files hold a row for the item (its
 	// video gave features).
 	HasFrame bool `parquet:"has_frame"`
+	// AnswerSuspect is true when the run's answer verification
+	// (--verify-answers, answercheck.FileName) does not keep the item, and
+	// AnswerCheck is its keep reason ("" when the run verified no
+	// answers). A suspect item stays in the funnel's counts and out of a
+	// selection unless the selection admits suspects.
+	AnswerSuspect bool   `parquet:"answer_suspect"`
+	AnswerCheck   string `parquet:"answer_check"`
 }
 
 // Key is the item's key in the run's records (harness.Item.Key).

@@ -27,6 +27,10 @@ type Summary struct {
 	// step removed them, in the run's attacker order: the detail behind
 	// the funnel (Row.SolvedBy).
 	ByAttacker []Count `json:"solved_by_attacker"`
+	// AnswerSuspect counts the items the run's answer verification does
+	// not keep (Row.AnswerSuspect), kept by the funnel or not; absent when
+	// the run verified no answers.
+	AnswerSuspect *int `json:"answer_suspect,omitempty"`
 }
 
 // A Step is one funnel step's counts.

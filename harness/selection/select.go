@@ -70,6 +70,7 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	excludeSuspects(s, spec.AdmitSuspects)
 	sig, err := readSignificant(filepath.Join(spec.Run, rundir.CardsJSON))
 	if err != nil {
 		return nil, err

@@ -65,6 +65,10 @@ type Spec struct {
 	// Events is the event type the composition rotates over (--events:
 	// task or group; nil task).
 	Events *string `json:"events,omitempty"`
+	// AdmitSuspects lets the items the run's answer verification flags
+	// answer_suspect into the release (--admit-suspects); by default they
+	// stay out, as the authors' compose_verify drops them.
+	AdmitSuspects bool `json:"admit_suspects,omitempty"`
 
 	// CapVideo, CapScene and CapTemplate are the composition's initial caps
 	// of items per video, visual scene and question template (--cap-video,
