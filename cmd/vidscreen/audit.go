@@ -110,6 +110,12 @@ docs/audit.md.`,
 						}
 					}
 				})
+				// Every use of --videos (the frame and order levels,
+				// --reference-model) reads the videos with models: name
+				// --models DIR the first time, not the levels (issue 33.1.4).
+				if spec.Videos != "" && spec.Models == "" {
+					return &usageError{"--videos ROOT needs --models DIR: the frame and order levels read the videos with its image_text, captioner and vlm_reader models (vidscreen models init DIR writes a models folder)"}
+				}
 				if err := spec.Validate(); err != nil {
 					return auditError(err)
 				}
