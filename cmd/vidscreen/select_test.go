@@ -21,7 +21,7 @@ func TestSelectCommand(t *testing.T) {
 	// No screen yet: select screens the run itself, and says so.
 	selectRelease := func(out string, args ...string) selection.Summary {
 		t.Helper()
-		code, stdout, stderr := runCmd(append([]string{"select", run, "--out", out}, args...)...)
+		code, stdout, stderr := runCmd(append([]string{"select", run, "--out", out, "--json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
 		}

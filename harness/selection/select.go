@@ -31,6 +31,12 @@ type Summary struct {
 	Rounds      []release.Round         `json:"rounds"`
 	Residual    []release.LevelResidual `json:"residual"`
 	Shortfall   string                  `json:"shortfall,omitempty"`
+	// Budget is the budget asked (0 for --hardest); GateProblems says,
+	// one line each, what the red-team gate could not do (a level still
+	// significant after the rounds, a budget larger than what it kept):
+	// vidscreen select exits 3 on any unless --accept-residual.
+	Budget       int      `json:"budget,omitempty"`
+	GateProblems []string `json:"gate_problems,omitempty"`
 	// LMMSEval and VLMEvalKit are where the exports went, when asked.
 	LMMSEval   string `json:"lmms_eval,omitempty"`
 	VLMEvalKit string `json:"vlmevalkit,omitempty"`
@@ -129,7 +135,8 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 	}
 	return &Summary{Release: r.Name, Out: spec.Out, Items: len(r.Items), Pool: len(pool.Candidates),
 		Relaxations: len(r.Lockfile.Relaxations), Rounds: r.Gated.Rounds, Residual: r.Gated.Residual.Levels,
-		Shortfall: r.Lockfile.Shortfall, LMMSEval: spec.ExportLMMSEval, VLMEvalKit: spec.ExportVLMEvalKit}, nil
+		Shortfall: r.Lockfile.Shortfall, LMMSEval: spec.ExportLMMSEval, VLMEvalKit: spec.ExportVLMEvalKit,
+		Budget: spec.Budget, GateProblems: r.Gated.Outcome(r.Lockfile.Query).Problems()}, nil
 }
 
 // readConfig refuses a run whose outputs are not complete together (an
