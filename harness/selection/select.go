@@ -91,8 +91,18 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 			return nil, err
 		}
 	}
+	// The run's video root stands in for --videos where --models asks
+	// the model readers to re-read the videos (issue 33.1.5: the audit
+	// recorded it in config.json).
+	if spec.Videos == "" && spec.Models != "" && cfg.VideoRoot != "" && cfg.Videos != nil {
+		spec.Videos = cfg.VideoRoot
+		fmt.Fprintf(env.Stderr, "vidscreen select: videos under the audit's root %s (config.json's video_root; --videos ROOT names another)\n", cfg.VideoRoot)
+	}
 	videosBy, err := identifyVideos(ctx, pool, spec.Videos, env)
 	if err != nil {
+		if len(spec.Items) == 0 && spec.Videos != "" {
+			return nil, fmt.Errorf("%w; the screen does not carry the items' video_path: give the audit's item files with --items (the run read %s)", err, itemNames(cfg))
+		}
 		return nil, err
 	}
 	team, err := openTeam(ctx, &spec, cfg, env)
@@ -181,3 +191,16 @@ func identifyVideos(ctx context.Context, pool *release.Pool, root string, env ru
 // red team refits on the selection; any other embedder is a model it must
 // open.
 func isLexical(embedder string) bool { return strings.HasPrefix(embedder, "lexical") }
+
+// itemNames lists the item files a run read, by name as config.json
+// records them, for a message asking for --items.
+func itemNames(cfg rundir.Config) string {
+	names := make([]string, len(cfg.Items))
+	for i, in := range cfg.Items {
+		names[i] = in.Name
+	}
+	if len(names) == 0 {
+		return "no item file"
+	}
+	return strings.Join(names, ", ")
+}
