@@ -2,6 +2,7 @@ package release
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -41,5 +42,35 @@ func TestGateOutcome(t *testing.T) {
 				t.Errorf("clean %v, problems %q; want %v, %q", o.Clean(), got, tt.clean, tt.want)
 			}
 		})
+	}
+}
+
+func TestRoundsChart(t *testing.T) {
+	t.Parallel()
+	if roundsSVG(nil) != "" {
+		t.Error("a chart without rounds")
+	}
+	rounds := []Round{
+		{Round: 0, Selected: 100, Solved: 40, Dropped: 40, Levels: []LevelResidual{{Level: harness.LevelOption, Eps: 0.2, Attacker: "copy", Significant: true}}},
+		{Round: 1, Selected: 60, Solved: 10, Dropped: 0, Levels: []LevelResidual{{Level: harness.LevelOption, Eps: 0.01, Attacker: "a<b"}}},
+	}
+	svg := string(roundsSVG(rounds))
+	for _, want := range []string{"<svg", "round 0: 100", "round 0: 40", "round 1: 60", "round 0: +20.0% by copy at the option level, significant",
+		"round 1: +1.0% by a&lt;b at the option level, not significant", `fill="` + colourRoundSignificant, "selected", "dropped", "</svg>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("chart lacks %q:\n%s", want, svg)
+		}
+	}
+	if n := strings.Count(svg, "<rect"); n != 3*len(rounds)+3 {
+		t.Errorf("%d bars and legend keys, want %d", n, 3*len(rounds)+3)
+	}
+}
+
+func TestGroupCapsText(t *testing.T) {
+	t.Parallel()
+	got := groupCapsText(Caps{Groups: map[string]GroupCaps{"1-3m": {PerScene: 4, PerTemplate: 10, SourceExempt: true}, "0-10s": {PerScene: 2, PerTemplate: 5}}})
+	want := "; relaxed per duration group: 0-10s 2 per scene, 5 per template; 1-3m 4 per scene, 10 per template, exempt from the source cap"
+	if got != want || groupCapsText(Caps{}) != "" {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
