@@ -65,14 +65,16 @@ every item. It writes, in DIR (RUN/screen by default):
                      counts, and (HTML) the items to review
 
 The funnel's steps, each on what the earlier steps left (one reason per removed item):
-duplicate (same benchmark, same video by content, question+options cosine > 0.90; the
-smallest id stays), option_format (a meta option, a repeated option, an empty gold option,
-or a flag --drop-quality names: empty_option, repeated_option, letter_prefix, meta_option),
-the screening attackers in pyramid order (--attackers; by default options-reader,
-blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader, those the
-run has; a run audited with a screen_reader role screens its shuffled step with
-shuffled-frames-screen-reader instead), and cross_duplicate (other benchmarks, same
-video, cosine >= 0.90; the earliest benchmark of the run stays). An item whose video
+duplicate (same-video duplicates: same benchmark, same video by content, question+options
+cosine > 0.90; the smallest id stays; the cards' near-duplicates, any video, are another
+rule: docs/audit.md's glossary), option_format (a meta option, a repeated option, an empty
+gold option, or a flag --drop-quality names: empty_option, repeated_option, letter_prefix,
+meta_option), the screening attackers in pyramid order (--attackers; by default
+options-reader, blind-reader, centre-frame-reader, full-video-reader,
+shuffled-frames-reader, those the run has; a run audited with a screen_reader role screens
+its shuffled step with shuffled-frames-screen-reader instead), and cross_duplicate
+(same-video duplicates across benchmarks, cosine >= 0.90; the earliest benchmark of the
+run stays). An item whose video
 failed before a step that reads it is pending: neither kept nor removed.
 
 An attacker solves an item when it answers it (Video-Index 5.1): a model reader (its name
