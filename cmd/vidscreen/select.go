@@ -129,7 +129,7 @@ says which, the release is written to read, and --accept-residual exits 0 instea
 			fs.IntVar(&spec.Workers, "workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			fs.StringVar(&spec.Models, "models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork)
-			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT` (default with --models: config.json's video_root): videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos; give --items too, the screen carries no video_path")
+			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT` (config.json's video_root; with --models and without it, select says it): videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos; give --items too, the screen carries no video_path")
 			asJSON := fs.Bool("json", false, "print the summary as JSON (default: a short table)")
 			acceptResidual := fs.Bool("accept-residual", false, "exit 0 when the gate could not clean the release (a level still significant after the rounds, or fewer items than --budget); without it select exits 3")
 			var itemFiles stringList

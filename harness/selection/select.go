@@ -91,12 +91,12 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 			return nil, err
 		}
 	}
-	// The run's video root stands in for --videos where --models asks
-	// the model readers to re-read the videos (issue 33.1.5: the audit
-	// recorded it in config.json).
+	// --models without --videos re-runs only the text readers; the model
+	// readers' verdicts carry over. Say which flags re-run them, with the
+	// root and item files the audit recorded in config.json (issue
+	// 33.1.5), rather than leave the user to guess.
 	if spec.Videos == "" && spec.Models != "" && cfg.VideoRoot != "" && cfg.Videos != nil {
-		spec.Videos = cfg.VideoRoot
-		fmt.Fprintf(env.Stderr, "vidscreen select: videos under the audit's root %s (config.json's video_root; --videos ROOT names another)\n", cfg.VideoRoot)
+		fmt.Fprintf(env.Stderr, "vidscreen select: the model readers' screened verdicts carry over; to re-run them on the released order add --videos %s --items FILE (the run read %s)\n", cfg.VideoRoot, itemNames(cfg))
 	}
 	videosBy, err := identifyVideos(ctx, pool, spec.Videos, env)
 	if err != nil {
