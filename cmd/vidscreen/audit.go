@@ -92,7 +92,7 @@ docs/audit.md.`,
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
-			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300), one item per near-duplicate group (same video, options and answer, question cosine >= 0.90; the smallest id stays), refilled from the unsampled items; 0 audits every item")
+			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300), one item per group of sample duplicates (same video, options and answer, question cosine >= 0.90; the smallest id stays; docs/audit.md's glossary), refilled from the unsampled items; 0 audits every item")
 			maxServerFailures := fs.Float64("max-server-failures", runs.DefaultMaxServerFailures, "exit 1 when a served role's server fails more than this `SHARE` (0 to 1) of its queries after the retries; the outputs are still written, those items failed with reason server, and the message gives the command that resumes the run and asks them again")
 			shardSpec := fs.String("shard", "", "do only the feature work (decode and image-model inference) of the videos whose stable hash falls in shard `i/N` (0 <= i < N), writing its features and shard.json to --out; vidscreen merge of the N shard directories then writes the cards (docs/shards.md)")
 			return func(ctx context.Context, args []string) error {
@@ -111,6 +111,12 @@ docs/audit.md.`,
 						}
 					}
 				})
+				// Every use of --videos (the frame and order levels,
+				// --reference-model) reads the videos with models: name
+				// --models DIR the first time, not the levels (issue 33.1.4).
+				if spec.Videos != "" && spec.Models == "" {
+					return &usageError{"--videos ROOT needs --models DIR: the frame and order levels read the videos with its image_text, captioner and vlm_reader models (vidscreen models init DIR writes a models folder)"}
+				}
 				if err := spec.Validate(); err != nil {
 					return auditError(err)
 				}

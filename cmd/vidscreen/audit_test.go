@@ -64,6 +64,7 @@ func TestAuditExitCodes(t *testing.T) {
 		{"no --out", []string{"--items", items}, 2, "--out DIR is required"},
 		{"an unknown level", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--levels", "option,vibes"}, 2, `unknown level "vibes"`},
 		{"a video level", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--levels", "frame"}, 2, "need --videos ROOT and --models DIR"},
+		{"videos without models", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--videos", dir}, 2, "--videos ROOT needs --models DIR"},
 		{"no frames", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--frames", "0"}, 2, "--frames must be from 1 to 1024, got 0"},
 		{"too many permutations", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--permutations", "65"}, 2, "--permutations 65: want 0 (no permutation audit) to 64"},
 		{"a failure share over 1", []string{"--items", items, "--out", filepath.Join(dir, "a"), "--max-server-failures", "1.5"}, 2, "--max-server-failures 1.5: want a share from 0 to 1"},

@@ -3,7 +3,8 @@
 // Each subcommand lives in its own file and documents itself: run
 // "vidscreen help COMMAND" or "vidscreen COMMAND --help".
 //
-// Exit codes: 0 success, 1 the run failed, 2 bad usage or bad input.
+// Exit codes: 0 success, 1 the run failed, 2 bad usage or bad input, 3 (select)
+// the red-team gate could not clean the release.
 package main
 
 import (
@@ -156,6 +157,12 @@ func run(ctx context.Context, args []string, env *environment) int {
 		return 1
 	}
 	fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
+	// A command may name its own exit status (select's 3: the gate could
+	// not clean the release).
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.code
+	}
 	// A library's *harness.UsageError is a flag's fault as a usageError is.
 	var ue *usageError
 	var he *harness.UsageError
@@ -184,5 +191,5 @@ func printTopUsage(w io.Writer, cmds []*command) {
 		fmt.Fprintf(w, "\t%-10s %s\n", c.name, c.short)
 	}
 	fmt.Fprintf(w, "\nUse \"vidscreen help <command>\" for more information about a command.\n")
-	fmt.Fprintf(w, "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input.\n")
+	fmt.Fprintf(w, "Exit status: 0 success, 1 the run failed, 2 bad usage or bad input, 3 select: the red-team gate could not clean the release.\n")
 }

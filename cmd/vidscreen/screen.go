@@ -6,8 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	iofs "io/fs"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/completion"
@@ -62,14 +65,16 @@ every item. It writes, in DIR (RUN/screen by default):
                      counts, and (HTML) the items to review
 
 The funnel's steps, each on what the earlier steps left (one reason per removed item):
-duplicate (same benchmark, same video by content, question+options cosine > 0.90; the
-smallest id stays), option_format (a meta option, a repeated option, an empty gold option,
-or a flag --drop-quality names: empty_option, repeated_option, letter_prefix, meta_option),
-the screening attackers in pyramid order (--attackers; by default options-reader,
-blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader, those the
-run has; a run audited with a screen_reader role screens its shuffled step with
-shuffled-frames-screen-reader instead), and cross_duplicate (other benchmarks, same
-video, cosine >= 0.90; the earliest benchmark of the run stays). An item whose video
+duplicate (same-video duplicates: same benchmark, same video by content, question+options
+cosine > 0.90; the smallest id stays; the cards' near-duplicates, any video, are another
+rule: docs/audit.md's glossary), option_format (a meta option, a repeated option, an empty
+gold option, or a flag --drop-quality names: empty_option, repeated_option, letter_prefix,
+meta_option), the screening attackers in pyramid order (--attackers; by default
+options-reader, blind-reader, centre-frame-reader, full-video-reader,
+shuffled-frames-reader, those the run has; a run audited with a screen_reader role screens
+its shuffled step with shuffled-frames-screen-reader instead), and cross_duplicate
+(same-video duplicates across benchmarks, cosine >= 0.90; the earliest benchmark of the
+run stays). An item whose video
 failed before a step that reads it is pending: neither kept nor removed.
 
 An attacker solves an item when it answers it (Video-Index 5.1): a model reader (its name
@@ -146,10 +151,48 @@ test's model, an unknown quality flag.`,
 					sum.Kept += b.Kept
 					sum.Benchmarks = append(sum.Benchmarks, screenBenches{b.Benchmark, b.Items, b.Kept, s.Consensus.Benchmarks[k].Ratio})
 				}
+				if *attackers == "" {
+					sayAbsentScreeners(env.stderr, s)
+				}
 				enc := json.NewEncoder(env.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(sum)
 			}
 		},
 	}
+}
+
+// absentScreeners lists the default screeners (model readers) the run does
+// not have: their funnel steps were skipped.
+func absentScreeners(s *screen.Screen) []string {
+	var out []string
+	for _, n := range screen.DefaultScreeners {
+		if slices.Contains(s.Options.Attackers, n) || (n == "shuffled-frames-reader" && slices.Contains(s.Options.Attackers, screen.ShuffledScreenReader)) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// sayAbsentScreeners says on the terminal, in one line, that the default
+// screeners were absent and what to add (issue 33.1.1): a text-level audit
+// without models keeps nearly every item with shortcut_ratio 0 while its
+// card shows learners far above chance, and screen.md alone said why.
+func sayAbsentScreeners(w io.Writer, s *screen.Screen) {
+	missing := absentScreeners(s)
+	if len(missing) == 0 {
+		return
+	}
+	var learners []string
+	for _, a := range s.Attackers {
+		if !strings.HasSuffix(a.Name, "-reader") && !strings.Contains(a.Name, "-reader#") {
+			learners = append(learners, a.Name)
+		}
+	}
+	fix := "audit with --models DIR (its lm_reader runs options-reader and blind-reader; with --videos ROOT its vlm_reader the frame readers)"
+	if len(learners) > 0 {
+		fix += fmt.Sprintf(", or screen with the run's learners: --attackers %s (each where its card is significant; --every-attacker everywhere)", strings.Join(learners, ","))
+	}
+	fmt.Fprintf(w, "vidscreen screen: the default screeners %s are absent from the run (their funnel steps removed nothing, so shortcut_ratio counts none of them): %s\n", strings.Join(missing, ", "), fix)
 }

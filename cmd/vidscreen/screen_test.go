@@ -23,6 +23,16 @@ func TestScreenCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("screen: exit %d: %s", code, stderr)
 	}
+	// A text-level audit has no model reader: the terminal says the default
+	// screeners were absent and what to add, in one line.
+	for _, want := range []string{"the default screeners options-reader, blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader are absent", "--models DIR", "--attackers "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	if n := strings.Count(stderr, "default screeners"); n != 1 {
+		t.Errorf("stderr says the absent screeners %d times, want once: %q", n, stderr)
+	}
 	var sum screenSummary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("summary %q: %v", stdout, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 
 	"github.com/vidscreen/vidscreen/gpu/gpuflag"
@@ -23,17 +22,18 @@ the defaults of "vidscreen screen" (every attacker screens) and says so on stder
 nothing into RUN.
 
 --budget N draws a coverage composition: deterministic for --seed, round-robin over
-duration groups (0-15s, 15-60s, 1-3m, 3-10m, 10-30m, 30-60m, 60m+, unknown), event types
+duration groups (0-10s, 10-30s, 30-60s, 1-3m, 3-10m, 10-30m, 30m+, unknown), event types
 (--events task or group) and sources, preferring within a source less templated questions
-(smaller near-duplicate clusters), then a lower worst-case attacker percentile. Caps: one
-item per video and per visual scene (videos whose mean frame embeddings have cosine >=
+(smaller question-template clusters), then a lower worst-case attacker percentile. Caps:
+one item per video and per visual scene (videos whose mean frame embeddings have cosine >=
 --scene-threshold, by leader clustering; per video without frame embeddings), five per
-question template (near-duplicate cluster), 5% of the budget per source. A video is
-identified by its content (the SHA-256 of its file) when --videos ROOT is given, as the
-audit's cards count shared videos (Video-Index 4.5), else by its video id. When the pool
-cannot fill the budget under the caps, the cap that blocks the most remaining items on
-its own is relaxed one step (source share doubled, template cap doubled, scene or video
-cap + 1) and the relaxation recorded with its reason. --hardest K takes instead the K
+question template, 5% of the budget per source when the query admits several sources. A
+video is identified by its content (the SHA-256 of its file) when --videos ROOT is given,
+as the audit's cards count shared videos (Video-Index 4.5), else by its video id. A
+duration group that can give nothing while below its share of the budget climbs its own
+ladder one step (Video-Index pool/select.py relax: its scene cap up to 4, then its
+template cap doubled once, then exempt from the source cap; the video cap is never
+relaxed), each step recorded with its group and reason. --hardest K takes instead the K
 items of each --per group (capability group, task or benchmark) with the lowest maximum
 percentile over the attackers' margins, one item per video (Video-Index: 210 per group).
 
@@ -93,14 +93,20 @@ item files), which give each item its video_path and clip. See docs/select.md.
 The release name is "vidscreen-" and the first 16 hex digits of the SHA-256 of the
 lockfile (without its name): the same run, screen, flags and seed give the same name and
 byte-identical files at any --workers; anything else gives another name. Select prints a
-JSON summary. Exit 2: bad flags, RUN not a finished audit, a source or duration group
-the pool does not hold.`,
+short summary (release, items, the gate's rounds, the residual per level); --json prints
+it as JSON instead.
+
+Exit 2: bad flags, RUN not a finished audit, a source or duration group the pool does not
+hold. Exit 3: the gate could not clean the release: a level is still significant after
+the rounds, or the release holds fewer items than --budget (dropping every item a learner
+answers can create new position and option artifacts, and the refill can run out); stderr
+says which, the release is written to read, and --accept-residual exits 0 instead.`,
 		groups: []flagGroup{
 			{"Input and models", []string{"screen", "items", "models", "device", "precision", "offload-min-work"}},
 			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events", "admit-suspects"}},
 			{"Caps", []string{"cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold"}},
-			{"Red-team gate and run control", []string{"rounds", "seed", "workers"}},
-			{"Output", []string{"out", "export-lmms-eval", "export-vlmevalkit"}},
+			{"Red-team gate and run control", []string{"rounds", "accept-residual", "seed", "workers"}},
+			{"Output", []string{"out", "json", "export-lmms-eval", "export-vlmevalkit"}},
 		},
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			spec := selection.DefaultSpec()
@@ -125,7 +131,9 @@ the pool does not hold.`,
 			fs.IntVar(&spec.Workers, "workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			fs.StringVar(&spec.Models, "models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork)
-			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT`: videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos")
+			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT` (config.json's video_root; with --models and without it, select says it): videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos; give --items too, the screen carries no video_path")
+			asJSON := fs.Bool("json", false, "print the summary as JSON (default: a short table)")
+			acceptResidual := fs.Bool("accept-residual", false, "exit 0 when the gate could not clean the release (a level still significant after the rounds, or fewer items than --budget); without it select exits 3")
 			var itemFiles stringList
 			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
 			return func(ctx context.Context, args []string) error {
@@ -166,9 +174,10 @@ the pool does not hold.`,
 				if err != nil {
 					return err
 				}
-				enc := json.NewEncoder(env.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(sum)
+				if err := printSelectSummary(env.stdout, sum, *asJSON); err != nil {
+					return err
+				}
+				return gateVerdict(env.stderr, sum, *acceptResidual)
 			}
 		},
 	}

@@ -29,7 +29,7 @@ func TestSelectDeviceSearches(t *testing.T) {
 	}
 	sel := func(name string, args ...string) string {
 		t.Helper()
-		code, _, stderr := runCmd(append([]string{"select", run, "--out", filepath.Join(dir, name), "--budget", "16", "--seed", "3"}, args...)...)
+		code, _, stderr := runCmd(append([]string{"select", run, "--out", filepath.Join(dir, name), "--budget", "16", "--seed", "3", "--accept-residual"}, args...)...)
 		if code != 0 {
 			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
 		}

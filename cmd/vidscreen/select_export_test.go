@@ -28,7 +28,7 @@ func TestSelectExports(t *testing.T) {
 	sel := func(name string, extra ...string) (selection.Summary, string, string) {
 		t.Helper()
 		lm, tsv := filepath.Join(dir, name+"-lmms"), filepath.Join(dir, name+".tsv")
-		args := append([]string{"select", run, "--out", filepath.Join(dir, name), "--budget", "24", "--seed", "5",
+		args := append([]string{"select", run, "--out", filepath.Join(dir, name), "--budget", "24", "--seed", "5", "--json",
 			"--export-lmms-eval", lm, "--export-vlmevalkit", tsv, "--items", items}, extra...)
 		code, stdout, stderr := runCmd(args...)
 		if code != 0 {
@@ -123,7 +123,7 @@ func TestSelectExportSamplesImportBack(t *testing.T) {
 		t.Fatalf("audit: exit %d: %s", code, stderr)
 	}
 	lm := filepath.Join(dir, "lmms")
-	code, stdout, stderr := runCmd("select", run, "--out", filepath.Join(dir, "rel"), "--budget", "12", "--export-lmms-eval", lm, "--items", subset)
+	code, stdout, stderr := runCmd("select", run, "--out", filepath.Join(dir, "rel"), "--budget", "12", "--json", "--export-lmms-eval", lm, "--items", subset)
 	if code != 0 {
 		t.Fatalf("select: exit %d: %s", code, stderr)
 	}

@@ -62,7 +62,7 @@ func TestSelectGateUsesTheRunsVLM(t *testing.T) {
 		t.Fatalf("audit: exit %d\n%s", code, stderr)
 	}
 	out := filepath.Join(t.TempDir(), "release")
-	code, _, stderr := runCmd("select", run, "--out", out, "--budget", "4", "--seed", "2", "--rounds", "1", "--items", items, "--videos", root, "--models", modelsDir)
+	code, _, stderr := runCmd("select", run, "--out", out, "--budget", "4", "--seed", "2", "--rounds", "1", "--accept-residual", "--items", items, "--videos", root, "--models", modelsDir)
 	if code != 0 {
 		t.Fatalf("select with the run's vlm_reader and no screen_reader: exit %d\n%s", code, stderr)
 	}

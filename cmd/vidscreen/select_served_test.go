@@ -34,7 +34,7 @@ func TestSelectServedReaderStore(t *testing.T) {
 	var locks [][]byte
 	for k := range 2 {
 		srv.Reset()
-		code, _, stderr := runWithKey(servedKey, "select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1", "--models", dir)
+		code, _, stderr := runWithKey(servedKey, "select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1", "--accept-residual", "--models", dir)
 		if code != 0 {
 			t.Fatalf("select %d: exit %d\n%s", k+1, code, stderr)
 		}

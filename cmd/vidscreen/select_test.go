@@ -21,7 +21,7 @@ func TestSelectCommand(t *testing.T) {
 	// No screen yet: select screens the run itself, and says so.
 	selectRelease := func(out string, args ...string) selection.Summary {
 		t.Helper()
-		code, stdout, stderr := runCmd(append([]string{"select", run, "--out", out}, args...)...)
+		code, stdout, stderr := runCmd(append([]string{"select", run, "--out", out, "--json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
 		}
@@ -79,7 +79,7 @@ func TestSelectCommand(t *testing.T) {
 	// --videos identifies videos by content; the lockfile says how many
 	// were read (here none can be: the demo's videos are not there, so
 	// select refuses the root).
-	if code, _, stderr := runCmd("select", run, "--out", filepath.Join(dir, "v"), "--budget", "24", "--videos", dir); code != 2 || !strings.Contains(stderr, "no video of the pool could be read") {
+	if code, _, stderr := runCmd("select", run, "--out", filepath.Join(dir, "v"), "--budget", "24", "--videos", dir); code != 2 || !strings.Contains(stderr, "no video of the pool could be read") || !strings.Contains(stderr, "give the audit's item files with --items (the run read items.jsonl)") {
 		t.Errorf("--videos with no video: exit %d, %s", code, stderr)
 	}
 	hard := selectRelease(filepath.Join(dir, "hard"), "--hardest", "4", "--per", "benchmark")

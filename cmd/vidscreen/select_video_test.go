@@ -33,7 +33,7 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	}
 	selectRun := func(out string, args ...string) (release.Lockfile, string) {
 		t.Helper()
-		code, _, stderr := runCmd(append([]string{"select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1"}, args...)...)
+		code, _, stderr := runCmd(append([]string{"select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1", "--accept-residual"}, args...)...)
 		if code != 0 {
 			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
 		}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/vidscreen/vidscreen/decode"
+	"github.com/vidscreen/vidscreen/harness/metrics"
 	"github.com/vidscreen/vidscreen/harness/progress"
 	"github.com/vidscreen/vidscreen/harness/world"
 	"github.com/vidscreen/vidscreen/harness/world/truth"
@@ -94,7 +95,7 @@ stderr as audit's does: a line on a terminal, log lines in --log-format elsewher
 				}
 				fmt.Fprintf(env.stdout, "\nworld: %d videos, %d items in %s (%.1f s); %s\n", w.Truth.Videos, len(w.Items), *out,
 					time.Since(start).Seconds(), strings.Join([]string{world.ItemsFile, world.TruthFile, world.VideosDir + "/"}, ", "))
-				return nil
+				return sayTooFew(env.stderr, w, opt)
 			}
 		},
 	}
@@ -149,4 +150,28 @@ func outputWidth(w io.Writer) int {
 		}
 	}
 	return 100
+}
+
+// sayTooFew warns when some family of w has too few items for its planted
+// shortcut to be testable, naming the fewest --videos that gives every
+// family enough (issue 33.1.9): an audit of a 12-video world reported
+// "recall 0/7" without saying that 2 to 12 items per family cannot be
+// significant. The world is still written: a small world is a fine smoke
+// test of the pipeline, not of the auditor's recall.
+func sayTooFew(w io.Writer, wd *world.World, opt world.Options) error {
+	small := wd.TooFew()
+	if len(small) == 0 {
+		return nil
+	}
+	parts := make([]string, len(small))
+	for i, s := range small {
+		parts[i] = fmt.Sprintf("%s %d < %d", s.Family, s.Items, s.Need)
+	}
+	min, err := world.MinTestableVideos(opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "world: too few items to test %d families (%s): even an attacker right on every item is not significant (exact test, Holm over %d attackers at %g), so an audit can only miss them; --videos %d or more gives every family enough\n",
+		len(small), strings.Join(parts, ", "), truth.HolmAttackers, metrics.Alpha, min)
+	return nil
 }

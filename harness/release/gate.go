@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
 )
@@ -225,4 +226,80 @@ func attackerIndex(p *Pool, name string) int {
 		}
 	}
 	return len(p.Attackers)
+}
+
+// An Outcome says what the gate could not do, for the terminal and the exit
+// status of vidscreen select (issue 33.1.2): on a large budget, dropping
+// every item a learner answers can create new gold-position and option
+// artifacts, and the refill can run out of items, so the gate's last attack
+// may still find a significant level, or the release may hold fewer items
+// than the budget. Both are facts the release's reports state too.
+type Outcome struct {
+	// Rounds is how many attacks the gate made (the last one measures).
+	Rounds int
+	// Kept is how many items the release holds; Budget how many were asked
+	// (0 for --hardest, which asks K per group); Drawn how many the first
+	// draw held, before the gate dropped any.
+	Kept, Budget, Drawn int
+	// Significant lists the levels still significant on the release.
+	Significant []LevelResidual
+}
+
+// Outcome reports g's outcome for the query it gated.
+func (g *Gated) Outcome(q Query) Outcome {
+	o := Outcome{Rounds: len(g.Rounds), Budget: q.Budget}
+	if g.Selection != nil {
+		o.Kept = len(g.Selection.Picks)
+	}
+	if len(g.Rounds) > 0 {
+		o.Drawn = g.Rounds[0].Selected
+	}
+	if g.Residual != nil {
+		for _, l := range g.Residual.Levels {
+			if l.Significant {
+				o.Significant = append(o.Significant, l)
+			}
+		}
+	}
+	return o
+}
+
+// Short reports whether the release holds fewer items than its budget.
+func (o Outcome) Short() bool { return o.Budget > 0 && o.Kept < o.Budget }
+
+// Clean reports whether the gate left no significant level and kept the
+// whole budget.
+func (o Outcome) Clean() bool { return len(o.Significant) == 0 && !o.Short() }
+
+// Problems says, one line each, what the gate could not do: the levels
+// still significant after its rounds, and a budget larger than what the
+// pool and the gate could keep.
+func (o Outcome) Problems() []string {
+	var out []string
+	if len(o.Significant) > 0 {
+		// The levels are a running maximum: consecutive levels with the
+		// same attacker and margin are one finding.
+		var parts []string
+		for i := 0; i < len(o.Significant); {
+			j := i
+			for j+1 < len(o.Significant) && o.Significant[j+1].Attacker == o.Significant[i].Attacker && o.Significant[j+1].Eps == o.Significant[i].Eps {
+				j++
+			}
+			lv := o.Significant[i].Level.String()
+			if j > i {
+				lv += " to " + o.Significant[j].Level.String()
+			}
+			parts = append(parts, fmt.Sprintf("%s level %+.1f%% by %s", lv, 100*o.Significant[i].Eps, o.Significant[i].Attacker))
+			i = j + 1
+		}
+		out = append(out, fmt.Sprintf("the residual is still significant after %d rounds of drop and refill: %s", o.Rounds-1, strings.Join(parts, ", ")))
+	}
+	if o.Short() {
+		why := "the gate dropped what its attackers solved and the pool, under the caps, could not refill it"
+		if o.Drawn < o.Budget {
+			why = fmt.Sprintf("the pool admits only %d items under the caps before the gate", o.Drawn)
+		}
+		out = append(out, fmt.Sprintf("the budget %d exceeds what the gate can keep: the release holds %d items (%s)", o.Budget, o.Kept, why))
+	}
+	return out
 }

@@ -39,6 +39,8 @@ type summary struct {
 	// or items still solved in the gate's last round (Video-Index 5.2: the
 	// gate stops at its round limit, not at a clean selection).
 	Warnings []string
+	// RoundsChart draws the gate's rounds for report.html.
+	RoundsChart template.HTML
 }
 
 func (r *Release) summary() summary {
@@ -53,6 +55,7 @@ func (r *Release) summary() summary {
 	}
 	s.Rerun, s.Carried = orNone(rerun), orNone(carried)
 	s.Warnings = r.warnings()
+	s.RoundsChart = roundsSVG(r.Gated.Rounds)
 	q := r.Lockfile.Query
 	s.EventsBy = q.Events
 	if s.EventsBy == "" {
@@ -72,7 +75,7 @@ func (r *Release) summary() summary {
 			caps = *q.Caps
 		}
 		s.InitialCaps = capsText(caps, q.Budget)
-		s.FinalCaps = capsText(r.Gated.Selection.Caps, q.Budget)
+		s.FinalCaps = capsText(r.Gated.Selection.Caps, q.Budget) + groupCapsText(r.Gated.Selection.Caps)
 	}
 	src, dur, ev := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, i := range r.Gated.Selection.Picks {
@@ -138,6 +141,31 @@ func counts(m map[string]int) []count {
 func capsText(c Caps, budget int) string {
 	return fmt.Sprintf("%d per video, %d per scene, %d per question template, %g%% of the budget per source (%s)",
 		c.PerVideo, c.PerScene, c.PerTemplate, 100*c.SourceShare, itemCount(c.perSource(budget)))
+}
+
+// groupCapsText says the caps each relaxed duration group reached
+// (Caps.Groups), shortest group first: the top-level caps are only those
+// of the groups never relaxed.
+func groupCapsText(c Caps) string {
+	if len(c.Groups) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, g := range DurationGroups() {
+		gc, ok := c.Groups[g]
+		if !ok {
+			continue
+		}
+		p := fmt.Sprintf("%s %d per scene, %d per template", g, gc.PerScene, gc.PerTemplate)
+		if gc.SourceExempt {
+			p += ", exempt from the source cap"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; relaxed per duration group: " + strings.Join(parts, "; ")
 }
 
 func orNone(names []string) string {
@@ -277,6 +305,7 @@ Pool: {{.R.Lockfile.Pool.Items}} screened items, snapshot <code>{{.R.Lockfile.Po
 <table><tr><th>round</th><th>selected</th><th>solved</th><th>dropped</th><th>solved by</th></tr>
 {{range .R.Gated.Rounds}}<tr><td>{{.Round}}</td><td>{{.Selected}}</td><td>{{.Solved}}</td><td>{{.Dropped}}</td><td class="text">{{solvedBy .SolvedBy}}</td></tr>
 {{end}}</table>
+{{.RoundsChart}}
 <p>Re-ran on the released option order: {{.Rerun}}.<br>
 Screened verdicts carried over (they drop an item only where the run's card finds the attacker significant on its benchmark): {{.Carried}}.</p>
 <h2>Residual exploitability</h2>

@@ -55,8 +55,21 @@ type modelReaders struct {
 	captions *features.Options
 	letters  attack.LetterReader
 	// unread counts, over the calls, the items the VLM could not score;
-	// uncaptioned those whose video gave no captions.
+	// uncaptioned those whose video gave no captions. why names each such
+	// item with its reason, in the order met, so the terminal can say
+	// which (issue 33.1.5).
 	unread, uncaptioned, items int
+	why                        []string
+}
+
+// unreadReason says why a reader got nothing from an item's video: the video not
+// found under root (the usual cause: items without video_path, whose file
+// name the screen does not carry), else a decode or model failure.
+func unreadReason(root string, it *harness.Item) string {
+	if _, err := harness.ResolveVideo(root, it); err != nil {
+		return err.Error()
+	}
+	return "the video resolved but gave the reader nothing (a decode or model failure; the audit's log names it)"
 }
 
 func (r *modelReaders) Attackers() []string {
@@ -86,6 +99,7 @@ func (r *modelReaders) Visual(ctx context.Context, items []*harness.Item) ([]*at
 				out[i].VLM = map[string][]float64{attack.VLMInOrder: sc}
 			} else {
 				r.unread++ // no scores: the reader abstains (a seeded guess, counted at chance)
+				r.why = append(r.why, fmt.Sprintf("%s %s/%s: %s", FullVideoReader, items[i].Benchmark, items[i].ID, unreadReason(r.root, items[i])))
 			}
 		}
 	}
@@ -98,6 +112,7 @@ func (r *modelReaders) Visual(ctx context.Context, items []*harness.Item) ([]*at
 			out[i].CaptionTexts = caps
 			if len(caps) == 0 {
 				r.uncaptioned++ // captions-reader abstains there, as in the audit
+				r.why = append(r.why, fmt.Sprintf("%s %s/%s: no captions: %s", CaptionsReader, items[i].Benchmark, items[i].ID, unreadReason(r.root, items[i])))
 			}
 		}
 	}
@@ -118,7 +133,17 @@ func (r *modelReaders) sayUnread(root string, env run.Env) {
 	if r.uncaptioned > 0 {
 		fmt.Fprintf(env.Stderr, "vidscreen select: %s found no captions for %d of the %d items it re-read under %s; it abstains there (counted at chance)\n", CaptionsReader, r.uncaptioned, r.items, root)
 	}
+	for k, w := range r.why {
+		if k == maxUnreadNamed {
+			fmt.Fprintf(env.Stderr, "vidscreen select:   and %d more\n", len(r.why)-k)
+			break
+		}
+		fmt.Fprintf(env.Stderr, "vidscreen select:   %s\n", w)
+	}
 }
+
+// maxUnreadNamed bounds the unread items named on the terminal.
+const maxUnreadNamed = 20
 
 // openModelReaders opens, for the red team, the models that answered the
 // run's full-video-reader and captions-reader, when --models names a folder

@@ -31,6 +31,12 @@ type Summary struct {
 	Rounds      []release.Round         `json:"rounds"`
 	Residual    []release.LevelResidual `json:"residual"`
 	Shortfall   string                  `json:"shortfall,omitempty"`
+	// Budget is the budget asked (0 for --hardest); GateProblems says,
+	// one line each, what the red-team gate could not do (a level still
+	// significant after the rounds, a budget larger than what it kept):
+	// vidscreen select exits 3 on any unless --accept-residual.
+	Budget       int      `json:"budget,omitempty"`
+	GateProblems []string `json:"gate_problems,omitempty"`
 	// LMMSEval and VLMEvalKit are where the exports went, when asked.
 	LMMSEval   string `json:"lmms_eval,omitempty"`
 	VLMEvalKit string `json:"vlmevalkit,omitempty"`
@@ -89,8 +95,18 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 			return nil, err
 		}
 	}
+	// --models without --videos re-runs only the text readers; the model
+	// readers' verdicts carry over. Say which flags re-run them, with the
+	// root and item files the audit recorded in config.json (issue
+	// 33.1.5), rather than leave the user to guess.
+	if spec.Videos == "" && spec.Models != "" && cfg.VideoRoot != "" && cfg.Videos != nil {
+		fmt.Fprintf(env.Stderr, "vidscreen select: the model readers' screened verdicts carry over; to re-run them on the released order add --videos %s --items FILE (the run read %s)\n", cfg.VideoRoot, itemNames(cfg))
+	}
 	videosBy, err := identifyVideos(ctx, pool, spec.Videos, env)
 	if err != nil {
+		if len(spec.Items) == 0 && spec.Videos != "" {
+			return nil, fmt.Errorf("%w; the screen does not carry the items' video_path: give the audit's item files with --items (the run read %s)", err, itemNames(cfg))
+		}
 		return nil, err
 	}
 	team, err := openTeam(ctx, &spec, cfg, env)
@@ -133,7 +149,8 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 	}
 	return &Summary{Release: r.Name, Out: spec.Out, Items: len(r.Items), Pool: len(pool.Candidates),
 		Relaxations: len(r.Lockfile.Relaxations), Rounds: r.Gated.Rounds, Residual: r.Gated.Residual.Levels,
-		Shortfall: r.Lockfile.Shortfall, LMMSEval: spec.ExportLMMSEval, VLMEvalKit: spec.ExportVLMEvalKit}, nil
+		Shortfall: r.Lockfile.Shortfall, LMMSEval: spec.ExportLMMSEval, VLMEvalKit: spec.ExportVLMEvalKit,
+		Budget: spec.Budget, GateProblems: r.Gated.Outcome(r.Lockfile.Query).Problems()}, nil
 }
 
 // readConfig refuses a run whose outputs are not complete together (an
@@ -180,3 +197,16 @@ func identifyVideos(ctx context.Context, pool *release.Pool, root string, env ru
 // red team refits on the selection; any other embedder is a model it must
 // open.
 func isLexical(embedder string) bool { return strings.HasPrefix(embedder, "lexical") }
+
+// itemNames lists the item files a run read, by name as config.json
+// records them, for a message asking for --items.
+func itemNames(cfg rundir.Config) string {
+	names := make([]string, len(cfg.Items))
+	for i, in := range cfg.Items {
+		names[i] = in.Name
+	}
+	if len(names) == 0 {
+		return "no item file"
+	}
+	return strings.Join(names, ", ")
+}

@@ -36,6 +36,10 @@ type FamilyResult struct {
 	// (nothing planted, nothing found) or "not run" (the expected level did
 	// not run and nothing below it caught the family).
 	Verdict string `json:"verdict"`
+	// MinItems is the fewest items on which an attacker right on every
+	// item could be significant at the family's chance (MinItems with
+	// HolmAttackers); a family with N below it cannot be caught.
+	MinItems int `json:"min_items"`
 }
 
 // EvaluateCards judges the cards of world benchmarks (world-FAMILY) among
@@ -68,6 +72,9 @@ type Evaluation struct {
 	// FalseAlarms counts families caught below their expected level (or
 	// caught at all when none was planted).
 	FalseAlarms int `json:"false_alarms"`
+	// TooFew counts the planted families with fewer items than MinItems:
+	// their misses say the world is too small, not the auditor blind.
+	TooFew int `json:"too_few"`
 }
 
 // Evaluate compares the cards of an audit with the world's truth. Families
@@ -88,7 +95,7 @@ func Evaluate(t *Truth, cards []metrics.Card) (*Evaluation, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := FamilyResult{Family: f.Name, Benchmark: f.Benchmark, Expected: f.Expected, Chance: c.Chance, N: c.N}
+		r := FamilyResult{Family: f.Name, Benchmark: f.Benchmark, Expected: f.Expected, Chance: c.Chance, N: c.N, MinItems: MinItems(c.Chance, HolmAttackers)}
 		for _, l := range harness.Levels() {
 			lr := levels[l]
 			if lr == nil {
@@ -108,6 +115,9 @@ func Evaluate(t *Truth, cards []metrics.Card) (*Evaluation, error) {
 		planted := f.Expected != nil && levels[*f.Expected] != nil
 		if planted {
 			ev.Planted++
+			if r.N < r.MinItems {
+				ev.TooFew++
+			}
 		}
 		switch {
 		case r.Caught != nil && (f.Expected == nil || *r.Caught < *f.Expected):
@@ -186,6 +196,9 @@ func (ev *Evaluation) WriteText(w io.Writer) error {
 		if r.Guessed {
 			verdict += " (the attacker only guessed)"
 		}
+		if r.N < r.MinItems && (r.Verdict == "missed" || r.Verdict == "not run") {
+			verdict += fmt.Sprintf(" (too few items to test: %d < %d)", r.N, r.MinItems)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\n", r.Family, lv(r.Expected), lv(r.Caught), by, acc, r.Chance, r.N, verdict)
 	}
 	if err := tw.Flush(); err != nil {
@@ -195,7 +208,14 @@ func (ev *Evaluation) WriteText(w io.Writer) error {
 	for i, l := range ev.Levels {
 		names[i] = l.String()
 	}
-	_, err := fmt.Fprintf(w, "recall of planted shortcuts at their level: %d/%d (%.3f); false alarms: %d; levels run: %s\n",
-		ev.Recalled, ev.Planted, ev.Recall, ev.FalseAlarms, strings.Join(names, ", "))
-	return err
+	if _, err := fmt.Fprintf(w, "recall of planted shortcuts at their level: %d/%d (%.3f); false alarms: %d; levels run: %s\n",
+		ev.Recalled, ev.Planted, ev.Recall, ev.FalseAlarms, strings.Join(names, ", ")); err != nil {
+		return err
+	}
+	if ev.TooFew > 0 {
+		_, err := fmt.Fprintf(w, "%d of the %d planted families have too few items to test: below the minimum, even an attacker right on every item is not significant (c^n >= %.2g/%d, Holm over %d attackers); render a larger world (vidscreen world --videos)\n",
+			ev.TooFew, ev.Planted, metrics.Alpha, HolmAttackers, HolmAttackers)
+		return err
+	}
+	return nil
 }

@@ -23,10 +23,10 @@ func TestEvaluateVerdicts(t *testing.T) {
 		return &metrics.LevelResult{Eps: eps, Attacker: "x", Significant: sig}
 	}
 	cards := []metrics.Card{
-		{Benchmark: "world-a", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.5, true)}},
-		{Benchmark: "world-b", Chance: 0.25, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.01, false)}},
+		{Benchmark: "world-a", Chance: 0.25, N: 40, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.5, true)}},
+		{Benchmark: "world-b", Chance: 0.25, N: 3, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0.01, false)}},
 		{Benchmark: "world-c", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.3, true), Text: lr(0.3, true), Pool: lr(0.3, true)}},
-		{Benchmark: "world-d", Chance: 0.25, Levels: metrics.Levels{Option: lr(0.2, true), Text: lr(0.2, true), Pool: lr(0.2, true)},
+		{Benchmark: "world-d", Chance: 0.25, N: 40, Levels: metrics.Levels{Option: lr(0.2, true), Text: lr(0.2, true), Pool: lr(0.2, true)},
 			Attackers: []metrics.AttackerResult{{Name: "x", AbstainShare: 1}}},
 		{Benchmark: "world-e", Chance: 0.5, Levels: metrics.Levels{Option: lr(0, false), Text: lr(0, false), Pool: lr(0, false)}},
 	}
@@ -48,6 +48,20 @@ func TestEvaluateVerdicts(t *testing.T) {
 	}
 	if ev.Families[0].Accuracy != 0.75 || *ev.Families[3].Caught != opt {
 		t.Fatalf("rows %+v", ev.Families)
+	}
+	// world-b's 3 items at chance 0.25 cannot be significant (0.25^3 >=
+	// 0.05/8): its miss says the world is too small.
+	if ev.TooFew != 1 || ev.Families[1].MinItems != 4 {
+		t.Errorf("too few %d, b's minimum %d; want 1 and 4", ev.TooFew, ev.Families[1].MinItems)
+	}
+	var b strings.Builder
+	if err := ev.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"missed (too few items to test: 3 < 4)", "1 of the 3 planted families have too few items to test"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 
