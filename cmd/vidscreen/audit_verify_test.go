@@ -213,7 +213,7 @@ func TestAuditVerifyAnswers(t *testing.T) {
 	}
 	released := func(extra ...string) (n, sus int) {
 		out := filepath.Join(t.TempDir(), "release")
-		code, _, stderr := runWithKey(servedKey, append([]string{"select", whole, "--out", out, "--budget", "18", "--rounds", "0", "--models", dir}, extra...)...)
+		code, _, stderr := runWithKey(servedKey, append([]string{"select", whole, "--out", out, "--budget", "18", "--rounds", "0", "--accept-residual", "--models", dir}, extra...)...)
 		if code != 0 {
 			t.Fatalf("select %v: exit %d\n%s", extra, code, stderr)
 		}
