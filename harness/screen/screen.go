@@ -63,6 +63,14 @@ type Verdict struct {
 	OrdersCorrect int32 `parquet:"orders_correct" json:"orders_correct"`
 	// Solved applies the attacker's rule (harness/solve) to the verdict.
 	Solved bool `parquet:"solved" json:"solved"`
+	// OrdersMargin is the mean gold margin over the seeded option orders
+	// the verdict was judged on, over the orders that have one: the
+	// authors' opt_margin and blind_margin (Video-Index pool/screen.py,
+	// text_step_result: sum(margins)/len(margins)), what hardest-K ranks
+	// the options-only and blind steps by (harness/release). nil for an
+	// attacker judged on one order, or whose orders the run kept without
+	// margins, or with no margin on any order.
+	OrdersMargin *float64 `parquet:"orders_margin,optional" json:"orders_margin,omitempty"`
 }
 
 // A Row is one screened item.
