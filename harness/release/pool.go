@@ -39,7 +39,7 @@ type Verdict struct {
 	// item's chance, never as its guess (Video-Index 5.2; issue 20.4).
 	Abstained bool
 	Correct   bool
-	Solved    bool    // the solve rule (harness/solve) says the attacker solves the item
+	Solved    bool // the solve rule (harness/solve) says the attacker solves the item
 	// Margin is log p(gold) - mean log p(others), NaN when not scored; for
 	// the options-only and blind readers, judged on four seeded option
 	// orders, its mean over those orders (the authors' opt_margin and
