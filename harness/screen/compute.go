@@ -113,6 +113,9 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		}
 		s.Rows[i] = r
 	}
+	if err := checkRestored(s.Rows, opt.Restored); err != nil {
+		return nil, err
+	}
 	clusterSizes(s.Rows)
 	s.Funnel = runFunnel(s, drop, gated)
 	s.Benchmarks = summarise(s, gated)
@@ -224,6 +227,21 @@ func qualityOf(names []string) harness.Quality {
 		}
 	}
 	return q
+}
+
+// checkRestored refuses a restored item the run does not hold: a review of
+// another run, or an id mistyped.
+func checkRestored(rows []Row, refs []ItemRef) error {
+	keys := make(map[string]bool, len(rows))
+	for i := range rows {
+		keys[rows[i].Key()] = true
+	}
+	for _, ref := range refs {
+		if !keys[ref.Benchmark+"\x00"+ref.ID] {
+			return fmt.Errorf("restore: item %s/%s is not an item of the run", ref.Benchmark, ref.ID)
+		}
+	}
+	return nil
 }
 
 // clusterSizes fills ClusterSize from the near-duplicate clusters of

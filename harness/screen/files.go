@@ -76,6 +76,7 @@ func (s *Screen) Write(dir string) error {
 	}{
 		{ScreenParquet, s.writeParquet},
 		{AmbiguityParquet, s.writeAmbiguity},
+		{SensitivityJSONL, s.writeSensitivity},
 		{ScreenJSON, s.writeJSON},
 		{ScreenMarkdown, s.WriteMarkdown},
 		{ScreenHTML, s.WriteHTML},
