@@ -262,7 +262,7 @@ func rowConsensus(r *Row, p *consensusPlan, votes []int) (perTest []int, chance 
 	r.Diagnostics = 0
 	clear(votes)
 	answers := 0
-	k := len(r.Options)
+	nopt := len(r.Options)
 	// none[k]: the chance that no test reaches Thresholds[k].
 	none := make([]float64, len(Thresholds))
 	for k := range none {
@@ -274,18 +274,18 @@ func rowConsensus(r *Row, p *consensusPlan, votes []int) (perTest []int, chance 
 		var pr []float64
 		for _, m := range t.models {
 			v := &r.Verdicts[m]
-			if !answered(v, k) {
+			if !answered(v, nopt) {
 				complete = false
 				continue
 			}
 			votes[v.Choice]++
 			answers++
-			if p.solves(v, k) {
+			if p.solves(v, nopt) {
 				solved++
 			}
-			q := 1 / float64(k)
+			q := 1 / float64(nopt)
 			if p.rule == RuleSolve {
-				q = solveChance(k, v.Orders)
+				q = solveChance(nopt, v.Orders)
 			}
 			pr = append(pr, q)
 		}
@@ -308,7 +308,7 @@ func rowConsensus(r *Row, p *consensusPlan, votes []int) (perTest []int, chance 
 	r.Consistency = maximalDisagreement(r, p.consistency)
 	r.Redundancy, r.Sensitivity = false, false
 	for m := range r.Verdicts {
-		s := p.solves(&r.Verdicts[m], k)
+		s := p.solves(&r.Verdicts[m], nopt)
 		r.Redundancy = r.Redundancy || p.window[m] && s
 		r.Sensitivity = r.Sensitivity || p.shuffled[m] && s
 	}
