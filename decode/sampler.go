@@ -50,6 +50,9 @@ const defaultGrid = 32
 //	offset:K[,n:N][,steps:S]  N frames (default 32), one per equal segment, at
 //	                   K/S of the way into each (S default 3): Video-Index's
 //	                   shifted grids off1/off2 are offset:1 and offset:2
+//	chunk:K[,of:M][,n:N]  N frames (default 16) inside chunk K (1..M) of M (default
+//	                   8) equal contiguous chunks of the clip, on the Video-Oasis
+//	                   authors' integer grid (their redundancy test)
 //	times:t1,t2,...    the given times in seconds from the clip start
 //
 // Shuffling is not a sampler: decode once and permute with Shuffle.
@@ -157,6 +160,24 @@ func ParseSampler(spec string) (Sampler, error) {
 			return nil, err
 		}
 		return offsetSampler{k: k, steps: steps, n: n}, nil
+	case "chunk":
+		first, kv, err := params("of", "n")
+		if err != nil {
+			return nil, err
+		}
+		of, err := count("of", kv["of"], 8)
+		if err != nil {
+			return nil, err
+		}
+		k, err := strconv.Atoi(first)
+		if err != nil || k < 1 || k > of {
+			return nil, bad("chunk must be an integer from 1 to of (%d), got %q", of, first)
+		}
+		n, err := count("n", kv["n"], 16)
+		if err != nil {
+			return nil, err
+		}
+		return chunkSampler{k: k, of: of, n: n}, nil
 	case "times":
 		if rest == "" {
 			return nil, bad("times needs at least one time")
@@ -171,7 +192,7 @@ func ParseSampler(spec string) (Sampler, error) {
 		}
 		return timesSampler{times: ts}, nil
 	}
-	return nil, bad("unknown sampler %q (want uniform, centre, fps, window, half, offset or times)", name)
+	return nil, bad("unknown sampler %q (want uniform, centre, fps, window, half, offset, chunk or times)", name)
 }
 
 // maxSampleSeconds bounds a time in a sampler spec: a time.Duration holds
@@ -428,6 +449,44 @@ func (s offsetSampler) Times(in Info, clip Clip, _ uint64) ([]time.Duration, err
 		frames[i] = min(int(math.Floor((float64(i)+float64(s.k)/float64(s.steps))*seg)), g.n-1)
 	}
 	return g.times(frames, 0), nil
+}
+
+// chunkSampler takes n frames inside chunk k of of equal contiguous chunks
+// of the clip, as the Video-Oasis authors' redundancy test reads a video
+// (ambiguity/redundancy.py chunk_frame_indices and video_io.py
+// uniform_indices): on the clip's frames 0..e, the chunk edges are
+// floor(j(e+1)/of) (np.linspace(0, e+1, of+1, dtype=int)), chunk k spans
+// [a, b] with a = min(edge(k-1), e) and b = min(max(edge(k)-1, a), e), and
+// its frames are a + floor(i(b-a)/(n-1)) (np.linspace(a, b, n, dtype=int);
+// a alone for n = 1). The integer arithmetic is exact where numpy's
+// floating linspace may round a whole value down.
+type chunkSampler struct{ k, of, n int }
+
+func (s chunkSampler) String() string { return fmt.Sprintf("chunk:%d,of:%d,n:%d", s.k, s.of, s.n) }
+
+func (s chunkSampler) Times(in Info, clip Clip, _ uint64) ([]time.Duration, error) {
+	g, err := newFrameGrid(in, clip)
+	if err != nil {
+		return nil, err
+	}
+	return g.times(chunkFrames(g.n, s.k, s.of, s.n), 0), nil
+}
+
+// chunkFrames is chunkSampler's frames of a clip of total frames.
+func chunkFrames(total, k, of, n int) []int {
+	last := total - 1
+	edge := func(j int) int { return int(int64(j) * int64(total) / int64(of)) }
+	a := min(edge(k-1), last)
+	b := min(max(edge(k)-1, a), last)
+	out := make([]int, n)
+	for i := range out {
+		if n > 1 {
+			out[i] = a + int(int64(i)*int64(b-a)/int64(n-1))
+		} else {
+			out[i] = a
+		}
+	}
+	return out
 }
 
 type timesSampler struct{ times []time.Duration }

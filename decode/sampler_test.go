@@ -44,6 +44,14 @@ func TestSamplers(t *testing.T) {
 		{"offset:0 starts each of n segments", "offset:0,n:4", Clip{}, []int{0, 75, 150, 225}},
 		{"offset:1 is a third into each segment", "offset:1,n:4", Clip{}, []int{25, 100, 175, 250}},
 		{"offset:2,steps:4 is half way into each", "offset:2,n:4,steps:4", Clip{}, []int{37, 112, 187, 262}},
+		// The Video-Oasis authors' eight chunks of frames 0..299: edges
+		// floor(300j/8) = 0, 37, 75, ..., 262, 300; chunk 1 is 0..36,
+		// chunk 2 37..74, chunk 8 262..299, and four frames of a..b are
+		// a + floor(i(b-a)/3).
+		{"chunk:1 of 8 is frames 0..36", "chunk:1,of:8,n:4", Clip{}, []int{0, 12, 24, 36}},
+		{"chunk:2 of 8 is frames 37..74", "chunk:2,n:4", Clip{}, []int{37, 49, 61, 74}},
+		{"chunk:8 of 8 is frames 262..299", "chunk:8,of:8,n:4", Clip{}, []int{262, 274, 286, 299}},
+		{"chunk:1,n:1 is the chunk's first frame", "chunk:1,n:1", Clip{}, []int{0}},
 		{"times are seconds from the clip start", "times:0,1.5,2", Clip{Start: time.Second}, []int{30, 75, 90}},
 		// A clip in which no frame starts shows the frame on screen at its
 		// start; "clip starts at 9.99s, after the video's end 10s" was the
@@ -126,7 +134,7 @@ func TestParseSamplerErrors(t *testing.T) {
 	t.Parallel()
 	for _, spec := range []string{
 		"", "uniform", "uniform:0", "uniform:x", "fps:0", "fps:-1", "fps:1,max:0", "fps:1,cap:3",
-		"window:8", "window:8,frac:0", "window:8,frac:1.5", "half:3", "offset:3", "offset:-1",
+		"window:8", "window:8,frac:0", "window:8,frac:1.5", "half:3", "offset:3", "offset:-1", "chunk:0", "chunk:9", "chunk:3,of:2", "chunk:1,n:0",
 		"times:", "times:1,x", "times:-1", "centre:1", "random:4",
 	} {
 		if _, err := ParseSampler(spec); err == nil {
@@ -139,7 +147,7 @@ func TestParseSamplerErrors(t *testing.T) {
 
 func TestSamplerStringRoundTrips(t *testing.T) {
 	t.Parallel()
-	for _, spec := range []string{"uniform:32", "centre", "fps:1", "fps:0.5,max:16", "window:32,frac:0.1", "half:2,n:32", "offset:1,n:32,steps:3", "times:0,1.5"} {
+	for _, spec := range []string{"uniform:32", "centre", "fps:1", "fps:0.5,max:16", "window:32,frac:0.1", "half:2,n:32", "offset:1,n:32,steps:3", "chunk:3,of:8,n:16", "times:0,1.5"} {
 		s, err := ParseSampler(spec)
 		if err != nil {
 			t.Fatal(err)

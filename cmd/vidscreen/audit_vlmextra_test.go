@@ -159,6 +159,18 @@ func TestAuditExtraVLMReaders(t *testing.T) {
 	if len(c2) > 1 && c2[1] == 0 {
 		t.Errorf("no item solved by the shuffled-frames readers: the test shows nothing at c = 2")
 	}
+	// The consistency check compares the full-video readers of the two
+	// entries (the authors compare five); one model does not run it. The
+	// same model twice never disagrees.
+	for k, want := range []string{"full-video-reader", "full-video-reader,full-video-reader#2"} {
+		ck := scr[k].Consensus.Checks[0]
+		if ck.Check != "consistency" || strings.Join(ck.Attackers, ",") != want || scr[k].Consensus.Ambiguity.Consistency != 0 {
+			t.Errorf("%d entries: consistency check %+v, %d flagged; want %s and none", k+1, ck, scr[k].Consensus.Ambiguity.Consistency, want)
+		}
+	}
+	if n := scr[1].Consensus.Checks[0].Note; !strings.Contains(n, "2 models where the paper compares five") {
+		t.Errorf("two entries: consistency note %q", n)
+	}
 }
 
 // TestAuditExtraVLMReadersResume kills an audit with two vlm_reader

@@ -39,7 +39,7 @@ func newScreenCommand() *command {
 	return &command{
 		name:  "screen",
 		short: "screen every item of a finished audit and count the Video-Oasis shortcuts",
-		usage: "RUN [--out DIR] [--attackers A,B] [--every-attacker] [--diagnostics A,B] [--drop-quality FLAG,...]",
+		usage: "RUN [--out DIR] [--attackers A,B] [--every-attacker] [--diagnostics A,B] [--drop-quality FLAG,...] [--consensus-rule correct|solve] [--consistency A,B] [--restore FILE]",
 		long: `Screen reads the run directory RUN of a finished audit (items.parquet, cards.json,
 config.json, the embedding files question.npy, text.npy, centre_frame.npy and mean_frame.npy,
 and the permutation audit's choices in RUN/cache) and runs the Video-Index funnel (5.1) on
@@ -58,6 +58,10 @@ every item. It writes, in DIR (RUN/screen by default):
                      the question, middle-frame and mean-frame embeddings, one row per
                      item (the frame files only when a video level ran)
   ambiguity.parquet  the items with an ambiguity flag, for review
+  sensitivity.jsonl  the sensitivity review queue: one JSON object per item the
+                     shuffled frames answer (benchmark, id, video, question, options,
+                     answer, answer_letter, reason, decision, note), for a person to set
+                     decision to "restore" or "keep" and give back with --restore
   screen.json, screen.md, screen.html
                      per benchmark the funnel (entering, removed, pending per step), the
                      shortcut ratios at consensus c = 1, 2, 3 with the ratio chance alone
@@ -85,17 +89,26 @@ attacker when it answers correctly. A seeded guess never solves. A learner or em
 matcher screens only when --attackers names it and only on a benchmark whose card finds
 it significantly above chance (--every-attacker drops that condition).
 
-Video-Oasis (3.2): the six tests (blind, audio transcript, caption summary, centre frame,
-frame shuffling, bag-of-frames) are run by diagnostic models (--diagnostics; by default
-every attacker of the run that is one; learners never are); an item is a shortcut of a
-test at c when at least c of its models answer it. Ambiguity flags: consistency (the
-models of a test disagree), redundancy (a --window attacker solves it: one arbitrary
-stretch of the video), sensitivity (a --shuffled attacker solves it: frames out of order).
+Video-Oasis (3.2; the authors' aggregate_results.py): the six tests (blind, audio
+transcript, caption summary, centre frame, frame shuffling, bag-of-frames) are run by
+diagnostic models (--diagnostics; by default every attacker of the run that is one;
+learners never are); an item is a shortcut of a test at c when every one of the test's
+models answered it and at least c of them answered it correctly (--consensus-rule
+correct, the default; --consensus-rule solve counts the Video-Index solve rule instead).
+Ambiguity flags (3.1, criteria 3): consistency (the --consistency models, by default the
+full-video readers of every vlm_reader entry, all answered and chose min(options,
+models) different options: the authors' maximal disagreement; it needs two), redundancy
+(a --window attacker answers it correctly: by default eight-chunk-reader, answered on
+every one of eight contiguous chunks; contiguous-tenth-reader is the project's one-tenth
+variant), sensitivity (a --shuffled attacker answers it correctly). A person reviews
+sensitivity.jsonl and gives it back with --restore FILE: the items marked "restore" are
+no shortcut of the frame-shuffling test (the authors' --sensitivity-restore).
 
 It prints a JSON summary. The outputs are a pure function of the run and the flags.
 Bad input (exit 2): RUN not a finished audit, a file of it missing or damaged (a
 truncated .npy), an attacker name the run does not have, a diagnostic name that is no
-test's model, an unknown quality flag.`,
+test's model, an unknown quality flag or consensus rule, a --restore file with a bad line
+(named by line and field) or an item the run does not have.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			out := fs.String("out", "", "write the screen to `DIR` (default RUN/screen)")
 			attackers := fs.String("attackers", "", "comma-separated `NAMES` of the screening attackers, the funnel's attack steps (default options-reader, blind-reader, centre-frame-reader, full-video-reader, shuffled-frames-reader, or shuffled-frames-screen-reader where the run has it: those the run has)")
@@ -103,8 +116,11 @@ test's model, an unknown quality flag.`,
 			diagnostics := fs.String("diagnostics", "", "comma-separated `NAMES` of the attackers counted as the consensus's diagnostic models (default every one the run has)")
 			dropQuality := fs.String("drop-quality", "", "comma-separated data-quality `FLAGS` whose items the option-format step removes besides meta and repeated options and an empty gold option")
 			readers := fs.String("readers", "", "comma-separated `NAMES` of further attackers judged as model readers (correct and margin > log 2)")
-			window := fs.String("window", "contiguous-tenth-reader", "comma-separated `NAMES` of the attackers that read one stretch of the video (redundancy)")
+			window := fs.String("window", screen.ChunkReader, "comma-separated `NAMES` of the attackers that read parts of the video (redundancy; contiguous-tenth-reader: the project's one-tenth variant)")
 			shuffled := fs.String("shuffled", "shuffled-frames-reader", "comma-separated `NAMES` of the attackers that read shuffled frames (sensitivity)")
+			rule := fs.String("consensus-rule", screen.RuleCorrect, "when a diagnostic model solves an item for the consensus: `RULE` correct (its answer is the gold, as Video-Oasis) or solve (the Video-Index solve rule, three of four orders and a margin)")
+			consistency := fs.String("consistency", "", "comma-separated `NAMES` of the models the consistency check compares (default the full-video-reader of every vlm_reader entry)")
+			restore := fs.String("restore", "", "read a person's sensitivity review from `FILE` (sensitivity.jsonl with decisions): the items marked restore are no shortcut of the frame-shuffling test")
 			return func(ctx context.Context, args []string) error {
 				// Flags may follow RUN too.
 				if len(args) > 1 {
@@ -135,9 +151,16 @@ test's model, an unknown quality flag.`,
 				if err := ctx.Err(); err != nil {
 					return err
 				}
+				var restored []screen.ItemRef
+				if *restore != "" {
+					if restored, err = screen.ReadRestore(*restore); err != nil {
+						return fmt.Errorf("%w: restore: %v", errBadInput, err)
+					}
+				}
 				s, err := screen.Compute(in, screen.Options{
 					Attackers: splitList(*attackers), EveryAttacker: *every, Diagnostics: splitList(*diagnostics), DropQuality: splitList(*dropQuality),
 					Readers: splitList(*readers), Window: splitList(*window), Shuffled: splitList(*shuffled),
+					ConsensusRule: *rule, Consistency: splitList(*consistency), Restored: restored,
 				})
 				if err != nil {
 					return fmt.Errorf("%w: %v", errBadInput, err)

@@ -92,11 +92,39 @@ func TestScreenCommand(t *testing.T) {
 	if err := completion.Write(truncated, rec.Vidscreen, names); err != nil {
 		t.Fatal(err)
 	}
+	// The sensitivity review read back: a decision naming an item of the
+	// run is taken, a bad line or an item of another run is bad input.
+	first := s.Rows[0]
+	review := func(name, line string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := review("good.jsonl", `{"benchmark":"`+first.Benchmark+`","id":"`+first.ID+`","decision":"restore"}`)
+	restored := filepath.Join(dir, "restored")
+	if code, _, stderr := runCmd("screen", run, "--out", restored, "--restore", good, "--consensus-rule", "solve"); code != 0 {
+		t.Fatalf("screen --restore: exit %d: %s", code, stderr)
+	}
+	rs, err := screen.Read(restored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rs.Rows[0].Restored || rs.Options.ConsensusRule != screen.RuleSolve || len(rs.Options.Restored) != 1 {
+		t.Errorf("restored screen: row 0 restored %v, options %+v", rs.Rows[0].Restored, rs.Options)
+	}
+	if _, err := os.Stat(filepath.Join(restored, screen.SensitivityJSONL)); err != nil {
+		t.Error(err)
+	}
 	tests := []struct {
 		name   string
 		args   []string
 		stderr string
 	}{
+		{"a review with a bad decision", []string{run, "--restore", review("bad.jsonl", `{"benchmark":"A","id":"1","decision":"maybe"}`)}, "bad.jsonl:1: field decision"},
+		{"a review of another run", []string{run, "--restore", review("other.jsonl", `{"benchmark":"nowhere","id":"1","decision":"restore"}`)}, "item nowhere/1 is not an item of the run"},
+		{"an unknown consensus rule", []string{run, "--consensus-rule", "margin"}, `consensus-rule: "margin" is not a rule`},
 		{"no run", nil, "name one run directory"},
 		{"a directory that is no run", []string{dir}, "not a run directory"},
 		{"a run whose audit did not finish", []string{unfinished}, "the audit did not finish (no complete.json"},

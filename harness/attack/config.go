@@ -237,6 +237,12 @@ func frameAttackers(cfg Config) []frameAttacker {
 		}
 		add(&tenthReader{}, vlm...)
 		add(&fullVideoReader{}, vlm...)
+		for k := range cfg.ExtraVLM {
+			add(&vlmExtra{base: &fullVideoReader{}, set: VLMInOrder, need: NeedVLMInOrder, model: k + 1}, vlm...)
+		}
+		// The redundancy check of Video-Oasis: eight chunks, each read
+		// by vlm_reader (chunkreader.go).
+		add(&chunkReader{}, vlm...)
 		// The funnel's shuffled step on screen_reader, only where the
 		// models directory has one: without it nothing is skipped.
 		if slices.Contains(cfg.Roles, RoleScreenReader) {

@@ -173,6 +173,7 @@ func TestFrameAttackersWithoutTheirRoleAreSkippedByName(t *testing.T) {
 	want := []struct{ attacker, role string }{
 		{"captions-match", "captioner"}, {"captions-reader", "captioner"}, {"centre-frame-reader", "vlm_reader"},
 		{"shuffled-frames-reader", "vlm_reader"}, {"contiguous-tenth-reader", "vlm_reader"}, {"full-video-reader", "vlm_reader"},
+		{"eight-chunk-reader", "vlm_reader"},
 	}
 	if len(skipped) != len(want) {
 		t.Fatalf("skipped %q, want %d lines", skipped, len(want))
@@ -204,7 +205,7 @@ func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
 	}
 	n := 0
 	for _, line := range attack.Skipped(cfg) {
-		for _, name := range []string{"centre-frame-reader", "shuffled-frames-reader", "contiguous-tenth-reader", "full-video-reader"} {
+		for _, name := range []string{"centre-frame-reader", "shuffled-frames-reader", "contiguous-tenth-reader", "full-video-reader", "eight-chunk-reader"} {
 			if strings.Contains(line, name+" skipped") {
 				n++
 				if !strings.Contains(line, "no image_text role") {
@@ -213,8 +214,8 @@ func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
 			}
 		}
 	}
-	if n != 4 {
-		t.Errorf("%d VLM readers reported skipped, want 4: %q", n, attack.Skipped(cfg))
+	if n != 5 {
+		t.Errorf("%d VLM readers reported skipped, want 5: %q", n, attack.Skipped(cfg))
 	}
 	// Every VLM reader served: their frames need no image tower, so they run.
 	cfg.VLMOwnFrames = true
@@ -224,7 +225,7 @@ func TestVLMReadersWithoutAnImageTowerNameIt(t *testing.T) {
 			ran++
 		}
 	}
-	if ran != 4 {
-		t.Errorf("%d VLM readers run with VLMOwnFrames, want 4", ran)
+	if ran != 5 {
+		t.Errorf("%d VLM readers run with VLMOwnFrames, want 5", ran)
 	}
 }

@@ -64,6 +64,7 @@ const (
 	VLMShuffled = "vlm-shuffled" // the uniform frames in a seeded shuffle
 	VLMTenth    = "vlm-tenth"    // uniform frames of one seeded contiguous tenth
 	VLMInOrder  = "vlm-in-order" // the uniform frames in time order (full-video-reader)
+	// VLMChunk(k) holds the scores of chunk k of eight (eight-chunk-reader).
 	// VLMShuffledScreen holds screen_reader's scores of VLMShuffled's
 	// frames, in the same shuffle (shuffled-frames-screen-reader).
 	VLMShuffledScreen = "screen-shuffled"
@@ -71,7 +72,7 @@ const (
 
 // Needs says what a frame attacker reads from the feature stage, so that a
 // run plans, decodes and embeds only that.
-type Needs uint8
+type Needs uint16
 
 // The features a frame attacker may need.
 const (
@@ -83,6 +84,7 @@ const (
 	NeedVLMTenth                      // Visual.VLM[VLMTenth]
 	NeedVLMInOrder                    // Visual.VLM[VLMInOrder]
 	NeedTranscript                    // Visual.Transcript
+	NeedVLMChunks                     // Visual.VLM[VLMChunk(k)], k = 1..VLMChunks
 )
 
 // Has reports whether n includes every feature of m.

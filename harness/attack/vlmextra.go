@@ -9,13 +9,15 @@ import (
 // vlmExtra is a VLM reader on a later vlm_reader entry of models.json
 // (Config.ExtraVLM): centre-frame-reader#2, shuffled-frames-reader#2, ...,
 // a further model of the Video-Oasis centre-frame or frame-shuffling test
-// (003, section 3.2: the threshold c counts models within a test). It
+// (003, section 3.2: the threshold c counts models within a test), or
+// full-video-reader#2, ..., a further full-video model of the consistency
+// check (003, section 3.1: the authors compare five). It
 // reads the same frames and prompt as its base, scored by that entry
 // (Visual.VLM under VLMModelKey), and is diagnostic only: no level's eps,
 // no Holm family, and no option-permutation audit, so that the pyramid's
 // figures stay the first entry's, comparable with the papers'.
 type vlmExtra struct {
-	base  Attacker // centreReader or shuffledReader
+	base  Attacker // centreReader, shuffledReader or fullVideoReader
 	set   string   // the base's key of Visual.VLM
 	need  Needs
 	model int // the entry, 1 for the second

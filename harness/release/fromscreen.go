@@ -59,10 +59,11 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 		}
 		c := Candidate{Item: it, Template: int(r.Cluster), TemplateSize: int(r.ClusterSize), Verdicts: make([]Verdict, len(atts)), Video: runIdentity(r)}
 		for k, v := range r.Verdicts {
-			m := v.Margin
-			if !v.Scored {
-				m = math.NaN()
-			}
+			// The options-only and blind steps rank by their mean margin
+			// over the four seeded orders (the authors' opt_margin and
+			// blind_margin, Video-Index pool/screen.py), not by the
+			// original order's: rankMargin.
+			m := rankMargin(v)
 			sig := significant == nil || slices.Contains(significant[r.Benchmark], atts[k].Name)
 			c.Verdicts[k] = Verdict{Scored: v.Scored, Abstained: v.Abstained, Correct: v.Correct, Solved: v.Solved, Margin: m, Significant: sig}
 		}
@@ -98,6 +99,23 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 	p.SceneGroups = sceneGroups
 	p.VideosBy = runVideosBy(p.Candidates)
 	return p, nil
+}
+
+// rankMargin is the margin hardest-K ranks verdict v by: for an attacker
+// judged on several seeded option orders (the options-only and blind
+// readers), the mean gold margin over those orders (screen.Verdict's
+// OrdersMargin: Video-Index pool/select.py ranks opt_margin and
+// blind_margin, which pool/screen.py averages over the four orders); for any
+// other, or a screen written without it, the verdict's own margin; NaN where
+// the attacker did not score the item.
+func rankMargin(v screen.Verdict) float64 {
+	switch {
+	case !v.Scored:
+		return math.NaN()
+	case v.OrdersMargin != nil:
+		return *v.OrdersMargin
+	}
+	return v.Margin
 }
 
 // Restore gives the pool's items the fields of the item schema a screen

@@ -1,12 +1,15 @@
 package release
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/vidscreen/vidscreen/harness"
+	"github.com/vidscreen/vidscreen/harness/screen"
+	"github.com/vidscreen/vidscreen/kernels"
 )
 
 // Hardness is the maximum mid-rank percentile over the steps, a step's
@@ -142,5 +145,102 @@ func TestHardestNamesAGroupScreeningEmptied(t *testing.T) {
 	}
 	if !strings.Contains(sel.Shortfall, "task g2: 0 of 1") || strings.Contains(sel.Shortfall, "g3") {
 		t.Errorf("shortfall %q: want task g2 at 0 of 1 and nothing of g3 (source Z was not asked for)", sel.Shortfall)
+	}
+}
+
+// Hardest K ranks the options-only and blind steps by their mean margin
+// over the four seeded option orders, as the authors rank opt_margin and
+// blind_margin (Video-Index pool/screen.py text_step_result averages the
+// margins of the orders that have one; pool/select.py attack_percentile
+// ranks each column with pandas rank(pct=True) and takes the largest).
+// Three items of one group on their own videos, every answer wrong (kept
+// by the funnel), their margins worked by hand:
+//
+//	               options-reader            blind-reader
+//	item  original  orders 1-4      mean   original  orders 1-4      mean
+//	a     -1        3, 1, 2, (none)  2     -1        -2, -2, -2, -2  -2
+//	b      2        -1, -1, -1, -1  -1     -2         1, 2, 0, 1      1
+//	c      3        0.5, 0.5, 1, 0   0.5    3        -1, -3, 1, -1   -1
+//
+// The authors' percentiles (rank/3) of the means: options 1, 1/3, 2/3;
+// blind 1/3, 1, 2/3; the largest 1, 1, 2/3: c is the hardest. vidscreen's
+// mid-ranks are those less 1/6: 5/6, 5/6, 1/2. Ranked by the original
+// order's margins instead (options 1/3, 2/3, 1; blind 2/3, 1/3, 1; largest
+// 2/3, 2/3, 1) c would be the easiest, and a screen without the orders'
+// margins ranks so.
+func TestHardestRanksTheTextStepsByTheirMeanOrderMargin(t *testing.T) {
+	t.Parallel()
+	nan := math.NaN()
+	type item struct {
+		id                 string
+		opt, blind         float64    // original-order margins
+		optOrd, blindOrder [4]float64 // margins on the seeded orders 1-4
+	}
+	items := []item{
+		{"a", -1, -1, [4]float64{3, 1, 2, nan}, [4]float64{-2, -2, -2, -2}},
+		{"b", 2, -2, [4]float64{-1, -1, -1, -1}, [4]float64{1, 2, 0, 1}},
+		{"c", 3, 3, [4]float64{0.5, 0.5, 1, 0}, [4]float64{-1, -3, 1, -1}},
+	}
+	for _, tt := range []struct {
+		name    string
+		margins bool // the run kept the orders' margins
+		want    []float64
+		hardest string
+	}{
+		{"mean over the orders", true, []float64{5.0 / 6, 5.0 / 6, 1.0 / 2}, "c"},
+		{"orders without margins: the original's", false, []float64{3.0 / 6, 3.0 / 6, 5.0 / 6}, "a"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := &screen.Input{Run: "hardest",
+				Attackers:    []screen.Attacker{{Name: "options-reader", Level: "option"}, {Name: "blind-reader", Level: "text"}},
+				Orders:       map[string][][]int32{},
+				OrderMargins: map[string][][]float64{},
+			}
+			wrong := []int32{1, 1, 1}
+			for k := range 4 {
+				in.Orders["options-reader"] = append(in.Orders["options-reader"], wrong)
+				in.Orders["blind-reader"] = append(in.Orders["blind-reader"], wrong)
+				if tt.margins {
+					var o, b []float64
+					for _, it := range items {
+						o, b = append(o, it.optOrd[k]), append(b, it.blindOrder[k])
+					}
+					in.OrderMargins["options-reader"] = append(in.OrderMargins["options-reader"], o)
+					in.OrderMargins["blind-reader"] = append(in.OrderMargins["blind-reader"], b)
+				}
+			}
+			for _, it := range items {
+				in.Rows = append(in.Rows, screen.Row{ID: it.id, Benchmark: "B", Video: "v" + it.id, Group: "g", Question: it.id + "?",
+					Options: []string{"w", "x", "y", "z"}, Cluster: -1, Embedding: -1, Quality: []string{},
+					Verdicts: []screen.Verdict{
+						{Attacker: "options-reader", Scored: true, Choice: 1, Margin: it.opt},
+						{Attacker: "blind-reader", Scored: true, Choice: 1, Margin: it.blind},
+					}})
+			}
+			s, err := screen.Compute(in, screen.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := FromScreen(context.Background(), s, nil, nil, DefaultSceneThreshold, kernels.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Candidates) != 3 {
+				t.Fatalf("%d candidates, want the 3 items kept", len(p.Candidates))
+			}
+			for i, w := range tt.want {
+				if !approx(p.Hardness(i), w) {
+					t.Errorf("item %s: hardness %v, want %v", items[i].id, p.Hardness(i), w)
+				}
+			}
+			sel, err := Hardest(p, Query{Hardest: 1, Per: PerGroup}, 1, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(p, sel.Picks); !reflect.DeepEqual(got, []string{tt.hardest}) {
+				t.Errorf("picks %v, want [%s]", got, tt.hardest)
+			}
+		})
 	}
 }

@@ -39,8 +39,12 @@ type Verdict struct {
 	// item's chance, never as its guess (Video-Index 5.2; issue 20.4).
 	Abstained bool
 	Correct   bool
-	Solved    bool    // the solve rule (harness/solve) says the attacker solves the item
-	Margin    float64 // log p(gold) - mean log p(others); NaN when not scored
+	Solved    bool // the solve rule (harness/solve) says the attacker solves the item
+	// Margin is log p(gold) - mean log p(others), NaN when not scored; for
+	// the options-only and blind readers, judged on four seeded option
+	// orders, its mean over those orders (the authors' opt_margin and
+	// blind_margin; FromScreen's rankMargin), which hardest-K ranks by.
+	Margin float64
 	// Significant is true when the run's card of the item's benchmark finds
 	// the attacker significantly above chance. A screened verdict the gate
 	// carries over drops an item only then, as screening does (Video-Index

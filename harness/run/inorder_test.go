@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -56,5 +57,22 @@ func TestScreenShuffledSet(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{o.screenSet().Name, attack.VLMShuffledScreen}) {
 		t.Errorf("sets %v", names)
+	}
+}
+
+// The eight-chunk reader's sets: eight, named as the reader reads them,
+// each on the authors' chunk grid with 16 frames, on the original option
+// order only.
+func TestChunkSets(t *testing.T) {
+	t.Parallel()
+	sets := vlmSets(attack.NeedVLMChunks, 32, 8)
+	if len(sets) != attack.VLMChunks {
+		t.Fatalf("%d sets, want %d", len(sets), attack.VLMChunks)
+	}
+	for k, s := range sets {
+		want := fmt.Sprintf("%s=chunk:%d,of:8,n:16", attack.VLMChunk(k+1), k+1)
+		if s.String() != want || s.Permutations != 0 {
+			t.Errorf("set %d: %s (permutations %d), want %s", k, s, s.Permutations, want)
+		}
 	}
 }

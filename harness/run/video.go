@@ -154,7 +154,28 @@ func vlmSets(needs attack.Needs, frames, perms int) []features.VLMSet {
 			sets = append(sets, s.set)
 		}
 	}
+	if needs.Has(attack.NeedVLMChunks) {
+		sets = append(sets, chunkSets()...)
+	}
 	return sets
+}
+
+// chunkSets are the eight-chunk reader's frame sets (attack.VLMChunk): 16
+// uniform frames of each of eight contiguous chunks of the clip, on the
+// Video-Oasis authors' grid (decode's chunk sampler), each scored on the
+// original option order only (the reader is no part of the permutation
+// audit).
+func chunkSets() []features.VLMSet {
+	out := make([]features.VLMSet, attack.VLMChunks)
+	for k := range out {
+		spec := fmt.Sprintf("chunk:%d,of:%d,n:%d", k+1, attack.VLMChunks, attack.VLMChunkFrames)
+		sampler, err := decode.ParseSampler(spec)
+		if err != nil {
+			panic(fmt.Sprintf("chunk sampler %q: %v", spec, err)) // a constant spec
+		}
+		out[k] = features.VLMSet{Name: attack.VLMChunk(k + 1), Sampler: sampler}
+	}
+	return out
 }
 
 // allVLMSets returns the VLM sets of a run: those of its VLM readers, the

@@ -12,9 +12,12 @@ import (
 )
 
 // extraVLMSets returns the frame sets the later vlm_reader entries score:
-// those of centre-frame-reader and shuffled-frames-reader that needs asks
-// for, on the original option order only (the option-permutation audit is
-// the first entry's).
+// those of centre-frame-reader, shuffled-frames-reader and
+// full-video-reader that needs asks for, on the original option order only
+// (the option-permutation audit is the first entry's). The in-order frames
+// go under attack.VLMInOrder's name, which full-video-reader#k reads: the
+// consistency check compares the full-video models (Video-Oasis 3.1, the
+// authors' five).
 func (o *Options) extraVLMSets(needs attack.Needs) []features.VLMSet {
 	if o.Video == nil || len(o.Video.ExtraVLM) == 0 {
 		return nil
@@ -26,6 +29,11 @@ func (o *Options) extraVLMSets(needs attack.Needs) []features.VLMSet {
 	}
 	if needs.Has(attack.NeedVLMShuffled) {
 		sets = append(sets, shuffled)
+	}
+	if needs.Has(attack.NeedVLMInOrder) {
+		inOrder, _ := features.DiagnosticSets(o.frames())
+		inOrder.Name = attack.VLMInOrder
+		sets = append(sets, inOrder)
 	}
 	return sets
 }

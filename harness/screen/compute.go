@@ -103,6 +103,10 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 			v := &r.Verdicts[k]
 			a := &s.Attackers[k]
 			v.Solved, v.Orders, v.OrdersCorrect = judge(v, rules[k], in.Orders[a.Name], in.OrderMargins[a.Name], i, r.Answer)
+			v.OrdersMargin = nil
+			if v.Scored && len(in.Orders[a.Name]) > 0 {
+				v.OrdersMargin = meanOrderMargin(in.OrderMargins[a.Name], i)
+			}
 			if a.Screens && v.Scored && (math.IsNaN(r.MaxMargin) || v.Margin > r.MaxMargin) {
 				r.MaxMargin = v.Margin
 			}
@@ -111,6 +115,9 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 			}
 		}
 		s.Rows[i] = r
+	}
+	if err := checkRestored(s.Rows, opt.Restored); err != nil {
+		return nil, err
 	}
 	clusterSizes(s.Rows)
 	s.Funnel = runFunnel(s, drop, gated)
@@ -184,6 +191,31 @@ func judge(v *Verdict, rule solve.Rule, orders [][]int32, margins [][]float64, i
 	return ok, int32(len(answers)), n
 }
 
+// meanOrderMargin is row i's mean margin over the seeded orders of margins
+// (the first solve.Orders of them) that have one, as the authors' opt_margin
+// and blind_margin average the margins of the orders whose log-probabilities
+// came back (Video-Index pool/screen.py, text_step_result); nil when no
+// order has one. Unlike the solve rule (solve.SolvesOrders, which counts a
+// missing margin at the floor so that it never helps an item be removed),
+// the ranking skips it, as the authors do.
+func meanOrderMargin(margins [][]float64, i int) *float64 {
+	sum, n := 0.0, 0
+	for k, m := range margins {
+		if k >= solve.Orders {
+			break
+		}
+		if i < len(m) && !math.IsNaN(m[i]) {
+			sum += m[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	mean := sum / float64(n)
+	return &mean
+}
+
 // screensOn reports whether attacker name removes what it solves on
 // benchmark bench: a model reader everywhere, a learner or matcher where
 // its card finds it significant (gated nil: everywhere).
@@ -199,6 +231,21 @@ func qualityOf(names []string) harness.Quality {
 		}
 	}
 	return q
+}
+
+// checkRestored refuses a restored item the run does not hold: a review of
+// another run, or an id mistyped.
+func checkRestored(rows []Row, refs []ItemRef) error {
+	keys := make(map[string]bool, len(rows))
+	for i := range rows {
+		keys[rows[i].Key()] = true
+	}
+	for _, ref := range refs {
+		if !keys[ref.Benchmark+"\x00"+ref.ID] {
+			return fmt.Errorf("restore: item %s/%s is not an item of the run", ref.Benchmark, ref.ID)
+		}
+	}
+	return nil
 }
 
 // clusterSizes fills ClusterSize from the near-duplicate clusters of

@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,8 +11,10 @@ import (
 )
 
 // Thresholds are the consensus levels of Video-Oasis (section 3.2, Table 3):
-// an item is a shortcut of a test at c when at least c of the test's
-// diagnostic models answer it correctly.
+// an item is a shortcut of a test at c when every one of the test's
+// diagnostic models answered it and at least c of them answered it
+// correctly (aggregate_results.py evaluate_test: a test with a model
+// missing its answer is "incomplete", never positive).
 var Thresholds = []int{1, 2, 3}
 
 // The six diagnostic tests of Video-Oasis (section 3.1, criteria 1 and 2),
@@ -95,14 +98,28 @@ type Consensus struct {
 	Counts []TestCount `json:"counts"`
 	// Ambiguity counts the items flagged for review, over the whole run.
 	Ambiguity Ambiguity `json:"ambiguity"`
+	// Rule is the consensus rule (Options.ConsensusRule).
+	Rule string `json:"rule"`
+	// Checks describes the three ambiguity checks: the attackers each
+	// reads in this run and what it lacks.
+	Checks []CheckInfo `json:"checks"`
+}
+
+// CheckInfo is one ambiguity check of a run.
+type CheckInfo struct {
+	Check     string   `json:"check"`
+	Attackers []string `json:"attackers"`
+	// Note says how the check departs from the authors' or why it could
+	// not run ("" when it ran as theirs).
+	Note string `json:"note"`
 }
 
 // TestInfo is one diagnostic test of a run.
 type TestInfo struct {
 	Test   string  `json:"test"`
 	Models []Model `json:"models"`
-	// Note says what the test lacks: "not run" without a model, that
-	// consistency is not computed with one model; "" otherwise.
+	// Note says what the test lacks: "not run" without a model; ""
+	// otherwise.
 	Note string `json:"note"`
 }
 
@@ -146,6 +163,9 @@ type Ambiguity struct {
 	Consistency int `json:"consistency"`
 	Redundancy  int `json:"redundancy"`
 	Sensitivity int `json:"sensitivity"`
+	// Restored counts the sensitivity candidates a person restored
+	// (Options.Restored; Video-Oasis Table 4, "refined").
+	Restored int `json:"restored"`
 	// Any counts the items with at least one flag: ambiguity.parquet's rows.
 	Any int `json:"any"`
 }
@@ -191,11 +211,8 @@ func diagnosticTests(s *Screen) ([]diagTest, []TestInfo) {
 			}
 			info.Models[m].Attackers = append(info.Models[m].Attackers, d.attacker)
 		}
-		switch len(info.Models) {
-		case 0:
+		if len(info.Models) == 0 {
 			info.Note = "not run: the run has no model of this test"
-		case 1:
-			info.Note = "one model: consistency (the models of a test disagree) is not computed"
 		}
 		infos = append(infos, info)
 		if len(dt.models) > 0 {
@@ -205,48 +222,79 @@ func diagnosticTests(s *Screen) ([]diagTest, []TestInfo) {
 	return tests, infos
 }
 
+// A consensusPlan is what rowConsensus reads besides the row: the tests,
+// the rule, and which attackers the ambiguity checks read.
+type consensusPlan struct {
+	tests []diagTest
+	rule  string
+	// window and shuffled mark the attackers of the redundancy and
+	// sensitivity checks; consistency lists those the consistency check
+	// compares (indices of the screen's attackers).
+	window, shuffled []bool
+	consistency      []int
+	// shuffling is the index in tests of the frame-shuffling test (-1
+	// when the run has none), whose positives a person may restore.
+	shuffling int
+}
+
+// answered reports whether v is an answer: scored, not a seeded guess, a
+// choice among the item's options (the authors' prediction status "ok").
+func answered(v *Verdict, options int) bool {
+	return v.Scored && !v.Abstained && v.Choice >= 0 && int(v.Choice) < options
+}
+
+// solves reports whether v solves its item under the consensus rule.
+func (p *consensusPlan) solves(v *Verdict, options int) bool {
+	if p.rule == RuleSolve {
+		return v.Solved
+	}
+	return answered(v, options) && v.Correct
+}
+
 // rowConsensus fills the consensus fields of r: per test the number of its
-// models that answer it correctly (solved), the largest of them, the
-// agreement and consistency, and the chance of a shortcut at each
-// threshold.
-func rowConsensus(r *Row, tests []diagTest, window, shuffled []bool, votes []int) (perTest []int, chance []float64) {
-	perTest = make([]int, len(tests))
-	r.Diagnostics, r.Consistency = 0, false
+// models that solve it under the consensus rule (0 for a test one of whose
+// models did not answer the item: the authors' "incomplete", and for the
+// frame-shuffling test of an item a person restored), the largest of them,
+// the agreement, the three ambiguity flags, and the chance of a shortcut at
+// each threshold.
+func rowConsensus(r *Row, p *consensusPlan, votes []int) (perTest []int, chance []float64) {
+	perTest = make([]int, len(p.tests))
+	r.Diagnostics = 0
 	clear(votes)
 	answers := 0
+	nopt := len(r.Options)
 	// none[k]: the chance that no test reaches Thresholds[k].
 	none := make([]float64, len(Thresholds))
 	for k := range none {
 		none[k] = 1
 	}
-	for j, t := range tests {
-		tv := make([]int, len(votes))
-		ta := 0
-		var p []float64
-		for _, k := range t.models {
-			v := &r.Verdicts[k]
-			if v.Solved {
-				perTest[j]++
+	for j, t := range p.tests {
+		complete := true
+		solved := 0
+		var pr []float64
+		for _, m := range t.models {
+			v := &r.Verdicts[m]
+			if !answered(v, nopt) {
+				complete = false
+				continue
 			}
-			if v.Scored && !v.Abstained && v.Choice >= 0 && int(v.Choice) < len(votes) {
-				votes[v.Choice]++
-				tv[v.Choice]++
-				answers++
-				ta++
-				if len(r.Options) > 0 {
-					p = append(p, solveChance(len(r.Options), v.Orders))
-				}
+			votes[v.Choice]++
+			answers++
+			if p.solves(v, nopt) {
+				solved++
 			}
+			q := 1 / float64(nopt)
+			if p.rule == RuleSolve {
+				q = solveChance(nopt, v.Orders)
+			}
+			pr = append(pr, q)
 		}
-		r.Diagnostics = max(r.Diagnostics, int32(perTest[j]))
-		// The models of a test disagree when no option has a strict
-		// majority of their answers (Video-Oasis 3.1, criteria 3:
-		// "models fail to reach a consensus"); a test with one model
-		// cannot disagree with itself.
-		if len(t.models) >= 2 && ta >= 2 && 2*slices.Max(tv) <= ta {
-			r.Consistency = true
+		if !complete || (j == p.shuffling && r.Restored) {
+			continue
 		}
-		tail := atLeast(p)
+		perTest[j] = solved
+		r.Diagnostics = max(r.Diagnostics, int32(solved))
+		tail := atLeast(pr)
 		for k, c := range Thresholds {
 			if c < len(tail) {
 				none[k] *= 1 - tail[c]
@@ -257,16 +305,44 @@ func rowConsensus(r *Row, tests []diagTest, window, shuffled []bool, votes []int
 	if answers > 0 {
 		r.Agreement = float64(slices.Max(votes)) / float64(answers)
 	}
+	r.Consistency = maximalDisagreement(r, p.consistency)
 	r.Redundancy, r.Sensitivity = false, false
-	for k := range r.Verdicts {
-		r.Redundancy = r.Redundancy || window[k] && r.Verdicts[k].Solved
-		r.Sensitivity = r.Sensitivity || shuffled[k] && r.Verdicts[k].Solved
+	for m := range r.Verdicts {
+		s := p.solves(&r.Verdicts[m], nopt)
+		r.Redundancy = r.Redundancy || p.window[m] && s
+		r.Sensitivity = r.Sensitivity || p.shuffled[m] && s
 	}
 	chance = make([]float64, len(Thresholds))
 	for k := range chance {
 		chance[k] = 1 - none[k]
 	}
 	return perTest, chance
+}
+
+// maximalDisagreement is the authors' consistency rule (Video-Oasis
+// ambiguity/consistency.py, rule "maximal-disagreement", its default): every
+// model answered the item, and their answers take as many distinct options
+// as they can, min(options, models): five models on four options cover all
+// four, on five or more options answer five different ones. With fewer than
+// two models the rule is empty (one answer always has one option) and the
+// check does not run.
+func maximalDisagreement(r *Row, models []int) bool {
+	if len(models) < 2 {
+		return false
+	}
+	var seen [harness.MaxOptions]bool
+	distinct := 0
+	for _, m := range models {
+		v := &r.Verdicts[m]
+		if !answered(v, len(r.Options)) {
+			return false
+		}
+		if !seen[v.Choice] {
+			seen[v.Choice] = true
+			distinct++
+		}
+	}
+	return distinct == min(len(r.Options), len(models))
 }
 
 // solveChance is the chance that a model answering at random solves an
@@ -312,12 +388,20 @@ func atLeast(p []float64) []float64 {
 // consensus computes the consensus counts of s.
 func consensus(s *Screen) *Consensus {
 	tests, infos := diagnosticTests(s)
-	c := &Consensus{Thresholds: Thresholds, Diagnostics: slices.Clone(s.Options.Diagnostics), Tests: infos}
-	window := make([]bool, len(s.Attackers))
-	shuffled := make([]bool, len(s.Attackers))
+	c := &Consensus{Thresholds: Thresholds, Diagnostics: slices.Clone(s.Options.Diagnostics), Tests: infos, Rule: s.Options.ConsensusRule}
+	plan := &consensusPlan{tests: tests, rule: s.Options.ConsensusRule, window: make([]bool, len(s.Attackers)), shuffled: make([]bool, len(s.Attackers)),
+		shuffling: slices.IndexFunc(tests, func(t diagTest) bool { return t.name == TestFrameShuffling })}
 	for k, a := range s.Attackers {
-		window[k] = slices.Contains(s.Options.Window, a.Name)
-		shuffled[k] = slices.Contains(s.Options.Shuffled, a.Name)
+		plan.window[k] = slices.Contains(s.Options.Window, a.Name)
+		plan.shuffled[k] = slices.Contains(s.Options.Shuffled, a.Name)
+		if slices.Contains(s.Options.Consistency, a.Name) {
+			plan.consistency = append(plan.consistency, k)
+		}
+	}
+	c.Checks = checks(s, plan)
+	restored := map[string]bool{}
+	for _, ref := range s.Options.Restored {
+		restored[ref.Benchmark+"\x00"+ref.ID] = true
 	}
 	newSet := func(name string) *Shortcuts {
 		sh := &Shortcuts{Name: name, Shortcuts: make([]int, len(Thresholds)), Ratio: make([]float64, len(Thresholds)), Chance: make([]float64, len(Thresholds)), Tests: []TestCount{}}
@@ -331,7 +415,8 @@ func consensus(s *Screen) *Consensus {
 	votes := make([]int, harness.MaxOptions)
 	for i := range s.Rows {
 		r := &s.Rows[i]
-		perTest, chance := rowConsensus(r, tests, window, shuffled, votes)
+		r.Restored = restored[r.Key()]
+		perTest, chance := rowConsensus(r, plan, votes)
 		for _, set := range []struct {
 			m   map[string]*Shortcuts
 			key string
@@ -394,6 +479,9 @@ func (sh *Shortcuts) add(r *Row, perTest []int, chance []float64) {
 	if r.Sensitivity {
 		sh.Ambiguity.Sensitivity++
 	}
+	if r.Restored {
+		sh.Ambiguity.Restored++
+	}
 	if r.Ambiguous() {
 		sh.Ambiguity.Any++
 	}
@@ -421,3 +509,41 @@ func sortedSets(m map[string]*Shortcuts) []Shortcuts {
 // Ambiguous reports whether the row carries an ambiguity flag: it goes to
 // ambiguity.parquet for a person to review.
 func (r *Row) Ambiguous() bool { return r.Consistency || r.Redundancy || r.Sensitivity }
+
+// checks describes the ambiguity checks of s: the attackers each reads in
+// the run and how it departs from the authors' (Video-Oasis
+// ambiguity/consistency.py, redundancy.py, sensitivity.py), or why it did
+// not run.
+func checks(s *Screen, p *consensusPlan) []CheckInfo {
+	in := func(names []string) []string {
+		out := []string{}
+		for _, a := range s.Attackers {
+			if slices.Contains(names, a.Name) {
+				out = append(out, a.Name)
+			}
+		}
+		return out
+	}
+	cons := CheckInfo{Check: "consistency", Attackers: in(s.Options.Consistency)}
+	switch n := len(cons.Attackers); {
+	case n < 2:
+		cons.Note = fmt.Sprintf("not run: maximal disagreement compares at least two full-video models and the run has %d (the paper compares five: one vlm_reader entry each)", n)
+	case n != 5:
+		cons.Note = fmt.Sprintf("%d models where the paper compares five: maximal disagreement asks for min(options, %d) distinct answers", n, n)
+	}
+	red := CheckInfo{Check: "redundancy", Attackers: in(s.Options.Window)}
+	switch {
+	case len(red.Attackers) == 0:
+		red.Note = fmt.Sprintf("not run: the run has no %s (the eight-chunk reader runs at the order level where the run has a vlm_reader)", strings.Join(s.Options.Window, ", "))
+	case !slices.Equal(red.Attackers, []string{ChunkReader}):
+		red.Note = "the project's variant: an item one of these solves from part of the video (the authors' is eight-chunk-reader: every one of eight contiguous chunks)"
+	}
+	sens := CheckInfo{Check: "sensitivity", Attackers: in(s.Options.Shuffled)}
+	switch {
+	case len(sens.Attackers) == 0:
+		sens.Note = fmt.Sprintf("not run: the run has no %s", strings.Join(s.Options.Shuffled, ", "))
+	case len(s.Options.Restored) == 0:
+		sens.Note = "no review read back yet: the candidates are in " + SensitivityJSONL + " (screen --restore FILE reads the decisions)"
+	}
+	return []CheckInfo{cons, red, sens}
+}

@@ -9,7 +9,9 @@ import (
 // A blind model reader and a shuffled-frames reader on three items: a
 // reader solves an item when it answers it with a margin above log 2, the
 // funnel removes each item at the first step that solves it, and the
-// consensus counts each test's models (one each here: a shortcut at c = 1).
+// consensus counts each test's models that answer correctly, whatever
+// their margin (Video-Oasis; one model each here: a shortcut at c = 1, and
+// "hesitant", which no step removes, is one).
 func ExampleCompute() {
 	verdict := func(att string, choice int32, margin float64) screen.Verdict {
 		return screen.Verdict{Attacker: att, Scored: true, Choice: choice, Correct: choice == 0, Margin: margin}
@@ -38,5 +40,5 @@ func ExampleCompute() {
 	// confident: kept false, removed by "blind-reader", solved by [blind-reader shuffled-frames-reader], sensitivity true
 	// hesitant: kept true, removed by "", solved by [], sensitivity false
 	// shuffled: kept false, removed by "shuffled-frames-reader", solved by [shuffled-frames-reader], sensitivity true
-	// shortcuts at c = 1, 2, 3: [2 0 0] of 3
+	// shortcuts at c = 1, 2, 3: [3 0 0] of 3
 }

@@ -46,6 +46,7 @@ type ambiguityRow struct {
 	Consistency bool     `parquet:"consistency"`
 	Redundancy  bool     `parquet:"redundancy"`
 	Sensitivity bool     `parquet:"sensitivity"`
+	Restored    bool     `parquet:"restored"`
 	Agreement   float64  `parquet:"agreement"`
 	Diagnostics int32    `parquet:"diagnostics_solved"`
 	// SolvedBy lists the diagnostic tests that solve the item, Choices what
@@ -76,6 +77,7 @@ func (s *Screen) Write(dir string) error {
 	}{
 		{ScreenParquet, s.writeParquet},
 		{AmbiguityParquet, s.writeAmbiguity},
+		{SensitivityJSONL, s.writeSensitivity},
 		{ScreenJSON, s.writeJSON},
 		{ScreenMarkdown, s.WriteMarkdown},
 		{ScreenHTML, s.WriteHTML},
@@ -121,7 +123,7 @@ func (s *Screen) writeAmbiguity(w io.Writer) error {
 			continue
 		}
 		a := ambiguityRow{ID: r.ID, Benchmark: r.Benchmark, Video: r.Video, Task: r.Task, Group: r.Group, Question: r.Question,
-			Options: r.Options, Answer: r.Answer, Consistency: r.Consistency, Redundancy: r.Redundancy, Sensitivity: r.Sensitivity,
+			Options: r.Options, Answer: r.Answer, Consistency: r.Consistency, Redundancy: r.Redundancy, Sensitivity: r.Sensitivity, Restored: r.Restored,
 			Agreement: r.Agreement, Diagnostics: r.Diagnostics, SolvedBy: []string{}, Choices: []choice{}, Kept: r.Kept}
 		for k, v := range r.Verdicts {
 			if s.Attackers[k].Test == "" {

@@ -74,7 +74,7 @@ func (s *Screen) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 	}
 	c := s.Consensus
-	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis 3.2)\n\nAn item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently, on each option order it is judged on (three right of four for the options-only and blind readers).\n\n| test | models | note |\n|---|---|---|\n")
+	fmt.Fprintf(bw, "\n## Consensus (Video-Oasis 3.2)\n\nAn item is a shortcut of a test at c when every one of the test's diagnostic models answered it and at least c of them solve it (rule %s), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently%s.\n\n| test | models | note |\n|---|---|---|\n", consensusRuleText(c.Rule), chanceText(c.Rule))
 	for _, t := range c.Tests {
 		fmt.Fprintf(bw, "| %s | %s | %s |\n", t.Test, modelsText(t.Models), t.Note)
 	}
@@ -110,8 +110,29 @@ func (s *Screen) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 	}
 	a := c.Ambiguity
-	fmt.Fprintf(bw, "\n## Ambiguity flags\n\nFor review (ambiguity.parquet; Video-Oasis 3.1, criteria 3): consistency (the models of a test disagree: no option has a strict majority of their answers) %d, redundancy (solved from one arbitrary stretch of the video) %d, sensitivity (solved with the frames shuffled) %d; %d items in all.\n", a.Consistency, a.Redundancy, a.Sensitivity, a.Any)
+	fmt.Fprintf(bw, "\n## Ambiguity flags\n\nFor review (ambiguity.parquet; Video-Oasis 3.1, criteria 3): consistency (the full-video models disagree as much as they can) %d, redundancy (solved on every one of eight chunks of the video) %d, sensitivity (solved with the frames shuffled; the queue is %s) %d, of which a person restored %d; %d items in all.\n", a.Consistency, a.Redundancy, SensitivityJSONL, a.Sensitivity, a.Restored, a.Any)
+	for _, ck := range c.Checks {
+		if ck.Note != "" {
+			fmt.Fprintf(bw, "\n- %s: %s\n", ck.Check, ck.Note)
+		}
+	}
 	return bw.Flush()
+}
+
+// consensusRuleText says what the consensus rule counts.
+func consensusRuleText(rule string) string {
+	if rule == RuleSolve {
+		return RuleSolve + ": the attacker's Video-Index solve rule, the project's variant"
+	}
+	return RuleCorrect + ": its answer is the gold option, as Video-Oasis"
+}
+
+// chanceText says how the chance ratio treats the option orders.
+func chanceText(rule string) string {
+	if rule == RuleSolve {
+		return ", on each option order it is judged on (three right of four for the options-only and blind readers)"
+	}
+	return ""
 }
 
 func pendingNote(n int) string {
@@ -149,13 +170,13 @@ func nameOr(s string) string {
 }
 
 var screenHTML = htmlpage.New("screen", template.FuncMap{
-	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join, "gatedNote": gatedNote, "models": modelsText,
+	"pct": pct, "share": share, "nameOr": nameOr, "join": strings.Join, "gatedNote": gatedNote, "models": modelsText, "consensusRuleText": consensusRuleText, "chanceText": chanceText,
 	"flags": func(r *Row) string {
 		var f []string
 		for _, x := range []struct {
 			on   bool
 			name string
-		}{{r.Consistency, "consistency"}, {r.Redundancy, "redundancy"}, {r.Sensitivity, "sensitivity"}} {
+		}{{r.Consistency, "consistency"}, {r.Redundancy, "redundancy"}, {r.Sensitivity, "sensitivity"}, {r.Restored, "restored"}} {
 			if x.on {
 				f = append(f, x.name)
 			}
@@ -177,7 +198,7 @@ var screenHTML = htmlpage.New("screen", template.FuncMap{
 <table>{{range $i, $b := .S.Benchmarks}}{{if eq $i 0}}<tr><th>benchmark</th>{{range $b.ByAttacker}}<th>{{.Name}}</th>{{end}}</tr>{{end}}
 <tr><td>{{$b.Benchmark}}</td>{{range $b.ByAttacker}}<td>{{.Items}}</td>{{end}}</tr>{{end}}</table>
 <h2>Consensus (Video-Oasis 3.2)</h2>
-<p>An item is a shortcut of a test at c when at least c of the test's diagnostic models answer it (the rule above), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently, on each option order it is judged on (three right of four for the options-only and blind readers).</p>
+<p>An item is a shortcut of a test at c when every one of the test's diagnostic models answered it and at least c of them solve it (rule {{consensusRuleText .S.Consensus.Rule}}), and a shortcut at c when it is one of some test. Chance: the ratio if every model that answered an item picked uniformly among its options, independently{{chanceText .S.Consensus.Rule}}.</p>
 <table><caption>The tests and their diagnostic models</caption><tr><th>test</th><th class="text">models</th><th class="text">note</th></tr>
 {{range .S.Consensus.Tests}}<tr><td>{{.Test}}</td><td class="q">{{models .Models}}</td><td class="q">{{.Note}}</td></tr>
 {{end}}</table>
@@ -190,7 +211,9 @@ var screenHTML = htmlpage.New("screen", template.FuncMap{
 {{range .S.Consensus.Counts}}<tr><td>{{.Test}}</td>{{$t := .}}{{range $k, $c := $th}}<td>{{index $t.Total $k}}</td><td>{{index $t.Unique $k}}</td>{{end}}</tr>
 {{end}}</table>
 <h2 id="ambiguity">Ambiguity flags for review</h2>
-{{with .S.Consensus.Ambiguity}}<p>Consistency (the models of a test disagree): {{.Consistency}}; redundancy (solved from one arbitrary stretch of the video): {{.Redundancy}}; sensitivity (solved with the frames shuffled): {{.Sensitivity}}; {{.Any}} items in all, every one in ambiguity.parquet.</p>{{end}}
+{{with .S.Consensus.Ambiguity}}<p>Consistency (the full-video models disagree as much as they can): {{.Consistency}}; redundancy (solved on every one of eight chunks of the video): {{.Redundancy}}; sensitivity (solved with the frames shuffled; the review queue is <a href="sensitivity.jsonl">sensitivity.jsonl</a>): {{.Sensitivity}}, {{.Restored}} restored by a person; {{.Any}} items in all, every one in ambiguity.parquet.</p>{{end}}
+{{range .S.Consensus.Checks}}{{if .Note}}<p>{{.Check}}: {{.Note}}</p>
+{{end}}{{end}}
 {{if .Review}}<p>The first {{len .Review}} of them, in the run's order; every one, with its options and answers, is in <a href="ambiguity.parquet">ambiguity.parquet</a>.</p>
 {{template "review" .Review}}
 {{if .Folded}}<details><summary>{{len .Folded}} more{{if .More}} (and {{.More}} only in ambiguity.parquet){{end}}</summary>

@@ -63,6 +63,14 @@ type Verdict struct {
 	OrdersCorrect int32 `parquet:"orders_correct" json:"orders_correct"`
 	// Solved applies the attacker's rule (harness/solve) to the verdict.
 	Solved bool `parquet:"solved" json:"solved"`
+	// OrdersMargin is the mean gold margin over the seeded option orders
+	// the verdict was judged on, over the orders that have one: the
+	// authors' opt_margin and blind_margin (Video-Index pool/screen.py,
+	// text_step_result: sum(margins)/len(margins)), what hardest-K ranks
+	// the options-only and blind steps by (harness/release). nil for an
+	// attacker judged on one order, or whose orders the run kept without
+	// margins, or with no margin on any order.
+	OrdersMargin *float64 `parquet:"orders_margin,optional" json:"orders_margin,omitempty"`
 }
 
 // A Row is one screened item.
@@ -112,6 +120,10 @@ type Row struct {
 	Consistency bool `parquet:"consistency"`
 	Redundancy  bool `parquet:"redundancy"`
 	Sensitivity bool `parquet:"sensitivity"`
+	// Restored is true when a person restored the item at the sensitivity
+	// review (Options.Restored): its frame-shuffling test does not make
+	// it a shortcut (the authors' "restored" status).
+	Restored bool `parquet:"restored"`
 	// Kept is true when the item passed every step of the funnel.
 	// RemovedBy names the one step that removed it otherwise (the first
 	// that applies, in funnel order: StepDuplicate, StepOptionFormat, a
@@ -217,7 +229,44 @@ type Options struct {
 	// Shuffled names the attackers that read the frames out of order
 	// (Sensitivity); empty means DefaultShuffled.
 	Shuffled []string `json:"shuffled"`
+	// ConsensusRule says when a diagnostic model solves an item for the
+	// Video-Oasis consensus: RuleCorrect ("" too), the authors' (its
+	// answer is the gold: aggregate_results.py), or RuleSolve, the
+	// project's variant (the attacker's Video-Index solve rule, three of
+	// four orders and a margin: Verdict.Solved).
+	ConsensusRule string `json:"consensus_rule"`
+	// Consistency names the models the consistency check compares (the
+	// authors' maximal disagreement over the full-video models: Video-Oasis
+	// ambiguity/consistency.py); empty means every entry of
+	// DefaultConsistency's readers the run has.
+	Consistency []string `json:"consistency"`
+	// Restored lists the items a person restored at the sensitivity review
+	// (the frame-shuffling test's false positives, Video-Oasis 3.1 and
+	// Figure 3(b); the authors' --sensitivity-restore): their
+	// frame-shuffling test does not make them shortcuts.
+	Restored []ItemRef `json:"restored"`
 }
+
+// An ItemRef names one item of a run.
+type ItemRef struct {
+	Benchmark string `json:"benchmark"`
+	ID        string `json:"id"`
+}
+
+// The consensus rules (Options.ConsensusRule).
+const (
+	// RuleCorrect: a model solves an item when it answers it with the
+	// gold option (Video-Oasis, aggregate_results.py read_prediction).
+	RuleCorrect = "correct"
+	// RuleSolve: the attacker's own solve rule (Verdict.Solved).
+	RuleSolve = "solve"
+)
+
+// DefaultConsistency is the reader whose role's entries the consistency
+// check compares by default: the full-video reader on each vlm_reader
+// entry (full-video-reader, full-video-reader#2, ...), as the authors
+// compare five Video-LLMs on the full video (Video-Oasis 3.1, criteria 3).
+const DefaultConsistency = "full-video-reader"
 
 // DefaultScreeners are the funnel's attack steps (Video-Index 5.1): the
 // model readers that answer from the options alone, the question and
@@ -234,12 +283,21 @@ var DefaultScreeners = []string{"options-reader", "blind-reader", "centre-frame-
 // screens with this one by default.
 const ShuffledScreenReader = "shuffled-frames-screen-reader"
 
-// The attackers of the audit behind the ambiguity flags that read one part
+// The attackers of the audit behind the ambiguity flags that read parts
 // of the video or its frames shuffled (docs/attackers.md, order level).
+// The redundancy check is the authors' eight chunks (Video-Oasis
+// ambiguity/redundancy.py: an item answered on every one of eight
+// contiguous chunks); contiguous-tenth-reader, one seeded tenth, is the
+// project's variant (--window).
 var (
-	DefaultWindow   = []string{"contiguous-tenth-reader"}
+	DefaultWindow   = []string{ChunkReader}
 	DefaultShuffled = []string{"shuffled-frames-reader"}
 )
+
+// ChunkReader is the attacker of the redundancy check (attack): vlm_reader
+// on each of eight contiguous chunks of the video, answering an item when
+// the eight agree.
+const ChunkReader = "eight-chunk-reader"
 
 // isMultiOrder reports whether the attacker is judged on four seeded
 // option orders (attack.MultiOrder: the options-only and blind readers,
@@ -260,7 +318,7 @@ func (o Options) resolve(attackers []string) (Options, []string, error) {
 	for _, list := range []struct {
 		flag  string
 		names []string
-	}{{"attackers", o.Attackers}, {"diagnostics", o.Diagnostics}, {"readers", o.Readers}} {
+	}{{"attackers", o.Attackers}, {"diagnostics", o.Diagnostics}, {"readers", o.Readers}, {"consistency", o.Consistency}} {
 		for _, n := range list.names {
 			if !slices.Contains(attackers, n) {
 				return o, nil, fmt.Errorf("%s: %q is not an attacker of the run (it has %s)", list.flag, n, strings.Join(attackers, ", "))
@@ -299,6 +357,24 @@ func (o Options) resolve(attackers []string) (Options, []string, error) {
 	}
 	if len(o.Shuffled) == 0 {
 		o.Shuffled = DefaultShuffled
+	}
+	switch o.ConsensusRule {
+	case "":
+		o.ConsensusRule = RuleCorrect
+	case RuleCorrect, RuleSolve:
+	default:
+		return o, nil, fmt.Errorf("consensus-rule: %q is not a rule (want %s, the authors', or %s, the Video-Index solve rule)", o.ConsensusRule, RuleCorrect, RuleSolve)
+	}
+	if len(o.Consistency) == 0 {
+		o.Consistency = []string{}
+		for _, n := range attackers {
+			if base, _ := attack.SplitModel(n); base == DefaultConsistency {
+				o.Consistency = append(o.Consistency, n)
+			}
+		}
+	}
+	if o.Restored == nil {
+		o.Restored = []ItemRef{}
 	}
 	if o.DropQuality == nil {
 		o.DropQuality = []string{}

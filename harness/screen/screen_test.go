@@ -316,15 +316,16 @@ func consensusFixture() *Input {
 			v("bag-of-frames-mean", true, false, 3, 0), v("bag-of-frames-max", true, false, 0, 0), v(fp, true, false, 0, 0)),
 		// c2: the blind and shuffled readers solve it, one model each: a
 		// shortcut at c = 1 only, of two tests; the centre-frame models
-		// chose 1 and 2 (consistency); solved shuffled (sensitivity).
+		// chose 1 and 2; solved shuffled (sensitivity).
 		row("c2", v(br, true, false, 0, 1.5), v(cfr, true, false, 1, -1), v("centre-frame", true, false, 2, 0), v(sh, true, false, 0, 3),
 			v("bag-of-frames-mean", true, false, 1, 0), v("bag-of-frames-max", true, false, 1, 0), v(fp, true, false, 1, 0)),
 		// c3: every model chose 1.
 		row("c3", v(br, true, false, 1, -1), v(cfr, true, false, 1, -1), v("centre-frame", true, false, 1, 0), v(sh, true, false, 1, -1),
 			v("bag-of-frames-mean", true, false, 1, 0), v("bag-of-frames-max", true, false, 1, 0), v(fp, true, false, 1, 0)),
-		// c4: the centre-frame reader abstained (no answer: one answering
-		// model in its test, whose chance is then 1/4); the image tower is
-		// right on the centre frame and on the bag of frames.
+		// c4: the centre-frame reader abstained (no answer: the test is
+		// incomplete, the authors' evaluate_test, and counts nothing though
+		// the image tower is right on the centre frame); the image tower
+		// is right on the bag of frames: a shortcut of that test alone.
 		row("c4", v(br, true, false, 1, -1), v(cfr, true, true, 0, 5), v("centre-frame", true, false, 0, 0), v(sh, true, false, 1, -1),
 			v("bag-of-frames-mean", true, false, 0, 0), v("bag-of-frames-max", true, false, 0, 0), v(fp, true, false, 1, 0)),
 	}}
@@ -342,12 +343,12 @@ func TestConsensusHandWorked(t *testing.T) {
 		t.Errorf("diagnostics %v, want %v (the learner is none)", c.Diagnostics, wantDiag)
 	}
 	wantTests := []TestInfo{
-		{TestBlind, []Model{{"lm_reader", []string{br}}}, "one model: consistency (the models of a test disagree) is not computed"},
+		{TestBlind, []Model{{"lm_reader", []string{br}}}, ""},
 		{TestAudio, []Model{}, "not run: the run has no model of this test"},
 		{TestSummary, []Model{}, "not run: the run has no model of this test"},
 		{TestCentreFrame, []Model{{"vlm_reader", []string{cfr}}, {"image_text", []string{"centre-frame"}}}, ""},
-		{TestFrameShuffling, []Model{{"vlm_reader", []string{sh}}}, "one model: consistency (the models of a test disagree) is not computed"},
-		{TestBagOfFrames, []Model{{"image_text", []string{"bag-of-frames-mean", "bag-of-frames-max"}}}, "one model: consistency (the models of a test disagree) is not computed"},
+		{TestFrameShuffling, []Model{{"vlm_reader", []string{sh}}}, ""},
+		{TestBagOfFrames, []Model{{"image_text", []string{"bag-of-frames-mean", "bag-of-frames-max"}}}, ""},
 	}
 	if !reflect.DeepEqual(c.Tests, wantTests) {
 		t.Errorf("tests\n %+v\nwant\n %+v", c.Tests, wantTests)
@@ -355,7 +356,7 @@ func TestConsensusHandWorked(t *testing.T) {
 	wantRows := []struct {
 		diag       int32
 		cons, sens bool
-	}{{2, false, false}, {1, true, true}, {0, false, false}, {1, false, false}}
+	}{{2, false, false}, {1, false, true}, {0, false, false}, {1, false, false}}
 	for i, w := range wantRows {
 		r := s.Rows[i]
 		if r.Diagnostics != w.diag || r.Consistency != w.cons || r.Sensitivity != w.sens || r.Redundancy {
@@ -368,9 +369,10 @@ func TestConsensusHandWorked(t *testing.T) {
 	}
 	// Chance: c1-c3 have five answering models in four tests (two in the
 	// centre frame's): P(no test has one right) = (3/4)^3 (3/4)^2, so
-	// 1 - 243/1024; two right only in the centre frame's, 1/16. c4 has
-	// four single-model tests answering: 1 - (3/4)^4 = 700/1024, and 0.
-	wantChance := []float64{(3*781.0/1024 + 700.0/1024) / 4, 3.0 / 16 / 4, 0}
+	// 1 - 243/1024; two right only in the centre frame's, 1/16. c4's
+	// centre-frame test is incomplete (its reader abstained) and counts
+	// nothing: three single-model tests, 1 - (3/4)^3 = 592/1024, and 0.
+	wantChance := []float64{(3*781.0/1024 + 592.0/1024) / 4, 3.0 / 16 / 4, 0}
 	for k, w := range wantChance {
 		if math.Abs(b.Chance[k]-w) > 1e-12 {
 			t.Errorf("chance at c = %d: %v, want %v", Thresholds[k], b.Chance[k], w)
@@ -378,14 +380,15 @@ func TestConsensusHandWorked(t *testing.T) {
 	}
 	wantCounts := []TestCount{
 		{TestBlind, []int{1, 0, 0}, []int{0, 0, 0}},
-		{TestCentreFrame, []int{2, 1, 0}, []int{1, 1, 0}},
+		{TestCentreFrame, []int{1, 1, 0}, []int{1, 1, 0}},
 		{TestFrameShuffling, []int{1, 0, 0}, []int{0, 0, 0}},
-		{TestBagOfFrames, []int{1, 0, 0}, []int{0, 0, 0}},
+		{TestBagOfFrames, []int{1, 0, 0}, []int{1, 0, 0}},
 	}
 	if !reflect.DeepEqual(c.Counts, wantCounts) {
 		t.Errorf("counts %+v, want %+v", c.Counts, wantCounts)
 	}
-	if c.Ambiguity != (Ambiguity{Consistency: 1, Sensitivity: 1, Any: 1}) {
+	// No full-video model: the consistency check does not run.
+	if c.Ambiguity != (Ambiguity{Sensitivity: 1, Any: 1}) {
 		t.Errorf("ambiguity %+v", c.Ambiguity)
 	}
 }
@@ -524,21 +527,22 @@ func TestShuffledScreenStep(t *testing.T) {
 	}
 }
 
-// The consensus's chance ratio follows the rule that makes a shortcut: a
-// blind reader judged on four option orders solves by luck only when at
-// least three of the four are right, P = 4 (1/4)^3 (3/4) + (1/4)^4 =
-// 13/256 on four options, not 1/4. The consensus fixture with blind-reader
-// given four seeded orders: at c = 1, rows c1-c3 have the blind test
-// (13/256), two centre-frame models, the shuffled and the bag-of-frames
-// model (1/4 each): P(no test) = (243/256)(3/4)^4; row c4, whose
-// centre-frame reader abstained: (243/256)(3/4)^3. c = 2 is the centre
-// frame's alone (1/16 on rows c1-c3), as with one order.
+// The consensus's chance ratio follows the rule that makes a shortcut:
+// under the project's variant (RuleSolve) a blind reader judged on four
+// option orders solves by luck only when at least three of the four are
+// right, P = 4 (1/4)^3 (3/4) + (1/4)^4 = 13/256 on four options, not 1/4.
+// The consensus fixture with blind-reader given four seeded orders: at
+// c = 1, rows c1-c3 have the blind test (13/256), two centre-frame models,
+// the shuffled and the bag-of-frames model (1/4 each): P(no test) =
+// (243/256)(3/4)^4; row c4, whose centre-frame test is incomplete (its
+// reader abstained): (243/256)(3/4)^2. c = 2 is the centre frame's alone
+// (1/16 on rows c1-c3), as with one order.
 func TestConsensusChanceFollowsTheOrders(t *testing.T) {
 	t.Parallel()
 	in := consensusFixture()
 	gold := []int32{0, 0, 0, 0}
 	in.Orders = map[string][][]int32{br: {gold, gold, gold, gold}}
-	s, err := Compute(in, Options{})
+	s, err := Compute(in, Options{ConsensusRule: RuleSolve})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +557,7 @@ func TestConsensusChanceFollowsTheOrders(t *testing.T) {
 		t.Errorf("solveChance(5 options, 1 order) = %v, want 1/5", got)
 	}
 	none3 := (1 - pb) * math.Pow(0.75, 4)
-	none4 := (1 - pb) * math.Pow(0.75, 3)
+	none4 := (1 - pb) * math.Pow(0.75, 2)
 	want := []float64{(3*(1-none3) + (1 - none4)) / 4, 3.0 / 16 / 4, 0}
 	b := s.Consensus.Benchmarks[0]
 	for k, w := range want {
