@@ -220,10 +220,16 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 		remaining atomic.Int64
 		done      chan struct{}
 		keys      []string // the queries' affinity keys, held while open (replicas only)
+		// lead and followers are leaders' result: which query each waits
+		// for, and each leader's followers.
+		lead      []int
+		followers map[int][]int
 	}
 	type job struct {
 		o *open
 		q int
+		// release: once answered, the worker queues the query's followers.
+		release bool
 	}
 	// MaxConcurrent is per endpoint: with replicas, as many workers each.
 	workers := c.cfg.MaxConcurrent * len(c.pool.eps)
@@ -238,6 +244,8 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 	slots := make(chan struct{}, window)
 	opened := make(chan *open, window)
 	jobs := make(chan job)
+	ready := newReadyQueue[job](workers) // followers whose leader is answered
+	quit := make(chan struct{})          // closed once every group is done
 	var stats Stats // the feeder's counts, read after it has ended
 	var feedErr error
 	go func() { // the feeder: reads groups and hands out their queries in order
@@ -260,6 +268,13 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 			}
 			o := &open{g: g, res: make([]QueryResult, len(g.Queries)), done: make(chan struct{})}
 			o.remaining.Store(int64(len(g.Queries)))
+			o.lead, o.followers = leaders(g.Queries)
+			// byFeeder marks the leaders the feeder asked itself: their
+			// followers are answered-for already and go out in order.
+			var byFeeder map[int]bool
+			// owned reports whether query q waits for a leader sent to a
+			// worker, which queues it once the leader is answered.
+			owned := func(q int) bool { return o.lead[q] != q && !byFeeder[o.lead[q]] }
 			if replicas {
 				o.keys = queryKeys(g.Queries)
 				for _, k := range o.keys {
@@ -276,6 +291,9 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 				continue
 			}
 			for q := range g.Queries {
+				if owned(q) {
+					continue
+				}
 				if !c.formsKnown() {
 					// The feeder asks itself, holding back the rest, until
 					// the server's forms are known: so the query that finds
@@ -287,15 +305,27 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 					} else {
 						r.Answer, r.Err = c.ask(qctx(o, q), g.Queries[q], st)
 					}
+					if len(o.followers[q]) > 0 {
+						if byFeeder == nil {
+							byFeeder = map[int]bool{}
+						}
+						byFeeder[q] = true
+					}
 					if o.remaining.Add(-1) == 0 {
 						close(o.done)
 					}
 					continue
 				}
 				select {
-				case jobs <- job{o, q}:
+				case jobs <- job{o, q, len(o.followers[q]) > 0}:
 				case <-ctx.Done():
-					for ; q < len(g.Queries); q++ { // the rest fail unsent
+					// The rest fail unsent, but for the followers of a
+					// leader already sent, which its worker queues (and
+					// fails, ctx having ended).
+					for from := q; q < len(g.Queries); q++ {
+						if o.lead[q] < from && owned(q) {
+							continue
+						}
 						o.res[q].Err = context.Cause(ctx)
 						if o.remaining.Add(-1) == 0 {
 							close(o.done)
@@ -311,12 +341,37 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
+			in := jobs
+			for {
+				// A follower whose leader is answered goes before any new
+				// query, so that it finds the leader's prefix still cached.
+				j, ok := ready.pop()
+				if !ok {
+					select {
+					case <-ready.wake:
+						continue
+					case j, ok = <-in:
+						if !ok {
+							in = nil // the feeder has ended; followers may still come
+							continue
+						}
+					case <-quit:
+						return
+					}
+				}
 				r := &j.o.res[j.q]
 				if ctx.Err() != nil {
 					r.Err = context.Cause(ctx)
 				} else {
 					r.Answer, r.Err = c.ask(qctx(j.o, j.q), j.o.g.Queries[j.q], st)
+				}
+				if j.release {
+					fs := j.o.followers[j.q]
+					js := make([]job, len(fs))
+					for k, f := range fs {
+						js[k] = job{o: j.o, q: f}
+					}
+					ready.push(js...)
 				}
 				if j.o.remaining.Add(-1) == 0 {
 					close(j.o.done)
@@ -344,6 +399,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 		}
 		<-slots
 	}
+	close(quit) // every group is done: no follower is left to queue
 	wg.Wait()
 	stats.Failed = failed
 	stats.Requests, stats.Retries = st.requests.Load(), st.retries.Load()

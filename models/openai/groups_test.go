@@ -4,9 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
@@ -48,13 +54,11 @@ func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
 		if conc == 1 { // one in flight: the server sees the queries exactly in order
 			reqs := srv.Requests()
 			i := 0
-			for _, g := range groups {
-				for _, q := range g.Queries {
-					if !strings.Contains(reqs[i].User(), q.Prompt.Question) || reqs[i].Images() != len(q.Frames) {
-						t.Fatalf("request %d is not %s", i, q.ID)
-					}
-					i++
+			for _, q := range heldOrder(groups) {
+				if !strings.Contains(reqs[i].User(), q.Prompt.Question) || reqs[i].Images() != len(q.Frames) {
+					t.Fatalf("request %d is not %s", i, q.ID)
 				}
+				i++
 			}
 		}
 	}
@@ -67,7 +71,7 @@ func TestAskGroupsIsTheSameAtAnyConcurrency(t *testing.T) {
 func TestAskGroupsSendsInOrder(t *testing.T) {
 	t.Parallel()
 	const conc = 4
-	groups := testGroups(t, 4)
+	groups := distinctFrames(t, testGroups(t, 4))
 	index := map[string]int{}
 	var order []string
 	for _, g := range groups {
@@ -155,29 +159,32 @@ func TestAskStreamBoundsOpenGroupsAndKeepsOrder(t *testing.T) {
 	defer srv.Close()
 	groups := testGroups(t, 12)
 	c := newTestClient(t, srv, Config{MaxConcurrent: 2})
-	read, delivered, peak := 0, 0, 0
+	// next runs on the feeder and done on AskStream's goroutine: delivered
+	// is read by one while the other writes it.
+	var delivered atomic.Int64
+	read, peak := 0, 0
 	next := func() (Group, bool, error) {
 		if read == len(groups) {
 			return Group{}, false, nil
 		}
 		read++
-		peak = max(peak, read-delivered)
+		peak = max(peak, read-int(delivered.Load()))
 		return groups[read-1], true, nil
 	}
 	stats, err := c.AskStream(context.Background(), next, func(g Group, res []QueryResult) error {
-		if g.Name != groups[delivered].Name || len(res) != len(g.Queries) {
-			t.Errorf("delivered %s as group %d", g.Name, delivered)
+		if d := delivered.Load(); g.Name != groups[d].Name || len(res) != len(g.Queries) {
+			t.Errorf("delivered %s as group %d", g.Name, d)
 		}
 		for _, r := range res {
 			if r.Err != nil || r.Answer.Choice != 1 {
 				t.Errorf("%s: %+v", g.Name, r)
 			}
 		}
-		delivered++
+		delivered.Add(1)
 		return nil
 	})
-	if err != nil || delivered != 12 || stats.Queries != 12*9 || stats.Failed != 0 {
-		t.Fatalf("err %v, %d delivered, stats %+v", err, delivered, stats)
+	if err != nil || delivered.Load() != 12 || stats.Queries != 12*9 || stats.Failed != 0 {
+		t.Fatalf("err %v, %d delivered, stats %+v", err, delivered.Load(), stats)
 	}
 	if peak > 5 {
 		t.Errorf("%d groups open at once, limit 5", peak)
@@ -299,5 +306,133 @@ func TestStoredAnswersAreTheSameAtAnyConcurrency(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// heldOrder is the order one worker sends groups' queries in: in order,
+// except that a query whose first frame an earlier query of its group
+// showed goes right after that one is answered (leaders); the first
+// group's first query is asked alone to find out the server's forms, so
+// that group's queries go in plain order.
+func heldOrder(groups []Group) []Query {
+	var out []Query
+	for gi, g := range groups {
+		if gi == 0 {
+			out = append(out, g.Queries...)
+			continue
+		}
+		lead, followers := leaders(g.Queries)
+		for q := range g.Queries {
+			if lead[q] != q {
+				continue
+			}
+			out = append(out, g.Queries[q])
+			for _, f := range followers[q] {
+				out = append(out, g.Queries[f])
+			}
+		}
+	}
+	return out
+}
+
+// distinctFrames gives each frames query of groups a first frame of its
+// own, so that none waits for another (leaders).
+func distinctFrames(t testing.TB, groups []Group) []Group {
+	frames := testFrames(t, 64)
+	n := 0
+	for _, g := range groups {
+		for q := range g.Queries {
+			if len(g.Queries[q].Frames) > 0 {
+				g.Queries[q].Frames = append([]*Image{frames[n%len(frames)]}, g.Queries[q].Frames[1:]...)
+				n++
+			}
+		}
+	}
+	return groups
+}
+
+func TestLeaders(t *testing.T) {
+	t.Parallel()
+	f := testFrames(t, 3)
+	tests := []struct {
+		name      string
+		frames    [][]*Image // per query; nil: a text query
+		lead      []int
+		followers map[int][]int
+	}{
+		{"text only", [][]*Image{nil, nil, nil}, []int{0, 1, 2}, nil},
+		{"one video's items", [][]*Image{{f[0], f[1]}, nil, {f[0], f[1]}, {f[0], f[1]}}, []int{0, 1, 0, 0}, map[int][]int{0: {2, 3}}},
+		{"same first frame, other frames", [][]*Image{{f[0], f[1]}, {f[0], f[2]}}, []int{0, 0}, map[int][]int{0: {1}}},
+		{"two frame sets", [][]*Image{{f[1]}, {f[0], f[1]}, {f[1]}, {f[0]}}, []int{0, 1, 0, 1}, map[int][]int{0: {2}, 1: {3}}},
+		{"a later frame shared only", [][]*Image{{f[0], f[1]}, {f[1], f[0]}}, []int{0, 1}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			qs := make([]Query, len(tt.frames))
+			for i, fr := range tt.frames {
+				qs[i] = Query{Frames: fr}
+			}
+			lead, followers := leaders(qs)
+			if !slices.Equal(lead, tt.lead) || !maps.EqualFunc(followers, tt.followers, slices.Equal) {
+				t.Errorf("leaders: %v %v, want %v %v", lead, followers, tt.lead, tt.followers)
+			}
+		})
+	}
+}
+
+// A query that shares its first frame with an earlier query of its group
+// goes out only once that one is answered, at any concurrency, so that a
+// prefix cache has the frames computed when it arrives; the answers are
+// those of every query sent at once.
+func TestAskStreamHoldsFollowersUntilTheirLeaderIsAnswered(t *testing.T) {
+	t.Parallel()
+	groups := testGroups(t, 6)
+	id := map[string]string{} // a request's user text and image count -> query ID
+	leaderOf := map[string]string{}
+	for _, g := range groups {
+		lead, _ := leaders(g.Queries)
+		for q, qu := range g.Queries {
+			order, _ := qu.check()
+			text, _ := qu.text(order)
+			id[fmt.Sprint(len(qu.Frames), text)] = qu.ID
+			if lead[q] != q {
+				leaderOf[qu.ID] = g.Queries[lead[q]].ID
+			}
+		}
+	}
+	for _, conc := range []int{1, 3, 16} {
+		var mu sync.Mutex
+		answered := map[string]bool{}
+		var early []string
+		believe := believes("blue")
+		srv := openaitest.New(openaitest.Config{Answer: func(r *openaitest.Request) openaitest.Reply {
+			q := id[fmt.Sprint(r.Images(), r.User())]
+			mu.Lock()
+			if l, ok := leaderOf[q]; ok && !answered[l] {
+				early = append(early, q+" before "+l)
+			}
+			mu.Unlock()
+			time.Sleep(time.Millisecond) // let the others of its group arrive, were they sent
+			mu.Lock()
+			answered[q] = true
+			mu.Unlock()
+			return believe(r)
+		}})
+		c := newTestClient(t, srv, Config{MaxConcurrent: conc})
+		res, stats := c.AskGroups(context.Background(), groups)
+		srv.Close()
+		if len(early) > 0 || len(answered) != 6*9 {
+			t.Errorf("concurrency %d: %d queries answered; sent before their leader was answered: %v", conc, len(answered), early)
+		}
+		if stats.Queries != 54 || stats.Requests != 54 || stats.Failed != 0 {
+			t.Errorf("concurrency %d: stats %+v", conc, stats)
+		}
+		for g := range res {
+			for q, r := range res[g] {
+				if r.Err != nil || r.Answer.Choice != 1 {
+					t.Errorf("%s: %+v", groups[g].Queries[q].ID, r)
+				}
+			}
+		}
 	}
 }
