@@ -17,6 +17,10 @@ def show(r):
             f"peak RSS {r['peak_rss_mib']:.0f} MiB; prefill tokens {r['prompt_tokens']:,} = computed "
             f"{r['computed_tokens']:,} + cached {r['cached_tokens']:,}; failed {r['failed']}, "
             f"asked twice {r['asked_twice']}")
+    if "busy_share" in r:
+        line += (f"; servers x wall: {100 * r['busy_share']:.1f}% computing, {100 * r['gap_share']:.1f}% idle between a server's"
+                 f" first request and last reply, {100 * r['edge_share']:.1f}% idle before or after (first request at"
+                 f" {r['first_s']:.2f} s, last reply {r['last_s']:.2f} s before the end)")
     if r.get("checksum"):
         line += f", checksum {r['checksum']}"
     print(line)

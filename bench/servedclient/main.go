@@ -73,6 +73,19 @@ type report struct {
 	Images         int64     `json:"images"`
 	ImageTokens    int64     `json:"image_tokens"`
 	AskedTwice     int64     `json:"asked_twice"`
+	// Where the run's server time went, summed over the servers and
+	// shared out over servers x wall: BusyShare computing, GapShare idle
+	// between a server's first request and its last reply (the client
+	// not keeping it fed), EdgeShare idle before its first request and
+	// after its last reply (the start-up ramp and the tail).
+	BusyShare float64 `json:"busy_share"`
+	GapShare  float64 `json:"gap_share"`
+	EdgeShare float64 `json:"edge_share"`
+	// FirstS and LastS are the seconds from the run's start to the
+	// earliest first request any server saw and from the latest last
+	// reply to the run's end.
+	FirstS float64 `json:"first_s"`
+	LastS  float64 `json:"last_s"`
 }
 
 func main() {
@@ -144,14 +157,23 @@ func main() {
 		}
 		rep.Prompts, rep.Failed, rep.Checksum = res.Prompts, res.Failed, res.Checksum
 	}
-	rep.WallS = time.Since(t0).Seconds()
+	t1 := time.Now()
+	rep.WallS = t1.Sub(t0).Seconds()
 	rep.CPUS = cpuSeconds() - cpu0
 	rep.PeakRSSMiB = peakRSSMiB()
 	worked := 0
+	var busy, active float64
+	rep.FirstS, rep.LastS = rep.WallS, rep.WallS
 	for _, u := range list {
 		var s sim.Stats
 		if err := get(root(u)+"/stats", &s); err != nil {
 			log.Fatal(err)
+		}
+		busy += s.BusySeconds
+		active += s.ActiveSeconds
+		if s.FirstUnixNano > 0 {
+			rep.FirstS = min(rep.FirstS, time.Unix(0, s.FirstUnixNano).Sub(t0).Seconds())
+			rep.LastS = min(rep.LastS, t1.Sub(time.Unix(0, s.LastUnixNano)).Seconds())
 		}
 		rep.Requests += s.Requests
 		if s.Capacity > 0 {
@@ -166,6 +188,9 @@ func main() {
 		rep.Images += s.Images
 		rep.ImageTokens += s.ImageTokens
 		rep.AskedTwice += s.AskedTwice
+	}
+	if sw := rep.WallS * float64(len(list)); sw > 0 {
+		rep.BusyShare, rep.GapShare, rep.EdgeShare = round3(busy/sw), round3((active-busy)/sw), round3((sw-active)/sw)
 	}
 	if worked > 0 {
 		rep.CapacityPerS *= float64(len(list)) / float64(worked)

@@ -224,6 +224,9 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 		// for, and each leader's followers.
 		lead      []int
 		followers map[int][]int
+		// left counts, per leader sent to a worker, its followers not yet
+		// answered; the last one gives back the leader's prefix token.
+		left map[int]*atomic.Int32
 	}
 	type job struct {
 		o *open
@@ -246,7 +249,7 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 	jobs := make(chan job)
 	ready := newReadyQueue[job](workers) // followers whose leader is answered
 	quit := make(chan struct{})          // closed once every group is done
-	var stats Stats // the feeder's counts, read after it has ended
+	var stats Stats                      // the feeder's counts, read after it has ended
 	var feedErr error
 	go func() { // the feeder: reads groups and hands out their queries in order
 		defer close(opened)
@@ -316,12 +319,10 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 					}
 					continue
 				}
-				select {
-				case jobs <- job{o, q, len(o.followers[q]) > 0}:
-				case <-ctx.Done():
-					// The rest fail unsent, but for the followers of a
-					// leader already sent, which its worker queues (and
-					// fails, ctx having ended).
+				// failRest fails the rest unsent, but for the followers of
+				// a leader already sent, which its worker queues (and
+				// fails, ctx having ended).
+				failRest := func() {
 					for from := q; q < len(g.Queries); q++ {
 						if o.lead[q] < from && owned(q) {
 							continue
@@ -331,6 +332,31 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 							close(o.done)
 						}
 					}
+				}
+				release := len(o.followers[q]) > 0
+				if release {
+					// A leader waits for a prefix token (prefixesInFlight),
+					// so that the prefixes its followers will read are
+					// still cached when they come.
+					select {
+					case c.prefixes <- struct{}{}:
+					case <-ctx.Done():
+						failRest()
+						return
+					}
+					if o.left == nil {
+						o.left = map[int]*atomic.Int32{}
+					}
+					o.left[q] = new(atomic.Int32)
+					o.left[q].Store(int32(len(o.followers[q])))
+				}
+				select {
+				case jobs <- job{o, q, release}:
+				case <-ctx.Done():
+					if release {
+						<-c.prefixes
+					}
+					failRest()
 					return
 				}
 			}
@@ -364,6 +390,9 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 					r.Err = context.Cause(ctx)
 				} else {
 					r.Answer, r.Err = c.ask(qctx(j.o, j.q), j.o.g.Queries[j.q], st)
+				}
+				if l := j.o.lead[j.q]; l != j.q && j.o.left[l] != nil && j.o.left[l].Add(-1) == 0 {
+					<-c.prefixes // the last follower of a leader sent to a worker
 				}
 				if j.release {
 					fs := j.o.followers[j.q]

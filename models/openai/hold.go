@@ -39,6 +39,18 @@ func leaders(qs []Query) (lead []int, followers map[int][]int) {
 	return lead, followers
 }
 
+// prefixesInFlight bounds the leaders (queries with followers) a client has
+// sent whose followers are not all answered, given the requests it may have
+// in flight: a quarter of them. Holding followers saves prefill only if the
+// leader's blocks are still in the server's prefix cache when they arrive,
+// and what evicts them is the other prompts the server computes meanwhile,
+// which are the other leaders in flight: 256 in flight, every one a
+// 32-frame leader of 4,800 tokens, are 1.2M tokens, over the KV cache of an
+// H200 serving a 7B VLM beside the ONNX roles (about 700,000 tokens,
+// docs/scale.md), where 64 (a quarter) are 307,000. The followers, mostly
+// cached, keep the rest of the slots busy.
+func prefixesInFlight(inFlight int) int { return max(1, inFlight/4) }
+
 // readyQueue holds the jobs whose leader has been answered, which AskStream's
 // workers take before any new job: unbounded, so that the worker that
 // answered a leader never blocks handing its followers over. wake carries
