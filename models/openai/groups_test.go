@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vidscreen/vidscreen/models/letters"
 	"github.com/vidscreen/vidscreen/models/openai/openaitest"
 )
 
@@ -432,6 +433,64 @@ func TestAskStreamHoldsFollowersUntilTheirLeaderIsAnswered(t *testing.T) {
 				if r.Err != nil || r.Answer.Choice != 1 {
 					t.Errorf("%s: %+v", groups[g].Queries[q].ID, r)
 				}
+			}
+		}
+	}
+}
+
+// At most prefixesInFlight leaders are in flight at once, so that the
+// leaders sent meanwhile do not evict a held prefix from the server's
+// cache before its followers come.
+func TestAskStreamBoundsLeadersInFlight(t *testing.T) {
+	t.Parallel()
+	frames := testFrames(t, 40)
+	var groups []Group
+	isLeader := map[string]bool{} // a request's first-frame-bearing user text -> leader
+	for v := range 20 {
+		g := Group{Name: fmt.Sprint(v)}
+		for it := range 4 {
+			q := Query{ID: fmt.Sprintf("v%d/i%d", v, it), Frames: []*Image{frames[2*v], frames[2*v+1]},
+				Prompt: letters.Parts{Kind: letters.KindVisual, Question: fmt.Sprintf("What is thing %d of video %d?", it, v), Options: []string{"red", "blue", "green"}}}
+			g.Queries = append(g.Queries, q)
+			order, _ := q.check()
+			text, _ := q.text(order)
+			isLeader[text] = it == 0
+		}
+		groups = append(groups, g)
+	}
+	const conc = 12 // prefixesInFlight(12) = 3
+	var mu sync.Mutex
+	leaders, peak := 0, 0
+	believe := believes("blue")
+	srv := openaitest.New(openaitest.Config{Answer: func(r *openaitest.Request) openaitest.Reply {
+		l := isLeader[r.User()]
+		mu.Lock()
+		if l {
+			leaders++
+			peak = max(peak, leaders)
+		}
+		mu.Unlock()
+		time.Sleep(2 * time.Millisecond)
+		mu.Lock()
+		if l {
+			leaders--
+		}
+		mu.Unlock()
+		return believe(r)
+	}})
+	defer srv.Close()
+	c := newTestClient(t, srv, Config{MaxConcurrent: conc})
+	res, stats := c.AskGroups(context.Background(), groups)
+	if stats.Failed != 0 || stats.Requests != 80 {
+		t.Fatalf("stats %+v", stats)
+	}
+	if want := prefixesInFlight(conc); peak > want || peak < 2 {
+		t.Errorf("%d leaders in flight at most, want 2 to %d", peak, want)
+	}
+	for g := range res {
+		for q, r := range res[g] {
+			if r.Err != nil || r.Answer.Choice != 1 {
+				t.Errorf("%s: %+v", groups[g].Queries[q].ID, r)
 			}
 		}
 	}

@@ -40,16 +40,18 @@ func leaders(qs []Query) (lead []int, followers map[int][]int) {
 }
 
 // prefixesInFlight bounds the leaders (queries with followers) a client has
-// sent whose followers are not all answered, given the requests it may have
-// in flight: a quarter of them. Holding followers saves prefill only if the
-// leader's blocks are still in the server's prefix cache when they arrive,
-// and what evicts them is the other prompts the server computes meanwhile,
-// which are the other leaders in flight: 256 in flight, every one a
+// in flight, given the requests it may have in flight: a quarter of them,
+// at least 2. Holding followers saves prefill only if the leader's blocks
+// are still in the server's prefix cache when they are admitted, and what
+// can evict them meanwhile is what the server computes before them: the
+// requests queued ahead of them, sent before the leader was answered. The
+// followers, sent the moment it is, are ahead of any leader sent later, so
+// only the leaders in flight then count: 256 in flight, every one a
 // 32-frame leader of 4,800 tokens, are 1.2M tokens, over the KV cache of an
 // H200 serving a 7B VLM beside the ONNX roles (about 700,000 tokens,
 // docs/scale.md), where 64 (a quarter) are 307,000. The followers, mostly
-// cached, keep the rest of the slots busy.
-func prefixesInFlight(inFlight int) int { return max(1, inFlight/4) }
+// cached, keep the other slots busy.
+func prefixesInFlight(inFlight int) int { return max(2, inFlight/4) }
 
 // readyQueue holds the jobs whose leader has been answered, which AskStream's
 // workers take before any new job: unbounded, so that the worker that
