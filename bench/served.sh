@@ -18,7 +18,8 @@
 # 3. The client's ceiling: 8 servers that take no time, CEIL_ITEMS items.
 # 4. The VLM reader on a sample (VLM_ITEMS items, 4 a video, 32 frames of
 #    448x252, Qwen2.5-VL's image tokens): prefill tokens computed in
-#    video-grouped order and in item (shuffled) order.
+#    video-grouped order and in item (shuffled) order at 64 in flight, and
+#    in grouped order one request at a time (the most sharing can save).
 # 5. kill -9 during a text run with a response store, then the same run
 #    again: the seconds to read the store back, and the requests asked
 #    twice (over both runs: the requests past one a prompt).
@@ -101,7 +102,9 @@ if step 4; then
 	for o in grouped item; do
 		echo "  $o order:"; client -vlm -servers "$vlm" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 64 -order "$o" | tee "$WORK/vlm-$o.json" | show
 	done
-	report prefix "$WORK/vlm-grouped.json" "$WORK/vlm-item.json"
+	echo "  grouped order, one request at a time (the most sharing can save: every later item of a video finds its first's prefix):"
+	client -vlm -servers "$vlm" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 1 -order grouped | tee "$WORK/vlm-serial.json" | show
+	report prefix "$WORK/vlm-grouped.json" "$WORK/vlm-item.json" "$WORK/vlm-serial.json"
 fi
 
 if step 5; then

@@ -211,7 +211,9 @@ func (p *pool) stats() []EndpointStats {
 // replica that has it, whatever the question and however many videos the
 // caller's call holds; a text query is keyed by what it is given, its
 // question and its options as a set (its option orders, which share the
-// question's prefix, stay together), so that the items of a text reader's
+// question's prefix, stay together), unless it starts with its video's
+// captions, description or transcript (sharedStart), by which it is then
+// keyed, so that the items of a text reader's
 // call spread over the replicas (keyed by the question alone, every
 // options-only prompt went to one: bench/served.sh measured 31% of 8
 // servers' capacity used).
@@ -221,6 +223,12 @@ func queryKeys(qs []Query) []string {
 		if len(q.Frames) > 0 {
 			d := q.Frames[0].sum()
 			out[i] = "f" + hex.EncodeToString(d[:8])
+			continue
+		}
+		if d, ok := sharedStart(q); ok {
+			// A video's captions, description or transcript come before
+			// the question: its items go where that prefix is cached.
+			out[i] = "c" + hex.EncodeToString(d[:8])
 			continue
 		}
 		// The options as a set: an item's orders share the key, items

@@ -367,6 +367,34 @@ func TestLeaders(t *testing.T) {
 		{"two frame sets", [][]*Image{{f[1]}, {f[0], f[1]}, {f[1]}, {f[0]}}, []int{0, 1, 0, 1}, map[int][]int{0: {2}, 1: {3}}},
 		{"a later frame shared only", [][]*Image{{f[0], f[1]}, {f[1], f[0]}}, []int{0, 1}, nil},
 	}
+	// Text queries: those that start with a video's captions, description
+	// or transcript wait for the first of them; the others never wait.
+	text := []struct {
+		name      string
+		parts     []letters.Parts
+		lead      []int
+		followers map[int][]int
+	}{
+		{"blind", []letters.Parts{{Kind: letters.KindBlind, Question: "q"}, {Kind: letters.KindBlind, Question: "q"}}, []int{0, 1}, nil},
+		{"captions", []letters.Parts{{Kind: letters.KindFrameCaptions, Captions: []string{"a", "b"}, Question: "q1"},
+			{Kind: letters.KindFrameCaptions, Captions: []string{"a", "b"}, Question: "q2"},
+			{Kind: letters.KindFrameCaptions, Captions: []string{"a", "c"}, Question: "q1"}}, []int{0, 0, 2}, map[int][]int{0: {1}}},
+		{"transcript and description", []letters.Parts{{Kind: letters.KindTranscript, Context: "t", Question: "q1"},
+			{Kind: letters.KindVideoCaption, Context: "t", Question: "q1"}, {Kind: letters.KindTranscript, Context: "t", Question: "q2"}}, []int{0, 1, 0}, map[int][]int{0: {2}}},
+		{"examples", []letters.Parts{{Kind: letters.KindExamples, Context: "e", Question: "q1"}, {Kind: letters.KindExamples, Context: "e", Question: "q2"}}, []int{0, 1}, nil},
+	}
+	for _, tt := range text {
+		t.Run(tt.name, func(t *testing.T) {
+			qs := make([]Query, len(tt.parts))
+			for i, p := range tt.parts {
+				qs[i] = Query{Prompt: p}
+			}
+			lead, followers := leaders(qs)
+			if !slices.Equal(lead, tt.lead) || !maps.EqualFunc(followers, tt.followers, slices.Equal) {
+				t.Errorf("leaders: %v %v, want %v %v", lead, followers, tt.lead, tt.followers)
+			}
+		})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			qs := make([]Query, len(tt.frames))

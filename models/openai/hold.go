@@ -1,32 +1,35 @@
 package openai
 
-import "sync"
+import (
+	"strings"
+	"sync"
+
+	"github.com/vidscreen/vidscreen/models/letters"
+)
 
 // leaders says, for each query of a group, which query it waits for: the
-// first query of the group whose frames start with the same image (the
-// same bytes), or itself. AskStream sends a query that waits (a follower)
-// only once its leader is answered, so that a server with a prefix cache
-// has computed the shared image prefix, and cached it, before the
-// followers arrive: sent together, they are admitted in the same engine
-// step as the leader, or in the next while it is still being computed,
-// and vLLM reuses a block only once it is computed, so each recomputes
-// most of the frames (bench/served.sh measured 2.2x fewer prefill tokens
-// than item order on 4-item videos against a saturated server, where the
-// ideal is 3.6x). Text queries (no frames) never wait: their shared prefix
-// (the template, a question) is short and the wait would cost more than
-// it saves. followers lists each leader's followers in order (nil when no
-// query waits).
+// first query of the group whose prompt starts the same way (sharedStart),
+// or itself. AskStream sends a query that waits (a follower) only once its
+// leader is answered, so that a server with a prefix cache has computed
+// the shared prefix, and cached it, before the followers arrive: sent
+// together, they are admitted in the same engine step as the leader, or in
+// the next while it is still being computed, and vLLM reuses a block only
+// once it is computed, so each recomputes most of the prefix
+// (bench/served.sh measured 2.2x fewer prefill tokens than item order on
+// 4-item videos against a saturated server, where one request at a time
+// gives 3.6x). followers lists each leader's followers in order (nil when
+// no query waits).
 func leaders(qs []Query) (lead []int, followers map[int][]int) {
 	lead = make([]int, len(qs))
 	first := map[[32]byte]int{}
 	for i, q := range qs {
 		lead[i] = i
-		if len(q.Frames) == 0 {
+		k, ok := sharedStart(q)
+		if !ok {
 			continue
 		}
-		k := q.Frames[0].sum()
-		l, ok := first[k]
-		if !ok {
+		l, seen := first[k]
+		if !seen {
 			first[k] = i
 			continue
 		}
@@ -37,6 +40,24 @@ func leaders(qs []Query) (lead []int, followers map[int][]int) {
 		followers[l] = append(followers[l], i)
 	}
 	return lead, followers
+}
+
+// sharedStart names the long start a query's prompt shares with the other
+// queries of its video: its first frame (the image comes first in the
+// request), or, for a text query, the video's captions, description or
+// transcript, which the template puts before the question (KindExamples'
+// context is the item's own neighbours, shared with no other). Other text
+// queries have none worth waiting for: their shared start (the template,
+// a question) is short, and the wait would cost more than it saves.
+func sharedStart(q Query) ([32]byte, bool) {
+	if len(q.Frames) > 0 {
+		return q.Frames[0].sum(), true
+	}
+	p := q.Prompt
+	if p.Kind == letters.KindExamples || p.Context == "" && len(p.Captions) == 0 {
+		return [32]byte{}, false
+	}
+	return sumBytes([]byte(string(p.Kind) + "\x00" + p.Context + "\x00" + strings.Join(p.Captions, "\x00"))), true
 }
 
 // prefixesInFlight bounds the leaders (queries with followers) a client has
