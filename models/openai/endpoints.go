@@ -211,12 +211,12 @@ func (p *pool) stats() []EndpointStats {
 // replica that has it, whatever the question and however many videos the
 // caller's call holds; a text query is keyed by what it is given, its
 // question and its options as a set (its option orders, which share the
-// question's prefix, stay together), unless it starts with its video's
-// captions, description or transcript (sharedStart), by which it is then
-// keyed, so that the items of a text reader's
+// question's prefix, stay together), so that the items of a text reader's
 // call spread over the replicas (keyed by the question alone, every
 // options-only prompt went to one: bench/served.sh measured 31% of 8
-// servers' capacity used).
+// servers' capacity used). A text query that starts with its video's
+// captions, description or transcript (sharedStart) is keyed by that, so
+// that the video's items go where it is cached.
 func queryKeys(qs []Query) []string {
 	out := make([]string, len(qs))
 	for i, q := range qs {
