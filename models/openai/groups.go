@@ -201,8 +201,9 @@ func (c *Client) AskGroups(ctx context.Context, groups []Group) ([][]QueryResult
 // whose frames start with the same image as an earlier query of its group
 // waits until that one is answered, and then goes before any new query, so
 // that the server has the shared frames computed and cached when it comes;
-// at most prefixesInFlight such leaders are in flight at once, so that the
-// others do not evict the prefix meanwhile (hold.go). next is called only when a worker is free and at
+// at most prefixesInFlight such prefixes are open at once (from the
+// leader's sending to its last follower's answer), so that the others do
+// not evict the prefix meanwhile (hold.go). next is called only when a worker is free and at
 // most 2*W+1 groups are open, W being MaxConcurrent times the endpoints
 // (yielded, not yet done), so a caller that decodes and encodes each video's
 // frames inside next keeps only those groups' frames in memory.
@@ -229,6 +230,9 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 		// for, and each leader's followers.
 		lead      []int
 		followers map[int][]int
+		// left counts, per leader sent to a worker, its followers not yet
+		// answered; the last one gives back the leader's prefix token.
+		left map[int]*atomic.Int32
 	}
 	type job struct {
 		o *open
@@ -346,6 +350,11 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 						failRest()
 						return
 					}
+					if o.left == nil {
+						o.left = map[int]*atomic.Int32{}
+					}
+					o.left[q] = new(atomic.Int32)
+					o.left[q].Store(int32(len(o.followers[q])))
 				}
 				select {
 				case jobs <- job{o, q, release}:
@@ -388,8 +397,10 @@ func (c *Client) AskStream(ctx context.Context, next func() (Group, bool, error)
 				} else {
 					r.Answer, r.Err = c.ask(qctx(j.o, j.q), j.o.g.Queries[j.q], st)
 				}
+				if l := j.o.lead[j.q]; l != j.q && j.o.left[l] != nil && j.o.left[l].Add(-1) == 0 {
+					<-c.prefixes // the last follower of a leader sent to a worker
+				}
 				if j.release {
-					<-c.prefixes // the leader is answered: its followers go next
 					fs := j.o.followers[j.q]
 					js := make([]job, len(fs))
 					for k, f := range fs {

@@ -466,7 +466,8 @@ func TestAskStreamHoldsFollowersUntilTheirLeaderIsAnswered(t *testing.T) {
 	}
 }
 
-// At most prefixesInFlight leaders are in flight at once, so that the
+// At most prefixesInFlight leaders are in flight at once (a prefix is open
+// until its last follower is answered), so that the
 // leaders sent meanwhile do not evict a held prefix from the server's
 // cache before its followers come.
 func TestAskStreamBoundsLeadersInFlight(t *testing.T) {

@@ -60,18 +60,20 @@ func sharedStart(q Query) ([32]byte, bool) {
 	return sumBytes([]byte(string(p.Kind) + "\x00" + p.Context + "\x00" + strings.Join(p.Captions, "\x00"))), true
 }
 
-// prefixesInFlight bounds the leaders (queries with followers) a client has
-// in flight, given the requests it may have in flight: a quarter of them,
-// at least 2. Holding followers saves prefill only if the leader's blocks
-// are still in the server's prefix cache when they are admitted, and what
-// can evict them meanwhile is what the server computes before them: the
-// requests queued ahead of them, sent before the leader was answered. The
-// followers, sent the moment it is, are ahead of any leader sent later, so
-// only the leaders in flight then count: 256 in flight, every one a
-// 32-frame leader of 4,800 tokens, are 1.2M tokens, over the KV cache of an
-// H200 serving a 7B VLM beside the ONNX roles (about 700,000 tokens,
-// docs/scale.md), where 64 (a quarter) are 307,000. The followers, mostly
-// cached, keep the other slots busy.
+// prefixesInFlight bounds the prefixes a client holds open, given the
+// requests it may have in flight: a quarter of them, at least 2. A prefix
+// is open from its leader's sending to its last follower's answer, and
+// holding followers saves prefill only if the leader's blocks are still in
+// the server's prefix cache when the followers are admitted; what evicts
+// them meanwhile is the other leaders the server computes, which this
+// bounds: 256 in flight, every one a 32-frame leader of 4,800 tokens, are
+// 1.2M tokens, over the KV cache of an H200 serving a 7B VLM beside the
+// ONNX roles (about 700,000 tokens, docs/scale.md), where 64 open prefixes
+// (a quarter) are 307,000. The followers, mostly cached, keep the other
+// slots busy. (Giving the token back once the leader is answered, so that
+// only leaders in flight count, let the client send later leaders ahead of
+// a video's followers when short of CPU: bench/served.sh computed 3.27M
+// tokens of 9.58M where this gives 2.49M.)
 func prefixesInFlight(inFlight int) int { return max(2, inFlight/4) }
 
 // readyQueue holds the jobs whose leader has been answered, which AskStream's
