@@ -524,3 +524,34 @@ func TestAskStreamBoundsLeadersInFlight(t *testing.T) {
 		}
 	}
 }
+
+// The affinity keys: a video's frame queries share their first frame's key,
+// its captions queries their captions' key whatever the question, and text
+// queries without a context are keyed by question and options as a set.
+func TestQueryKeys(t *testing.T) {
+	t.Parallel()
+	f := testFrames(t, 2)
+	caps := []string{"a man walks", "he sits"}
+	qs := []Query{
+		{Frames: []*Image{f[0], f[1]}, Prompt: letters.Parts{Kind: letters.KindVisual, Question: "q1", Options: []string{"a", "b"}}},
+		{Frames: []*Image{f[0]}, Prompt: letters.Parts{Kind: letters.KindVisual, Question: "q2", Options: []string{"c", "d"}}},
+		{Prompt: letters.Parts{Kind: letters.KindFrameCaptions, Captions: caps, Question: "q1", Options: []string{"a", "b"}}},
+		{Prompt: letters.Parts{Kind: letters.KindFrameCaptions, Captions: caps, Question: "q2", Options: []string{"c", "d"}}},
+		{Prompt: letters.Parts{Kind: letters.KindBlind, Question: "q1", Options: []string{"a", "b"}}},
+		{Prompt: letters.Parts{Kind: letters.KindBlind, Question: "q1", Options: []string{"b", "a"}}},
+		{Prompt: letters.Parts{Kind: letters.KindBlind, Question: "q2", Options: []string{"a", "b"}}},
+	}
+	k := queryKeys(qs)
+	same := [][2]int{{0, 1}, {2, 3}, {4, 5}}
+	differ := [][2]int{{0, 2}, {2, 4}, {4, 6}, {3, 6}}
+	for _, p := range same {
+		if k[p[0]] != k[p[1]] {
+			t.Errorf("queries %d and %d: keys %s and %s, want the same", p[0], p[1], k[p[0]], k[p[1]])
+		}
+	}
+	for _, p := range differ {
+		if k[p[0]] == k[p[1]] {
+			t.Errorf("queries %d and %d: both keyed %s", p[0], p[1], k[p[0]])
+		}
+	}
+}
