@@ -17,7 +17,7 @@ def show(r):
             f"peak RSS {r['peak_rss_mib']:.0f} MiB; prefill tokens {r['prompt_tokens']:,} = computed "
             f"{r['computed_tokens']:,} + cached {r['cached_tokens']:,}; failed {r['failed']}, "
             f"asked twice {r['asked_twice']}")
-    if "busy_share" in r:
+    if "busy_share" in r and r["first_s"] >= 0:  # a resumed run's servers also count the killed run's time
         line += (f"; servers x wall: {100 * r['busy_share']:.1f}% computing, {100 * r['gap_share']:.1f}% idle between a server's"
                  f" first request and last reply, {100 * r['edge_share']:.1f}% idle before or after (first request at"
                  f" {r['first_s']:.2f} s, last reply {r['last_s']:.2f} s before the end)")
