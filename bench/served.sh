@@ -147,7 +147,7 @@ if step 7; then
 	/usr/bin/time -v "$WORK/bin/servedclient" -servers "$pool" -model qwen2.5-7b-instruct -items "$POOL_ITEMS" -workers "$WORKERS" -store "$WORK/pool-store.jsonl" >"$WORK/pool.json" 2>"$WORK/pool-time.txt"
 	show <"$WORK/pool.json"
 	grep -E "Maximum resident|Elapsed|User time|System time" "$WORK/pool-time.txt" | sed 's/^\t*/  /'
-	echo "  the store: $(wc -l <"$WORK/pool-store.jsonl") replies, $(du -h "$WORK/pool-store.jsonl" | cut -f1)"
+	echo "  the store: $(wc -l <"$WORK/pool-store.jsonl") replies, $(du -h "$WORK/pool-store.jsonl" | cut -f1); read back as a resumed run reads it first: $("$WORK/bin/servedclient" -load-only -store "$WORK/pool-store.jsonl")"
 fi
 
 echo "== done (load $(load))"

@@ -103,9 +103,23 @@ func main() {
 	reset := flag.Bool("reset", true, "reset the servers' counts and caches first")
 	replicas := flag.Bool("replicas", false, "the servers are replicas of one reader (models.json's servers): the client spreads the requests, not the driver")
 	seed := flag.Uint64("seed", 1, "`SEED` of the items")
+	loadOnly := flag.Bool("load-only", false, "with -store: time reading the store back (what a resumed run does first) and exit")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("servedclient: ")
+	if *loadOnly {
+		if *storePath == "" {
+			log.Fatal("-load-only needs -store")
+		}
+		t0 := time.Now()
+		st, err := openai.OpenStore(*storePath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("{\"store_replies_at_start\":%d,\"store_load_s\":%.3f,\"peak_rss_mib\":%.0f}\n", st.Len(), time.Since(t0).Seconds(), peakRSSMiB())
+		st.Close()
+		return
+	}
 	list := strings.Split(*urls, ",")
 	if *urls == "" {
 		log.Fatal("-servers is required")
