@@ -243,15 +243,20 @@ func (c *Client) askStream(ctx context.Context, next func() (Group, bool, error)
 		// for, and each leader's followers.
 		lead      []int
 		followers map[int][]int
-		// left counts, per leader sent to a worker, its followers not yet
-		// answered; the last one gives back the leader's prefix token.
-		left map[int]*atomic.Int32
+		// left counts, per leader sent to a worker (by index), its
+		// followers not yet answered; the last one gives back the
+		// leader's prefix token. Allocated whole when the group opens, so
+		// that the feeder and the workers only touch its elements.
+		left []atomic.Int32
 	}
 	type job struct {
 		o *open
 		q int
 		// release: once answered, the worker queues the query's followers.
 		release bool
+		// of is the leader whose token a follower the worker queued counts
+		// down; -1 for any other query.
+		of int
 	}
 	// MaxConcurrent is per endpoint: with replicas, as many workers each.
 	workers := c.cfg.MaxConcurrent * len(c.pool.eps)
@@ -294,6 +299,9 @@ func (c *Client) askStream(ctx context.Context, next func() (Group, bool, error)
 			o := &open{g: g, res: make([]QueryResult, len(g.Queries)), done: make(chan struct{})}
 			o.remaining.Store(int64(len(g.Queries)))
 			o.lead, o.followers = leaders(g.Queries)
+			if o.followers != nil {
+				o.left = make([]atomic.Int32, len(g.Queries))
+			}
 			// byFeeder marks the leaders the feeder asked itself: their
 			// followers are answered-for already and go out in order.
 			var byFeeder map[int]bool
@@ -366,14 +374,10 @@ func (c *Client) askStream(ctx context.Context, next func() (Group, bool, error)
 						failRest()
 						return
 					}
-					if o.left == nil {
-						o.left = map[int]*atomic.Int32{}
-					}
-					o.left[q] = new(atomic.Int32)
 					o.left[q].Store(int32(len(o.followers[q])))
 				}
 				select {
-				case jobs <- job{o, q, release}:
+				case jobs <- job{o: o, q: q, release: release, of: -1}:
 				case <-ctx.Done():
 					if release {
 						<-c.prefixes
@@ -413,14 +417,14 @@ func (c *Client) askStream(ctx context.Context, next func() (Group, bool, error)
 				} else {
 					r.Answer, r.Err = c.ask(qctx(j.o, j.q), j.o.g.Queries[j.q], st)
 				}
-				if l := j.o.lead[j.q]; l != j.q && j.o.left[l] != nil && j.o.left[l].Add(-1) == 0 {
+				if j.of >= 0 && j.o.left[j.of].Add(-1) == 0 {
 					<-c.prefixes // the last follower of a leader sent to a worker
 				}
 				if j.release {
 					fs := j.o.followers[j.q]
 					js := make([]job, len(fs))
 					for k, f := range fs {
-						js[k] = job{o: j.o, q: f}
+						js[k] = job{o: j.o, q: f, of: j.q}
 					}
 					ready.push(js...)
 				}

@@ -416,6 +416,19 @@ func TestLeaders(t *testing.T) {
 func TestAskStreamHoldsFollowersUntilTheirLeaderIsAnswered(t *testing.T) {
 	t.Parallel()
 	groups := testGroups(t, 6)
+	// A second frame set in every group, with a first frame of its own:
+	// two leaders a group, whose followers the workers count down at once.
+	other := testFrames(t, 8)[4:]
+	for g := range groups {
+		for _, q := range groups[g].Queries {
+			if len(q.Frames) > 0 {
+				q.ID += "/b"
+				q.Frames = other
+				q.Prompt.Question += " (the other set)"
+				groups[g].Queries = append(groups[g].Queries, q)
+			}
+		}
+	}
 	id := map[string]string{} // a request's user text and image count -> query ID
 	leaderOf := map[string]string{}
 	for _, g := range groups {
@@ -450,10 +463,10 @@ func TestAskStreamHoldsFollowersUntilTheirLeaderIsAnswered(t *testing.T) {
 		c := newTestClient(t, srv, Config{MaxConcurrent: conc})
 		res, stats := c.AskGroups(context.Background(), groups)
 		srv.Close()
-		if len(early) > 0 || len(answered) != 6*9 {
+		if len(early) > 0 || len(answered) != 6*12 {
 			t.Errorf("concurrency %d: %d queries answered; sent before their leader was answered: %v", conc, len(answered), early)
 		}
-		if stats.Queries != 54 || stats.Requests != 54 || stats.Failed != 0 {
+		if stats.Queries != 72 || stats.Requests != 72 || stats.Failed != 0 {
 			t.Errorf("concurrency %d: stats %+v", conc, stats)
 		}
 		for g := range res {
