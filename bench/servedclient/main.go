@@ -17,7 +17,10 @@
 // itself (least outstanding, a video's queries kept on one); the VLM
 // reader through openai.Client.AskStream, over the servers as replicas. -store keeps the replies
 // (the audit's response store): a run killed and started again asks only
-// what is missing.
+// what is missing; -load-only times reading a store back and exits. The
+// report splits the servers' time over the run into computing, idle
+// between a server's first request and its last reply, and idle before and
+// after (the start and the tail), so that a run's losses can be told apart.
 package main
 
 import (
