@@ -59,7 +59,7 @@ def main():
               f"answers {same} the run without a kill")
     elif cmd == "checksums":
         a, b = (json.load(open(p))["checksum"] for p in sys.argv[2:4])
-        print(f"  same answers with 1 and 8 servers ({a})" if a == b else f"  ANSWERS DIFFER: {a} against {b}")
+        print(f"  the same answers in both runs ({a})" if a == b else f"  ANSWERS DIFFER: {a} against {b}")
     else:
         sys.exit(f"served_report.py: unknown command {cmd}")
 
