@@ -5,6 +5,10 @@
 #   bench/served.sh            # the default sizes (about 10 minutes on 2 cores)
 #   STEPS="4 5" bench/served.sh    # some steps only
 #   ITEMS=500000 bench/served.sh   # the text readers at pool size (hours here)
+#   STEPS=7 bench/served.sh        # the client's memory at pool size (POOL_ITEMS, 4M prompts)
+#   TEXT_TPS=2600 ONE=0 BENCH=1250 ITEMS=10000 STEPS=1 bench/served.sh
+#                                  # 8 servers at a tenth of the rate, 64 equal units: the
+#                                  # client's spread, not this machine's CPU (docs/scale.md)
 #
 # 1. The text readers (options-only and blind lm_reader, 4 orders each: 8
 #    prompts an item) through models/served as the attack stage asks them
@@ -18,23 +22,30 @@
 # 3. The client's ceiling: 8 servers that take no time, CEIL_ITEMS items.
 # 4. The VLM reader on a sample (VLM_ITEMS items, 4 a video, 32 frames of
 #    448x252, Qwen2.5-VL's image tokens): prefill tokens computed in
-#    video-grouped order and in item (shuffled) order.
+#    video-grouped order and in item (shuffled) order at 64 in flight, and
+#    in grouped order one request at a time (the most sharing can save).
 # 5. kill -9 during a text run with a response store, then the same run
 #    again: the seconds to read the store back, and the requests asked
 #    twice (over both runs: the requests past one a prompt).
 # 6. The VLM sample against 8 replicas: whether a video's queries kept on
 #    one replica keep the grouped order's saving.
+# 7. (only when named in STEPS) The text readers at pool size, POOL_ITEMS
+#    items, against 8 servers that take no time, with a response store,
+#    under GNU time: the client's peak memory and CPU per request.
 #
 # Server model: servedsim's flags below; TEXT_TPS and VLM_TPS are the
 # prefill rates of one H200 assumed in docs/scale.md (VLM_TPS here is 10x
 # that, a faster clock, so that the sample runs in a minute: its token
 # counts do not depend on the clock). Environment: WORK (default a temp
-# dir), ITEMS, CEIL_ITEMS, VLM_ITEMS, WORKERS, STEPS (default "1 2 3 4 5 6":
+# dir), ITEMS, BENCH (items a unit), ONE (0: step 1 without the single
+# server), POOL_ITEMS, CEIL_ITEMS, VLM_ITEMS, WORKERS, STEPS (default "1 2 3 4 5 6":
 # the steps to run; 2 and 5 use step 1's reports when they are in WORK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/go/bin:$PATH
 ITEMS=${ITEMS:-6000}
+BENCH=${BENCH:-5000}
+POOL_ITEMS=${POOL_ITEMS:-500000}
 CEIL_ITEMS=${CEIL_ITEMS:-25000}
 VLM_ITEMS=${VLM_ITEMS:-2000}
 WORKERS=${WORKERS:-32}
@@ -71,17 +82,19 @@ report() { /usr/bin/python3 bench/served_report.py "$@"; }
 show() { report show; }
 echo "== machine: $(nproc) cores, load $(load); WORK=$WORK"
 text=(-model qwen2.5-7b-instruct -prefill-tps "$TEXT_TPS" -max-seqs 256 -max-batched-tokens 8192 -cache-tokens 1800000)
-if step 1; then one=$(start one 1 "${text[@]}"); fi
+if step 1 && [[ ${ONE:-1} == 1 ]]; then one=$(start one 1 "${text[@]}"); fi
 if step 1 || step 2 || step 5; then eight=$(start eight 8 "${text[@]}"); fi
 
 if step 1; then
-	echo "== 1. text readers, $ITEMS items x 2 readers x 4 orders, --workers $WORKERS, concurrency 256 a server (load $(load))"
-	echo "  1 server:";  client -servers "$one" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text1.json" | show
-	echo "  8 servers:"; client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text8.json" | show
-	report checksums "$WORK/text1.json" "$WORK/text8.json"
+	echo "== 1. text readers, $ITEMS items x 2 readers x 4 orders, units of $BENCH items, --workers $WORKERS, concurrency 256 a server, $TEXT_TPS tokens/s a server (load $(load))"
+	if [[ ${ONE:-1} == 1 ]]; then
+		echo "  1 server:"; client -servers "$one" -model qwen2.5-7b-instruct -items "$ITEMS" -benchmark "$BENCH" -workers "$WORKERS" | tee "$WORK/text1.json" | show
+	fi
+	echo "  8 servers:"; client -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -benchmark "$BENCH" -workers "$WORKERS" | tee "$WORK/text8.json" | show
+	[[ ${ONE:-1} == 1 ]] && report checksums "$WORK/text1.json" "$WORK/text8.json"
 	echo "  8 servers as replicas (models.json's servers: the client spreads the requests):"
-	client -replicas -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -workers "$WORKERS" | tee "$WORK/text8r.json" | show
-	report checksums "$WORK/text1.json" "$WORK/text8r.json"
+	client -replicas -servers "$eight" -model qwen2.5-7b-instruct -items "$ITEMS" -benchmark "$BENCH" -workers "$WORKERS" | tee "$WORK/text8r.json" | show
+	report checksums "$WORK/text8.json" "$WORK/text8r.json"
 fi
 
 if step 2; then
@@ -101,7 +114,9 @@ if step 4; then
 	for o in grouped item; do
 		echo "  $o order:"; client -vlm -servers "$vlm" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 64 -order "$o" | tee "$WORK/vlm-$o.json" | show
 	done
-	report prefix "$WORK/vlm-grouped.json" "$WORK/vlm-item.json"
+	echo "  grouped order, one request at a time (the most sharing can save: every later item of a video finds its first's prefix):"
+	client -vlm -servers "$vlm" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 1 -order grouped | tee "$WORK/vlm-serial.json" | show
+	report prefix "$WORK/vlm-grouped.json" "$WORK/vlm-item.json" "$WORK/vlm-serial.json"
 fi
 
 if step 5; then
@@ -123,6 +138,16 @@ if step 6; then
 		echo "  $o order:"; client -vlm -servers "$vlm8" -model qwen2.5-vl-7b -items "$VLM_ITEMS" -concurrency 8 -order "$o" | tee "$WORK/vlm8-$o.json" | show
 	done
 	report prefix "$WORK/vlm8-grouped.json" "$WORK/vlm8-item.json"
+fi
+
+if step 7; then
+	echo "== 7. the text readers at pool size: $POOL_ITEMS items x 2 readers x 4 orders, 8 servers that take no time, a response store, under GNU time (load $(load))"
+	pool=$(start pool 8 -model qwen2.5-7b-instruct -prefill-tps 1e12 -step 0 -cache-tokens 0)
+	rm -f "$WORK/pool-store.jsonl"
+	/usr/bin/time -v "$WORK/bin/servedclient" -servers "$pool" -model qwen2.5-7b-instruct -items "$POOL_ITEMS" -workers "$WORKERS" -store "$WORK/pool-store.jsonl" >"$WORK/pool.json" 2>"$WORK/pool-time.txt"
+	show <"$WORK/pool.json"
+	grep -E "Maximum resident|Elapsed|User time|System time" "$WORK/pool-time.txt" | sed 's/^\t*/  /'
+	echo "  the store: $(wc -l <"$WORK/pool-store.jsonl") replies, $(du -h "$WORK/pool-store.jsonl" | cut -f1); read back as a resumed run reads it first: $("$WORK/bin/servedclient" -load-only -store "$WORK/pool-store.jsonl")"
 fi
 
 echo "== done (load $(load))"

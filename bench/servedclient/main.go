@@ -17,7 +17,10 @@
 // itself (least outstanding, a video's queries kept on one); the VLM
 // reader through openai.Client.AskStream, over the servers as replicas. -store keeps the replies
 // (the audit's response store): a run killed and started again asks only
-// what is missing.
+// what is missing; -load-only times reading a store back and exits. The
+// report splits the servers' time over the run into computing, idle
+// between a server's first request and its last reply, and idle before and
+// after (the start and the tail), so that a run's losses can be told apart.
 package main
 
 import (
@@ -73,6 +76,19 @@ type report struct {
 	Images         int64     `json:"images"`
 	ImageTokens    int64     `json:"image_tokens"`
 	AskedTwice     int64     `json:"asked_twice"`
+	// Where the run's server time went, summed over the servers and
+	// shared out over servers x wall: BusyShare computing, GapShare idle
+	// between a server's first request and its last reply (the client
+	// not keeping it fed), EdgeShare idle before its first request and
+	// after its last reply (the start-up ramp and the tail).
+	BusyShare float64 `json:"busy_share"`
+	GapShare  float64 `json:"gap_share"`
+	EdgeShare float64 `json:"edge_share"`
+	// FirstS and LastS are the seconds from the run's start to the
+	// earliest first request any server saw and from the latest last
+	// reply to the run's end.
+	FirstS float64 `json:"first_s"`
+	LastS  float64 `json:"last_s"`
 }
 
 func main() {
@@ -90,9 +106,23 @@ func main() {
 	reset := flag.Bool("reset", true, "reset the servers' counts and caches first")
 	replicas := flag.Bool("replicas", false, "the servers are replicas of one reader (models.json's servers): the client spreads the requests, not the driver")
 	seed := flag.Uint64("seed", 1, "`SEED` of the items")
+	loadOnly := flag.Bool("load-only", false, "with -store: time reading the store back (what a resumed run does first) and exit")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("servedclient: ")
+	if *loadOnly {
+		if *storePath == "" {
+			log.Fatal("-load-only needs -store")
+		}
+		t0 := time.Now()
+		st, err := openai.OpenStore(*storePath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("{\"store_replies_at_start\":%d,\"store_load_s\":%.3f,\"peak_rss_mib\":%.0f}\n", st.Len(), time.Since(t0).Seconds(), peakRSSMiB())
+		st.Close()
+		return
+	}
 	list := strings.Split(*urls, ",")
 	if *urls == "" {
 		log.Fatal("-servers is required")
@@ -144,14 +174,23 @@ func main() {
 		}
 		rep.Prompts, rep.Failed, rep.Checksum = res.Prompts, res.Failed, res.Checksum
 	}
-	rep.WallS = time.Since(t0).Seconds()
+	t1 := time.Now()
+	rep.WallS = t1.Sub(t0).Seconds()
 	rep.CPUS = cpuSeconds() - cpu0
 	rep.PeakRSSMiB = peakRSSMiB()
 	worked := 0
+	var busy, active float64
+	rep.FirstS, rep.LastS = rep.WallS, rep.WallS
 	for _, u := range list {
 		var s sim.Stats
 		if err := get(root(u)+"/stats", &s); err != nil {
 			log.Fatal(err)
+		}
+		busy += s.BusySeconds
+		active += s.ActiveSeconds
+		if s.FirstUnixNano > 0 {
+			rep.FirstS = min(rep.FirstS, time.Unix(0, s.FirstUnixNano).Sub(t0).Seconds())
+			rep.LastS = min(rep.LastS, t1.Sub(time.Unix(0, s.LastUnixNano)).Seconds())
 		}
 		rep.Requests += s.Requests
 		if s.Capacity > 0 {
@@ -166,6 +205,9 @@ func main() {
 		rep.Images += s.Images
 		rep.ImageTokens += s.ImageTokens
 		rep.AskedTwice += s.AskedTwice
+	}
+	if sw := rep.WallS * float64(len(list)); sw > 0 {
+		rep.BusyShare, rep.GapShare, rep.EdgeShare = round3(busy/sw), round3((active-busy)/sw), round3((sw-active)/sw)
 	}
 	if worked > 0 {
 		rep.CapacityPerS *= float64(len(list)) / float64(worked)

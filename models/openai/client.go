@@ -90,6 +90,10 @@ type Client struct {
 	// not offered again: formUnknown, formWorks or formRefused.
 	prefill, logprobs atomic.Int32
 
+	// prefixes bounds the shared frame prefixes in flight (hold.go): one
+	// token per leader sent whose followers are not all answered.
+	prefixes chan struct{}
+
 	flights flights       // requests in flight through the store, by key
 	probe   chan struct{} // held by the one query asking while the forms are unknown
 	probed  probeState    // the probe's answer or failure (probe.go)
@@ -170,10 +174,11 @@ func New(cfg Config) (*Client, error) {
 				return fmt.Errorf("openai: server redirected to %s; redirects are not followed", req.URL.Redacted())
 			},
 		},
-		pool:  newPool(bases, cfg.MaxConcurrent, cfg.Backoff),
-		base:  bases[0],
-		path:  path,
-		probe: make(chan struct{}, 1),
+		pool:     newPool(bases, cfg.MaxConcurrent, cfg.Backoff),
+		prefixes: make(chan struct{}, prefixesInFlight(cfg.MaxConcurrent*len(bases))),
+		base:     bases[0],
+		path:     path,
+		probe:    make(chan struct{}, 1),
 	}, nil
 }
 

@@ -46,7 +46,12 @@
 // AskGroups takes Groups, one a video (all its items and conditions), and
 // issues their queries in order, a group's all before the next group's
 // first, with up to Config.MaxConcurrent in flight, so a prefix cache holds
-// a video's frames while its questions are asked. Results come back in the
+// a video's frames while its questions are asked; a query whose prompt
+// starts as an earlier query's of its group (the same first frame, or the
+// same captions, description or transcript) waits until that one is
+// answered, so that the server has the shared prefix computed and cached
+// when it comes, and at most a quarter of the requests in flight are such
+// open prefixes (hold.go). Results come back in the
 // same order and do not depend on the concurrency. AskStream does the same
 // for groups a caller yields one at a time (next) and takes back in order
 // (done), at most 2*MaxConcurrent+1 open at once, so a run over 500K items

@@ -214,13 +214,21 @@ func (p *pool) stats() []EndpointStats {
 // question's prefix, stay together), so that the items of a text reader's
 // call spread over the replicas (keyed by the question alone, every
 // options-only prompt went to one: bench/served.sh measured 31% of 8
-// servers' capacity used).
+// servers' capacity used). A text query that starts with its video's
+// captions, description or transcript (sharedStart) is keyed by that, so
+// that the video's items go where it is cached.
 func queryKeys(qs []Query) []string {
 	out := make([]string, len(qs))
 	for i, q := range qs {
 		if len(q.Frames) > 0 {
 			d := q.Frames[0].sum()
 			out[i] = "f" + hex.EncodeToString(d[:8])
+			continue
+		}
+		if d, ok := sharedStart(q); ok {
+			// A video's captions, description or transcript come before
+			// the question: its items go where that prefix is cached.
+			out[i] = "c" + hex.EncodeToString(d[:8])
 			continue
 		}
 		// The options as a set: an item's orders share the key, items

@@ -51,6 +51,11 @@ type Counts struct {
 	Capacity float64 `json:"capacity_requests_per_s"`
 	// Utilization is BusySeconds over ActiveSeconds.
 	Utilization float64 `json:"utilization"`
+	// FirstUnixNano and LastUnixNano are when the first request arrived
+	// and the last one was answered (0 before any), so that a client can
+	// tell its start-up and its tail from the server's idle gaps.
+	FirstUnixNano int64 `json:"first_unix_nano,omitempty"`
+	LastUnixNano  int64 `json:"last_unix_nano,omitempty"`
 }
 
 type seq struct {
@@ -222,6 +227,7 @@ func (e *Engine) Counts() Counts {
 	defer e.mu.Unlock()
 	c := e.counts
 	if !e.first.IsZero() && e.last.After(e.first) {
+		c.FirstUnixNano, c.LastUnixNano = e.first.UnixNano(), e.last.UnixNano()
 		c.ActiveSeconds = e.last.Sub(e.first).Seconds()
 		c.Utilization = c.BusySeconds / c.ActiveSeconds
 	}
