@@ -172,7 +172,11 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 					if err != nil {
 						return err
 					}
-					res, err = kernels.VendiEstimate(ctx, op, q, kernels.SLQConfig{Seed: *seed})
+					cfg := kernels.SLQConfig{Seed: *seed}
+					// K held in memory knows tr(A^2), which makes the
+					// estimate's control variate quadratic.
+					cfg.SquaredNorm, _ = kernels.SquaredNorm(op)
+					res, err = kernels.VendiEstimate(ctx, op, q, cfg)
 					if err != nil {
 						return err
 					}
