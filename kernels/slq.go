@@ -175,7 +175,7 @@ func vendiFromKrylov(kr krylov, n int, tr float64, known bool, sq, q, tol float6
 	var rest float64
 	quad, ok := 0.0, false
 	if sq > 0 && len(bulk) >= 3 {
-		quad, ok = quadraticRest(kr, bulk, f, mass, trLeft, sqLeft)
+		quad, ok = quadraticRest(kr, bulk, f, mass, trLeft, sq, sqLeft)
 	}
 	if ok {
 		rest = quad
@@ -211,14 +211,22 @@ func vendiFromKrylov(kr krylov, n int, tr float64, known bool, sq, q, tol float6
 // closer to a parabola than to a line over the bulk of a kernel's
 // spectrum (its curvature grows towards 0), so the probes' spread drops
 // with what the line left. ok is false when the fit is singular (too few
-// distinct values), and the caller falls back to the linear variate.
-func quadraticRest(kr krylov, bulk []int, f func(float64) float64, mass, trLeft, sqLeft float64) (float64, bool) {
+// distinct values), or when sqLeft, the difference of sq and the deflated
+// pairs' share, is not resolved: below 1e-6 of sq (the float32 entries'
+// rounding in a formed K's norm), or outside a factor 2 of the probes' own
+// estimate of it, sum w theta^2 over the bulk (whose spread is far less):
+// a low-rank kernel's bulk is rounding noise, whose squared mass sq
+// cannot resolve, and the parabola's c2 sqLeft / scale^2 would be that
+// noise magnified (a rank-16 kernel's score came out 27.8 for 15.9). The
+// caller then falls back to the linear variate.
+func quadraticRest(kr krylov, bulk []int, f func(float64) float64, mass, trLeft, sq, sqLeft float64) (float64, bool) {
 	// Powers of l / scale, so that the normal equations are of order 1.
-	var scale float64
+	var scale, probed float64
 	for _, j := range bulk {
 		scale = max(scale, math.Abs(kr.theta[j]))
+		probed += kr.weight[j] * kr.theta[j] * kr.theta[j]
 	}
-	if !(scale > 0) || !(sqLeft >= 0) {
+	if !(scale > 0) || !(sqLeft > 1e-6*sq) || sqLeft > 2*probed || sqLeft < probed/2 {
 		return 0, false
 	}
 	var g [3][3]float64
