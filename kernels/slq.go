@@ -46,6 +46,9 @@ func (c SLQConfig) withDefaults() SLQConfig {
 	// pool scale"): 32 probes and 16 steps (512 columns) came within 0.2%
 	// of the exact score for every seed, where the earlier estimator
 	// (Hutch++ sketch and independent Lanczos runs) needed 8,064 columns.
+	// Over 20 seeds on five kernels at n = 3,000 ("The estimate's spread
+	// over seeds"), the largest error was 0.21% with the linear control
+	// variate and 0.06% with the quadratic one (SquaredNorm).
 	if c.Probes <= 0 {
 		c.Probes = 32
 	}
