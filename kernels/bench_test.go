@@ -325,9 +325,11 @@ func BenchmarkVendiEstimatePool(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("n=%d/d=%s/estimate", n, ds), func(b *testing.B) {
 			var res Vendi
+			// As vidscreen vendi runs it: K held, its squared norm given.
+			sq, _ := SquaredNorm(op)
 			cpu0 := cpuSeconds()
 			for b.Loop() {
-				if res, err = VendiEstimate(context.Background(), op, 1, SLQConfig{Seed: 1}); err != nil {
+				if res, err = VendiEstimate(context.Background(), op, 1, SLQConfig{Seed: 1, SquaredNorm: sq}); err != nil {
 					b.Fatal(err)
 				}
 			}

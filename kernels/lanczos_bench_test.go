@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -33,7 +34,7 @@ type basisTimer struct {
 
 func (o *basisTimer) NewKrylovBasis(_ context.Context, cols, block int) (KrylovBasis, error) {
 	n := o.Size()
-	return &timedHostBasis{hostBasis{n: n, ld: cols, q: make([]float64, n*cols)}, &o.secs, &o.orth}, nil
+	return &timedHostBasis{hostBasis{n: n, ld: cols, q: make([]float64, n*cols), threads: runtime.GOMAXPROCS(0)}, &o.secs, &o.orth}, nil
 }
 
 type timedHostBasis struct {

@@ -48,7 +48,7 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 	}()
 	tm := make([]float64, ld*ld) // T, upper triangle filled block column by block column
 	cur := append([]float64(nil), omega...)
-	cur, r, err := orthonormalBlock(ctx, basis, cur, n, b, 0)
+	cur, r, _, err := orthonormalBlock(ctx, basis, cur, n, b, 0)
 	if err != nil {
 		return krylov{}, err
 	}
@@ -102,11 +102,14 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 		if k == steps-1 || m == ld {
 			break
 		}
-		if cur, r, err = orthonormalBlock(ctx, basis, w, n, r, anorm); err != nil {
+		var shortest float64
+		if cur, r, shortest, err = orthonormalBlock(ctx, basis, w, n, r, anorm); err != nil {
 			return krylov{}, err
 		}
-		if cur, r, err = reorthogonalise(ctx, cur, basis, n, m, r); err != nil {
-			return krylov{}, err
+		if shortest < reorthBelow*anorm {
+			if cur, r, err = reorthogonalise(ctx, cur, basis, n, m, r); err != nil {
+				return krylov{}, err
+			}
 		}
 	}
 	if m == 0 {
@@ -162,23 +165,37 @@ func blockKrylov(ctx context.Context, a SymOperator, omega []float64, b, steps i
 	return out, nil
 }
 
-// orthonormalBlock returns an orthonormal basis of the range of m (n x r)
-// and its rank, dropping directions whose length is below rounding: below
+// reorthBelow: a block whose shortest kept direction, after the two
+// Gram-Schmidt passes, is shorter than reorthBelow times the operator's
+// scale is projected off the basis once more (reorthogonalise). The two
+// passes leave each direction off the basis by about u |A| (rounding u);
+// normalised, that is u |A| / length, 2^-33 at this bound, far below what
+// moves a Ritz value. Only blocks that have nearly left the Krylov space
+// (a low-rank kernel's) come near it; full-rank kernels at pool scale
+// never did, and the extra pass had cost them a third of the Gram-Schmidt
+// products.
+const reorthBelow = 0x1p-20
+
+// orthonormalBlock returns an orthonormal basis of the range of m (n x r),
+// its rank and the length of its shortest kept direction before
+// normalising (the square root of the Gram matrix's smallest kept
+// eigenvalue in the first pass), dropping directions whose length is below rounding: below
 // 2^-40 of the largest column direction, or of anorm (the operator's scale
 // so far) when that is larger, so that a block which has (nearly) left
 // the Krylov space ends the iteration instead of filling it with noise.
 // Its two n x r x r products run on the basis's device (Gram, Combine);
 // the r x r eigenproblem here.
-func orthonormalBlock(ctx context.Context, basis KrylovBasis, m []float64, n, r int, anorm float64) ([]float64, int, error) {
+func orthonormalBlock(ctx context.Context, basis KrylovBasis, m []float64, n, r int, anorm float64) ([]float64, int, float64, error) {
 	cur := m
+	shortest := math.Inf(1)
 	for pass := 0; pass < 2 && r > 0; pass++ {
 		gram := make([]float64, r*r)
 		if err := basis.Gram(ctx, r, cur, gram); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		s, err := blas.SymEigen(gram, r)
 		if err != nil {
-			return nil, 0, nil
+			return nil, 0, 0, nil
 		}
 		floor := s[len(s)-1]
 		if pass == 0 {
@@ -189,6 +206,9 @@ func orthonormalBlock(ctx context.Context, basis KrylovBasis, m []float64, n, r 
 		for k := len(s) - 1; k >= 0; k-- {
 			if s[k] > floor {
 				keep = append(keep, k)
+				if pass == 0 {
+					shortest = min(shortest, math.Sqrt(s[k]))
+				}
 			}
 		}
 		u := make([]float64, r*len(keep))
@@ -200,12 +220,12 @@ func orthonormalBlock(ctx context.Context, basis KrylovBasis, m []float64, n, r 
 		next := make([]float64, n*len(keep))
 		if len(keep) > 0 {
 			if err := basis.Combine(ctx, r, len(keep), cur, u, next); err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 		}
 		cur, r = next, len(keep)
 	}
-	return cur, r, nil
+	return cur, r, shortest, nil
 }
 
 // keepColumns returns the first r of the c columns of m (n x c).
@@ -232,7 +252,8 @@ func reorthogonalise(ctx context.Context, cur []float64, basis KrylovBasis, n, m
 	if err := basis.Project(ctx, m, r, cur, h); err != nil {
 		return nil, 0, err
 	}
-	return orthonormalBlock(ctx, basis, cur, n, r, 1)
+	cur, r, _, err := orthonormalBlock(ctx, basis, cur, n, r, 1)
+	return cur, r, err
 }
 
 // maxColumnNorm returns the largest Euclidean length of the r columns of

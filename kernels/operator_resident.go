@@ -19,6 +19,9 @@ type residentKernel struct {
 	joint *jointKernel // sizes, weights and the exact trace
 	nb    int
 	tiles [][]float32 // tile (i, j), i <= j, at tileIndex(i, j)
+	// squared is tr(A^2) = ||A||_F^2 of the tiles held, summed while
+	// they were formed (SquaredNorm).
+	squared float64
 }
 
 // FormJointKernel returns the weighted joint kernel of NewJointKernel with
@@ -37,6 +40,7 @@ func FormJointKernel(ctx context.Context, v, t *Matrix, w []float64, opt Options
 	n := v.Rows
 	nb := (n + operatorTile - 1) / operatorTile
 	r := &residentKernel{joint: k, nb: nb, tiles: make([][]float32, nb*(nb+1)/2)}
+	tileSquares := make([]float64, len(r.tiles))
 	type pair struct{ i, j int }
 	pairs := make([]pair, 0, len(r.tiles))
 	for i := 0; i < nb; i++ {
@@ -54,12 +58,40 @@ func FormJointKernel(ctx context.Context, v, t *Matrix, w []float64, opt Options
 		gramTile(k, tile, (*tt)[:rows*cols], i0, i1, j0, j1)
 		tileScratch.Put(tt)
 		r.tiles[r.tileIndex(i, j)] = tile
+		tileSquares[r.tileIndex(i, j)] = weightedSquares(tile, k.s[i0:i1], k.s[j0:j1])
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// Summed in tile order, off-diagonal tiles twice (they stand for
+	// their transposes too): the same bits at any thread count.
+	for i := 0; i < nb; i++ {
+		for j := i; j < nb; j++ {
+			sq := tileSquares[r.tileIndex(i, j)]
+			if j > i {
+				sq *= 2
+			}
+			r.squared += sq
+		}
+	}
 	return r, nil
+}
+
+// weightedSquares returns sum_rc (si_r sj_c tile_rc)^2, the tile's share
+// of ||A||_F^2 (tile is len(si) x len(sj), unweighted).
+func weightedSquares(tile []float32, si, sj []float64) float64 {
+	cols := len(sj)
+	var total float64
+	for r, a := range si {
+		var row float64
+		for c, x := range tile[r*cols : (r+1)*cols] {
+			v := float64(x) * sj[c]
+			row += v * v
+		}
+		total += a * a * row
+	}
+	return total
 }
 
 // ResidentBytes is the memory FormJointKernel holds for n items: the
@@ -113,6 +145,12 @@ func (r *residentKernel) Size() int { return r.joint.v.Rows }
 
 // Trace returns tr(A) exactly (see jointKernel.Trace).
 func (r *residentKernel) Trace() float64 { return r.joint.Trace() }
+
+// SquaredNorm returns tr(A^2) = ||A||_F^2 of the formed kernel (its
+// float32 entries, which are what its products apply), summed in float64
+// as the tiles were formed: the estimate's quadratic control variate
+// (SquaredNorm, SLQConfig.SquaredNorm) at no extra pass over K.
+func (r *residentKernel) SquaredNorm() float64 { return r.squared }
 
 // Apply sets y = A x. Each row block of y is one task that sums the
 // products of its row of tiles (tile (j, i) transposed left of the

@@ -55,13 +55,17 @@ scores a seeded draw of k items without replacement (the paper's effective size 
 score of a 200-item draw). Up to 10,000 items the eigenvalues are exact (from the d x d
 dual when one file has fewer columns than items); beyond, or with --method slq, a
 stochastic Lanczos quadrature estimate that needs only products with K: 16 block
-Lanczos steps with 32 probes, within 0.2% of the exact score where both were run.
-The estimate forms K once and holds it in memory when it fits in --kernel-memory
-(60,000 items: 7.2 GB); otherwise every product forms K again, tile by tile, which
-at SigLIP x BGE widths costs hours instead of minutes. With --device cuda:N
-(bin/vidscreen-cuda) the estimate's products run on that GPU: K is formed there by
-tiles and held in its memory as far as it fits (all of it at 60,000 items on an H200),
-the rest formed again per product; the estimate is the CPU's within 1e-4. Without a
+Lanczos steps with 32 probes. The estimate forms K once and holds it in memory when
+it fits in --kernel-memory (60,000 items: 7.2 GB), and then is within 0.2% of the
+exact score: over 20 seeds on five 3,000-item kernels the largest error was 0.06%
+(docs/scale.md). Otherwise every product forms K again, tile by tile, which at
+SigLIP x BGE widths costs hours instead of minutes, and the estimate, which then
+lacks ||K||_F for its control variate, is within 0.5% (the largest error measured
+there was 0.21%). With --device cuda:N (bin/vidscreen-cuda) the estimate's products
+run on that GPU: K is formed there by tiles and held in its memory as far as it fits
+(all of it at 60,000 items on an H200), the rest formed again per product; the
+estimate is the CPU's within 1e-4 for the same control variate, and the GPU's
+operator, lacking ||K||_F, takes the 0.5% one. Without a
 usable GPU it runs on the CPU after one line on stderr saying why. Large orders
 (--q 1e308) are computed scaled by the largest eigenvalue and tend to the q = inf score. A NaN or an
 infinity in V or T is bad input (exit 2), named by file and first row; so is a file that
@@ -172,7 +176,11 @@ and Dieng 2023), and a row of another length is bad input, named by file and row
 					if err != nil {
 						return err
 					}
-					res, err = kernels.VendiEstimate(ctx, op, q, kernels.SLQConfig{Seed: *seed})
+					cfg := kernels.SLQConfig{Seed: *seed}
+					// K held in memory knows tr(A^2), which makes the
+					// estimate's control variate quadratic.
+					cfg.SquaredNorm, _ = kernels.SquaredNorm(op)
+					res, err = kernels.VendiEstimate(ctx, op, q, cfg)
 					if err != nil {
 						return err
 					}
