@@ -205,12 +205,8 @@ func counts(m map[string]int) string {
 // level) in a few words; "" when the card has none. cards.md has the rest.
 func summaryNote(c metrics.Card) string {
 	var parts []string
-	if ac := c.AnswerCheck; ac != nil {
-		if ac.Ran {
-			parts = append(parts, fmt.Sprintf("answer check %d of %d answer_suspect", ac.Suspect, ac.Items))
-		} else {
-			parts = append(parts, "answer check not run: "+strings.TrimSuffix(ac.Note, "."))
-		}
+	if ac := c.AnswerCheck; ac != nil && ac.Ran {
+		parts = append(parts, fmt.Sprintf("answer check %d of %d answer_suspect", ac.Suspect, ac.Items))
 	}
 	if c.ReferenceSource != nil && c.ReferenceSource.Probe {
 		parts = append(parts, "s* from the 128-frame probe")
@@ -220,8 +216,6 @@ func summaryNote(c metrics.Card) string {
 	}
 	if sr := c.SecondReference; sr != nil {
 		switch {
-		case sr.Model == "":
-			parts = append(parts, "second reference not run: "+strings.TrimSuffix(sr.Note, "."))
 		case sr.BreakingLevel != nil:
 			s := "second reference breaks at " + *sr.BreakingLevel
 			if sr.Agree != nil && !*sr.Agree {
@@ -237,6 +231,40 @@ func summaryNote(c metrics.Card) string {
 		return ""
 	}
 	return c.Benchmark + ": " + strings.Join(parts, "; ") + "."
+}
+
+// notRunLines are the terminal's lines for the issue-32 stages that could
+// not run: one line per stage and reason, naming the benchmarks unless it
+// is all of them, since the reasons are the run's (no verifier, no second
+// vlm_reader) and a line per benchmark would repeat them.
+func notRunLines(cards []metrics.Card) []string {
+	type key struct{ stage, why string }
+	var order []key
+	on := map[key][]string{}
+	add := func(stage, why, bench string) {
+		k := key{stage, strings.TrimSuffix(why, ".")}
+		if on[k] == nil {
+			order = append(order, k)
+		}
+		on[k] = append(on[k], bench)
+	}
+	for _, c := range cards {
+		if ac := c.AnswerCheck; ac != nil && !ac.Ran {
+			add("answer check", ac.Note, c.Benchmark)
+		}
+		if sr := c.SecondReference; sr != nil && sr.Model == "" {
+			add("second reference", sr.Note, c.Benchmark)
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		where := ""
+		if len(on[k]) < len(cards) {
+			where = " on " + strings.Join(on[k], ", ")
+		}
+		out = append(out, fmt.Sprintf("%s not run%s: %s.", k.stage, where, k.why))
+	}
+	return out
 }
 
 // tooFewLine is the line the terminal's audit of the auditor prints below

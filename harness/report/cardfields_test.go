@@ -93,9 +93,10 @@ func TestCardNotesReachEveryReport(t *testing.T) {
 			t.Errorf("%s does not say the reference scored too few items for a level:\n%s", name, out)
 		}
 	}
-	want := "B: answer check 2 of 20 answer_suspect; second reference not run: no second vlm_reader."
-	if !strings.Contains(strings.Join(strings.Fields(term.String()), " "), want) {
-		t.Errorf("the terminal lacks %q:\n%s", want, term.String())
+	for _, want := range []string{"B: answer check 2 of 20 answer_suspect.", "second reference not run: no second vlm_reader."} {
+		if !strings.Contains(strings.Join(strings.Fields(term.String()), " "), want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, term.String())
+		}
 	}
 }
 
@@ -124,5 +125,23 @@ func TestTooFewLine(t *testing.T) {
 	}
 	if got := tooFewLine(&truth.Evaluation{Planted: 2}); got != "" {
 		t.Errorf("no family too few: got %q", got)
+	}
+}
+
+// TestNotRunLines: a stage that could not run for the run's reason is one
+// terminal line, naming the benchmarks only when it is not all of them.
+func TestNotRunLines(t *testing.T) {
+	t.Parallel()
+	no := &metrics.AnswerCheck{Note: "no verifier."}
+	sr := &metrics.SecondReference{Note: "no second vlm_reader"}
+	cards := []metrics.Card{
+		{Benchmark: "A", AnswerCheck: no, SecondReference: sr},
+		{Benchmark: "B", AnswerCheck: no, SecondReference: &metrics.SecondReference{Model: "m2", N: 3}},
+		{Benchmark: "C", AnswerCheck: no, SecondReference: sr},
+	}
+	got := notRunLines(cards)
+	want := []string{"answer check not run: no verifier.", "second reference not run on A, C: no second vlm_reader."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

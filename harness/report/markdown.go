@@ -270,6 +270,7 @@ func WriteShortfalls(w io.Writer, cards []metrics.Card, width int) error {
 			lines = append(lines, note)
 		}
 	}
+	lines = append(lines, notRunLines(cards)...)
 	for _, line := range lines {
 		for _, l := range Wrap(line, width) {
 			if _, err := fmt.Fprintln(w, l); err != nil {
