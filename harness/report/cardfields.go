@@ -63,7 +63,11 @@ func referenceSourceNote(c metrics.Card) string {
 		if b.Len() > 0 {
 			b.WriteString(" ")
 		}
-		b.WriteString("s* is within 0.05 of chance (reference_near_chance, Video-Index levels.py): the breaking level is the first level that ran.")
+		b.WriteString("s* is within 0.05 of chance (reference_near_chance, Video-Index levels.py)")
+		if c.BreakingLevel != nil {
+			b.WriteString(": the breaking level is the first level that ran")
+		}
+		b.WriteString(".")
 	}
 	return b.String()
 }
@@ -100,7 +104,7 @@ func secondReferenceNote(sr *metrics.SecondReference) string {
 		}
 	}
 	if sr.Note != "" {
-		fmt.Fprintf(&b, "; no level: %s", strings.TrimSuffix(sr.Note, "."))
+		fmt.Fprintf(&b, "; %s", strings.TrimSuffix(sr.Note, "."))
 	}
 	b.WriteString(".")
 	return b.String()
@@ -212,7 +216,11 @@ func summaryNote(c metrics.Card) string {
 		parts = append(parts, "s* from the 128-frame probe")
 	}
 	if c.ReferenceNearChance {
-		parts = append(parts, "s* near chance (breaks at the first level run)")
+		s := "s* near chance"
+		if c.BreakingLevel != nil {
+			s += " (breaks at the first level run)"
+		}
+		parts = append(parts, s)
 	}
 	if sr := c.SecondReference; sr != nil {
 		switch {
