@@ -39,6 +39,15 @@ type Query struct {
 	// a composition.
 	Hardest int    `json:"hardest,omitempty"`
 	Per     string `json:"per,omitempty"`
+	// AdmitSuspects records that the pool kept the items the answer
+	// verification flagged answer_suspect (selection.Spec.AdmitSuspects,
+	// --admit-suspects; by default they are left out before selection, as
+	// the authors' compose_verify drops them). The filter runs before the
+	// pool reaches Select, so without this field two releases differing
+	// only in it, over a pool with no suspect among the picks, would have
+	// the same lockfile and name. Omitted when false, so that the names of
+	// releases that did not admit suspects stay as they were.
+	AdmitSuspects bool `json:"admit_suspects,omitempty"`
 }
 
 // ErrNotInPool is the reason a query naming a source the pool does not

@@ -190,6 +190,8 @@ func TestReleaseNameIsStableAcrossWorkersAndChangesWithInputs(t *testing.T) {
 	other["another seed"] = r.Name
 	r, _ = compose(t, p, cfg, Query{Budget: 21}, 11, 1)
 	other["another budget"] = r.Name
+	r, _ = compose(t, p, cfg, Query{Budget: 20, AdmitSuspects: true}, 11, 1)
+	other["admitting suspects"] = r.Name
 	cfg2 := cfg
 	cfg2.K = 7
 	r, _ = compose(t, p, cfg2, q, 11, 1)

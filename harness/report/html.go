@@ -56,6 +56,7 @@ var page = htmlpage.New("index", template.FuncMap{
 	"cell": cardLevelCell, "sig": significantCell, "notRun": notRunList, "servedList": servedList,
 	"warnings": FailureWarnings, "retention": RetentionSummary, "hidden": hiddenInTasks,
 	"abstainedAll": func(a metrics.AttackerResult) bool { return a.AbstainShare >= 1 },
+	"cardNotes":    cardNotes, "tooFew": tooFewLine,
 }, `{{define "title"}}vidscreen audit{{end}}{{define "body"}}<h1>vidscreen audit</h1>
 {{if .Version}}<p>vidscreen {{.Version}}</p>{{end}}
 <p>How far the attackers of each level of the attack pyramid get on each benchmark without what the level withholds
@@ -91,7 +92,8 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 {{range .Families}}<tr{{if eq .Verdict "false alarm"}} class="alarm"{{else if eq .Verdict "missed"}} class="flag"{{end}}><td><a href="#{{.Benchmark}}">{{.Family}}</a></td><td>{{lv .Expected}}</td><td>{{lv .Caught}}</td><td>{{if .Caught}}{{.Attacker}}{{else}}-{{end}}</td><td>{{acc .}}</td><td>{{pct .Chance}}</td><td>{{.N}}</td><td class="text">{{if eq .Verdict "false alarm"}}<b>false alarm</b>{{else}}{{.Verdict}}{{end}}{{if .Guessed}} (the attacker only guessed){{end}}</td></tr>
 {{end}}</table>
 <p class="note">Rows shaded red are false alarms: a family caught below its expected level, or caught where nothing was planted.</p>
-</section>
+{{with tooFew .}}<p class="warn">{{.}}</p>
+{{end}}</section>
 {{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
 <h2>{{$c.Benchmark}}</h2>
 <p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, the papers' significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.{{with notRun $c}} Not run: {{.}}.{{end}}{{with servedList $c.ServedReaders}} Served readers: {{.}}.{{end}}
@@ -100,7 +102,8 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 {{if and $c.Unavailable $.AnyReference}}Not available: {{unavailable $c.Unavailable}}.{{end}}
 {{if $c.DataQuality}}Data quality: {{quality $c.DataQuality}}.{{end}}
 {{if $c.NearDuplicateShare}}Near-duplicate questions: {{optPct $c.NearDuplicateShare}} of items within the benchmark, {{optInt $c.CrossBenchmarkDuplicates}} items with one in another benchmark{{if $c.SharedVideoItems}}, {{optInt $c.SharedVideoItems}} items using a video another benchmark uses{{if $c.SharedVideosBy}} (videos matched by {{$c.SharedVideosBy}}){{end}}{{end}}.{{end}}</p>
-<div class="charts">
+{{range cardNotes $c}}<p>{{.}}</p>
+{{end}}<div class="charts">
 <figure>{{.Profile}}<figcaption>Level profile: eps per level (red: significant). The dashed lines mark the significance threshold{{if $c.ReferenceAccuracy}} and s*&nbsp;&minus;&nbsp;c: a bar reaching it breaks the benchmark{{end}}.</figcaption></figure>
 {{if .Curves}}<figure>{{.Curves}}<figcaption>Learning curves: accuracy per tenth of each seeded order, averaged over orders{{if $c.ALC}}; ALC of the strongest pool attacker ({{$c.ALCAttacker}}) {{printf "%.3f" (deref $c.ALC)}}{{end}}.</figcaption></figure>{{end}}
 </div>

@@ -59,11 +59,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if f.Caught != nil {
 				by = f.Attacker
 			}
-			verdict := f.Verdict
-			if f.Guessed {
-				verdict += " (the attacker only guessed)"
-			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d | %s |\n", f.Family, levelName(f.Expected), levelName(f.Caught), by, auditorAccuracy(f), pct(f.Chance), f.N, verdict)
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %d | %s |\n", f.Family, levelName(f.Expected), levelName(f.Caught), by, auditorAccuracy(f), pct(f.Chance), f.N, auditorVerdict(f))
+		}
+		if line := tooFewLine(ev); line != "" {
+			fmt.Fprintf(bw, "\n%s\n", mdEscape(line))
 		}
 	}
 	for _, c := range r.Cards {
@@ -136,7 +135,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if c.WeightedReferenceAccuracy != nil {
 				fmt.Fprintf(bw, " (%s weighted by inverse near-duplicate cluster size)", pct(*c.WeightedReferenceAccuracy))
 			}
-			fmt.Fprintf(bw, ". Breaking level: %s at delta 0.03, %s at 0.05, %s at 0.08.", breaking(c, "0.03"), breaking(c, "0.05"), breaking(c, "0.08"))
+			if c.BreakingLevel == nil {
+				fmt.Fprintf(bw, ". Breaking level: %s.", breaking(c, "0.05"))
+			} else {
+				fmt.Fprintf(bw, ". Breaking level: %s at delta 0.03, %s at 0.05, %s at 0.08.", breaking(c, "0.03"), breaking(c, "0.05"), breaking(c, "0.08"))
+			}
 			if c.VideoDependence != nil {
 				fmt.Fprintf(bw, " Video dependence m = s* - %s accuracy = %s.", mdEscape(c.VideoDependenceReader), signedPct(*c.VideoDependence))
 			}
@@ -147,6 +150,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		if len(c.Unavailable) > 0 {
 			fmt.Fprintf(bw, "\nNot available: %s.\n", unavailable(c.Unavailable))
+		}
+		for _, note := range cardNotes(c) {
+			fmt.Fprintf(bw, "\n%s\n", mdEscape(note))
 		}
 		if c.ALC != nil {
 			fmt.Fprintf(bw, "\nStrongest pool attacker %s: area under the learning curve (ALC) %.3f; accuracy per tenth of the order: %s.\n", mdEscape(c.ALCAttacker), *c.ALC, curve(c.LearningCurve))
@@ -250,14 +256,21 @@ func WriteSummary(w io.Writer, cards []metrics.Card) error {
 
 // WriteShortfalls writes, below the summary's table, a warning per
 // benchmark more than 5% of whose videos failed and the median order
-// retention (issue 20, points 7 and 11), each wrapped to width columns as
-// the table is fitted to them.
+// retention (issue 20, points 7 and 11), then a line per benchmark whose
+// card has issue 32's fields (summaryNote), each wrapped to width columns
+// as the table is fitted to them.
 func WriteShortfalls(w io.Writer, cards []metrics.Card, width int) error {
 	lines := make([]string, 0, 4)
 	for _, line := range FailureWarnings(cards) {
 		lines = append(lines, "warning: "+line)
 	}
 	lines = append(lines, RetentionSummary(cards))
+	for _, c := range cards {
+		if note := summaryNote(c); note != "" {
+			lines = append(lines, note)
+		}
+	}
+	lines = append(lines, notRunLines(cards)...)
 	for _, line := range lines {
 		for _, l := range Wrap(line, width) {
 			if _, err := fmt.Fprintln(w, l); err != nil {
@@ -415,6 +428,11 @@ func levelCell(l *metrics.LevelResult) string {
 
 func breaking(c metrics.Card, delta string) string {
 	if c.BreakingLevel == nil {
+		if c.ReferenceAccuracy != nil && c.Unavailable["breaking_level"] != "" {
+			// The reference scored fewer items than a level needs
+			// (metrics.MinReferenceItems); "Not available" says how many.
+			return fmt.Sprintf("no level (n < %d)", metrics.MinReferenceItems)
+		}
 		return "-"
 	}
 	if l := c.BreakingLevel[delta]; l != nil {

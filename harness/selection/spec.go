@@ -224,9 +224,9 @@ func (s *Spec) checkUnread() error {
 func (s *Spec) query() release.Query {
 	if s.hardestMode() {
 		return release.Query{Hardest: s.Hardest, Per: orDefault(s.Per, release.PerGroup), Budget: s.Budget,
-			Sources: s.Sources, Durations: s.Durations}
+			Sources: s.Sources, Durations: s.Durations, AdmitSuspects: s.AdmitSuspects}
 	}
-	return release.Query{Budget: s.Budget, Sources: s.Sources, Durations: s.Durations, Events: orDefault(s.Events, release.EventsTask),
+	return release.Query{Budget: s.Budget, Sources: s.Sources, Durations: s.Durations, Events: orDefault(s.Events, release.EventsTask), AdmitSuspects: s.AdmitSuspects,
 		Caps: &release.Caps{PerVideo: orDefault(s.CapVideo, DefaultCapVideo), PerScene: orDefault(s.CapScene, DefaultCapScene),
 			PerTemplate: orDefault(s.CapTemplate, DefaultCapTemplate), SourceShare: orDefault(s.CapSource, DefaultCapSource),
 			SceneMax: orDefault(s.CapSceneMax, DefaultCapSceneMax), VideoScarce: orDefault(s.CapVideoScarce, DefaultCapVideoScarce)}}

@@ -30,3 +30,16 @@ func TestExcludeSuspects(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryRecordsAdmitSuspects: --admit-suspects reaches the release's
+// query (and so its lockfile and name) in both modes.
+func TestQueryRecordsAdmitSuspects(t *testing.T) {
+	t.Parallel()
+	for _, admit := range []bool{false, true} {
+		for _, s := range []Spec{{Budget: 20, AdmitSuspects: admit}, {Hardest: 3, AdmitSuspects: admit}} {
+			if q := s.query(); q.AdmitSuspects != admit {
+				t.Errorf("spec budget %d hardest %d admit %v: query admits %v", s.Budget, s.Hardest, admit, q.AdmitSuspects)
+			}
+		}
+	}
+}
