@@ -17,7 +17,12 @@ func newProbeCommand() *command {
 		name:  "probe",
 		short: "print what FFmpeg finds in videos, decoding nothing",
 		usage: "[--json] VIDEO...",
-		long: `Probe opens each video and prints its container, codec, coded and display size,
+		long: `Examples:
+
+	vidscreen probe video.mp4
+	vidscreen probe --json videos/*.mp4 > probe.json
+
+Probe opens each video and prints its container, codec, coded and display size,
 rotation, frame rate, frame count, start and duration (with where the duration came
 from), and its keyframes (from the container's index for MP4, else from a scan of the
 packets). Nothing is decoded.

@@ -37,7 +37,12 @@ func newScreenCommand() *command {
 		name:  "screen",
 		short: "screen every item of a finished audit and count the Video-Oasis shortcuts",
 		usage: "RUN [--out DIR] [--attackers A,B] [--every-attacker] [--diagnostics A,B] [--drop-quality FLAG,...]",
-		long: `Screen reads the run directory RUN of a finished audit (items.parquet, cards.json,
+		long: `Examples:
+
+	vidscreen screen runs/nextqa
+	vidscreen screen runs/nextqa --every-attacker --out runs/nextqa/screen-all
+
+Screen reads the run directory RUN of a finished audit (items.parquet, cards.json,
 config.json, the embedding files question.npy, text.npy, centre_frame.npy and mean_frame.npy,
 and the permutation audit's choices in RUN/cache) and runs the Video-Index funnel (5.1) on
 every item. It writes, in DIR (RUN/screen by default):
