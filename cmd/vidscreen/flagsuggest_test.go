@@ -93,6 +93,7 @@ func TestUnknownFlagOneLine(t *testing.T) {
 	}{
 		{[]string{"audit", "--tasks", "videomme"}, "vidscreen audit: unknown flag --tasks; did you mean --benchmarks? (usage: vidscreen audit --help)\n"},
 		{[]string{"select", "--budjet", "10", "run"}, "vidscreen select: unknown flag --budjet; did you mean --budget? (usage: vidscreen select --help)\n"},
+		{[]string{"screen", "run", "--every-attackers"}, "vidscreen screen: unknown flag --every-attackers; did you mean --every-attacker? (usage: vidscreen screen --help)\n"},
 		{[]string{"models", "tokenize", "--tokeniser", "x"}, "vidscreen models: tokenize: unknown flag --tokeniser; did you mean --tokenizer? (usage: vidscreen models --help)\n"},
 	}
 	for _, tt := range tests {

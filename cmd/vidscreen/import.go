@@ -85,7 +85,7 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 						continue
 					}
 					if err := fs.Parse(args); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					args = fs.Args()
 				}

@@ -51,7 +51,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 				for len(rest) > 0 {
 					args = append(args, rest[0])
 					if err := fs.Parse(rest[1:]); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					rest = fs.Args()
 				}

@@ -46,7 +46,7 @@ exit status 2. A video that runs past --timeout makes it 1: the input may be fin
 					return &usageError{"name at least one VIDEO"}
 				}
 				if err := decode.SetLogLevel(*ffLog); err != nil {
-					return &usageError{err.Error()}
+					return &usageError{flagErrorText(fs, err)}
 				}
 				failed, timedOut := 0, 0
 				for _, path := range args {
@@ -185,7 +185,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, &usageError{"--help goes before the arguments"}
 			}
-			return nil, &usageError{err.Error()}
+			return nil, &usageError{flagErrorText(fs, err)}
 		}
 		args = fs.Args()
 	}

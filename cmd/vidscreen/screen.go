@@ -109,7 +109,7 @@ test's model, an unknown quality flag.`,
 				// Flags may follow RUN too.
 				if len(args) > 1 {
 					if err := fs.Parse(args[1:]); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					args = append(args[:1], fs.Args()...)
 				}

@@ -137,7 +137,7 @@ the pool does not hold.`,
 				// Flags may follow RUN too.
 				if len(args) > 1 {
 					if err := fs.Parse(args[1:]); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					args = append(args[:1], fs.Args()...)
 				}
