@@ -29,14 +29,11 @@ func helpExamples(long string) []string {
 }
 
 // Every command's help opens with one to three examples, and each parses
-// with the command's own flags: an example cannot name a flag that does
-// not exist. models and vidomni list their subcommands' pages instead.
+// with the command's own flags (a subcommand's, for models and vidomni):
+// an example cannot name a flag that does not exist.
 func TestHelpExamplesParse(t *testing.T) {
 	t.Parallel()
 	for _, c := range commands() {
-		if c.name == "models" || c.name == "vidomni" {
-			continue
-		}
 		ex := helpExamples(c.long)
 		if len(ex) == 0 || len(ex) > 3 {
 			t.Errorf("%s: %d examples at the top of its help, want 1 to 3", c.name, len(ex))
@@ -52,6 +49,22 @@ func TestHelpExamplesParse(t *testing.T) {
 			fs.SetOutput(io.Discard)
 			c.flags(fs, &environment{stdout: io.Discard, stderr: io.Discard})
 			args := words[2:]
+			// models and vidomni: the example's subcommand parses its own flags.
+			if subs := subcommandsOf(c.name); subs != nil {
+				fs = nil
+				for _, s := range subs {
+					if s.name == words[2] {
+						fs = flag.NewFlagSet(c.name+" "+s.name, flag.ContinueOnError)
+						fs.SetOutput(io.Discard)
+						s.flags(fs, &environment{stdout: io.Discard, stderr: io.Discard})
+					}
+				}
+				if fs == nil {
+					t.Errorf("%s: example %q names no subcommand", c.name, e)
+					continue
+				}
+				args = words[3:]
+			}
 			for {
 				if err := fs.Parse(args); err != nil {
 					t.Errorf("%s: example %q: %s", c.name, e, flagErrorText(fs, err))
@@ -68,4 +81,15 @@ func TestHelpExamplesParse(t *testing.T) {
 			t.Errorf("%s --help: exit %d; the page does not open with its examples:\n%.300s", c.name, code, out)
 		}
 	}
+}
+
+// subcommandsOf returns the subcommands of parent, nil for a plain command.
+func subcommandsOf(parent string) []*subcommand {
+	switch parent {
+	case "models":
+		return modelsSubcommands()
+	case "vidomni":
+		return vidomniSubcommands()
+	}
+	return nil
 }

@@ -39,6 +39,7 @@ func TestReportsFitInChromium(t *testing.T) {
 	}
 	pages := map[string]string{
 		"audit index.html":   filepath.Join(demo, "index.html"),
+		"screen screen.html": filepath.Join(run, "screen", "screen.html"),
 		"select report.html": filepath.Join(rel, "report.html"),
 		"vidomni index.html": filepath.Join(vo, "index.html"),
 	}
