@@ -49,6 +49,9 @@ tests=(
   # A single-node Slurm (scripts/slurm-local.sh) on which the test of the
   # deploy/slurm recipe runs the array and merge jobs for real.
   slurm-wlm munge
+  # Headless Chromium loads the HTML reports at 1400 and 800 px and checks
+  # that none scrolls sideways (harness/report/chromium_test.go).
+  chromium
 )
 case $profile in
 runtime) pkgs=("${runtime[@]}") ;;

@@ -30,7 +30,13 @@ func auditCommand(merge []string) *command {
 		name:  "audit",
 		short: "run the attackers on benchmark items and write report cards",
 		usage: "[--items FILE ...] --out DIR [--videos ROOT --models DIR] [flags]",
-		long: `Audit answers every item of the given benchmarks with the attackers of the Video-Index
+		long: `Examples:
+
+	vidscreen audit --items nextqa.jsonl --out runs/nextqa     # text levels, no models
+	vidscreen audit --items 'data/*.jsonl' --benchmarks NExT-QA,STAR --out runs/two
+	vidscreen audit --items items.jsonl --videos videos/ --models models/ --out runs/full
+
+Audit answers every item of the given benchmarks with the attackers of the Video-Index
 attack pyramid and writes one report card per benchmark: chance, each attacker's accuracy
 and margin with a bootstrap interval, the exploitability eps of each level (per task and
 group too), near-duplicate questions within and across benchmarks, data-quality counts and,

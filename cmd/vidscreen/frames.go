@@ -28,7 +28,12 @@ func newFramesCommand() *command {
 		name:  "frames",
 		short: "write the frames a sampler picks from a video, and a contact sheet",
 		usage: "VIDEO --out DIR [--sampler SPEC] [--size S] [flags]",
-		long: `Frames decodes the frames that a sampler picks from VIDEO, resized as the models
+		long: `Examples:
+
+	vidscreen frames video.mp4 --out frames/
+	vidscreen frames video.mp4 --out frames/ --sampler uniform:32 --size 224
+
+Frames decodes the frames that a sampler picks from VIDEO, resized as the models
 will see them, and writes them to DIR as frame_000.png, frame_001.png, ... in the
 sampler's order, plus contact.png, all of them tiled on one sheet, each tile labelled with
 the time asked for, so a person can look at what the models will see. With --format npy

@@ -21,7 +21,13 @@ func newImportCommand() *command {
 		name:  "import",
 		short: "convert lmms-eval logs, VLMEvalKit tables and benchmarks' own files into items",
 		usage: "FORMAT|auto FILE... --out ITEMS.jsonl [flags] | --list",
-		long: `Import converts a benchmark as another tool or the benchmark's own repository holds it
+		long: `Examples:
+
+	vidscreen import lmms-eval results/ --out videomme.jsonl   # an --output_path
+	vidscreen import vlmevalkit outputs/M/M_Video-MME.xlsx --out videomme.jsonl
+	vidscreen import --list                                    # every FORMAT
+
+Import converts a benchmark as another tool or the benchmark's own repository holds it
 into vidscreen's item schema (one JSON object per line: id, benchmark, video, question,
 options, answer as a 0-based index, task, duration, and group, start, end, meta where the
 file gives them), so that "vidscreen audit --items" reads it. FORMAT names the layout
@@ -31,7 +37,8 @@ and says on stderr what it chose. docs/import.md describes each layout.
 lmms-eval reads the samples lmms-eval writes with --log_samples, in every layout: v0.2's
 <task>.json (its logs list), samples_<task>_<time>.jsonl and
 <YYYYmmdd_HHMMSS>_samples_<task>.jsonl. A FILE may be lmms-eval's --output_path
-directory (the samples logs under it are read) or a quoted glob ('out/*/*_samples_*.jsonl'). Up to v0.3 each line's doc is the benchmark's own
+directory (the samples logs under it are read) or a quoted glob
+('out/*/*_samples_*.jsonl'). Up to v0.3 each line's doc is the benchmark's own
 record; since v0.4 the question and lettered options are read from input, the prompt,
 and the id, video, task and duration from the task's metric object (Video-MME's
 videomme_perception_score), or the items from --items-from. Where the metric object
@@ -78,7 +85,7 @@ bytes. Exit status: 0 success, 2 bad usage or bad input, 1 any other failure.`,
 						continue
 					}
 					if err := fs.Parse(args); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					args = fs.Args()
 				}

@@ -62,6 +62,7 @@ var errBadInput = harness.ErrBadInput
 func commands() []*command {
 	cmds := []*command{}
 	cmds = append(cmds, newAuditCommand())
+	cmds = append(cmds, newCardsCommand())
 	cmds = append(cmds, newFramesCommand())
 	cmds = append(cmds, newImportCommand())
 	cmds = append(cmds, newMergeCommand())
@@ -134,18 +135,18 @@ func run(ctx context.Context, args []string, env *environment) int {
 		return 2
 	}
 	fs := flag.NewFlagSet("vidscreen "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	// The flag package would report a bad flag on fs's output and call
+	// Usage; vidscreen says it once, on one line, with the closest flag
+	// (flagErrorText). --help prints the whole page on stdout, once.
+	fs.SetOutput(io.Discard)
 	runFn := cmd.flags(fs, env)
-	// The flag package reports a bad flag on fs's output (stderr) and calls
-	// Usage; there the synopsis is enough. --help prints the whole page on
-	// stdout, once.
 	fs.Usage = func() {}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(env.stdout, cmd, fs)
 			return 0
 		}
-		fmt.Fprintf(env.stderr, "usage: vidscreen %s %s\nRun 'vidscreen %s --help' for details.\n", cmd.name, cmd.usage, cmd.name)
+		fmt.Fprintf(env.stderr, "vidscreen %s: %s (usage: vidscreen %s --help)\n", cmd.name, flagErrorText(fs, err), cmd.name)
 		return 2
 	}
 	err := runFn(ctx, fs.Args())
@@ -156,20 +157,23 @@ func run(ctx context.Context, args []string, env *environment) int {
 		fmt.Fprintf(env.stderr, "vidscreen %s: interrupted; what was stored is kept\n", cmd.name)
 		return 1
 	}
-	fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
 	// A command may name its own exit status (select's 3: the gate could
 	// not clean the release).
 	var se *statusError
 	if errors.As(err, &se) {
+		fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
 		return se.code
 	}
-	// A library's *harness.UsageError is a flag's fault as a usageError is.
+	// A library's *harness.UsageError is a flag's fault as a usageError is;
+	// its pointer to --help stays on the error's line: one error, one line.
 	var ue *usageError
 	var he *harness.UsageError
-	if errors.As(err, &ue) || errors.As(err, &he) || errors.Is(err, errBadInput) {
-		if ue != nil || he != nil {
-			fmt.Fprintf(env.stderr, "Run 'vidscreen %s --help' for usage.\n", cmd.name)
-		}
+	if errors.As(err, &ue) || errors.As(err, &he) {
+		fmt.Fprintf(env.stderr, "vidscreen %s: %v (usage: vidscreen %s --help)\n", cmd.name, err, cmd.name)
+		return 2
+	}
+	fmt.Fprintf(env.stderr, "vidscreen %s: %v\n", cmd.name, err)
+	if errors.Is(err, errBadInput) {
 		return 2
 	}
 	return 1

@@ -39,7 +39,7 @@ func TestTopLevelUsage(t *testing.T) {
 		{"help prints the commands", []string{"help"}, 0, "The commands are:", ""},
 		{"help COMMAND prints the command's page", []string{"help", "probe"}, 0, "usage: vidscreen probe", ""},
 		{"an unknown command is a usage error", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
-		{"an unknown flag is a usage error with the synopsis", []string{"probe", "--bogus"}, 2, "", "usage: vidscreen probe"},
+		{"an unknown flag is a usage error naming it and the help", []string{"probe", "--bogus"}, 2, "", "vidscreen probe: unknown flag --bogus (usage: vidscreen probe --help)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,11 @@ func newMergeCommand() *command {
 		name:  "merge",
 		short: "combine the shard directories of a split audit and write its cards",
 		usage: "RUN1 RUN2 ... --out DIR [flags]",
-		long: `Merge combines the run directories of the shards 0..N-1 of one audit (each written by
+		long: `Examples:
+
+	vidscreen merge run/shard-0 run/shard-1 run/shard-2 --out run/merged
+
+Merge combines the run directories of the shards 0..N-1 of one audit (each written by
 "vidscreen audit ... --shard i/N") into the whole audit in DIR: it checks that they are
 the N shards of the same audit (the same items, models, levels and seed: each shard's
 config.json, less its shard, must match), takes every shard's cached features into
@@ -47,7 +51,7 @@ merge after them: deploy/README.md; the design: docs/shards.md.`,
 				for len(rest) > 0 {
 					args = append(args, rest[0])
 					if err := fs.Parse(rest[1:]); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					rest = fs.Args()
 				}

@@ -40,7 +40,13 @@ func newModelsCommand() *command {
 // modelsHelp is the help page of "vidscreen models": every subcommand with
 // its description and flags. "vidscreen models SUB --help" shows SUB alone.
 func modelsHelp() string {
-	return subcommandHelp("models", `Models looks at the local models vidscreen runs, without running an audit.
+	return subcommandHelp("models", `Examples:
+
+	vidscreen models init vidscreen-models/                # the project's small models
+	vidscreen models check --device cuda:0 vidscreen-models/
+	vidscreen models devices
+
+Models looks at the local models vidscreen runs, without running an audit.
 docs/models.md says how to export the real models to ONNX and lay out a models
 directory.`, modelsSubcommands())
 }

@@ -53,7 +53,7 @@ func TestModelsTokenize(t *testing.T) {
 		{name: "missing file is bad input", args: []string{"--tokenizer", "no/such/tokenizer.json"}, wantCode: 2, wantErr: "no/such/tokenizer.json"},
 		{name: "invalid UTF-8 is bad input, not silently dropped", args: []string{"--tokenizer", smallBERT},
 			stdin: "the man\nab\xffc\n", wantCode: 2, wantErr: "standard input line 2: invalid UTF-8 at byte 3"},
-		{name: "unknown flag", args: []string{"--tokenizer", smallBERT, "--bogus"}, wantCode: 2, wantErr: "flag provided but not defined: -bogus"},
+		{name: "unknown flag", args: []string{"--tokenizer", smallBERT, "--bogus"}, wantCode: 2, wantErr: "unknown flag --bogus"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

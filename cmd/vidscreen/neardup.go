@@ -50,7 +50,12 @@ func newNeardupCommand() *command {
 		name:  "neardup",
 		short: "find all pairs of embeddings at or above a cosine threshold",
 		usage: "--a A.npy [--b B.npy] [--tau 0.9] --out pairs.parquet",
-		long: `Neardup joins the rows of A.npy (n x d, float32 or float16) with each other, or
+		long: `Examples:
+
+	vidscreen neardup --a q.npy --out pairs.parquet
+	vidscreen neardup --a a.npy --b b.npy --tau 0.95 --out pairs.parquet
+
+Neardup joins the rows of A.npy (n x d, float32 or float16) with each other, or
 with the rows of B.npy, and writes every pair whose cosine similarity is at least tau
 to a Parquet file with columns i, j and sim (i < j for a self-join; i indexes A and j
 indexes B otherwise), sorted by (i, j). The join is exact (decided in float64) and

@@ -17,7 +17,12 @@ func newProbeCommand() *command {
 		name:  "probe",
 		short: "print what FFmpeg finds in videos, decoding nothing",
 		usage: "[--json] VIDEO...",
-		long: `Probe opens each video and prints its container, codec, coded and display size,
+		long: `Examples:
+
+	vidscreen probe video.mp4
+	vidscreen probe --json videos/*.mp4 > probe.json
+
+Probe opens each video and prints its container, codec, coded and display size,
 rotation, frame rate, frame count, start and duration (with where the duration came
 from), and its keyframes (from the container's index for MP4, else from a scan of the
 packets). Nothing is decoded.
@@ -41,7 +46,7 @@ exit status 2. A video that runs past --timeout makes it 1: the input may be fin
 					return &usageError{"name at least one VIDEO"}
 				}
 				if err := decode.SetLogLevel(*ffLog); err != nil {
-					return &usageError{err.Error()}
+					return &usageError{flagErrorText(fs, err)}
 				}
 				failed, timedOut := 0, 0
 				for _, path := range args {
@@ -180,7 +185,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, &usageError{"--help goes before the arguments"}
 			}
-			return nil, &usageError{err.Error()}
+			return nil, &usageError{flagErrorText(fs, err)}
 		}
 		args = fs.Args()
 	}

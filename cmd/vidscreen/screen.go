@@ -40,7 +40,13 @@ func newScreenCommand() *command {
 		name:  "screen",
 		short: "screen every item of a finished audit and count the Video-Oasis shortcuts",
 		usage: "RUN [--out DIR] [--attackers A,B] [--every-attacker] [--diagnostics A,B] [--drop-quality FLAG,...] [--consensus-rule correct|solve] [--consistency A,B] [--restore FILE]",
-		long: `Screen reads the run directory RUN of a finished audit (items.parquet, cards.json,
+		long: `Examples:
+
+	vidscreen screen runs/nextqa
+	vidscreen screen runs/nextqa --every-attacker --out runs/nextqa/screen-all
+	vidscreen screen runs/nextqa --restore runs/nextqa/screen/sensitivity.jsonl
+
+Screen reads the run directory RUN of a finished audit (items.parquet, cards.json,
 config.json, the embedding files question.npy, text.npy, centre_frame.npy and mean_frame.npy,
 and the permutation audit's choices in RUN/cache) and runs the Video-Index funnel (5.1) on
 every item. It writes, in DIR (RUN/screen by default):
@@ -125,7 +131,7 @@ test's model, an unknown quality flag or consensus rule, a --restore file with a
 				// Flags may follow RUN too.
 				if len(args) > 1 {
 					if err := fs.Parse(args[1:]); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					args = append(args[:1], fs.Args()...)
 				}

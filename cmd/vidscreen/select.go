@@ -15,7 +15,13 @@ func newSelectCommand() *command {
 		name:  "select",
 		short: "compose a benchmark from a screened audit, red-team it and release it under a lockfile",
 		usage: "RUN --out DIR (--budget N | --hardest K [--per group]) [--seed S] [--sources A,B] [--durations G,...] [--rounds 3] [--videos ROOT] [--models DIR] [--export-lmms-eval DIR] [--export-vlmevalkit FILE.tsv]",
-		long: `Select builds a release from the items screening keeps in the run directory RUN of a
+		long: `Examples:
+
+	vidscreen select runs/nextqa --out rel/hard --budget 200
+	vidscreen select runs/nextqa --out rel/hard --hardest 50 --per group
+	vidscreen select runs/nextqa --out rel/h --budget 200 --export-vlmevalkit rel/h.tsv
+
+Select builds a release from the items screening keeps in the run directory RUN of a
 finished audit (Video-Index 5.2-5.3). It reads the screen in RUN/screen (or --screen DIR),
 which "vidscreen screen RUN" writes; when there is none, it screens the run itself with
 the defaults of "vidscreen screen" (every attacker screens) and says so on stderr, writing
@@ -140,7 +146,7 @@ says which, the release is written to read, and --accept-residual exits 0 instea
 				// Flags may follow RUN too.
 				if len(args) > 1 {
 					if err := fs.Parse(args[1:]); err != nil {
-						return &usageError{err.Error()}
+						return &usageError{flagErrorText(fs, err)}
 					}
 					args = append(args[:1], fs.Args()...)
 				}

@@ -88,7 +88,7 @@ func (s *subcommand) run(ctx context.Context, parent string, args []string, env 
 				printFlags(env.stdout, fs, s.groups)
 				return nil
 			}
-			return &usageError{fmt.Sprintf("%s %s: %v", parent, s.name, err)}
+			return &usageError{fmt.Sprintf("%s: %s", s.name, flagErrorText(fs, err))}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -44,7 +44,12 @@ func newVendiCommand() *command {
 		name:  "vendi",
 		short: "measure the effective size (Vendi score) of a set of embeddings",
 		usage: "--a V.npy [--b T.npy] [--q 1] [--sample 200 --seed S] [--method auto] [--kernel-memory 8] [--device cuda:0]",
-		long: `Vendi prints, as JSON, the Vendi score of the items whose embeddings are the rows
+		long: `Examples:
+
+	vidscreen vendi --a frames.npy
+	vidscreen vendi --a frames.npy --b texts.npy --q 1
+
+Vendi prints, as JSON, the Vendi score of the items whose embeddings are the rows
 of V.npy: exp of the entropy of the eigenvalues of K/n, where K holds the items'
 cosine similarities (natural log, eigenvalues <= 0 dropped). With --b, K is the joint
 kernel K_ij = (v_i . v_j)(t_i . t_j) over the rows of both files (Video-Index 4.5:

@@ -13,7 +13,11 @@ func newVersionCommand() *command {
 		name:  "version",
 		short: "print the version and the commit vidscreen was built from",
 		usage: "",
-		long: `Version prints vidscreen's version, the one that heads every cards.json, and the VCS
+		long: `Examples:
+
+	vidscreen version
+
+Version prints vidscreen's version, the one that heads every cards.json, and the VCS
 commit the binary was built from ("-dirty" when the tree had local changes, "unknown" when
 the build recorded none). The commit goes to run.json, never to cards.json.`,
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {

@@ -32,7 +32,13 @@ func newVidomniCommand() *command {
 // vidomniHelp is the help page of "vidscreen vidomni": every subcommand
 // with its text and flags.
 func vidomniHelp() string {
-	return subcommandHelp("vidomni", `Vidomni runs the sentence-wise event verification of VidOmni-Bench (seed 000):
+	return subcommandHelp("vidomni", `Examples:
+
+	vidscreen vidomni score --labels labels.jsonl --verdicts clip.jsonl --out out/vo
+	vidscreen vidomni verify --labels labels.jsonl --models models/ --out clip.jsonl
+	vidscreen vidomni split caption.txt
+
+Vidomni runs the sentence-wise event verification of VidOmni-Bench (seed 000):
 dense captions split into sentences, each labelled Correct, Incorrect (a hallucination)
 or Unknown, and verifiers that must find the Incorrect ones. docs/vidomni.md gives the
 file layouts and how each number is computed.`, vidomniSubcommands())

@@ -23,7 +23,12 @@ func newWorldCommand() *command {
 		name:  "world",
 		short: "render a world of videos and items whose shortcuts are planted, to audit the auditor",
 		usage: "--out DIR [--seed N] [--videos N] [--min-duration S] [--max-duration S] [--check]",
-		long: `World renders small synthetic videos (background colour segments that change over
+		long: `Examples:
+
+	vidscreen world --out out/world --seed 1 --videos 100
+	vidscreen world --out out/world --check
+
+World renders small synthetic videos (background colour segments that change over
 time, coloured squares, circles, triangles and stars that appear, move and disappear),
 encodes them as H.264 MP4 through FFmpeg, and writes multiple-choice items about them in
 families whose shortcut is known: an option artifact, a text leak, templated duplicates,

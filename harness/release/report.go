@@ -312,7 +312,7 @@ Screened verdicts carried over (they drop an item only where the run's card find
 <table><tr><th>level</th><th>eps</th><th>attacker</th><th>significant</th></tr>
 {{range .R.Gated.Residual.Levels}}<tr><td>{{.Level}}</td><td>{{pct .Eps}}</td><td class="text">{{.Attacker}}</td><td>{{yes .Significant}}</td></tr>
 {{end}}</table>
-<table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>p (exact)</th><th>significant (Holm)</th><th>2.326 sqrt(c(1-c)/n)</th><th>solved</th><th>solved, not significant</th><th>drops on</th></tr>
+<table><tr><th>attacker</th><th>level</th><th>re-run</th><th>n</th><th>accuracy</th><th>chance</th><th>margin</th><th>p (exact)</th><th>significant (Holm)</th><th>2.326 sqrt(<wbr>c(1-c)/<wbr>n)</th><th>solved</th><th>solved, not significant</th><th>drops on</th></tr>
 {{range .ResidualRows}}<tr><td>{{.Name}}</td><td>{{.Level}}{{if .Aside}} (aside: {{.Aside}}){{end}}</td><td>{{yes .Rerun}}</td><td>{{.N}}</td><td>{{printf "%.3f" .Accuracy}}</td><td>{{printf "%.3f" .Chance}}</td><td>{{pct .Margin}}</td><td>{{printf "%.3g" .PValue}}</td><td>{{yes .Significant}}</td><td>{{yes .PaperSignificant}}</td><td>{{.Solved}}</td><td>{{.Ignored}}</td><td class="text">{{countsOn .}}</td></tr>
 {{end}}</table>
 {{end}}`)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,7 +88,8 @@ func TestHTMLMarksWhatTheTablesHide(t *testing.T) {
 }
 
 // Attackers' names under the bars of the level profile fit their slots,
-// so that five levels won by long names do not run together.
+// so that five levels won by long names do not run together, and are
+// written whole: on two lines, a line too wide squeezed (textLength).
 func TestLevelProfileNamesFitTheirSlots(t *testing.T) {
 	t.Parallel()
 	c := metrics.Card{Benchmark: "world-clean", Chance: 0.25, Significance: 0.2}
@@ -96,11 +98,22 @@ func TestLevelProfileNamesFitTheirSlots(t *testing.T) {
 	}
 	svg := levelProfileSVG(c)
 	slot := float64(plotW) / float64(len(harness.Levels()))
-	re := regexp.MustCompile(`</title>([^<]*)</text>`)
+	re := regexp.MustCompile(`<text [^>]*?(?: textLength="([0-9.]+)"[^>]*)?><title>[^<]*</title>([^<]*)</text>`)
+	var lines []string
 	for _, m := range re.FindAllStringSubmatch(svg, -1) {
-		if w := 5.5 * float64(len([]rune(m[1]))); w > slot {
-			t.Errorf("label %q is %.0f px wide in a %.0f px slot", m[1], w, slot)
+		w := 5.5 * float64(len([]rune(m[2])))
+		if m[1] != "" {
+			if w, _ = strconv.ParseFloat(m[1], 64); w == 0 {
+				t.Fatalf("textLength %q", m[1])
+			}
 		}
+		if w > slot {
+			t.Errorf("label %q is %.0f px wide in a %.0f px slot", m[2], w, slot)
+		}
+		lines = append(lines, m[2])
+	}
+	if got := strings.Join(lines[:2], ""); got != "centre-frame-qa-with-a-long-name" {
+		t.Errorf("the first bar's label reads %q, not the whole name", got)
 	}
 	if !strings.Contains(svg, "<title>centre-frame-qa-with-a-long-name</title>") {
 		t.Error("the whole name is not in the label's tooltip")

@@ -23,10 +23,28 @@ const (
 	colourSignificanceThresh = "#7f8c8d"
 )
 
-// palette colours the learning curves (Okabe and Ito's colour-blind safe
-// set, "Color Universal Design", 2008), less its yellow (#F0E442), whose
-// contrast on white is too low for a thin line.
-var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+// palette colours the learning curves: Okabe and Ito's colour-blind safe
+// set ("Color Universal Design", 2008), less its yellow (#F0E442), whose
+// contrast on white is too low for a thin line, then Paul Tol's muted
+// scheme's darker members for the eighth curve on. A card has at most
+// about a dozen prequential attackers (with --cross-pool); past the
+// palette, curves repeat a colour with a dashed stroke (seriesStyle), so no
+// two curves of a chart are drawn alike and each has its legend entry.
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+	"#882255", "#44AA99", "#999933", "#332288", "#AA4499", "#117733"}
+
+// seriesStyle is curve k's colour and dash pattern ("" for a solid line).
+func seriesStyle(k int) (colour, dash string) {
+	colour = palette[k%len(palette)]
+	switch k / len(palette) {
+	case 0:
+		return colour, ""
+	case 1:
+		return colour, "6 3"
+	default:
+		return colour, "2 3"
+	}
+}
 
 // axis maps [lo, hi] onto the plot's vertical extent.
 type axis struct{ lo, hi float64 }
@@ -70,10 +88,16 @@ func tickLabel(t float64, ticks []float64) string {
 }
 
 // legendW is the extra width on the right of a chart with a legend.
-const legendW = 130
+const legendW = 170
 
 func svgOpen(b *strings.Builder, width int, title string) {
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`, width, chartH, width, chartH, html.EscapeString(title))
+	svgOpenHeight(b, width, chartH, title)
+}
+
+// svgOpenHeight opens a chart height px tall: the plot keeps its place and
+// the extra height below it holds two-line labels and a legend.
+func svgOpenHeight(b *strings.Builder, width, height int, title string) {
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`, width, height, width, height, html.EscapeString(title))
 	fmt.Fprintf(b, `<title>%s</title>`, html.EscapeString(title))
 }
 
@@ -131,7 +155,10 @@ func levelProfileSVG(c metrics.Card) string {
 	}
 	a, ticks := niceAxis(lo, hi*1.05)
 	var b strings.Builder
-	svgOpen(&b, chartW+labelW, "Level profile of "+c.Benchmark+": exploitability per level")
+	// Below the plot: the level, the attacker's name on up to two lines,
+	// then the legend of the bars' two colours.
+	height := chartH + 2*attackerLineH + legendH
+	svgOpenHeight(&b, chartW+labelW, height, "Level profile of "+c.Benchmark+": exploitability per level")
 	yAxis(&b, a, ticks, "eps (margin over chance)")
 	slot := float64(plotW) / float64(max(len(bars), 1))
 	zero := a.y(0)
@@ -151,12 +178,25 @@ func levelProfileSVG(c metrics.Card) string {
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle">%+.1f%%</text>`, x0+slot*0.3, labelY, 100*x.l.Eps)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12" text-anchor="middle">%s</text>`, x0+slot*0.3, padT+plotH+16, x.name)
-		// The attacker's name fits its slot (about 5.5 px a character at
-		// this size) or is cut, whole in the bar's tooltip: neighbouring
-		// names never run into each other.
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#555"><title>%s</title>%s</text>`, x0+slot*0.3, padT+plotH+30,
-			html.EscapeString(x.l.Attacker), html.EscapeString(cut(x.l.Attacker, int(slot/5.5))))
+		// The attacker's name is written whole: broken after a hyphen onto
+		// a second line where it is wider than its slot (about 5.5 px a
+		// character at this size), and a line still too wide is squeezed
+		// to the slot (textLength), so neighbouring names never run into
+		// each other and none is cut.
+		for k, line := range labelLines(x.l.Attacker, int(slot/5.5)) {
+			squeeze := ""
+			if w := 5.5 * float64(len([]rune(line))); w > slot-4 {
+				squeeze = fmt.Sprintf(` textLength="%.1f" lengthAdjust="spacingAndGlyphs"`, slot-4)
+			}
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#555"%s><title>%s</title>%s</text>`, x0+slot*0.3, padT+plotH+30+k*attackerLineH,
+				squeeze, html.EscapeString(x.l.Attacker), html.EscapeString(line))
+		}
 	}
+	legendY := padT + plotH + 30 + 2*attackerLineH
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">significant (exact test, Holm)</text>`,
+		padL, legendY, colourSignificant, padL+14, legendY+9)
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">not significant</text>`,
+		padL+210, legendY, colourNotSignificant, padL+224, legendY+9)
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#333"/>`, padL, padL+plotW, zero, zero)
 	var taken []float64
 	hline(&b, a, c.Significance, colourSignificanceThresh, "significance", &taken)
@@ -194,7 +234,8 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 	}
 	a, ticks := niceAxis(math.Max(0, lo-0.02), math.Min(1, hi+0.02))
 	var b strings.Builder
-	svgOpen(&b, chartW+labelW+legendW, "Learning curves of "+c.Benchmark)
+	height := max(chartH, padT+4+len(ss)*legendRowH+padB)
+	svgOpenHeight(&b, chartW+labelW+legendW, height, "Learning curves of "+c.Benchmark)
 	yAxis(&b, a, ticks, "accuracy")
 	n := len(ss[0].curve)
 	x := func(i, n int) float64 { return float64(padL) + float64(plotW)*(float64(i)+0.5)/float64(n) }
@@ -205,27 +246,57 @@ func learningCurvesSVG(c metrics.Card) (string, bool) {
 	var taken []float64
 	hline(&b, a, c.Chance, colourSignificanceThresh, "chance", &taken)
 	for k, s := range ss {
-		colour := palette[k%len(palette)]
+		colour, dash := seriesStyle(k)
 		pts := make([]string, len(s.curve))
 		for i, v := range s.curve {
 			pts[i] = fmt.Sprintf("%.1f,%.1f", x(i, len(s.curve)), a.y(v))
 		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"><title>%s</title></polyline>`, strings.Join(pts, " "), colour, html.EscapeString(s.name))
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>`,
-			chartW+labelW, padT+4+k*14, colour, chartW+labelW+14, padT+13+k*14, html.EscapeString(s.name))
+		dashAttr := ""
+		if dash != "" {
+			dashAttr = fmt.Sprintf(` stroke-dasharray="%s"`, dash)
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></polyline>`, strings.Join(pts, " "), colour, dashAttr, html.EscapeString(s.name))
+		// The legend's swatch is a short line in the curve's own stroke.
+		ly := padT + 4 + k*legendRowH
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="3"%s/><text x="%d" y="%d" font-size="11">%s</text>`,
+			chartW+labelW, chartW+labelW+16, ly+5, ly+5, colour, dashAttr, chartW+labelW+20, ly+9, html.EscapeString(s.name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String(), true
 }
 
-// cut shortens s to at most n runes, ending it with "…" when cut.
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// Heights of the rows below a chart: one line of an attacker's name under
+// its bar, the legend, and one legend entry of the learning curves.
+const (
+	attackerLineH = 12
+	legendH       = 18
+	legendRowH    = 14
+)
+
+// labelLines breaks name into at most two lines of about n runes, after a
+// hyphen where one falls in the first line ("retrieval-" "reader-xpool"):
+// the whole name is always written, never cut.
+func labelLines(name string, n int) []string {
+	r := []rune(name)
+	if len(r) <= n || n < 1 {
+		return []string{name}
 	}
-	if n < 2 {
-		return "…"
+	at := -1
+	for i, c := range r {
+		if c == '-' && i+1 <= n && i+1 < len(r) {
+			at = i + 1
+		}
 	}
-	return string(r[:n-1]) + "…"
+	if at < 0 {
+		for i, c := range r {
+			if c == '-' && i+1 < len(r) {
+				at = i + 1
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return []string{name}
+	}
+	return []string{string(r[:at]), string(r[at:])}
 }

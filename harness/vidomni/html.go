@@ -182,12 +182,18 @@ func heatmapSVG(title, rowTitle, colTitle string, rows, cols []string, cells [][
 	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
 	fmt.Fprintf(&b, `<text x="%d" y="16" font-size="12" font-weight="bold" text-anchor="middle">%s</text>`, left+cellW*len(cols)/2, html.EscapeString(colTitle))
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" font-weight="bold" text-anchor="end">%s</text>`, left-8, top-10, html.EscapeString(rowTitle))
+	// Labels are written whole (no "…"): a column's on up to two lines
+	// above its cells, and any line wider than its room squeezed to fit.
 	for j, c := range cols {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>`, left+cellW*j+cellW/2, top-10, html.EscapeString(shorten(c, 12)))
+		lines := wrapLabel(c, 12)
+		for k, line := range lines {
+			y := top - 10 - 14*(len(lines)-1-k)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle"%s>%s</text>`, left+cellW*j+cellW/2, y, squeeze(line, 7, cellW-6), html.EscapeString(line))
+		}
 	}
 	for i, r := range rows {
 		y := top + cellH*i
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end" dominant-baseline="middle">%s</text>`, left-8, y+cellH/2, html.EscapeString(shorten(r, 26)))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end" dominant-baseline="middle"%s>%s</text>`, left-8, y+cellH/2, squeeze(r, 7, left-16), html.EscapeString(r))
 		for j, c := range cells[i] {
 			x := left + cellW*j
 			if !c.ok {
@@ -241,10 +247,30 @@ func hex2(v int) string {
 	return s
 }
 
-func shorten(s string, n int) string {
+// wrapLabel breaks s at its last space within n runes into two lines, or
+// returns it whole on one line when it fits or has no space to break at.
+func wrapLabel(s string, n int) []string {
 	r := []rune(s)
 	if len(r) <= n {
-		return s
+		return []string{s}
 	}
-	return string(r[:n-1]) + "…"
+	at := -1
+	for i, c := range r {
+		if c == ' ' && (i <= n || at < 0) {
+			at = i
+		}
+	}
+	if at <= 0 {
+		return []string{s}
+	}
+	return []string{string(r[:at]), string(r[at+1:])}
+}
+
+// squeeze returns the textLength attributes that fit s, at about perRune px
+// a character, into room px, or "" when it fits as set.
+func squeeze(s string, perRune, room int) string {
+	if len([]rune(s))*perRune <= room {
+		return ""
+	}
+	return fmt.Sprintf(` textLength="%d" lengthAdjust="spacingAndGlyphs"`, room)
 }

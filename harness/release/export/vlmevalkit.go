@@ -3,8 +3,10 @@ package export
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/csv"
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"github.com/vidscreen/vidscreen/harness/answer"
@@ -22,17 +24,35 @@ import (
 // evaluators break scores down by; duration is in seconds.
 var VLMEvalKitColumns = []string{"index", "question_id", "video", "video_path", "question", "candidates", "answer", "task_type", "category", "duration"}
 
+// VLMEvalKitDatasetFile is the Python file written beside the table: the
+// video multiple-choice dataset class VLMEvalKit lacks. VLMEvalKit finds a
+// dataset only among the classes vlmeval/dataset/__init__.py lists, and
+// turns an unknown LMUData/NAME.tsv into an image or text dataset, never a
+// video one (build_dataset, vlmeval/dataset/__init__.py), so `run.py --data
+// NAME` needs this class once: copied into vlmeval/dataset/ and registered
+// by one line appended to its __init__.py (the file's docstring, and
+// docs/select.md, give the two shell commands). It then serves every
+// LMUData table whose header is VLMEvalKitColumns, by its file name.
+const VLMEvalKitDatasetFile = "vidscreen_vlmeval.py"
+
+//go:embed vidscreen_vlmeval.py
+var vlmevalkitDataset []byte
+
 // VLMEvalKit writes r's items to path as a VLMEvalKit video MCQ table
 // (tab-separated, a header row, then one row per item in release order):
 // candidates are the option texts as a Python list literal, answer the
 // gold's letter (A for the first candidate). A blank cell is a field the
-// item does not have.
+// item does not have. Beside it goes VLMEvalKitDatasetFile, the dataset
+// class that lets VLMEvalKit's run.py read the table by its name.
 func VLMEvalKit(ctx context.Context, r *release.Release, path string) error {
 	data, err := VLMEvalKitTable(ctx, r)
 	if err != nil {
 		return err
 	}
 	if err := atomicfile.WriteBytes(path, data); err != nil {
+		return fmt.Errorf("VLMEvalKit export: %w", err)
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(filepath.Dir(path), VLMEvalKitDatasetFile), vlmevalkitDataset); err != nil {
 		return fmt.Errorf("VLMEvalKit export: %w", err)
 	}
 	return nil
