@@ -36,7 +36,14 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	mcfg.Embedder = a.cfg.Embedder
 	a.serverFailed.into(a)
 	mcfg.Failures = a.failures
+	// removed counts the duplicates removed before the audit; only a run
+	// with --sample describes its draw on the cards (Sample).
+	removed := map[string]int{}
 	for _, si := range a.samples {
+		removed[si.Benchmark] = si.Duplicates
+		if a.opt.Sample <= 0 {
+			continue
+		}
 		if mcfg.Samples == nil {
 			mcfg.Samples = map[string]metrics.Sample{}
 		}
@@ -83,6 +90,10 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 		cards[k].ReferenceSource = a.refSource[cards[k].Benchmark]
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
+	if !a.opt.NoDedup {
+		metrics.WithDuplicatesRemoved(cards, removed)
+	}
+	cards = metrics.WithSetAside(cards, a.aside)
 	cm.add(len(cards))
 	cm.finish()
 	a.stage("cards", t0)

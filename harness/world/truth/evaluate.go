@@ -33,8 +33,8 @@ type FamilyResult struct {
 	// Verdict is "caught" (at the expected level), "missed" (not caught
 	// at the expected level though it ran), "false alarm" (caught below the
 	// expected level, or at all where nothing was planted), "survived"
-	// (nothing planted, nothing found) or "not run" (the expected level did
-	// not run and nothing below it caught the family).
+	// (nothing planted, nothing found), "not run" (the expected level did
+	// not run and nothing below it caught the family) or VerdictYesNo.
 	Verdict string `json:"verdict"`
 }
 
@@ -53,6 +53,11 @@ func EvaluateCards(cards []metrics.Card) *Evaluation {
 	}
 	return ev
 }
+
+// VerdictYesNo is the verdict on a family whose items are all bare yes/no
+// pairs, set aside before the audit (metrics.Card.YesNoOnly): an audit
+// with --keep-yesno judges it.
+const VerdictYesNo = "set aside: yes/no items (--keep-yesno audits them)"
 
 // An Evaluation is the audit of the auditor over a whole world.
 type Evaluation struct {
@@ -82,6 +87,12 @@ func Evaluate(t *Truth, cards []metrics.Card) (*Evaluation, error) {
 	for _, f := range t.Families {
 		c, ok := byName[f.Benchmark]
 		if !ok {
+			continue
+		}
+		if c.YesNoOnly {
+			// Its items were set aside before the audit: nothing was
+			// looked for, so it counts neither as planted nor as missed.
+			ev.Families = append(ev.Families, FamilyResult{Family: f.Name, Benchmark: f.Benchmark, Expected: f.Expected, Verdict: VerdictYesNo})
 			continue
 		}
 		levels, err := cardLevels(c)
