@@ -64,7 +64,8 @@ type Config struct {
 	// default, harness.YesNoRule) or kept (--keep-yesno), so that a run
 	// is resumed and merged only under the same choice.
 	YesNo string `json:"yes_no,omitempty"`
-	Embedder   string `json:"embedder"`
+
+	Embedder string `json:"embedder"`
 	// Confirm names the embedder that confirms near-duplicate pairs; empty
 	// (and absent from config.json) when none does.
 	Confirm string `json:"confirm_embedder,omitempty"`
