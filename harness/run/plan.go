@@ -283,9 +283,9 @@ func runConfig(opt Options, acfg attack.Config, items []*harness.Item, digests [
 	if !opt.NoDedup {
 		cfg.Dedup = harness.DedupRule
 	}
-	cfg.YesNo = "set aside: " + harness.YesNoRule
+	cfg.YesNo = harness.YesNoSetAside
 	if opt.KeepYesNo {
-		cfg.YesNo = "kept (--keep-yesno): audited as two-option questions, chance 0.5"
+		cfg.YesNo = harness.YesNoKept
 	}
 	if lexical {
 		cfg.Embedder += " (IDF fitted on each benchmark's own texts)"
