@@ -31,8 +31,15 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	mcfg := metrics.DefaultConfig(a.acfg)
 	mcfg.Seed = a.opt.Seed
 	mcfg.Threads = threads.Threads
-	// The meter counts cards, one per benchmark.
-	cm := newMeter(a.opt.Progress, int64(len(byBenchmark(a.items))), "cards", "cards")
+	// The meter counts cards, one per benchmark, those whose every item
+	// was set aside included.
+	ncards := len(byBenchmark(a.items))
+	for _, s := range a.aside {
+		if s.Only() {
+			ncards++
+		}
+	}
+	cm := newMeter(a.opt.Progress, int64(ncards), "cards", "cards")
 	mcfg.Embedder = a.cfg.Embedder
 	a.serverFailed.into(a)
 	mcfg.Failures = a.failures
