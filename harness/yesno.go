@@ -13,12 +13,12 @@ import (
 const YesNoReason = "format_yesno"
 
 // YesNoRule describes IsYesNo, for config.json and the docs.
-const YesNoRule = "options that are only yes/no or true/false (letter prefix, case and trailing full stops ignored) are set aside (Video-Index audit/chance.py is_mcq_item, pool/schema.py format_yesno)"
+const YesNoRule = "items whose options are only yes/no or true/false, letter prefix, case and trailing full stops ignored (Video-Index audit/chance.py is_mcq_item, pool/schema.py format_yesno)"
 
 // YesNoSetAside and YesNoKept are config.json's yes_no: what an audit did
 // with the bare yes/no items, by default and with --keep-yesno.
 const (
-	YesNoSetAside = "set aside: " + YesNoRule
+	YesNoSetAside = "set aside before the audit: " + YesNoRule
 	YesNoKept     = "kept (--keep-yesno): audited as two-option questions, chance 0.5, and kept by screening"
 )
 
