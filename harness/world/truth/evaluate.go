@@ -197,7 +197,11 @@ func (ev *Evaluation) WriteText(w io.Writer) error {
 		if r.Guessed {
 			verdict += " (the attacker only guessed)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\n", r.Family, lv(r.Expected), lv(r.Caught), by, acc, r.Chance, r.N, verdict)
+		caught, chance := lv(r.Caught), fmt.Sprintf("%.3f", r.Chance)
+		if r.Verdict == VerdictYesNo {
+			caught, chance = "-", "-" // nothing was audited
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Family, lv(r.Expected), caught, by, acc, chance, r.N, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
