@@ -125,10 +125,10 @@ func Sample(ctx context.Context, items []*Item, n int, seed uint64, embed Questi
 		if !whole {
 			info.Method = fmt.Sprintf("%d of %d items, stratified by task, then group (largest remainders), ranked by a hash of seed %d and the item key", info.N, len(members), seed)
 		} else {
-			info.Method = fmt.Sprintf("every item but near-duplicates: %d of %d", info.N, len(members))
+			info.Method = fmt.Sprintf("every item but duplicates: %d of %d", info.N, len(members))
 		}
 		if embed != nil {
-			info.Method += fmt.Sprintf("; %d near-duplicates left (same video, options and answer, question cosine >= %.2f), %d replaced", info.Duplicates, SampleCosine, info.Refilled)
+			info.Method += fmt.Sprintf("; %d duplicates removed before the audit (same video, options and answer, question cosine >= %.2f), %d replaced", info.Duplicates, SampleCosine, info.Refilled)
 		}
 		infos = append(infos, info)
 	}

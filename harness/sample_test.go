@@ -142,7 +142,7 @@ func TestSampleKeepsOneItemPerNearDuplicateGroup(t *testing.T) {
 		t.Errorf("kept %v, want %v", ids, want)
 	}
 	if len(infos) != 1 || infos[0].Duplicates != 4 || infos[0].Refilled != 0 || infos[0].N != 5 || infos[0].Of != 9 {
-		t.Errorf("infos %+v: want 4 near-duplicates left, none replaced (every item was drawn), 5 of 9", infos)
+		t.Errorf("infos %+v: want 4 duplicates removed, none replaced (every item was drawn), 5 of 9", infos)
 	}
 }
 

@@ -264,10 +264,11 @@ type Sample struct {
 	Of int `json:"of"`
 	// Method names the draw, e.g. "stratified by task, then group; seed 1".
 	Method string `json:"method"`
-	// Duplicates counts the drawn items that left as near-duplicates of
-	// another (one item per near-duplicate group, blog 001), Replaced how
-	// many of them unsampled items replaced.
-	Duplicates int `json:"near_duplicates_left"`
+	// Duplicates counts the drawn items that left as duplicates of
+	// another (one item per group, blog 001): the card's
+	// DuplicatesRemoved, under the same name; Replaced how many of them
+	// unsampled items replaced.
+	Duplicates int `json:"duplicates_removed_before_audit"`
 	Replaced   int `json:"replaced"`
 }
 

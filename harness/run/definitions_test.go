@@ -103,10 +103,10 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 		}
 		// One item per near-duplicate group, each replaced from the 40
 		// unsampled items (blog 001).
-		if c.Sample != nil && (c.Sample.Replaced != c.Sample.Duplicates || !strings.Contains(c.Sample.Method, "near-duplicates left")) {
+		if c.Sample != nil && (c.Sample.Replaced != c.Sample.Duplicates || !strings.Contains(c.Sample.Method, "duplicates removed before the audit")) {
 			t.Errorf("%s: sample %+v: want every near-duplicate replaced, and said", c.Benchmark, c.Sample)
 		}
-		t.Logf("%s: %d near-duplicates left the sample, %d replaced", c.Benchmark, c.Sample.Duplicates, c.Sample.Replaced)
+		t.Logf("%s: %d duplicates removed before the audit, %d replaced", c.Benchmark, c.Sample.Duplicates, c.Sample.Replaced)
 		for _, r := range c.Attackers {
 			// The flags are the exact test's, Holm-corrected: a corrected
 			// pass is a raw pass, and a raw pass is p <= 0.05.

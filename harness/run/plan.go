@@ -109,7 +109,7 @@ func planAudit(ctx context.Context, opt Options) (*plan, error) {
 		return nil, err
 	}
 	for _, si := range p.samples {
-		opt.Progress.Note("sample", "benchmark", si.Benchmark, "items", si.N, "of", si.Of, "near_duplicates", si.Duplicates, "replaced", si.Refilled)
+		opt.Progress.Note("sample", "benchmark", si.Benchmark, "items", si.N, "of", si.Of, "duplicates_removed", si.Duplicates, "replaced", si.Refilled)
 	}
 	p.emb, p.lexical = opt.Embedder, opt.Embedder == nil
 	if p.lexical {
