@@ -2,16 +2,43 @@ package harness
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 )
 
-// dupPrefix is the option-letter prefix the Video-Index authors cut before
-// comparing option sets (audit/screen.py opt_sig): a letter A to P, a
-// closing mark and at least one space ("A. ", "(b) ", "C: ").
-var dupPrefix = regexp.MustCompile(`^\s*[\(\[]?[A-Pa-p][\)\]\.,:]\s+`)
+// cutDupPrefix cuts the option-letter prefix the Video-Index authors cut
+// before comparing option sets (audit/screen.py opt_sig,
+// ^\s*[\(\[]?[A-Pa-p][\)\]\.,:]\s+): spaces, an optional opening
+// bracket, a letter A to P, a closing mark and at least one space ("A. ",
+// "(b) ", "C: "). By hand rather than by the expression: every audit runs
+// it on every option of every item.
+func cutDupPrefix(s string) string {
+	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
+	i := 0
+	for i < len(s) && space(s[i]) {
+		i++
+	}
+	if i < len(s) && (s[i] == '(' || s[i] == '[') {
+		i++
+	}
+	if i >= len(s) || !('A' <= s[i] && s[i] <= 'P' || 'a' <= s[i] && s[i] <= 'p') {
+		return s
+	}
+	i++
+	if i >= len(s) || !strings.ContainsRune(")].,:", rune(s[i])) {
+		return s
+	}
+	i++
+	j := i
+	for j < len(s) && space(s[j]) {
+		j++
+	}
+	if j == i {
+		return s
+	}
+	return s[j:]
+}
 
 // DuplicateText is an option text as the duplicate rule before the audit
 // compares it: the authors' letter prefix cut (dupPrefix), then their
@@ -21,7 +48,7 @@ var dupPrefix = regexp.MustCompile(`^\s*[\(\[]?[A-Pa-p][\)\]\.,:]\s+`)
 // leading and trailing full stops cut. "B. The Cat!" and "the cat" are
 // one text; "cat." and "cat" too; "cats" and "cat" are not.
 func DuplicateText(s string) string {
-	s = dupPrefix.ReplaceAllString(s, "")
+	s = cutDupPrefix(s)
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.Map(func(r rune) rune {
 		switch {

@@ -152,13 +152,14 @@ type sampleDups struct {
 
 func newSampleDups(ctx context.Context, items []*Item, members []int, embed QuestionEmbedder) (*sampleDups, error) {
 	d := &sampleDups{key: map[int]string{}, byKey: map[string][]int{}, rows: map[int][]float32{}}
-	for _, i := range members {
-		k := dupKey(items[i])
-		d.byKey[k] = append(d.byKey[k], i)
+	keys := make([]string, len(members))
+	for x, i := range members {
+		keys[x] = dupKey(items[i])
+		d.byKey[keys[x]] = append(d.byKey[keys[x]], i)
 	}
 	var ask []int
-	for _, i := range members {
-		k := dupKey(items[i])
+	for x, i := range members {
+		k := keys[x]
 		if len(d.byKey[k]) > 1 {
 			d.key[i] = k
 			ask = append(ask, i)
@@ -223,14 +224,23 @@ func (d *sampleDups) dedup(items []*Item, members []int, keep []bool, rest [][]i
 		}
 		return i
 	}
-	for _, i := range drawn {
+	at := make(map[int]int, len(drawn)) // position in drawn
+	for x, i := range drawn {
 		leader[i] = i
+		at[i] = x
 	}
 	for x, i := range drawn {
-		if _, ok := d.key[i]; !ok {
+		k, ok := d.key[i]
+		if !ok {
 			continue
 		}
-		for _, j := range drawn[:x] {
+		// Only items of the same key can be near: comparing each with
+		// every earlier item would be quadratic in the benchmark, which
+		// every audit now deduplicates whole.
+		for _, j := range d.byKey[k] {
+			if y, ok := at[j]; !ok || y >= x {
+				continue
+			}
 			if d.near(i, j) {
 				ri, rj := find(i), find(j)
 				if ri != rj {
