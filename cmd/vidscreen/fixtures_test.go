@@ -201,15 +201,16 @@ var smallWorldAudit = newFixture("world-audit", func(dir string) error {
 		return err
 	}
 	out := filepath.Join(dir, "run")
-	if code, _, stderr := runAudit("--items", filepath.Join(world, "items.jsonl"), "--videos", world, "--models", filepath.Join(world, "models"), "--out", out, "--quiet", "--keep-yesno"); code != 0 {
+	if code, _, stderr := runAudit("--items", filepath.Join(world, "items.jsonl"), "--videos", world, "--models", filepath.Join(world, "models"), "--out", out, "--quiet"); code != 0 {
 		return fmt.Errorf("audit of the world: exit %d\n%s", code, stderr)
 	}
 	return nil
 })
 
 // worldAudit returns the run directory of smallWorldAudit, to read: the
-// audit of worldFixture's items, videos and models with no other flag but
-// --keep-yesno (the copy and siblings families are bare yes/no items).
+// audit of worldFixture's items, videos and models with no other flag (so
+// the copy and siblings families, bare yes/no items, are set aside: the
+// shards of TestMergeWorld and TestSlurmRecipe are audited so too).
 func worldAudit(t *testing.T) string {
 	t.Helper()
 	needORT(t)
