@@ -109,6 +109,10 @@ func planAudit(ctx context.Context, opt Options) (*plan, error) {
 		return nil, err
 	}
 	for _, si := range p.samples {
+		if opt.Sample <= 0 {
+			opt.Progress.Note("duplicates removed before the audit", "benchmark", si.Benchmark, "removed", si.Duplicates, "of", si.Of)
+			continue
+		}
 		opt.Progress.Note("sample", "benchmark", si.Benchmark, "items", si.N, "of", si.Of, "duplicates_removed", si.Duplicates, "replaced", si.Refilled)
 	}
 	p.emb, p.lexical = opt.Embedder, opt.Embedder == nil
