@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -31,6 +29,11 @@ const SampleCosine = 0.90
 // SampleRule describes the sample's near-duplicate rule, for config.json.
 const SampleRule = "one item per near-duplicate group (same video, same option set and answer, question cosine >= 0.90; the smallest id stays), refilled from the unsampled items of the same task and group, then of the benchmark, skipping near-duplicates of kept items"
 
+// DedupRule describes the duplicate rule run before every audit (with or
+// without a sample), for config.json: the authors' audit/screen.py guard
+// and threshold with their text normalisation and id order.
+const DedupRule = "duplicates removed before the audit: one item per group of items of one benchmark with the same video id and clip, the same option set and gold option (letter prefix cut, scoring.py norm_text) and question cosine >= 0.90; connected groups, the smallest id in plain string order stays (Video-Index audit/screen.py)"
+
 // A QuestionEmbedder returns unit embeddings of questions of one benchmark,
 // one row per question in the order given; Sample asks it only for the
 // questions of items that share a video, an option set and an answer with
@@ -45,24 +48,28 @@ type QuestionEmbedder func(ctx context.Context, benchmark string, questions []st
 // larger stratum, then the name); each stratum keeps the items that rank
 // first by a hash of (seed, item key). The draw depends only on the seed and
 // the benchmark's own keys, tasks and groups, not on the file order or on
-// other benchmarks. n <= 0 keeps everything.
+// other benchmarks. n <= 0 draws every item.
 //
 // With embed, the sample then keeps one item per near-duplicate group (blog
 // 001: "within each benchmark we keep one item per near-duplicate group,
 // refill to 300 where possible, and screen the replacements"): two items
-// are near-duplicates when they share their video, their option set and
-// their gold option text, and their questions have cosine >= SampleCosine
-// under embed (the authors' rule); groups are connected components and the
-// smallest id stays (the authors' pool/dedup.py). Each item that leaves is
+// are near-duplicates when they share their video and clip, their option
+// set and their gold option text, both compared as DuplicateText (the
+// authors' prefix cut and norm_text), and their questions have cosine >=
+// SampleCosine under embed (the authors' audit/screen.py); groups are
+// connected components and the smallest id in plain string order stays
+// (their members.sort() on string ids: "10" before "9"). This runs with
+// n <= 0 too (paper 002, 3.1: duplicates leave before the audit, not only
+// from a sample; DedupRule), each benchmark whole. Each item that leaves is
 // replaced by the next unsampled item of its task and group in the hash
 // order, else of its benchmark's other strata in name order, skipping a
 // candidate that is a near-duplicate of a kept item; replacements are
 // attacked and screened as every other item. Benchmarks with n items or
 // fewer are deduplicated too and cannot refill. Items come back in their
 // input order; infos lists the sampled benchmarks (those with more than n
-// items, or with a near-duplicate) by name.
+// items when n > 0, or with a near-duplicate) by name.
 func Sample(ctx context.Context, items []*Item, n int, seed uint64, embed QuestionEmbedder) (kept []*Item, infos []SampleInfo, err error) {
-	if n <= 0 {
+	if n <= 0 && embed == nil {
 		return items, nil, nil
 	}
 	byBench := map[string][]int{}
@@ -83,7 +90,8 @@ func Sample(ctx context.Context, items []*Item, n int, seed uint64, embed Questi
 		// rest holds each stratum's unsampled items in hash order.
 		var rest [][]int
 		drawn := 0
-		if len(members) <= n {
+		whole := n <= 0 || len(members) <= n
+		if whole {
 			for _, i := range members {
 				keep[i] = true
 			}
@@ -110,17 +118,17 @@ func Sample(ctx context.Context, items []*Item, n int, seed uint64, embed Questi
 			}
 			info.Duplicates, info.Refilled = d.dedup(items, members, keep, rest)
 		}
-		if len(members) <= n && info.Duplicates == 0 {
+		if whole && info.Duplicates == 0 {
 			continue
 		}
 		info.N = drawn - info.Duplicates + info.Refilled
-		if len(members) > n {
+		if !whole {
 			info.Method = fmt.Sprintf("%d of %d items, stratified by task, then group (largest remainders), ranked by a hash of seed %d and the item key", info.N, len(members), seed)
 		} else {
-			info.Method = fmt.Sprintf("every item but near-duplicates: %d of %d", info.N, len(members))
+			info.Method = fmt.Sprintf("every item but duplicates: %d of %d", info.N, len(members))
 		}
 		if embed != nil {
-			info.Method += fmt.Sprintf("; %d near-duplicates left (same video, options and answer, question cosine >= %.2f), %d replaced", info.Duplicates, SampleCosine, info.Refilled)
+			info.Method += fmt.Sprintf("; %d duplicates removed before the audit (same video, options and answer, question cosine >= %.2f), %d replaced", info.Duplicates, SampleCosine, info.Refilled)
 		}
 		infos = append(infos, info)
 	}
@@ -142,31 +150,16 @@ type sampleDups struct {
 	rows  map[int][]float32
 }
 
-// dupKey is what two near-duplicates share exactly: the video, the option
-// set (sorted texts) and the gold option's text.
-func dupKey(it *Item) string {
-	opts := slices.Clone(it.Options)
-	slices.Sort(opts)
-	gold := ""
-	if it.Answer >= 0 && it.Answer < len(it.Options) {
-		gold = it.Options[it.Answer]
-	}
-	var b strings.Builder
-	for _, s := range append([]string{it.Video, gold}, opts...) {
-		fmt.Fprintf(&b, "%d:%s", len(s), s)
-	}
-	return b.String()
-}
-
 func newSampleDups(ctx context.Context, items []*Item, members []int, embed QuestionEmbedder) (*sampleDups, error) {
 	d := &sampleDups{key: map[int]string{}, byKey: map[string][]int{}, rows: map[int][]float32{}}
-	for _, i := range members {
-		k := dupKey(items[i])
-		d.byKey[k] = append(d.byKey[k], i)
+	keys := make([]string, len(members))
+	for x, i := range members {
+		keys[x] = dupKey(items[i])
+		d.byKey[keys[x]] = append(d.byKey[keys[x]], i)
 	}
 	var ask []int
-	for _, i := range members {
-		k := dupKey(items[i])
+	for x, i := range members {
+		k := keys[x]
 		if len(d.byKey[k]) > 1 {
 			d.key[i] = k
 			ask = append(ask, i)
@@ -219,7 +212,7 @@ func (d *sampleDups) dedup(items []*Item, members []int, keep []bool, rest [][]i
 			drawn = append(drawn, i)
 		}
 	}
-	slices.SortFunc(drawn, func(a, b int) int { return compareIDs(items[a].ID, items[b].ID) })
+	slices.SortFunc(drawn, func(a, b int) int { return strings.Compare(items[a].ID, items[b].ID) })
 	// Connected components over the drawn items, each led by its smallest
 	// id: an item joins the component of every earlier item it is near.
 	leader := map[int]int{}
@@ -231,19 +224,28 @@ func (d *sampleDups) dedup(items []*Item, members []int, keep []bool, rest [][]i
 		}
 		return i
 	}
-	for _, i := range drawn {
+	at := make(map[int]int, len(drawn)) // position in drawn
+	for x, i := range drawn {
 		leader[i] = i
+		at[i] = x
 	}
 	for x, i := range drawn {
-		if _, ok := d.key[i]; !ok {
+		k, ok := d.key[i]
+		if !ok {
 			continue
 		}
-		for _, j := range drawn[:x] {
+		// Only items of the same key can be near: comparing each with
+		// every earlier item would be quadratic in the benchmark, which
+		// every audit now deduplicates whole.
+		for _, j := range d.byKey[k] {
+			if y, ok := at[j]; !ok || y >= x {
+				continue
+			}
 			if d.near(i, j) {
 				ri, rj := find(i), find(j)
 				if ri != rj {
 					// The root with the smaller id leads (drawn is sorted by id).
-					if compareIDs(items[ri].ID, items[rj].ID) < 0 {
+					if items[ri].ID < items[rj].ID {
 						leader[rj] = ri
 					} else {
 						leader[ri] = rj
@@ -305,17 +307,6 @@ func (d *sampleDups) dedup(items []*Item, members []int, keep []bool, rest [][]i
 		}
 	}
 	return len(gone), refilled
-}
-
-// compareIDs orders item ids: numerically when both are integers (the
-// benchmarks' qids), else as strings.
-func compareIDs(a, b string) int {
-	x, errA := strconv.ParseInt(a, 10, 64)
-	y, errB := strconv.ParseInt(b, 10, 64)
-	if errA == nil && errB == nil && x != y {
-		return cmp.Compare(x, y)
-	}
-	return strings.Compare(a, b)
 }
 
 // A stratum is the members sharing one value of a field.

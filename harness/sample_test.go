@@ -111,7 +111,8 @@ func vectorEmbedder(t *testing.T, vs map[string][]float32) QuestionEmbedder {
 // video AND same option set and answer AND question cosine >= 0.90, the
 // smallest id stays). By hand, with cos(holding, holding?) = 0.95 and
 // cos(holding, other) = 0: 2 (options reordered) and 10 (ids compare as
-// numbers: 1 < 2 < 9 < 10) are near-duplicates of 1; 3 has another answer,
+// strings, the authors' members.sort(): "1" < "10" < "2") are
+// near-duplicates of 1; 3 has another answer,
 // 9 another video, 4 another question. The chain x ~ y ~ z (0.95 each, x.z
 // = 0.805) is one group: only x stays.
 func TestSampleKeepsOneItemPerNearDuplicateGroup(t *testing.T) {
@@ -141,7 +142,7 @@ func TestSampleKeepsOneItemPerNearDuplicateGroup(t *testing.T) {
 		t.Errorf("kept %v, want %v", ids, want)
 	}
 	if len(infos) != 1 || infos[0].Duplicates != 4 || infos[0].Refilled != 0 || infos[0].N != 5 || infos[0].Of != 9 {
-		t.Errorf("infos %+v: want 4 near-duplicates left, none replaced (every item was drawn), 5 of 9", infos)
+		t.Errorf("infos %+v: want 4 duplicates removed, none replaced (every item was drawn), 5 of 9", infos)
 	}
 }
 
@@ -166,7 +167,7 @@ func TestSampleRefillsSkippingDuplicatesOfKeptItems(t *testing.T) {
 	}
 	vs := map[string][]float32{"same": {1, 0}}
 	stays, goes := r[0], r[1]
-	if compareIDs(items[goes].ID, items[stays].ID) < 0 {
+	if items[goes].ID < items[stays].ID {
 		stays, goes = goes, stays
 	}
 	kept, infos, err := Sample(context.Background(), items, 3, 7, vectorEmbedder(t, vs))

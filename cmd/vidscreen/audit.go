@@ -64,7 +64,7 @@ to stdout. Exit status: 0 success, 1 the run failed or was interrupted, 2 bad us
 input (the error names the file, line and field). Every output, attacker and flag in full:
 docs/audit.md.`,
 		groups: []flagGroup{
-			{"Input", []string{"items", "benchmarks", "limit", "sample", "videos", "video-root", "reference", "reference-model", "verify-answers", "predictions", "index-base"}},
+			{"Input", []string{"items", "benchmarks", "limit", "sample", "no-dedup", "keep-yesno", "videos", "video-root", "reference", "reference-model", "verify-answers", "predictions", "index-base"}},
 			{"Levels", []string{"levels", "frames", "permutations", "cross-pool"}},
 			{"Models and devices", []string{"models", "device", "precision", "offload-min-work", "device-memory", "frame-path", "frame-resize", "video-timeout"}},
 			{"Output", []string{"out", "log-format", "quiet"}},
@@ -98,14 +98,16 @@ docs/audit.md.`,
 			videoTimeout := fs.Duration("video-timeout", 10*time.Minute, "fail a video's items when opening and decoding it takes longer than `DURATION` (0: no limit)")
 			logFormat := fs.String("log-format", "text", "write progress as log lines in `FORMAT` (text or json) when stderr is not a terminal")
 			quiet := fs.Bool("quiet", false, "write no progress (bars or log lines); errors and the summary still appear")
-			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300), one item per group of sample duplicates (same video, options and answer, question cosine >= 0.90; the smallest id stays; docs/audit.md's glossary), refilled from the unsampled items; 0 audits every item")
+			sample := fs.Int("sample", 0, "audit at most `N` items per benchmark, drawn by the seed in proportion to the items' task, then group (Video-Index audits 300), refilled from the unsampled items where the duplicates removed before the audit leave (docs/audit.md's glossary); 0 audits every item")
+			noDedup := fs.Bool("no-dedup", false, "keep the duplicates the audit otherwise removes first: one item per group of items of a benchmark with the same video, option set and answer and question cosine >= 0.90, the smallest id in string order staying (Video-Index audit/screen.py; counted on each card as duplicates_removed_before_audit)")
+			keepYesNo := fs.Bool("keep-yesno", false, "audit the items whose options are a bare yes/no (or true/false) pair as two-option questions (chance 0.5); by default they are set aside before the audit and counted on their card (set_aside: format_yesno), as the Video-Index authors do")
 			maxServerFailures := fs.Float64("max-server-failures", runs.DefaultMaxServerFailures, "exit 1 when a served role's server fails more than this `SHARE` (0 to 1) of its queries after the retries; the outputs are still written, those items failed with reason server, and the message gives the command that resumes the run and asks them again")
 			shardSpec := fs.String("shard", "", "do only the feature work (decode and image-model inference) of the videos whose stable hash falls in shard `i/N` (0 <= i < N), writing its features and shard.json to --out; vidscreen merge of the N shard directories then writes the cards (docs/shards.md)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return &usageError{fmt.Sprintf("unexpected arguments %q (item files go after --items)", args)}
 				}
-				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, Videos: videoRoot,
+				spec := runs.Spec{Benchmarks: splitList(*benchmarks), Limit: *limit, Sample: *sample, NoDedup: *noDedup, KeepYesNo: *keepYesNo, Videos: videoRoot,
 					Reference: *ref, ReferenceModel: *refModel, VerifyAnswers: *verify, Frames: *frames, Permutations: *perms, CrossPool: *crossPool,
 					Models: *modelsDir, Device: df.Device, Precision: df.Precision.String(), OffloadMinWork: df.OffloadMinWork, DeviceMemory: df.DeviceMemory,
 					FramePath: *framePath, FrameResize: *frameResize, VideoTimeout: *videoTimeout, Out: *out, LogFormat: *logFormat, Quiet: *quiet, Seed: *seed,

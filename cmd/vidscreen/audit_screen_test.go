@@ -173,6 +173,7 @@ func TestAuditScreenReader(t *testing.T) {
 	}
 	var cards struct {
 		Cards []struct {
+			YesNoOnly bool `json:"yes_no_only"`
 			Attackers []struct {
 				Name          string `json:"name"`
 				ScreeningOnly bool   `json:"screening_only"`
@@ -186,6 +187,9 @@ func TestAuditScreenReader(t *testing.T) {
 		t.Fatalf("cards.json: %v", err)
 	}
 	for _, c := range cards.Cards {
+		if c.YesNoOnly { // set aside as bare yes/no items: no attacker ran
+			continue
+		}
 		found := false
 		for _, a := range c.Attackers {
 			if a.Name == screen.ShuffledScreenReader {

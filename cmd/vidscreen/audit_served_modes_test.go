@@ -44,7 +44,8 @@ func TestAuditServedModes(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(out, rundir.CardsJSON))
 			var doc struct {
 				Cards []struct {
-					Served []struct {
+					YesNoOnly bool `json:"yes_no_only"`
+					Served    []struct {
 						Role, Model, Mode string
 						Prefill           bool
 					} `json:"served_readers"`
@@ -54,6 +55,9 @@ func TestAuditServedModes(t *testing.T) {
 				t.Fatalf("cards.json: %v", err)
 			}
 			for _, c := range doc.Cards {
+				if c.YesNoOnly { // set aside as bare yes/no items: nothing asked
+					continue
+				}
 				if len(c.Served) != 1 || c.Served[0].Role != "lm_reader" || c.Served[0].Model != "fake-lm" || c.Served[0].Mode != tc.mode || c.Served[0].Prefill != tc.prefill {
 					t.Errorf("a card's served readers %+v, want lm_reader fake-lm in %s, prefill %v", c.Served, tc.mode, tc.prefill)
 				}

@@ -208,7 +208,9 @@ var smallWorldAudit = newFixture("world-audit", func(dir string) error {
 })
 
 // worldAudit returns the run directory of smallWorldAudit, to read: the
-// audit of worldFixture's items, videos and models with no other flag.
+// audit of worldFixture's items, videos and models with no other flag (so
+// the copy and siblings families, bare yes/no items, are set aside: the
+// shards of TestMergeWorld and TestSlurmRecipe are audited so too).
 func worldAudit(t *testing.T) string {
 	t.Helper()
 	needORT(t)

@@ -253,7 +253,7 @@ func TestAuditHostileItems(t *testing.T) {
 	}
 	lines := bytes.SplitAfter(content, []byte("\n"))
 	writeFIFO(t, fifo, bytes.Join(lines[:len(lines)-2], nil))
-	if code, _, stderr := runWithin(t, "audit", "--items", fifo, "--out", out, "--levels", "option,text"); code != 2 || !strings.Contains(stderr, "different configuration (") || !strings.Contains(stderr, " items] differ)") {
+	if code, _, stderr := runWithin(t, "audit", "--items", fifo, "--out", out, "--levels", "option,text"); code != 2 || !strings.Contains(stderr, "different configuration (") || !strings.Contains(stderr, "items] differ)") {
 		t.Errorf("resume over other content through the FIFO: exit %d, %q; want 2 naming the items", code, stderr)
 	}
 	// --levels is a set: another order is the same configuration.

@@ -66,8 +66,10 @@ func TestWorldAuditOfTheAuditor(t *testing.T) {
 			t.Fatalf("world: exit %d: %s", code, errOut)
 		}
 		out := filepath.Join(t.TempDir(), "audit")
+		// --keep-yesno: the copy and siblings families are bare yes/no
+		// items, which the audit otherwise sets aside.
 		code, stdout, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-			"--models", filepath.Join(dir, "models"), "--out", out, "--seed", "1", "--quiet")
+			"--models", filepath.Join(dir, "models"), "--out", out, "--seed", "1", "--quiet", "--keep-yesno")
 		if code != 0 {
 			t.Fatalf("audit: exit %d: %s", code, errOut)
 		}

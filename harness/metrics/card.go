@@ -52,6 +52,22 @@ type Card struct {
 	// Sample describes the draw when the run audits a sample of the
 	// benchmark (--sample); null when every item is audited.
 	Sample *Sample `json:"sample"`
+	// SetAside counts, by reason, the benchmark's items set aside before
+	// the audit and in none of the card's figures (harness.YesNoReason:
+	// bare yes/no pairs, which the Video-Index authors count in no audit
+	// statistic); absent when none was. YesNoOnly marks a benchmark made
+	// only of them: its card has no multiple-choice figures (N is 0, no
+	// level ran), as the authors' chance.py gives it no c. See
+	// WithSetAside.
+	SetAside  map[string]int `json:"set_aside,omitempty"`
+	YesNoOnly bool           `json:"yes_no_only,omitempty"`
+	// DuplicatesRemoved counts the benchmark's items removed as
+	// duplicates before the audit (harness.DedupRule: same video, option
+	// set and answer, question cosine >= 0.90; paper 002, 3.1); null when
+	// that rule did not run (--no-dedup). It is not NearDuplicateShare,
+	// which is measured on the audited items, by question cosine alone.
+	DuplicatesRemoved *int `json:"duplicates_removed_before_audit,omitempty"`
+
 	Chance float64 `json:"chance"` // mean of 1/len(options)
 	// Significance is the papers' own threshold, 2.326 * sqrt(c(1-c)/n)
 	// (the Video-Index authors' levels.py), with c and n those of the
@@ -263,10 +279,11 @@ type Sample struct {
 	Of int `json:"of"`
 	// Method names the draw, e.g. "stratified by task, then group; seed 1".
 	Method string `json:"method"`
-	// Duplicates counts the drawn items that left as near-duplicates of
-	// another (one item per near-duplicate group, blog 001), Replaced how
-	// many of them unsampled items replaced.
-	Duplicates int `json:"near_duplicates_left"`
+	// Duplicates counts the drawn items that left as duplicates of
+	// another (one item per group, blog 001): the card's
+	// DuplicatesRemoved, under the same name; Replaced how many of them
+	// unsampled items replaced.
+	Duplicates int `json:"duplicates_removed_before_audit"`
 	Replaced   int `json:"replaced"`
 }
 

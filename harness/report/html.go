@@ -57,6 +57,7 @@ var page = htmlpage.New("index", template.FuncMap{
 	"warnings": FailureWarnings, "retention": RetentionSummary, "hidden": hiddenInTasks,
 	"abstainedAll": func(a metrics.AttackerResult) bool { return a.AbstainShare >= 1 },
 	"cardNotes":    cardNotes, "tooFew": tooFewLine,
+	"chance":       chanceCell, "beforeAudit": beforeAudit,
 }, `{{define "title"}}vidscreen audit{{end}}{{define "body"}}<h1>vidscreen audit</h1>
 {{if .Version}}<p>vidscreen {{.Version}}</p>{{end}}
 <p>How far the attackers of each level of the attack pyramid get on each benchmark without what the level withholds
@@ -72,7 +73,7 @@ once over the five rotating splits, so n is the number of items. Attackers that 
 gold answers (pool access by Video-Index's definition), whatever their level.</p>
 <table>
 <tr><th>benchmark</th><th>n</th><th>chance</th>{{range .Levels}}<th>eps {{.}}</th>{{end}}<th>s*</th><th>breaks at (&delta; 0.05)</th><th>near-dup share</th><th>cross-benchmark dups</th><th class="text">hidden in tasks</th></tr>
-{{$levels := .Levels}}{{range .Cards}}{{$c := .}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $levels}}<td>{{cell $c .}}</td>{{end}}<td>{{ref .}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td><td class="text">{{with hidden .}}<b>{{.}}</b>{{else}}-{{end}}</td></tr>
+{{$levels := .Levels}}{{range .Cards}}{{$c := .}}<tr><td><a href="#{{.Benchmark}}">{{.Benchmark}}</a></td><td>{{.N}}</td><td>{{chance .}}</td>{{range $levels}}<td>{{cell $c .}}</td>{{end}}<td>{{ref .}}</td><td>{{breaking . "0.05"}}</td><td>{{optPct .NearDuplicateShare}}</td><td>{{optInt .CrossBenchmarkDuplicates}}</td><td class="text">{{with hidden .}}<b>{{.}}</b>{{else}}-{{end}}</td></tr>
 {{end}}</table>
 <p class="note"><b>hidden in tasks</b>: tasks whose eps is significant at a level where the benchmark's overall eps is not (the
 whole benchmark can look clean while a task of it is solved without the video); their rows are in the benchmark's
@@ -96,7 +97,7 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 {{end}}</section>
 {{end}}{{range .Sections}}{{$c := .Card}}<section id="{{$c.Benchmark}}">
 <h2>{{$c.Benchmark}}</h2>
-<p>{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, the papers' significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.{{with notRun $c}} Not run: {{.}}.{{end}}{{with servedList $c.ServedReaders}} Served readers: {{.}}.{{end}}
+{{if $c.YesNoOnly}}<p>{{beforeAudit $c}}</p>{{else}}<p>{{with beforeAudit $c}}{{.}} {{end}}{{$c.N}} items{{if $c.Sample}} (a sample of {{$c.Sample.Of}}: {{$c.Sample.Method}}){{end}}, chance {{pct $c.Chance}}, the papers' significance threshold {{pct $c.Significance}}{{if $c.Embedder}}; texts embedded by {{$c.Embedder}}{{end}}.{{with notRun $c}} Not run: {{.}}.{{end}}{{with servedList $c.ServedReaders}} Served readers: {{.}}.{{end}}
 {{if $c.ReferenceAccuracy}}Reference accuracy s* {{ref $c}} ({{$c.ReferenceN}} items); breaking level {{breaking $c "0.03"}} / {{breaking $c "0.05"}} / {{breaking $c "0.08"}} at &delta; 0.03 / 0.05 / 0.08{{if $c.VideoDependence}}; video dependence m = s* &minus; {{$c.VideoDependenceReader}} accuracy = {{signed (deref $c.VideoDependence)}}{{end}}{{if $c.Residual}}; residual {{signed (deref $c.Residual)}}{{end}}.
 {{end}}
 {{if and $c.Unavailable $.AnyReference}}Not available: {{unavailable $c.Unavailable}}.{{end}}
@@ -128,7 +129,7 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 <table>
 <tr><th>group</th><th>n</th><th>chance</th>{{range $.Levels}}<th>eps {{.}}</th>{{end}}</tr>
 {{range $c.Groups}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
+{{end}}</table>{{end}}{{end}}
 </section>
 {{end}}{{end}}`)
 

@@ -39,7 +39,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "---:|---|---:|---:|\n")
 	for _, c := range r.Cards {
-		fmt.Fprintf(bw, "| %s | %d | %s |", mdEscape(c.Benchmark), c.N, pct(c.Chance))
+		fmt.Fprintf(bw, "| %s | %d | %s |", mdEscape(c.Benchmark), c.N, chanceCell(c))
 		for _, l := range ran {
 			fmt.Fprintf(bw, " %s |", cardLevelCell(c, l))
 		}
@@ -67,6 +67,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	for _, c := range r.Cards {
 		fmt.Fprintf(bw, "\n## %s\n\n", mdEscape(c.Benchmark))
+		if c.YesNoOnly {
+			fmt.Fprintf(bw, "%s\n", beforeAudit(c))
+			continue
+		}
+		if s := beforeAudit(c); s != "" {
+			fmt.Fprintf(bw, "%s ", s)
+		}
 		fmt.Fprintf(bw, "%d items", c.N)
 		if c.Sample != nil {
 			fmt.Fprintf(bw, " (a sample of %d: %s)", c.Sample.Of, mdEscape(c.Sample.Method))
@@ -328,7 +335,7 @@ func WriteSummaryWidth(w io.Writer, cards []metrics.Card, width int) error {
 	cols := []column{
 		{"benchmark", func(c metrics.Card) string { return c.Benchmark }, 0},
 		{"n", func(c metrics.Card) string { return fmt.Sprint(c.N) }, 0},
-		{"chance", func(c metrics.Card) string { return pct(c.Chance) }, 0},
+		{"chance", chanceCell, 0},
 	}
 	for _, l := range ran {
 		cols = append(cols, column{"eps " + l.String(), func(c metrics.Card) string {

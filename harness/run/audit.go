@@ -122,6 +122,15 @@ type Options struct {
 	// drawn by harness.Sample (Video-Index 3.1: n = 300, stratified by
 	// subtask, every item of smaller benchmarks); 0 audits every item.
 	Sample int
+	// KeepYesNo audits the items whose options are a bare yes/no pair
+	// (harness.IsYesNo) as two-option questions; by default they are set
+	// aside before the audit, counted on their benchmark's card, as the
+	// Video-Index authors keep them out of every statistic (audit/chance.py
+	// is_mcq_item) and of the pool (pool/schema.py, format_yesno).
+	KeepYesNo bool
+	// NoDedup turns off the duplicate rule that runs before every audit
+	// (harness.Sample with every item, harness.DedupRule; paper 002, 3.1).
+	NoDedup bool
 	// Shard, when set, makes this run one shard of a split audit: it reads
 	// and checks every item as the whole audit does, runs the feature stage
 	// on the items whose videos fall in the shard (VideoShard), and writes

@@ -31,12 +31,26 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 	mcfg := metrics.DefaultConfig(a.acfg)
 	mcfg.Seed = a.opt.Seed
 	mcfg.Threads = threads.Threads
-	// The meter counts cards, one per benchmark.
-	cm := newMeter(a.opt.Progress, int64(len(byBenchmark(a.items))), "cards", "cards")
+	// The meter counts cards, one per benchmark, those whose every item
+	// was set aside included.
+	ncards := len(byBenchmark(a.items))
+	for _, s := range a.aside {
+		if s.Only() {
+			ncards++
+		}
+	}
+	cm := newMeter(a.opt.Progress, int64(ncards), "cards", "cards")
 	mcfg.Embedder = a.cfg.Embedder
 	a.serverFailed.into(a)
 	mcfg.Failures = a.failures
+	// removed counts the duplicates removed before the audit; only a run
+	// with --sample describes its draw on the cards (Sample).
+	removed := map[string]int{}
 	for _, si := range a.samples {
+		removed[si.Benchmark] = si.Duplicates
+		if a.opt.Sample <= 0 {
+			continue
+		}
 		if mcfg.Samples == nil {
 			mcfg.Samples = map[string]metrics.Sample{}
 		}
@@ -83,6 +97,10 @@ func (a *audit) cards(ctx context.Context, ref map[string]int, dup *dups.Result)
 		metrics.WithReferenceSource(&cards[k], a.refSource[cards[k].Benchmark])
 		cards[k].OrderDiagnostics = a.diagnostics[cards[k].Benchmark]
 	}
+	if !a.opt.NoDedup {
+		metrics.WithDuplicatesRemoved(cards, removed)
+	}
+	cards = metrics.WithSetAside(cards, a.aside)
 	if a.answerChecks != nil {
 		metrics.WithAnswerChecks(cards, a.answerChecks)
 	}

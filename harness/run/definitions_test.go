@@ -78,24 +78,35 @@ func TestCardDoesNotDependOnOtherBenchmarks(t *testing.T) {
 // TestAuditSamplesAndScoresEveryItemOnce runs --sample 80 over 120 items per
 // benchmark: each card covers 80 items and says how they were drawn, and in
 // items.parquet every prequential attacker scored each item exactly once.
+// VideoHallucer's items are all bare yes/no pairs: they are set aside
+// before the sample, and its card says so.
 func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 	t.Parallel()
 	items := realItems(t, 120)
 	out := filepath.Join(t.TempDir(), "run")
 	res := mustAudit(t, Options{Items: []string{items}, Out: out, Seed: 2, Workers: 2, Sample: 80})
-	if res.Items != 320 || res.Sampled != 480 {
-		t.Fatalf("audited %d of %d items, want 320 of 480", res.Items, res.Sampled)
+	if res.Items != 240 || res.Sampled != 480 {
+		t.Fatalf("audited %d of %d items, want 240 of 480", res.Items, res.Sampled)
 	}
 	for _, c := range res.Cards {
+		if c.Benchmark == "VideoHallucer" {
+			if !c.YesNoOnly || c.N != 0 || c.SetAside[harness.YesNoReason] != 120 || c.Sample != nil {
+				t.Errorf("VideoHallucer: %+v, want a yes/no-only card of 120 set aside", c)
+			}
+			continue
+		}
+		if c.DuplicatesRemoved == nil || *c.DuplicatesRemoved != c.Sample.Duplicates {
+			t.Errorf("%s: duplicates removed before the audit %v, sample %+v", c.Benchmark, c.DuplicatesRemoved, c.Sample)
+		}
 		if c.N != 80 || c.Sample == nil || c.Sample.Of != 120 || !strings.Contains(c.Sample.Method, "stratified by task, then group") {
 			t.Errorf("%s: n %d, sample %+v", c.Benchmark, c.N, c.Sample)
 		}
 		// One item per near-duplicate group, each replaced from the 40
 		// unsampled items (blog 001).
-		if c.Sample != nil && (c.Sample.Replaced != c.Sample.Duplicates || !strings.Contains(c.Sample.Method, "near-duplicates left")) {
+		if c.Sample != nil && (c.Sample.Replaced != c.Sample.Duplicates || !strings.Contains(c.Sample.Method, "duplicates removed before the audit")) {
 			t.Errorf("%s: sample %+v: want every near-duplicate replaced, and said", c.Benchmark, c.Sample)
 		}
-		t.Logf("%s: %d near-duplicates left the sample, %d replaced", c.Benchmark, c.Sample.Duplicates, c.Sample.Replaced)
+		t.Logf("%s: %d duplicates removed before the audit, %d replaced", c.Benchmark, c.Sample.Duplicates, c.Sample.Replaced)
 		for _, r := range c.Attackers {
 			// The flags are the exact test's, Holm-corrected: a corrected
 			// pass is a raw pass, and a raw pass is p <= 0.05.
@@ -130,7 +141,7 @@ func TestAuditSamplesAndScoresEveryItemOnce(t *testing.T) {
 	if err := json.Unmarshal(cj, &file); err != nil {
 		t.Fatal(err)
 	}
-	if file.Vidscreen != harness.Version || file.Config.Sample != 80 || file.Config.SampleRule != harness.SampleRule || file.Config.Seed != 2 || len(file.Config.Items) != 1 || file.Config.Items[0].SHA256 == "" || len(file.Cards) != 4 {
+	if file.Vidscreen != harness.Version || file.Config.Sample != 80 || file.Config.SampleRule != harness.SampleRule || file.Config.Dedup != harness.DedupRule || file.Config.YesNo != harness.YesNoSetAside || file.Config.Seed != 2 || len(file.Config.Items) != 1 || file.Config.Items[0].SHA256 == "" || len(file.Cards) != 4 {
 		t.Errorf("cards.json head: %q, config %+v, %d cards", file.Vidscreen, file.Config, len(file.Cards))
 	}
 	if _, err := os.Stat(filepath.Join(out, rundir.RunJSON)); err != nil {

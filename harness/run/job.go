@@ -64,7 +64,7 @@ func Open(ctx context.Context, spec Spec, env Env) (*Job, error) {
 	}
 	opt := Options{Items: spec.Items, Out: spec.Out, Levels: lv, Reference: spec.Reference, Seed: spec.Seed, Workers: spec.Workers,
 		VideoRoot: spec.Videos, Frames: spec.Frames, Permutations: permutationsOption(spec.Permutations), CrossPool: spec.CrossPool,
-		Limit: spec.Limit, Benchmarks: spec.Benchmarks, Sample: spec.Sample, ReferenceModel: spec.ReferenceModel, VerifyAnswers: spec.VerifyAnswers, Merge: spec.Merge,
+		Limit: spec.Limit, Benchmarks: spec.Benchmarks, Sample: spec.Sample, KeepYesNo: spec.KeepYesNo, NoDedup: spec.NoDedup, ReferenceModel: spec.ReferenceModel, VerifyAnswers: spec.VerifyAnswers, Merge: spec.Merge,
 		IndexBase: spec.IndexBase, Models: spec.Predictions, Shard: spec.Shard}
 	if spec.Shard != nil {
 		ss, err := spec.ShardSpec()

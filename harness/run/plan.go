@@ -37,6 +37,9 @@ type plan struct {
 	items   []*harness.Item
 	read    int
 	samples []harness.SampleInfo
+	// aside counts, per benchmark, the bare yes/no items set aside before
+	// the sample (harness.SetAsideYesNo; none with Options.KeepYesNo).
+	aside []harness.SetAside
 	// ref is the reference file's answers by item key (nil without one);
 	// models the evaluated models' answers; matches how the rows of the
 	// reference and then each model file were matched to the items.
@@ -83,13 +86,35 @@ func planAudit(ctx context.Context, opt Options) (*plan, error) {
 		return nil, err
 	}
 	p.read = len(read)
-	// The sample keeps one item per near-duplicate group, by the audit's
-	// own text embedder (blog 001; harness.Sample).
-	if p.items, p.samples, err = harness.Sample(ctx, read, opt.Sample, opt.Seed, sampleEmbedder(read, opt.Embedder)); err != nil {
+	audited := read
+	if !opt.KeepYesNo {
+		// Bare yes/no items leave before anything is drawn or attacked
+		// (Video-Index audit/chance.py is_mcq_item; harness.SetAsideYesNo).
+		audited, p.aside = harness.SetAsideYesNo(read)
+		for _, s := range p.aside {
+			opt.Progress.Note("set aside", "benchmark", s.Benchmark, "reason", harness.YesNoReason, "items", s.YesNo, "of", s.Of)
+		}
+		if len(audited) == 0 {
+			return nil, &harness.ParseError{File: strings.Join(opt.Items, ", "), Field: "options", Err: ErrOnlyYesNo}
+		}
+	}
+	// Duplicates leave before the audit, with or without a sample (paper
+	// 002, 3.1; the authors' audit/screen.py), one item per group, judged
+	// by the audit's own text embedder; the sample then refills (blog 001;
+	// harness.Sample).
+	var embed harness.QuestionEmbedder
+	if !opt.NoDedup {
+		embed = sampleEmbedder(audited, opt.Embedder)
+	}
+	if p.items, p.samples, err = harness.Sample(ctx, audited, opt.Sample, opt.Seed, embed); err != nil {
 		return nil, err
 	}
 	for _, si := range p.samples {
-		opt.Progress.Note("sample", "benchmark", si.Benchmark, "items", si.N, "of", si.Of, "near_duplicates", si.Duplicates, "replaced", si.Refilled)
+		if opt.Sample <= 0 {
+			opt.Progress.Note("duplicates removed before the audit", "benchmark", si.Benchmark, "removed", si.Duplicates, "of", si.Of)
+			continue
+		}
+		opt.Progress.Note("sample", "benchmark", si.Benchmark, "items", si.N, "of", si.Of, "duplicates_removed", si.Duplicates, "replaced", si.Refilled)
 	}
 	p.emb, p.lexical = opt.Embedder, opt.Embedder == nil
 	if p.lexical {
@@ -103,6 +128,10 @@ func planAudit(ctx context.Context, opt Options) (*plan, error) {
 	}
 	return p, nil
 }
+
+// ErrOnlyYesNo is returned when every item read is a bare yes/no pair and
+// Options.KeepYesNo is not set: nothing is left to audit.
+var ErrOnlyYesNo = fmt.Errorf("%w: every item read is a bare yes/no pair, set aside as the Video-Index authors do (format_yesno); --keep-yesno audits them as two-option questions", harness.ErrNoItems)
 
 // attackConfig is the attackers' configuration of opt and the number of
 // units run at once. It refuses the video levels and the reference model
@@ -253,8 +282,15 @@ func runConfig(opt Options, acfg attack.Config, items []*harness.Item, digests [
 		Attack: acfg, Duplicates: dups.DefaultThreshold, DuplicateText: "question", Bootstrap: metrics.DefaultConfig(acfg).BootstrapReps,
 		Benchmarks: opt.Benchmarks, Limit: opt.Limit, BenchmarkItems: benchmarkItems(items),
 	}
-	if opt.Sample > 0 {
+	if opt.Sample > 0 && !opt.NoDedup {
 		cfg.SampleRule = harness.SampleRule
+	}
+	if !opt.NoDedup {
+		cfg.Dedup = harness.DedupRule
+	}
+	cfg.YesNo = harness.YesNoSetAside
+	if opt.KeepYesNo {
+		cfg.YesNo = harness.YesNoKept
 	}
 	if lexical {
 		cfg.Embedder += " (IDF fitted on each benchmark's own texts)"

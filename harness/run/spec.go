@@ -29,6 +29,11 @@ type Spec struct {
 	Limit int `json:"limit,omitempty"`
 	// Sample draws at most Sample items per benchmark (--sample; 0 all).
 	Sample int `json:"sample,omitempty"`
+	// KeepYesNo audits bare yes/no items instead of setting them aside
+	// (--keep-yesno); NoDedup turns off the duplicates removed before the
+	// audit (--no-dedup).
+	KeepYesNo bool `json:"keep_yesno,omitempty"`
+	NoDedup   bool `json:"no_dedup,omitempty"`
 	// Videos is the root the items' videos resolve under (--videos).
 	Videos string `json:"videos,omitempty"`
 	// Reference is a reference model's answers (--reference).

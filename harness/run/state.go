@@ -22,6 +22,7 @@ type audit struct {
 	opt       Options
 	cfg       rundir.Config
 	samples   []harness.SampleInfo
+	aside     []harness.SetAside
 	items     []*harness.Item
 	acfg      attack.Config // its Cache is renewed per benchmark by the attack stage
 	workers   int
@@ -131,7 +132,7 @@ type audit struct {
 // newAudit starts the state of a run planned as p in the directory c
 // claimed, and notes the attackers the run's models leave out.
 func newAudit(opt Options, p *plan, c claim) *audit {
-	a := &audit{opt: opt, cfg: p.cfg, samples: p.samples, items: p.items, acfg: p.acfg, workers: p.workers, models: p.models,
+	a := &audit{opt: opt, cfg: p.cfg, samples: p.samples, aside: p.aside, items: p.items, acfg: p.acfg, workers: p.workers, models: p.models,
 		res: &Result{Dir: opt.Out, Items: len(p.items), Sampled: p.read, Resumed: c.resumed, Extended: c.extended, Matches: p.matches}}
 	// The lm_reader attackers' prompts move the meter of the stage that
 	// asks them (promptCounter).

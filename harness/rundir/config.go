@@ -57,7 +57,15 @@ type Config struct {
 	// not resumed as this one.
 	Sample     int    `json:"sample"`
 	SampleRule string `json:"sample_rule,omitempty"`
-	Embedder   string `json:"embedder"`
+	// Dedup is the rule of the duplicates removed before the audit
+	// (harness.DedupRule); absent with --no-dedup.
+	Dedup string `json:"duplicates_before_audit,omitempty"`
+	// YesNo says what became of the bare yes/no items: set aside (the
+	// default, harness.YesNoRule) or kept (--keep-yesno), so that a run
+	// is resumed and merged only under the same choice.
+	YesNo string `json:"yes_no,omitempty"`
+
+	Embedder string `json:"embedder"`
 	// Confirm names the embedder that confirms near-duplicate pairs; empty
 	// (and absent from config.json) when none does.
 	Confirm string `json:"confirm_embedder,omitempty"`

@@ -40,6 +40,9 @@ type Input struct {
 	// Notes says what the run lacks that the papers' rules read (Open
 	// fills it); Compute copies it into the screen.
 	Notes []string
+	// KeepYesNo says the audit kept its bare yes/no items (config.json's
+	// yes_no is harness.YesNoKept); Compute copies it into the screen.
+	KeepYesNo bool
 }
 
 // Compute screens in by opt. It does not modify in.
@@ -60,7 +63,7 @@ func Compute(in *Input, opt Options) (*Screen, error) {
 		}
 		drop |= q
 	}
-	s := &Screen{Run: in.Run, Audit: in.Audit, Options: opt, Embeddings: in.Embeddings, Notes: slices.Clone(in.Notes)}
+	s := &Screen{Run: in.Run, Audit: in.Audit, Options: opt, Embeddings: in.Embeddings, Notes: slices.Clone(in.Notes), KeepYesNo: in.KeepYesNo}
 	if s.Notes == nil {
 		s.Notes = []string{}
 	}

@@ -17,7 +17,7 @@ func ExampleCompute() {
 		return screen.Verdict{Attacker: att, Scored: true, Choice: choice, Correct: choice == 0, Margin: margin}
 	}
 	row := func(id string, vs ...screen.Verdict) screen.Row {
-		return screen.Row{ID: id, Benchmark: "B", Options: []string{"yes", "no"}, Cluster: -1, Verdicts: vs}
+		return screen.Row{ID: id, Benchmark: "B", Options: []string{"a cat", "a dog"}, Cluster: -1, Verdicts: vs}
 	}
 	in := &screen.Input{
 		Attackers: []screen.Attacker{{Name: "blind-reader", Level: "text"}, {Name: "shuffled-frames-reader", Level: "order"}},

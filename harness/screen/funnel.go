@@ -8,6 +8,11 @@ import (
 	"github.com/vidscreen/vidscreen/models/letters"
 )
 
+// StepYesNo removes the bare yes/no items (harness.IsYesNo), after the
+// within-benchmark duplicates and before the option format, under the
+// authors' reason name (harness.YesNoReason).
+const StepYesNo = harness.YesNoReason
+
 // runFunnel screens s.Rows as the Video-Index funnel (section 5.1; the
 // authors' pool/screen.py): within-benchmark duplicates, option format,
 // then each screening attacker in pyramid order, then cross-benchmark
@@ -29,6 +34,20 @@ func runFunnel(s *Screen, drop harness.Quality, gated map[string][]string) []str
 	}
 	steps := []string{StepDuplicate}
 	withinDuplicates(rows, text)
+
+	// Bare yes/no items never enter the authors' screen (pool/schema.py:
+	// format yesno, removed as format_yesno). An audit sets them aside
+	// before it runs, so they reach the funnel only from a run that kept
+	// them (--keep-yesno), which screening keeps as well, or from a run
+	// written before the audit set them aside: the step then shows.
+	if !s.KeepYesNo && slices.ContainsFunc(rows, func(r Row) bool { return alive(&r) && harness.IsYesNo(r.Options) }) {
+		steps = append(steps, StepYesNo)
+		for i := range rows {
+			if r := &rows[i]; alive(r) && harness.IsYesNo(r.Options) {
+				r.RemovedBy = StepYesNo
+			}
+		}
+	}
 
 	steps = append(steps, StepOptionFormat)
 	for i := range rows {

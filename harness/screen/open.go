@@ -81,6 +81,7 @@ func Open(dir string) (*Input, error) {
 	if in.Orders, in.OrderMargins, err = readOrders(dir, in.Rows, attackers, cfg); err != nil {
 		return nil, err
 	}
+	in.KeepYesNo = cfg != nil && cfg.YesNo == harness.YesNoKept
 	in.Notes = append(in.Notes, vlmNotes(attackers, cfg)...)
 	if err := readAnswerCheck(dir, in); err != nil {
 		return nil, err

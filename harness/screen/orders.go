@@ -15,7 +15,10 @@ import (
 
 // runConfig is what screening reads of a run's config.json.
 type runConfig struct {
-	Seed   uint64 `json:"seed"`
+	Seed uint64 `json:"seed"`
+	// YesNo is what the audit did with bare yes/no items
+	// (harness.YesNoSetAside, harness.YesNoKept; "" before it said).
+	YesNo  string `json:"yes_no"`
 	Videos *struct {
 		VLMReader    string `json:"vlm_reader"`
 		ScreenReader string `json:"screen_reader"`

@@ -49,14 +49,18 @@ func TestScreenOfARealAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No model reader ran: the learners screen when named.
-	opt := screen.Options{Attackers: []string{"fixed-position", "copy"}}
+	// No model reader ran: the learners screen when named, everywhere
+	// (their cards find them significant on none of the multiple-choice
+	// benchmarks left once VideoHallucer's yes/no items are set aside).
+	opt := screen.Options{Attackers: []string{"fixed-position", "copy"}, EveryAttacker: true}
 	s, err := screen.Compute(in, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Rows) != 240 || len(s.Benchmarks) != 4 || s.Embeddings.Question == nil || s.Embeddings.Question.Rows != 240 || s.Embeddings.CentreFrame != nil {
-		t.Fatalf("%d rows, %d benchmarks, embeddings %+v; want 240 rows of 4 benchmarks with question embeddings only", len(s.Rows), len(s.Benchmarks), s.Embeddings)
+	// VideoHallucer's 60 items are bare yes/no pairs, set aside by the
+	// audit: they never reach the funnel.
+	if len(s.Rows) != 180 || len(s.Benchmarks) != 3 || s.Embeddings.Question == nil || s.Embeddings.Question.Rows != 180 || s.Embeddings.CentreFrame != nil || s.KeepYesNo {
+		t.Fatalf("%d rows, %d benchmarks, embeddings %+v; want 180 rows of 3 benchmarks with question embeddings only", len(s.Rows), len(s.Benchmarks), s.Embeddings)
 	}
 	// No attacker of these levels is a model reader: each verdict is the
 	// audit's own <name>_solved without the seeded guesses.

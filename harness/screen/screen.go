@@ -197,6 +197,10 @@ type Screen struct {
 	// hashes of its videos, with one VLM for both roles), one line each.
 	Notes      []string   `json:"notes"`
 	Embeddings Embeddings `json:"-"`
+	// KeepYesNo is true when the audit kept its bare yes/no items
+	// (--keep-yesno, config.json's yes_no): the funnel keeps them too,
+	// where it otherwise removes them at StepYesNo.
+	KeepYesNo bool `json:"keep_yesno,omitempty"`
 }
 
 // Options configure screening. The zero value screens with

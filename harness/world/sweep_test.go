@@ -36,7 +36,7 @@ func TestSeedSweepAtTheTextLevels(t *testing.T) {
 				}
 				dir := t.TempDir()
 				res, err := run.Audit(context.Background(), run.Options{
-					Items: []string{writeItems(t, w, dir)}, Out: filepath.Join(dir, "audit"), Seed: 1,
+					Items: []string{writeItems(t, w, dir)}, Out: filepath.Join(dir, "audit"), Seed: 1, KeepYesNo: true, // copy and siblings are yes/no
 					Levels: []harness.Level{harness.LevelOption, harness.LevelText, harness.LevelPool},
 				})
 				if err != nil {

@@ -281,7 +281,11 @@ func (p *planner) items(videos []*video, opt Options) ([]*harness.Item, *truth.T
 			}
 			out = append(out, it)
 			ft.Items++
-			t.Items = append(t.Items, truth.ItemTruth{ID: it.ID, Benchmark: it.Benchmark, Family: v.family.Name, Expected: v.family.Expected})
+			yn := it.YesNo()
+			if yn {
+				ft.YesNoItems++
+			}
+			t.Items = append(t.Items, truth.ItemTruth{ID: it.ID, Benchmark: it.Benchmark, Family: v.family.Name, Expected: v.family.Expected, YesNo: yn})
 		}
 	}
 	return out, t

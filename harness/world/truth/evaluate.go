@@ -33,8 +33,8 @@ type FamilyResult struct {
 	// Verdict is "caught" (at the expected level), "missed" (not caught
 	// at the expected level though it ran), "false alarm" (caught below the
 	// expected level, or at all where nothing was planted), "survived"
-	// (nothing planted, nothing found) or "not run" (the expected level did
-	// not run and nothing below it caught the family).
+	// (nothing planted, nothing found), "not run" (the expected level did
+	// not run and nothing below it caught the family) or VerdictYesNo.
 	Verdict string `json:"verdict"`
 	// MinItems is the fewest items on which an attacker right on every
 	// item could be significant at the family's chance (MinItems with
@@ -57,6 +57,11 @@ func EvaluateCards(cards []metrics.Card) *Evaluation {
 	}
 	return ev
 }
+
+// VerdictYesNo is the verdict on a family whose items are all bare yes/no
+// pairs, set aside before the audit (metrics.Card.YesNoOnly): an audit
+// with --keep-yesno judges it.
+const VerdictYesNo = "set aside: yes/no items (--keep-yesno audits them)"
 
 // An Evaluation is the audit of the auditor over a whole world.
 type Evaluation struct {
@@ -89,6 +94,12 @@ func Evaluate(t *Truth, cards []metrics.Card) (*Evaluation, error) {
 	for _, f := range t.Families {
 		c, ok := byName[f.Benchmark]
 		if !ok {
+			continue
+		}
+		if c.YesNoOnly {
+			// Its items were set aside before the audit: nothing was
+			// looked for, so it counts neither as planted nor as missed.
+			ev.Families = append(ev.Families, FamilyResult{Family: f.Name, Benchmark: f.Benchmark, Expected: f.Expected, Verdict: VerdictYesNo})
 			continue
 		}
 		levels, err := cardLevels(c)
@@ -196,10 +207,14 @@ func (ev *Evaluation) WriteText(w io.Writer) error {
 		if r.Guessed {
 			verdict += " (the attacker only guessed)"
 		}
+		caught, chance := lv(r.Caught), fmt.Sprintf("%.3f", r.Chance)
+		if r.Verdict == VerdictYesNo {
+			caught, chance = "-", "-" // nothing was audited
+		}
 		if r.N < r.MinItems && (r.Verdict == "missed" || r.Verdict == "not run") {
 			verdict += fmt.Sprintf(" (too few items to test: %d < %d)", r.N, r.MinItems)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\n", r.Family, lv(r.Expected), lv(r.Caught), by, acc, r.Chance, r.N, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Family, lv(r.Expected), caught, by, acc, chance, r.N, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

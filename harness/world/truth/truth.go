@@ -37,6 +37,10 @@ type FamilyTruth struct {
 	Shortcut  string         `json:"shortcut"`
 	Videos    int            `json:"videos"`
 	Items     int            `json:"items"`
+	// YesNoItems counts the family's items whose options are a bare
+	// yes/no pair (harness.IsYesNo): an audit sets them aside unless run
+	// with --keep-yesno (the copy and siblings families are all yes/no).
+	YesNoItems int `json:"yes_no_items,omitempty"`
 }
 
 // ItemTruth is one item's family and expected level.
@@ -45,6 +49,9 @@ type ItemTruth struct {
 	Benchmark string         `json:"benchmark"`
 	Family    string         `json:"family"`
 	Expected  *harness.Level `json:"expected"`
+	// YesNo marks an item whose options are a bare yes/no pair
+	// (harness.IsYesNo), which an audit sets aside by default.
+	YesNo bool `json:"yes_no,omitempty"`
 }
 
 // File is truth.json's name in a world directory.
