@@ -57,7 +57,7 @@ var page = htmlpage.New("index", template.FuncMap{
 	"warnings": FailureWarnings, "retention": RetentionSummary, "hidden": hiddenInTasks,
 	"abstainedAll": func(a metrics.AttackerResult) bool { return a.AbstainShare >= 1 },
 	"cardNotes":    cardNotes, "tooFew": tooFewLine,
-	"chance":       chanceCell, "beforeAudit": beforeAudit,
+	"chance": chanceCell, "beforeAudit": beforeAudit,
 }, `{{define "title"}}vidscreen audit{{end}}{{define "body"}}<h1>vidscreen audit</h1>
 {{if .Version}}<p>vidscreen {{.Version}}</p>{{end}}
 <p>How far the attackers of each level of the attack pyramid get on each benchmark without what the level withholds
