@@ -37,6 +37,13 @@ LaTeX uses booktabs (\usepackage{booktabs}); CSV is RFC 4180 with full-precision
 		flags: func(fs *flag.FlagSet, env *environment) func(ctx context.Context, args []string) error {
 			format := fs.String("format", "md", "write the table as `FORMAT`: "+strings.Join(report.TableFormats, ", "))
 			return func(ctx context.Context, args []string) error {
+				// Flags may follow RUN too.
+				if len(args) > 1 {
+					if err := fs.Parse(args[1:]); err != nil {
+						return &usageError{flagErrorText(fs, err)}
+					}
+					args = append(args[:1], fs.Args()...)
+				}
 				if len(args) != 1 {
 					return &usageError{"want one run directory RUN"}
 				}

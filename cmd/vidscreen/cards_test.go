@@ -23,7 +23,7 @@ func TestCardsCommand(t *testing.T) {
 	if len(recs) != 1+4*3 || recs[0][0] != "benchmark" {
 		t.Errorf("%d records (header %q), want 13", len(recs), recs[0])
 	}
-	code, out, errOut = runCmd("cards", "--format", "latex", run)
+	code, out, errOut = runCmd("cards", run, "--format", "latex") // flags may follow RUN
 	if code != 0 || !strings.Contains(out, `\toprule`) || !strings.Contains(out, `$\varepsilon_{\mathrm{pool}}$`) {
 		t.Errorf("cards --format latex: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
