@@ -75,6 +75,9 @@ type Row struct {
 	// SHA-256 of its bytes where the run recorded it, else Video.
 	VideoID  string   `parquet:"video_id"`
 	Duration *float64 `parquet:"duration,optional"` // seconds; nil when the item does not say
+	// DurationCategory is the item's duration_category (Video-MME's
+	// short/medium/long), "" when it gives none or the audit predates it.
+	DurationCategory string `parquet:"duration_category,optional"`
 	Task     string   `parquet:"task"`
 	Group    string   `parquet:"group"`
 	Question string   `parquet:"question"`
