@@ -77,12 +77,12 @@ type Row struct {
 	Duration *float64 `parquet:"duration,optional"` // seconds; nil when the item does not say
 	// DurationCategory is the item's duration_category (Video-MME's
 	// short/medium/long), "" when it gives none or the audit predates it.
-	DurationCategory string `parquet:"duration_category,optional"`
-	Task     string   `parquet:"task"`
-	Group    string   `parquet:"group"`
-	Question string   `parquet:"question"`
-	Options  []string `parquet:"options,list"`
-	Answer   int32    `parquet:"answer"`
+	DurationCategory string   `parquet:"duration_category,optional"`
+	Task             string   `parquet:"task"`
+	Group            string   `parquet:"group"`
+	Question         string   `parquet:"question"`
+	Options          []string `parquet:"options,list"`
+	Answer           int32    `parquet:"answer"`
 	// Cluster is the item's near-duplicate cluster (duplicates.parquet: the
 	// row of its first member over all benchmarks) and ClusterSize its size.
 	Cluster     int32 `parquet:"dup_cluster"`
