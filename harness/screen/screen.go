@@ -75,14 +75,16 @@ type Row struct {
 	// SHA-256 of its bytes where the run recorded it, else Video.
 	VideoID  string   `parquet:"video_id"`
 	Duration *float64 `parquet:"duration,optional"` // seconds; nil when the item does not say
+	Task     string   `parquet:"task"`
+	Group    string   `parquet:"group"`
+	Question string   `parquet:"question"`
+	Options  []string `parquet:"options,list"`
+	Answer   int32    `parquet:"answer"`
+
 	// DurationCategory is the item's duration_category (Video-MME's
 	// short/medium/long), "" when it gives none or the audit predates it.
-	DurationCategory string   `parquet:"duration_category,optional"`
-	Task             string   `parquet:"task"`
-	Group            string   `parquet:"group"`
-	Question         string   `parquet:"question"`
-	Options          []string `parquet:"options,list"`
-	Answer           int32    `parquet:"answer"`
+	DurationCategory string `parquet:"duration_category,optional"`
+
 	// Cluster is the item's near-duplicate cluster (duplicates.parquet: the
 	// row of its first member over all benchmarks) and ClusterSize its size.
 	Cluster     int32 `parquet:"dup_cluster"`
