@@ -190,6 +190,7 @@ func benchmarkCard(ctx context.Context, items []*harness.Item, atts []attackerIn
 	withALC(&c)
 	c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
 	c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })
+	c.Durations = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.DurationCategory })
 	c.DataQuality = dataQuality(items, members)
 	withReference(&c, items, members, all, ref, dup, cfg)
 	withDuplicates(&c, dup)

@@ -40,6 +40,9 @@ func VLMEvalKit(ctx context.Context, r *release.Release, path string) error {
 
 // VLMEvalKitTable is the table VLMEvalKit writes, as bytes.
 func VLMEvalKitTable(ctx context.Context, r *release.Release) ([]byte, error) {
+	if err := unnamedVideos(r); err != nil {
+		return nil, fmt.Errorf("VLMEvalKit export: %w", err)
+	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Comma = '\t'
