@@ -39,22 +39,25 @@ func unnamedVideos(r *release.Release) error {
 		shown = shown[:5]
 	}
 	return fmt.Errorf("%d of %d items name their video only by a number (item %s: video %q, from %s), not by the video file's name: an exported task could not find them. "+
-		"Import the benchmark's own annotation file (Video-MME: videomme/test-00000-of-00001.parquet, whose videoID names each file), re-import the log with --items-from those items, and run the audit again: %w",
-		len(ids), len(r.Items), strings.Join(shown, ", "), video, from, harness.ErrBadValue)
+		"Import the benchmark's own annotation file (Video-MME: videomme/test-00000-of-00001.parquet, whose videoID names each file), re-import the log with --items-from those items, and run the audit again (%w)",
+		len(ids), len(r.Items), strings.Join(shown, ", "), video, from, harness.ErrBadInput)
 }
 
-// videoFrom is the item's meta.video_from, "" when it has none.
+// videoFrom is the item's meta.video_from, or that of the source item a
+// release keeps as meta.source_meta (release.register); "" when neither
+// has one.
 func videoFrom(it *harness.Item) string {
-	if len(it.Meta) == 0 {
-		return ""
+	meta := it.Meta
+	for range 2 {
+		var m map[string]json.RawMessage
+		if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+			return ""
+		}
+		var s string
+		if json.Unmarshal(m[VideoFromKey], &s) == nil && s != "" {
+			return s
+		}
+		meta = m["source_meta"]
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(it.Meta, &m) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(m[VideoFromKey], &s) != nil {
-		return ""
-	}
-	return s
+	return ""
 }
