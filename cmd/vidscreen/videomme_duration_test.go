@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -114,10 +115,10 @@ func TestVideoMMEDurationCategory(t *testing.T) {
 		args []string
 		want []string // the release's duration groups
 	}{
-		{nil, []string{"short", "medium", "long"}},
+		{[]string{"--items", items, "--export-lmms-eval", filepath.Join(dir, "lmms")}, []string{"short", "medium", "long"}},
 		{[]string{"--durations", "long"}, []string{"long"}},
 	} {
-		rel := filepath.Join(dir, "rel"+strings.Join(c.args, ""))
+		rel := filepath.Join(dir, fmt.Sprintf("rel%d", len(c.args)))
 		args := append([]string{"select", run, "--out", rel, "--budget", "12", "--json", "--accept-residual"}, c.args...)
 		if code, _, stderr := runCmd(args...); code != 0 {
 			t.Fatalf("select %v: exit %d: %s", c.args, code, stderr)
@@ -143,6 +144,50 @@ func TestVideoMMEDurationCategory(t *testing.T) {
 				t.Errorf("select %v: released item %s has duration category %q, want one of %v", c.args, it.ID, it.DurationCategory, c.want)
 			}
 		}
+	}
+	// The exported task keeps the category and names each video by its
+	// videoID, the file lmms-eval's videomme utils.py opens
+	// (data/<videoID>.mp4): the exported utils.py finds it under
+	// $VIDSCREEN_VIDEOS set to that data folder.
+	lm := filepath.Join(dir, "lmms")
+	back := filepath.Join(dir, "back.jsonl")
+	if code, _, stderr := runCmd("import", "lmms-eval-task", filepath.Join(lm, "dataset.jsonl"), "--out", back); code != 0 {
+		t.Fatalf("import lmms-eval-task: exit %d: %s", code, stderr)
+	}
+	backs, err := harness.ReadFiles(t.Context(), []string{back}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range backs {
+		if it.DurationCategory == "" || !strings.HasPrefix(it.Video, "yt") {
+			t.Errorf("exported item %s came back with duration category %q, video %q; want its category and videoID", it.ID, it.DurationCategory, it.Video)
+		}
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return
+	}
+	data := filepath.Join(dir, "Video-MME", "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for v := range 12 {
+		if err := os.WriteFile(filepath.Join(data, fmt.Sprintf("yt%09d.mp4", v+1)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `import json, sys
+sys.path.insert(0, sys.argv[1])
+import utils
+for line in open(sys.argv[1] + "/dataset.jsonl", encoding="utf-8"):
+    print(utils.video_file(json.loads(line), {"VIDSCREEN_VIDEOS": sys.argv[2]}))
+`
+	out, err := exec.Command(py, "-B", "-c", script, lm, data).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), ".mp4\n"); n != len(backs) {
+		t.Errorf("the exported utils.py found %d of %d videos:\n%s", n, len(backs), out)
 	}
 }
 
