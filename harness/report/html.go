@@ -130,8 +130,8 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 <table>
 <tr><th>duration category</th><th>n</th><th>chance</th>{{range $.Levels}}<th>eps {{.}}</th>{{end}}</tr>
 {{range $c.Durations}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-</section>
+{{end}}</table>
+{{end}}</section>
 {{end}}{{end}}`)
 
 func levelName(l *harness.Level) string {
