@@ -101,7 +101,7 @@ func TestVideoMMEDurationCategory(t *testing.T) {
 	for _, d := range cards.Cards[0].Durations {
 		got = append(got, fmt.Sprintf("%s %d", d.Name, d.N))
 	}
-	if want := []string{"long 12", "medium 12", "short 12"}; !slices.Equal(got, want) {
+	if want := []string{"short 12", "medium 12", "long 12"}; !slices.Equal(got, want) {
 		t.Errorf("card's duration breakdown %v, want %v", got, want)
 	}
 	md, err := os.ReadFile(filepath.Join(run, rundir.CardsMarkdown))
@@ -115,7 +115,7 @@ func TestVideoMMEDurationCategory(t *testing.T) {
 		args []string
 		want []string // the release's duration groups
 	}{
-		{[]string{"--items", items, "--export-lmms-eval", filepath.Join(dir, "lmms")}, []string{"short", "medium", "long"}},
+		{[]string{"--items", items, "--export-lmms-eval", filepath.Join(dir, "lmms"), "--export-vlmevalkit", filepath.Join(dir, "Video-MME-hard.tsv")}, []string{"short", "medium", "long"}},
 		{[]string{"--durations", "long"}, []string{"long"}},
 	} {
 		rel := filepath.Join(dir, fmt.Sprintf("rel%d", len(c.args)))
@@ -161,6 +161,19 @@ func TestVideoMMEDurationCategory(t *testing.T) {
 	for _, it := range backs {
 		if it.DurationCategory == "" || !strings.HasPrefix(it.Video, "yt") {
 			t.Errorf("exported item %s came back with duration category %q, video %q; want its category and videoID", it.ID, it.DurationCategory, it.Video)
+		}
+	}
+	tsvBack := filepath.Join(dir, "tsvback.jsonl")
+	if code, _, stderr := runCmd("import", "vlmevalkit", filepath.Join(dir, "Video-MME-hard.tsv"), "--out", tsvBack); code != 0 {
+		t.Fatalf("import vlmevalkit: exit %d: %s", code, stderr)
+	}
+	tsvs, err := harness.ReadFiles(t.Context(), []string{tsvBack}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, it := range tsvs {
+		if it.DurationCategory != backs[i].DurationCategory || it.Duration != nil {
+			t.Errorf("VLMEvalKit table: item %s came back with duration category %q, duration %v; want %q, none", it.ID, it.DurationCategory, it.Duration, backs[i].DurationCategory)
 		}
 	}
 	py, err := exec.LookPath("python3")

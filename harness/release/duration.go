@@ -41,7 +41,7 @@ const UnknownDuration = "unknown"
 // lmms-eval's videomme utils.py, VIDEO_TYPE). They sit beside the seconds
 // groups, not inside them: the category is the benchmark's word, and
 // turning it into seconds would invent a length.
-var durationCategories = []string{"short", "medium", "long"}
+var durationCategories = harness.DurationCategories()
 
 // DurationGroups lists the names of the duration groups, shortest first,
 // then the duration categories, then UnknownDuration.
