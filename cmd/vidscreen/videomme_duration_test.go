@@ -234,3 +234,24 @@ func TestVideoMMEVideoNumberExport(t *testing.T) {
 		t.Error("the refused export wrote its dataset")
 	}
 }
+
+// TestVideoMMETestdataCategory: the lmms-eval Video-MME samples in the
+// predictions testdata import with duration_category "short" (their
+// duration) and the videoID (fFjv93ACGo8, zzzzzzzzzzz) as the video, no
+// meta.video_from.
+func TestVideoMMETestdataCategory(t *testing.T) {
+	t.Parallel()
+	items := filepath.Join(t.TempDir(), "videomme.jsonl")
+	if code, _, stderr := runCmd("import", "lmms-eval", filepath.Join(predictionsTestdata, "samples_videomme_2024-06-20T10-11-12.123456.jsonl"), "--out", items); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	its, err := harness.ReadFiles(t.Context(), []string{items}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range its {
+		if it.DurationCategory != "short" || it.Duration != nil || len(it.Video) != 11 || strings.Contains(string(it.Meta), "video_from") {
+			t.Errorf("item %s: category %q, duration %v, video %q, meta %s; want short, none, an 11-character videoID, no video_from", it.ID, it.DurationCategory, it.Duration, it.Video, it.Meta)
+		}
+	}
+}
