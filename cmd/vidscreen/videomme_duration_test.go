@@ -233,6 +233,57 @@ func TestVideoMMEVideoNumberExport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(lm, "dataset.jsonl")); err == nil {
 		t.Error("the refused export wrote its dataset")
 	}
+	// The fix the message names: Video-MME's own table (here as JSON
+	// records, the parquet's columns), imported, then joined with
+	// --items-from; the export then goes through.
+	its, err := harness.ReadFiles(t.Context(), []string{items}, harness.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table []map[string]any
+	for v := range 12 {
+		for q := range 3 {
+			it := its[v*3+q]
+			opts := make([]any, len(it.Options))
+			for k, o := range it.Options {
+				opts[k] = fmt.Sprintf("%c. %s", 'A'+k, o)
+			}
+			table = append(table, map[string]any{"video_id": fmt.Sprintf("%03d", v+1), "duration": it.DurationCategory, "domain": "Knowledge", "videoID": fmt.Sprintf("yt%09d", v+1),
+				"question_id": it.ID, "task_type": it.Task, "question": it.Question, "options": opts, "answer": string(rune('A' + it.Answer))})
+		}
+	}
+	b, err := json.Marshal(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tableFile := filepath.Join(dir, "videomme-test.json")
+	if err := os.WriteFile(tableFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(dir, "videomme-table.jsonl")
+	if code, _, stderr := runCmd("import", "videomme", tableFile, "--out", named); code != 0 {
+		t.Fatalf("import videomme: exit %d: %s", code, stderr)
+	}
+	joined := filepath.Join(dir, "joined.jsonl")
+	code, _, stderr = runCmd("import", "lmms-eval", log, "--out", joined, "--items-from", named)
+	if code != 0 || strings.Contains(stderr, "from the question id") {
+		t.Fatalf("import --items-from: exit %d: %s", code, stderr)
+	}
+	run2 := filepath.Join(dir, "run2")
+	if code, _, stderr := runAudit("--items", joined, "--out", run2, "--quiet"); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCmd("select", run2, "--out", filepath.Join(dir, "rel2"), "--budget", "12", "--json", "--accept-residual", "--items", joined, "--export-lmms-eval", filepath.Join(dir, "lmms2"))
+	if code != 0 {
+		t.Fatalf("select --export-lmms-eval after --items-from: exit %d: %s", code, stderr)
+	}
+	docs, err := os.ReadFile(filepath.Join(dir, "lmms2", "dataset.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(docs), `"video":"yt0000000`) || strings.Contains(string(docs), "video_from") || !strings.Contains(string(docs), `"duration_category":"`) {
+		t.Errorf("the exported documents do not name the videos by videoID with their category:\n%.600s", docs)
+	}
 }
 
 // TestVideoMMETestdataCategory: the lmms-eval Video-MME samples in the
