@@ -35,7 +35,7 @@ func (it *Item) check(videoRoot string) (field string, err error) {
 	}
 	for _, f := range []struct {
 		name, v string
-	}{{"id", it.ID}, {"benchmark", it.Benchmark}, {"video", it.Video}, {"question", it.Question}, {"task", it.Task}, {"group", it.Group}, {"video_path", it.VideoPath}} {
+	}{{"id", it.ID}, {"benchmark", it.Benchmark}, {"video", it.Video}, {"question", it.Question}, {"task", it.Task}, {"duration_category", it.DurationCategory}, {"group", it.Group}, {"video_path", it.VideoPath}} {
 		if len(f.v) > MaxTextBytes {
 			return f.name, fieldError(ErrTooLarge, "%s holds %d bytes, more than %d (MaxTextBytes)", f.name, len(f.v), MaxTextBytes)
 		}

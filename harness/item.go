@@ -14,6 +14,11 @@ type Item struct {
 	Task      string   `json:"task"`
 	// Duration is the clip length in seconds; nil when the source does not say.
 	Duration *float64 `json:"duration"`
+	// DurationCategory is the length the benchmark gives as a category
+	// instead of seconds (Video-MME's "short" < 2 min, "medium" 4-15 min,
+	// "long" 30-60 min); the cards break down by it and select groups by it
+	// when the item has no length in seconds. Never turned into seconds.
+	DurationCategory string `json:"duration_category,omitempty"`
 
 	Group     string          `json:"group,omitempty"`      // capability group
 	VideoPath string          `json:"video_path,omitempty"` // relative to the video root

@@ -167,6 +167,7 @@ func (r *JSONLReader) parseFields(line []byte) (*Item, error) {
 	it.Answer = d.integer("answer")
 	it.Task = d.str("task", false)
 	it.Duration = d.number("duration")
+	it.DurationCategory = d.str("duration_category", false)
 	it.Group = d.str("group", false)
 	it.VideoPath = d.str("video_path", false)
 	it.Start = d.number("start")
@@ -193,6 +194,7 @@ type fastItem struct {
 	Answer    json.RawMessage `json:"answer"`
 	Task      *string         `json:"task"`
 	Duration  json.RawMessage `json:"duration"`
+	DurCat    *string         `json:"duration_category"`
 	Group     *string         `json:"group"`
 	VideoPath *string         `json:"video_path"`
 	Start     json.RawMessage `json:"start"`
@@ -271,7 +273,7 @@ func (r *JSONLReader) parseFast(line []byte) (*Item, bool) {
 	for _, s := range []struct {
 		src *string
 		dst *string
-	}{{f.Task, &it.Task}, {f.Group, &it.Group}, {f.VideoPath, &it.VideoPath}} {
+	}{{f.Task, &it.Task}, {f.DurCat, &it.DurationCategory}, {f.Group, &it.Group}, {f.VideoPath, &it.VideoPath}} {
 		if s.src != nil {
 			*s.dst = *s.src
 		}
@@ -291,7 +293,7 @@ func (r *JSONLReader) parseFast(line []byte) (*Item, bool) {
 
 // fieldOrder lists the fields in the order they are checked, so that a line
 // with several problems always reports the same one.
-var fieldOrder = []string{"id", "benchmark", "video", "question", "options", "answer", "task", "duration", "group", "video_path", "start", "end", "meta"}
+var fieldOrder = []string{"id", "benchmark", "video", "question", "options", "answer", "task", "duration", "duration_category", "group", "video_path", "start", "end", "meta"}
 
 // jsonFields decodes fields of one JSON object, keeping the first error.
 type jsonFields struct {

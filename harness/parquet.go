@@ -40,7 +40,7 @@ type ParquetReader struct {
 // parquetKinds says which physical types each known field accepts.
 var parquetKinds = map[string][]parquet.Kind{
 	"id": {parquet.ByteArray}, "benchmark": {parquet.ByteArray}, "video": {parquet.ByteArray},
-	"question": {parquet.ByteArray}, "task": {parquet.ByteArray}, "group": {parquet.ByteArray},
+	"question": {parquet.ByteArray}, "task": {parquet.ByteArray}, "group": {parquet.ByteArray}, "duration_category": {parquet.ByteArray},
 	"video_path": {parquet.ByteArray}, "meta": {parquet.ByteArray}, "options": {parquet.ByteArray},
 	"answer":   {parquet.Int32, parquet.Int64},
 	"duration": {parquet.Int32, parquet.Int64, parquet.Float, parquet.Double},
@@ -231,6 +231,8 @@ func (r *ParquetReader) decode(row parquet.Row) (*Item, error) {
 			it.Task = s
 		case "group":
 			it.Group = s
+		case "duration_category":
+			it.DurationCategory = s
 		case "video_path":
 			it.VideoPath = s
 		case "options":

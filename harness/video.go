@@ -18,8 +18,9 @@ var ErrOutsideRoot = errors.New("video path leaves the video root")
 
 // videoExtensions are tried, in this order, after an item's bare video name
 // when no video_path is given: benchmarks name a video by its id
-// ("4010069381") and ship it as id.mp4 or id.webm.
-var videoExtensions = []string{".mp4", ".webm", ".mkv", ".mov", ".avi", ".m4v", ".ts"}
+// ("4010069381") and ship it as id.mp4 or id.webm (Video-MME: some as
+// id.MP4, which lmms-eval's videomme_doc_to_visual tries too).
+var videoExtensions = []string{".mp4", ".webm", ".mkv", ".mov", ".avi", ".m4v", ".ts", ".MP4"}
 
 // ResolveVideo returns the file of it's video under root: video_path when
 // set, else video (as is, then with each common extension). The path may be

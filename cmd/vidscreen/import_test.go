@@ -24,7 +24,7 @@ func TestImport(t *testing.T) {
 		first      string // the first item line
 	}{
 		{"lmms-eval", "samples_videomme_2024-06-20T10-11-12.123456.jsonl", "videomme", 4, true,
-			`{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?","options":["Apples.","Candles.","Berries.","The three kinds are of the same number."],"answer":2,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}`},
+			`{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?","options":["Apples.","Candles.","Berries.","The three kinds are of the same number."],"answer":2,"task":"Counting Problem","duration":null,"duration_category":"short"}`},
 		{"lmms-eval", "samples_nextqa_mc_test_2024-06-20T11-00-00.000001.jsonl", "nextqa_mc_test", 2, true,
 			`{"id":"6","benchmark":"nextqa_mc_test","video":"4010069381","question":"how do the two man play the instrument","options":["roll the handle","tap their feet","strum the string","hit with sticks","pat with hand"],"answer":0,"task":"CH","duration":null}`},
 		{"vlmevalkit", "MVBench_results.xlsx", "MVBench_results", 4, true,
@@ -141,9 +141,9 @@ func TestImportLMMSEvalWithoutDoc(t *testing.T) {
 		stderr           []string
 	}{
 		{"v0.4-0.6", "20250712_101112_samples_videomme.jsonl", lmmsV04Lines,
-			`{"id":"001-1","benchmark":"videomme","video":"001","question":"How many apples are on the tree?","options":["One.","Two.","Three.","Four."],"answer":2,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}
-{"id":"001-2","benchmark":"videomme","video":"001","question":"What is the genre of this video?","options":["A news report.","A documentary.","A travel vlog.","A tutorial."],"answer":0,"task":"Object Recognition","duration":null,"meta":{"duration_group":"short"}}
-{"id":"001-3","benchmark":"videomme","video":"001","question":"Who speaks first?","options":["The host.","The guest.","Nobody.","A narrator."],"answer":1,"task":"Object Recognition","duration":null,"meta":{"duration_group":"short"}}
+			`{"id":"001-1","benchmark":"videomme","video":"001","question":"How many apples are on the tree?","options":["One.","Two.","Three.","Four."],"answer":2,"task":"Counting Problem","duration":null,"duration_category":"short","meta":{"video_from":"the question id"}}
+{"id":"001-2","benchmark":"videomme","video":"001","question":"What is the genre of this video?","options":["A news report.","A documentary.","A travel vlog.","A tutorial."],"answer":0,"task":"Object Recognition","duration":null,"duration_category":"short","meta":{"video_from":"the question id"}}
+{"id":"001-3","benchmark":"videomme","video":"001","question":"Who speaks first?","options":["The host.","The guest.","Nobody.","A narrator."],"answer":1,"task":"Object Recognition","duration":null,"duration_category":"short","meta":{"video_from":"the question id"}}
 `,
 			`{"benchmark":"videomme","id":"001-1","pred":"C"}
 {"benchmark":"videomme","id":"001-2","pred":""}
@@ -151,8 +151,8 @@ func TestImportLMMSEvalWithoutDoc(t *testing.T) {
 `,
 			[]string{"items read 3 from input and videomme_perception_score", "the video of each item: 3 from the question id", "replies as the tool parsed them: 3 from videomme_perception_score.pred_answer", "3 replies, 2 right: accuracy 66.7% with unparsed replies counted wrong; 1 unparsed (no option named): 001-2"}},
 		{"v0.7", "20251020_080910_samples_videomme.jsonl", lmmsV07Lines,
-			`{"id":"002-1","benchmark":"videomme","video":"zzzzzzzzzzz","question":"Which planet appears first?","options":["Mars.","Venus.","Saturn.","Earth."],"answer":1,"task":"Temporal Perception","duration":null,"meta":{"duration_group":"medium"}}
-{"id":"002-2","benchmark":"videomme","video":"zzzzzzzzzzz","question":"Which planet appears last?","options":["Mars.","Venus.","Saturn.","Earth."],"answer":3,"task":"Temporal Perception","duration":null,"meta":{"duration_group":"medium"}}
+			`{"id":"002-1","benchmark":"videomme","video":"zzzzzzzzzzz","question":"Which planet appears first?","options":["Mars.","Venus.","Saturn.","Earth."],"answer":1,"task":"Temporal Perception","duration":null,"duration_category":"medium"}
+{"id":"002-2","benchmark":"videomme","video":"zzzzzzzzzzz","question":"Which planet appears last?","options":["Mars.","Venus.","Saturn.","Earth."],"answer":3,"task":"Temporal Perception","duration":null,"duration_category":"medium"}
 `,
 			`{"benchmark":"videomme","id":"002-1","pred":"B"}
 {"benchmark":"videomme","id":"002-2","pred":"A"}
@@ -221,7 +221,7 @@ func TestImportLMMSEvalV02(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(out)
-	want := `{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"How many apples?","options":["One.","Two."],"answer":1,"task":"Counting Problem","duration":null,"meta":{"duration_group":"short"}}` + "\n"
+	want := `{"id":"001-1","benchmark":"videomme","video":"fFjv93ACGo8","question":"How many apples?","options":["One.","Two."],"answer":1,"task":"Counting Problem","duration":null,"duration_category":"short"}` + "\n"
 	if string(b) != want || !strings.Contains(stderr, "items read 1 from doc") {
 		t.Errorf("items\n%s\nwant\n%s\nstderr %q", b, want, stderr)
 	}

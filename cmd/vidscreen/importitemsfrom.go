@@ -63,7 +63,7 @@ func joinItemsFrom(ctx context.Context, path string, rows []items.Row) error {
 		r.ID, r.Video, r.VideoPath, r.Question, r.Options, r.Task, r.Duration = it.ID, it.Video, it.VideoPath, it.Question, it.Options, it.Task, it.Duration
 		r.Group, r.Start, r.End = it.Group, it.Start, it.End
 		r.Gold, r.GoldIndex = "", it.Answer
-		r.VideoFrom, r.DurationGroup = "", ""
+		r.VideoFrom, r.DurationGroup = "", it.DurationCategory
 		r.ItemsFrom = fmt.Sprintf("--items-from %s (joined by %s)", path, by)
 	}
 	return nil

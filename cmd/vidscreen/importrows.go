@@ -13,6 +13,7 @@ import (
 	"github.com/vidscreen/vidscreen/harness"
 	"github.com/vidscreen/vidscreen/harness/answer"
 	"github.com/vidscreen/vidscreen/harness/items"
+	"github.com/vidscreen/vidscreen/harness/release/export"
 )
 
 // importedItem is the item schema in its documented field order.
@@ -25,12 +26,15 @@ type importedItem struct {
 	Answer    int      `json:"answer"`
 	Task      string   `json:"task"`
 	Duration  *float64 `json:"duration"`
-	Group     string   `json:"group,omitempty"`
-	VideoPath string   `json:"video_path,omitempty"`
-	Start     *float64 `json:"start,omitempty"`
-	End       *float64 `json:"end,omitempty"`
-	// Meta holds what the schema has no field for: a duration given as a
-	// category ({"duration_group": "short"}), the format's own fields.
+	// DurationCategory is a duration the file gives as a category
+	// (Video-MME's "short", "medium", "long"), never turned into seconds.
+	DurationCategory string   `json:"duration_category,omitempty"`
+	Group            string   `json:"group,omitempty"`
+	VideoPath        string   `json:"video_path,omitempty"`
+	Start            *float64 `json:"start,omitempty"`
+	End              *float64 `json:"end,omitempty"`
+	// Meta holds what the schema has no field for: the format's own
+	// fields.
 	Meta map[string]any `json:"meta,omitempty"`
 }
 
@@ -138,7 +142,7 @@ func (s *importSummary) print(w io.Writer, file string, kept int) {
 		fmt.Fprintf(w, "vidscreen import: %s: %d items have an option holding a line break (kept; a prompt shows it on two lines): %s\n", file, n, listed(s.lineBreaks, 5))
 	}
 	if len(s.videoFrom) > 0 {
-		fmt.Fprintf(w, "vidscreen import: %s: the file names no video file; the video of each item: %s (a video number, not a file name: the video levels will not find it)\n", file, sortedCounts(s.videoFrom))
+		fmt.Fprintf(w, "vidscreen import: %s: the file names no video file; the video of each item: %s (a video number, not a file name: the video levels will not find it, nor will an exported task; import the benchmark's own annotation file, for Video-MME videomme/test-00000-of-00001.parquet, and give its items with --items-from to name the files)\n", file, sortedCounts(s.videoFrom))
 	}
 	if s.replies == 0 {
 		return
@@ -252,14 +256,16 @@ func importRows(res *items.Result, bench, fallback string, opt items.Options, vl
 			gold = g
 		}
 		it := importedItem{ID: r.ID, Benchmark: name, Video: r.Video, VideoPath: r.VideoPath, Question: r.Question, Options: opts, Answer: gold, Task: r.Task, Duration: r.Duration,
-			Group: r.Group, Start: r.Start, End: r.End}
-		if len(r.Meta) > 0 || r.DurationGroup != "" {
+			DurationCategory: r.DurationGroup, Group: r.Group, Start: r.Start, End: r.End}
+		if len(r.Meta) > 0 || r.VideoFrom != "" {
 			it.Meta = maps.Clone(r.Meta)
 			if it.Meta == nil {
 				it.Meta = map[string]any{}
 			}
-			if r.DurationGroup != "" {
-				it.Meta["duration_group"] = r.DurationGroup
+			// The file named the video only by a number: the exports refuse
+			// such an item rather than write a path that cannot exist.
+			if r.VideoFrom != "" {
+				it.Meta[export.VideoFromKey] = r.VideoFrom
 			}
 		}
 		b, err := json.Marshal(it)

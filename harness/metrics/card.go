@@ -107,6 +107,11 @@ type Card struct {
 	// and Holm's correction over the attackers on those items.
 	Tasks  []Breakdown `json:"tasks,omitempty"`
 	Groups []Breakdown `json:"groups,omitempty"`
+	// Durations breaks the card down the same way by the items'
+	// duration_category (Video-MME's short, medium, long), for a benchmark
+	// that gives its lengths as categories; none when its items share one
+	// category or give none.
+	Durations []Breakdown `json:"durations,omitempty"`
 	// BreakingLevel maps each tolerance delta ("0.03", "0.05", "0.08") to the
 	// first level with eps >= s* - c - delta, or null when none of the levels
 	// that ran breaks; the whole map is null without a reference.

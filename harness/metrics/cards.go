@@ -190,6 +190,7 @@ func benchmarkCard(ctx context.Context, items []*harness.Item, atts []attackerIn
 	withALC(&c)
 	c.Tasks = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Task })
 	c.Groups = breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.Group })
+	c.Durations = byDurationCategory(breakdowns(items, members, c.Attackers, all, cfg.Attack.Levels, func(it *harness.Item) string { return it.DurationCategory }))
 	c.DataQuality = dataQuality(items, members)
 	withReference(&c, items, members, all, ref, dup, cfg)
 	withDuplicates(&c, dup)
@@ -818,4 +819,21 @@ func withDuplicates(c *Card, dup *dups.Result) {
 	byName := func(x, y Flow) int { return strings.Compare(x.Benchmark, y.Benchmark) }
 	slices.SortFunc(c.CrossBenchmarkFlows, byName)
 	slices.SortFunc(c.SharedVideoFlows, byName)
+}
+
+// byDurationCategory orders a duration breakdown shortest first
+// (harness.DurationCategories), then other categories by name, then "".
+func byDurationCategory(bs []Breakdown) []Breakdown {
+	known := harness.DurationCategories()
+	rank := func(name string) int {
+		if i := slices.Index(known, name); i >= 0 {
+			return i
+		}
+		if name == "" {
+			return len(known) + 1
+		}
+		return len(known)
+	}
+	slices.SortStableFunc(bs, func(a, b Breakdown) int { return rank(a.Name) - rank(b.Name) })
+	return bs
 }

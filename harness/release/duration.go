@@ -2,6 +2,7 @@ package release
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vidscreen/vidscreen/harness"
@@ -30,21 +31,32 @@ var durationGroups = []durationGroup{
 }
 
 // UnknownDuration is the duration group of an item whose source gives no
-// length (neither duration nor start and end).
+// length (neither duration nor start and end) and no duration category it
+// knows.
 const UnknownDuration = "unknown"
 
+// durationCategories are the duration categories a benchmark gives instead
+// of seconds that select groups by, shortest first: Video-MME's short
+// (< 2 min), medium (4-15 min) and long (30-60 min) (Video-MME paper, 3.1;
+// lmms-eval's videomme utils.py, VIDEO_TYPE). They sit beside the seconds
+// groups, not inside them: the category is the benchmark's word, and
+// turning it into seconds would invent a length.
+var durationCategories = harness.DurationCategories()
+
 // DurationGroups lists the names of the duration groups, shortest first,
-// then UnknownDuration.
+// then the duration categories, then UnknownDuration.
 func DurationGroups() []string {
-	out := make([]string, 0, len(durationGroups)+1)
+	out := make([]string, 0, len(durationGroups)+len(durationCategories)+1)
 	for _, g := range durationGroups {
 		out = append(out, g.name)
 	}
+	out = append(out, durationCategories...)
 	return append(out, UnknownDuration)
 }
 
 // DurationGroup returns the duration group of it: by its duration, else by
-// end - start when both clip bounds are given, else UnknownDuration.
+// end - start when both clip bounds are given, else its duration category
+// when it is one of durationCategories, else UnknownDuration.
 func DurationGroup(it *harness.Item) string {
 	var d float64
 	switch {
@@ -53,6 +65,9 @@ func DurationGroup(it *harness.Item) string {
 	case it.Start != nil && it.End != nil:
 		d = *it.End - *it.Start
 	default:
+		if c := strings.ToLower(strings.TrimSpace(it.DurationCategory)); slices.Contains(durationCategories, c) {
+			return c
+		}
 		return UnknownDuration
 	}
 	return durationGroupOf(d)
@@ -70,20 +85,24 @@ func durationGroupOf(d float64) string {
 	return UnknownDuration
 }
 
-// durationRank orders duration groups shortest first, unknown last.
+// durationRank orders duration groups shortest first, then the duration
+// categories, unknown last.
 func durationRank(name string) int {
 	for i, g := range durationGroups {
 		if g.name == name {
 			return i
 		}
 	}
-	return len(durationGroups)
+	if i := slices.Index(durationCategories, name); i >= 0 {
+		return len(durationGroups) + i
+	}
+	return len(durationGroups) + len(durationCategories)
 }
 
 // checkDurations refuses a duration group name that does not exist.
 func checkDurations(names []string) error {
 	for _, n := range names {
-		if durationRank(n) == len(durationGroups) && n != UnknownDuration {
+		if durationRank(n) == len(durationGroups)+len(durationCategories) && n != UnknownDuration {
 			return fmt.Errorf("unknown duration group %q (want one of %s)", n, strings.Join(DurationGroups(), ", "))
 		}
 	}

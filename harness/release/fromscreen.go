@@ -47,7 +47,7 @@ func FromScreen(ctx context.Context, s *screen.Screen, versions map[string]strin
 	for i := range s.Rows {
 		r := &s.Rows[i]
 		it := &harness.Item{ID: r.ID, Benchmark: r.Benchmark, Video: r.Video, Question: r.Question,
-			Options: r.Options, Answer: int(r.Answer), Task: r.Task, Duration: r.Duration, Group: r.Group}
+			Options: r.Options, Answer: int(r.Answer), Task: r.Task, Duration: r.Duration, DurationCategory: r.DurationCategory, Group: r.Group}
 		if !r.Kept {
 			screened = append(screened, it)
 			continue

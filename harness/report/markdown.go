@@ -109,7 +109,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for _, bd := range []struct {
 			name string
 			rows []metrics.Breakdown
-		}{{"task", c.Tasks}, {"group", c.Groups}} {
+		}{{"task", c.Tasks}, {"group", c.Groups}, {"duration category", c.Durations}} {
 			if len(bd.rows) == 0 {
 				continue
 			}

@@ -27,6 +27,9 @@ var itemColumns = []reflect.StructField{
 	{Name: "Failure", Type: reflect.TypeFor[string](), Tag: `parquet:"failure"`},
 	{Name: "VideoSHA256", Type: reflect.TypeFor[string](), Tag: `parquet:"video_sha256"`},
 	{Name: "VideoIdentity", Type: reflect.TypeFor[string](), Tag: `parquet:"video_identity"`},
+	// DurationCategory is the item's duration_category (Video-MME's
+	// short/medium/long), which select groups by when duration is null.
+	{Name: "DurationCategory", Type: reflect.TypeFor[string](), Tag: `parquet:"duration_category"`},
 }
 
 // perAttacker are the columns of each attacker, in order, by suffix.
@@ -119,6 +122,7 @@ func (r *Report) WriteItemsParquet(w io.Writer) error {
 		if videoRead(r.Failures, i) && i < len(r.VideoIdentity) {
 			row.Field(13).SetString(r.VideoIdentity[i])
 		}
+		row.Field(14).SetString(it.DurationCategory)
 		for k, f := range flags {
 			q, _ := harness.Flag(f)
 			row.Field(len(itemColumns) + k).SetBool(it.Quality.Has(q))

@@ -199,7 +199,7 @@ func TestItemsParquetReadsBack(t *testing.T) {
 	for _, c := range f.Schema().Columns() {
 		cols = append(cols, strings.Join(c, "."))
 	}
-	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure,video_sha256,video_identity," +
+	want := "id,benchmark,video,task,group,question,options.list.element,n_options,answer,dup_cluster,duration,failure,video_sha256,video_identity,duration_category," +
 		"dq_empty_option,dq_repeated_option,dq_letter_prefix,dq_meta_option," +
 		"option_artifact_pred,option_artifact_scored,option_artifact_abstained,option_artifact_correct,option_artifact_margin,option_artifact_solved,option_artifact_floored," +
 		"siblings_pred,siblings_scored,siblings_abstained,siblings_correct,siblings_margin,siblings_solved,siblings_floored"

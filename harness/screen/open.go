@@ -279,6 +279,9 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 	}
 	hashCol, hashed := col["video_sha256"]
 	identCol, identified := col["video_identity"]
+	// An audit from before duration_category has none: its items had no
+	// category then either (it was kept in meta).
+	catCol, categorized := col["duration_category"]
 	flags := harness.QualityNames()
 	dq := make([]int, len(flags))
 	for k, fl := range flags {
@@ -329,6 +332,9 @@ func readItems(path string, attackers []Attacker) ([]Row, error) {
 			}
 			if hashed {
 				row.VideoID = one(hashCol).String()
+			}
+			if categorized {
+				row.DurationCategory = one(catCol).String()
 			}
 			if identified {
 				if id := one(identCol).String(); id != "" {

@@ -88,6 +88,11 @@ type Row struct {
 	Question string   `parquet:"question"`
 	Options  []string `parquet:"options,list"`
 	Answer   int32    `parquet:"answer"`
+
+	// DurationCategory is the item's duration_category (Video-MME's
+	// short/medium/long), "" when it gives none or the audit predates it.
+	DurationCategory string `parquet:"duration_category,optional"`
+
 	// Cluster is the item's near-duplicate cluster (duplicates.parquet: the
 	// row of its first member over all benchmarks) and ClusterSize its size.
 	Cluster     int32 `parquet:"dup_cluster"`

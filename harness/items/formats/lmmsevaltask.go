@@ -49,6 +49,9 @@ type taskDocument struct {
 	End         *float64        `json:"end"`
 	BlindOrders json.RawMessage `json:"blind_orders"`
 	Meta        string          `json:"meta"`
+
+	// DurationCategory is absent from exports before duration_category.
+	DurationCategory string `json:"duration_category"`
 }
 
 // detectLMMSEvalTask claims a JSON Lines file whose first record is an
@@ -141,7 +144,7 @@ func taskRow(b []byte, path string, line int) (items.Row, error) {
 	}
 	row := items.Row{Source: fmt.Sprintf("%s:%d", path, line), File: path, Line: line,
 		ID: *d.ItemID, Benchmark: *d.Release, Video: *d.Video, VideoPath: d.VideoPath, Question: *d.Question, Options: d.Options,
-		Task: d.Task, Group: d.Group, Duration: d.Duration, Start: d.Start, End: d.End,
+		Task: d.Task, Group: d.Group, Duration: d.Duration, DurationGroup: d.DurationCategory, Start: d.Start, End: d.End,
 		Gold: d.Answer, GoldIndex: *d.AnswerIndex, Choice: -1}
 	if d.Meta != "" {
 		dec := json.NewDecoder(strings.NewReader(d.Meta))

@@ -39,6 +39,10 @@ type document struct {
 	End         *float   `json:"end"`
 	BlindOrders [][]int  `json:"blind_orders"`
 	Meta        string   `json:"meta"`
+
+	// DurationCategory is the item's duration_category (Video-MME's
+	// short/medium/long), "" where it gives none.
+	DurationCategory string `json:"duration_category"`
 }
 
 // documents are r's items as lmms-eval documents.
@@ -50,7 +54,7 @@ func documents(r *release.Release) ([]document, error) {
 		}
 		docs[k] = document{ItemID: it.ID, Release: r.Name, Video: it.Video, VideoPath: it.VideoPath,
 			Question: it.Question, Options: it.Options, Answer: answer.Letter(it.Answer), AnswerIndex: it.Answer,
-			Task: it.Task, Group: it.Group, Duration: floatOf(it.Duration), Start: floatOf(it.Start), End: floatOf(it.End),
+			Task: it.Task, Group: it.Group, Duration: floatOf(it.Duration), DurationCategory: it.DurationCategory, Start: floatOf(it.Start), End: floatOf(it.End),
 			BlindOrders: blindOrders(seed(r), it.ID, len(it.Options))}
 		if len(it.Meta) > 0 {
 			var b bytes.Buffer

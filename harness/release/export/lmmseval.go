@@ -53,6 +53,9 @@ type TaskDir struct {
 // documents.
 func NewLMMSEval(r *release.Release, dir string) (*TaskDir, error) {
 	prefix := TaskPrefix(r.Name)
+	if err := unnamedVideos(r); err != nil {
+		return nil, fmt.Errorf("lmms-eval export: %w", err)
+	}
 	docs, err := documents(r)
 	if err != nil {
 		return nil, fmt.Errorf("lmms-eval export: %w", err)

@@ -24,7 +24,7 @@ import os
 import re
 
 VIDEO_ROOT_ENV = "VIDSCREEN_VIDEOS"
-VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".mov", ".avi", ".m4v", ".ts")
+VIDEO_EXTENSIONS = (".mp4", ".webm", ".mkv", ".mov", ".avi", ".m4v", ".ts", ".MP4")
 LETTERS = "ABCDEFGHIJKLMNOP"
 
 # ---------------------------------------------------------------- documents

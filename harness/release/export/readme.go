@@ -21,7 +21,7 @@ func readme(r *release.Release, prefix string, ms []metric) string {
 	fmt.Fprintf(&b, "python -m lmms_eval --model <model> --model_args <args> --include_path %s \\\n    --tasks %s --batch_size 1 --log_samples --output_path results/\n", "THIS_DIRECTORY", prefix)
 	b.WriteString("```\n\n")
 	fmt.Fprintf(&b, "`--tasks %s` runs the six tasks; name one (`--tasks %s_8frame`) to run it alone.\n", prefix, prefix)
-	b.WriteString("Each item's video is `video_path`, else `video` (with .mp4, .webm, .mkv, .mov, .avi, .m4v or .ts\n")
+	b.WriteString("Each item's video is `video_path`, else `video` (with .mp4, .webm, .mkv, .mov, .avi, .m4v, .ts or .MP4\n")
 	b.WriteString("tried when it has no extension), under `$VIDSCREEN_VIDEOS`; a path that leaves that root is refused.\n")
 	b.WriteString("lmms-eval after v0.7.2 finds `" + DatasetFile + "` beside the YAML files; v0.7.2 and older resolve\n")
 	b.WriteString("`data_files` against the working directory: run from this directory, or make the path in\n")

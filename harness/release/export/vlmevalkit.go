@@ -21,7 +21,8 @@ import (
 // against answer); question_id keeps the release's item id; video_path is
 // the file relative to the video root, as Video-MME's table has it;
 // task_type and category (the capability group) are the columns its
-// evaluators break scores down by; duration is in seconds.
+// evaluators break scores down by; duration is in seconds, else the
+// item's duration category.
 var VLMEvalKitColumns = []string{"index", "question_id", "video", "video_path", "question", "candidates", "answer", "task_type", "category", "duration"}
 
 // VLMEvalKitDatasetFile is the Python file written beside the table: the
@@ -60,6 +61,9 @@ func VLMEvalKit(ctx context.Context, r *release.Release, path string) error {
 
 // VLMEvalKitTable is the table VLMEvalKit writes, as bytes.
 func VLMEvalKitTable(ctx context.Context, r *release.Release) ([]byte, error) {
+	if err := unnamedVideos(r); err != nil {
+		return nil, fmt.Errorf("VLMEvalKit export: %w", err)
+	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	w.Comma = '\t'
@@ -73,7 +77,9 @@ func VLMEvalKitTable(ctx context.Context, r *release.Release) ([]byte, error) {
 		if len(it.Options) > answer.MaxOptions || it.Answer < 0 || it.Answer >= len(it.Options) {
 			return nil, fmt.Errorf("VLMEvalKit export: item %s: %d options, answer %d: not a released item", it.ID, len(it.Options), it.Answer)
 		}
-		duration := ""
+		// VLMEvalKit's Video-MME table holds the category in duration
+		// (short/medium/long), which its import reads back as one.
+		duration := it.DurationCategory
 		if it.Duration != nil {
 			duration = strconv.FormatFloat(*it.Duration, 'f', -1, 64)
 		}
