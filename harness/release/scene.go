@@ -160,7 +160,7 @@ func pairCosines(x *kernels.Matrix, rng *rand.Rand) []float64 {
 		out := make([]float64, 0, n*(n-1)/2)
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				out = append(out, dot(x.Row(i), x.Row(j)))
+				out = append(out, kernels.Dot64(x.Row(i), x.Row(j)))
 			}
 		}
 		return out
@@ -169,7 +169,7 @@ func pairCosines(x *kernels.Matrix, rng *rand.Rand) []float64 {
 	for range scenePairs {
 		i, j := rng.IntN(n), rng.IntN(n)
 		if i != j {
-			out = append(out, dot(x.Row(i), x.Row(j)))
+			out = append(out, kernels.Dot64(x.Row(i), x.Row(j)))
 		}
 	}
 	return out
@@ -235,26 +235,6 @@ func down32(x float64) float32 {
 		f = math.Nextafter32(f, float32(math.Inf(-1)))
 	}
 	return f
-}
-
-// dot is the cosine of two unit rows, summed in the order of the leader
-// clustering's (kernels' dot64: four lanes), so that a threshold taken from
-// these cosines compares equal there. Products of two float32s are exact in
-// float64; only the order of the sums could differ.
-func dot(x, y []float32) float64 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += float64(x[i]) * float64(y[i])
-		s1 += float64(x[i+1]) * float64(y[i+1])
-		s2 += float64(x[i+2]) * float64(y[i+2])
-		s3 += float64(x[i+3]) * float64(y[i+3])
-	}
-	for ; i < len(x); i++ {
-		s0 += float64(x[i]) * float64(y[i])
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 func isZero(row []float32) bool {
