@@ -156,10 +156,6 @@ func (s *Spec) Validate() error {
 		return harness.Usagef("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", s.ExportVLMEvalKit)
 	case s.Rounds < 0:
 		return harness.Usagef("--rounds %d: want 0 or more", s.Rounds)
-	case (s.ExportLMMSEval != "" || s.ExportVLMEvalKit != "") && len(s.Items) == 0:
-		// The run keeps no item's video_path, start, end or meta: an
-		// export without them finds no video that sits in a folder.
-		return harness.Usagef("the exports need --items FILE (the audit's item files): the run keeps no item's video_path, start, end or meta, by which the exported tasks find each video and clip")
 	}
 	if t := s.sceneThreshold(); !(t > -1 && t <= 1) {
 		return harness.Usagef("--scene-threshold %v: want a cosine in (-1, 1]", t)
