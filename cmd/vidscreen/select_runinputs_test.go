@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	runs "github.com/vidscreen/vidscreen/harness/run"
 )
 
 // TestSelectTakesItemsFromTheRun: the audit records its item files' paths
@@ -106,4 +109,25 @@ func withVideoPaths(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestMergeRecordsTheShardsInputs: a merge records in run.json the item
+// files its shards audited (their common spec holds them as absolute paths),
+// so that select takes them from the merged run as from an unsharded one.
+func TestMergeRecordsTheShardsInputs(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	subset := withVideoPaths(t, demoSubset(t, 30))
+	merged, _, _ := shardAndMerge(t, tmp, 2, "--items", subset)
+	in, err := runs.ReadInputs(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in == nil || !slices.Equal(in.Items, []string{subset}) || in.Videos != "" {
+		t.Fatalf("merged run.json inputs %+v, want items [%s] and no video root", in, subset)
+	}
+	code, _, stderr := runCmd("select", merged, "--out", filepath.Join(tmp, "rel"), "--budget", "10", "--export-vlmevalkit", filepath.Join(tmp, "vk.tsv"))
+	if code != 0 || !strings.Contains(stderr, "--items from the run: "+subset) {
+		t.Fatalf("select of the merged run without --items: exit %d: %s", code, stderr)
+	}
 }
