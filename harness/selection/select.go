@@ -103,11 +103,10 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 			return nil, err
 		}
 	}
+	// A video root always comes with the item files (inputsFromRun), by
+	// whose video_path the videos resolve.
 	videosBy, err := identifyVideos(ctx, pool, spec.Videos, env)
 	if err != nil {
-		if len(spec.Items) == 0 && spec.Videos != "" {
-			return nil, fmt.Errorf("%w; the screen does not carry the items' video_path: give the audit's item files with --items (the run read %s)", err, itemNames(cfg))
-		}
 		return nil, err
 	}
 	team, err := openTeam(ctx, &spec, cfg, env)
