@@ -31,10 +31,13 @@ type Spec struct {
 	// screened with vidscreen screen's defaults when that holds none).
 	Screen string `json:"screen,omitempty"`
 	// Items are the audit's item files (--items), which give the release
-	// each item's video_path, start, end and meta.
+	// each item's video_path, start, end and meta. Left empty, Select takes
+	// the paths the run recorded in run.json where the exports or a video
+	// root need them, each checked by SHA-256 against config.json.
 	Items []string `json:"items,omitempty"`
 	// Videos is the audit's video root (--videos): videos are identified by
-	// content, and with Models the model readers re-run.
+	// content, and with Models the model readers re-run. Left empty with
+	// Models on a run with video levels, Select takes the run's root.
 	Videos string `json:"videos,omitempty"`
 	// Models is the audit's models folder (--models).
 	Models string `json:"models,omitempty"`
