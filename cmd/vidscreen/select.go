@@ -93,8 +93,11 @@ lmms_eval --include_path DIR --tasks <prefix>, with VIDSCREEN_VIDEOS naming the 
 --export-vlmevalkit FILE.tsv writes it as a VLMEvalKit video MCQ table (index, question_id,
 video, video_path, question, candidates as a Python list, answer as a letter, task_type,
 category, duration). Both import back: vidscreen import lmms-eval-task DIR/dataset.jsonl,
-vidscreen import vlmevalkit FILE.tsv --benchmark <release>. Both need --items (the audit's
-item files), which give each item its video_path and clip. See docs/select.md.
+vidscreen import vlmevalkit FILE.tsv --benchmark <release>. Both need the audit's item
+files, which give each item its video_path and clip: --items, or by default the paths the
+run recorded in run.json (checked by SHA-256 against config.json; stderr says so). With
+--models on a run with video levels, the run's video root is taken as --videos the same way.
+See docs/select.md.
 
 The release name is "vidscreen-" and the first 16 hex digits of the SHA-256 of the
 lockfile (without its name): the same run, screen, flags and seed give the same name and
@@ -137,11 +140,11 @@ says which, the release is written to read, and --accept-residual exits 0 instea
 			fs.IntVar(&spec.Workers, "workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			fs.StringVar(&spec.Models, "models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork)
-			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT` (config.json's video_root; with --models and without it, select says it): videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos; give --items too, the screen carries no video_path")
+			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT` (default with --models: the run's, from run.json): videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos; the items' video_path comes from --items or the run's item files")
 			asJSON := fs.Bool("json", false, "print the summary as JSON (default: a short table)")
 			acceptResidual := fs.Bool("accept-residual", false, "exit 0 when the gate could not clean the release (a level still significant after the rounds, or fewer items than --budget); without it select exits 3")
 			var itemFiles stringList
-			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
+			fs.Var(&itemFiles, "items", "the audit's item `FILE` (repeatable; default for the exports and --videos: the run's, from run.json, checked by SHA-256): the release then keeps each item's video_path, start, end and meta, which a screen does not carry")
 			return func(ctx context.Context, args []string) error {
 				// Flags may follow RUN too.
 				if len(args) > 1 {

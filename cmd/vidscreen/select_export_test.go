@@ -246,8 +246,6 @@ func TestSelectExportRefusals(t *testing.T) {
 	}{
 		{"not a tsv", []string{"--export-vlmevalkit", filepath.Join(dir, "x.csv"), "--items", subset}, "want a .tsv file"},
 		{"another export's tasks", []string{"--export-lmms-eval", stale, "--items", subset}, "vidscreen_ffffffffffffffff.yaml"},
-		// Without the items, every video_path would be empty (issue 33 §2.6).
-		{"no --items", []string{"--export-lmms-eval", filepath.Join(dir, "lm")}, "the exports need --items FILE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

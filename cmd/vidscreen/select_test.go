@@ -78,8 +78,9 @@ func TestSelectCommand(t *testing.T) {
 	}
 	// --videos identifies videos by content; the lockfile says how many
 	// were read (here none can be: the demo's videos are not there, so
-	// select refuses the root).
-	if code, _, stderr := runCmd("select", run, "--out", filepath.Join(dir, "v"), "--budget", "24", "--videos", dir); code != 2 || !strings.Contains(stderr, "no video of the pool could be read") || !strings.Contains(stderr, "give the audit's item files with --items (the run read items.jsonl)") {
+	// select refuses the root). The items' video_path comes from the item
+	// files the run recorded.
+	if code, _, stderr := runCmd("select", run, "--out", filepath.Join(dir, "v"), "--budget", "24", "--videos", dir); code != 2 || !strings.Contains(stderr, "no video of the pool could be read") || !strings.Contains(stderr, "--items from the run: "+items) {
 		t.Errorf("--videos with no video: exit %d, %s", code, stderr)
 	}
 	hard := selectRelease(filepath.Join(dir, "hard"), "--hardest", "4", "--per", "benchmark")

@@ -19,7 +19,9 @@ import (
 // selection's 32 frames in order with the options as released, so
 // full-video-reader re-ran (every selected item scored), and captions-reader
 // with the run's captioner and lm_reader, and retrieval-reader (which learns
-// from its pool) with that lm_reader, and the report and lockfile say so; without them its verdicts are carried over, as before.
+// from its pool) with that lm_reader, and the report and lockfile say so.
+// With --models alone, select takes the items and video root from the run
+// and releases the same items.
 func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	t.Parallel()
 	items, root, _ := worldFixture(t)
@@ -31,9 +33,11 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	if code, _, stderr := runAudit("--items", items, "--videos", root, "--models", modelsDir, "--out", run, "--quiet"); code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, stderr)
 	}
+	var stderr string
 	selectRun := func(out string, args ...string) (release.Lockfile, string) {
 		t.Helper()
-		code, _, stderr := runCmd(append([]string{"select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1", "--accept-residual"}, args...)...)
+		var code int
+		code, _, stderr = runCmd(append([]string{"select", run, "--out", out, "--budget", "8", "--seed", "4", "--rounds", "1", "--accept-residual"}, args...)...)
 		if code != 0 {
 			t.Fatalf("select %v: exit %d: %s", args, code, stderr)
 		}
@@ -79,15 +83,20 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 			t.Errorf("report row %q: want re-ran, %d scored", row, len(lock.Items))
 		}
 	}
-	// --models without --videos: text_embed, and lm_reader for the
-	// learning retrieval-reader, which needs no video.
-	lock, _ = selectRun(filepath.Join(dir, "plain"), "--models", modelsDir)
-	if !slices.Contains(lock.RedTeam.Rerun, selection.RetrievalReader) {
-		t.Errorf("with --models the lockfile has re-run %v: want %s re-run", lock.RedTeam.Rerun, selection.RetrievalReader)
+	// --models alone: the item files and video root come from the run's
+	// run.json (issue 33 §1.5), stderr says so, and the model readers
+	// re-run as with the flags: the same release.
+	taken, _ := selectRun(filepath.Join(dir, "taken"), "--models", modelsDir)
+	if taken.Release != lock.Release {
+		t.Errorf("--models alone released %s, --items --videos --models %s", taken.Release, lock.Release)
 	}
-	for _, name := range []string{selection.FullVideoReader, selection.CaptionsReader} {
-		if slices.Contains(lock.RedTeam.Rerun, name) || !slices.Contains(lock.RedTeam.Carried, name) {
-			t.Errorf("without --videos and --models the lockfile has re-run %v, carried over %v: want %s carried over", lock.RedTeam.Rerun, lock.RedTeam.Carried, name)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--items from the run: " + items, "--videos from the run: " + abs} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("select --models: stderr %q does not say %q", stderr, want)
 		}
 	}
 }

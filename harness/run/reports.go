@@ -86,6 +86,9 @@ type runInfo struct {
 	Damaged   int            `json:"cache_files_damaged"` // checksums that disagreed: computed again
 	Stages    []stageJSON    `json:"stages"`
 	Attackers []attackerJSON `json:"attackers"`
+	// Inputs is where the item files and video root were (absolute paths,
+	// which config.json does not hold): vidscreen select reads them back.
+	Inputs *Inputs `json:"inputs,omitempty"`
 }
 
 type stageJSON struct {
@@ -105,7 +108,8 @@ type attackerJSON struct {
 func (a *audit) writeRunJSON(started time.Time) error {
 	host, _ := os.Hostname()
 	info := runInfo{Vidscreen: harness.Version, Commit: harness.Commit(), Started: started.UTC().Round(time.Second), Host: host,
-		Workers: a.workers, Resumed: a.res.Resumed, Units: a.res.Units, Stored: a.res.UnitsStored, Dropped: a.res.DroppedBytes, Damaged: len(a.res.CacheDamaged)}
+		Workers: a.workers, Resumed: a.res.Resumed, Units: a.res.Units, Stored: a.res.UnitsStored, Dropped: a.res.DroppedBytes, Damaged: len(a.res.CacheDamaged),
+		Inputs: runInputs(&a.opt)}
 	for _, s := range a.res.Stages {
 		info.Stages = append(info.Stages, stageJSON{s.Name, s.Time.Seconds()})
 	}

@@ -69,6 +69,9 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := inputsFromRun(&spec, cfg, env); err != nil {
+		return nil, err
+	}
 	if rec.Vidscreen != harness.Version {
 		fmt.Fprintf(env.Stderr, "vidscreen select: %s was audited by vidscreen %s, this is %s: what it lacks is done without (see the notes); rerun the audit to have it all\n", spec.Run, rec.Vidscreen, harness.Version)
 	}
@@ -90,23 +93,20 @@ func Select(ctx context.Context, spec Spec, env run.Env) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", harness.ErrBadInput, err)
 	}
+	if len(spec.Items) == 0 && (spec.ExportLMMSEval != "" || spec.ExportVLMEvalKit != "") {
+		// The screen keeps no item's video_path, start, end or meta: an
+		// export without them finds no video that sits in a folder.
+		return nil, harness.Usagef("the exports need the audit's item files, which the run does not record: pass --items FILE (the run read %s)", itemNames(cfg))
+	}
 	if len(spec.Items) > 0 {
 		if err := restoreItems(ctx, pool, spec.Items, cfg); err != nil {
 			return nil, err
 		}
 	}
-	// --models without --videos re-runs only the text readers; the model
-	// readers' verdicts carry over. Say which flags re-run them, with the
-	// root and item files the audit recorded in config.json (issue
-	// 33.1.5), rather than leave the user to guess.
-	if spec.Videos == "" && spec.Models != "" && cfg.VideoRoot != "" && cfg.Videos != nil {
-		fmt.Fprintf(env.Stderr, "vidscreen select: the model readers' screened verdicts carry over; to re-run them on the released order add --videos %s --items FILE (the run read %s)\n", cfg.VideoRoot, itemNames(cfg))
-	}
+	// A video root always comes with the item files (inputsFromRun), by
+	// whose video_path the videos resolve.
 	videosBy, err := identifyVideos(ctx, pool, spec.Videos, env)
 	if err != nil {
-		if len(spec.Items) == 0 && spec.Videos != "" {
-			return nil, fmt.Errorf("%w; the screen does not carry the items' video_path: give the audit's item files with --items (the run read %s)", err, itemNames(cfg))
-		}
 		return nil, err
 	}
 	team, err := openTeam(ctx, &spec, cfg, env)

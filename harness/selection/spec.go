@@ -31,10 +31,13 @@ type Spec struct {
 	// screened with vidscreen screen's defaults when that holds none).
 	Screen string `json:"screen,omitempty"`
 	// Items are the audit's item files (--items), which give the release
-	// each item's video_path, start, end and meta.
+	// each item's video_path, start, end and meta. Left empty, Select takes
+	// the paths the run recorded in run.json where the exports or a video
+	// root need them, each checked by SHA-256 against config.json.
 	Items []string `json:"items,omitempty"`
 	// Videos is the audit's video root (--videos): videos are identified by
-	// content, and with Models the model readers re-run.
+	// content, and with Models the model readers re-run. Left empty with
+	// Models on a run with video levels, Select takes the run's root.
 	Videos string `json:"videos,omitempty"`
 	// Models is the audit's models folder (--models).
 	Models string `json:"models,omitempty"`
@@ -156,10 +159,6 @@ func (s *Spec) Validate() error {
 		return harness.Usagef("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", s.ExportVLMEvalKit)
 	case s.Rounds < 0:
 		return harness.Usagef("--rounds %d: want 0 or more", s.Rounds)
-	case (s.ExportLMMSEval != "" || s.ExportVLMEvalKit != "") && len(s.Items) == 0:
-		// The run keeps no item's video_path, start, end or meta: an
-		// export without them finds no video that sits in a folder.
-		return harness.Usagef("the exports need --items FILE (the audit's item files): the run keeps no item's video_path, start, end or meta, by which the exported tasks find each video and clip")
 	}
 	if t := s.sceneThreshold(); !(t > -1 && t <= 1) {
 		return harness.Usagef("--scene-threshold %v: want a cosine in (-1, 1]", t)
