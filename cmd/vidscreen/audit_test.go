@@ -680,7 +680,7 @@ func TestAuditModelsFlags(t *testing.T) {
 	}{
 		{"--device-memory without --models", []string{"--device", "cuda", "--device-memory", "1GiB"}, "--device-memory needs --models"},
 		{"a bad device without --models", []string{"--device", "tpu"}, "want cpu, cpu:N, cuda"},
-		{"a bad precision", []string{"--device", "cuda", "--precision", "fp8"}, `invalid value "fp8" for flag -precision: want fp32, tf32 or bf16`},
+		{"a bad precision", []string{"--device", "cuda", "--precision", "fp8"}, `invalid value "fp8" for flag --precision: want fp32, tf32 or bf16`},
 		{"no emulated device", []string{"--models", dir, "--device", "cpu:0"}, "want cpu:N with N from 1"},
 		{"a bad device", []string{"--models", dir, "--device", "tpu"}, "want cpu, cpu:N, cuda"},
 		{"no manifest", []string{"--models", dir}, "models.json not found"},

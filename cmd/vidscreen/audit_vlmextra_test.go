@@ -69,7 +69,8 @@ func TestAuditExtraVLMReaders(t *testing.T) {
 	tmp := t.TempDir()
 	for k, dir := range []string{one, two} {
 		out := filepath.Join(tmp, "run-"+filepath.Base(dir))
-		code, _, stderr := runAudit("--items", items, "--videos", root, "--out", out, "--models", dir, "--levels", "frame,order", "--workers", "1", "--quiet")
+		// --keep-yesno: the world's copy and siblings families are bare yes/no items, which every card here must still hold.
+		code, _, stderr := runAudit("--items", items, "--videos", root, "--out", out, "--models", dir, "--keep-yesno", "--levels", "frame,order", "--workers", "1", "--quiet")
 		if code != 0 {
 			t.Fatalf("audit with %s: exit %d\n%s", dir, code, stderr)
 		}
@@ -187,7 +188,7 @@ func TestAuditExtraVLMReadersResume(t *testing.T) {
 	tmp := t.TempDir()
 	bin := binary(t)
 	args := func(out string) []string {
-		return []string{"audit", "--items", items, "--out", out, "--videos", root, "--models", two, "--levels", "frame,order", "--workers", "2", "--quiet"}
+		return []string{"audit", "--items", items, "--out", out, "--videos", root, "--models", two, "--keep-yesno", "--levels", "frame,order", "--workers", "2", "--quiet"}
 	}
 	whole := filepath.Join(tmp, "whole")
 	if out, err := exec.Command(bin, args(whole)...).CombinedOutput(); err != nil {

@@ -19,9 +19,10 @@ func TestCardsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the CSV does not parse: %v\n%s", err, out)
 	}
-	// Four benchmarks, each at option, text and pool.
-	if len(recs) != 1+4*3 || recs[0][0] != "benchmark" {
-		t.Errorf("%d records (header %q), want 13", len(recs), recs[0])
+	// Three benchmarks, each at option, text and pool; VideoHallucer,
+	// made only of bare yes/no items, is set aside and has no level.
+	if len(recs) != 1+3*3 || recs[0][0] != "benchmark" {
+		t.Errorf("%d records (header %q), want 10", len(recs), recs[0])
 	}
 	code, out, errOut = runCmd("cards", run, "--format", "latex") // flags may follow RUN
 	if code != 0 || !strings.Contains(out, `\toprule`) || !strings.Contains(out, `$\varepsilon_{\mathrm{pool}}$`) {

@@ -104,7 +104,9 @@ func TestMergeReferenceProbe(t *testing.T) {
 		return n
 	}
 	tmp := t.TempDir()
-	args := []string{"audit", "--items", long, "--videos", root, "--models", dir, "--levels", "option", "--reference-model", "--workers", "1", "--quiet"}
+	// --no-dedup: the copies are duplicates (same video, options and
+	// question), which the audit would otherwise remove first.
+	args := []string{"audit", "--items", long, "--videos", root, "--models", dir, "--levels", "option", "--reference-model", "--no-dedup", "--workers", "1", "--quiet"}
 	whole := filepath.Join(tmp, "whole")
 	if code, _, stderr := runWithKey(servedKey, append(args, "--out", whole)...); code != 0 {
 		t.Fatalf("audit: exit %d\n%s", code, stderr)

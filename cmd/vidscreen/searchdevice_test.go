@@ -21,7 +21,7 @@ func TestOffloadMinWorkIsChecked(t *testing.T) {
 				args = []string{"select", dir, "--out", filepath.Join(dir, "s"), "--budget", "4", "--offload-min-work", v}
 			}
 			code, _, stderr := runCmd(args...)
-			if code != 2 || !strings.Contains(stderr, `invalid value "`+v+`" for flag -offload-min-work: want 1 or more`) {
+			if code != 2 || !strings.Contains(stderr, `invalid value "`+v+`" for flag --offload-min-work: want 1 or more`) {
 				t.Errorf("%s --offload-min-work %s: exit %d (%q), want 2 naming the flag", cmd, v, code, stderr)
 			}
 		}

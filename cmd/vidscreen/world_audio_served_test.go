@@ -73,8 +73,9 @@ func TestWorldAudioTestServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "audit")
+	// --keep-yesno: the world's copy and siblings families are bare yes/no items, which every card here must still hold.
 	if code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", mdir, "--levels", "frame", "--out", out, "--seed", "1", "--quiet"); code != 0 {
+		"--models", mdir, "--keep-yesno", "--levels", "frame", "--out", out, "--seed", "1", "--quiet"); code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, errOut)
 	}
 	cards, _ := readCards(t, out)
@@ -104,14 +105,14 @@ func TestWorldAudioTestServed(t *testing.T) {
 	// Resumed, the run asks the server nothing: the transcripts are stored.
 	before := requests.Load()
 	if code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", mdir, "--levels", "frame", "--out", out, "--seed", "1", "--quiet"); code != 0 || requests.Load() != before {
+		"--models", mdir, "--keep-yesno", "--levels", "frame", "--out", out, "--seed", "1", "--quiet"); code != 0 || requests.Load() != before {
 		t.Fatalf("resumed audit: exit %d, %d more requests: %s", code, requests.Load()-before, errOut)
 	}
 	// Sharded: each shard transcribes its own videos into its cache, which
 	// the merge carries: it asks nothing and writes the unsharded outputs.
 	before = requests.Load()
 	merged, shards, _ := shardAndMerge(t, t.TempDir(), 2, "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", mdir, "--levels", "frame", "--seed", "1")
+		"--models", mdir, "--keep-yesno", "--levels", "frame", "--seed", "1")
 	stored := 0
 	for _, sh := range shards {
 		m, _ := filepath.Glob(filepath.Join(sh, "cache", "transcript-*.json"))
@@ -134,7 +135,7 @@ func TestWorldAudioTestServed(t *testing.T) {
 	b, _ = json.Marshal(man)
 	os.WriteFile(filepath.Join(mdir, "models.json"), b, 0o644)
 	code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", mdir, "--levels", "frame", "--out", filepath.Join(t.TempDir(), "refused"), "--seed", "1", "--quiet")
+		"--models", mdir, "--keep-yesno", "--levels", "frame", "--out", filepath.Join(t.TempDir(), "refused"), "--seed", "1", "--quiet")
 	if code != 1 || !strings.Contains(errOut, "/v1/audio/transcriptions") || !strings.Contains(errOut, "out of memory") {
 		t.Errorf("refusing server: exit %d: %s", code, errOut)
 	}

@@ -23,8 +23,9 @@ func TestWorldAudioTestCatchesTheAudioFamilyOnly(t *testing.T) {
 	t.Parallel()
 	dir := audioWorld.path(t)
 	out := filepath.Join(t.TempDir(), "audit")
+	// --keep-yesno: the world's copy and siblings families are bare yes/no items, which every card here must still hold.
 	code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", filepath.Join(dir, "models"), "--levels", "frame", "--out", out, "--seed", "1", "--log-format", "json", "--workers", "4")
+		"--models", filepath.Join(dir, "models"), "--keep-yesno", "--levels", "frame", "--out", out, "--seed", "1", "--log-format", "json", "--workers", "4")
 	if code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, errOut)
 	}
@@ -32,7 +33,7 @@ func TestWorldAudioTestCatchesTheAudioFamilyOnly(t *testing.T) {
 	// same cards, byte for byte.
 	one := filepath.Join(t.TempDir(), "audit1")
 	if code, _, errOut := runCmd("audit", "--items", filepath.Join(dir, "items.jsonl"), "--videos", dir,
-		"--models", filepath.Join(dir, "models"), "--levels", "frame", "--out", one, "--seed", "1", "--quiet", "--workers", "1"); code != 0 {
+		"--models", filepath.Join(dir, "models"), "--keep-yesno", "--levels", "frame", "--out", one, "--seed", "1", "--quiet", "--workers", "1"); code != 0 {
 		t.Fatalf("audit --workers 1: exit %d: %s", code, errOut)
 	}
 	a, _ := os.ReadFile(filepath.Join(out, "cards.json"))

@@ -129,8 +129,8 @@ levels run: {{range $i, $l := .Levels}}{{if $i}}, {{end}}{{$l}}{{end}}.</p>
 <table>
 <tr><th>group</th><th>n</th><th>chance</th>{{range $.Levels}}<th>eps {{.}}</th>{{end}}</tr>
 {{range $c.Groups}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-{{if $c.Durations}}<h3>By duration category</h3>
+{{end}}</table>{{end}}{{if $c.Durations}}
+<h3>By duration category</h3>
 <table>
 <tr><th>duration category</th><th>n</th><th>chance</th>{{range $.Levels}}<th>eps {{.}}</th>{{end}}</tr>
 {{range $c.Durations}}{{$b := .}}<tr><td>{{.Name}}</td><td>{{.N}}</td><td>{{pct .Chance}}</td>{{range $.Levels}}<td>{{level ($b.Levels.At .)}}</td>{{end}}</tr>

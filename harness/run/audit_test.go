@@ -89,9 +89,9 @@ func TestAuditOutputsDoNotDependOnWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 14 item columns, a dq_ flag each, and per attacker pred, scored,
+	// 15 item columns, a dq_ flag each, and per attacker pred, scored,
 	// abstained, floored, correct, margin and solved.
-	if want := 14 + len(harness.QualityNames()) + 7*len(one.Attackers); pf.NumRows() != 450 || len(pf.Schema().Columns()) != want {
+	if want := 15 + len(harness.QualityNames()) + 7*len(one.Attackers); pf.NumRows() != 450 || len(pf.Schema().Columns()) != want {
 		t.Errorf("items.parquet has %d rows and %d columns, want 450 and %d", pf.NumRows(), len(pf.Schema().Columns()), want)
 	}
 	f.Close()
