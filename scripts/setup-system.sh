@@ -50,7 +50,7 @@ tests=(
   # deploy/slurm recipe runs the array and merge jobs for real.
   slurm-wlm munge
   # Headless Chromium loads the HTML reports at 1400 and 800 px and checks
-  # that none scrolls sideways (harness/report/chromium_test.go).
+  # that none scrolls sideways (cmd/vidscreen/reports_layout_test.go).
   chromium
 )
 case $profile in
