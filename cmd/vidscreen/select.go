@@ -111,7 +111,7 @@ the rounds, or the release holds fewer items than --budget (dropping every item 
 answers can create new position and option artifacts, and the refill can run out); stderr
 says which, the release is written to read, and --accept-residual exits 0 instead.`,
 		groups: []flagGroup{
-			{"Input and models", []string{"screen", "items", "models", "device", "precision", "offload-min-work"}},
+			{"Input and models", []string{"screen", "items", "models", "carry-readers", "device", "precision", "offload-min-work"}},
 			{"What to release", []string{"budget", "hardest", "per", "sources", "durations", "events", "admit-suspects"}},
 			{"Caps", []string{"cap-video", "cap-scene", "cap-template", "cap-source", "scene-threshold"}},
 			{"Red-team gate and run control", []string{"rounds", "accept-residual", "seed", "workers"}},
@@ -139,6 +139,7 @@ says which, the release is written to read, and --accept-residual exits 0 instea
 			capSource := fs.Float64("cap-source", selection.DefaultCapSource, "initial cap per source, as a `SHARE` of the budget")
 			fs.IntVar(&spec.Workers, "workers", 0, "run `N` red-team attackers at once (0: GOMAXPROCS); the release does not depend on it")
 			fs.StringVar(&spec.Models, "models", "", "models `DIR` with the text_embed role the audit used, when it used one; with --videos, full-video-reader (vlm_reader) and captions-reader (captioner, lm_reader) re-run on the released option order")
+			fs.BoolVar(&spec.CarryReaders, "carry-readers", false, "keep the audit's model readers' verdicts: with --models on a run with video levels, take no video root from the run, so full-video-reader and captions-reader are not re-run on the released order")
 			df := gpuflag.Add(fs, gpuflag.Device|gpuflag.Precision|gpuflag.OffloadMinWork)
 			fs.StringVar(&spec.Videos, "videos", "", "the audit's video `ROOT` (default with --models: the run's, from run.json): videos are then identified by content (the SHA-256 of each file) for the one-per-video cap, as the cards count shared videos; the items' video_path comes from --items or the run's item files")
 			asJSON := fs.Bool("json", false, "print the summary as JSON (default: a short table)")

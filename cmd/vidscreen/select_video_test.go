@@ -21,7 +21,8 @@ import (
 // with the run's captioner and lm_reader, and retrieval-reader (which learns
 // from its pool) with that lm_reader, and the report and lockfile say so.
 // With --models alone, select takes the items and video root from the run
-// and releases the same items.
+// and releases the same items; with --carry-readers the video readers'
+// verdicts are carried over instead.
 func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 	t.Parallel()
 	items, root, _ := worldFixture(t)
@@ -98,5 +99,20 @@ func TestSelectRerunsTheModelReadersOnTheReleasedOrder(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("select --models: stderr %q does not say %q", stderr, want)
 		}
+	}
+	// --models --carry-readers: text_embed, and lm_reader for the learning
+	// retrieval-reader, which needs no video; the video readers' verdicts
+	// are carried over, and no video root is taken.
+	carried, _ := selectRun(filepath.Join(dir, "carried"), "--models", modelsDir, "--carry-readers")
+	if !slices.Contains(carried.RedTeam.Rerun, selection.RetrievalReader) {
+		t.Errorf("with --carry-readers the lockfile has re-run %v: want %s re-run", carried.RedTeam.Rerun, selection.RetrievalReader)
+	}
+	for _, name := range []string{selection.FullVideoReader, selection.CaptionsReader} {
+		if slices.Contains(carried.RedTeam.Rerun, name) || !slices.Contains(carried.RedTeam.Carried, name) {
+			t.Errorf("with --carry-readers the lockfile has re-run %v, carried over %v: want %s carried over", carried.RedTeam.Rerun, carried.RedTeam.Carried, name)
+		}
+	}
+	if strings.Contains(stderr, "--videos from the run") {
+		t.Errorf("select --carry-readers took the run's video root: %q", stderr)
 	}
 }

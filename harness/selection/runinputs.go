@@ -18,12 +18,13 @@ import (
 // paths the run recorded in run.json (issue 33.1.5): the item files, when
 // the exports or a video root need their video_path, start and end (the
 // screen carries none of them), and, with --models on a run that has video
-// levels, the video root, so that the model readers re-run. Each item file
+// levels, the video root, so that the model readers re-run (not with
+// --carry-readers). Each item file
 // taken must still hold the bytes config.json hashed; one that is gone or
 // changed is refused, naming it and saying to pass --items. What it took
 // is said on stderr, one line each.
 func inputsFromRun(spec *Spec, cfg rundir.Config, env run.Env) error {
-	wantVideos := spec.Videos == "" && spec.Models != "" && cfg.VideoRoot != "" && cfg.Videos != nil
+	wantVideos := spec.Videos == "" && spec.Models != "" && !spec.CarryReaders && cfg.VideoRoot != "" && cfg.Videos != nil
 	wantItems := len(spec.Items) == 0 && (spec.ExportLMMSEval != "" || spec.ExportVLMEvalKit != "" || spec.Videos != "" || wantVideos)
 	if !wantVideos && !wantItems {
 		return nil
@@ -46,7 +47,7 @@ func inputsFromRun(spec *Spec, cfg rundir.Config, env run.Env) error {
 			root = in.Videos
 		}
 		if st, err := os.Stat(root); err != nil || !st.IsDir() {
-			return fmt.Errorf("%w: the run's video root %s is not a directory here: pass --videos ROOT (the audit's video root), or leave out --models to carry the model readers' verdicts over", harness.ErrBadInput, root)
+			return fmt.Errorf("%w: the run's video root %s is not a directory here: pass --videos ROOT (the audit's video root), or --carry-readers to keep the model readers' verdicts", harness.ErrBadInput, root)
 		}
 		spec.Videos = root
 		fmt.Fprintf(env.Stderr, "vidscreen select: --videos from the run: %s\n", root)

@@ -61,6 +61,7 @@ func TestInputsFromRun(t *testing.T) {
 		{"--items given: kept", Spec{ExportLMMSEval: "lm", Items: []string{"mine.jsonl"}}, good, cfg, []string{"mine.jsonl"}, "", "", "", "from the run"},
 		{"--videos given takes the items", Spec{Videos: "v"}, good, cfg, []string{items}, "v", "", "--items from the run", "--videos from"},
 		{"--models takes the root and the items", Spec{Models: "m"}, good, cfg, []string{items}, videos, "", "--videos from the run: " + videos, ""},
+		{"--carry-readers: the items for the export, no root", Spec{Models: "m", CarryReaders: true, ExportLMMSEval: "lm"}, good, cfg, []string{items}, "", "", "--items from the run: " + items, "--videos from"},
 		{"--models on a run without video levels takes nothing", Spec{Models: "m"}, good, rundir.Config{Items: cfg.Items}, nil, "", "", "", "from the run"},
 		{"a changed item file is refused", Spec{ExportVLMEvalKit: "x.tsv"}, good, other, nil, "", items + " (run.json inputs.items) has changed since the audit", "", ""},
 		{"a missing item file is refused", Spec{ExportVLMEvalKit: "x.tsv"}, &run.Inputs{Items: []string{filepath.Join(dir, "gone.jsonl")}}, cfg, nil, "", "gone.jsonl (run.json inputs.items) cannot be read here", "", ""},

@@ -41,6 +41,11 @@ type Spec struct {
 	Videos string `json:"videos,omitempty"`
 	// Models is the audit's models folder (--models).
 	Models string `json:"models,omitempty"`
+	// CarryReaders keeps the audit's model readers' verdicts (--carry-readers):
+	// with Models on a run with video levels, Select then takes no video root
+	// from the run, so full-video-reader and captions-reader are not re-run
+	// on the released order (hours at pool size); Models still embeds.
+	CarryReaders bool `json:"carry_readers,omitempty"`
 	// Device is where the models and searches run (--device; the zero value
 	// is the CPU). It encodes as the flag's text ("cuda:0").
 	Device gpu.Spec `json:"device"`
@@ -159,6 +164,8 @@ func (s *Spec) Validate() error {
 		return harness.Usagef("--export-vlmevalkit %s: want a .tsv file (VLMEvalKit reads its tables by their suffix)", s.ExportVLMEvalKit)
 	case s.Rounds < 0:
 		return harness.Usagef("--rounds %d: want 0 or more", s.Rounds)
+	case s.CarryReaders && s.Videos != "":
+		return harness.Usagef("--carry-readers with --videos: --videos re-runs the model readers; give one or the other")
 	}
 	if t := s.sceneThreshold(); !(t > -1 && t <= 1) {
 		return harness.Usagef("--scene-threshold %v: want a cosine in (-1, 1]", t)

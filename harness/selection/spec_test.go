@@ -38,6 +38,7 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{"a VLMEvalKit table not named .tsv is refused", base(func(s *Spec) { s.ExportVLMEvalKit = "x.csv" }), "--export-vlmevalkit x.csv: want a .tsv file"},
 		{"an export without --items is valid: select takes them from the run", base(func(s *Spec) { s.ExportLMMSEval = "lm" }), ""},
 		{"negative rounds are refused", base(func(s *Spec) { s.Rounds = -1 }), "--rounds -1: want 0 or more"},
+		{"--carry-readers with --videos is refused", base(func(s *Spec) { s.CarryReaders, s.Videos = true, "v" }), "--carry-readers with --videos"},
 		{"a scene threshold above 1 is refused", base(func(s *Spec) { f := 1.5; s.SceneThreshold = &f }), "--scene-threshold 1.5: want a cosine in (-1, 1]"},
 		{"hardest refuses the caps it would not read, in name order", base(func(s *Spec) {
 			s.Budget, s.Hardest, s.CapVideo, s.Events = 0, 3, &two, &group
